@@ -1,0 +1,138 @@
+# fastpath: GNU make, no autotools.
+#   make            build fastpath.so
+#   make check      all tests (unit, integration, interpose)
+#   make demo       the three mitigations, native vs fastpath, one table
+#   make bench      the full benchmarks
+#   make install    bin/interpose, lib/fastpath/fastpath.so, man pages
+
+VERSION  = 0.1.0
+
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+LIBDIR  ?= $(PREFIX)/lib
+MANDIR  ?= $(PREFIX)/share/man
+DESTDIR ?=
+CFLAGS  ?= -O2 -g
+
+UNAME_S := $(shell uname -s)
+WARN    := -Wall -Wextra
+# Our flags come first so that the user's CFLAGS can override -O and add
+# more; the ones that make fastpath.so what it is cannot be turned off.
+FP_CPPFLAGS := -D_GNU_SOURCE -DFASTPATH_VERSION='"$(VERSION)"'
+FP_CFLAGS   := -std=gnu11 -fPIC -pthread $(WARN)
+SO_FLAGS    := -shared -fvisibility=hidden
+
+SRCS := fastpath.c $(sort $(wildcard *_shim.c))
+HDRS := fastpath.h
+
+ifeq ($(UNAME_S),SunOS)
+# illumos: pfiles and most of userland exist as 32- and 64-bit programs, and
+# ld.so.1 preloads each from LD_PRELOAD_32 / LD_PRELOAD_64.  libc has dlsym.
+LIBS      :=
+SO_LDFLAGS := -Wl,-z,now
+SOS       := fastpath.so 64/fastpath.so
+fastpath.so: ARCH := -m32
+64/fastpath.so: ARCH := -m64
+else
+# Bind everything at load time: no lazy PLT resolution later, in a signal
+# handler or a forked child.
+LIBS      := -ldl -pthread
+SO_LDFLAGS := -Wl,-z,now -Wl,-z,relro
+SOS       := fastpath.so
+endif
+
+all: $(SOS)
+
+$(SOS): $(SRCS) $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(ARCH) $(FP_CPPFLAGS) $(CPPFLAGS) $(FP_CFLAGS) $(SO_FLAGS) $(CFLAGS) \
+		$(SO_LDFLAGS) $(LDFLAGS) -o $@ $(SRCS) $(LIBS)
+
+# ---- tests ---------------------------------------------------------------
+# tests/test_*.c      cmocka unit tests; they #include the sources they test
+# tests/prog_*.c      programs the integration tests run under LD_PRELOAD
+# tests/prog_*_fortify.c   the same, built with -D_FORTIFY_SOURCE=2
+# tests/lib*.c        shared objects used by those programs
+# tests/t_*.sh        integration scripts, run by tests/run.sh
+TEST_CFLAGS := -std=gnu11 -O2 -g -pthread $(WARN)
+UNIT_BINS := $(patsubst tests/%.c,tests/bin/%,$(wildcard tests/test_*.c))
+PROG_BINS := $(patsubst tests/%.c,tests/bin/%,$(wildcard tests/prog_*.c))
+TLIB_SOS  := $(patsubst tests/%.c,tests/bin/%.so,$(wildcard tests/lib*.c))
+
+tests/bin/test_%: tests/test_%.c $(SRCS) $(HDRS) tests/testutil.h
+	@mkdir -p $(@D)
+	$(CC) -D_GNU_SOURCE $(CPPFLAGS) $(TEST_CFLAGS) -fPIC $(CFLAGS) -I. -o $@ $< \
+		$(LDFLAGS) -lcmocka $(LIBS)
+
+tests/bin/prog_%_fortify: tests/prog_%_fortify.c tests/testutil.h
+	@mkdir -p $(@D)
+	$(CC) -D_GNU_SOURCE $(CPPFLAGS) $(TEST_CFLAGS) $(CFLAGS) -O2 -U_FORTIFY_SOURCE \
+		-D_FORTIFY_SOURCE=2 -o $@ $< $(LDFLAGS) $(LIBS)
+
+tests/bin/prog_%: tests/prog_%.c tests/testutil.h $(TLIB_SOS)
+	@mkdir -p $(@D)
+	$(CC) -D_GNU_SOURCE $(CPPFLAGS) $(TEST_CFLAGS) $(CFLAGS) -o $@ $< \
+		-Ltests/bin -Wl,-rpath,'$$ORIGIN' $(LDFLAGS) $(PROG_LIBS_$*) $(LIBS)
+
+tests/bin/lib%.so: tests/lib%.c
+	@mkdir -p $(@D)
+	$(CC) -D_GNU_SOURCE $(CPPFLAGS) $(TEST_CFLAGS) -fPIC -shared $(CFLAGS) -o $@ $< \
+		$(LDFLAGS) $(LIBS)
+
+# A program whose own DT_NEEDED library calls our wrappers from its
+# constructor, which runs before fastpath.so's.
+PROG_LIBS_early := -learly
+
+check: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS)
+	@sh tests/run.sh
+
+# ---- benchmarks ----------------------------------------------------------
+BENCH_BINS := $(patsubst bench/%.c,bench/bin/%,$(wildcard bench/*.c))
+BENCH_SOS  := $(patsubst bench/%.so.c,bench/bin/%.so,$(wildcard bench/*.so.c))
+BENCH_BINS := $(filter-out %.so,$(BENCH_BINS))
+
+bench/bin/%.so: bench/%.so.c
+	@mkdir -p $(@D)
+	$(CC) -D_GNU_SOURCE $(CPPFLAGS) $(TEST_CFLAGS) -fPIC -shared $(CFLAGS) -o $@ $< \
+		$(LDFLAGS) $(LIBS)
+
+bench/bin/%: bench/%.c
+	@mkdir -p $(@D)
+	$(CC) -D_GNU_SOURCE $(CPPFLAGS) $(TEST_CFLAGS) $(CFLAGS) -O2 -o $@ $< $(LDFLAGS) $(LIBS)
+
+demo: all $(BENCH_BINS) $(BENCH_SOS)
+	@sh bench/demo.sh
+
+bench: all $(BENCH_BINS) $(BENCH_SOS)
+	@sh bench/run.sh
+
+# ---- install -------------------------------------------------------------
+INSTALLED := $(DESTDIR)$(BINDIR)/interpose \
+	$(patsubst %,$(DESTDIR)$(LIBDIR)/fastpath/%,$(SOS)) \
+	$(DESTDIR)$(MANDIR)/man1/interpose.1 \
+	$(DESTDIR)$(MANDIR)/man7/fastpath.7
+
+install: all
+	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/fastpath \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7
+	sed 's|^FASTPATH_LIBDIR=.*|FASTPATH_LIBDIR=$(LIBDIR)/fastpath|' interpose \
+		> $(DESTDIR)$(BINDIR)/interpose
+	chmod 755 $(DESTDIR)$(BINDIR)/interpose
+	for so in $(SOS); do \
+		mkdir -p $$(dirname $(DESTDIR)$(LIBDIR)/fastpath/$$so) && \
+		cp $$so $(DESTDIR)$(LIBDIR)/fastpath/$$so && \
+		chmod 755 $(DESTDIR)$(LIBDIR)/fastpath/$$so || exit 1; \
+	done
+	cp man/interpose.1 $(DESTDIR)$(MANDIR)/man1/interpose.1
+	cp man/fastpath.7 $(DESTDIR)$(MANDIR)/man7/fastpath.7
+	chmod 644 $(DESTDIR)$(MANDIR)/man1/interpose.1 $(DESTDIR)$(MANDIR)/man7/fastpath.7
+
+uninstall:
+	rm -f $(INSTALLED)
+	rmdir $(DESTDIR)$(LIBDIR)/fastpath/64 2>/dev/null || true
+	rmdir $(DESTDIR)$(LIBDIR)/fastpath 2>/dev/null || true
+
+clean:
+	rm -rf fastpath.so 64 tests/bin bench/bin
+
+.PHONY: all check demo bench install uninstall clean

@@ -1,0 +1,513 @@
+/*
+ * fastpath.c: the core every shim plugs into.  Binding of the real libc
+ * functions, settings, counters and the exit summary.  No wrapper lives here.
+ */
+#include "fastpath.h"
+
+#include <dlfcn.h>
+
+/* Tests substitute their own lookup to provoke re-entry during binding. */
+#ifndef FP_DLSYM
+#define FP_DLSYM(name) dlsym(RTLD_NEXT, name)
+#endif
+
+struct fp_real fp_real;
+struct fp_settings fp_cfg;
+_Atomic unsigned long fp_counters[FP_NCOUNTERS];
+_Atomic int fp_init_state;
+
+/* The thread running initialisation, so that it can tell re-entry (which
+ * must not wait for itself) from another thread arriving meanwhile. */
+static _Atomic(pthread_t) fp_init_thread;
+
+/* ------------------------------------------------------------------------
+ * Raw system calls.
+ * ---------------------------------------------------------------------- */
+#if defined(FP_LINUX)
+long fp_raw_openat(int dirfd, const char *path, int flags, mode_t mode)
+{
+	return syscall(SYS_openat, dirfd, path, flags, mode);
+}
+ssize_t fp_raw_read(int fd, void *buf, size_t n)
+{
+	return syscall(SYS_read, fd, buf, n);
+}
+int fp_raw_close(int fd)
+{
+	return (int)syscall(SYS_close, fd);
+}
+ssize_t fp_raw_readlinkat(int dirfd, const char *path, char *buf, size_t n)
+{
+	return syscall(SYS_readlinkat, dirfd, path, buf, n);
+}
+ssize_t fp_raw_write(int fd, const void *buf, size_t n)
+{
+	return syscall(SYS_write, fd, buf, n);
+}
+bool fp_secure_mode(void)
+{
+	return getauxval(AT_SECURE) != 0;
+}
+#elif defined(FP_ILLUMOS)
+/* illumos has no stable raw syscall interface; its libc entry points for
+ * these never call back into an interposer, so they serve as "raw". */
+long fp_raw_openat(int dirfd, const char *path, int flags, mode_t mode)
+{
+	return syscall(SYS_openat, dirfd, path, flags, mode);
+}
+ssize_t fp_raw_read(int fd, void *buf, size_t n)
+{
+	return syscall(SYS_read, fd, buf, n);
+}
+int fp_raw_close(int fd)
+{
+	return syscall(SYS_close, fd);
+}
+ssize_t fp_raw_readlinkat(int dirfd, const char *path, char *buf, size_t n)
+{
+	return syscall(SYS_readlinkat, dirfd, path, buf, n);
+}
+ssize_t fp_raw_write(int fd, const void *buf, size_t n)
+{
+	return syscall(SYS_write, fd, buf, n);
+}
+bool fp_secure_mode(void)
+{
+	return issetugid() != 0;
+}
+#endif
+
+/* ------------------------------------------------------------------------
+ * Formatting without stdio.
+ * ---------------------------------------------------------------------- */
+void fp_buf_str(struct fp_buf *b, const char *s)
+{
+	while (*s && b->len + 1 < b->cap)
+		b->p[b->len++] = *s++;
+	if (b->cap)
+		b->p[b->len] = '\0';
+}
+
+void fp_buf_ulong(struct fp_buf *b, unsigned long v)
+{
+	char tmp[3 * sizeof v + 1];
+	char *q = tmp + sizeof tmp - 1;
+
+	*q = '\0';
+	do
+		*--q = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	fp_buf_str(b, q);
+}
+
+void fp_buf_long(struct fp_buf *b, long v)
+{
+	if (v < 0) {
+		fp_buf_str(b, "-");
+		fp_buf_ulong(b, -(unsigned long)v);
+	} else {
+		fp_buf_ulong(b, (unsigned long)v);
+	}
+}
+
+void fp_log_line(int fd, const char *text)
+{
+	char line[PATH_MAX + 256];
+	struct fp_buf b = { line, 0, sizeof line - 1 };
+
+	fp_buf_str(&b, "fastpath[");
+	fp_buf_long(&b, (long)getpid());
+	fp_buf_str(&b, "]: ");
+	fp_buf_str(&b, text);
+	line[b.len++] = '\n';
+	/* One write, so that lines from many processes sharing a file or a
+	 * terminal do not interleave; errors have nowhere to go. */
+	(void)fp_raw_write(fd, line, b.len);
+}
+
+void fp_debug(const char *feature, const char *what, const char *detail)
+{
+	char text[PATH_MAX + 128];
+	struct fp_buf b = { text, 0, sizeof text };
+
+	fp_buf_str(&b, feature);
+	fp_buf_str(&b, ": ");
+	fp_buf_str(&b, what);
+	if (detail) {
+		fp_buf_str(&b, ": ");
+		fp_buf_str(&b, detail);
+	}
+	fp_log_line(STDERR_FILENO, text);
+}
+
+/* ------------------------------------------------------------------------
+ * Settings.
+ * ---------------------------------------------------------------------- */
+static const struct {
+	const char *name;
+	unsigned bit;
+} fp_feature_names[] = {
+	{ "readlink", FP_F_READLINK },
+	{ "urandom", FP_F_URANDOM },
+	{ "cpus", FP_F_CPUS },
+	{ "all", FP_F_ALL },
+};
+
+static void fp_why(char *why, size_t whylen, const char *a, const char *b,
+                   const char *c)
+{
+	struct fp_buf w = { why, 0, whylen };
+
+	if (!whylen)
+		return;
+	fp_buf_str(&w, a);
+	fp_buf_str(&w, b ? b : "");
+	fp_buf_str(&w, c ? c : "");
+}
+
+/*
+ * A comma list of feature names.  Empty items (",,", a trailing comma) are
+ * tolerated; an unknown name makes the value malformed, but the names that
+ * were understood still count: the operator clearly meant those.
+ */
+int fp_parse_features(const char *s, unsigned *mask, char *why, size_t whylen)
+{
+	int rc = 0;
+
+	*mask = 0;
+	while (*s) {
+		size_t n = strcspn(s, ",");
+		size_t i;
+		bool known = false;
+
+		for (i = 0; n && i < sizeof fp_feature_names / sizeof fp_feature_names[0]; i++) {
+			if (strlen(fp_feature_names[i].name) == n &&
+			    strncasecmp(fp_feature_names[i].name, s, n) == 0) {
+				*mask |= fp_feature_names[i].bit;
+				known = true;
+			}
+		}
+		if (n && !known && rc == 0) {
+			char item[32];
+
+			snprintf(item, sizeof item, "%.*s", (int)(n < 31 ? n : 31), s);
+			fp_why(why, whylen, "unknown feature \"", item,
+			       "\" (accepted: readlink, urandom, cpus, all)");
+			rc = -1;
+		}
+		s += n;
+		if (*s == ',')
+			s++;
+	}
+	return rc;
+}
+
+int fp_parse_bool(const char *s, bool *out, char *why, size_t whylen)
+{
+	static const char *const yes[] = { "1", "yes", "true", "on" };
+	static const char *const no[] = { "0", "no", "false", "off", "" };
+	size_t i;
+
+	*out = false;
+	for (i = 0; i < sizeof yes / sizeof yes[0]; i++)
+		if (strcasecmp(s, yes[i]) == 0) {
+			*out = true;
+			return 0;
+		}
+	for (i = 0; i < sizeof no / sizeof no[0]; i++)
+		if (strcasecmp(s, no[i]) == 0)
+			return 0;
+	fp_why(why, whylen, "not a boolean (accepted: 1, 0, yes, no, true, false, on, off)",
+	       NULL, NULL);
+	return -1;
+}
+
+/* Decimal digits only: no sign, no spaces, no leading zero, no overflow.
+ * Empty means unset (systemd's "Environment=FASTPATH_CPUS="). */
+int fp_parse_cpus(const char *s, long *out, char *why, size_t whylen)
+{
+	long v = 0;
+	const char *p;
+
+	*out = 0;
+	if (*s == '\0')
+		return 0;
+	for (p = s; *p; p++) {
+		if (*p < '0' || *p > '9' || (p == s && *p == '0'))
+			goto bad;
+		v = v * 10 + (*p - '0');
+		if (v > FP_CPUS_MAX)
+			goto bad;
+	}
+	if (p == s)
+		goto bad;
+	*out = v;
+	return 0;
+bad:
+	fp_why(why, whylen, "not a whole number from 1 to 65536", NULL, NULL);
+	return -1;
+}
+
+/*
+ * "1" or "stderr" means standard error; anything else is a file the line is
+ * appended to.  A relative path is made absolute against the start-up
+ * directory now, so a program that later chdir()s still writes where the
+ * operator asked.  A path that cannot name a file is rejected here; whether
+ * it can be opened is the caller's concern.
+ */
+int fp_parse_stats(const char *s, const char *cwd, enum fp_stats_mode *mode,
+                   char *path, size_t pathlen, char *why, size_t whylen)
+{
+	size_t n = strlen(s);
+
+	*mode = FP_STATS_NONE;
+	if (pathlen)
+		path[0] = '\0';
+	if (n == 0 || strcmp(s, "0") == 0)
+		return 0;
+	if (strcmp(s, "1") == 0 || strcmp(s, "stderr") == 0) {
+		*mode = FP_STATS_STDERR;
+		return 0;
+	}
+	if (s[n - 1] == '/') {
+		fp_why(why, whylen, "a directory, not a file", NULL, NULL);
+		return -1;
+	}
+	if (s[0] != '/') {
+		if (!cwd || cwd[0] != '/') {
+			fp_why(why, whylen, "relative path and no working directory", NULL, NULL);
+			return -1;
+		}
+		if ((size_t)snprintf(path, pathlen, "%s%s%s", cwd,
+		                     cwd[strlen(cwd) - 1] == '/' ? "" : "/", s) >= pathlen)
+			goto toolong;
+	} else if ((size_t)snprintf(path, pathlen, "%s", s) >= pathlen) {
+		goto toolong;
+	}
+	*mode = FP_STATS_FILE;
+	return 0;
+toolong:
+	path[0] = '\0';
+	fp_why(why, whylen, "path too long", NULL, NULL);
+	return -1;
+}
+
+static void fp_warn(const char *var, const char *val, const char *why,
+                    const char *fallback)
+{
+	char text[PATH_MAX + 256];
+	struct fp_buf b = { text, 0, sizeof text };
+
+	fp_buf_str(&b, "ignoring ");
+	fp_buf_str(&b, var);
+	fp_buf_str(&b, "=\"");
+	fp_buf_str(&b, val);
+	fp_buf_str(&b, "\": ");
+	fp_buf_str(&b, why);
+	fp_buf_str(&b, "; ");
+	fp_buf_str(&b, fallback);
+	fp_log_line(STDERR_FILENO, text);
+}
+
+/* Is the summary file writable?  Asked once at start-up so that a bad path
+ * is reported while the operator is still watching, not at exit. */
+static int fp_stats_file_ok(const char *path)
+{
+	int fd = (int)fp_raw_openat(AT_FDCWD, path,
+	                            O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+
+	if (fd < 0)
+		return -errno;
+	fp_raw_close(fd);
+	return 0;
+}
+
+void fp_load_settings(struct fp_settings *cfg, char *(*get)(const char *))
+{
+	char why[256];
+	const char *v;
+
+	memset(cfg, 0, sizeof *cfg);
+
+	unsigned off = 0;
+
+	if ((v = get("FASTPATH_DISABLE")) != NULL &&
+	    fp_parse_features(v, &off, why, sizeof why) < 0)
+		fp_warn("FASTPATH_DISABLE", v, why,
+		        off ? "disabling only the names understood" : "nothing disabled");
+
+	/* cpus is off unless a count is given; FASTPATH_DISABLE=cpus still wins. */
+	if ((v = get("FASTPATH_CPUS")) != NULL &&
+	    fp_parse_cpus(v, &cfg->cpus, why, sizeof why) < 0)
+		fp_warn("FASTPATH_CPUS", v, why, "the real CPU count is reported");
+	cfg->enabled = (FP_F_READLINK | FP_F_URANDOM | (cfg->cpus ? FP_F_CPUS : 0)) & ~off;
+
+	if ((v = get("FASTPATH_DEBUG")) != NULL &&
+	    fp_parse_bool(v, &cfg->debug, why, sizeof why) < 0)
+		fp_warn("FASTPATH_DEBUG", v, why, "debug output off");
+
+	if ((v = get("FASTPATH_GETRANDOM")) != NULL &&
+	    fp_parse_bool(v, &cfg->getrandom, why, sizeof why) < 0)
+		fp_warn("FASTPATH_GETRANDOM", v, why, "getrandom() is not pooled");
+
+	if ((v = get("FASTPATH_STATS")) != NULL) {
+		char cwd[PATH_MAX];
+		int err;
+
+		if (fp_parse_stats(v, getcwd(cwd, sizeof cwd), &cfg->stats,
+		                   cfg->stats_path, sizeof cfg->stats_path, why,
+		                   sizeof why) < 0) {
+			fp_warn("FASTPATH_STATS", v, why, "no summary is written");
+		} else if (cfg->stats == FP_STATS_FILE &&
+		           (err = fp_stats_file_ok(cfg->stats_path)) < 0) {
+			fp_warn("FASTPATH_STATS", v, strerror(-err), "no summary is written");
+			cfg->stats = FP_STATS_NONE;
+		}
+	}
+
+	if ((v = get("FASTPATH_TEST_PROC_ROOT")) != NULL)
+		snprintf(cfg->test_proc_root, sizeof cfg->test_proc_root, "%s", v);
+	if ((v = get("FASTPATH_TEST_POLICY")) != NULL)
+		snprintf(cfg->test_policy, sizeof cfg->test_policy, "%s", v);
+}
+
+/* ------------------------------------------------------------------------
+ * Initialisation.
+ * ---------------------------------------------------------------------- */
+static void fp_bind_all(void)
+{
+#define FP_X(ret, name, args) fp_real.r_##name.p = FP_DLSYM(#name);
+	FP_REAL_ALL(FP_X)
+#undef FP_X
+}
+
+static char *fp_no_env(const char *name)
+{
+	(void)name;
+	return NULL;
+}
+
+static void fp_atfork_child(void)
+{
+	size_t i;
+
+	/* The child's summary tells what the child did. */
+	for (i = 0; i < FP_NCOUNTERS; i++)
+		if (i != FP_C_CPUS_REAL)
+			atomic_store_explicit(&fp_counters[i], 0, memory_order_relaxed);
+}
+
+bool fp_init_slow(void)
+{
+	int expect = FP_INIT_NONE;
+
+	if (atomic_compare_exchange_strong(&fp_init_state, &expect, FP_INIT_RUNNING)) {
+		atomic_store(&fp_init_thread, pthread_self());
+		fp_bind_all();
+		/* In secure-execution mode every setting is ignored and every
+		 * shim stays off: no warnings, no files, no test hooks. */
+		if (fp_secure_mode()) {
+			fp_load_settings(&fp_cfg, fp_no_env);
+			fp_cfg.enabled = 0;
+		} else {
+			fp_load_settings(&fp_cfg, secure_getenv);
+		}
+		pthread_atfork(NULL, NULL, fp_atfork_child);
+		atomic_store_explicit(&fp_init_state, FP_INIT_DONE, memory_order_release);
+		return true;
+	}
+	if (expect == FP_INIT_DONE)
+		return true;
+	/* Re-entered from inside our own initialisation: the caller falls back. */
+	if (pthread_equal(atomic_load(&fp_init_thread), pthread_self()))
+		return false;
+	/* Another thread is initialising: it takes microseconds and never
+	 * waits for us, so yielding until it is done cannot deadlock. */
+	while (atomic_load_explicit(&fp_init_state, memory_order_acquire) != FP_INIT_DONE)
+		sched_yield();
+	return true;
+}
+
+/* ------------------------------------------------------------------------
+ * The exit summary.
+ * ---------------------------------------------------------------------- */
+size_t fp_format_stats(char *buf, size_t len, long pid, const unsigned long *c,
+                       const struct fp_settings *cfg)
+{
+	struct fp_buf b = { buf, 0, len };
+
+	fp_buf_str(&b, "fastpath[");
+	fp_buf_long(&b, pid);
+	fp_buf_str(&b, "]: readlink ");
+	if (cfg->enabled & FP_F_READLINK) {
+		fp_buf_ulong(&b, c[FP_C_READLINK_SHORT]);
+		fp_buf_str(&b, " short-circuited of ");
+		fp_buf_ulong(&b, c[FP_C_READLINK_CALLS]);
+	} else {
+		fp_buf_str(&b, "off");
+	}
+	fp_buf_str(&b, "; urandom ");
+	if (cfg->enabled & FP_F_URANDOM) {
+		fp_buf_ulong(&b, c[FP_C_URANDOM_OPENS]);
+		fp_buf_str(&b, " opens, ");
+		fp_buf_ulong(&b, c[FP_C_URANDOM_READS]);
+		fp_buf_str(&b, " reads, ");
+		fp_buf_ulong(&b, c[FP_C_URANDOM_GETRANDOM]);
+		fp_buf_str(&b, cfg->getrandom ? " getrandom, " : " getrandom (off), ");
+		fp_buf_ulong(&b, c[FP_C_URANDOM_SYSCALLS]);
+		fp_buf_str(&b, " syscalls, ");
+		fp_buf_ulong(&b, c[FP_C_URANDOM_REFILLS]);
+		fp_buf_str(&b, " refills");
+	} else {
+		fp_buf_str(&b, "off");
+	}
+	fp_buf_str(&b, "; cpus ");
+	if (cfg->enabled & FP_F_CPUS) {
+		fp_buf_long(&b, cfg->cpus);
+		fp_buf_str(&b, " reported (real ");
+		if (c[FP_C_CPUS_REAL])
+			fp_buf_ulong(&b, c[FP_C_CPUS_REAL]);
+		else
+			fp_buf_str(&b, "?");
+		fp_buf_str(&b, ") to ");
+		fp_buf_ulong(&b, c[FP_C_CPUS_QUERIES]);
+		fp_buf_str(&b, " queries");
+	} else {
+		fp_buf_str(&b, "off");
+	}
+	return b.len;
+}
+
+static void fp_write_stats(void)
+{
+	unsigned long snap[FP_NCOUNTERS];
+	char line[512];
+	size_t i, n;
+	int fd;
+
+	for (i = 0; i < FP_NCOUNTERS; i++)
+		snap[i] = atomic_load_explicit(&fp_counters[i], memory_order_relaxed);
+	n = fp_format_stats(line, sizeof line - 1, (long)getpid(), snap, &fp_cfg);
+	line[n++] = '\n';
+	if (fp_cfg.stats == FP_STATS_STDERR) {
+		(void)fp_raw_write(STDERR_FILENO, line, n);
+		return;
+	}
+	fd = (int)fp_raw_openat(AT_FDCWD, fp_cfg.stats_path,
+	                        O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+	if (fd < 0)
+		return;
+	(void)fp_raw_write(fd, line, n);
+	fp_raw_close(fd);
+}
+
+__attribute__((constructor)) static void fp_constructor(void)
+{
+	(void)fp_ready();
+}
+
+__attribute__((destructor)) static void fp_destructor(void)
+{
+	if (atomic_load(&fp_init_state) == FP_INIT_DONE && fp_cfg.stats != FP_STATS_NONE)
+		fp_write_stats();
+}

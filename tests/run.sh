@@ -1,0 +1,57 @@
+#!/bin/sh
+# Runs every test suite: the cmocka unit tests (tests/bin/test_*) and the
+# integration scripts (tests/t_*.sh).  Prints each suite's own summary, then
+# one total line; exits non-zero if anything failed.
+cd "$(dirname "$0")/.." || exit 2
+top=$(pwd -P)
+FASTPATH_SO=$top/fastpath.so
+TESTBIN=$top/tests/bin
+export FASTPATH_SO TESTBIN
+# The suites must see the environment a user would, not the caller's tuning.
+unset LD_PRELOAD FASTPATH_DISABLE FASTPATH_CPUS FASTPATH_STATS FASTPATH_DEBUG \
+	FASTPATH_GETRANDOM FASTPATH_TEST_PROC_ROOT FASTPATH_TEST_POLICY OMP_NUM_THREADS
+
+passed=0
+failed=0
+bad_suites=
+
+tally() {
+	# $1: suite name, $2: its output file, $3: its exit status
+	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p; s/^\([0-9][0-9]*\) passed, [0-9]* failed.*/\1/p' "$2" | tail -n 1)
+	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p; s/^[0-9]* passed, \([0-9][0-9]*\) failed.*/\1/p' "$2" | tail -n 1)
+	passed=$((passed + ${p:-0}))
+	failed=$((failed + ${f:-0}))
+	if [ "$3" -ne 0 ] || [ "${f:-0}" -ne 0 ] || [ -z "$p" ]; then
+		bad_suites="$bad_suites $1"
+		# A suite that died without a summary still counts as a failure.
+		[ "${f:-0}" -ne 0 ] || failed=$((failed + 1))
+	fi
+}
+
+out=$(mktemp) || exit 2
+trap 'rm -f "$out"' EXIT
+
+for t in tests/bin/test_*; do
+	[ -x "$t" ] || continue
+	echo "== ${t##*/}"
+	"$t" >"$out" 2>&1
+	rc=$?
+	cat "$out"
+	tally "${t##*/}" "$out" "$rc"
+done
+
+for t in tests/t_*.sh; do
+	[ -f "$t" ] || continue
+	echo "== ${t##*/}"
+	sh "$t" >"$out" 2>&1
+	rc=$?
+	cat "$out"
+	tally "${t##*/}" "$out" "$rc"
+done
+
+echo
+if [ -n "$bad_suites" ]; then
+	echo "failing suites:$bad_suites"
+fi
+echo "check: $passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ -z "$bad_suites" ]

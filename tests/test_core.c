@@ -1,0 +1,600 @@
+/*
+ * Unit tests of the core: settings parsing (every malformed case we could
+ * think of), the summary line, the signal-safe formatter, and binding of
+ * real symbols including re-entry and a second thread during binding.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+/* Binding goes through our hook, so a test can re-enter during it. */
+static void *test_dlsym(const char *name);
+#define FP_DLSYM(name) test_dlsym(name)
+#include "../fastpath.c"
+
+static void (*dlsym_hook)(const char *name);
+
+static void *test_dlsym(const char *name)
+{
+	if (dlsym_hook)
+		dlsym_hook(name);
+	return dlsym(RTLD_NEXT, name);
+}
+
+static void reset_init(void)
+{
+	atomic_store(&fp_init_state, FP_INIT_NONE);
+	dlsym_hook = NULL;
+}
+
+/* ---- FASTPATH_DISABLE ------------------------------------------------- */
+
+static void test_features_valid(void **state)
+{
+	static const struct {
+		const char *in;
+		unsigned mask;
+	} cases[] = {
+		{ "", 0 },
+		{ "readlink", FP_F_READLINK },
+		{ "urandom", FP_F_URANDOM },
+		{ "cpus", FP_F_CPUS },
+		{ "all", FP_F_ALL },
+		{ "readlink,urandom", FP_F_READLINK | FP_F_URANDOM },
+		{ "urandom,readlink,cpus", FP_F_ALL },
+		{ "READLINK", FP_F_READLINK },
+		{ ",,readlink,", FP_F_READLINK },
+		{ ",", 0 },
+		{ "readlink,readlink", FP_F_READLINK },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		unsigned mask = 99;
+		char why[128] = "";
+
+		assert_int_equal(fp_parse_features(cases[i].in, &mask, why, sizeof why), 0);
+		assert_int_equal(mask, cases[i].mask);
+		assert_string_equal(why, "");
+	}
+}
+
+static void test_features_malformed(void **state)
+{
+	static const struct {
+		const char *in;
+		unsigned mask;    /* what was understood anyway */
+		const char *name; /* the offending item, quoted in the reason */
+	} cases[] = {
+		{ "bogus", 0, "\"bogus\"" },
+		{ "readlink,bogus", FP_F_READLINK, "\"bogus\"" },
+		{ " readlink", 0, "\" readlink\"" },
+		{ "readlink ", 0, "\"readlink \"" },
+		{ "readlinks", 0, "\"readlinks\"" },
+		{ "read", 0, "\"read\"" },
+		{ "urandom;cpus", 0, "\"urandom;cpus\"" },
+		{ "1", 0, "\"1\"" },
+		{ "none", 0, "\"none\"" },
+		{ "cpus,x,y", FP_F_CPUS, "\"x\"" },
+		{ "\xff\xfe", 0, "\"\xff\xfe\"" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		unsigned mask = 99;
+		char why[128] = "";
+
+		assert_int_equal(fp_parse_features(cases[i].in, &mask, why, sizeof why), -1);
+		assert_int_equal(mask, cases[i].mask);
+		assert_non_null(strstr(why, cases[i].name));
+		assert_non_null(strstr(why, "accepted: readlink, urandom, cpus, all"));
+	}
+}
+
+static void test_features_long_item_is_cut(void **state)
+{
+	char in[4096];
+	unsigned mask;
+	char why[64];
+
+	(void)state;
+	memset(in, 'x', sizeof in - 1);
+	in[sizeof in - 1] = '\0';
+	assert_int_equal(fp_parse_features(in, &mask, why, sizeof why), -1);
+	assert_true(strlen(why) < sizeof why);
+	/* A NULL reason buffer is allowed: the loader re-parses silently. */
+	assert_int_equal(fp_parse_features("bogus", &mask, NULL, 0), -1);
+}
+
+/* ---- booleans -------------------------------------------------------- */
+
+static void test_bool(void **state)
+{
+	static const char *const yes[] = { "1", "yes", "YES", "true", "on", "On" };
+	static const char *const no[] = { "0", "no", "false", "off", "", "OFF" };
+	static const char *const bad[] = { "2", "y", "enable", " 1", "1 ", "-1", "truee" };
+	char why[128];
+	bool b;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof yes / sizeof yes[0]; i++) {
+		assert_int_equal(fp_parse_bool(yes[i], &b, why, sizeof why), 0);
+		assert_true(b);
+	}
+	for (i = 0; i < sizeof no / sizeof no[0]; i++) {
+		assert_int_equal(fp_parse_bool(no[i], &b, why, sizeof why), 0);
+		assert_false(b);
+	}
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		b = true;
+		assert_int_equal(fp_parse_bool(bad[i], &b, why, sizeof why), -1);
+		assert_false(b);
+		assert_non_null(strstr(why, "not a boolean"));
+	}
+}
+
+/* ---- FASTPATH_CPUS --------------------------------------------------- */
+
+static void test_cpus(void **state)
+{
+	static const struct {
+		const char *in;
+		long v;
+	} good[] = { { "1", 1 }, { "8", 8 }, { "256", 256 }, { "65536", 65536 }, { "", 0 } };
+	static const char *const bad[] = {
+		"0", "65537", "-1", "+4", "08", " 8", "8 ", "8x", "x8", "1e3", "0x10",
+		"4.0", "99999999999999999999999", "100000", "00", "\t8",
+	};
+	char why[128];
+	long v;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof good / sizeof good[0]; i++) {
+		assert_int_equal(fp_parse_cpus(good[i].in, &v, why, sizeof why), 0);
+		assert_int_equal(v, good[i].v);
+	}
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		v = 42;
+		assert_int_equal(fp_parse_cpus(bad[i], &v, why, sizeof why), -1);
+		assert_int_equal(v, 0);
+		assert_string_equal(why, "not a whole number from 1 to 65536");
+	}
+}
+
+/* ---- FASTPATH_STATS -------------------------------------------------- */
+
+static void test_stats_values(void **state)
+{
+	enum fp_stats_mode m;
+	char path[PATH_MAX], why[128];
+
+	(void)state;
+	assert_int_equal(fp_parse_stats("", "/w", &m, path, sizeof path, why, sizeof why), 0);
+	assert_int_equal(m, FP_STATS_NONE);
+	assert_int_equal(fp_parse_stats("0", "/w", &m, path, sizeof path, why, sizeof why), 0);
+	assert_int_equal(m, FP_STATS_NONE);
+	assert_int_equal(fp_parse_stats("1", "/w", &m, path, sizeof path, why, sizeof why), 0);
+	assert_int_equal(m, FP_STATS_STDERR);
+	assert_int_equal(fp_parse_stats("stderr", "/w", &m, path, sizeof path, why, sizeof why), 0);
+	assert_int_equal(m, FP_STATS_STDERR);
+	assert_int_equal(fp_parse_stats("/var/log/fp", "/w", &m, path, sizeof path, why, sizeof why), 0);
+	assert_int_equal(m, FP_STATS_FILE);
+	assert_string_equal(path, "/var/log/fp");
+	assert_int_equal(fp_parse_stats("fp.log", "/w", &m, path, sizeof path, why, sizeof why), 0);
+	assert_string_equal(path, "/w/fp.log");
+	assert_int_equal(fp_parse_stats("fp.log", "/", &m, path, sizeof path, why, sizeof why), 0);
+	assert_string_equal(path, "/fp.log");
+	assert_int_equal(fp_parse_stats("a/b", "/w/", &m, path, sizeof path, why, sizeof why), 0);
+	assert_string_equal(path, "/w/a/b");
+}
+
+static void test_stats_malformed(void **state)
+{
+	enum fp_stats_mode m;
+	char path[32], why[128];
+	char longp[64];
+
+	(void)state;
+	assert_int_equal(fp_parse_stats("garbage-not-a-path/", "/w", &m, path, sizeof path,
+	                                why, sizeof why), -1);
+	assert_int_equal(m, FP_STATS_NONE);
+	assert_string_equal(why, "a directory, not a file");
+	assert_int_equal(fp_parse_stats("/", "/w", &m, path, sizeof path, why, sizeof why), -1);
+	assert_int_equal(fp_parse_stats("rel", NULL, &m, path, sizeof path, why, sizeof why), -1);
+	assert_int_equal(m, FP_STATS_NONE);
+	assert_int_equal(fp_parse_stats("rel", "w", &m, path, sizeof path, why, sizeof why), -1);
+	memset(longp, 'a', sizeof longp - 1);
+	longp[0] = '/';
+	longp[sizeof longp - 1] = '\0';
+	assert_int_equal(fp_parse_stats(longp, "/w", &m, path, sizeof path, why, sizeof why), -1);
+	assert_int_equal(m, FP_STATS_NONE);
+	assert_string_equal(path, "");
+	assert_string_equal(why, "path too long");
+	assert_int_equal(fp_parse_stats(longp + 1, "/w", &m, path, sizeof path, why, sizeof why), -1);
+	assert_string_equal(path, "");
+}
+
+/* ---- the whole environment, warnings included --------------------------- */
+
+static const char *const *fake_env;
+
+static char *fake_get(const char *name)
+{
+	const char *const *e;
+	size_t n = strlen(name);
+
+	for (e = fake_env; e && *e; e++)
+		if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
+			return (char *)*e + n + 1;
+	return NULL;
+}
+
+/* Runs fp_load_settings with stderr captured; returns the number of lines. */
+static int load_capture(const char *const *env, struct fp_settings *cfg, char *err,
+                        size_t errlen)
+{
+	int pfd[2], saved, lines = 0;
+	ssize_t n;
+	char *p;
+
+	assert_int_equal(pipe(pfd), 0);
+	saved = dup(STDERR_FILENO);
+	dup2(pfd[1], STDERR_FILENO);
+	close(pfd[1]);
+	fake_env = env;
+	fp_load_settings(cfg, fake_get);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	n = read(pfd[0], err, errlen - 1);
+	close(pfd[0]);
+	err[n > 0 ? n : 0] = '\0';
+	for (p = err; *p; p++)
+		lines += *p == '\n';
+	return lines;
+}
+
+static void test_load_defaults(void **state)
+{
+	static const char *const env[] = { NULL };
+	struct fp_settings cfg;
+	char err[1024];
+
+	(void)state;
+	assert_int_equal(load_capture(env, &cfg, err, sizeof err), 0);
+	assert_int_equal(cfg.enabled, FP_F_READLINK | FP_F_URANDOM);
+	assert_false(cfg.debug);
+	assert_false(cfg.getrandom);
+	assert_int_equal(cfg.cpus, 0);
+	assert_int_equal(cfg.stats, FP_STATS_NONE);
+}
+
+static void test_load_good(void **state)
+{
+	static const char *const env[] = {
+		"FASTPATH_DISABLE=readlink", "FASTPATH_CPUS=8", "FASTPATH_DEBUG=1",
+		"FASTPATH_GETRANDOM=yes", "FASTPATH_STATS=stderr", NULL,
+	};
+	struct fp_settings cfg;
+	char err[1024];
+
+	(void)state;
+	assert_int_equal(load_capture(env, &cfg, err, sizeof err), 0);
+	assert_int_equal(cfg.enabled, FP_F_URANDOM | FP_F_CPUS);
+	assert_int_equal(cfg.cpus, 8);
+	assert_true(cfg.debug);
+	assert_true(cfg.getrandom);
+	assert_int_equal(cfg.stats, FP_STATS_STDERR);
+}
+
+static void test_load_disable_wins_over_cpus(void **state)
+{
+	static const char *const env[] = { "FASTPATH_DISABLE=all", "FASTPATH_CPUS=8", NULL };
+	struct fp_settings cfg;
+	char err[1024];
+
+	(void)state;
+	assert_int_equal(load_capture(env, &cfg, err, sizeof err), 0);
+	assert_int_equal(cfg.enabled, 0);
+}
+
+/* Each malformed variable: exactly one line, naming it, and a safe default. */
+static void test_load_each_malformed(void **state)
+{
+	static const struct {
+		const char *var;
+		const char *needle;
+	} cases[] = {
+		{ "FASTPATH_DISABLE=bogus", "FASTPATH_DISABLE=\"bogus\": unknown feature" },
+		{ "FASTPATH_CPUS=lots", "FASTPATH_CPUS=\"lots\": not a whole number" },
+		{ "FASTPATH_CPUS=0", "FASTPATH_CPUS=\"0\"" },
+		{ "FASTPATH_DEBUG=maybe", "FASTPATH_DEBUG=\"maybe\": not a boolean" },
+		{ "FASTPATH_GETRANDOM=2", "FASTPATH_GETRANDOM=\"2\": not a boolean" },
+		{ "FASTPATH_STATS=garbage-not-a-path/", "FASTPATH_STATS=\"garbage-not-a-path/\": a directory" },
+		{ "FASTPATH_STATS=/nonexistent-dir/x/stats", "No such file or directory" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *env[] = { cases[i].var, NULL };
+		struct fp_settings cfg;
+		char err[1024];
+
+		assert_int_equal(load_capture(env, &cfg, err, sizeof err), 1);
+		assert_non_null(strstr(err, cases[i].needle));
+		assert_non_null(strstr(err, "fastpath["));
+		/* Safe defaults: the two always-on shims stay on, the rest off. */
+		assert_int_equal(cfg.enabled, FP_F_READLINK | FP_F_URANDOM);
+		assert_int_equal(cfg.cpus, 0);
+		assert_false(cfg.debug);
+		assert_false(cfg.getrandom);
+		assert_int_equal(cfg.stats, FP_STATS_NONE);
+	}
+}
+
+static void test_load_partial_disable(void **state)
+{
+	static const char *const env[] = { "FASTPATH_DISABLE=urandom,nope", NULL };
+	struct fp_settings cfg;
+	char err[1024];
+
+	(void)state;
+	assert_int_equal(load_capture(env, &cfg, err, sizeof err), 1);
+	assert_non_null(strstr(err, "disabling only the names understood"));
+	assert_int_equal(cfg.enabled, FP_F_READLINK);
+}
+
+static void test_load_all_malformed_one_line_each(void **state)
+{
+	static const char *const env[] = {
+		"FASTPATH_DISABLE=x", "FASTPATH_CPUS=y", "FASTPATH_DEBUG=z",
+		"FASTPATH_GETRANDOM=w", "FASTPATH_STATS=v/", NULL,
+	};
+	struct fp_settings cfg;
+	char err[4096];
+
+	(void)state;
+	assert_int_equal(load_capture(env, &cfg, err, sizeof err), 5);
+}
+
+static void test_load_stats_file(void **state)
+{
+	char dir[] = "/tmp/fp-test-XXXXXX";
+	char var[PATH_MAX + 32], path[PATH_MAX];
+	const char *env[] = { var, NULL };
+	struct fp_settings cfg;
+	char err[1024];
+	struct stat st;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/stats.log", dir);
+	snprintf(var, sizeof var, "FASTPATH_STATS=%s", path);
+	assert_int_equal(load_capture(env, &cfg, err, sizeof err), 0);
+	assert_int_equal(cfg.stats, FP_STATS_FILE);
+	assert_string_equal(cfg.stats_path, path);
+	/* Checked at start-up by creating it, so errors show early. */
+	assert_int_equal(stat(path, &st), 0);
+	unlink(path);
+	rmdir(dir);
+}
+
+/* ---- the summary line -------------------------------------------------- */
+
+static void test_format_stats_all(void **state)
+{
+	unsigned long c[FP_NCOUNTERS] = { 0 };
+	struct fp_settings cfg = { 0 };
+	char line[512];
+	size_t n;
+
+	(void)state;
+	c[FP_C_READLINK_CALLS] = 1003;
+	c[FP_C_READLINK_SHORT] = 1000;
+	c[FP_C_URANDOM_OPENS] = 2000000;
+	c[FP_C_URANDOM_READS] = 1000000;
+	c[FP_C_URANDOM_SYSCALLS] = 66;
+	c[FP_C_URANDOM_REFILLS] = 64;
+	c[FP_C_CPUS_QUERIES] = 3;
+	c[FP_C_CPUS_REAL] = 256;
+	cfg.enabled = FP_F_ALL;
+	cfg.cpus = 8;
+	n = fp_format_stats(line, sizeof line, 1234, c, &cfg);
+	assert_string_equal(line,
+	                    "fastpath[1234]: readlink 1000 short-circuited of 1003; "
+	                    "urandom 2000000 opens, 1000000 reads, 0 getrandom (off), "
+	                    "66 syscalls, 64 refills; cpus 8 reported (real 256) to 3 queries");
+	assert_int_equal(n, strlen(line));
+	cfg.getrandom = true;
+	c[FP_C_URANDOM_GETRANDOM] = 5;
+	fp_format_stats(line, sizeof line, 1, c, &cfg);
+	assert_non_null(strstr(line, " 5 getrandom, 66 syscalls"));
+}
+
+static void test_format_stats_off(void **state)
+{
+	unsigned long c[FP_NCOUNTERS] = { 0 };
+	struct fp_settings cfg = { 0 };
+	char line[512];
+
+	(void)state;
+	fp_format_stats(line, sizeof line, 7, c, &cfg);
+	assert_string_equal(line, "fastpath[7]: readlink off; urandom off; cpus off");
+	cfg.enabled = FP_F_CPUS;
+	cfg.cpus = 4;
+	fp_format_stats(line, sizeof line, 7, c, &cfg);
+	assert_string_equal(line, "fastpath[7]: readlink off; urandom off; "
+	                          "cpus 4 reported (real ?) to 0 queries");
+}
+
+static void test_format_stats_truncates(void **state)
+{
+	unsigned long c[FP_NCOUNTERS] = { 0 };
+	struct fp_settings cfg = { .enabled = FP_F_ALL, .cpus = 1 };
+	char line[16];
+
+	(void)state;
+	memset(line, 'Z', sizeof line);
+	assert_int_equal(fp_format_stats(line, sizeof line, 1, c, &cfg), 15);
+	assert_string_equal(line, "fastpath[1]: re");
+}
+
+/* ---- the formatter ------------------------------------------------------ */
+
+static void test_buf(void **state)
+{
+	char s[64];
+	struct fp_buf b = { s, 0, sizeof s };
+
+	(void)state;
+	fp_buf_ulong(&b, 0);
+	fp_buf_str(&b, " ");
+	fp_buf_ulong(&b, ULONG_MAX);
+	fp_buf_str(&b, " ");
+	fp_buf_long(&b, LONG_MIN);
+	fp_buf_str(&b, " ");
+	fp_buf_long(&b, -1);
+	{
+		char want[64];
+
+		snprintf(want, sizeof want, "0 %lu %ld -1", ULONG_MAX, LONG_MIN);
+		assert_string_equal(s, want);
+	}
+	b = (struct fp_buf){ s, 0, 4 };
+	fp_buf_str(&b, "abcdef");
+	assert_string_equal(s, "abc");
+	assert_int_equal(b.len, 3);
+	b = (struct fp_buf){ s, 0, 0 };
+	fp_buf_str(&b, "x"); /* a zero-sized buffer is never written */
+}
+
+/* ---- binding ------------------------------------------------------------ */
+
+static void test_bind_resolves_libc(void **state)
+{
+	(void)state;
+	reset_init();
+	assert_true(fp_ready());
+	assert_int_equal(atomic_load(&fp_init_state), FP_INIT_DONE);
+	assert_ptr_equal(fp_real.r_read.p, dlsym(RTLD_NEXT, "read"));
+	assert_ptr_equal(fp_real.r_open.p, dlsym(RTLD_NEXT, "open"));
+	assert_ptr_equal(fp_real.r_sysconf.p, dlsym(RTLD_NEXT, "sysconf"));
+	assert_non_null(fp_real.r_readlink.p);
+	assert_non_null(fp_real.r_fclose.p);
+	/* Bound pointers work. */
+	assert_true(fp_real.r_sysconf.f(_SC_PAGESIZE) > 0);
+}
+
+static int reentered_result = -1;
+
+static void reenter_hook(const char *name)
+{
+	/* A wrapped call made while binding: must return at once, not loop. */
+	if (strcmp(name, "read") == 0)
+		reentered_result = fp_ready();
+}
+
+static void test_bind_reentry_falls_back(void **state)
+{
+	(void)state;
+	reset_init();
+	dlsym_hook = reenter_hook;
+	reentered_result = -1;
+	assert_true(fp_ready());
+	assert_int_equal(reentered_result, 0);
+	assert_true(fp_ready());
+	dlsym_hook = NULL;
+}
+
+static _Atomic int other_started, other_result = -1;
+
+static void *other_thread(void *arg)
+{
+	(void)arg;
+	atomic_store(&other_started, 1);
+	atomic_store(&other_result, fp_ready());
+	/* When the other thread returns, binding must be complete. */
+	if (atomic_load(&fp_init_state) != FP_INIT_DONE)
+		atomic_store(&other_result, 2);
+	return NULL;
+}
+
+static void slow_hook(const char *name)
+{
+	static pthread_t t;
+
+	if (strcmp(name, "open") != 0)
+		return;
+	pthread_create(&t, NULL, other_thread, NULL);
+	pthread_detach(t);
+	while (!atomic_load(&other_started))
+		sched_yield();
+	usleep(20000); /* the other thread is now waiting in fp_ready() */
+}
+
+static void test_bind_second_thread_waits(void **state)
+{
+	(void)state;
+	reset_init();
+	atomic_store(&other_started, 0);
+	atomic_store(&other_result, -1);
+	dlsym_hook = slow_hook;
+	assert_true(fp_ready());
+	while (atomic_load(&other_result) == -1)
+		usleep(1000);
+	assert_int_equal(atomic_load(&other_result), 1);
+	dlsym_hook = NULL;
+}
+
+static void test_raw_calls(void **state)
+{
+	char buf[8];
+	int fd;
+
+	(void)state;
+	fd = (int)fp_raw_openat(AT_FDCWD, "/dev/zero", O_RDONLY | O_CLOEXEC, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(fp_raw_read(fd, buf, sizeof buf), (ssize_t)sizeof buf);
+	assert_int_equal(fp_raw_close(fd), 0);
+	assert_int_equal(fp_raw_close(fd), -1);
+	assert_int_equal(errno, EBADF);
+	assert_int_equal(fp_raw_openat(AT_FDCWD, "/nonexistent", O_RDONLY, 0), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_false(fp_secure_mode());
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_features_valid),
+		cmocka_unit_test(test_features_malformed),
+		cmocka_unit_test(test_features_long_item_is_cut),
+		cmocka_unit_test(test_bool),
+		cmocka_unit_test(test_cpus),
+		cmocka_unit_test(test_stats_values),
+		cmocka_unit_test(test_stats_malformed),
+		cmocka_unit_test(test_load_defaults),
+		cmocka_unit_test(test_load_good),
+		cmocka_unit_test(test_load_disable_wins_over_cpus),
+		cmocka_unit_test(test_load_each_malformed),
+		cmocka_unit_test(test_load_partial_disable),
+		cmocka_unit_test(test_load_all_malformed_one_line_each),
+		cmocka_unit_test(test_load_stats_file),
+		cmocka_unit_test(test_format_stats_all),
+		cmocka_unit_test(test_format_stats_off),
+		cmocka_unit_test(test_format_stats_truncates),
+		cmocka_unit_test(test_buf),
+		cmocka_unit_test(test_bind_resolves_libc),
+		cmocka_unit_test(test_bind_reentry_falls_back),
+		cmocka_unit_test(test_bind_second_thread_waits),
+		cmocka_unit_test(test_raw_calls),
+	};
+
+	return cmocka_run_group_tests_name("core", tests, NULL, NULL);
+}
