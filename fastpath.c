@@ -20,6 +20,40 @@ _Atomic int fp_init_state;
  * must not wait for itself) from another thread arriving meanwhile. */
 static _Atomic(pthread_t) fp_init_thread;
 
+/*
+ * FASTPATH_STATS=stderr writes to a private duplicate of fd 2, taken at
+ * start-up: many programs (coreutils among them) close stderr in an atexit
+ * handler, before our destructor runs.  It sits at a high number, close-on-
+ * exec, and is used only if it is still the same file at exit (the program
+ * may have closed it and reused the number).
+ */
+static int fp_stats_fd = -1;
+static dev_t fp_stats_dev;
+static ino_t fp_stats_ino;
+
+static void fp_keep_stderr(void)
+{
+	struct stat st;
+
+	fp_stats_fd = fp_real.r_fcntl.f(STDERR_FILENO, F_DUPFD_CLOEXEC, 100);
+	if (fp_stats_fd < 0)
+		fp_stats_fd = fp_real.r_fcntl.f(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+	if (fp_stats_fd >= 0 && fstat(fp_stats_fd, &st) == 0) {
+		fp_stats_dev = st.st_dev;
+		fp_stats_ino = st.st_ino;
+	}
+}
+
+static int fp_stats_stderr(void)
+{
+	struct stat st;
+
+	if (fp_stats_fd >= 0 && fstat(fp_stats_fd, &st) == 0 && st.st_dev == fp_stats_dev &&
+	    st.st_ino == fp_stats_ino)
+		return fp_stats_fd;
+	return STDERR_FILENO;
+}
+
 /* ------------------------------------------------------------------------
  * Raw system calls.
  * ---------------------------------------------------------------------- */
@@ -412,6 +446,8 @@ bool fp_init_slow(void)
 		} else {
 			fp_load_settings(&fp_cfg, secure_getenv);
 		}
+		if (fp_cfg.stats == FP_STATS_STDERR)
+			fp_keep_stderr();
 		pthread_atfork(NULL, NULL, fp_atfork_child);
 		atomic_store_explicit(&fp_init_state, FP_INIT_DONE, memory_order_release);
 		return true;
@@ -490,7 +526,7 @@ static void fp_write_stats(void)
 	n = fp_format_stats(line, sizeof line - 1, (long)getpid(), snap, &fp_cfg);
 	line[n++] = '\n';
 	if (fp_cfg.stats == FP_STATS_STDERR) {
-		(void)fp_raw_write(STDERR_FILENO, line, n);
+		(void)fp_raw_write(fp_stats_stderr(), line, n);
 		return;
 	}
 	fd = (int)fp_raw_openat(AT_FDCWD, fp_cfg.stats_path,

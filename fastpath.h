@@ -160,6 +160,7 @@ bool fp_secure_mode(void) FP_HIDDEN;
 	X(int, sched_getaffinity, (pid_t, size_t, cpu_set_t *))                 \
 	X(int, sched_setaffinity, (pid_t, size_t, const cpu_set_t *))           \
 	X(int, pthread_getaffinity_np, (pthread_t, size_t, cpu_set_t *))        \
+	X(int, pthread_setaffinity_np, (pthread_t, size_t, const cpu_set_t *))  \
 	X(ssize_t, getrandom, (void *, size_t, unsigned int))                   \
 	X(int, getentropy, (void *, size_t))
 #else

@@ -1,0 +1,233 @@
+/*
+ * Unit tests of cpus_shim.c: every CPU-count question gives the same N,
+ * masks are capped or inflated exactly, and made-up CPUs never reach the
+ * kernel in sched_setaffinity.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "../fastpath.c"
+#include "../cpus_shim.c"
+
+static int setup(void **state)
+{
+	(void)state;
+	assert_true(fp_ready());
+	fp_cfg.enabled |= FP_F_CPUS;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	fp_cfg.enabled &= ~FP_F_CPUS;
+	fp_cfg.cpus = 0;
+	return 0;
+}
+
+static void test_every_question_agrees(void **state)
+{
+	static const long ns[] = { 1, 3, 64, 1000, 65536 };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+		cpu_set_t set;
+		int rc;
+
+		fp_cfg.cpus = ns[i];
+		assert_int_equal(sysconf(_SC_NPROCESSORS_ONLN), ns[i]);
+		assert_int_equal(sysconf(_SC_NPROCESSORS_CONF), ns[i]);
+		assert_int_equal(get_nprocs(), ns[i]);
+		assert_int_equal(get_nprocs_conf(), ns[i]);
+		rc = sched_getaffinity(0, sizeof set, &set);
+		if ((size_t)(ns[i] + cpus_real.possible) <= CPU_SETSIZE) {
+			assert_int_equal(rc, 0);
+			assert_int_equal(CPU_COUNT(&set), ns[i]);
+			assert_int_equal(pthread_getaffinity_np(pthread_self(), sizeof set, &set), 0);
+			assert_int_equal(CPU_COUNT(&set), ns[i]);
+		} else {
+			/* What a kernel with that many CPUs says to a small set. */
+			assert_int_equal(rc, -1);
+			assert_int_equal(errno, EINVAL);
+			assert_int_equal(pthread_getaffinity_np(pthread_self(), sizeof set, &set),
+			                 EINVAL);
+		}
+	}
+}
+
+static void test_big_set_holds_big_count(void **state)
+{
+	size_t size = CPU_ALLOC_SIZE(70000);
+	cpu_set_t *set = CPU_ALLOC(70000);
+
+	(void)state;
+	fp_cfg.cpus = 65536;
+	assert_int_equal(sched_getaffinity(0, size, set), 0);
+	assert_int_equal(CPU_COUNT_S(size, set), 65536);
+	CPU_FREE(set);
+}
+
+static void test_other_names_untouched(void **state)
+{
+	(void)state;
+	fp_cfg.cpus = 7;
+	assert_int_equal(sysconf(_SC_PAGESIZE), getpagesize());
+	assert_int_equal(sysconf(_SC_OPEN_MAX), fp_real.r_sysconf.f(_SC_OPEN_MAX));
+	errno = 0;
+	assert_int_equal(sysconf(-12345), -1);
+	assert_int_equal(errno, EINVAL);
+}
+
+static void test_off_is_native(void **state)
+{
+	cpu_set_t a, b;
+
+	(void)state;
+	fp_cfg.enabled &= ~FP_F_CPUS;
+	fp_cfg.cpus = 5;
+	assert_int_equal(sysconf(_SC_NPROCESSORS_ONLN), fp_real.r_sysconf.f(_SC_NPROCESSORS_ONLN));
+	assert_int_equal(get_nprocs(), fp_real.r_get_nprocs.f());
+	assert_int_equal(sched_getaffinity(0, sizeof a, &a), 0);
+	assert_int_equal(fp_real.r_sched_getaffinity.f(0, sizeof b, &b), 0);
+	assert_true(CPU_EQUAL(&a, &b));
+}
+
+static void test_errors_pass_through(void **state)
+{
+	cpu_set_t set;
+
+	(void)state;
+	fp_cfg.cpus = 2;
+	/* Another process that does not exist: the kernel's ESRCH, untouched. */
+	assert_int_equal(sched_getaffinity(999999999, sizeof set, &set), -1);
+	assert_int_equal(errno, ESRCH);
+	/* A set too small for the real machine: the kernel's EINVAL. */
+	assert_int_equal(sched_getaffinity(0, 0, &set), -1);
+	assert_int_equal(errno, EINVAL);
+}
+
+static void test_rewrite_mask_cap(void **state)
+{
+	cpu_set_t set;
+
+	(void)state;
+	CPU_ZERO(&set);
+	CPU_SET(1, &set);
+	CPU_SET(4, &set);
+	CPU_SET(9, &set);
+	assert_true(cpus_rewrite_mask(&set, sizeof set, 2, 16));
+	/* The first two CPUs we may really use, in order. */
+	assert_int_equal(CPU_COUNT(&set), 2);
+	assert_true(CPU_ISSET(1, &set));
+	assert_true(CPU_ISSET(4, &set));
+	assert_false(CPU_ISSET(9, &set));
+}
+
+static void test_rewrite_mask_inflate(void **state)
+{
+	cpu_set_t set;
+	int i;
+
+	(void)state;
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	CPU_SET(1, &set);
+	assert_true(cpus_rewrite_mask(&set, sizeof set, 8, 4));
+	assert_int_equal(CPU_COUNT(&set), 8);
+	/* Real 0 and 1, then made-up ids past every possible CPU (4..9). */
+	assert_true(CPU_ISSET(0, &set) && CPU_ISSET(1, &set));
+	assert_false(CPU_ISSET(2, &set) || CPU_ISSET(3, &set));
+	for (i = 4; i < 10; i++)
+		assert_true(CPU_ISSET(i, &set));
+	/* No room for the made-up ids in the caller's set. */
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	assert_false(cpus_rewrite_mask(&set, 8, 64, 4));
+}
+
+static void test_setaffinity_drops_made_up_ids(void **state)
+{
+	union cpus_mask_buf buf;
+	cpu_set_t in;
+	const cpu_set_t *out;
+	size_t size = sizeof in;
+	long fake = cpus_real.possible;
+
+	(void)state;
+	fp_cfg.cpus = fake + 8;
+	cpus_learn_real();
+	/* Real plus made-up: only the real ids go to the kernel. */
+	CPU_ZERO(&in);
+	CPU_SET(0, &in);
+	CPU_SET(fake + 1, &in);
+	out = cpus_for_set(&in, &size, &buf);
+	assert_int_equal(size, sizeof in);
+	assert_int_equal(CPU_COUNT_S(sizeof in, out), 1);
+	assert_true(CPU_ISSET_S(0, sizeof in, out));
+	/* Only made-up ids: wherever we may really run. */
+	CPU_ZERO(&in);
+	CPU_SET(fake + 3, &in);
+	out = cpus_for_set(&in, &size, &buf);
+	assert_true(CPU_EQUAL_S(sizeof in, out, &cpus_real.allowed));
+	/* A program's set smaller than ours (Python sizes it to the highest
+	 * id it names) still gets somewhere real to run. */
+	{
+		size_t small = 8;
+		cpu_set_t *tiny = CPU_ALLOC(64);
+
+		CPU_ZERO_S(small, tiny);
+		CPU_SET_S(63, small, tiny);
+		if (fake < 63) {
+			out = cpus_for_set(tiny, &small, &buf);
+			assert_int_equal(small, sizeof cpus_real.allowed);
+			assert_true(CPU_EQUAL(out, &cpus_real.allowed));
+			assert_int_equal(sched_setaffinity(0, 8, tiny), 0);
+		}
+		CPU_FREE(tiny);
+	}
+	/* And the real call accepts it. */
+	assert_int_equal(sched_setaffinity(0, sizeof in, &in), 0);
+	/* Only real ids: the caller's own mask, untouched. */
+	CPU_ZERO(&in);
+	CPU_SET(0, &in);
+	assert_ptr_equal(cpus_for_set(&in, &size, &buf), &in);
+	/* Restore what we had. */
+	assert_int_equal(fp_real.r_sched_setaffinity.f(0, sizeof cpus_real.allowed,
+	                                               &cpus_real.allowed), 0);
+}
+
+static void test_counters(void **state)
+{
+	unsigned long before;
+
+	(void)state;
+	fp_cfg.cpus = 4;
+	before = atomic_load(&fp_counters[FP_C_CPUS_QUERIES]);
+	(void)sysconf(_SC_NPROCESSORS_ONLN);
+	(void)get_nprocs();
+	(void)sysconf(_SC_PAGESIZE); /* not a CPU question */
+	assert_int_equal(atomic_load(&fp_counters[FP_C_CPUS_QUERIES]) - before, 2);
+	assert_int_equal(atomic_load(&fp_counters[FP_C_CPUS_REAL]),
+	                 fp_real.r_sysconf.f(_SC_NPROCESSORS_ONLN));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_every_question_agrees, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_big_set_holds_big_count, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_other_names_untouched, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_off_is_native, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_errors_pass_through, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rewrite_mask_cap, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rewrite_mask_inflate, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_setaffinity_drops_made_up_ids, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_counters, setup, teardown),
+	};
+
+	return cmocka_run_group_tests_name("cpus", tests, NULL, NULL);
+}
