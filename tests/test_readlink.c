@@ -1,0 +1,808 @@
+/*
+ * Unit tests of readlink_shim.c: the /proc path parser (a table, plus the
+ * round trip), the decision table, readlink's truncation contract at every
+ * size against the kernel's own answer, the Linux policy's notion of "our
+ * own fd table", and the illumos policy on a fixture directory.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#define FP_RL_TESTING 1
+#include "../fastpath.c"
+#include "../readlink_shim.c"
+
+#include <sys/socket.h>
+#include <sys/un.h>
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static unsigned long counter(enum fp_counter c)
+{
+	return atomic_load(&fp_counters[c]);
+}
+
+/* The kernel's answer, with no libc (and no shim) in between. */
+static ssize_t kernel_readlink(const char *path, char *buf, size_t n)
+{
+	return fp_raw_readlinkat(AT_FDCWD, path, buf, n);
+}
+
+static void set_test_env(const char *root, const char *policy)
+{
+	snprintf(fp_cfg.test_proc_root, sizeof fp_cfg.test_proc_root, "%s", root ? root : "");
+	snprintf(fp_cfg.test_policy, sizeof fp_cfg.test_policy, "%s", policy ? policy : "");
+	atomic_store(&fp_rl_procfs, 0);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	assert_true(fp_ready());
+	fp_cfg.enabled |= FP_F_READLINK;
+	fp_cfg.debug = false;
+	set_test_env(NULL, NULL);
+	return 0;
+}
+
+/* ---- the parser --------------------------------------------------------- */
+
+enum { NO = 0, YES = 1 };
+static const struct {
+	const char *path;
+	int ok;
+	enum fp_rl_who who;
+	int pid, tid;
+	enum fp_rl_dir dir;
+	int fd;
+} parse_cases[] = {
+	{ "/proc/self/fd/0", YES, FP_RL_SELF, 0, 0, FP_RL_DIR_FD, 0 },
+	{ "/proc/self/fd/3", YES, FP_RL_SELF, 0, 0, FP_RL_DIR_FD, 3 },
+	{ "/proc/self/fd/1234567", YES, FP_RL_SELF, 0, 0, FP_RL_DIR_FD, 1234567 },
+	{ "/proc/self/fd/2147483647", YES, FP_RL_SELF, 0, 0, FP_RL_DIR_FD, 2147483647 },
+	{ "/proc/1/fd/3", YES, FP_RL_PID, 1, 0, FP_RL_DIR_FD, 3 },
+	{ "/proc/75375/path/12", YES, FP_RL_PID, 75375, 0, FP_RL_DIR_PATH, 12 },
+	{ "/proc/self/path/0", YES, FP_RL_SELF, 0, 0, FP_RL_DIR_PATH, 0 },
+	{ "/proc/thread-self/fd/7", YES, FP_RL_THREAD_SELF, 0, 0, FP_RL_DIR_FD, 7 },
+	{ "/proc/10/task/11/fd/5", YES, FP_RL_PID, 10, 11, FP_RL_DIR_FD, 5 },
+	{ "/proc/self/task/99/fd/5", YES, FP_RL_SELF, 0, 99, FP_RL_DIR_FD, 5 },
+	{ "/proc/2147483647/fd/1", YES, FP_RL_PID, 2147483647, 0, FP_RL_DIR_FD, 1 },
+	{ "/proc/10/task/11/path/5", YES, FP_RL_PID, 10, 11, FP_RL_DIR_PATH, 5 },
+	/* odd: every one passes through to the kernel */
+	{ "", NO, 0, 0, 0, 0, 0 },
+	{ "/", NO, 0, 0, 0, 0, 0 },
+	{ "/proc", NO, 0, 0, 0, 0, 0 },
+	{ "/proc/", NO, 0, 0, 0, 0, 0 },
+	{ "/proc/self", NO, 0, 0, 0, 0, 0 },
+	{ "/proc/self/fd", NO, 0, 0, 0, 0, 0 },
+	{ "/proc/self/fd/", NO, 0, 0, 0, 0, 0 },
+	{ "/proc/1/fd/", NO, 0, 0, 0, 0, 0 },
+	{ "/proc/1/fd/3x", NO, 0, 0, 0, 0, 0 },
+	{ "/proc/1/fd/x3", NO, 0, 0, 0, 0, 0 },
+	{ "/proc/1/fd/03", NO, 0, 0, 0, 0, 0 },
+	{ "/proc/1/fd/00", NO, 0, 0, 0, 0, 0 },
+	{ "/proc/01/fd/3", NO, 0, 0, 0, 0, 0 },
+	{ "/proc/0/fd/3", NO, 0, 0, 0, 0, 0 },
+	{ "/proc/-1/fd/3", NO, 0, 0, 0, 0, 0 },
+	{ "/proc/+1/fd/3", NO, 0, 0, 0, 0, 0 },
+	{ "/proc/1/fd/-3", NO, 0, 0, 0, 0, 0 },
+	{ "/proc/1/fd/+3", NO, 0, 0, 0, 0, 0 },
+	{ "/proc/1/fd/ 3", NO, 0, 0, 0, 0, 0 },
+	{ "/proc/1/fd/3 ", NO, 0, 0, 0, 0, 0 },
+	{ "/proc/1/fd/2147483648", NO, 0, 0, 0, 0, 0 },
+	{ "/proc/2147483648/fd/1", NO, 0, 0, 0, 0, 0 },
+	{ "/proc/1/fd/99999999999999999999999", NO, 0, 0, 0, 0, 0 },
+	{ "/proc/1/fd/3/", NO, 0, 0, 0, 0, 0 },
+	{ "/proc//1/fd/3", NO, 0, 0, 0, 0, 0 },
+	{ "/proc/1//fd/3", NO, 0, 0, 0, 0, 0 },
+	{ "/proc/1/fd//3", NO, 0, 0, 0, 0, 0 },
+	{ "/proc/./1/fd/3", NO, 0, 0, 0, 0, 0 },
+	{ "/proc/1/./fd/3", NO, 0, 0, 0, 0, 0 },
+	{ "/proc/1/fd/../fd/3", NO, 0, 0, 0, 0, 0 },
+	{ "/proc/1/fdinfo/3", NO, 0, 0, 0, 0, 0 },
+	{ "/proc/1/fds/3", NO, 0, 0, 0, 0, 0 },
+	{ "/proc/1/paths/3", NO, 0, 0, 0, 0, 0 },
+	{ "/proc/1/FD/3", NO, 0, 0, 0, 0, 0 },
+	{ "/proc/SELF/fd/3", NO, 0, 0, 0, 0, 0 },
+	{ "/proc/selfish/fd/3", NO, 0, 0, 0, 0, 0 },
+	{ "/proc/thread-self/task/1/fd/3", NO, 0, 0, 0, 0, 0 },
+	{ "/proc/1/task/fd/3", NO, 0, 0, 0, 0, 0 },
+	{ "/proc/1/task/0/fd/3", NO, 0, 0, 0, 0, 0 },
+	{ "/proc/1/task/01/fd/3", NO, 0, 0, 0, 0, 0 },
+	{ "/proc/1/task/1/task/1/fd/3", NO, 0, 0, 0, 0, 0 },
+	{ "/proc/1/cwd", NO, 0, 0, 0, 0, 0 },
+	{ "/proc/1/exe", NO, 0, 0, 0, 0, 0 },
+	{ "/proc/1/fd/3/../3", NO, 0, 0, 0, 0, 0 },
+	{ "/procs/1/fd/3", NO, 0, 0, 0, 0, 0 },
+	{ "/proc1/fd/3", NO, 0, 0, 0, 0, 0 },
+	{ "proc/1/fd/3", NO, 0, 0, 0, 0, 0 },
+	{ "//proc/1/fd/3", NO, 0, 0, 0, 0, 0 },
+	{ "/PROC/1/fd/3", NO, 0, 0, 0, 0, 0 },
+	{ "/tmp/proc/1/fd/3", NO, 0, 0, 0, 0, 0 },
+	{ "/proc/1/fd/3\n", NO, 0, 0, 0, 0, 0 },
+	{ "/proc/1/fd/\xd9\xa3", NO, 0, 0, 0, 0, 0 },  /* an Arabic-Indic three */
+};
+
+static void test_parse_table(void **state)
+{
+	size_t i;
+
+	(void)state;
+	assert_true(sizeof parse_cases / sizeof parse_cases[0] >= 40);
+	for (i = 0; i < sizeof parse_cases / sizeof parse_cases[0]; i++) {
+		struct fp_rl_path x;
+		int rc = fp_rl_parse(parse_cases[i].path, "/proc", 5, &x);
+
+		if ((rc == 0) != parse_cases[i].ok)
+			fail_msg("\"%s\": parse %d, expected %s", parse_cases[i].path, rc,
+			         parse_cases[i].ok ? "accept" : "reject");
+		if (rc != 0)
+			continue;
+		assert_int_equal(x.who, parse_cases[i].who);
+		assert_int_equal(x.pid, parse_cases[i].pid);
+		assert_int_equal(x.tid, parse_cases[i].tid);
+		assert_int_equal(x.dir, parse_cases[i].dir);
+		assert_int_equal(x.fd, parse_cases[i].fd);
+		/* dir_off points at "fd" or "path" */
+		assert_memory_equal(parse_cases[i].path + x.dir_off,
+		                    x.dir == FP_RL_DIR_FD ? "fd/" : "path/",
+		                    x.dir == FP_RL_DIR_FD ? 3 : 5);
+	}
+}
+
+/* Every accepted name is exactly the canonical spelling of what was read. */
+static void test_parse_round_trip(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof parse_cases / sizeof parse_cases[0]; i++) {
+		struct fp_rl_path x;
+		char again[PATH_MAX];
+
+		if (fp_rl_parse(parse_cases[i].path, "/proc", 5, &x) != 0)
+			continue;
+		fp_rl_unparse(&x, "/proc", again, sizeof again);
+		assert_string_equal(again, parse_cases[i].path);
+	}
+}
+
+static void test_parse_null_and_long(void **state)
+{
+	struct fp_rl_path x;
+	static char root[PATH_MAX + 16], path[PATH_MAX + 64];
+
+	(void)state;
+	assert_int_equal(fp_rl_parse(NULL, "/proc", 5, &x), -1);
+	/* A root so long that the whole name reaches PATH_MAX. */
+	root[0] = '/';
+	memset(root + 1, 'r', PATH_MAX - 10);
+	root[PATH_MAX - 9] = '\0';
+	snprintf(path, sizeof path, "%s/self/fd/1", root);
+	assert_true(strlen(path) >= PATH_MAX);
+	assert_int_equal(fp_rl_parse(path, root, strlen(root), &x), -1);
+	snprintf(path, sizeof path, "%s/1/fd/1", root);
+	assert_true(strlen(path) < PATH_MAX);
+	assert_int_equal(fp_rl_parse(path, root, strlen(root), &x), 0);
+}
+
+static void test_parse_other_root(void **state)
+{
+	const char *root;
+	size_t len;
+	struct fp_rl_path x;
+
+	(void)state;
+	set_test_env("/tmp/fixture//", NULL);
+	fp_rl_root(&root, &len);
+	assert_int_equal(len, strlen("/tmp/fixture"));
+	assert_int_equal(fp_rl_parse("/tmp/fixture/42/path/3", root, len, &x), 0);
+	assert_int_equal(x.pid, 42);
+	assert_int_equal(fp_rl_parse("/tmp/fixturex/42/path/3", root, len, &x), -1);
+	assert_int_equal(fp_rl_parse("/proc/42/path/3", root, len, &x), -1);
+	set_test_env(NULL, NULL);
+	fp_rl_root(&root, &len);
+	assert_string_equal(root, "/proc");
+	assert_int_equal(len, 5);
+}
+
+/* ---- the decision table ------------------------------------------------- */
+
+static void test_decide_table(void **state)
+{
+	static const mode_t types[] = { S_IFSOCK, S_IFDOOR, S_IFIFO, S_IFREG, S_IFDIR,
+		                        S_IFCHR, S_IFBLK, S_IFLNK, 0 };
+	static const enum fp_rl_fs fss[] = { FP_RL_FS_ANY, FP_RL_FS_SOCKFS, FP_RL_FS_PIPEFS };
+	size_t t, f;
+	int p, d;
+
+	(void)state;
+	for (p = FP_RL_LINUX; p <= FP_RL_ILLUMOS; p++)
+		for (d = FP_RL_DIR_FD; d <= FP_RL_DIR_PATH; d++)
+			for (t = 0; t < sizeof types / sizeof types[0]; t++)
+				for (f = 0; f < sizeof fss / sizeof fss[0]; f++) {
+					enum fp_rl_act want = FP_RL_PASS;
+					mode_t m = types[t] | 0777;
+
+					if (p == FP_RL_ILLUMOS && d == FP_RL_DIR_PATH &&
+					    (types[t] == S_IFSOCK || types[t] == S_IFDOOR))
+						want = FP_RL_ENOENT;
+					if (p == FP_RL_LINUX && d == FP_RL_DIR_FD &&
+					    types[t] == S_IFSOCK && fss[f] == FP_RL_FS_SOCKFS)
+						want = FP_RL_SOCKET;
+					if (p == FP_RL_LINUX && d == FP_RL_DIR_FD &&
+					    types[t] == S_IFIFO && fss[f] == FP_RL_FS_PIPEFS)
+						want = FP_RL_PIPE;
+					assert_int_equal(fp_rl_decide(p, d, m, fss[f]), want);
+				}
+	assert_true(FP_S_ISDOOR(S_IFDOOR | 0644));
+	assert_false(FP_S_ISDOOR(S_IFSOCK));
+}
+
+/* ---- readlink's truncation contract -------------------------------------- */
+
+static void test_copy_contract(void **state)
+{
+	static const char ans[] = "socket:[4026531993]";
+	size_t len = sizeof ans - 1, n;
+
+	(void)state;
+	for (n = 0; n <= len + 3; n++) {
+		char buf[64];
+		ssize_t r;
+
+		memset(buf, 'Z', sizeof buf);
+		errno = 0;
+		r = fp_rl_copy(ans, len, buf, n);
+		if (n == 0) {
+			assert_int_equal(r, -1);
+			assert_int_equal(errno, EINVAL);
+		} else {
+			assert_int_equal(r, n < len ? n : len);
+			assert_memory_equal(buf, ans, (size_t)r);
+		}
+		/* no NUL, nothing written past what was returned */
+		assert_int_equal(buf[r < 0 ? 0 : r], 'Z');
+	}
+	/* The kernel reads the size as an int. */
+	errno = 0;
+	assert_int_equal(fp_rl_copy(ans, len, NULL, (size_t)INT_MAX + 1), -1);
+	assert_int_equal(errno, EINVAL);
+}
+
+/* Through the exported readlink, for a socket and a pipe, every size from 0
+ * to beyond the full answer, against the kernel's answer at the same size. */
+static void check_every_size(int fd, bool expect_short)
+{
+	char path[64], full[64];
+	ssize_t flen;
+	size_t n;
+
+	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+	flen = kernel_readlink(path, full, sizeof full);
+	assert_true(flen > 0);
+	for (n = 0; n <= (size_t)flen + 2; n++) {
+		char a[64], k[64];
+		ssize_t ra, rk;
+		int ea, ek;
+		unsigned long before = counter(FP_C_READLINK_SHORT);
+
+		memset(a, 'Z', sizeof a);
+		memset(k, 'Z', sizeof k);
+		errno = 0;
+		ra = readlink(path, a, n);
+		ea = errno;
+		errno = 0;
+		rk = kernel_readlink(path, k, n);
+		ek = errno;
+		assert_int_equal(ra, rk);
+		if (ra < 0)
+			assert_int_equal(ea, ek);
+		assert_memory_equal(a, k, sizeof a);
+		/* size 0 is the C library's to answer */
+		assert_int_equal(counter(FP_C_READLINK_SHORT) - before,
+		                 expect_short && n > 0 ? 1 : 0);
+	}
+}
+
+static void test_every_size_socket_and_pipe(void **state)
+{
+	int sv[2], p[2];
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	assert_int_equal(pipe(p), 0);
+	/* The first socket and pipe may teach us sockfs/pipefs; do it twice. */
+	check_every_size(sv[0], true);
+	check_every_size(sv[1], true);
+	check_every_size(p[0], true);
+	check_every_size(p[1], true);
+	check_every_size(0, false);  /* whatever stdin is, if not a socket or pipe */
+	close(sv[0]);
+	close(sv[1]);
+	close(p[0]);
+	close(p[1]);
+}
+
+static void test_odd_arguments(void **state)
+{
+	int sv[2];
+	char path[64], buf[64];
+	unsigned long before;
+	/* volatile: the compiler must not see (and warn about) what we pass */
+	const char *volatile nopath = NULL;
+	char *volatile nobuf = NULL;
+	volatile size_t huge = (size_t)INT_MAX + 1;
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	snprintf(path, sizeof path, "/proc/self/fd/%d", sv[0]);
+	before = counter(FP_C_READLINK_SHORT);
+	errno = 0;
+	assert_int_equal(readlink(nopath, buf, sizeof buf), -1);
+	assert_int_equal(errno, EFAULT);
+	errno = 0;
+	assert_int_equal(readlink(path, nobuf, 16), -1);
+	assert_int_equal(errno, EFAULT);
+	errno = 0;
+	assert_int_equal(readlink(path, buf, huge), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(counter(FP_C_READLINK_SHORT), before);
+	/* A closed fd: fstat fails, the kernel says ENOENT, errno is its. */
+	close(sv[1]);
+	snprintf(path, sizeof path, "/proc/self/fd/%d", sv[1]);
+	errno = 0;
+	assert_int_equal(readlink(path, buf, sizeof buf), -1);
+	assert_int_equal(errno, ENOENT);
+	/* errno untouched on success, even though our probes ran */
+	snprintf(path, sizeof path, "/proc/self/fd/%d", sv[0]);
+	errno = 1234;
+	assert_true(readlink(path, buf, sizeof buf) > 0);
+	assert_int_equal(errno, 1234);
+	close(sv[0]);
+}
+
+/* ---- the Linux policy: whose fd table ----------------------------------- */
+
+static void expect_same(const char *path, bool expect_short)
+{
+	char a[128], k[128];
+	ssize_t ra, rk;
+	unsigned long before = counter(FP_C_READLINK_SHORT);
+
+	memset(a, 0, sizeof a);
+	memset(k, 0, sizeof k);
+	ra = readlink(path, a, sizeof a);
+	rk = kernel_readlink(path, k, sizeof k);
+	if (ra != rk || memcmp(a, k, sizeof a) != 0)
+		fail_msg("%s: shim %zd \"%s\", kernel %zd \"%s\"", path, ra, a, rk, k);
+	if ((counter(FP_C_READLINK_SHORT) - before) != (expect_short ? 1u : 0u))
+		fail_msg("%s: expected %s", path, expect_short ? "short-circuit" : "pass-through");
+}
+
+static void test_linux_own_forms(void **state)
+{
+	int sv[2];
+	char path[128];
+	int pid = (int)getpid(), tid = (int)syscall(SYS_gettid);
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	snprintf(path, sizeof path, "/proc/self/fd/%d", sv[0]);
+	expect_same(path, true);
+	snprintf(path, sizeof path, "/proc/%d/fd/%d", pid, sv[0]);
+	expect_same(path, true);
+	snprintf(path, sizeof path, "/proc/thread-self/fd/%d", sv[0]);
+	expect_same(path, true);
+	snprintf(path, sizeof path, "/proc/%d/task/%d/fd/%d", pid, tid, sv[0]);
+	expect_same(path, true);
+	snprintf(path, sizeof path, "/proc/self/task/%d/fd/%d", tid, sv[0]);
+	expect_same(path, true);
+	/* Linux has no path/ directory: the kernel says ENOENT. */
+	snprintf(path, sizeof path, "/proc/self/path/%d", sv[0]);
+	expect_same(path, false);
+	/* another process: passes through (the kernel's answer is cheap) */
+	snprintf(path, sizeof path, "/proc/%d/fd/0", (int)getppid());
+	expect_same(path, false);
+	/* a task of ours that is not us */
+	snprintf(path, sizeof path, "/proc/%d/task/%d/fd/%d", pid, pid + 100000, sv[0]);
+	expect_same(path, false);
+	/* readlinkat: AT_FDCWD and absolute names with any dirfd are ours;
+	 * relative names under an open fd directory pass through on Linux. */
+	{
+		char a[64], k[64];
+		int dfd = open("/proc/self/fd", O_RDONLY | O_DIRECTORY);
+		unsigned long before = counter(FP_C_READLINK_SHORT);
+		char name[16];
+		ssize_t ra, rk;
+
+		assert_true(dfd >= 0);
+		snprintf(path, sizeof path, "/proc/self/fd/%d", sv[0]);
+		ra = readlinkat(AT_FDCWD, path, a, sizeof a);
+		rk = kernel_readlink(path, k, sizeof k);
+		assert_int_equal(ra, rk);
+		assert_memory_equal(a, k, (size_t)rk);
+		ra = readlinkat(dfd, path, a, sizeof a);
+		assert_int_equal(ra, rk);
+		assert_memory_equal(a, k, (size_t)rk);
+		assert_int_equal(counter(FP_C_READLINK_SHORT) - before, 2);
+		snprintf(name, sizeof name, "%d", sv[0]);
+		ra = readlinkat(dfd, name, a, sizeof a);
+		assert_int_equal(ra, rk);
+		assert_memory_equal(a, k, (size_t)rk);
+		assert_int_equal(counter(FP_C_READLINK_SHORT) - before, 2);
+		close(dfd);
+	}
+	close(sv[0]);
+	close(sv[1]);
+}
+
+struct thread_arg {
+	int sock, victim;
+	int errors;
+	unsigned long shorts;
+};
+
+/* A thread that is not the leader: /proc/self/fd is the leader's table.
+ * After unshare(CLONE_FILES) and a close, the two tables differ. */
+static void *non_leader(void *p)
+{
+	struct thread_arg *a = p;
+	char path[64], x[64], k[64];
+	ssize_t rx, rk;
+	unsigned long before = counter(FP_C_READLINK_SHORT);
+
+	if (unshare(CLONE_FILES) != 0) {
+		a->errors = -1;
+		return NULL;
+	}
+	close(a->victim);  /* gone from our table, still in the leader's */
+	snprintf(path, sizeof path, "/proc/self/fd/%d", a->victim);
+	rx = readlink(path, x, sizeof x);
+	rk = kernel_readlink(path, k, sizeof k);
+	if (rx != rk || rx <= 0 || memcmp(x, k, (size_t)rk) != 0)
+		a->errors++;
+	snprintf(path, sizeof path, "/proc/thread-self/fd/%d", a->victim);
+	rx = readlink(path, x, sizeof x);
+	if (rx != -1 || errno != ENOENT)
+		a->errors++;
+	snprintf(path, sizeof path, "/proc/thread-self/fd/%d", a->sock);
+	rx = readlink(path, x, sizeof x);
+	rk = kernel_readlink(path, k, sizeof k);
+	if (rx != rk || rx <= 0 || memcmp(x, k, (size_t)rk) != 0)
+		a->errors++;
+	a->shorts = counter(FP_C_READLINK_SHORT) - before;
+	return NULL;
+}
+
+static void test_linux_non_leader(void **state)
+{
+	int sv[2];
+	pthread_t t;
+	struct thread_arg a = { 0, 0, 0, 0 };
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	a.sock = sv[0];
+	a.victim = sv[1];
+	assert_int_equal(pthread_create(&t, NULL, non_leader, &a), 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	if (a.errors < 0)
+		skip();
+	assert_int_equal(a.errors, 0);
+	/* only the thread-self socket was answered here */
+	assert_int_equal(a.shorts, 1);
+	close(sv[0]);
+	close(sv[1]);
+}
+
+/* Named FIFOs and O_PATH fds of socket files look like pipes and sockets
+ * to fstat; the kernel answers with their path, so must we. */
+static void test_linux_lookalikes(void **state)
+{
+	char dir[] = "/tmp/fp_rl_XXXXXX", fifo[64], sock[64], path[64];
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int ff, s, op, sv[2];
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+	snprintf(sock, sizeof sock, "%s/sock", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	ff = open(fifo, O_RDWR);
+	assert_true(ff >= 0);
+	s = socket(AF_UNIX, SOCK_STREAM, 0);
+	snprintf(sa.sun_path, sizeof sa.sun_path, "%s", sock);
+	assert_int_equal(bind(s, (struct sockaddr *)&sa, sizeof sa), 0);
+	op = open(sock, O_PATH);
+	assert_true(op >= 0);
+	/* Seen before any real socket or pipe of this process?  Then the
+	 * fstatfs check is what keeps them out; afterwards the learnt dev. */
+	atomic_store(&fp_rl_sockfs_dev, 0);
+	atomic_store(&fp_rl_pipefs_dev, 0);
+	snprintf(path, sizeof path, "/proc/self/fd/%d", ff);
+	expect_same(path, false);
+	snprintf(path, sizeof path, "/proc/self/fd/%d", op);
+	expect_same(path, false);
+	snprintf(path, sizeof path, "/proc/self/fd/%d", s);  /* bound: still sockfs */
+	expect_same(path, true);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	snprintf(path, sizeof path, "/proc/self/fd/%d", sv[0]);
+	expect_same(path, true);
+	snprintf(path, sizeof path, "/proc/self/fd/%d", ff);
+	expect_same(path, false);
+	snprintf(path, sizeof path, "/proc/self/fd/%d", op);
+	expect_same(path, false);
+	close(ff);
+	close(s);
+	close(op);
+	close(sv[0]);
+	close(sv[1]);
+	unlink(fifo);
+	unlink(sock);
+	rmdir(dir);
+}
+
+/* The Linux policy answers only under a real procfs: with no /proc (or a
+ * test root that is a plain directory) the kernel's ENOENT stands. */
+static void test_linux_needs_procfs(void **state)
+{
+	char dir[] = "/tmp/fp_rl_XXXXXX", path[128], buf[64];
+	int sv[2];
+	unsigned long before;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	set_test_env(dir, "linux");
+	before = counter(FP_C_READLINK_SHORT);
+	snprintf(path, sizeof path, "%s/self/fd/%d", dir, sv[0]);
+	errno = 0;
+	assert_int_equal(readlink(path, buf, sizeof buf), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_int_equal(counter(FP_C_READLINK_SHORT), before);
+	set_test_env(NULL, NULL);
+	close(sv[0]);
+	close(sv[1]);
+	rmdir(dir);
+}
+
+static void test_disabled(void **state)
+{
+	int sv[2];
+	char path[64];
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	snprintf(path, sizeof path, "/proc/self/fd/%d", sv[0]);
+	fp_cfg.enabled &= ~(unsigned)FP_F_READLINK;
+	expect_same(path, false);
+	fp_cfg.enabled |= FP_F_READLINK;
+	expect_same(path, true);
+	close(sv[0]);
+	close(sv[1]);
+}
+
+/* ---- the illumos policy on a fixture ------------------------------------ */
+
+/*
+ * <root>/4242/fd/3    a bound unix socket      path/3 -> /fixture/socket
+ * <root>/4242/fd/4    a regular file           path/4 -> /fixture/regular
+ * <root>/4242/fd/5    (none)                   path/5 -> /fixture/unknown
+ * <root>/self/path/<our socket fd>  -> /fixture/self-socket
+ * <root>/self/path/<our file fd>    -> /fixture/self-file
+ * <root>/deep/7/fd/3 a bound unix socket      deep/7/path/3 -> /fixture/deep
+ *   (a "path" directory whose grandparent is not the root: not a proc dir)
+ */
+struct fixture {
+	char root[64];
+	int sock, file, listener, listener2;
+};
+
+static void mk(const char *root, const char *rel, bool dir)
+{
+	char p[256];
+
+	snprintf(p, sizeof p, "%s/%s", root, rel);
+	if (dir)
+		assert_int_equal(mkdir(p, 0755), 0);
+	else
+		assert_int_equal(close(open(p, O_CREAT | O_WRONLY, 0644)), 0);
+}
+
+static void ln(const char *root, const char *target, const char *fmt, int n)
+{
+	char rel[128], p[256];
+
+	snprintf(rel, sizeof rel, fmt, n);
+	snprintf(p, sizeof p, "%s/%s", root, rel);
+	assert_int_equal(symlink(target, p), 0);
+}
+
+static void fixture_make(struct fixture *f)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int sv[2];
+
+	snprintf(f->root, sizeof f->root, "/tmp/fp_rl_fixture_XXXXXX");
+	assert_non_null(mkdtemp(f->root));
+	mk(f->root, "4242", true);
+	mk(f->root, "4242/fd", true);
+	mk(f->root, "4242/path", true);
+	mk(f->root, "self", true);
+	mk(f->root, "self/path", true);
+	mk(f->root, "thread-self", true);
+	mk(f->root, "thread-self/path", true);
+	mk(f->root, "deep", true);
+	mk(f->root, "deep/7", true);
+	mk(f->root, "deep/7/path", true);
+	mk(f->root, "deep/7/fd", true);
+	f->listener = socket(AF_UNIX, SOCK_STREAM, 0);
+	snprintf(sa.sun_path, sizeof sa.sun_path, "%s/4242/fd/3", f->root);
+	assert_int_equal(bind(f->listener, (struct sockaddr *)&sa, sizeof sa), 0);
+	mk(f->root, "4242/fd/4", false);
+	f->listener2 = socket(AF_UNIX, SOCK_STREAM, 0);
+	snprintf(sa.sun_path, sizeof sa.sun_path, "%s/deep/7/fd/3", f->root);
+	assert_int_equal(bind(f->listener2, (struct sockaddr *)&sa, sizeof sa), 0);
+	ln(f->root, "/fixture/socket", "4242/path/%d", 3);
+	ln(f->root, "/fixture/regular", "4242/path/%d", 4);
+	ln(f->root, "/fixture/unknown", "4242/path/%d", 5);
+	ln(f->root, "/fixture/deep", "deep/7/path/%d", 3);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	close(sv[1]);
+	f->sock = sv[0];
+	f->file = open(f->root, O_RDONLY | O_DIRECTORY);
+	assert_true(f->file >= 0);
+	ln(f->root, "/fixture/self-socket", "self/path/%d", f->sock);
+	ln(f->root, "/fixture/self-file", "self/path/%d", f->file);
+	ln(f->root, "/fixture/thread-self-socket", "thread-self/path/%d", f->sock);
+}
+
+static void fixture_remove(struct fixture *f)
+{
+	char cmd[128];
+
+	close(f->sock);
+	close(f->file);
+	close(f->listener);
+	close(f->listener2);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->root);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* readlink(rel under root) gives want (NULL: -1/ENOENT); shorted or not. */
+static void expect_at(int dirfd, const char *root, const char *rel, const char *want,
+                      bool expect_short)
+{
+	char path[256], buf[128];
+	ssize_t r;
+	unsigned long before = counter(FP_C_READLINK_SHORT);
+
+	if (dirfd == AT_FDCWD)
+		snprintf(path, sizeof path, "%s/%s", root, rel);
+	else
+		snprintf(path, sizeof path, "%s", rel);
+	memset(buf, 0, sizeof buf);
+	errno = 0;
+	r = readlinkat(dirfd, path, buf, sizeof buf);
+	if (want) {
+		if (r != (ssize_t)strlen(want) || memcmp(buf, want, strlen(want)) != 0)
+			fail_msg("%s: got %zd \"%s\" errno %d, want \"%s\"", rel, r, buf, errno, want);
+	} else if (r != -1 || errno != ENOENT) {
+		fail_msg("%s: got %zd \"%s\" errno %d, want ENOENT", rel, r, buf, errno);
+	}
+	if ((counter(FP_C_READLINK_SHORT) - before) != (expect_short ? 1u : 0u))
+		fail_msg("%s: expected %s", rel, expect_short ? "short-circuit" : "pass-through");
+}
+
+static void test_illumos_fixture(void **state)
+{
+	struct fixture f;
+	char rel[128];
+	unsigned long calls;
+	char buf[64];
+
+	(void)state;
+	fixture_make(&f);
+	set_test_env(f.root, "illumos");
+	calls = counter(FP_C_READLINK_CALLS);
+	expect_at(AT_FDCWD, f.root, "4242/path/3", NULL, true);          /* socket */
+	expect_at(AT_FDCWD, f.root, "4242/path/4", "/fixture/regular", false);
+	expect_at(AT_FDCWD, f.root, "4242/path/5", "/fixture/unknown", false); /* no fd/5 */
+	expect_at(AT_FDCWD, f.root, "4242/path/03", NULL, false);        /* odd: kernel */
+	snprintf(rel, sizeof rel, "self/path/%d", f.sock);
+	expect_at(AT_FDCWD, f.root, rel, NULL, true);                    /* fstat(n) */
+	snprintf(rel, sizeof rel, "self/path/%d", f.file);
+	expect_at(AT_FDCWD, f.root, rel, "/fixture/self-file", false);
+	snprintf(rel, sizeof rel, "thread-self/path/%d", f.sock);
+	expect_at(AT_FDCWD, f.root, rel, "/fixture/thread-self-socket", false);
+	/* fd/<n> entries are not links on illumos: the kernel's EINVAL
+	 * (counted: a /proc fd name, passed through) */
+	errno = 0;
+	snprintf(rel, sizeof rel, "%s/4242/fd/3", f.root);
+	assert_int_equal(readlink(rel, buf, sizeof buf), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(counter(FP_C_READLINK_CALLS) - calls, 7);
+
+	/* readlinkat relative to an open <root>/<pid>/path */
+	{
+		char d[128];
+		int dfd, other, fddir;
+
+		snprintf(d, sizeof d, "%s/4242/path", f.root);
+		dfd = open(d, O_RDONLY | O_DIRECTORY);
+		snprintf(d, sizeof d, "%s/deep/7/path", f.root);
+		other = open(d, O_RDONLY | O_DIRECTORY);
+		snprintf(d, sizeof d, "%s/4242/fd", f.root);
+		fddir = open(d, O_RDONLY | O_DIRECTORY);
+		assert_true(dfd >= 0 && other >= 0 && fddir >= 0);
+		expect_at(dfd, f.root, "3", NULL, true);
+		expect_at(dfd, f.root, "4", "/fixture/regular", false);
+		expect_at(dfd, f.root, "5", "/fixture/unknown", false);
+		/* a "path" directory whose grandparent is not the root, and
+		 * whose ../fd/3 is a socket: not ours */
+		expect_at(other, f.root, "3", "/fixture/deep", false);
+		ln(d, "/fixture/fd9", "%d", 9);  /* <root>/4242/fd/9 */
+		errno = 0;
+		assert_int_equal(readlinkat(fddir, "3", buf, sizeof buf), -1);
+		assert_int_equal(errno, EINVAL);
+		expect_at(fddir, f.root, "9", "/fixture/fd9", false);
+		close(dfd);
+		close(other);
+		close(fddir);
+	}
+
+	/* the same names under the Linux policy: no path/ rules, no procfs */
+	set_test_env(f.root, "linux");
+	expect_at(AT_FDCWD, f.root, "4242/path/3", "/fixture/socket", false);
+	/* and a policy name we do not know means the platform's default */
+	set_test_env(f.root, "solaris");
+	expect_at(AT_FDCWD, f.root, "4242/path/3", "/fixture/socket", false);
+	set_test_env(NULL, NULL);
+	fixture_remove(&f);
+}
+
+/* Our own pid, spelt as a number, under the illumos policy: fstat(n). */
+static void test_illumos_own_pid(void **state)
+{
+	struct fixture f;
+	char dir[128], rel[64];
+
+	(void)state;
+	fixture_make(&f);
+	snprintf(dir, sizeof dir, "%s/%d", f.root, (int)getpid());
+	assert_int_equal(mkdir(dir, 0755), 0);
+	snprintf(dir, sizeof dir, "%s/%d/path", f.root, (int)getpid());
+	assert_int_equal(mkdir(dir, 0755), 0);
+	ln(dir, "/fixture/own", "%d", f.sock);
+	set_test_env(f.root, "illumos");
+	snprintf(rel, sizeof rel, "%d/path/%d", (int)getpid(), f.sock);
+	expect_at(AT_FDCWD, f.root, rel, NULL, true);
+	set_test_env(NULL, NULL);
+	fixture_remove(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_table),
+		cmocka_unit_test(test_parse_round_trip),
+		cmocka_unit_test(test_parse_null_and_long),
+		cmocka_unit_test_setup(test_parse_other_root, setup),
+		cmocka_unit_test(test_decide_table),
+		cmocka_unit_test(test_copy_contract),
+		cmocka_unit_test_setup(test_every_size_socket_and_pipe, setup),
+		cmocka_unit_test_setup(test_odd_arguments, setup),
+		cmocka_unit_test_setup(test_linux_own_forms, setup),
+		cmocka_unit_test_setup(test_linux_non_leader, setup),
+		cmocka_unit_test_setup(test_linux_lookalikes, setup),
+		cmocka_unit_test_setup(test_linux_needs_procfs, setup),
+		cmocka_unit_test_setup(test_disabled, setup),
+		cmocka_unit_test_setup(test_illumos_fixture, setup),
+		cmocka_unit_test_setup(test_illumos_own_pid, setup),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
