@@ -58,6 +58,9 @@
  * get_nprocs family are real exported symbols that programs call. */
 #  define FP_HAVE_LFS64 1
 #  define FP_HAVE_GLIBC_CHK 1
+/* glibc >= 2.28 redirects fcntl to fcntl64 under _FILE_OFFSET_BITS=64,
+ * even on 64-bit: programs built that way call only fcntl64. */
+#  define FP_HAVE_FCNTL64 1
 #  if __GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34)
 #    define FP_HAVE_CLOSE_RANGE 1
 #    define FP_HAVE_CLOSEFROM 1
@@ -102,6 +105,7 @@ ssize_t fp_raw_read(int fd, void *buf, size_t n) FP_HIDDEN;
 int fp_raw_close(int fd) FP_HIDDEN;
 ssize_t fp_raw_readlinkat(int dirfd, const char *path, char *buf, size_t n) FP_HIDDEN;
 ssize_t fp_raw_write(int fd, const void *buf, size_t n) FP_HIDDEN;
+__attribute__((noreturn)) void fp_raw_exit(int status) FP_HIDDEN;
 
 /* True in secure-execution mode (setuid, setgid, file capabilities). */
 bool fp_secure_mode(void) FP_HIDDEN;
@@ -127,7 +131,9 @@ bool fp_secure_mode(void) FP_HIDDEN;
 	X(int, fclose, (FILE *))                                                \
 	X(ssize_t, readlink, (const char *, char *, size_t))                    \
 	X(ssize_t, readlinkat, (int, const char *, char *, size_t))             \
-	X(long, sysconf, (int))
+	X(long, sysconf, (int))                                                 \
+	X(void, _exit, (int))                                                   \
+	X(void, _Exit, (int))
 
 #ifdef FP_HAVE_LFS64
 #define FP_REAL_LFS64(X)                                                     \
@@ -178,9 +184,15 @@ bool fp_secure_mode(void) FP_HIDDEN;
 #define FP_REAL_CLOSEFROM(X)
 #endif
 
+#if defined(FP_HAVE_FCNTL64)
+#define FP_REAL_FCNTL64(X) X(int, fcntl64, (int, int, ...))
+#else
+#define FP_REAL_FCNTL64(X)
+#endif
+
 #define FP_REAL_ALL(X)                                                       \
 	FP_REAL_COMMON(X) FP_REAL_LFS64(X) FP_REAL_CHK(X) FP_REAL_LINUX(X)      \
-	FP_REAL_CLOSE_RANGE(X) FP_REAL_CLOSEFROM(X)
+	FP_REAL_CLOSE_RANGE(X) FP_REAL_CLOSEFROM(X) FP_REAL_FCNTL64(X)
 
 /* Members are named r_<symbol>: musl #defines open64 as open, and token
  * pasting keeps such macros from renaming our members. */

@@ -1,0 +1,88 @@
+/*
+ * urandom_loop: the workloads of bench_urandom.sh, one per mode.
+ *   seed N [THREADS] [noclo]   seed 001: per "uuid", twice open/read(16)/close
+ *                              of /dev/urandom (O_CLOEXEC as libuuid on Linux;
+ *                              "noclo": plain O_RDONLY as illumos libuuid)
+ *   kept N                     read(16) N times on one open descriptor
+ *   getrandom N                getrandom(buf, 16, 0) N times
+ *   file N PATH                open/read(16)/close of a regular file N times
+ * Prints nothing on success; exits 1 on any failed call.
+ */
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+static long n_per_thread;
+static int open_flags = O_RDONLY | O_CLOEXEC;
+
+static int cycle(const char *path, unsigned char *buf)
+{
+	int fd = open(path, open_flags);
+
+	if (fd < 0 || read(fd, buf, 16) != 16)
+		return -1;
+	return close(fd);
+}
+
+static void *seed_worker(void *arg)
+{
+	unsigned char uuid[16], tmp[16];
+	long i;
+
+	(void)arg;
+	for (i = 0; i < n_per_thread; i++) {
+		/* libuuid: one read for the node part, one for the random part */
+		if (cycle("/dev/urandom", uuid) < 0 || cycle("/dev/urandom", tmp) < 0)
+			exit(1);
+		uuid[0] ^= tmp[0];
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned char buf[16];
+	long n, i;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: urandom_loop seed|kept|getrandom|file N [...]\n");
+		return 2;
+	}
+	n = atol(argv[2]);
+	if (strcmp(argv[1], "seed") == 0) {
+		int t, threads = argc > 3 ? atoi(argv[3]) : 1;
+		pthread_t tid[64];
+
+		if (argc > 4 && strcmp(argv[4], "noclo") == 0)
+			open_flags = O_RDONLY;
+		if (threads < 1 || threads > 64)
+			return 2;
+		n_per_thread = n / threads;
+		for (t = 0; t < threads; t++)
+			pthread_create(&tid[t], NULL, seed_worker, NULL);
+		for (t = 0; t < threads; t++)
+			pthread_join(tid[t], NULL);
+	} else if (strcmp(argv[1], "kept") == 0) {
+		int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+
+		for (i = 0; i < n; i++)
+			if (read(fd, buf, 16) != 16)
+				return 1;
+		close(fd);
+	} else if (strcmp(argv[1], "getrandom") == 0) {
+		for (i = 0; i < n; i++)
+			if (getrandom(buf, 16, 0) != 16)
+				return 1;
+	} else if (strcmp(argv[1], "file") == 0 && argc > 3) {
+		for (i = 0; i < n; i++)
+			if (cycle(argv[3], buf) < 0)
+				return 1;
+	} else {
+		return 2;
+	}
+	return 0;
+}

@@ -1,0 +1,1063 @@
+/*
+ * urandom_shim.c: /dev/urandom without the system calls (seed 001).
+ *
+ * Programs that open /dev/urandom, read a few bytes and close it again pay
+ * three system calls per token.  Here the caller still gets a real kernel
+ * descriptor of the device (fstat, poll, exec and children all behave), but:
+ *   - close() of such a descriptor keeps one of them in reserve, FD_CLOEXEC,
+ *     and the next open() of the device hands it out again;
+ *   - read() of it is served from a 64 KiB reservoir that one getrandom()
+ *     refills, zeroing bytes as they are handed out.
+ * Invariants, each kept by one function:
+ *   - ur_fd[] marks only numbers the kernel holds open (ur_untrack comes
+ *     before every call that may free a number; ur_heal after every call
+ *     that returns a fresh one);
+ *   - the reserve is FD_CLOEXEC and never 0, 1 or 2 (ur_close);
+ *   - a pool byte is served at most once, then zeroed (ur_take), and a
+ *     forked child never sees the parent's bytes (ur_pool_get, ur_atfork).
+ */
+#include "fastpath.h"
+
+#ifdef FP_LINUX
+#include <sys/sysmacros.h>
+#include <sys/utsname.h>
+#endif
+
+#define UR_MAXFD 4096        /* higher descriptors are passed through */
+#define UR_POOL 65536        /* reservoir size */
+#define UR_SERVE_MAX 4096    /* larger reads go straight to the kernel */
+#define UR_CHUNK 256         /* bytes copied per lock hold (signal stacks are small) */
+
+enum { UR_DEV_URANDOM, UR_DEV_RANDOM, UR_NDEV };
+
+/* Per-descriptor state; 0 means not ours. */
+enum {
+	UR_OPEN = 1,       /* the program holds it */
+	UR_RESERVE = 2,    /* the program closed it; we keep it */
+	UR_CLOEXEC = 4,    /* FD_CLOEXEC is set (as far as fcntl told us) */
+	UR_NONBLOCK = 8,   /* O_NONBLOCK is set on its open file description */
+	UR_RANDOM = 16,    /* /dev/random rather than /dev/urandom */
+};
+
+static _Atomic unsigned char ur_fd[UR_MAXFD];
+/* One past the highest number ever tracked: while it is 0, every call that
+ * is not ours costs one compare. */
+static _Atomic int ur_hiwater;
+static _Atomic int ur_reserve[UR_NDEV] = { -1, -1 };
+/* Someone changed status flags through a tracked fd; since dups share the
+ * open file description, the reserve's flags are no longer known. */
+static _Atomic bool ur_fl_unknown;
+static _Atomic int ur_random_ok = -1;  /* -1: not yet decided */
+static _Atomic bool ur_no_getrandom;
+
+/* ------------------------------------------------------------------------
+ * The reservoir.  It lives in wipe-on-fork memory, where all-zero is a
+ * valid state (empty, unlocked): a child starts with nothing to serve.
+ * ---------------------------------------------------------------------- */
+struct ur_pool {
+	_Atomic uintptr_t owner;  /* pthread_self() of the holder, 0 when free */
+	pid_t pid;                /* only checked where wipe-on-fork is missing */
+	size_t pos, len;          /* [pos, len) is fresh; the rest is zero */
+	unsigned char buf[UR_POOL];
+};
+static struct ur_pool *_Atomic ur_pool;
+static _Atomic bool ur_wipe;  /* the kernel zeroes the pool in children */
+
+/* The compiler may not assume a declared-nonnull argument is non-NULL:
+ * libc's contract for NULL (EFAULT) must survive. */
+static inline const void *ur_opaque(const void *p)
+{
+	__asm__("" : "+r"(p));
+	return p;
+}
+
+static inline unsigned ur_state(int fd)
+{
+	if (fp_likely((unsigned)fd >= (unsigned)atomic_load_explicit(&ur_hiwater,
+	                                                              memory_order_relaxed)))
+		return 0;
+	return atomic_load_explicit(&ur_fd[fd], memory_order_acquire);
+}
+
+static void ur_set(int fd, unsigned st)
+{
+	int hw = atomic_load(&ur_hiwater);
+
+	if (fd < 0 || fd >= UR_MAXFD)
+		return;
+	atomic_store(&ur_fd[fd], (unsigned char)st);
+	while (st && hw <= fd && !atomic_compare_exchange_weak(&ur_hiwater, &hw, fd + 1))
+		;
+}
+
+static inline int ur_dev(unsigned st)
+{
+	return (st & UR_RANDOM) ? UR_DEV_RANDOM : UR_DEV_URANDOM;
+}
+
+/* The number is about to be freed (or was, behind our back): forget it,
+ * and if it was the reserve, make sure nobody hands it out.  Returns true
+ * when it was the reserve and we took it out of the slot. */
+static bool ur_untrack(int fd)
+{
+	unsigned st = ur_state(fd);
+	int expect = fd;
+
+	if (!st)
+		return false;
+	atomic_store(&ur_fd[fd], 0);
+	return (st & UR_RESERVE) &&
+	       atomic_compare_exchange_strong(&ur_reserve[ur_dev(st)], &expect, -1);
+}
+
+/* A fresh number from the kernel cannot be ours: it was closed in a way we
+ * did not see (a raw system call).  Forget the stale state. */
+static inline void ur_heal(int fd)
+{
+	if (fp_unlikely(ur_state(fd)))
+		(void)ur_untrack(fd);
+}
+
+static void ur_debug(const char *what)
+{
+	if (fp_unlikely(fp_cfg.debug))
+		fp_debug("urandom", what, NULL);
+}
+
+static inline void ur_relax(unsigned spins)
+{
+	if (spins < 64) {
+#if defined(__x86_64__) || defined(__i386__)
+		__builtin_ia32_pause();
+#endif
+	} else {
+		sched_yield();
+	}
+}
+
+static struct ur_pool *ur_pool_get(void)
+{
+	struct ur_pool *p = atomic_load_explicit(&ur_pool, memory_order_acquire);
+	struct ur_pool *none = NULL;
+	bool wipe = false;
+
+	if (fp_likely(p != NULL))
+		return p;
+	p = mmap(NULL, sizeof *p, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	fp_count(FP_C_URANDOM_SYSCALLS);
+	if (p == MAP_FAILED)
+		return NULL;
+#if defined(MADV_WIPEONFORK)
+	wipe = madvise(p, sizeof *p, MADV_WIPEONFORK) == 0;
+	fp_count(FP_C_URANDOM_SYSCALLS);
+#elif defined(MC_INHERIT_ZERO)
+	wipe = memcntl((void *)p, sizeof *p, MC_INHERIT_ZERO, 0, 0, 0) == 0;
+	fp_count(FP_C_URANDOM_SYSCALLS);
+#endif
+	/* Set before publishing, so no thread of this process ever sees a pid
+	 * mismatch (see ur_check_pid). */
+	p->pid = getpid();
+	if (!atomic_compare_exchange_strong(&ur_pool, &none, p)) {
+		munmap(p, sizeof *p);
+		return none;
+	}
+	/* Until this store, readers assume no wipe and check the pid: safe. */
+	atomic_store(&ur_wipe, wipe);
+	return p;
+}
+
+static void ur_reset(struct ur_pool *p)
+{
+	explicit_bzero(p->buf, sizeof p->buf);
+	p->pos = p->len = 0;
+	p->pid = getpid();
+	atomic_store(&p->owner, 0);
+}
+
+/* Without wipe-on-fork, a child created without atfork handlers (a raw
+ * clone) would serve the parent's bytes: compare pids, before locking, as a
+ * thread holding the lock at fork time does not exist in the child.  It
+ * costs a getpid() per read, only on such kernels (Linux < 4.14). */
+static inline void ur_check_pid(struct ur_pool *p)
+{
+	if (fp_likely(atomic_load_explicit(&ur_wipe, memory_order_relaxed)))
+		return;
+	if (p->pid != getpid())
+		ur_reset(p);
+}
+
+/* Never waits on itself: a signal handler that interrupted this thread
+ * inside the pool gets false and goes to the kernel.  Another thread's hold
+ * is short (a copy, or one getrandom) and it never waits for us. */
+static bool ur_lock(struct ur_pool *p)
+{
+	uintptr_t me = (uintptr_t)pthread_self();
+	unsigned spins = 0;
+
+	for (;;) {
+		uintptr_t cur = 0;
+
+		if (atomic_compare_exchange_weak_explicit(&p->owner, &cur, me,
+		                                          memory_order_acquire,
+		                                          memory_order_relaxed))
+			return true;
+		if (cur == me)
+			return false;
+		ur_relax(spins++);
+	}
+}
+
+static inline void ur_unlock(struct ur_pool *p)
+{
+	atomic_store_explicit(&p->owner, 0, memory_order_release);
+}
+
+/* Refills from getrandom; where that does not exist (ENOSYS), from the
+ * descriptor being read, which is the device itself: no private descriptor
+ * that closefrom() could take from under us.  Never blocks: before the
+ * kernel's generator is ready, the caller goes to the kernel. */
+static bool ur_refill(struct ur_pool *p, int fd)
+{
+	ssize_t r = -1;
+
+	fp_count(FP_C_URANDOM_REFILLS);
+	fp_count(FP_C_URANDOM_SYSCALLS);
+#ifdef FP_LINUX
+	if (!atomic_load_explicit(&ur_no_getrandom, memory_order_relaxed) &&
+	    fp_real.r_getrandom.f) {
+		r = fp_real.r_getrandom.f(p->buf, sizeof p->buf, GRND_NONBLOCK);
+		if (r < 0 && errno == ENOSYS)
+			atomic_store(&ur_no_getrandom, true);
+	}
+#else
+	atomic_store(&ur_no_getrandom, true);
+#endif
+	if (r < 0 && fd >= 0 && atomic_load(&ur_no_getrandom))
+		r = fp_real.r_read.f(fd, p->buf, sizeof p->buf);
+	p->pos = 0;
+	p->len = r > 0 ? (size_t)r : 0;
+	return r > 0;
+}
+
+/* Copies up to n fresh bytes to dst; returns how many.  Fewer than n means
+ * the kernel must supply the rest (no pool, re-entered, refill failed). */
+static size_t ur_take(unsigned char *dst, size_t n, int fd)
+{
+	struct ur_pool *p = ur_pool_get();
+	unsigned char tmp[UR_CHUNK];
+	size_t got = 0, used = 0;
+	int saved = errno;
+
+	if (!p)
+		return 0;
+	ur_check_pid(p);
+	while (got < n) {
+		size_t k = n - got < UR_CHUNK ? n - got : UR_CHUNK;
+
+		if (!ur_lock(p))
+			break;
+		if (p->len - p->pos < k) {
+			explicit_bzero(p->buf + p->pos, p->len - p->pos);
+			if (!ur_refill(p, fd)) {
+				ur_unlock(p);
+				break;
+			}
+		}
+		/* Through a stack copy, so that a bad caller buffer faults with
+		 * the lock free. */
+		memcpy(tmp, p->buf + p->pos, k);
+		memset(p->buf + p->pos, 0, k);
+		p->pos += k;
+		ur_unlock(p);
+		memcpy(dst + got, tmp, k);
+		got += k;
+		used = k > used ? k : used;
+	}
+	explicit_bzero(tmp, used);
+	errno = saved;
+	return got;
+}
+
+static void ur_atfork_child(void)
+{
+	struct ur_pool *p = atomic_load(&ur_pool);
+
+	/* With wipe-on-fork the kernel already zeroed it; writing would only
+	 * fault the pages in. */
+	if (p && !atomic_load(&ur_wipe))
+		ur_reset(p);
+}
+
+__attribute__((constructor)) static void ur_constructor(void)
+{
+	pthread_atfork(NULL, NULL, ur_atfork_child);
+}
+
+/* ------------------------------------------------------------------------
+ * Which opens are ours.
+ * ---------------------------------------------------------------------- */
+
+/*
+ * /dev/random too, where it is the same generator as /dev/urandom once that
+ * is initialised: Linux >= 5.6 (before, it was a separate pool that blocked
+ * on entropy estimates, and serving it from urandom output would change its
+ * meaning).  The pool refills with GRND_NONBLOCK, so before initialisation
+ * the read goes to the kernel and blocks exactly as natively.
+ */
+static bool ur_random_pooled(void)
+{
+	int ok = atomic_load_explicit(&ur_random_ok, memory_order_relaxed);
+
+	if (fp_likely(ok >= 0))
+		return ok;
+	ok = 0;
+#ifdef FP_LINUX
+	struct utsname u;
+	unsigned maj = 0, min = 0;
+
+	if (uname(&u) == 0 && sscanf(u.release, "%u.%u", &maj, &min) == 2)
+		ok = maj > 5 || (maj == 5 && min >= 6);
+#endif
+	atomic_store(&ur_random_ok, ok);
+	return ok;
+}
+
+#define UR_OK_FLAGS (O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_LARGEFILE)
+
+/* The device an open is for, or -1 when it is not ours. */
+static int ur_match(const char *path, int flags)
+{
+	path = ur_opaque(path);
+	if (fp_likely(!path || path[0] != '/' || path[1] != 'd'))
+		return -1;
+	if ((flags & O_ACCMODE) != O_RDONLY || (flags & ~(O_ACCMODE | UR_OK_FLAGS)))
+		return -1;
+	if (!fp_enabled(FP_F_URANDOM))
+		return -1;
+	if (strcmp(path, "/dev/urandom") == 0)
+		return UR_DEV_URANDOM;
+	if (strcmp(path, "/dev/random") == 0 && ur_random_pooled())
+		return UR_DEV_RANDOM;
+	return -1;
+}
+
+/* A fresh open is tracked only if it really is the device (not a file put
+ * there in a chroot or a container). */
+static bool ur_is_device(int fd, int dev)
+{
+	struct stat st;
+
+	fp_count(FP_C_URANDOM_SYSCALLS);
+	if (fstat(fd, &st) != 0 || !S_ISCHR(st.st_mode))
+		return false;
+#ifdef FP_LINUX
+	return st.st_rdev == makedev(1, dev == UR_DEV_RANDOM ? 8 : 9);
+#else
+	(void)dev;
+	return true;
+#endif
+}
+
+static unsigned ur_open_bits(int dev, int flags)
+{
+	return UR_OPEN | (dev == UR_DEV_RANDOM ? UR_RANDOM : 0) |
+	       ((flags & O_CLOEXEC) ? UR_CLOEXEC : 0) |
+	       ((flags & O_NONBLOCK) ? UR_NONBLOCK : 0);
+}
+
+/* Makes the reserve look freshly opened with these flags. */
+static bool ur_adopt(int fd, int dev, int flags)
+{
+	unsigned st = ur_state(fd);
+	bool nb = (flags & O_NONBLOCK) != 0;
+
+	if (!(flags & O_CLOEXEC)) {
+		fp_count(FP_C_URANDOM_SYSCALLS);
+		if (fp_real.r_fcntl.f(fd, F_SETFD, 0) < 0)
+			return false;
+	}
+	if (atomic_load(&ur_fl_unknown) || nb != ((st & UR_NONBLOCK) != 0)) {
+		fp_count(FP_C_URANDOM_SYSCALLS);
+		if (fp_real.r_fcntl.f(fd, F_SETFL, flags & O_NONBLOCK) < 0)
+			return false;
+	}
+	ur_set(fd, ur_open_bits(dev, flags));
+	return true;
+}
+
+static int ur_open(int dev, const char *path, int flags)
+{
+	int saved = errno;
+	int fd = atomic_exchange(&ur_reserve[dev], -1);
+
+	if (fd >= 0) {
+		if (ur_adopt(fd, dev, flags)) {
+			errno = saved;
+			fp_count(FP_C_URANDOM_OPENS);
+			ur_debug("open served by the reserve descriptor");
+			return fd;
+		}
+		atomic_store(&ur_fd[fd], 0);
+		fp_real.r_close.f(fd);
+		errno = saved;
+	}
+	fp_count(FP_C_URANDOM_SYSCALLS);
+	fd = fp_real.r_openat.f(AT_FDCWD, path, flags | O_LARGEFILE);
+	if (fd < 0)
+		return fd;
+	ur_heal(fd);
+	if (fd < UR_MAXFD && ur_is_device(fd, dev)) {
+		ur_set(fd, ur_open_bits(dev, flags));
+		fp_count(FP_C_URANDOM_OPENS);
+		ur_debug("open: real descriptor, now tracked");
+	}
+	errno = saved;
+	return fd;
+}
+
+/* ------------------------------------------------------------------------
+ * open and its twins.  The mode is read only when the flags say there is
+ * one (O_CREAT, or all of O_TMPFILE's bits).
+ * ---------------------------------------------------------------------- */
+#ifdef O_TMPFILE
+#define UR_NEEDS_MODE(f) (((f) & O_CREAT) || ((f) & O_TMPFILE) == O_TMPFILE)
+#else
+#define UR_NEEDS_MODE(f) ((f) & O_CREAT)
+#endif
+#define UR_MODE(flags, mode)                                                 \
+	do {                                                                 \
+		if (UR_NEEDS_MODE(flags)) {                                  \
+			va_list ap;                                          \
+			va_start(ap, flags);                                 \
+			mode = (mode_t)va_arg(ap, int);                      \
+			va_end(ap);                                          \
+		}                                                            \
+	} while (0)
+
+static inline int ur_after_open(int fd)
+{
+	if (fd >= 0)
+		ur_heal(fd);
+	return fd;
+}
+
+FP_EXPORT int open(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+	int dev;
+
+	UR_MODE(flags, mode);
+	if (fp_unlikely(!fp_ready()))
+		return (int)fp_raw_openat(AT_FDCWD, path, flags, mode);
+	if (fp_unlikely((dev = ur_match(path, flags)) >= 0))
+		return ur_open(dev, path, flags);
+	return ur_after_open(fp_real.r_open.f(path, flags, mode));
+}
+
+FP_EXPORT int openat(int dirfd, const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+	int dev;
+
+	UR_MODE(flags, mode);
+	if (fp_unlikely(!fp_ready()))
+		return (int)fp_raw_openat(dirfd, path, flags, mode);
+	/* An absolute path makes the kernel ignore dirfd entirely. */
+	if (fp_unlikely((dev = ur_match(path, flags)) >= 0))
+		return ur_open(dev, path, flags);
+	return ur_after_open(fp_real.r_openat.f(dirfd, path, flags, mode));
+}
+
+#ifdef FP_HAVE_LFS64
+FP_EXPORT int open64(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+	int dev;
+
+	UR_MODE(flags, mode);
+	if (fp_unlikely(!fp_ready()))
+		return (int)fp_raw_openat(AT_FDCWD, path, flags | O_LARGEFILE, mode);
+	if (fp_unlikely((dev = ur_match(path, flags)) >= 0))
+		return ur_open(dev, path, flags);
+	return ur_after_open(fp_real.r_open64.f(path, flags, mode));
+}
+
+FP_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+	int dev;
+
+	UR_MODE(flags, mode);
+	if (fp_unlikely(!fp_ready()))
+		return (int)fp_raw_openat(dirfd, path, flags | O_LARGEFILE, mode);
+	if (fp_unlikely((dev = ur_match(path, flags)) >= 0))
+		return ur_open(dev, path, flags);
+	return ur_after_open(fp_real.r_openat64.f(dirfd, path, flags, mode));
+}
+#endif
+
+#ifdef FP_HAVE_GLIBC_CHK
+/* The fortified forms abort on O_CREAT without a mode; ours never match
+ * O_CREAT, so every such case reaches the real one. */
+FP_EXPORT int __open_2(const char *path, int flags)
+{
+	int dev;
+
+	if (fp_unlikely(!fp_ready()))
+		return (int)fp_raw_openat(AT_FDCWD, path, flags, 0);
+	if (fp_unlikely((dev = ur_match(path, flags)) >= 0))
+		return ur_open(dev, path, flags);
+	return ur_after_open(fp_real.r___open_2.f(path, flags));
+}
+
+FP_EXPORT int __open64_2(const char *path, int flags)
+{
+	int dev;
+
+	if (fp_unlikely(!fp_ready()))
+		return (int)fp_raw_openat(AT_FDCWD, path, flags | O_LARGEFILE, 0);
+	if (fp_unlikely((dev = ur_match(path, flags)) >= 0))
+		return ur_open(dev, path, flags);
+	return ur_after_open(fp_real.r___open64_2.f(path, flags));
+}
+
+FP_EXPORT int __openat_2(int dirfd, const char *path, int flags)
+{
+	int dev;
+
+	if (fp_unlikely(!fp_ready()))
+		return (int)fp_raw_openat(dirfd, path, flags, 0);
+	if (fp_unlikely((dev = ur_match(path, flags)) >= 0))
+		return ur_open(dev, path, flags);
+	return ur_after_open(fp_real.r___openat_2.f(dirfd, path, flags));
+}
+
+FP_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
+{
+	int dev;
+
+	if (fp_unlikely(!fp_ready()))
+		return (int)fp_raw_openat(dirfd, path, flags | O_LARGEFILE, 0);
+	if (fp_unlikely((dev = ur_match(path, flags)) >= 0))
+		return ur_open(dev, path, flags);
+	return ur_after_open(fp_real.r___openat64_2.f(dirfd, path, flags));
+}
+#endif
+
+/* ------------------------------------------------------------------------
+ * Reads.  A reserve descriptor is closed as far as the program knows: the
+ * real call on -1 gives exactly the kernel's EBADF.
+ * ---------------------------------------------------------------------- */
+
+/* Serves a read of a tracked, open descriptor; the kernel tops up whatever
+ * the pool could not give. */
+static ssize_t ur_read(int fd, void *buf, size_t n)
+{
+	size_t got;
+	ssize_t r;
+
+	fp_count(FP_C_URANDOM_READS);
+	if (n == 0)
+		return 0;
+	if (n > UR_SERVE_MAX || !ur_opaque(buf)) {
+		fp_count(FP_C_URANDOM_SYSCALLS);
+		return fp_real.r_read.f(fd, buf, n);
+	}
+	got = ur_take(buf, n, fd);
+	if (fp_likely(got == n))
+		return (ssize_t)n;
+	fp_count(FP_C_URANDOM_SYSCALLS);
+	r = fp_real.r_read.f(fd, (unsigned char *)buf + got, n - got);
+	if (r < 0)
+		return got ? (ssize_t)got : -1;
+	return (ssize_t)got + r;
+}
+
+FP_EXPORT ssize_t read(int fd, void *buf, size_t n)
+{
+	unsigned st = ur_state(fd);
+
+	if (fp_unlikely(st))
+		return (st & UR_RESERVE) ? fp_real.r_read.f(-1, buf, n) : ur_read(fd, buf, n);
+	if (fp_unlikely(!fp_ready()))
+		return fp_raw_read(fd, buf, n);
+	return fp_real.r_read.f(fd, buf, n);
+}
+
+#ifdef FP_HAVE_GLIBC_CHK
+FP_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
+{
+	unsigned st = ur_state(fd);
+
+	/* n > buflen: the real one reports the overflow and aborts. */
+	if (fp_unlikely(st) && n <= buflen)
+		return (st & UR_RESERVE) ? fp_real.r_read.f(-1, buf, n) : ur_read(fd, buf, n);
+	if (fp_unlikely(!fp_ready())) {
+		if (n > buflen)
+			abort();
+		return fp_raw_read(fd, buf, n);
+	}
+	return fp_real.r___read_chk.f(fd, buf, n, buflen);
+}
+#endif
+
+/* The device ignores the offset, but the kernel still rejects a negative
+ * one (EINVAL): that case goes to it. */
+FP_EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
+{
+	unsigned st = ur_state(fd);
+
+	if (fp_unlikely(st) && off >= 0)
+		return (st & UR_RESERVE) ? fp_real.r_pread.f(-1, buf, n, off) : ur_read(fd, buf, n);
+	if (fp_unlikely(!fp_ready())) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return fp_real.r_pread.f(st & UR_RESERVE ? -1 : fd, buf, n, off);
+}
+
+#ifdef FP_HAVE_LFS64
+FP_EXPORT ssize_t pread64(int fd, void *buf, size_t n, off64_t off)
+{
+	unsigned st = ur_state(fd);
+
+	if (fp_unlikely(st) && off >= 0)
+		return (st & UR_RESERVE) ? fp_real.r_pread64.f(-1, buf, n, off) : ur_read(fd, buf, n);
+	if (fp_unlikely(!fp_ready())) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return fp_real.r_pread64.f(st & UR_RESERVE ? -1 : fd, buf, n, off);
+}
+#endif
+
+static ssize_t ur_readv(int fd, const struct iovec *iov, int cnt)
+{
+	size_t total = 0;
+	ssize_t r = 0;
+	int i;
+
+	if (cnt <= 0 || cnt > IOV_MAX || !ur_opaque(iov))
+		goto direct;
+	for (i = 0; i < cnt; i++) {
+		if (iov[i].iov_len > UR_SERVE_MAX || (iov[i].iov_len && !iov[i].iov_base))
+			goto direct;
+		total += iov[i].iov_len;
+		if (total > UR_SERVE_MAX)
+			goto direct;
+	}
+	/* Each buffer filled in turn; a shortfall is finished by the kernel,
+	 * as a short read. */
+	for (i = 0; i < cnt; i++) {
+		ssize_t k = ur_read(fd, iov[i].iov_base, iov[i].iov_len);
+
+		if (k < 0)
+			return r ? r : -1;
+		r += k;
+		if ((size_t)k < iov[i].iov_len)
+			break;
+	}
+	return r;
+direct:
+	fp_count(FP_C_URANDOM_READS);
+	fp_count(FP_C_URANDOM_SYSCALLS);
+	return fp_real.r_readv.f(fd, iov, cnt);
+}
+
+FP_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
+{
+	unsigned st = ur_state(fd);
+
+	if (fp_unlikely(st))
+		return (st & UR_RESERVE) ? fp_real.r_readv.f(-1, iov, cnt) : ur_readv(fd, iov, cnt);
+	if (fp_unlikely(!fp_ready())) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return fp_real.r_readv.f(fd, iov, cnt);
+}
+
+/* ------------------------------------------------------------------------
+ * close: keep one descriptor per device.  0, 1 and 2 are really closed, so
+ * that close(0); open("/dev/null") still yields 0.
+ * ---------------------------------------------------------------------- */
+static int ur_close(int fd, unsigned st)
+{
+	int dev = ur_dev(st), saved = errno, none = -1;
+
+	if (st & UR_RESERVE) {
+		errno = EBADF;
+		return -1;
+	}
+	if (fd > 2 && atomic_load(&ur_reserve[dev]) < 0) {
+		if (!(st & UR_CLOEXEC)) {
+			/* The one system call of a cycle whose open did not ask
+			 * for O_CLOEXEC: in reserve it must not leak through exec. */
+			fp_count(FP_C_URANDOM_SYSCALLS);
+			if (fp_real.r_fcntl.f(fd, F_SETFD, FD_CLOEXEC) < 0)
+				goto real;
+		}
+		atomic_store(&ur_fd[fd], (unsigned char)((st & ~UR_OPEN) | UR_RESERVE | UR_CLOEXEC));
+		if (atomic_compare_exchange_strong(&ur_reserve[dev], &none, fd)) {
+			ur_debug("close: descriptor kept in reserve");
+			errno = saved;
+			return 0;
+		}
+	}
+real:
+	errno = saved;
+	atomic_store(&ur_fd[fd], 0);
+	fp_count(FP_C_URANDOM_SYSCALLS);
+	return fp_real.r_close.f(fd);
+}
+
+FP_EXPORT int close(int fd)
+{
+	unsigned st = ur_state(fd);
+
+	if (fp_unlikely(st))
+		return ur_close(fd, st);
+	if (fp_unlikely(!fp_ready()))
+		return fp_raw_close(fd);
+	return fp_real.r_close.f(fd);
+}
+
+/* Takes every tracked number in [lo, hi] out of our tables before the
+ * kernel frees them.  Reserve descriptors taken out are returned in
+ * taken[] so that a failed call can still close them. */
+static void ur_untrack_range(unsigned lo, unsigned hi, int taken[UR_NDEV])
+{
+	unsigned fd, end = (unsigned)atomic_load(&ur_hiwater);
+	int d;
+
+	for (d = 0; d < UR_NDEV; d++) {
+		int r = atomic_load(&ur_reserve[d]);
+
+		taken[d] = -1;
+		if (r >= 0 && (unsigned)r >= lo && (unsigned)r <= hi &&
+		    atomic_compare_exchange_strong(&ur_reserve[d], &r, -1))
+			taken[d] = r;
+	}
+	for (fd = lo; fd < end && fd <= hi; fd++)
+		atomic_store(&ur_fd[fd], 0);
+}
+
+#ifdef FP_HAVE_CLOSE_RANGE
+FP_EXPORT int close_range(unsigned lo, unsigned hi, int flags)
+{
+	int taken[UR_NDEV], r, d;
+
+	if (fp_unlikely(!fp_ready())) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (fp_likely(atomic_load(&ur_hiwater) == 0) || lo > hi)
+		return fp_real.r_close_range.f(lo, hi, flags);
+#ifdef CLOSE_RANGE_CLOEXEC
+	if (flags & CLOSE_RANGE_CLOEXEC) {
+		unsigned fd, end = (unsigned)atomic_load(&ur_hiwater);
+
+		r = fp_real.r_close_range.f(lo, hi, flags);
+		for (fd = lo; r == 0 && fd < end && fd <= hi; fd++) {
+			unsigned st = ur_state((int)fd);
+
+			if (st)
+				atomic_store(&ur_fd[fd], (unsigned char)(st | UR_CLOEXEC));
+		}
+		return r;
+	}
+#endif
+	ur_untrack_range(lo, hi, taken);
+	r = fp_real.r_close_range.f(lo, hi, flags);
+	for (d = 0; r < 0 && d < UR_NDEV; d++)
+		if (taken[d] >= 0)
+			fp_real.r_close.f(taken[d]);
+	return r;
+}
+#endif
+
+#ifdef FP_HAVE_CLOSEFROM
+FP_EXPORT void closefrom(int lo)
+{
+	int taken[UR_NDEV];
+
+	if (fp_unlikely(!fp_ready()))
+		return;
+	if (fp_unlikely(atomic_load(&ur_hiwater) != 0) && lo >= 0)
+		ur_untrack_range((unsigned)lo, UINT_MAX, taken);
+	fp_real.r_closefrom.f(lo);
+}
+#endif
+
+/* ------------------------------------------------------------------------
+ * Duplication.  A copy of a tracked descriptor is tracked (same device);
+ * a target that the kernel closes implicitly is untracked first.
+ * ---------------------------------------------------------------------- */
+static int ur_dup(int old, unsigned so)
+{
+	int fd = fp_real.r_dup.f((so & UR_RESERVE) ? -1 : old);
+
+	if (fd >= 0) {
+		ur_heal(fd);
+		if (so & UR_OPEN)
+			ur_set(fd, so & ~UR_CLOEXEC);
+	}
+	return fd;
+}
+
+FP_EXPORT int dup(int old)
+{
+	unsigned so = ur_state(old);
+
+	if (fp_unlikely(!fp_ready())) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (fp_unlikely(atomic_load_explicit(&ur_hiwater, memory_order_relaxed)))
+		return ur_dup(old, so);
+	return fp_real.r_dup.f(old);
+}
+
+static int ur_real_dup3(int old, int new, int flags)
+{
+#ifdef FP_HAVE_DUP3
+	return fp_real.r_dup3.f(old, new, flags);
+#else
+	(void)old, (void)new, (void)flags;
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+/* dup2 (flags < 0) and dup3. */
+static int ur_dup23(int old, int new, int flags)
+{
+	unsigned so = ur_state(old), sn = ur_state(new);
+	bool took;
+	int r;
+
+	if (so & UR_RESERVE) {
+		/* old is closed as far as the program knows: the kernel's answer
+		 * for a closed descriptor (EBADF, or dup3's EINVAL when old ==
+		 * new), with new left alone. */
+		if (flags < 0)
+			return fp_real.r_dup2.f(-1, old == new ? -1 : new);
+		return ur_real_dup3(old == new ? old : -1, new, flags);
+	}
+	if (old == new)  /* nothing is closed: dup2 checks old, dup3 says EINVAL */
+		return flags < 0 ? fp_real.r_dup2.f(old, new) : ur_real_dup3(old, new, flags);
+	took = ur_untrack(new);
+	r = flags < 0 ? fp_real.r_dup2.f(old, new) : ur_real_dup3(old, new, flags);
+	if (r < 0) {
+		if (took)  /* the program closed it already: finish the job */
+			fp_real.r_close.f(new);
+		else if (sn & UR_OPEN)  /* still the program's, unchanged */
+			ur_set(new, sn);
+		return r;
+	}
+	if (so & UR_OPEN)
+		ur_set(new, (so & ~UR_CLOEXEC) | ((flags > 0 && (flags & O_CLOEXEC)) ? UR_CLOEXEC : 0));
+	return r;
+}
+
+FP_EXPORT int dup2(int old, int new)
+{
+	if (fp_unlikely(!fp_ready())) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (fp_unlikely(ur_state(old) | ur_state(new)))
+		return ur_dup23(old, new, -1);
+	return fp_real.r_dup2.f(old, new);
+}
+
+#ifdef FP_HAVE_DUP3
+FP_EXPORT int dup3(int old, int new, int flags)
+{
+	if (fp_unlikely(!fp_ready())) {
+		errno = ENOSYS;
+		return -1;
+	}
+	/* Bad flags: the kernel's EINVAL, nothing closed. */
+	if (fp_unlikely(ur_state(old) | ur_state(new)) && !(flags & ~O_CLOEXEC))
+		return ur_dup23(old, new, flags);
+	return fp_real.r_dup3.f(old, new, flags);
+}
+#endif
+
+/* ------------------------------------------------------------------------
+ * fcntl.  The argument is fetched as void *, as glibc itself does: every
+ * command's argument (int or pointer) travels in the same register/slot.
+ * ---------------------------------------------------------------------- */
+typedef int (*ur_fcntl_fn)(int, int, ...);
+
+static int ur_fcntl(ur_fcntl_fn real, int fd, int cmd, void *arg)
+{
+	unsigned st = ur_state(fd);
+	int r;
+
+	if (fp_likely(!st)) {
+		r = real(fd, cmd, arg);
+		if (r >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC))
+			ur_heal(r);
+		return r;
+	}
+	if (st & UR_RESERVE)
+		return real(-1, cmd, arg);
+	r = real(fd, cmd, arg);
+	if (r < 0)
+		return r;
+	switch (cmd) {
+	case F_DUPFD:
+	case F_DUPFD_CLOEXEC:
+		ur_heal(r);
+		ur_set(r, (st & ~UR_CLOEXEC) | (cmd == F_DUPFD_CLOEXEC ? UR_CLOEXEC : 0));
+		break;
+	case F_SETFD:
+		ur_set(fd, ((uintptr_t)arg & FD_CLOEXEC) ? (st | UR_CLOEXEC) : (st & ~UR_CLOEXEC));
+		break;
+	case F_SETFL:
+		atomic_store(&ur_fl_unknown, true);
+		ur_set(fd, ((uintptr_t)arg & O_NONBLOCK) ? (st | UR_NONBLOCK) : (st & ~UR_NONBLOCK));
+		break;
+	}
+	return r;
+}
+
+FP_EXPORT int fcntl(int fd, int cmd, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (fp_unlikely(!fp_ready())) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (fp_likely(atomic_load_explicit(&ur_hiwater, memory_order_relaxed) == 0))
+		return fp_real.r_fcntl.f(fd, cmd, arg);
+	return ur_fcntl(fp_real.r_fcntl.f, fd, cmd, arg);
+}
+
+#ifdef FP_HAVE_FCNTL64
+FP_EXPORT int fcntl64(int fd, int cmd, ...)
+{
+	va_list ap;
+	void *arg;
+	ur_fcntl_fn real;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (fp_unlikely(!fp_ready())) {
+		errno = ENOSYS;
+		return -1;
+	}
+	real = fp_real.r_fcntl64.f ? fp_real.r_fcntl64.f : fp_real.r_fcntl.f;
+	if (fp_likely(atomic_load_explicit(&ur_hiwater, memory_order_relaxed) == 0))
+		return real(fd, cmd, arg);
+	return ur_fcntl(real, fd, cmd, arg);
+}
+#endif
+
+/* ------------------------------------------------------------------------
+ * stdio.  glibc's fopen, fread and fclose use internal calls we never see,
+ * so a stream never holds a tracked descriptor:
+ *   - fopen of the device is not wrapped: stdio opens and reads its own
+ *     descriptor; pooling only its open would save one call in four;
+ *   - fdopen of a tracked descriptor hands it to stdio, untracked (reads
+ *     through it go to the kernel, and stdio may close it when it likes);
+ *   - fclose untracks a stream's descriptor that became tracked later
+ *     (dup2 of a device descriptor onto it) before stdio closes it.
+ * ---------------------------------------------------------------------- */
+FP_EXPORT FILE *fdopen(int fd, const char *mode)
+{
+	unsigned st = ur_state(fd);
+	FILE *f;
+
+	if (fp_unlikely(!fp_ready())) {
+		errno = ENOSYS;
+		return NULL;
+	}
+	if (fp_likely(!st))
+		return fp_real.r_fdopen.f(fd, mode);
+	if (st & UR_RESERVE)
+		return fp_real.r_fdopen.f(-1, mode);
+	atomic_store(&ur_fd[fd], 0);
+	f = fp_real.r_fdopen.f(fd, mode);
+	if (!f)
+		ur_set(fd, st);
+	return f;
+}
+
+FP_EXPORT int fclose(FILE *f)
+{
+	if (fp_unlikely(!fp_ready())) {
+		errno = ENOSYS;
+		return EOF;
+	}
+	if (fp_unlikely(atomic_load_explicit(&ur_hiwater, memory_order_relaxed)) && ur_opaque(f)) {
+		int saved = errno;
+		int fd = fileno(f);
+
+		errno = saved;
+		if (ur_untrack(fd) && fd >= 0)
+			ur_debug("fclose: a reserve descriptor was a stream's");
+	}
+	return fp_real.r_fclose.f(f);
+}
+
+/* ------------------------------------------------------------------------
+ * getrandom and getentropy, pooled only when asked for (FASTPATH_GETRANDOM):
+ * a user-space pool cannot see a VM snapshot being restored.  GRND_RANDOM
+ * and unknown flags always go to the kernel.
+ * ---------------------------------------------------------------------- */
+#ifdef FP_LINUX
+FP_EXPORT ssize_t getrandom(void *buf, size_t n, unsigned flags)
+{
+	size_t got;
+
+	if (fp_unlikely(!fp_ready())) {
+		return syscall(SYS_getrandom, buf, n, flags);
+	}
+	if (fp_likely(!fp_cfg.getrandom) || !fp_enabled(FP_F_URANDOM) ||
+	    (flags & ~(unsigned)GRND_NONBLOCK) || n == 0 || n > UR_SERVE_MAX ||
+	    !ur_opaque(buf))
+		return fp_real.r_getrandom.f(buf, n, flags);
+	got = ur_take(buf, n, -1);
+	if (got == n) {
+		fp_count(FP_C_URANDOM_GETRANDOM);
+		return (ssize_t)n;
+	}
+	/* The kernel tops up: it blocks (or says EAGAIN) exactly as it would. */
+	fp_count(FP_C_URANDOM_SYSCALLS);
+	ssize_t r = fp_real.r_getrandom.f((unsigned char *)buf + got, n - got, flags);
+
+	if (r < 0)
+		return got ? (ssize_t)got : -1;
+	return (ssize_t)got + r;
+}
+
+FP_EXPORT int getentropy(void *buf, size_t n)
+{
+	size_t got;
+
+	if (fp_unlikely(!fp_ready())) {
+		errno = ENOSYS;
+		return -1;
+	}
+	/* Over 256 bytes is EIO; NULL is EFAULT: the real one says so. */
+	if (fp_likely(!fp_cfg.getrandom) || !fp_enabled(FP_F_URANDOM) || n == 0 ||
+	    n > 256 || !ur_opaque(buf))
+		return fp_real.r_getentropy.f(buf, n);
+	got = ur_take(buf, n, -1);
+	if (got == n) {
+		fp_count(FP_C_URANDOM_GETRANDOM);
+		return 0;
+	}
+	fp_count(FP_C_URANDOM_SYSCALLS);
+	return fp_real.r_getentropy.f((unsigned char *)buf + got, n - got);
+}
+#endif
