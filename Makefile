@@ -1,5 +1,6 @@
 # fastpath: GNU make, no autotools.
 #   make            build fastpath.so
+#   make deps       install the Debian packages the tests need (as root)
 #   make check      all tests (unit, integration, interpose)
 #   make demo       the three mitigations, native vs fastpath, one table
 #   make bench      the full benchmarks
@@ -83,6 +84,10 @@ tests/bin/lib%.so: tests/lib%.c
 # constructor, which runs before fastpath.so's.
 PROG_LIBS_early := -learly
 
+# Debian packages the tests and the demo need (only the missing ones).
+deps:
+	@sh .ci/deps
+
 check: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS)
 	@sh tests/run.sh
 
@@ -135,4 +140,4 @@ uninstall:
 clean:
 	rm -rf fastpath.so 64 tests/bin bench/bin
 
-.PHONY: all check demo bench install uninstall clean
+.PHONY: all deps check demo bench install uninstall clean

@@ -1,6 +1,8 @@
 /*
  * fastpath.c: the core every shim plugs into.  Binding of the real libc
- * functions, settings, counters and the exit summary.  No wrapper lives here.
+ * functions, settings, counters and the exit summary.  The only wrappers
+ * here are _exit and _Exit, so that the summary is written by processes
+ * that never call exit() (dash, forked children).
  */
 #include "fastpath.h"
 
@@ -28,6 +30,10 @@ static _Atomic(pthread_t) fp_init_thread;
  * may have closed it and reused the number).
  */
 static int fp_stats_fd = -1;
+/* The process that has written its line: exit() then _exit() in one process
+ * must not print two.  A pid, not a flag, because a vfork()ed child shares
+ * our memory and must not silence its parent. */
+static _Atomic long fp_stats_pid;
 static dev_t fp_stats_dev;
 static ino_t fp_stats_ino;
 
@@ -78,6 +84,11 @@ ssize_t fp_raw_write(int fd, const void *buf, size_t n)
 {
 	return syscall(SYS_write, fd, buf, n);
 }
+void fp_raw_exit(int status)
+{
+	for (;;)
+		syscall(SYS_exit_group, status);
+}
 bool fp_secure_mode(void)
 {
 	return getauxval(AT_SECURE) != 0;
@@ -104,6 +115,11 @@ ssize_t fp_raw_readlinkat(int dirfd, const char *path, char *buf, size_t n)
 ssize_t fp_raw_write(int fd, const void *buf, size_t n)
 {
 	return syscall(SYS_write, fd, buf, n);
+}
+void fp_raw_exit(int status)
+{
+	for (;;)
+		syscall(SYS_exit, status);
 }
 bool fp_secure_mode(void)
 {
@@ -519,11 +535,17 @@ static void fp_write_stats(void)
 	unsigned long snap[FP_NCOUNTERS];
 	char line[512];
 	size_t i, n;
+	long pid;
 	int fd;
 
+	if (atomic_load(&fp_init_state) != FP_INIT_DONE || fp_cfg.stats == FP_STATS_NONE)
+		return;
+	pid = (long)getpid();
+	if (atomic_exchange(&fp_stats_pid, pid) == pid)
+		return;
 	for (i = 0; i < FP_NCOUNTERS; i++)
 		snap[i] = atomic_load_explicit(&fp_counters[i], memory_order_relaxed);
-	n = fp_format_stats(line, sizeof line - 1, (long)getpid(), snap, &fp_cfg);
+	n = fp_format_stats(line, sizeof line - 1, pid, snap, &fp_cfg);
 	line[n++] = '\n';
 	if (fp_cfg.stats == FP_STATS_STDERR) {
 		(void)fp_raw_write(fp_stats_stderr(), line, n);
@@ -544,6 +566,21 @@ __attribute__((constructor)) static void fp_constructor(void)
 
 __attribute__((destructor)) static void fp_destructor(void)
 {
-	if (atomic_load(&fp_init_state) == FP_INIT_DONE && fp_cfg.stats != FP_STATS_NONE)
-		fp_write_stats();
+	fp_write_stats();
+}
+
+FP_EXPORT void _exit(int status)
+{
+	fp_write_stats();
+	if (fp_real.r__exit.p)
+		fp_real.r__exit.f(status);
+	fp_raw_exit(status);
+}
+
+FP_EXPORT void _Exit(int status)
+{
+	fp_write_stats();
+	if (fp_real.r__Exit.p)
+		fp_real.r__Exit.f(status);
+	fp_raw_exit(status);
 }

@@ -105,6 +105,7 @@ ssize_t fp_raw_read(int fd, void *buf, size_t n) FP_HIDDEN;
 int fp_raw_close(int fd) FP_HIDDEN;
 ssize_t fp_raw_readlinkat(int dirfd, const char *path, char *buf, size_t n) FP_HIDDEN;
 ssize_t fp_raw_write(int fd, const void *buf, size_t n) FP_HIDDEN;
+__attribute__((noreturn)) void fp_raw_exit(int status) FP_HIDDEN;
 
 /* True in secure-execution mode (setuid, setgid, file capabilities). */
 bool fp_secure_mode(void) FP_HIDDEN;
@@ -130,7 +131,9 @@ bool fp_secure_mode(void) FP_HIDDEN;
 	X(int, fclose, (FILE *))                                                \
 	X(ssize_t, readlink, (const char *, char *, size_t))                    \
 	X(ssize_t, readlinkat, (int, const char *, char *, size_t))             \
-	X(long, sysconf, (int))
+	X(long, sysconf, (int))                                                 \
+	X(void, _exit, (int))                                                   \
+	X(void, _Exit, (int))
 
 #ifdef FP_HAVE_LFS64
 #define FP_REAL_LFS64(X)                                                     \

@@ -8,6 +8,13 @@ TOP=$(pwd -P)
 : "${TESTBIN:=$TOP/tests/bin}"
 # shellcheck disable=SC2034 # used by the scripts that source this
 INTERPOSE=$TOP/interpose
+# The real interpreter, not a version manager's shim script (pyenv's runs a
+# dozen processes, each of which would print its own summary line).
+PYTHON=
+if command -v python3 >/dev/null 2>&1; then
+	PYTHON=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
+fi
+export PYTHON
 T_PASSED=0
 T_FAILED=0
 T_TMP=$(mktemp -d) || exit 2

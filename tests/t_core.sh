@@ -1,0 +1,120 @@
+#!/bin/sh
+# The core under a real LD_PRELOAD: the summary line, warnings for bad
+# settings, wrappers called before our constructor, exported symbols.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+P=$FASTPATH_SO
+line_re='^fastpath\[[0-9]*\]: readlink (off|[0-9]+ short-circuited of [0-9]+); urandom (off|[0-9]+ opens, [0-9]+ reads, [0-9]+ getrandom( \(off\))?, [0-9]+ syscalls, [0-9]+ refills); cpus (off|[0-9]+ reported \(real ([0-9]+|\?)\) to [0-9]+ queries)$'
+
+# --- the summary line ---------------------------------------------------
+"$INTERPOSE" --stats true 2>"$T_TMP/err"
+expect_eq "interpose --stats true: status" 0 $?
+expect_eq "interpose --stats true: one line" 1 "$(wc -l <"$T_TMP/err" | tr -d ' ')"
+if grep -Eq "$line_re" "$T_TMP/err"; then ok "summary line has the documented shape"; else
+	fail "summary line has the documented shape" "$(cat "$T_TMP/err")"; fi
+
+LD_PRELOAD=$P FASTPATH_STATS=1 sh -c 'exit 7' 2>"$T_TMP/err"
+expect_eq "stats: exit status kept" 7 $?
+expect_eq "stats: the line names the pid" 1 "$(grep -c '^fastpath\[[0-9][0-9]*\]: ' "$T_TMP/err")"
+
+# coreutils close stderr in an atexit handler: the line must still appear.
+LD_PRELOAD=$P FASTPATH_STATS=stderr FASTPATH_CPUS=3 nproc >/dev/null 2>"$T_TMP/err"
+if grep -q 'cpus 3 reported (real [0-9]*) to 1 queries' "$T_TMP/err"; then
+	ok "stats: printed after the program closed stderr"
+else
+	fail "stats: printed after the program closed stderr" "$(cat "$T_TMP/err")"
+fi
+
+# A file: appended, one line per process, relative to the start directory.
+mkdir "$T_TMP/d"
+(cd "$T_TMP/d" && LD_PRELOAD=$P FASTPATH_STATS=stats.log sh -c 'cd /; true; true')
+(cd "$T_TMP/d" && LD_PRELOAD=$P FASTPATH_STATS=stats.log env true)
+# dash leaves through _exit(), which we wrap for exactly this.
+expect_eq "stats file: appended, one line per process" 2 "$(grep -Ec "$line_re" "$T_TMP/d/stats.log")"
+if [ -e /stats.log ]; then fail "stats file: resolved at start-up, not after chdir"; else
+	ok "stats file: resolved at start-up, not after chdir"; fi
+fd_flags=$(LD_PRELOAD=$P FASTPATH_STATS=$T_TMP/d/s2 sh -c 'ls /proc/$$/fd' | tr '\n' ' ')
+expect_eq "stats file: no descriptor held while running" "$(sh -c 'ls /proc/$$/fd' | tr '\n' ' ')" "$fd_flags"
+
+# _exit() skips destructors; the line is written all the same, once.
+if [ -n "$PYTHON" ]; then
+	LD_PRELOAD=$P FASTPATH_STATS=1 "$PYTHON" -c 'import os; os._exit(3)' 2>"$T_TMP/err"
+	expect_eq "_exit: status kept" 3 $?
+	expect_eq "_exit: one line" 1 "$(grep -Ec "$line_re" "$T_TMP/err")"
+fi
+LD_PRELOAD=$P FASTPATH_STATS=1 bash -c 'exit 4' 2>"$T_TMP/err"
+expect_eq "exit() then _exit(): status kept" 4 $?
+expect_eq "exit() then _exit(): one line" 1 "$(grep -Ec "$line_re" "$T_TMP/err")"
+
+# A forked child reports its own work, not its parent's.
+if [ -n "$PYTHON" ]; then
+	LD_PRELOAD=$P FASTPATH_STATS=1 FASTPATH_CPUS=2 "$PYTHON" -c '
+import os, sys
+os.cpu_count(); os.cpu_count()
+pid = os.fork()
+if pid == 0:
+    os.cpu_count(); sys.exit(0)
+os.waitpid(pid, 0)' 2>"$T_TMP/err"
+	expect_eq "fork: parent counts its own queries" 1 "$(grep -c 'to 2 queries' "$T_TMP/err")"
+	expect_eq "fork: child counts only its own" 1 "$(grep -c 'to 1 queries' "$T_TMP/err")"
+else
+	skip "fork counters" "python3 is not installed"
+fi
+
+# --- malformed settings: one line each, the program runs as ever ----------
+for setting in FASTPATH_STATS=garbage-not-a-path/ FASTPATH_DISABLE=bogus FASTPATH_CPUS=x \
+	FASTPATH_DEBUG=maybe FASTPATH_GETRANDOM=2 FASTPATH_STATS=/nonexistent/dir/file \
+	"FASTPATH_DISABLE=readlink,,nope" "FASTPATH_CPUS=" "FASTPATH_STATS="; do
+	env LD_PRELOAD="$P" "$setting" sh -c 'echo out; exit 5' >"$T_TMP/out" 2>"$T_TMP/err"
+	rc=$?
+	case $setting in
+	*=) want_lines=0 ;; # empty means unset
+	*) want_lines=1 ;;
+	esac
+	expect_eq "$setting: exit status kept" 5 "$rc"
+	expect_eq "$setting: stdout kept" out "$(cat "$T_TMP/out")"
+	expect_eq "$setting: $want_lines warning line" "$want_lines" "$(wc -l <"$T_TMP/err" | tr -d ' ')"
+	if [ "$want_lines" = 1 ]; then
+		if grep -q "^fastpath\[[0-9]*\]: ignoring ${setting%%=*}=" "$T_TMP/err"; then
+			ok "$setting: the line names the variable"
+		else
+			fail "$setting: the line names the variable" "$(cat "$T_TMP/err")"
+		fi
+	fi
+done
+
+# --- debug lines ---------------------------------------------------------
+LD_PRELOAD=$P FASTPATH_DEBUG=1 FASTPATH_CPUS=2 getconf _NPROCESSORS_ONLN >/dev/null 2>"$T_TMP/err"
+expect_eq "debug: one line per answered call" 1 "$(grep -c '^fastpath\[[0-9]*\]: cpus: sysconf' "$T_TMP/err")"
+LD_PRELOAD=$P FASTPATH_CPUS=2 getconf _NPROCESSORS_ONLN >/dev/null 2>"$T_TMP/err"
+expect_eq "debug: silent by default" 0 "$(wc -c <"$T_TMP/err" | tr -d ' ')"
+
+# --- wrappers called from another library's constructor -------------------
+native=$("$TESTBIN/prog_early")
+case $native in
+"ncpus=$(getconf _NPROCESSORS_ONLN) urandom_read=16 link=socket:["*"]") ok "early: native baseline" ;;
+*) fail "early: native baseline" "$native" ;;
+esac
+out=$(LD_PRELOAD=$P FASTPATH_CPUS=3 FASTPATH_STATS=1 "$TESTBIN/prog_early" 2>"$T_TMP/err")
+case $out in
+"ncpus=3 urandom_read=16 link=socket:["*"]") ok "early: wrappers work before our constructor" ;;
+*) fail "early: wrappers work before our constructor" "$out" ;;
+esac
+if grep -q 'cpus 3 reported (real [0-9]*) to 1 queries' "$T_TMP/err"; then
+	ok "early: settings were read before our constructor"
+else
+	fail "early: settings were read before our constructor" "$(cat "$T_TMP/err")"
+fi
+
+# --- the object itself ------------------------------------------------------
+if command -v nm >/dev/null 2>&1; then
+	leaked=$(nm -D --defined-only "$P" | awk '{ print $NF }' | grep -E '^(fp_|cpus_|urandom_|readlink_[a-z])' || true)
+	expect_eq "only interposed symbols are exported" "" "$leaked"
+else
+	skip "exported symbols" "nm is not installed"
+fi
+LD_PRELOAD=$P:$P FASTPATH_CPUS=4 getconf _NPROCESSORS_ONLN >"$T_TMP/out" 2>&1
+expect_eq "preloaded twice: still one answer" 4 "$(cat "$T_TMP/out")"
+
+finish

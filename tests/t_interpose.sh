@@ -1,0 +1,104 @@
+#!/bin/sh
+# interpose(1): options, LD_PRELOAD handling, argument and exit-status
+# pass-through, env(1)-style errors, and an installed copy.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+I=$INTERPOSE
+
+# shellcheck disable=SC2016 # the inner shells expand these
+{
+show_env='printf "%s|%s|%s|%s|%s|%s\n" "${LD_PRELOAD-}" "${FASTPATH_DISABLE-}" "${FASTPATH_CPUS-}" "${FASTPATH_STATS-}" "${FASTPATH_DEBUG-}" "${FASTPATH_GETRANDOM-}"'
+show_pid='echo $$'
+}
+
+# --- informational options ---------------------------------------------
+"$I" --help >"$T_TMP/out" 2>&1
+expect_eq "--help: status 0" 0 $?
+if grep -q '^Usage: interpose \[OPTION\]... \[--\] COMMAND \[ARG\]...' "$T_TMP/out"; then
+	ok "--help: usage line"; else fail "--help: usage line" "$(cat "$T_TMP/out")"; fi
+for opt in --no-readlink --no-urandom --cpus --getrandom --stats --debug --print-path --version; do
+	if grep -q -- "$opt" "$T_TMP/out"; then ok "--help mentions $opt"; else fail "--help mentions $opt"; fi
+done
+version=$(sed -n 's/^VERSION *= *//p' Makefile)
+expect_eq "--version matches the Makefile" "interpose (fastpath) $version" "$("$I" --version)"
+expect_eq "--print-path: the tree's object" "$FASTPATH_SO" "$("$I" --print-path)"
+expect_eq "--print-path from another directory" "$FASTPATH_SO" "$(cd / && "$I" --print-path)"
+
+# --- environment it builds -------------------------------------------------
+expect_eq "defaults" "$FASTPATH_SO|||||" "$("$I" sh -c "$show_env")"
+expect_eq "keeps an existing LD_PRELOAD, ours first" "$FASTPATH_SO:$TESTBIN/libearly.so|||||" \
+	"$(LD_PRELOAD=$TESTBIN/libearly.so "$I" sh -c "$show_env")"
+expect_eq "never adds itself twice" "$FASTPATH_SO|||||" \
+	"$("$I" "$I" sh -c "$show_env")"
+expect_eq "options become FASTPATH_* settings" \
+	"$FASTPATH_SO|readlink,urandom|8|stderr|1|1" \
+	"$("$I" --no-readlink --no-urandom --cpus 8 --stats --debug --getrandom sh -c "$show_env" 2>/dev/null)"
+expect_eq "--cpus=N and --stats=FILE" "$FASTPATH_SO||12|$T_TMP/s.log||" \
+	"$("$I" --cpus=12 --stats="$T_TMP/s.log" sh -c "$show_env")"
+expect_eq "keeps an existing FASTPATH_DISABLE" "$FASTPATH_SO|cpus,urandom||||" \
+	"$(FASTPATH_DISABLE=cpus "$I" --no-urandom sh -c "$show_env")"
+expect_eq "-- ends the options" "$FASTPATH_SO|||||" "$("$I" -- sh -c "$show_env")"
+
+# --- the command runs as itself ----------------------------------------------
+expect_eq "arguments with spaces, empty and odd ones" "[a b][][c  d][*][\$x][--cpus]" \
+	"$("$I" printf '[%s]' "a b" "" "c  d" '*' "\$x" --cpus)"
+"$I" sh -c 'exit 42'
+expect_eq "exit status passes through" 42 $?
+"$I" sh -c 'kill -TERM $$'
+expect_eq "death by signal passes through" 143 $?
+pids=$(sh -c "$show_pid; exec '$I' sh -c '$show_pid'" | tr '\n' ' ')
+case $pids in
+"$(echo "$pids" | cut -d' ' -f1) $(echo "$pids" | cut -d' ' -f1) ") ok "exec, not a child: same pid" ;;
+*) fail "exec, not a child: same pid" "$pids" ;;
+esac
+echo hello | "$I" cat >"$T_TMP/out"
+expect_eq "stdin and stdout pass through" hello "$(cat "$T_TMP/out")"
+
+# --- env(1)-style errors ----------------------------------------------------
+"$I" no-such-command-fastpath 2>"$T_TMP/err"
+expect_eq "command not found: 127" 127 $?
+if grep -q '^interpose: no-such-command-fastpath: command not found' "$T_TMP/err"; then
+	ok "command not found: message"; else fail "command not found: message" "$(cat "$T_TMP/err")"; fi
+"$I" "$T_TMP/missing" 2>/dev/null
+expect_eq "missing path: 127" 127 $?
+printf '#!/bin/sh\nexit 0\n' >"$T_TMP/noexec"
+chmod 644 "$T_TMP/noexec"
+"$I" "$T_TMP/noexec" 2>/dev/null
+expect_eq "not executable: 126" 126 $?
+"$I" "$T_TMP" 2>/dev/null
+expect_eq "a directory: 126" 126 $?
+for bad in "--bogus true" "--cpus" "--cpus 0 true" "--cpus -3 true" "--cpus 1x true" \
+	"--cpus 65537 true" "--cpus 007 true" "--stats= true" "" "--debug" "-x true"; do
+	# shellcheck disable=SC2086 # word splitting is the point
+	"$I" $bad >/dev/null 2>"$T_TMP/err"
+	rc=$?
+	expect_eq "usage error '$bad': 125" 125 "$rc"
+	if grep -q "^Try 'interpose --help'" "$T_TMP/err"; then ok "usage error '$bad': says so"; else
+		fail "usage error '$bad': says so" "$(cat "$T_TMP/err")"; fi
+done
+
+# --- an installed copy -----------------------------------------------------
+D=$T_TMP/x
+if make -s install DESTDIR="$D" >"$T_TMP/out" 2>&1; then
+	ok "make install DESTDIR"
+	inst="$D/usr/local/lib/fastpath/fastpath.so"
+	expect_eq "installed interpose finds the installed object" "$inst" \
+		"$("$D/usr/local/bin/interpose" --print-path)"
+	expect_eq "installed interpose runs a command" "$inst" \
+		"$("$D/usr/local/bin/interpose" printenv LD_PRELOAD)"
+	expect_eq "installed files" "$(printf '%s\n' usr/local/bin/interpose usr/local/lib/fastpath/fastpath.so usr/local/share/man/man1/interpose.1 usr/local/share/man/man7/fastpath.7)" \
+		"$(cd "$D" && find . -type f | sed 's|^\./||' | sort)"
+	make -s uninstall DESTDIR="$D" >/dev/null 2>&1
+	expect_eq "make uninstall removes exactly those" "" "$(cd "$D" && find . -type f)"
+else
+	fail "make install DESTDIR" "$(cat "$T_TMP/out")"
+fi
+
+if command -v shellcheck >/dev/null 2>&1; then
+	check "interpose is shellcheck-clean" shellcheck -s sh "$I"
+else
+	skip "shellcheck" "not installed"
+fi
+
+finish
