@@ -1,0 +1,364 @@
+/*
+ * prog_urandom: every entry point on /dev/urandom, checked and logged.
+ * Run natively and under fastpath.so: each run must pass its own checks,
+ * and the observation log on stdout (return values, errno, st_rdev,
+ * FD_CLOEXEC and status flags; never raw descriptor numbers, which the
+ * reserve may change) must be identical between the two runs.
+ *   prog_urandom             the checks
+ *   prog_urandom exec-child  (internal) lists the descriptors it inherited
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+#define DEV "/dev/urandom"
+
+/* NULL that the compiler cannot see, to test libc's EFAULT contract. */
+static void *volatile null_ptr;
+
+/* The call is made before errno is read (argument order is unspecified). */
+#define obs(what, call, ignored)                                               \
+	do {                                                                   \
+		long r_ = (long)(call);                                        \
+		obs_(what, r_, errno);                                         \
+	} while (0)
+
+static void obs_(const char *what, long r, int err)
+{
+	printf("%s = %ld%s%s\n", what, r, r < 0 ? " " : "", r < 0 ? strerrorname_np(err) : "");
+}
+
+static void describe(const char *what, int fd)
+{
+	struct stat st;
+	int fdfl = fcntl(fd, F_GETFD), fl = fcntl(fd, F_GETFL);
+
+	if (fstat(fd, &st) != 0) {
+		printf("%s: fstat %s\n", what, strerrorname_np(errno));
+		return;
+	}
+	printf("%s: chr=%d rdev=%u:%u cloexec=%d acc=%d nonblock=%d\n", what,
+	       S_ISCHR(st.st_mode), major(st.st_rdev), minor(st.st_rdev),
+	       fdfl >= 0 && (fdfl & FD_CLOEXEC), fl & O_ACCMODE, !!(fl & O_NONBLOCK));
+}
+
+/* Does any inherited descriptor point at the device?  (exec-child) */
+static int count_device_fds(void)
+{
+	int fd, n = 0;
+
+	for (fd = 0; fd < 1024; fd++) {
+		struct stat st;
+
+		if (fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 9))
+			n++;
+	}
+	return n;
+}
+
+static void test_open_forms(void)
+{
+	int fd;
+
+	fd = open(DEV, O_RDONLY);
+	describe("open RDONLY", fd);
+	close(fd);
+	fd = open(DEV, O_RDONLY | O_CLOEXEC);
+	describe("open RDONLY|CLOEXEC", fd);
+	close(fd);
+	fd = open(DEV, O_RDONLY | O_NONBLOCK);
+	describe("open RDONLY|NONBLOCK", fd);
+	close(fd);
+	fd = open(DEV, O_RDONLY | O_CLOEXEC);
+	describe("open again after NONBLOCK", fd);
+	close(fd);
+	fd = open64(DEV, O_RDONLY | O_NOCTTY);
+	describe("open64 NOCTTY", fd);
+	close(fd);
+	fd = openat(AT_FDCWD, DEV, O_RDONLY);
+	describe("openat AT_FDCWD", fd);
+	close(fd);
+	fd = openat(-1, DEV, O_RDONLY);   /* absolute: dirfd ignored */
+	describe("openat -1 absolute", fd);
+	close(fd);
+	fd = openat64(AT_FDCWD, DEV, O_RDONLY | O_CLOEXEC);
+	describe("openat64", fd);
+	close(fd);
+	/* Not ours: write access, O_PATH, other spellings. */
+	fd = open(DEV, O_RDWR);
+	describe("open RDWR", fd);
+	close(fd);
+	fd = open(DEV, O_PATH);
+	obs("O_PATH open >= 0", fd >= 0, 0);
+	close(fd);
+	fd = open("/dev//urandom", O_RDONLY);
+	describe("open //", fd);
+	close(fd);
+	errno = 0;
+	obs("open missing", open("/dev/urandom-missing", O_RDONLY), errno);
+	errno = 0;
+	obs("open NULL", open(null_ptr, O_RDONLY), errno);
+	errno = 0;
+	obs("open directory as device", openat(AT_FDCWD, "/dev/urandom/x", O_RDONLY), errno);
+}
+
+static void test_reads(void)
+{
+	unsigned char a[64], b[64], big[20000];
+	struct iovec iov[3];
+	int fd = open(DEV, O_RDONLY | O_CLOEXEC);
+	ssize_t r;
+
+	obs("read 0", read(fd, a, 0), errno);
+	obs("read 16", read(fd, a, 16), errno);
+	obs("read 64", read(fd, b, 64), errno);
+	TU_CHECK(memcmp(a, b, 16) != 0, "two reads gave the same 16 bytes");
+	errno = 0;
+	r = read(fd, null_ptr, 16);
+	obs("read NULL", r, errno);
+	obs("read 20000", read(fd, big, sizeof big), errno);
+	obs("pread 16 off 0", pread(fd, a, 16, 0), errno);
+	obs("pread 16 off 1000", pread(fd, a, 16, 1000), errno);
+	errno = 0;
+	obs("pread off -1", pread(fd, a, 16, -1), errno);
+	obs("pread64 16", pread64(fd, a, 16, 5), errno);
+	iov[0] = (struct iovec){ a, 10 };
+	iov[1] = (struct iovec){ NULL, 0 };
+	iov[2] = (struct iovec){ b, 20 };
+	obs("readv 10+0+20", readv(fd, iov, 3), errno);
+	errno = 0;
+	{ volatile int neg = -1; obs("readv cnt -1", readv(fd, iov, neg), errno); }
+	obs("readv cnt 0", readv(fd, iov, 0), errno);
+	close(fd);
+	/* Closed: every call says EBADF, whether or not we kept it. */
+	errno = 0;
+	obs("read after close", read(fd, a, 16), errno);
+	errno = 0;
+	obs("readv after close", readv(fd, iov, 3), errno);
+	errno = 0;
+	obs("pread after close", pread(fd, a, 16, 0), errno);
+	errno = 0;
+	obs("close after close", close(fd), errno);
+	errno = 0;
+	obs("dup after close", dup(fd), errno);
+	errno = 0;
+	obs("fcntl GETFD after close", fcntl(fd, F_GETFD), errno);
+	errno = 0;
+	obs("fcntl DUPFD after close", fcntl(fd, F_DUPFD, 0), errno);
+	errno = 0;
+	obs("dup2 after close", dup2(fd, 100), errno);
+	errno = 0;
+	obs("dup2 self after close", dup2(fd, fd), errno);
+	errno = 0;
+	obs("dup3 self after close", dup3(fd, fd, 0), errno);
+	errno = 0;
+	obs("fdopen after close", fdopen(fd, "r") != NULL, errno);
+}
+
+static void test_dups(void)
+{
+	unsigned char a[16];
+	int fd = open(DEV, O_RDONLY | O_CLOEXEC), d, p[2];
+
+	d = dup(fd);
+	describe("dup", d);
+	obs("read dup", read(d, a, 16), errno);
+	close(d);
+	d = fcntl(fd, F_DUPFD_CLOEXEC, 50);
+	describe("F_DUPFD_CLOEXEC", d);
+	obs("F_DUPFD_CLOEXEC >= 50", d >= 50, 0);
+	close(d);
+	d = fcntl(fd, F_DUPFD, 60);
+	describe("F_DUPFD", d);
+	close(d);
+	obs("dup2 to 70", dup2(fd, 70), errno);
+	describe("dup2 target", 70);
+	obs("dup3 to 71 CLOEXEC", dup3(fd, 71, O_CLOEXEC), errno);
+	describe("dup3 target", 71);
+	errno = 0;
+	obs("dup3 bad flags", dup3(fd, 72, 12345), errno);
+	obs("dup2 self", dup2(fd, fd) == fd, errno);
+	errno = 0;
+	obs("dup3 self", dup3(fd, fd, 0), errno);
+	/* Implicit close of a device descriptor by dup2: the target must now
+	 * be the pipe, not the device. */
+	TU_CHECK(pipe(p) == 0, "pipe");
+	TU_CHECK(write(p[1], "pipe-data-123456", 16) == 16, "write");
+	obs("dup2 pipe over device", dup2(p[0], 70) == 70, errno);
+	describe("after dup2 over", 70);
+	memset(a, 0, sizeof a);
+	obs("read dup2'd pipe", read(70, a, 16), errno);
+	TU_CHECK(memcmp(a, "pipe-data-123456", 16) == 0, "dup2 target served pool bytes");
+	obs("fcntl SETFD 0", fcntl(71, F_SETFD, 0), errno);
+	describe("after SETFD 0", 71);
+	obs("fcntl64 SETFL NONBLOCK", fcntl64(71, F_SETFL, O_NONBLOCK), errno);
+	describe("after SETFL", fd);  /* same open file description */
+	close(70);
+	close(71);
+	close(p[0]);
+	close(p[1]);
+	close(fd);
+	/* The reserve is closed for the program: dup2 onto it is an ordinary
+	 * dup2 onto a free number. */
+	fd = open(DEV, O_RDONLY | O_CLOEXEC);
+	close(fd);
+	TU_CHECK(pipe(p) == 0, "pipe");
+	TU_CHECK(write(p[1], "second-pipe-data", 16) == 16, "write");
+	obs("dup2 onto closed number", dup2(p[0], fd) == fd, errno);
+	memset(a, 0, sizeof a);
+	obs("read it", read(fd, a, 16), errno);
+	TU_CHECK(memcmp(a, "second-pipe-data", 16) == 0, "dup2 onto a kept descriptor read pool bytes");
+	close(fd);
+	close(p[0]);
+	close(p[1]);
+}
+
+/* The number freed by fclose is reused by a socket: its reads are the
+ * socket's data. */
+static void test_fdopen_socket(void)
+{
+	char a[16];
+	int fd = open(DEV, O_RDONLY | O_CLOEXEC), sv[2];
+	FILE *f = fdopen(fd, "r");
+
+	TU_CHECK(f != NULL, "fdopen");
+	obs("fread via stream", (long)fread(a, 1, 16, f), errno);
+	obs("fclose", fclose(f), errno);
+	TU_CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0, "socketpair");
+	obs("socket reuses the number", sv[0] == fd || sv[1] == fd, 0);
+	TU_CHECK(sv[0] == fd || sv[1] == fd, "number %d not reused (%d, %d)", fd, sv[0], sv[1]);
+	int mine = sv[0] == fd ? sv[0] : sv[1], peer = sv[0] == fd ? sv[1] : sv[0];
+	TU_CHECK(write(peer, "socket-data-0001", 16) == 16, "write");
+	memset(a, 0, sizeof a);
+	obs("read reused number", read(mine, a, 16), errno);
+	TU_CHECK(memcmp(a, "socket-data-0001", 16) == 0, "read random bytes, not socket data");
+	close(sv[0]);
+	close(sv[1]);
+
+	/* fopen of the device: stdio's own descriptor. */
+	f = fopen(DEV, "r");
+	obs("fopen", f != NULL, errno);
+	obs("fread 16", (long)fread(a, 1, 16, f), errno);
+	describe("fopen fd", fileno(f));
+	obs("fclose", fclose(f), errno);
+	f = fopen64(DEV, "re");
+	obs("fopen64", f != NULL, errno);
+	obs("fclose", fclose(f), errno);
+}
+
+/* fds 0, 1, 2 are never kept: close(0); open("/dev/null") yields 0. */
+static void test_fd0(void)
+{
+	int saved = dup(0), fd;
+
+	fd = open(DEV, O_RDONLY);
+	close(fd);
+	close(0);
+	fd = open("/dev/null", O_RDONLY);
+	obs("close(0); open(/dev/null)", fd, errno);
+	TU_CHECK(fd == 0, "got %d", fd);
+	close(0);
+	fd = open(DEV, O_RDONLY | O_CLOEXEC);   /* may or may not be 0 */
+	TU_CHECK(fd >= 0, "open");
+	if (fd == 0) {
+		close(0);
+		fd = open("/dev/null", O_RDONLY);
+		TU_CHECK(fd == 0, "device on 0 was kept: got %d", fd);
+	} else {
+		TU_CHECK(dup2(fd, 0) == 0, "dup2 to 0");
+		close(fd);
+		close(0);
+		fd = open("/dev/null", O_RDONLY);
+		TU_CHECK(fd == 0, "device dup2'd to 0 was kept: got %d", fd);
+	}
+	dup2(saved, 0);
+	close(saved);
+}
+
+static void test_close_range(void)
+{
+	int fd = open(DEV, O_RDONLY | O_CLOEXEC), p[2];
+	char a[16];
+
+	TU_CHECK(dup2(fd, 200) == 200 && dup2(fd, 201) == 201, "dup2");
+	close(201);  /* possibly kept in reserve */
+	close(fd);
+	obs("close_range 200..300", close_range(200, 300, 0), errno);
+	/* Everything there is free: what lands there must be read for real. */
+	TU_CHECK(pipe(p) == 0, "pipe");
+	TU_CHECK(dup2(p[0], 200) == 200 && dup2(p[0], 201) == 201, "dup2");
+	TU_CHECK(write(p[1], "after-closerange", 16) == 16, "write");
+	memset(a, 0, sizeof a);
+	TU_CHECK(read(200, a, 16) == 16 && memcmp(a, "after-closerange", 16) == 0, "200 stale");
+	TU_CHECK(write(p[1], "after-closerang2", 16) == 16, "write");
+	TU_CHECK(read(201, a, 16) == 16 && memcmp(a, "after-closerang2", 16) == 0, "201 stale");
+	close(p[0]);
+	close(p[1]);
+	fd = open(DEV, O_RDONLY);
+	TU_CHECK(dup2(fd, 300) == 300, "dup2");
+	close(300);
+	closefrom(200);
+	errno = 0;
+	obs("read after closefrom", read(200, a, 16), errno);
+	TU_CHECK(pipe(p) == 0 && dup2(p[0], 300) == 300, "pipe");
+	TU_CHECK(write(p[1], "after-closefrom1", 16) == 16, "write");
+	TU_CHECK(read(300, a, 16) == 16 && memcmp(a, "after-closefrom1", 16) == 0, "300 stale");
+	close(300);
+	close(p[0]);
+	close(p[1]);
+	obs("close_range CLOEXEC", close_range(fd, fd, CLOSE_RANGE_CLOEXEC), errno);
+	describe("after close_range CLOEXEC", fd);
+	close(fd);
+}
+
+/* After close, exec must not inherit the device; a kept-open descriptor
+ * without O_CLOEXEC must be inherited. */
+static void test_exec(const char *self)
+{
+	int fd = open(DEV, O_RDONLY), keep, status;
+	char a[16];
+	pid_t pid;
+
+	TU_CHECK(read(fd, a, 16) == 16, "read");
+	close(fd);
+	for (int pass = 0; pass < 2; pass++) {
+		keep = pass ? open(DEV, O_RDONLY) : -1;
+		pid = fork();
+		if (pid == 0) {
+			execl(self, self, "exec-child", (char *)NULL);
+			_exit(99);
+		}
+		TU_CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status), "wait");
+		obs(pass ? "exec inherits an open device fd" : "exec after close: device fds",
+		    WEXITSTATUS(status), 0);
+		TU_CHECK(WEXITSTATUS(status) == pass, "child saw %d device fds", WEXITSTATUS(status));
+		if (keep >= 0)
+			close(keep);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && strcmp(argv[1], "exec-child") == 0)
+		return count_device_fds();
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	test_open_forms();
+	test_reads();
+	test_dups();
+	test_fdopen_socket();
+	test_fd0();
+	test_close_range();
+	test_exec(argv[0]);
+	return tu_finish();
+}
