@@ -460,7 +460,7 @@ bool fp_init_slow(void)
 			fp_load_settings(&fp_cfg, fp_no_env);
 			fp_cfg.enabled = 0;
 		} else {
-			fp_load_settings(&fp_cfg, secure_getenv);
+			fp_load_settings(&fp_cfg, fp_secure_getenv);
 		}
 		if (fp_cfg.stats == FP_STATS_STDERR)
 			fp_keep_stderr();

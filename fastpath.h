@@ -109,6 +109,13 @@ __attribute__((noreturn)) void fp_raw_exit(int status) FP_HIDDEN;
 
 /* True in secure-execution mode (setuid, setgid, file capabilities). */
 bool fp_secure_mode(void) FP_HIDDEN;
+/* illumos has no secure_getenv; there fp_secure_mode() (issetugid) turns
+ * everything off before the environment is read at all. */
+#if defined(FP_ILLUMOS)
+#  define fp_secure_getenv getenv
+#else
+#  define fp_secure_getenv secure_getenv
+#endif
 
 /* ------------------------------------------------------------------------
  * Real libc functions, bound once with dlsym(RTLD_NEXT).  Each is a union of
