@@ -1,0 +1,268 @@
+/*
+ * prog_urandom_stress: the pool under forks, threads and signals.  Each mode
+ * checks that no 16-byte block is ever served twice; run natively and under
+ * fastpath.so by t_urandom.sh (natively it proves the test itself).
+ *   forks N         parent and N children (fork) read the same descriptor
+ *   threads T N     T threads x N reads of 16 bytes
+ *   forklock N      N forks while another thread reads non-stop (so it
+ *                   often holds the pool lock): every child must read
+ *   signal SECS     a SIGALRM handler reads while the main loop reads
+ *   cycles N [how]  N open/read(16)/close cycles (how: cloexec (default),
+ *                   noclo, random for /dev/random, getrandom for
+ *                   getrandom(16) calls instead), for counting system calls
+ *   stream BYTES    BYTES of the device, read 16 at a time, to stdout
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+typedef struct { unsigned char b[16]; } block;
+
+static int cmp(const void *a, const void *b)
+{
+	return memcmp(a, b, sizeof(block));
+}
+
+/* Number of blocks that equal another one. */
+static size_t repeats(block *v, size_t n)
+{
+	size_t i, r = 0;
+
+	qsort(v, n, sizeof *v, cmp);
+	for (i = 1; i < n; i++)
+		r += memcmp(&v[i - 1], &v[i], sizeof *v) == 0;
+	return r;
+}
+
+static int dev(void)
+{
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		perror("open");
+		exit(2);
+	}
+	return fd;
+}
+
+static int mode_forks(int n)
+{
+	int fd = dev(), p[2], i, status;
+	block *v = calloc((size_t)n * 4 + 8, sizeof *v);
+	size_t k = 0;
+
+	TU_CHECK(pipe(p) == 0, "pipe");
+	for (i = 0; i < n; i++) {
+		pid_t pid;
+
+		TU_CHECK(read(fd, &v[k++], 16) == 16, "parent read");
+		pid = fork();
+		if (pid == 0) {
+			block c[2];
+			int f2 = dev();
+
+			/* the inherited descriptor and a fresh open */
+			if (read(fd, &c[0], 16) != 16 || read(f2, &c[1], 16) != 16 ||
+			    write(p[1], c, sizeof c) != sizeof c)
+				_exit(1);
+			_exit(0);
+		}
+		TU_CHECK(read(fd, &v[k++], 16) == 16, "parent read");
+		TU_CHECK(read(p[0], &v[k], 32) == 32, "child block");
+		k += 2;
+		TU_CHECK(waitpid(pid, &status, 0) == pid && status == 0, "child status %d", status);
+	}
+	TU_CHECK(repeats(v, k) == 0, "%zu repeated blocks among %zu (parent and children)",
+	         repeats(v, k), k);
+	free(v);
+	return tu_finish();
+}
+
+static int t_fd;
+static long t_n;
+static block *t_v;
+
+static void *reader(void *arg)
+{
+	block *mine = t_v + (long)(size_t)arg * t_n;
+	long i;
+
+	for (i = 0; i < t_n; i++)
+		if (read(t_fd, &mine[i], 16) != 16)
+			abort();
+	return NULL;
+}
+
+static int mode_threads(int t, long n)
+{
+	pthread_t tid[64];
+	long i;
+
+	t_fd = dev();
+	t_n = n;
+	t_v = calloc((size_t)t * (size_t)n, sizeof *t_v);
+	for (i = 0; i < t; i++)
+		pthread_create(&tid[i], NULL, reader, (void *)(size_t)i);
+	for (i = 0; i < t; i++)
+		pthread_join(tid[i], NULL);
+	TU_CHECK(repeats(t_v, (size_t)t * (size_t)n) == 0, "repeated blocks across threads");
+	return tu_finish();
+}
+
+static atomic_bool stop;
+
+static void *spinner(void *arg)
+{
+	block b;
+
+	(void)arg;
+	while (!atomic_load(&stop))
+		if (read(t_fd, &b, sizeof b) != sizeof b)
+			abort();
+	return NULL;
+}
+
+static int mode_forklock(int n)
+{
+	pthread_t tid;
+	int i, bad = 0;
+
+	t_fd = dev();
+	pthread_create(&tid, NULL, spinner, NULL);
+	for (i = 0; i < n; i++) {
+		int status;
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			block b;
+
+			alarm(10);  /* a deadlocked child dies, and is counted */
+			for (int j = 0; j < 300; j++)
+				if (read(t_fd, &b, sizeof b) != sizeof b)
+					_exit(1);
+			_exit(0);
+		}
+		if (waitpid(pid, &status, 0) != pid || status != 0)
+			bad++;
+	}
+	atomic_store(&stop, true);
+	pthread_join(tid, NULL);
+	TU_CHECK(bad == 0, "%d of %d children failed or hung", bad, n);
+	return tu_finish();
+}
+
+#define SIG_MAX 200000
+static block sig_v[SIG_MAX];
+static volatile sig_atomic_t sig_n, sig_bad;
+
+static void on_alarm(int sig)
+{
+	int e = errno;
+
+	(void)sig;
+	if (sig_n < SIG_MAX) {
+		if (read(t_fd, &sig_v[sig_n], 16) == 16)
+			sig_n++;
+		else
+			sig_bad++;
+	}
+	errno = e;
+}
+
+static int mode_signal(int secs)
+{
+	struct itimerval it = { { 0, 50 }, { 0, 50 } };
+	struct sigaction sa;
+	size_t cap = 4000000, k = 0, i;
+	block *v = malloc(cap * sizeof *v);
+	time_t end = time(NULL) + secs;
+
+	t_fd = dev();
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_alarm;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &it, NULL);
+	while (time(NULL) < end) {
+		block scratch;
+		ssize_t r = read(t_fd, k < cap - SIG_MAX ? &v[k] : &scratch, 16);
+
+		if (r == 16 && k < cap - SIG_MAX)
+			k++;
+		else
+			TU_CHECK(r == 16 || errno == EINTR, "main read: %zd", r);
+	}
+	it = (struct itimerval){ { 0, 0 }, { 0, 0 } };
+	setitimer(ITIMER_REAL, &it, NULL);
+	TU_CHECK(sig_bad == 0, "%d handler reads failed", (int)sig_bad);
+	TU_CHECK(sig_n > 100, "only %d handler reads", (int)sig_n);
+	for (i = 0; i < (size_t)sig_n; i++)
+		v[k++] = sig_v[i];
+	TU_CHECK(repeats(v, k) == 0, "repeated blocks between handler and main loop");
+	printf("main and handler blocks: %zu (handler %d)\n", k, (int)sig_n);
+	free(v);
+	return tu_finish();
+}
+
+static int mode_cycles(long n, const char *how)
+{
+	const char *path = strcmp(how, "random") == 0 ? "/dev/random" : "/dev/urandom";
+	int flags = strcmp(how, "noclo") == 0 ? O_RDONLY : O_RDONLY | O_CLOEXEC;
+	block b;
+	long i;
+
+	for (i = 0; i < n; i++) {
+		if (strcmp(how, "getrandom") == 0) {
+			if (getrandom(&b, 16, 0) != 16)
+				return 1;
+			continue;
+		}
+		int fd = open(path, flags);
+
+		if (fd < 0 || read(fd, &b, 16) != 16 || close(fd) != 0)
+			return 1;
+	}
+	return 0;
+}
+
+static int mode_stream(long bytes)
+{
+	int fd = dev();
+	block b;
+
+	for (; bytes > 0; bytes -= 16)
+		if (read(fd, &b, 16) != 16 || fwrite(&b, 1, 16, stdout) != 16)
+			return 1;
+	return fflush(stdout) != 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 3 && strcmp(argv[1], "cycles") == 0)
+		return mode_cycles(atol(argv[2]), argc > 3 ? argv[3] : "cloexec");
+	if (argc >= 3 && strcmp(argv[1], "stream") == 0)
+		return mode_stream(atol(argv[2]));
+	if (argc >= 3 && strcmp(argv[1], "forks") == 0)
+		return mode_forks(atoi(argv[2]));
+	if (argc >= 4 && strcmp(argv[1], "threads") == 0)
+		return mode_threads(atoi(argv[2]), atol(argv[3]));
+	if (argc >= 3 && strcmp(argv[1], "forklock") == 0)
+		return mode_forklock(atoi(argv[2]));
+	if (argc >= 3 && strcmp(argv[1], "signal") == 0)
+		return mode_signal(atoi(argv[2]));
+	fprintf(stderr, "usage: prog_urandom_stress forks N | threads T N | forklock N | signal SECS\n");
+	return 2;
+}

@@ -1,0 +1,149 @@
+#!/bin/sh
+# urandom_shim: every entry point against native behaviour, the system-call
+# savings (strace), forks, threads, signals, and a statistical check of the
+# served stream.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+P=$TESTBIN/prog_urandom
+S=$TESTBIN/prog_urandom_stress
+F=$TESTBIN/prog_urandom_fortify
+pre() { LD_PRELOAD=$FASTPATH_SO "$@"; }
+
+# ---- entry points: native and preloaded runs log the same observations --
+"$P" >"$T_TMP/native" 2>&1
+expect_eq "prog_urandom native passes" 0 $?
+pre "$P" >"$T_TMP/fast" 2>&1
+expect_eq "prog_urandom under fastpath passes" 0 $?
+grep -v 'passed,' "$T_TMP/native" >"$T_TMP/n"
+grep -v 'passed,' "$T_TMP/fast" >"$T_TMP/f"
+if [ "$(wc -l <"$T_TMP/n")" -gt 60 ] && cmp -s "$T_TMP/n" "$T_TMP/f"; then
+	ok "every observation identical to native ($(wc -l <"$T_TMP/n") lines)"
+else
+	fail "observations differ from native" "$(diff "$T_TMP/n" "$T_TMP/f" | head -20)"
+fi
+tail -n 3 "$T_TMP/fast" | grep -q '^FAIL' && fail "prog_urandom" "$(grep FAIL "$T_TMP/fast")"
+
+# ---- fortified forms --------------------------------------------------------
+syms=$(nm -D "$F" 2>/dev/null | awk '{print $2}' | tr '\n' ' ')
+for s in __open_2 __open64_2 __openat_2 __openat64_2 __read_chk; do
+	case " $syms " in
+	*" $s@"* | *" $s "*) ok "fortified program calls $s" ;;
+	*) fail "fortified program calls $s" "nm: $syms" ;;
+	esac
+done
+check "fortified program, native" "$F"
+check "fortified program, fastpath" pre "$F"
+n=$(FASTPATH_STATS=1 pre "$F" 2>&1 >/dev/null | sed -n 's/.*urandom \([0-9]*\) opens.*/\1/p')
+expect_eq "fortified opens were pooled" 12 "$n"
+
+# ---- system calls: 10,000 open/read/close cycles -------------------------
+if command -v strace >/dev/null 2>&1; then
+	# count FILE PATTERN: trace lines matching PATTERN
+	count() { grep -c "$2" "$1"; }
+	strace -f -qq -e trace=open,openat,read,close,getrandom,fcntl -o "$T_TMP/st.n" "$S" cycles 10000
+	strace -f -qq -e trace=open,openat,read,close,getrandom,fcntl -o "$T_TMP/st.f" \
+		env LD_PRELOAD="$FASTPATH_SO" "$S" cycles 10000
+	nn=$(count "$T_TMP/st.n" 'open.*"/dev/urandom"')
+	nf=$(count "$T_TMP/st.f" 'open.*"/dev/urandom"')
+	[ "$nn" -ge 10000 ] && ok "native: $nn device opens (strace sees them)" ||
+		fail "native device opens" "$nn"
+	[ "$nf" -le 2 ] && ok "fastpath: $nf device opens in 10,000 cycles" ||
+		fail "fastpath device opens" "$nf"
+	# After the program's own start-up (ld.so reads the libraries), every
+	# read or getrandom is the pool's: a 64 KiB refill per 4,096 reads.
+	rf=$(sed -n '/urandom/,$p' "$T_TMP/st.f" | grep -c -E '(^| )(read|getrandom)\(')
+	[ "$rf" -le 5 ] && ok "fastpath: $rf reads/getrandom for 160,000 bytes" ||
+		fail "fastpath reads" "$rf: $(sed -n '/urandom/,$p' "$T_TMP/st.f" | head -5)"
+	tf=$(sed -n '/urandom/,$p' "$T_TMP/st.f" | wc -l)
+	[ "$tf" -le 12 ] && ok "fastpath: $tf traced calls in total after the first open" ||
+		fail "fastpath traced calls" "$tf"
+	# Without O_CLOEXEC the reserve's FD_CLOEXEC flips: two fcntl a cycle,
+	# still no open, read or close.
+	strace -f -qq -e trace=open,openat,read,close,fcntl -o "$T_TMP/st.c" \
+		env LD_PRELOAD="$FASTPATH_SO" "$S" cycles 1000 noclo
+	expect_eq "noclo: device opens" 1 "$(count "$T_TMP/st.c" 'open.*"/dev/urandom"')"
+	c=$(sed -n '/urandom/,$p' "$T_TMP/st.c" | grep -c -E '^[0-9]+ +(read|close)\(')
+	[ "$c" -le 6 ] && ok "noclo: $c reads/closes in 1,000 cycles" || fail "noclo reads/closes" "$c"
+	# /dev/random: pooled on Linux >= 5.6 only.
+	strace -f -qq -e trace=openat,read -o "$T_TMP/st.r" \
+		env LD_PRELOAD="$FASTPATH_SO" "$S" cycles 1000 random
+	r=$(count "$T_TMP/st.r" 'open.*"/dev/random"')
+	case $(uname -r) in
+	[0-4].* | 5.[0-5].*) expect_eq "/dev/random not pooled before 5.6" 1000 "$r" ;;
+	*) expect_eq "/dev/random pooled (Linux >= 5.6)" 1 "$r" ;;
+	esac
+	# getrandom pooling: off by default, on with FASTPATH_GETRANDOM=1
+	# and with interpose --getrandom.
+	strace -f -qq -e trace=getrandom -o "$T_TMP/st.g0" \
+		env LD_PRELOAD="$FASTPATH_SO" "$S" cycles 1000 getrandom
+	g0=$(count "$T_TMP/st.g0" 'getrandom(')
+	[ "$g0" -ge 1000 ] && ok "getrandom not pooled by default ($g0 calls)" || fail "getrandom default" "$g0"
+	strace -f -qq -e trace=getrandom -o "$T_TMP/st.g1" \
+		env LD_PRELOAD="$FASTPATH_SO" FASTPATH_GETRANDOM=1 "$S" cycles 10000 getrandom
+	g1=$(count "$T_TMP/st.g1" 'getrandom(')
+	[ "$g1" -le 6 ] && ok "FASTPATH_GETRANDOM=1: $g1 getrandom calls for 10,000" || fail "getrandom pooled" "$g1"
+	strace -f -qq -e trace=getrandom -o "$T_TMP/st.g2" "$INTERPOSE" --getrandom "$S" cycles 10000 getrandom
+	g2=$(count "$T_TMP/st.g2" 'getrandom(')
+	[ "$g2" -le 8 ] && ok "interpose --getrandom: $g2 getrandom calls" || fail "interpose --getrandom" "$g2"
+	strace -f -qq -e trace=openat -o "$T_TMP/st.d" \
+		env LD_PRELOAD="$FASTPATH_SO" FASTPATH_DISABLE=urandom "$S" cycles 1000
+	expect_eq "FASTPATH_DISABLE=urandom: every open real" 1000 "$(count "$T_TMP/st.d" 'open.*"/dev/urandom"')"
+else
+	skip "system-call counts" "strace not installed"
+fi
+
+# ---- the stats line ----------------------------------------------------
+line=$(FASTPATH_STATS=1 pre "$S" cycles 10000 2>&1)
+case $line in
+*"urandom 10000 opens, 10000 reads, 0 getrandom (off), "*) ok "stats line counts opens and reads" ;;
+*) fail "stats line" "$line" ;;
+esac
+
+# ---- forks, threads, signals -----------------------------------------------
+check "1,000 forks: no block shared by parent and children" pre "$S" forks 1000
+check "native: 100 forks (the test's own sanity)" "$S" forks 100
+check "8 threads x 100,000 reads: no repeated block" pre "$S" threads 8 100000
+check "fork while another thread holds the pool lock" timeout 120 env LD_PRELOAD="$FASTPATH_SO" "$S" forklock 300
+check "signal handler reads while the main loop reads" timeout 60 env LD_PRELOAD="$FASTPATH_SO" "$S" signal 2
+
+# ---- real programs -----------------------------------------------------------
+n=$(pre dd if=/dev/urandom bs=16 count=1000 2>/dev/null | wc -c)
+expect_eq "dd bs=16 count=1000 through the pool" 16000 "$n"
+line=$(FASTPATH_STATS=1 pre dd if=/dev/urandom of=/dev/null bs=16 count=1000 2>&1)
+case $line in
+*"urandom 1 opens, 1000 reads"*) ok "dd's reads (on fd 0, after its dup2) were served" ;;
+*) fail "dd served" "$line" ;;
+esac
+if command -v python3 >/dev/null 2>&1; then
+	out=$(pre python3 -c '
+import os
+s = set()
+for i in range(2000):
+    fd = os.open("/dev/urandom", os.O_RDONLY)
+    s.add(os.read(fd, 16))
+    os.close(fd)
+with open("/dev/urandom", "rb") as f:
+    s.add(f.read(16))
+print(len(s))' 2>&1)
+	expect_eq "python: 2001 distinct tokens" 2001 "$out"
+else
+	skip "python tokens" "python3 not installed"
+fi
+
+# ---- statistics of the served stream (rng-tools5's rngtest) ----------------
+if command -v rngtest >/dev/null 2>&1; then
+	fails() { sed -n 's/.*FIPS 140-2 failures: \([0-9]*\).*/\1/p'; }
+	z=$(head -c 500000 /dev/zero | rngtest -c 100 2>&1 | fails)
+	[ "${z:-0}" -ge 90 ] && ok "rngtest rejects a bad stream ($z of 100)" || fail "rngtest sanity" "$z"
+	# 4,000 blocks of 20,000 bits; FIPS 140-2 false alarms are about 1 in
+	# 1,000 blocks for a perfect source.
+	nf=$("$S" stream 10000000 | rngtest -c 4000 2>&1 | fails)
+	ff=$(pre "$S" stream 10000000 | rngtest -c 4000 2>&1 | fails)
+	[ "${ff:-99}" -le 12 ] && ok "rngtest on the served stream: $ff failures of 4000 (native $nf)" ||
+		fail "rngtest on the served stream" "fastpath $ff, native $nf"
+else
+	skip "rngtest" "rng-tools5 not installed"
+fi
+
+finish
