@@ -1,0 +1,308 @@
+/*
+ * Unit tests of urandom_shim.c: which opens match, the pool's invariants
+ * (bytes zeroed as served, never twice), re-entry from a signal handler,
+ * the refill fallback without getrandom, the reserve's life cycle, and a
+ * fork while the pool lock is held.  The wrappers are compiled into this
+ * program, so its own open/read/close go through them.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <sys/wait.h>
+
+#include "../fastpath.c"
+#include "../urandom_shim.c"
+
+static int setup(void **state)
+{
+	(void)state;
+	assert_true(fp_ready());
+	return 0;
+}
+
+static unsigned long counter(enum fp_counter c)
+{
+	return atomic_load(&fp_counters[c]);
+}
+
+static void test_match(void **state)
+{
+	static const struct {
+		const char *path;
+		int flags;
+		int dev;
+	} cases[] = {
+		{ "/dev/urandom", O_RDONLY, UR_DEV_URANDOM },
+		{ "/dev/urandom", O_RDONLY | O_CLOEXEC, UR_DEV_URANDOM },
+		{ "/dev/urandom", O_RDONLY | O_NONBLOCK | O_NOCTTY, UR_DEV_URANDOM },
+		{ "/dev/urandom", O_RDONLY | O_LARGEFILE, UR_DEV_URANDOM },
+		{ "/dev/urandom", O_WRONLY, -1 },
+		{ "/dev/urandom", O_RDWR, -1 },
+		{ "/dev/urandom", O_ACCMODE, -1 },
+		{ "/dev/urandom", O_RDONLY | O_PATH, -1 },
+		{ "/dev/urandom", O_RDONLY | O_CREAT, -1 },
+		{ "/dev/urandom", O_RDONLY | O_DIRECTORY, -1 },
+		{ "/dev/urandom", O_RDONLY | O_SYNC, -1 },
+		{ "/dev/urandom", O_RDONLY | O_APPEND, -1 },
+		{ "/dev/urandom/", O_RDONLY, -1 },
+		{ "/dev/urandomx", O_RDONLY, -1 },
+		{ "/dev//urandom", O_RDONLY, -1 },
+		{ "dev/urandom", O_RDONLY, -1 },
+		{ "urandom", O_RDONLY, -1 },
+		{ "", O_RDONLY, -1 },
+		{ "/", O_RDONLY, -1 },
+		{ "/d", O_RDONLY, -1 },
+		{ "/dev/null", O_RDONLY, -1 },
+		{ "/etc/passwd", O_RDONLY, -1 },
+		{ NULL, O_RDONLY, -1 },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		assert_int_equal(ur_match(cases[i].path, cases[i].flags), cases[i].dev);
+	/* /dev/random follows the kernel decision. */
+	assert_int_equal(ur_match("/dev/random", O_RDONLY),
+	                 ur_random_pooled() ? UR_DEV_RANDOM : -1);
+	assert_int_equal(ur_match("/dev/random", O_RDWR), -1);
+	fp_cfg.enabled &= ~FP_F_URANDOM;
+	assert_int_equal(ur_match("/dev/urandom", O_RDONLY), -1);
+	fp_cfg.enabled |= FP_F_URANDOM;
+}
+
+/* Served bytes are zero in the pool, never served again, and the pool
+ * refills once per 64 KiB. */
+static void test_take_zeroes_and_never_repeats(void **state)
+{
+	struct ur_pool *p;
+	unsigned char a[UR_SERVE_MAX], b[16];
+	unsigned long refills;
+	size_t pos, i;
+
+	(void)state;
+	assert_int_equal(ur_take(b, 16, -1), 16);
+	p = atomic_load(&ur_pool);
+	assert_non_null(p);
+	pos = p->pos;
+	for (i = 0; i < pos; i++)
+		assert_int_equal(p->buf[i], 0);
+	assert_true(p->len == UR_POOL);
+	refills = counter(FP_C_URANDOM_REFILLS);
+	/* Drain the rest and one more: exactly one refill. */
+	while (p->len - p->pos >= sizeof a)
+		assert_int_equal(ur_take(a, sizeof a, -1), sizeof a);
+	assert_int_equal(counter(FP_C_URANDOM_REFILLS), refills);
+	assert_int_equal(ur_take(a, sizeof a, -1), sizeof a);
+	assert_int_equal(counter(FP_C_URANDOM_REFILLS), refills + 1);
+	/* The tail that was too short was discarded as zeros. */
+	for (i = 0; i < p->pos; i++)
+		assert_int_equal(p->buf[i], 0);
+	/* The copy in the caller is the pool's old content: not all zero. */
+	for (i = 0; i < sizeof a && a[i] == 0; i++)
+		;
+	assert_true(i < sizeof a);
+}
+
+static void test_reentry_falls_back(void **state)
+{
+	struct ur_pool *p = ur_pool_get();
+	unsigned char b[16];
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	unsigned long sys;
+
+	(void)state;
+	assert_true(ur_state(fd) & UR_OPEN);
+	/* As if a signal handler interrupted this thread inside the pool. */
+	atomic_store(&p->owner, (uintptr_t)pthread_self());
+	assert_int_equal(ur_take(b, 16, fd), 0);
+	sys = counter(FP_C_URANDOM_SYSCALLS);
+	assert_int_equal(read(fd, b, 16), 16);
+	assert_int_equal(counter(FP_C_URANDOM_SYSCALLS), sys + 1);
+	atomic_store(&p->owner, 0);
+	sys = counter(FP_C_URANDOM_SYSCALLS);
+	assert_int_equal(read(fd, b, 16), 16);
+	assert_int_equal(counter(FP_C_URANDOM_SYSCALLS), sys);
+	close(fd);
+}
+
+/* Without getrandom (ENOSYS), the refill reads the descriptor itself. */
+static void test_refill_without_getrandom(void **state)
+{
+	struct ur_pool *p = ur_pool_get();
+	unsigned char b[16];
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	void *saved = fp_real.r_getrandom.p;
+
+	(void)state;
+	fp_real.r_getrandom.p = NULL;
+	atomic_store(&ur_no_getrandom, true);
+	p->pos = p->len;  /* empty */
+	assert_int_equal(read(fd, b, 16), 16);
+	assert_int_equal(p->len, UR_POOL);
+	assert_int_equal(p->pos, 16);
+	/* getrandom pooling has no descriptor: it leaves the caller to the
+	 * kernel, untouched by a failed refill. */
+	p->pos = p->len;
+	assert_int_equal(ur_take(b, 16, -1), 0);
+	fp_real.r_getrandom.p = saved;
+	atomic_store(&ur_no_getrandom, false);
+	close(fd);
+}
+
+static void test_reserve_cycle(void **state)
+{
+	int fd, fd2, fd3;
+	unsigned long sys;
+
+	(void)state;
+	fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	assert_true(fd > 2);
+	assert_int_equal(close(fd), 0);
+	assert_int_equal(atomic_load(&ur_reserve[UR_DEV_URANDOM]), fd);
+	assert_true(ur_state(fd) & UR_RESERVE);
+	/* Closed for the program; open for the kernel, FD_CLOEXEC. */
+	assert_int_equal(fp_real.r_fcntl.f(fd, F_GETFD), FD_CLOEXEC);
+	errno = 0;
+	assert_int_equal(close(fd), -1);
+	assert_int_equal(errno, EBADF);
+	sys = counter(FP_C_URANDOM_SYSCALLS);
+	fd2 = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	assert_int_equal(fd2, fd);
+	assert_int_equal(counter(FP_C_URANDOM_SYSCALLS), sys);
+	/* A second open while the first is held: a real one. */
+	fd3 = open("/dev/urandom", O_RDONLY);
+	assert_true(fd3 != fd2 && (ur_state(fd3) & UR_OPEN));
+	assert_int_equal(fp_real.r_fcntl.f(fd3, F_GETFD), 0);
+	close(fd2);
+	/* Reserve taken: this one is really closed. */
+	close(fd3);
+	assert_int_equal(ur_state(fd3), 0);
+	errno = 0;
+	assert_int_equal(fp_real.r_fcntl.f(fd3, F_GETFD), -1);
+	/* Non-O_CLOEXEC open of the reserve clears FD_CLOEXEC. */
+	fd = open("/dev/urandom", O_RDONLY);
+	assert_int_equal(fd, fd2);
+	assert_int_equal(fcntl(fd, F_GETFD), 0);
+	close(fd);
+	assert_int_equal(fp_real.r_fcntl.f(fd, F_GETFD), FD_CLOEXEC);
+}
+
+/* 0, 1 and 2 are never kept: they are really closed. */
+static void test_low_fds_never_kept(void **state)
+{
+	int saved = dup(2), fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+
+	(void)state;
+	/* empty the reserve so that 2 would be a candidate */
+	if (atomic_load(&ur_reserve[UR_DEV_URANDOM]) >= 0) {
+		int r = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+		close(fd);
+		fd = r;
+	}
+	assert_int_equal(dup2(fd, 2), 2);
+	assert_true(ur_state(2) & UR_OPEN);
+	close(fd);
+	/* the reserve is full now; take it so that 2 would fit */
+	fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	assert_int_equal(close(2), 0);
+	assert_int_equal(ur_state(2), 0);
+	assert_int_equal(fp_real.r_fcntl.f(2, F_GETFD), -1);
+	assert_int_equal(atomic_load(&ur_reserve[UR_DEV_URANDOM]), -1);
+	dup2(saved, 2);
+	close(saved);
+	close(fd);
+}
+
+/* A fork while another thread holds the pool lock: the child's pool is
+ * empty and unlocked (wipe-on-fork, or the atfork reset). */
+static void test_fork_with_lock_held(void **state)
+{
+	struct ur_pool *p = ur_pool_get();
+	unsigned char b[16], parent_next[16];
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC), pipefd[2], status;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(read(fd, b, 16), 16);
+	assert_int_equal(pipe(pipefd), 0);
+	atomic_store(&p->owner, (uintptr_t)0x1234);  /* another thread */
+	pid = fork();
+	if (pid == 0) {
+		alarm(5);
+		if (p->pos != 0 || p->len != 0 || atomic_load(&p->owner) != 0)
+			_exit(3);
+		if (read(fd, b, 16) != 16 || write(pipefd[1], b, 16) != 16)
+			_exit(4);
+		_exit(0);
+	}
+	atomic_store(&p->owner, 0);
+	assert_int_equal(read(fd, parent_next, 16), 16);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_int_equal(status, 0);
+	assert_int_equal(read(pipefd[0], b, 16), 16);
+	assert_memory_not_equal(b, parent_next, 16);
+	close(pipefd[0]);
+	close(pipefd[1]);
+	close(fd);
+}
+
+/* A number freed behind our back (raw close) heals when reused. */
+static void test_heal(void **state)
+{
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC), p[2];
+	char buf[8];
+
+	(void)state;
+	fp_raw_close(fd);  /* the kernel forgets; we do not */
+	assert_true(ur_state(fd) & UR_OPEN);
+	fd = open("/dev/null", O_RDONLY);
+	assert_int_equal(ur_state(fd), 0);
+	close(fd);
+	assert_int_equal(pipe(p), 0);
+	close(p[1]);
+	assert_int_equal(read(p[0], buf, sizeof buf), 0);
+	close(p[0]);
+}
+
+static void test_getrandom_pooling(void **state)
+{
+	unsigned char a[300], b[32];
+	unsigned long g = counter(FP_C_URANDOM_GETRANDOM);
+
+	(void)state;
+	fp_cfg.getrandom = false;
+	assert_int_equal(getrandom(a, 16, 0), 16);
+	assert_int_equal(counter(FP_C_URANDOM_GETRANDOM), g);
+	fp_cfg.getrandom = true;
+	assert_int_equal(getrandom(a, 32, 0), 32);
+	assert_int_equal(getrandom(b, 32, GRND_NONBLOCK), 32);
+	assert_memory_not_equal(a, b, 32);
+	assert_int_equal(counter(FP_C_URANDOM_GETRANDOM), g + 2);
+	assert_int_equal(getrandom(a, 16, GRND_RANDOM), 16);  /* never pooled */
+	assert_int_equal(getentropy(a, 32), 0);
+	assert_int_equal(counter(FP_C_URANDOM_GETRANDOM), g + 3);
+	errno = 0;
+	assert_int_equal(getentropy(a, 257), -1);
+	assert_int_equal(errno, EIO);
+	assert_int_equal(getrandom(a, 0, 0), 0);
+	fp_cfg.getrandom = false;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_match),
+		cmocka_unit_test(test_take_zeroes_and_never_repeats),
+		cmocka_unit_test(test_reentry_falls_back),
+		cmocka_unit_test(test_refill_without_getrandom),
+		cmocka_unit_test(test_reserve_cycle),
+		cmocka_unit_test(test_low_fds_never_kept),
+		cmocka_unit_test(test_fork_with_lock_held),
+		cmocka_unit_test(test_heal),
+		cmocka_unit_test(test_getrandom_pooling),
+	};
+
+	return cmocka_run_group_tests_name("urandom", tests, setup, NULL);
+}
