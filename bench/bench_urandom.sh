@@ -1,0 +1,58 @@
+#!/bin/sh
+# make bench for urandom_shim: the full targets of issue 3 (seed 001).
+# Each row is native vs fastpath from the same run; the syscall columns
+# come from a smaller run of the same workload under strace -f -c.
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+L=$BENCHBIN/urandom_loop
+P="env LD_PRELOAD=$FASTPATH_SO"
+G="env LD_PRELOAD=$FASTPATH_SO FASTPATH_GETRANDOM=1"
+PY='import os, sys
+for i in range(int(sys.argv[1])):
+    fd = os.open("/dev/urandom", os.O_RDONLY)
+    os.read(fd, 16)
+    os.close(fd)'
+PYB='import sys
+for i in range(int(sys.argv[1])):
+    with open("/dev/urandom", "rb") as f:
+        f.read(16)'
+F=$(mktemp) || exit 2
+head -c 4096 /dev/urandom >"$F"
+
+echo "# target >= 50x"
+compare "seed-001 loop, 1M uuids (O_CLOEXEC, as libuuid)" "$L seed 1000000" "$P $L seed 1000000" \
+	"$L seed 2000" "$P $L seed 2000"
+echo "# informational: plain O_RDONLY costs two fcntl per cycle (FD_CLOEXEC in reserve)"
+compare "seed-001 loop, 100k uuids, plain O_RDONLY" "$L seed 100000 1 noclo" \
+	"$P $L seed 100000 1 noclo" "$L seed 2000 1 noclo" "$P $L seed 2000 1 noclo"
+echo "# target >= 20x"
+compare "read(16) x 1M on a kept-open fd" "$L kept 1000000" "$P $L kept 1000000" \
+	"$L kept 10000" "$P $L kept 10000"
+echo "# target >= 1.8x"
+compare "dd if=/dev/urandom bs=16 count=1000000" \
+	"dd if=/dev/urandom of=/dev/null bs=16 count=1000000" \
+	"$P dd if=/dev/urandom of=/dev/null bs=16 count=1000000" \
+	"dd if=/dev/urandom of=/dev/null bs=16 count=10000" \
+	"$P dd if=/dev/urandom of=/dev/null bs=16 count=10000"
+if command -v python3 >/dev/null 2>&1; then
+	echo "# target >= 2x"
+	compare "python: os.open/os.read(16)/os.close x 200k" \
+		"python3 -c '$PY' 200000" "$P python3 -c '$PY' 200000" \
+		"python3 -c '$PY' 2000" "$P python3 -c '$PY' 2000"
+	echo "# informational: buffered open() reads 4 KiB per token (generation-bound)"
+	compare "python: open(rb).read(16) x 100k" \
+		"python3 -c '$PYB' 100000" "$P python3 -c '$PYB' 100000" \
+		"python3 -c '$PYB' 2000" "$P python3 -c '$PYB' 2000"
+fi
+echo "# target >= 20x (FASTPATH_GETRANDOM=1, as interpose --getrandom)"
+compare "getrandom(16) x 1M, pooled" "$L getrandom 1000000" "$G $L getrandom 1000000" \
+	"$L getrandom 10000" "$G $L getrandom 10000"
+echo "# target >= 20x each"
+compare "seed-001 loop, 1M uuids, 2 threads" "$L seed 1000000 2" "$P $L seed 1000000 2" \
+	"$L seed 2000 2" "$P $L seed 2000 2"
+compare "seed-001 loop, 1M uuids, 8 threads" "$L seed 1000000 8" "$P $L seed 1000000 8" \
+	"$L seed 2000 8" "$P $L seed 2000 8"
+echo "# target >= 0.97x (not ours: one branch per call)"
+compare "regular file open/read(16)/close x 500k" "$L file 500000 $F" "$P $L file 500000 $F" \
+	"$L file 2000 $F" "$P $L file 2000 $F"
+rm -f "$F"
