@@ -216,6 +216,21 @@ static void fp_rl_root(const char **root, size_t *len)
 		--*len;
 }
 
+/* Our pid for the illumos policy, which asks on every /proc/<pid>/path
+ * call: 0 until known, cleared in a fork child. */
+static _Atomic int fp_rl_pid_cache;
+
+static int fp_rl_getpid(void)
+{
+	int pid = atomic_load_explicit(&fp_rl_pid_cache, memory_order_relaxed);
+
+	if (!pid) {
+		pid = (int)getpid();
+		atomic_store_explicit(&fp_rl_pid_cache, pid, memory_order_relaxed);
+	}
+	return pid;
+}
+
 #ifdef FP_LINUX
 #define FP_RL_PROC_MAGIC 0x9fa0
 #define FP_RL_SOCKFS_MAGIC 0x534F434B
@@ -246,15 +261,6 @@ static void fp_rl_me_load(void)
 	fp_rl_me.pid = (int)getpid();
 }
 
-static void fp_rl_atfork_child(void)
-{
-	fp_rl_me.pid = 0;
-}
-
-__attribute__((constructor)) static void fp_rl_constructor(void)
-{
-	pthread_atfork(NULL, NULL, fp_rl_atfork_child);
-}
 
 /* Is this name about the caller's own fd table? */
 static bool fp_rl_linux_ours(const struct fp_rl_path *x)
@@ -268,11 +274,19 @@ static bool fp_rl_linux_ours(const struct fp_rl_path *x)
 			fp_rl_me_load();
 		return fp_rl_me.pid == fp_rl_me.tid;
 	}
-	pid = (int)getpid();
-	if (fp_rl_me.pid != pid)
+	/* Another process's pid costs no system call: the cache can only be
+	 * stale in a child made without atfork, and then it names our parent,
+	 * which passes through.  A pid that looks like ours is checked. */
+	if (!fp_rl_me.pid)
 		fp_rl_me_load();
-	if (x->who == FP_RL_PID && x->pid != pid)
+	if (x->who == FP_RL_PID && x->pid != fp_rl_me.pid)
 		return false;
+	pid = (int)getpid();
+	if (fp_rl_me.pid != pid) {
+		fp_rl_me_load();
+		if (x->who == FP_RL_PID && x->pid != pid)
+			return false;
+	}
 	return x->tid ? x->tid == fp_rl_me.tid : pid == fp_rl_me.tid;
 }
 
@@ -320,6 +334,19 @@ static bool fp_rl_root_is_procfs(const char *root)
 }
 #endif /* FP_LINUX */
 
+static void fp_rl_atfork_child(void)
+{
+	atomic_store_explicit(&fp_rl_pid_cache, 0, memory_order_relaxed);
+#ifdef FP_LINUX
+	fp_rl_me.pid = 0;
+#endif
+}
+
+__attribute__((constructor)) static void fp_rl_constructor(void)
+{
+	pthread_atfork(NULL, NULL, fp_rl_atfork_child);
+}
+
 /* ------------------------------------------------------------------------
  * The two policies.  Each returns the action, and for an answer the inode.
  * ---------------------------------------------------------------------- */
@@ -350,7 +377,7 @@ static enum fp_rl_act fp_rl_illumos(const struct fp_rl_path *x, const char *path
 
 	if (x->dir != FP_RL_DIR_PATH || x->tid || x->who == FP_RL_THREAD_SELF)
 		return FP_RL_PASS;
-	if (x->who == FP_RL_SELF || x->pid == (int)getpid()) {
+	if (x->who == FP_RL_SELF || x->pid == fp_rl_getpid()) {
 		r = fstat(x->fd, &st);
 	} else {
 		/* "<root>/<pid>/" + "fd/<n>": shorter than the path itself. */

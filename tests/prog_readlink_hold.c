@@ -1,0 +1,2 @@
+/* The benchmark's fd holder, built for the tests too. */
+#include "../bench/readlink_hold.c"

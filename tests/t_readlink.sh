@@ -1,0 +1,134 @@
+#!/bin/sh
+# readlink shim, integration: the kernel as oracle on a process holding
+# 10,000 sockets and 1,000 pipes, the fortified _chk entry points, `ls -l`
+# and `lsof` unchanged, debug and disable settings, and the illumos policy
+# on a fixture laid over the real /proc.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+stat_line() { sed -n 's/.*readlink \([0-9]*\) short-circuited of \([0-9]*\).*/\1 \2/p' "$1"; }
+
+# ---- the oracle ------------------------------------------------------------
+"$TESTBIN/prog_readlink_oracle" >"$T_TMP/o.native" 2>&1
+rc=$?
+if [ "$rc" -eq 77 ]; then
+	skip "oracle, 10000 sockets" "$(cat "$T_TMP/o.native")"
+else
+	check "oracle program agrees with itself natively" [ "$rc" -eq 0 ]
+	FASTPATH_STATS=$T_TMP/o.stats LD_PRELOAD=$FASTPATH_SO \
+		"$TESTBIN/prog_readlink_oracle" >"$T_TMP/o.fp" 2>&1
+	rc=$?
+	if [ "$rc" -eq 0 ]; then ok "oracle: every readlink of 11,000+ fds byte-identical to the kernel's"
+	else fail "oracle under fastpath" "$(head -c 2000 "$T_TMP/o.fp")"; fi
+	set -- $(stat_line "$T_TMP/o.stats")
+	# 6 spellings of 11,000 socket and pipe fds minus the truncating size
+	# 0 case: at least 5 x 11,000 answered without the kernel.
+	if [ "${1:-0}" -ge 55000 ]; then ok "oracle: ${1} of ${2} calls short-circuited"
+	else fail "oracle: too few short-circuited" "$(cat "$T_TMP/o.stats")"; fi
+fi
+
+# ---- fortified entry points ------------------------------------------------
+if command -v nm >/dev/null 2>&1; then
+	syms=$(nm -D "$TESTBIN/prog_readlink_fortify" | grep -c -e ' __readlink_chk' -e ' __readlinkat_chk')
+	expect_eq "fortified program calls __readlink_chk and __readlinkat_chk" 2 "$syms"
+else
+	skip "fortify symbols" "nm not found"
+fi
+check "fortify program natively" "$TESTBIN/prog_readlink_fortify"
+FASTPATH_STATS=$T_TMP/f.stats LD_PRELOAD=$FASTPATH_SO \
+	"$TESTBIN/prog_readlink_fortify" >"$T_TMP/f.out" 2>&1
+rc=$?
+if [ "$rc" -eq 0 ]; then ok "fortify program under fastpath (incl. abort on len > buflen)"
+else fail "fortify program under fastpath" "$(head -c 2000 "$T_TMP/f.out")"; fi
+set -- $(stat_line "$T_TMP/f.stats")
+if [ "${1:-0}" -gt 0 ]; then ok "_chk forms short-circuited ($1 of $2)"
+else fail "_chk forms not short-circuited" "$(cat "$T_TMP/f.stats")"; fi
+
+# ---- ls -l and lsof, with and without the shim -----------------------------
+# ls lists its own fds (inherited sockets, pipes, a FIFO): the shim answers.
+LS="ls -l --time-style=+ /proc/self/fd/"
+mkdir "$T_TMP/h1"
+"$TESTBIN/prog_readlink_hold" 200 100 "$T_TMP/h1" sh -c "
+	$LS >'$T_TMP/ls.native' 2>&1
+	FASTPATH_STATS='$T_TMP/ls.stats' LD_PRELOAD='$FASTPATH_SO' $LS >'$T_TMP/ls.fp' 2>&1"
+# ls's stdout is its output file, and its own directory fd names its pid.
+for f in native fp; do
+	sed -e "s|ls\.$f\$|ls.out|" -e 's|/proc/[0-9]*/fd$|/proc/PID/fd|' "$T_TMP/ls.$f" >"$T_TMP/ls.$f.n"
+done
+if cmp -s "$T_TMP/ls.native.n" "$T_TMP/ls.fp.n" && [ "$(grep -c 'socket:\[' "$T_TMP/ls.fp")" -ge 200 ]; then
+	ok "ls -l /proc/self/fd identical with and without the shim"
+else
+	fail "ls -l /proc/self/fd differs" "$(diff "$T_TMP/ls.native.n" "$T_TMP/ls.fp.n" | head -20)"
+fi
+set -- $(stat_line "$T_TMP/ls.stats")
+if [ "${1:-0}" -ge 300 ]; then ok "ls: $1 of $2 readlinks short-circuited"
+else fail "ls: too few short-circuited" "$(cat "$T_TMP/ls.stats")"; fi
+
+# Another process's fds: `ls -l /proc/<pid>/fd` and `lsof -p <pid>`.
+mkdir "$T_TMP/h2"
+"$TESTBIN/prog_readlink_hold" 200 100 "$T_TMP/h2" sleep 300 &
+hp=$!
+i=0
+while [ ! -p "$T_TMP/h2/fifo" ] || [ "$(readlink "/proc/$hp/exe")" = "$(readlink -f "$TESTBIN/prog_readlink_hold")" ]; do
+	i=$((i + 1)); [ "$i" -lt 100 ] || break; sleep 0.05
+done
+$LS >/dev/null 2>&1  # warm
+ls -l --time-style=+ "/proc/$hp/fd/" >"$T_TMP/ols.native" 2>&1
+LD_PRELOAD=$FASTPATH_SO ls -l --time-style=+ "/proc/$hp/fd/" >"$T_TMP/ols.fp" 2>&1
+if cmp -s "$T_TMP/ols.native" "$T_TMP/ols.fp" && grep -q fifo "$T_TMP/ols.fp"; then
+	ok "ls -l /proc/<pid>/fd identical with and without the shim"
+else
+	fail "ls -l /proc/<pid>/fd differs" "$(diff "$T_TMP/ols.native" "$T_TMP/ols.fp" | head -20)"
+fi
+if command -v lsof >/dev/null 2>&1; then
+	lsof -w -n -P -p "$hp" >"$T_TMP/lsof.native" 2>&1
+	LD_PRELOAD=$FASTPATH_SO lsof -w -n -P -p "$hp" >"$T_TMP/lsof.fp" 2>&1
+	if cmp -s "$T_TMP/lsof.native" "$T_TMP/lsof.fp" && [ "$(grep -c unix "$T_TMP/lsof.fp")" -ge 200 ]; then
+		ok "lsof -p <pid> identical with and without the shim"
+	else
+		fail "lsof -p <pid> differs" "$(diff "$T_TMP/lsof.native" "$T_TMP/lsof.fp" | head -20)"
+	fi
+else
+	skip "lsof -p <pid>" "lsof not installed (Debian package lsof)"
+fi
+
+# ---- the illumos policy on a fixture over the real /proc --------------------
+# <root>/<pid>/fd and <root>/<pid>/path both lead to /proc/<pid>/fd, so the
+# policy's stat reaches the holder's real sockets.
+root=$T_TMP/proc
+mkdir -p "$root/$hp"
+ln -s "/proc/$hp/fd" "$root/$hp/fd"
+ln -s "/proc/$hp/fd" "$root/$hp/path"
+FASTPATH_TEST_PROC_ROOT=$root FASTPATH_TEST_POLICY=illumos FASTPATH_STATS=$T_TMP/il.stats \
+	LD_PRELOAD=$FASTPATH_SO "$TESTBIN/prog_readlink_lister" "$root" "$hp" >"$T_TMP/il.fp" 2>&1
+"$TESTBIN/prog_readlink_lister" "$root" "$hp" >"$T_TMP/il.native" 2>&1
+# Natively every socket line is followed by its "socket:[ino]" name; under
+# the illumos policy that readlink fails with ENOENT, and nothing else changes.
+grep -v 'socket:\[' "$T_TMP/il.native" >"$T_TMP/il.native.nosock"
+if cmp -s "$T_TMP/il.native.nosock" "$T_TMP/il.fp" && grep -q "$T_TMP/h2/fifo" "$T_TMP/il.fp"; then
+	ok "illumos policy: socket paths absent (ENOENT), all else unchanged"
+else
+	fail "illumos policy lister output" "$(diff "$T_TMP/il.native.nosock" "$T_TMP/il.fp" | head -20)"
+fi
+set -- $(stat_line "$T_TMP/il.stats")
+expect_eq "illumos policy: one short-circuit per socket" 200 "${1:-0}"
+# The test aids are ignored without the policy name: Linux policy, other pid.
+FASTPATH_TEST_PROC_ROOT=$root FASTPATH_STATS=$T_TMP/il2.stats \
+	LD_PRELOAD=$FASTPATH_SO "$TESTBIN/prog_readlink_lister" "$root" "$hp" >"$T_TMP/il2.fp" 2>&1
+check "Linux policy on that root: output unchanged" diff "$T_TMP/il.native" "$T_TMP/il2.fp"
+kill "$hp" 2>/dev/null
+wait "$hp" 2>/dev/null
+
+# ---- settings ----------------------------------------------------------------
+FASTPATH_DEBUG=1 LD_PRELOAD=$FASTPATH_SO "$TESTBIN/prog_readlink_oracle" 20 10 >/dev/null 2>"$T_TMP/dbg"
+if grep -q '^fastpath\[[0-9]*\]: readlink: /proc/self/fd/[0-9]*: answered "socket:\[[0-9]*\]" from fstat$' "$T_TMP/dbg"; then
+	ok "FASTPATH_DEBUG: one line per short-circuited call"
+else
+	fail "FASTPATH_DEBUG line" "$(head -5 "$T_TMP/dbg")"
+fi
+FASTPATH_DISABLE=readlink FASTPATH_STATS=$T_TMP/d.stats LD_PRELOAD=$FASTPATH_SO \
+	"$TESTBIN/prog_readlink_oracle" 20 10 >"$T_TMP/d.out" 2>&1
+check "FASTPATH_DISABLE=readlink: still byte-identical" grep -q ' 0 failed' "$T_TMP/d.out"
+check "FASTPATH_DISABLE=readlink: reported off" grep -q 'readlink off' "$T_TMP/d.stats"
+
+finish
