@@ -21,7 +21,7 @@
 # RL_ROOT, RL_LISTER, RL_ENV, RL_DELAY.
 rl_setup() {
 	RL_DIR=$(mktemp -d) || exit 2
-	"$BENCHBIN/readlink_hold" "$1" 10 "$RL_DIR" sleep 3600 &
+	"$BENCHBIN/readlink_hold" "$1" 10 "$RL_DIR" sleep 3600 </dev/null >/dev/null 2>&1 &
 	RL_PID=$!
 	i=0
 	while [ "$(ls /proc/$RL_PID/fd 2>/dev/null | wc -l)" -lt "$1" ] ||
