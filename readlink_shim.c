@@ -58,10 +58,17 @@ static const char *fp_rl_num(const char *s, int *out)
 	return p;
 }
 
-/* s starts with word followed by '/'?  Returns what follows. */
-static const char *fp_rl_word(const char *s, const char *word, size_t n)
+/* s starts with word followed by '/'?  Returns what follows.  By hand, not
+ * strncmp: every unrelated /proc readlink pays for these, and the library
+ * call costs more than the few bytes compared. */
+static inline const char *fp_rl_word(const char *s, const char *word, size_t n)
 {
-	return strncmp(s, word, n) == 0 && s[n] == '/' ? s + n + 1 : NULL;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (s[i] != word[i])
+			return NULL;
+	return s[n] == '/' ? s + n + 1 : NULL;
 }
 
 /* 0 and *out filled when path is exactly such a name under root (root
@@ -71,9 +78,8 @@ static int fp_rl_parse(const char *path, const char *root, size_t rootlen,
 {
 	const char *p, *q;
 
-	if (!path || strncmp(path, root, rootlen) != 0 || path[rootlen] != '/')
+	if (!path || !(p = fp_rl_word(path, root, rootlen)))
 		return -1;
-	p = path + rootlen + 1;
 	out->tid = 0;
 	out->pid = 0;
 	if ((q = fp_rl_word(p, "self", 4)) != NULL) {
@@ -210,7 +216,12 @@ static enum fp_rl_policy fp_rl_policy(void)
 
 static void fp_rl_root(const char **root, size_t *len)
 {
-	*root = fp_cfg.test_proc_root[0] ? fp_cfg.test_proc_root : "/proc";
+	if (fp_likely(!fp_cfg.test_proc_root[0])) {
+		*root = "/proc";
+		*len = 5;
+		return;
+	}
+	*root = fp_cfg.test_proc_root;
 	*len = strlen(*root);
 	while (*len > 0 && (*root)[*len - 1] == '/')
 		--*len;

@@ -35,8 +35,7 @@ FP="env LD_PRELOAD=$FASTPATH_SO"
 		"$BENCHBIN/readlink_lister -r 10 $RL_ROOT $RL_PID" \
 		"env $RL_ENV LD_PRELOAD='$FASTPATH_SO $RL_DELAY' $BENCHBIN/readlink_lister -r 10 $RL_ROOT $RL_PID"
 	compare "readlink /proc/self/fd/<socket> x$N" \
-		"$M self-socket $N" "$FP $M self-socket $N" \
-		"$M self-socket 1000" "$FP $M self-socket 1000"
+		"$M self-socket $N" "$FP $M self-socket $N"
 	compare "readlink /proc/self/fd/<pipe> x$N" \
 		"$M self-pipe $N" "$FP $M self-pipe $N"
 	compare "readlink ordinary symlink x$N" \
@@ -44,6 +43,16 @@ FP="env LD_PRELOAD=$FASTPATH_SO"
 	compare "readlink /proc/<other pid>/fd/<socket> x$N" \
 		"$M /proc/$RL_PID/fd/$SOCK $N" "$FP $M /proc/$RL_PID/fd/$SOCK $N"
 } | tee "$OUT"
+# On Linux the gain is a cheaper call, not fewer: one fstat for one readlink.
+if command -v strace >/dev/null 2>&1; then
+	for run in native fastpath; do
+		pre=; [ $run = fastpath ] && pre="env LD_PRELOAD=$FASTPATH_SO"
+		strace -f -qq -c -o "$RL_DIR/st" $pre "$M" self-socket 1000 >/dev/null 2>&1
+		printf 'strace -c, 1000 readlinks of /proc/self/fd/<socket>, %s:' "$run"
+		awk '$NF ~ /^(readlink|readlinkat|newfstatat|fstat|statx)$/ { printf " %s %s", $NF, $4 }
+			END { print "" }' "$RL_DIR/st"
+	done
+fi
 echo "fastpath's own count for one lister run:"
 env FASTPATH_TEST_PROC_ROOT="$RL_ROOT" FASTPATH_TEST_POLICY=illumos FASTPATH_STATS=1 \
 	LD_PRELOAD="$FASTPATH_SO $RL_DELAY" $RL_LISTER 2>&1 >/dev/null | sed 's/; urandom.*//'
@@ -51,7 +60,7 @@ awk -F '\t' '
 function t(name, got, want, ok) {
 	printf "target: %-52s %6.2fx (want %s) %s\n", name, got, want, ok ? "met" : "MISSED"
 }
-$1 == "ROW" { r[NR] = $5 }
+$1 == "ROW" { r[++n] = $4 > 0 ? $3 / $4 : 0 }
 END {
 	t("lister: fastpath vs delay", r[1], ">= 10", r[1] >= 10)
 	t("lister: fastpath+delay vs no delay at all", r[2], ">= 0.83", r[2] >= 1 / 1.2)
