@@ -18,7 +18,7 @@ rl_setup 1000
 rl_note
 OUT=$RL_DIR/rows
 ln -s /etc/hostname "$RL_DIR/symlink"
-SOCK=$(for f in /proc/$RL_PID/fd/*; do
+SOCK=$(for f in /proc/"$RL_PID"/fd/*; do
 	case $(readlink "$f") in socket:*) echo "${f##*/}"; break ;; esac
 done)
 M=$BENCHBIN/readlink_micro
@@ -47,6 +47,7 @@ FP="env LD_PRELOAD=$FASTPATH_SO"
 if command -v strace >/dev/null 2>&1; then
 	for run in native fastpath; do
 		pre=; [ $run = fastpath ] && pre="env LD_PRELOAD=$FASTPATH_SO"
+		# shellcheck disable=SC2086 # $pre is empty or a command prefix
 		strace -f -qq -c -o "$RL_DIR/st" $pre "$M" self-socket 1000 >/dev/null 2>&1
 		printf 'strace -c, 1000 readlinks of /proc/self/fd/<socket>, %s:' "$run"
 		awk '$NF ~ /^(readlink|readlinkat|newfstatat|fstat|statx)$/ { printf " %s %s", $NF, $4 }
@@ -54,6 +55,7 @@ if command -v strace >/dev/null 2>&1; then
 	done
 fi
 echo "fastpath's own count for one lister run:"
+# shellcheck disable=SC2086 # RL_LISTER is a command with arguments
 env FASTPATH_TEST_PROC_ROOT="$RL_ROOT" FASTPATH_TEST_POLICY=illumos FASTPATH_STATS=1 \
 	LD_PRELOAD="$FASTPATH_SO $RL_DELAY" $RL_LISTER 2>&1 >/dev/null | sed 's/; urandom.*//'
 awk -F '\t' '

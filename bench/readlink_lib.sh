@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # Shared by bench/bench_readlink.sh and bench/demo_readlink.sh (sourced
 # after bench/lib.sh).
 #
@@ -24,7 +25,7 @@ rl_setup() {
 	"$BENCHBIN/readlink_hold" "$1" 10 "$RL_DIR" sleep 3600 </dev/null >/dev/null 2>&1 &
 	RL_PID=$!
 	i=0
-	while [ "$(ls /proc/$RL_PID/fd 2>/dev/null | wc -l)" -lt "$1" ] ||
+	while [ "$(find "/proc/$RL_PID/fd/" -mindepth 1 2>/dev/null | wc -l)" -lt "$1" ] ||
 		[ "$(readlink /proc/$RL_PID/exe)" != "$(command -v sleep | xargs readlink -f)" ]; do
 		i=$((i + 1))
 		[ "$i" -lt 200 ] || { echo "holder did not start" >&2; exit 2; }
@@ -34,8 +35,11 @@ rl_setup() {
 	mkdir -p "$RL_ROOT/$RL_PID"
 	ln -s "/proc/$RL_PID/fd" "$RL_ROOT/$RL_PID/fd"
 	ln -s "/proc/$RL_PID/fd" "$RL_ROOT/$RL_PID/path"
+	# shellcheck disable=SC2034 # used by the scripts that source this
 	RL_LISTER="$BENCHBIN/readlink_lister $RL_ROOT $RL_PID"
+	# shellcheck disable=SC2034
 	RL_ENV="FASTPATH_TEST_PROC_ROOT=$RL_ROOT FASTPATH_TEST_POLICY=illumos"
+	# shellcheck disable=SC2034
 	RL_DELAY=$BENCHBIN/readlink_delay.so
 	trap 'rl_cleanup' EXIT
 }

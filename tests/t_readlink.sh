@@ -6,6 +6,7 @@
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 
+# stat_line FILE: "SHORT CALLS" from a FASTPATH_STATS line, split on purpose.
 stat_line() { sed -n 's/.*readlink \([0-9]*\) short-circuited of \([0-9]*\).*/\1 \2/p' "$1"; }
 
 # ---- the oracle ------------------------------------------------------------
@@ -20,6 +21,7 @@ else
 	rc=$?
 	if [ "$rc" -eq 0 ]; then ok "oracle: every readlink of 11,000+ fds byte-identical to the kernel's"
 	else fail "oracle under fastpath" "$(head -c 2000 "$T_TMP/o.fp")"; fi
+	# shellcheck disable=SC2046
 	set -- $(stat_line "$T_TMP/o.stats")
 	# 6 spellings of 11,000 socket and pipe fds minus the truncating size
 	# 0 case: at least 5 x 11,000 answered without the kernel.
@@ -40,6 +42,7 @@ FASTPATH_STATS=$T_TMP/f.stats LD_PRELOAD=$FASTPATH_SO \
 rc=$?
 if [ "$rc" -eq 0 ]; then ok "fortify program under fastpath (incl. abort on len > buflen)"
 else fail "fortify program under fastpath" "$(head -c 2000 "$T_TMP/f.out")"; fi
+# shellcheck disable=SC2046
 set -- $(stat_line "$T_TMP/f.stats")
 if [ "${1:-0}" -gt 0 ]; then ok "_chk forms short-circuited ($1 of $2)"
 else fail "_chk forms not short-circuited" "$(cat "$T_TMP/f.stats")"; fi
@@ -60,6 +63,7 @@ if cmp -s "$T_TMP/ls.native.n" "$T_TMP/ls.fp.n" && [ "$(grep -c 'socket:\[' "$T_
 else
 	fail "ls -l /proc/self/fd differs" "$(diff "$T_TMP/ls.native.n" "$T_TMP/ls.fp.n" | head -20)"
 fi
+# shellcheck disable=SC2046
 set -- $(stat_line "$T_TMP/ls.stats")
 if [ "${1:-0}" -ge 300 ]; then ok "ls: $1 of $2 readlinks short-circuited"
 else fail "ls: too few short-circuited" "$(cat "$T_TMP/ls.stats")"; fi
@@ -111,6 +115,7 @@ if cmp -s "$T_TMP/il.native.nosock" "$T_TMP/il.fp" && grep -q "$T_TMP/h2/fifo" "
 else
 	fail "illumos policy lister output" "$(diff "$T_TMP/il.native.nosock" "$T_TMP/il.fp" | head -20)"
 fi
+# shellcheck disable=SC2046
 set -- $(stat_line "$T_TMP/il.stats")
 expect_eq "illumos policy: one short-circuit per socket" 200 "${1:-0}"
 # The test aids are ignored without the policy name: Linux policy, other pid.
