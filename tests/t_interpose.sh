@@ -31,6 +31,10 @@ expect_eq "keeps an existing LD_PRELOAD, ours first" "$FASTPATH_SO:$TESTBIN/libe
 	"$(LD_PRELOAD=$TESTBIN/libearly.so "$I" sh -c "$show_env")"
 expect_eq "never adds itself twice" "$FASTPATH_SO|||||" \
 	"$("$I" "$I" sh -c "$show_env")"
+expect_eq "finds itself in a space-separated list" "/lib/a.so $FASTPATH_SO|||||" \
+	"$(LD_PRELOAD="/lib/a.so $FASTPATH_SO" "$I" sh -c "$show_env" 2>/dev/null)"
+expect_eq "a longer name is not ours" "$FASTPATH_SO:${FASTPATH_SO}.old|||||" \
+	"$(LD_PRELOAD="${FASTPATH_SO}.old" "$I" sh -c "$show_env" 2>/dev/null)"
 expect_eq "options become FASTPATH_* settings" \
 	"$FASTPATH_SO|readlink,urandom|8|stderr|1|1" \
 	"$("$I" --no-readlink --no-urandom --cpus 8 --stats --debug --getrandom sh -c "$show_env" 2>/dev/null)"
