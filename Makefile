@@ -178,3 +178,17 @@ fuzz fuzz-smoke:
 check: fuzz-smoke
 
 .PHONY: fuzz fuzz-smoke
+
+# ---- hardening (issue 6) ----------------------------------------------------
+# A block of its own: each target builds with another compiler or runs under
+# another tool, which pattern rules cannot say.  Every target is a script
+# tests/h_*.sh that ends with a plain "N passed, N failed" line and exits
+# non-zero on failure; check-hardening runs them all and adds them up.
+HARDEN_TARGETS := lint check-musl check-m32 check-valgrind check-sanitize \
+	check-fault check-eatmydata check-stress
+h_script = tests/h_$(subst check-,,$(1)).sh
+
+lint:
+	@sh tests/h_lint.sh
+
+.PHONY: lint

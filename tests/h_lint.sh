@@ -1,0 +1,60 @@
+#!/bin/sh
+# make lint: shellcheck on every shell script, cppcheck and clang-tidy on the
+# C sources of fastpath.so.  The check sets are documented where they live:
+# .clang-tidy (clang-tidy), .ci/cppcheck.supp (cppcheck), and below.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+SRCS=fastpath.c
+for f in *_shim.c; do SRCS="$SRCS $f"; done
+
+# ---- shellcheck -----------------------------------------------------------
+# Sourced helper files have no shebang: they are POSIX sh (-s sh).
+# SC2015 ("A && B || C is not if-then-else") is off for the test scripts
+# only: there B is always ok/skip, which end in echo and cannot fail.
+if command -v shellcheck >/dev/null 2>&1; then
+	for f in interpose .ci/run .ci/deps tests/*.sh bench/*.sh; do
+		[ -f "$f" ] || continue
+		set --
+		case $f in
+		*/lib.sh) set -- -s sh ;;
+		esac
+		case $f in
+		tests/*) set -- "$@" -e SC2015 ;;
+		esac
+		check "shellcheck $f" shellcheck -x "$@" "$f"
+	done
+else
+	skip shellcheck "not installed (Debian: shellcheck)"
+fi
+
+# ---- cppcheck -------------------------------------------------------------
+# warning, style, portability, performance: everything but "information"
+# (missing system headers, which cppcheck does not need) and unusedFunction
+# (every export is used by programs cppcheck never sees).  Checked once per
+# platform configuration we build: glibc x86-64, i386, musl (no __GLIBC__).
+if command -v cppcheck >/dev/null 2>&1; then
+	for cfg in "glibc-x86_64 -D__GLIBC__=2 -D__GLIBC_MINOR__=36 -D__x86_64__ -D_LP64" \
+	           "glibc-i386 -D__GLIBC__=2 -D__GLIBC_MINOR__=36 -D__i386__" \
+	           "musl -D__x86_64__ -D_LP64"; do
+		name=${cfg%% *}
+		# shellcheck disable=SC2086 # one word per -D
+		check "cppcheck ($name)" cppcheck -q --std=c11 --error-exitcode=1 \
+			--enable=warning,style,portability,performance --inline-suppr \
+			--suppressions-list=.ci/cppcheck.supp -D__linux__ -D__GNUC__ \
+			-D_GNU_SOURCE ${cfg#* } -I. $SRCS
+	done
+else
+	skip cppcheck "not installed (Debian: cppcheck)"
+fi
+
+# ---- clang-tidy -----------------------------------------------------------
+if command -v clang-tidy >/dev/null 2>&1; then
+	for f in $SRCS; do
+		check "clang-tidy $f" clang-tidy --quiet "$f" -- -D_GNU_SOURCE -std=gnu11 -I.
+	done
+else
+	skip clang-tidy "not installed (Debian: clang-tidy)"
+fi
+
+finish
