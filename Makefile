@@ -192,3 +192,11 @@ lint:
 	@sh tests/h_lint.sh
 
 .PHONY: lint
+
+check-musl:
+	@sh tests/h_port.sh musl
+
+check-m32:
+	@sh tests/h_port.sh m32
+
+.PHONY: check-musl check-m32

@@ -1,0 +1,156 @@
+#!/bin/sh
+# make check-musl / check-m32: fastpath.so and the integration programs
+# built by another C library or for another ABI, then run natively and under
+# LD_PRELOAD of that build's fastpath.so (a musl object loads only into musl
+# programs, an i386 one only into i386 ones: system tools are not used).
+#   h_port.sh musl    Debian's musl-gcc (musl-tools)
+#   h_port.sh m32     gcc -m32 (gcc-multilib), plain and with 64-bit
+#                     off_t/time_t (open64, pread64, fcntl64 and friends)
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+flavour=${1:?usage: h_port.sh musl|m32}
+B=$TOP/tests/bin/$flavour
+W="-Wall -Wextra -Werror"
+case $flavour in
+musl)
+	RUN=yes
+	command -v musl-gcc >/dev/null 2>&1 || { skip musl "musl-gcc not installed (Debian: musl-tools)"; finish; exit; }
+	CC="musl-gcc"
+	VARIANTS="plain"
+	;;
+m32)
+	CC="${CC:-gcc} -m32"
+	if ! echo 'int main(void){return 0;}' | $CC -x c - -o "$T_TMP/probe" 2>/dev/null; then
+		skip m32 "cannot build i386 programs (Debian: gcc-multilib)"
+		finish
+		exit
+	fi
+	# Kernels built without IA32 emulation (or booted ia32_emulation=0)
+	# cannot run them: build and link checks only, then.
+	RUN=yes
+	"$T_TMP/probe" 2>/dev/null || RUN=
+	VARIANTS="plain lfs"
+	;;
+*) echo "unknown flavour $flavour" >&2; exit 2 ;;
+esac
+mkdir -p "$B"
+
+# ---- build: warnings are errors, for the object and the programs ---------
+SO=$B/fastpath.so
+# shellcheck disable=SC2086 # CC and W are word lists
+check "$flavour: fastpath.so builds warning-free" $CC -D_GNU_SOURCE \
+	-DFASTPATH_VERSION='"hardening"' -std=gnu11 -fPIC -pthread $W -O2 -g -shared \
+	-fvisibility=hidden -Wl,-z,now -o "$SO" fastpath.c ./*_shim.c -ldl
+if [ ! -f "$SO" ]; then finish; exit; fi
+
+PROGS="prog_urandom prog_urandom_stress prog_readlink_oracle prog_early"
+[ "$flavour" = m32 ] && PROGS="$PROGS prog_urandom_fortify prog_readlink_fortify"
+
+build() {
+	# build VARIANT: every program into $B/VARIANT/
+	d=$B/$1
+	mkdir -p "$d"
+	extra=
+	[ "$1" = lfs ] && extra="-D_FILE_OFFSET_BITS=64 -D_TIME_BITS=64"
+	# shellcheck disable=SC2086
+	$CC -D_GNU_SOURCE -std=gnu11 -O2 -g -pthread $W $extra -fPIC -shared \
+		-o "$d/libearly.so" tests/libearly.c || return 1
+	for p in $PROGS; do
+		set -- -include tests/h_musl_compat.h
+		case $p in
+		*_fortify) set -- "$@" -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=2 ;;
+		prog_early) set -- "$@" -L"$d" -Wl,-rpath,"$d" ;;
+		esac
+		lib=
+		[ "$p" = prog_early ] && lib=-learly
+		# shellcheck disable=SC2086
+		$CC -D_GNU_SOURCE -std=gnu11 -O2 -g -pthread $W $extra "$@" \
+			-o "$d/$p" "tests/$p.c" $lib || return 1
+	done
+}
+
+pre() { LD_PRELOAD=$SO "$@"; }
+
+for v in $VARIANTS; do
+	d=$B/$v
+	t="$flavour/$v"
+	check "$t: integration programs build warning-free" build "$v"
+	[ -x "$d/prog_early" ] || continue
+	if [ "$flavour" = m32 ]; then
+		# What a 32-bit large-file program calls must be what we export.
+		exp=" $(nm -D --defined-only "$SO" | awk '{print $3}' | tr '\n' ' ') "
+		for p in prog_urandom prog_urandom_fortify prog_readlink_fortify; do
+			for sym in $(nm -D --undefined-only "$d/$p" | awk '{print $2}' | sed 's/@.*//'); do
+				# fopen is left to stdio on purpose (urandom_shim.c).
+				case $sym in
+				fopen*) ;;
+				open*|__open*|read*|__read*|pread*|close*|dup*|fcntl*|__fcntl*|fdopen|fclose|getrandom|getentropy)
+					case $exp in
+					*" $sym "*) ok "$t: $p calls $sym, which fastpath.so exports" ;;
+					*) fail "$t: $p calls $sym, which fastpath.so does not wrap" ;;
+					esac ;;
+				esac
+			done
+		done
+	fi
+	if [ -z "$RUN" ]; then
+		skip "$t: running" "this kernel cannot execute i386 programs (no IA32 emulation)"
+		continue
+	fi
+
+	# Every entry point, observation by observation, native vs preloaded.
+	# On musl two of its exec checks fail natively too (a device fd that
+	# musl leaves to the exec'd child); what matters is the same result.
+	"$d/prog_urandom" >"$T_TMP/n" 2>&1
+	rc=$?
+	[ "$flavour" = musl ] || expect_eq "$t: prog_urandom native passes" 0 $rc
+	FASTPATH_STATS=$T_TMP/st pre "$d/prog_urandom" >"$T_TMP/f" 2>&1
+	expect_eq "$t: prog_urandom: same exit status as native" $rc $?
+	expect_eq "$t: prog_urandom: same checks failed as native" \
+		"$(sed -n 's/.* passed, //p' "$T_TMP/n")" "$(sed -n 's/.* passed, //p' "$T_TMP/f")"
+	grep -v passed, "$T_TMP/n" >"$T_TMP/nu"
+	grep -v passed, "$T_TMP/f" >"$T_TMP/fu"
+	if [ "$(wc -l <"$T_TMP/nu")" -gt 60 ] && cmp -s "$T_TMP/nu" "$T_TMP/fu"; then
+		ok "$t: prog_urandom observations identical to native"
+	else
+		fail "$t: prog_urandom observations differ" "$(diff "$T_TMP/nu" "$T_TMP/fu" | head -20)"
+	fi
+	n=$(sed -n 's/.*urandom \([0-9]*\) opens.*/\1/p' "$T_TMP/st" | sort -n | tail -n 1)
+	if [ "${n:-0}" -gt 0 ]; then ok "$t: the pool served $n opens (the shim is active)"
+	else fail "$t: the shim did not act" "$(cat "$T_TMP/st" 2>/dev/null)"; fi
+
+	S=$d/prog_urandom_stress
+	check "$t: forks share no block" pre "$S" forks 200
+	check "$t: 4 threads, no repeated block" pre "$S" threads 4 20000
+	check "$t: fork while the pool lock is held" timeout 120 env LD_PRELOAD="$SO" "$S" forklock 100
+	check "$t: signal handler reads" timeout 60 env LD_PRELOAD="$SO" "$S" signal 1
+	check "$t: noclo cycles" pre "$S" cycles 2000 noclo
+
+	# readlink: the kernel as oracle (small: 2000 sockets, 200 pipes).
+	"$d/prog_readlink_oracle" 2000 200 >"$T_TMP/o" 2>&1
+	rc=$?
+	if [ $rc -eq 77 ]; then
+		skip "$t: readlink oracle" "$(cat "$T_TMP/o")"
+	else
+		expect_eq "$t: readlink oracle native" 0 $rc
+		FASTPATH_STATS=$T_TMP/ost pre "$d/prog_readlink_oracle" 2000 200 >"$T_TMP/o" 2>&1
+		expect_eq "$t: readlink oracle under fastpath" 0 $?
+		s=$(sed -n 's/.*readlink \([0-9]*\) short-circuited.*/\1/p' "$T_TMP/ost")
+		if [ "${s:-0}" -gt 2000 ]; then ok "$t: $s readlinks short-circuited"
+		else fail "$t: readlink not short-circuited" "$(cat "$T_TMP/ost")"; fi
+	fi
+
+	# cpus, and wrappers called from a library constructor before ours.
+	out=$(FASTPATH_CPUS=3 pre "$d/prog_early")
+	case $out in
+	"ncpus=3 urandom_read=16 link=socket:["*) ok "$t: early constructor: $out" ;;
+	*) fail "$t: early constructor" "$out" ;;
+	esac
+
+	if [ "$flavour" = m32 ]; then
+		check "$t: fortified urandom program" pre "$d/prog_urandom_fortify"
+		check "$t: fortified readlink program" pre "$d/prog_readlink_fortify"
+	fi
+done
+finish
