@@ -61,6 +61,11 @@
 /* glibc >= 2.28 redirects fcntl to fcntl64 under _FILE_OFFSET_BITS=64,
  * even on 64-bit: programs built that way call only fcntl64. */
 #  define FP_HAVE_FCNTL64 1
+/* 32-bit glibc >= 2.34 with _TIME_BITS=64 (Debian's i386 and armhf since
+ * trixie) redirects fcntl to __fcntl_time64 instead. */
+#  if (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34)) && !defined(_LP64)
+#    define FP_HAVE_FCNTL_TIME64 1
+#  endif
 #  if __GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34)
 #    define FP_HAVE_CLOSE_RANGE 1
 #    define FP_HAVE_CLOSEFROM 1
@@ -197,9 +202,16 @@ bool fp_secure_mode(void) FP_HIDDEN;
 #define FP_REAL_FCNTL64(X)
 #endif
 
+#if defined(FP_HAVE_FCNTL_TIME64)
+#define FP_REAL_FCNTL_TIME64(X) X(int, __fcntl_time64, (int, int, ...))
+#else
+#define FP_REAL_FCNTL_TIME64(X)
+#endif
+
 #define FP_REAL_ALL(X)                                                       \
 	FP_REAL_COMMON(X) FP_REAL_LFS64(X) FP_REAL_CHK(X) FP_REAL_LINUX(X)      \
-	FP_REAL_CLOSE_RANGE(X) FP_REAL_CLOSEFROM(X) FP_REAL_FCNTL64(X)
+	FP_REAL_CLOSE_RANGE(X) FP_REAL_CLOSEFROM(X) FP_REAL_FCNTL64(X)         \
+	FP_REAL_FCNTL_TIME64(X)
 
 /* Members are named r_<symbol>: musl #defines open64 as open, and token
  * pasting keeps such macros from renaming our members. */

@@ -722,6 +722,7 @@ FP_EXPORT int close(int fd)
 	return fp_real.r_close.f(fd);
 }
 
+#if defined(FP_HAVE_CLOSE_RANGE) || defined(FP_HAVE_CLOSEFROM)
 /* Takes every tracked number in [lo, hi] out of our tables before the
  * kernel frees them.  Reserve descriptors taken out are returned in
  * taken[] so that a failed call can still close them. */
@@ -741,6 +742,7 @@ static void ur_untrack_range(unsigned lo, unsigned hi, int taken[UR_NDEV])
 	for (fd = lo; fd < end && fd <= hi; fd++)
 		atomic_store(&ur_fd[fd], 0);
 }
+#endif
 
 #ifdef FP_HAVE_CLOSE_RANGE
 FP_EXPORT int close_range(unsigned lo, unsigned hi, int flags)
@@ -956,6 +958,30 @@ FP_EXPORT int fcntl64(int fd, int cmd, ...)
 		return -1;
 	}
 	real = fp_real.r_fcntl64.f ? fp_real.r_fcntl64.f : fp_real.r_fcntl.f;
+	if (fp_likely(atomic_load_explicit(&ur_hiwater, memory_order_relaxed) == 0))
+		return real(fd, cmd, arg);
+	return ur_fcntl(real, fd, cmd, arg);
+}
+#endif
+
+#ifdef FP_HAVE_FCNTL_TIME64
+/* What fcntl() is in 32-bit programs built with 64-bit time_t: without it
+ * their fcntl on a kept (closed) descriptor would succeed, and F_SETFL and
+ * F_DUPFD would escape our tables. */
+FP_EXPORT int __fcntl_time64(int fd, int cmd, ...)
+{
+	va_list ap;
+	void *arg;
+	ur_fcntl_fn real;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (fp_unlikely(!fp_ready())) {
+		errno = ENOSYS;
+		return -1;
+	}
+	real = fp_real.r___fcntl_time64.f ? fp_real.r___fcntl_time64.f : fp_real.r_fcntl.f;
 	if (fp_likely(atomic_load_explicit(&ur_hiwater, memory_order_relaxed) == 0))
 		return real(fd, cmd, arg);
 	return ur_fcntl(real, fd, cmd, arg);
