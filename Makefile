@@ -200,3 +200,8 @@ check-m32:
 	@sh tests/h_port.sh m32
 
 .PHONY: check-musl check-m32
+
+check-eatmydata: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS)
+	@sh tests/h_eatmydata.sh
+
+.PHONY: check-eatmydata
