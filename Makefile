@@ -205,3 +205,8 @@ check-eatmydata: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS)
 	@sh tests/h_eatmydata.sh
 
 .PHONY: check-eatmydata
+
+check-hardening:
+	@sh tests/h_all.sh
+
+.PHONY: check-hardening
