@@ -210,3 +210,8 @@ check-hardening:
 	@sh tests/h_all.sh
 
 .PHONY: check-hardening
+
+check-valgrind: all $(PROG_BINS) $(TLIB_SOS)
+	@sh tests/h_valgrind.sh
+
+.PHONY: check-valgrind
