@@ -1,0 +1,82 @@
+#!/bin/sh
+# make check-stress: prog_stress_mixed (threads opening, reading, copying
+# and closing the device; forks; execs; signal handlers that read it;
+# readlink of /proc/self/fd) for STRESS_SECONDS (default 60) under
+# fastpath.so, and for STRESS_NATIVE_SECONDS (default 10) natively, which
+# proves the test itself.  The program checks: no stall (watchdog), no fd
+# leak, no 16-byte block twice.  Here: fastpath's FASTPATH_STATS counters
+# for the process agree with what the program counted.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+P=$TESTBIN/prog_stress_mixed
+secs=${STRESS_SECONDS:-60}
+nsecs=${STRESS_NATIVE_SECONDS:-10}
+# The program's own watchdog fires first; this is for a hang it cannot see.
+limit=$((secs + 120))
+to=
+command -v timeout >/dev/null 2>&1 && to="timeout -s KILL $limit"
+
+run() {
+	# run NAME SECONDS [env ...]: the program passes its own checks.
+	name=$1 s=$2
+	shift 2
+	# shellcheck disable=SC2086 # to is a word list
+	$to env "$@" "$P" "$s" >"$T_TMP/out" 2>"$T_TMP/err"
+	rc=$?
+	if [ $rc -eq 0 ]; then
+		ok "$name: $(grep -E '^(ran|blocks|extra)' "$T_TMP/out" | tr '\n' ';' | sed 's/;$//')"
+	else
+		fail "$name: exit $rc" "$(head -c 3000 "$T_TMP/err"; tail -n 5 "$T_TMP/out")"
+	fi
+}
+
+run "native, $nsecs s" "$nsecs"
+rm -f "$T_TMP/stats"
+run "fastpath, $secs s" "$secs" LD_PRELOAD="$FASTPATH_SO" FASTPATH_STATS="$T_TMP/stats"
+
+# counts: pid P opens O reads R handlers H readlinks L short S
+# shellcheck disable=SC2046 # one word per number
+set -- $(sed -n 's/^counts: pid \([0-9]*\) opens \([0-9]*\) reads \([0-9]*\) handlers \([0-9]*\) readlinks \([0-9]*\) short \([0-9]*\)$/\1 \2 \3 \4 \5 \6/p' "$T_TMP/out")
+if [ $# -ne 6 ]; then
+	fail "program printed its counts" "$(tail -n 3 "$T_TMP/out")"
+	finish
+	exit
+fi
+pid=$1 opens=$2 reads=$3 handlers=$4 rl=$5 short=$6
+# fastpath[P]: readlink S short-circuited of C; urandom O opens, R reads,
+# G getrandom (off), Y syscalls, F refills; cpus off.  Children write their
+# own lines (fork children inherit the parent's counts): take the parent's.
+line=$(grep "^fastpath\[$pid\]: " "$T_TMP/stats" 2>/dev/null)
+# shellcheck disable=SC2046 # one word per number
+set -- $(printf '%s\n' "$line" |
+	sed -n 's/.*readlink \([0-9]*\) short-circuited of \([0-9]*\); urandom \([0-9]*\) opens, \([0-9]*\) reads, [0-9]* getrandom[^,]*, \([0-9]*\) syscalls, \([0-9]*\) refills.*/\1 \2 \3 \4 \5 \6/p')
+if [ $# -ne 6 ]; then
+	fail "FASTPATH_STATS line for pid $pid" "[$line] ($(wc -l <"$T_TMP/stats") lines)"
+	finish
+	exit
+fi
+s_short=$1 s_rl=$2 s_opens=$3 s_reads=$4 s_sys=$5 s_refills=$6
+expect_eq "stats: every device open counted ($opens)" "$opens" "$s_opens"
+expect_eq "stats: every device read counted ($reads)" "$reads" "$s_reads"
+expect_eq "stats: every /proc fd readlink counted ($rl)" "$rl" "$s_rl"
+expect_eq "stats: own pipes/sockets via thread-self short-circuited ($short)" "$short" "$s_short"
+# Each refill is 64 KiB, and every read is 16 bytes.  Only a handler's read
+# that interrupted the pool goes to the kernel instead; a signal can cut a
+# refill short (getrandom returns what it had), so each may add one.
+lo=$(((reads - handlers) * 16 / 65536))
+hi=$((reads * 16 / 65536 + handlers + 1))
+if [ "$s_refills" -ge "$lo" ] && [ "$s_refills" -le "$hi" ]; then
+	ok "stats: $s_refills refills for $reads reads of 16 bytes (between $lo and $hi)"
+else
+	fail "stats: refills" "$s_refills not between $lo and $hi"
+fi
+# At most: open (openat, fstat, or two fcntl and a close of a bad reserve),
+# close (fcntl), one kernel read per read, the refills.
+max=$((6 * opens + reads + s_refills))
+if [ "$s_sys" -ge "$s_refills" ] && [ "$s_sys" -le "$max" ]; then
+	ok "stats: $s_sys system calls by the pool (refills $s_refills, at most $max)"
+else
+	fail "stats: system calls" "$s_sys, refills $s_refills, at most $max"
+fi
+finish
