@@ -23,6 +23,33 @@
 #include <sys/utsname.h>
 #endif
 
+/* Only for the helgrind/drd build (tests/bin/fastpath_vg.so, make
+ * check-valgrind): the pool lock is a hand-made spinlock and the pool is
+ * published by a compare-and-swap, neither of which the tools can see.
+ * Client requests tell them; the normal fastpath.so has none. */
+#ifdef FP_VALGRIND_ANNOTATE
+#include <valgrind/helgrind.h>
+/* The lock word itself is only ever touched atomically: it is the lock. */
+#define UR_ANN_CREATE(p)                                                      \
+	do {                                                                 \
+		ANNOTATE_RWLOCK_CREATE(p);                                   \
+		ANNOTATE_BENIGN_RACE_SIZED(&(p)->owner, sizeof (p)->owner,   \
+		                           "the pool lock's own word");      \
+	} while (0)
+#define UR_ANN_DESTROY(p) ANNOTATE_RWLOCK_DESTROY(p)
+#define UR_ANN_LOCKED(p) ANNOTATE_RWLOCK_ACQUIRED(p, 1)
+#define UR_ANN_UNLOCK(p) ANNOTATE_RWLOCK_RELEASED(p, 1)
+#define UR_ANN_PUBLISH(p) ANNOTATE_HAPPENS_BEFORE(p)
+#define UR_ANN_SEEN(p) ANNOTATE_HAPPENS_AFTER(p)
+#else
+#define UR_ANN_CREATE(p) ((void)0)
+#define UR_ANN_DESTROY(p) ((void)0)
+#define UR_ANN_LOCKED(p) ((void)0)
+#define UR_ANN_UNLOCK(p) ((void)0)
+#define UR_ANN_PUBLISH(p) ((void)0)
+#define UR_ANN_SEEN(p) ((void)0)
+#endif
+
 #define UR_MAXFD 4096        /* higher descriptors are passed through */
 #define UR_POOL 65536        /* reservoir size */
 #define UR_SERVE_MAX 4096    /* larger reads go straight to the kernel */
@@ -141,8 +168,10 @@ static struct ur_pool *ur_pool_get(void)
 	struct ur_pool *none = NULL;
 	bool wipe = false;
 
-	if (fp_likely(p != NULL))
+	if (fp_likely(p != NULL)) {
+		UR_ANN_SEEN(&ur_pool);
 		return p;
+	}
 	p = mmap(NULL, sizeof *p, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	fp_count(FP_C_URANDOM_SYSCALLS);
 	if (p == MAP_FAILED)
@@ -157,8 +186,12 @@ static struct ur_pool *ur_pool_get(void)
 	/* Set before publishing, so no thread of this process ever sees a pid
 	 * mismatch (see ur_check_pid). */
 	p->pid = getpid();
+	UR_ANN_CREATE(p);
+	UR_ANN_PUBLISH(&ur_pool);
 	if (!atomic_compare_exchange_strong(&ur_pool, &none, p)) {
+		UR_ANN_DESTROY(p);
 		munmap(p, sizeof *p);
+		UR_ANN_SEEN(&ur_pool);
 		return none;
 	}
 	/* Until this store, readers assume no wipe and check the pid: safe. */
@@ -199,8 +232,10 @@ static bool ur_lock(struct ur_pool *p)
 
 		if (atomic_compare_exchange_weak_explicit(&p->owner, &cur, me,
 		                                          memory_order_acquire,
-		                                          memory_order_relaxed))
+		                                          memory_order_relaxed)) {
+			UR_ANN_LOCKED(p);
 			return true;
+		}
 		if (cur == me)
 			return false;
 		ur_relax(spins++);
@@ -209,6 +244,7 @@ static bool ur_lock(struct ur_pool *p)
 
 static inline void ur_unlock(struct ur_pool *p)
 {
+	UR_ANN_UNLOCK(p);
 	atomic_store_explicit(&p->owner, 0, memory_order_release);
 }
 
