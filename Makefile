@@ -193,6 +193,13 @@ lint:
 
 .PHONY: lint
 
+# UBSan and ASan builds of fastpath.so, the programs and the unit tests go
+# to tests/bin/san/ (the script builds them: other flags, same sources).
+check-sanitize: all $(PROG_BINS) $(TLIB_SOS)
+	@sh tests/h_sanitize.sh
+
+.PHONY: check-sanitize
+
 check-musl:
 	@sh tests/h_port.sh musl
 
