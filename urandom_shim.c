@@ -145,6 +145,38 @@ static inline void ur_heal(int fd)
 		(void)ur_untrack(fd);
 }
 
+/* A reserve holds a slot of the descriptor table (and of the system's file
+ * table) that the program believes free: natively, an open at the limit
+ * would have had it.  Gives every reserve back; true when there was one. */
+static bool ur_give_back(int err)
+{
+	bool any = false;
+	int d;
+
+	if (fp_likely(err != EMFILE && err != ENFILE))
+		return false;
+	for (d = 0; d < UR_NDEV; d++) {
+		int fd = atomic_exchange(&ur_reserve[d], -1);
+
+		if (fd >= 0) {
+			atomic_store(&ur_fd[fd], 0);
+			fp_real.r_close.f(fd);
+			any = true;
+		}
+	}
+	errno = err;
+	return any;
+}
+
+/* The call, and if it failed for want of a descriptor while we keep a
+ * reserve, the call again once the reserve is given back. */
+#define UR_RETRY(fd, call)                                                   \
+	do {                                                                 \
+		fd = (call);                                                 \
+		if (fp_unlikely(fd < 0) && ur_give_back(errno))              \
+			fd = (call);                                         \
+	} while (0)
+
 static void ur_debug(const char *what)
 {
 	if (fp_unlikely(fp_cfg.debug))
@@ -438,7 +470,7 @@ static int ur_open(int dev, const char *path, int flags)
 		errno = saved;
 	}
 	fp_count(FP_C_URANDOM_SYSCALLS);
-	fd = fp_real.r_openat.f(AT_FDCWD, path, flags | O_LARGEFILE);
+	UR_RETRY(fd, fp_real.r_openat.f(AT_FDCWD, path, flags | O_LARGEFILE));
 	if (fd < 0)
 		return fd;
 	ur_heal(fd);
@@ -480,20 +512,21 @@ static inline int ur_after_open(int fd)
 FP_EXPORT int open(const char *path, int flags, ...)
 {
 	mode_t mode = 0;
-	int dev;
+	int dev, fd;
 
 	UR_MODE(flags, mode);
 	if (fp_unlikely(!fp_ready()))
 		return (int)fp_raw_openat(AT_FDCWD, path, flags, mode);
 	if (fp_unlikely((dev = ur_match(path, flags)) >= 0))
 		return ur_open(dev, path, flags);
-	return ur_after_open(fp_real.r_open.f(path, flags, mode));
+	UR_RETRY(fd, fp_real.r_open.f(path, flags, mode));
+	return ur_after_open(fd);
 }
 
 FP_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 {
 	mode_t mode = 0;
-	int dev;
+	int dev, fd;
 
 	UR_MODE(flags, mode);
 	if (fp_unlikely(!fp_ready()))
@@ -501,34 +534,37 @@ FP_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 	/* An absolute path makes the kernel ignore dirfd entirely. */
 	if (fp_unlikely((dev = ur_match(path, flags)) >= 0))
 		return ur_open(dev, path, flags);
-	return ur_after_open(fp_real.r_openat.f(dirfd, path, flags, mode));
+	UR_RETRY(fd, fp_real.r_openat.f(dirfd, path, flags, mode));
+	return ur_after_open(fd);
 }
 
 #ifdef FP_HAVE_LFS64
 FP_EXPORT int open64(const char *path, int flags, ...)
 {
 	mode_t mode = 0;
-	int dev;
+	int dev, fd;
 
 	UR_MODE(flags, mode);
 	if (fp_unlikely(!fp_ready()))
 		return (int)fp_raw_openat(AT_FDCWD, path, flags | O_LARGEFILE, mode);
 	if (fp_unlikely((dev = ur_match(path, flags)) >= 0))
 		return ur_open(dev, path, flags);
-	return ur_after_open(fp_real.r_open64.f(path, flags, mode));
+	UR_RETRY(fd, fp_real.r_open64.f(path, flags, mode));
+	return ur_after_open(fd);
 }
 
 FP_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 {
 	mode_t mode = 0;
-	int dev;
+	int dev, fd;
 
 	UR_MODE(flags, mode);
 	if (fp_unlikely(!fp_ready()))
 		return (int)fp_raw_openat(dirfd, path, flags | O_LARGEFILE, mode);
 	if (fp_unlikely((dev = ur_match(path, flags)) >= 0))
 		return ur_open(dev, path, flags);
-	return ur_after_open(fp_real.r_openat64.f(dirfd, path, flags, mode));
+	UR_RETRY(fd, fp_real.r_openat64.f(dirfd, path, flags, mode));
+	return ur_after_open(fd);
 }
 #endif
 
@@ -537,46 +573,50 @@ FP_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
  * O_CREAT, so every such case reaches the real one. */
 FP_EXPORT int __open_2(const char *path, int flags)
 {
-	int dev;
+	int dev, fd;
 
 	if (fp_unlikely(!fp_ready()))
 		return (int)fp_raw_openat(AT_FDCWD, path, flags, 0);
 	if (fp_unlikely((dev = ur_match(path, flags)) >= 0))
 		return ur_open(dev, path, flags);
-	return ur_after_open(fp_real.r___open_2.f(path, flags));
+	UR_RETRY(fd, fp_real.r___open_2.f(path, flags));
+	return ur_after_open(fd);
 }
 
 FP_EXPORT int __open64_2(const char *path, int flags)
 {
-	int dev;
+	int dev, fd;
 
 	if (fp_unlikely(!fp_ready()))
 		return (int)fp_raw_openat(AT_FDCWD, path, flags | O_LARGEFILE, 0);
 	if (fp_unlikely((dev = ur_match(path, flags)) >= 0))
 		return ur_open(dev, path, flags);
-	return ur_after_open(fp_real.r___open64_2.f(path, flags));
+	UR_RETRY(fd, fp_real.r___open64_2.f(path, flags));
+	return ur_after_open(fd);
 }
 
 FP_EXPORT int __openat_2(int dirfd, const char *path, int flags)
 {
-	int dev;
+	int dev, fd;
 
 	if (fp_unlikely(!fp_ready()))
 		return (int)fp_raw_openat(dirfd, path, flags, 0);
 	if (fp_unlikely((dev = ur_match(path, flags)) >= 0))
 		return ur_open(dev, path, flags);
-	return ur_after_open(fp_real.r___openat_2.f(dirfd, path, flags));
+	UR_RETRY(fd, fp_real.r___openat_2.f(dirfd, path, flags));
+	return ur_after_open(fd);
 }
 
 FP_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
 {
-	int dev;
+	int dev, fd;
 
 	if (fp_unlikely(!fp_ready()))
 		return (int)fp_raw_openat(dirfd, path, flags | O_LARGEFILE, 0);
 	if (fp_unlikely((dev = ur_match(path, flags)) >= 0))
 		return ur_open(dev, path, flags);
-	return ur_after_open(fp_real.r___openat64_2.f(dirfd, path, flags));
+	UR_RETRY(fd, fp_real.r___openat64_2.f(dirfd, path, flags));
+	return ur_after_open(fd);
 }
 #endif
 
@@ -833,7 +873,9 @@ FP_EXPORT void closefrom(int lo)
  * ---------------------------------------------------------------------- */
 static int ur_dup(int old, unsigned so)
 {
-	int fd = fp_real.r_dup.f((so & UR_RESERVE) ? -1 : old);
+	int fd;
+
+	UR_RETRY(fd, fp_real.r_dup.f((so & UR_RESERVE) ? -1 : old));
 
 	if (fd >= 0) {
 		ur_heal(fd);
@@ -936,13 +978,19 @@ static int ur_fcntl(ur_fcntl_fn real, int fd, int cmd, void *arg)
 
 	if (fp_likely(!st)) {
 		r = real(fd, cmd, arg);
-		if (r >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC))
-			ur_heal(r);
+		if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) {
+			if (r < 0 && ur_give_back(errno))
+				r = real(fd, cmd, arg);
+			if (r >= 0)
+				ur_heal(r);
+		}
 		return r;
 	}
 	if (st & UR_RESERVE)
 		return real(-1, cmd, arg);
 	r = real(fd, cmd, arg);
+	if (r < 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) && ur_give_back(errno))
+		r = real(fd, cmd, arg);
 	if (r < 0)
 		return r;
 	switch (cmd) {
