@@ -180,7 +180,13 @@ bool fp_secure_mode(void) FP_HIDDEN;
 	X(int, pthread_getaffinity_np, (pthread_t, size_t, cpu_set_t *))        \
 	X(int, pthread_setaffinity_np, (pthread_t, size_t, const cpu_set_t *))  \
 	X(ssize_t, getrandom, (void *, size_t, unsigned int))                   \
-	X(int, getentropy, (void *, size_t))
+	X(int, getentropy, (void *, size_t))                                    \
+	X(int, chroot, (const char *))                                          \
+	X(int, mount, (const char *, const char *, const char *, unsigned long, \
+	               const void *))                                           \
+	X(int, umount, (const char *))                                          \
+	X(int, umount2, (const char *, int))                                    \
+	X(int, setns, (int, int))
 #else
 #define FP_REAL_LINUX(X)
 #endif

@@ -19,6 +19,7 @@
 #include "fastpath.h"
 
 #ifdef FP_LINUX
+#include <sys/mount.h>
 #include <sys/vfs.h>
 #endif
 
@@ -330,6 +331,51 @@ static enum fp_rl_fs fp_rl_fs_of(int fd, const struct stat *st)
 		return FP_RL_FS_ANY;
 	atomic_store_explicit(known, dev, memory_order_relaxed);
 	return fs;
+}
+
+/*
+ * What the proc root is changes under a running program only by its own
+ * hand (chroot, a mount or unmount, joining another mount namespace): each
+ * of those, once made, forgets what we learnt, and the next readlink asks
+ * again.  A change made by another process in a mount namespace we share
+ * stays out of sight: that is a documented limit.
+ */
+#define FP_RL_FORGET(call)                                                   \
+	do {                                                                 \
+		int r_;                                                      \
+		if (fp_unlikely(!fp_ready())) {                              \
+			errno = ENOSYS;                                      \
+			return -1;                                           \
+		}                                                            \
+		r_ = (call);                                                 \
+		atomic_store(&fp_rl_procfs, 0);                              \
+		return r_;                                                   \
+	} while (0)
+
+FP_EXPORT int chroot(const char *path)
+{
+	FP_RL_FORGET(fp_real.r_chroot.f(path));
+}
+
+FP_EXPORT int mount(const char *src, const char *dst, const char *type,
+                    unsigned long flags, const void *data)
+{
+	FP_RL_FORGET(fp_real.r_mount.f(src, dst, type, flags, data));
+}
+
+FP_EXPORT int umount(const char *dst)
+{
+	FP_RL_FORGET(fp_real.r_umount.f(dst));
+}
+
+FP_EXPORT int umount2(const char *dst, int flags)
+{
+	FP_RL_FORGET(fp_real.r_umount2.f(dst, flags));
+}
+
+FP_EXPORT int setns(int fd, int type)
+{
+	FP_RL_FORGET(fp_real.r_setns.f(fd, type));
 }
 
 static bool fp_rl_root_is_procfs(const char *root)
