@@ -169,6 +169,11 @@ void fp_log_line(int fd, const char *text)
 	fp_buf_long(&b, (long)getpid());
 	fp_buf_str(&b, "]: ");
 	fp_buf_str(&b, text);
+	/* One line, whatever a setting's value or a path held: a newline in
+	 * FASTPATH_CPUS must not split a warning in two. */
+	for (size_t i = 0; i < b.len; i++)
+		if ((unsigned char)line[i] < 0x20 || line[i] == 0x7f)
+			line[i] = '?';
 	line[b.len++] = '\n';
 	/* One write, so that lines from many processes sharing a file or a
 	 * terminal do not interleave; errors have nowhere to go. */
@@ -555,7 +560,19 @@ static void fp_write_stats(void)
 	                        O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
 	if (fd < 0)
 		return;
-	(void)fp_raw_write(fd, line, n);
+	if (fp_raw_write(fd, line, n) != (ssize_t)n) {
+		/* Opened at start-up but not writable now (/dev/full, a full
+		 * disk, a /proc file): say so once rather than lose it silently. */
+		char text[PATH_MAX + 64];
+		struct fp_buf b = { text, 0, sizeof text };
+
+		fp_buf_str(&b, "FASTPATH_STATS=\"");
+		fp_buf_str(&b, fp_cfg.stats_path);
+		fp_buf_str(&b, "\": the summary could not be written (errno ");
+		fp_buf_long(&b, errno);
+		fp_buf_str(&b, ")");
+		fp_log_line(STDERR_FILENO, text);
+	}
 	fp_raw_close(fd);
 }
 
