@@ -200,6 +200,12 @@ check-sanitize: all $(PROG_BINS) $(TLIB_SOS)
 
 .PHONY: check-sanitize
 
+# Needs root for its mount-namespace cases (unshare -m); skips them otherwise.
+check-fault: all $(PROG_BINS) $(TLIB_SOS)
+	@sh tests/h_fault.sh
+
+.PHONY: check-fault
+
 check-musl:
 	@sh tests/h_port.sh musl
 
