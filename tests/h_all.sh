@@ -11,7 +11,7 @@ for t in lint check-musl check-m32 check-valgrind check-sanitize check-fault \
 	check-eatmydata check-stress; do
 	s=tests/h_${t#check-}.sh
 	[ "$t" = check-musl ] || [ "$t" = check-m32 ] && s=tests/h_port.sh
-	[ -f "$s" ] || { echo "== $t: not present, skipped"; continue; }
+	[ -f "$s" ] || { echo "== $t: $s is missing"; bad="$bad $t"; failed=$((failed + 1)); continue; }
 	echo "== $t"
 	start=$(date +%s)
 	${MAKE:-make} --no-print-directory "$t" >"$out" 2>&1

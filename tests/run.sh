@@ -1,7 +1,8 @@
 #!/bin/sh
-# Runs every test suite: the cmocka unit tests (tests/bin/test_*) and the
-# integration scripts (tests/t_*.sh).  Prints each suite's own summary, then
-# one total line; exits non-zero if anything failed.
+# Runs every test suite: the cmocka unit tests (tests/bin/test_*), the
+# integration scripts (tests/t_*.sh) and, with --hardening, every hardening
+# target (tests/h_all.sh).  Prints each suite's own summary, then one total
+# line; exits non-zero if anything failed.
 cd "$(dirname "$0")/.." || exit 2
 top=$(pwd -P)
 FASTPATH_SO=$top/fastpath.so
@@ -17,8 +18,8 @@ bad_suites=
 
 tally() {
 	# $1: suite name, $2: its output file, $3: its exit status
-	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p; s/^\([0-9][0-9]*\) passed, [0-9]* failed.*/\1/p' "$2" | tail -n 1)
-	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p; s/^[0-9]* passed, \([0-9][0-9]*\) failed.*/\1/p' "$2" | tail -n 1)
+	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p; s/^\([a-z]*: \)\{0,1\}\([0-9][0-9]*\) passed, [0-9]* failed.*/\2/p' "$2" | tail -n 1)
+	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p; s/^\([a-z]*: \)\{0,1\}[0-9]* passed, \([0-9][0-9]*\) failed.*/\2/p' "$2" | tail -n 1)
 	passed=$((passed + ${p:-0}))
 	failed=$((failed + ${f:-0}))
 	if [ "$3" -ne 0 ] || [ "${f:-0}" -ne 0 ] || [ -z "$p" ]; then
@@ -48,6 +49,14 @@ for t in tests/t_*.sh; do
 	cat "$out"
 	tally "${t##*/}" "$out" "$rc"
 done
+
+if [ "${1:-}" = --hardening ]; then
+	echo "== hardening"
+	sh tests/h_all.sh >"$out" 2>&1
+	rc=$?
+	cat "$out"
+	tally hardening "$out" "$rc"
+fi
 
 echo
 if [ -n "$bad_suites" ]; then
