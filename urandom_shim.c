@@ -1010,41 +1010,46 @@ static int ur_fcntl(ur_fcntl_fn real, int fd, int cmd, void *arg)
 	return r;
 }
 
-FP_EXPORT int fcntl(int fd, int cmd, ...)
+/* fcntl, fcntl64 and __fcntl_time64 differ only in the real function they
+ * end in: *twin, read once we are bound, or plain fcntl when twin is NULL
+ * or the C library lacks it (an older glibc, where fcntl was all there was). */
+static int ur_fcntl_entry(ur_fcntl_fn const *twin, int fd, int cmd, void *arg)
 {
-	va_list ap;
-	void *arg;
+	ur_fcntl_fn real;
 
-	va_start(ap, cmd);
-	arg = va_arg(ap, void *);
-	va_end(ap);
 	if (fp_unlikely(!fp_ready())) {
 		errno = ENOSYS;
 		return -1;
 	}
+	real = twin && *twin ? *twin : fp_real.r_fcntl.f;
 	if (fp_likely(atomic_load_explicit(&ur_hiwater, memory_order_relaxed) == 0))
-		return fp_real.r_fcntl.f(fd, cmd, arg);
-	return ur_fcntl(fp_real.r_fcntl.f, fd, cmd, arg);
+		return real(fd, cmd, arg);
+	return ur_fcntl(real, fd, cmd, arg);
+}
+
+#define UR_FCNTL_ARG(arg, cmd)                                               \
+	do {                                                                 \
+		va_list ap;                                                  \
+		va_start(ap, cmd);                                           \
+		arg = va_arg(ap, void *);                                    \
+		va_end(ap);                                                  \
+	} while (0)
+
+FP_EXPORT int fcntl(int fd, int cmd, ...)
+{
+	void *arg;
+
+	UR_FCNTL_ARG(arg, cmd);
+	return ur_fcntl_entry(NULL, fd, cmd, arg);
 }
 
 #ifdef FP_HAVE_FCNTL64
 FP_EXPORT int fcntl64(int fd, int cmd, ...)
 {
-	va_list ap;
 	void *arg;
-	ur_fcntl_fn real;
 
-	va_start(ap, cmd);
-	arg = va_arg(ap, void *);
-	va_end(ap);
-	if (fp_unlikely(!fp_ready())) {
-		errno = ENOSYS;
-		return -1;
-	}
-	real = fp_real.r_fcntl64.f ? fp_real.r_fcntl64.f : fp_real.r_fcntl.f;
-	if (fp_likely(atomic_load_explicit(&ur_hiwater, memory_order_relaxed) == 0))
-		return real(fd, cmd, arg);
-	return ur_fcntl(real, fd, cmd, arg);
+	UR_FCNTL_ARG(arg, cmd);
+	return ur_fcntl_entry(&fp_real.r_fcntl64.f, fd, cmd, arg);
 }
 #endif
 
@@ -1054,21 +1059,10 @@ FP_EXPORT int fcntl64(int fd, int cmd, ...)
  * F_DUPFD would escape our tables. */
 FP_EXPORT int __fcntl_time64(int fd, int cmd, ...)
 {
-	va_list ap;
 	void *arg;
-	ur_fcntl_fn real;
 
-	va_start(ap, cmd);
-	arg = va_arg(ap, void *);
-	va_end(ap);
-	if (fp_unlikely(!fp_ready())) {
-		errno = ENOSYS;
-		return -1;
-	}
-	real = fp_real.r___fcntl_time64.f ? fp_real.r___fcntl_time64.f : fp_real.r_fcntl.f;
-	if (fp_likely(atomic_load_explicit(&ur_hiwater, memory_order_relaxed) == 0))
-		return real(fd, cmd, arg);
-	return ur_fcntl(real, fd, cmd, arg);
+	UR_FCNTL_ARG(arg, cmd);
+	return ur_fcntl_entry(&fp_real.r___fcntl_time64.f, fd, cmd, arg);
 }
 #endif
 
