@@ -1,7 +1,7 @@
 # fastpath: GNU make, no autotools.
 #   make            build fastpath.so
 #   make deps       install the Debian packages the tests need (as root)
-#   make check      every test: unit, integration, hardening (~10 min)
+#   make check      every test: unit, integration, hardening (~4 min)
 #   make check-core the quick part: unit and integration (under a minute)
 #   make demo       the three mitigations, native vs fastpath, one table
 #   make bench      the full benchmarks
@@ -89,7 +89,7 @@ PROG_LIBS_early := -learly
 deps:
 	@sh .ci/deps
 
-# make check: every suite, one total line; about 10 minutes on 2 cores.
+# make check: every suite, one total line; about 4 minutes on 2 cores.
 # check-core is the quick part (unit and integration suites, under a
 # minute); check-hardening the rest (the block at the end of this file).
 check: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS)
