@@ -586,18 +586,21 @@ __attribute__((destructor)) static void fp_destructor(void)
 	fp_write_stats();
 }
 
-FP_EXPORT void _exit(int status)
+/* Both leave without exit(): write the line, then really leave. */
+__attribute__((noreturn)) static void fp_exit_via(void (*real)(int), int status)
 {
 	fp_write_stats();
-	if (fp_real.r__exit.p)
-		fp_real.r__exit.f(status);
+	if (real)
+		real(status);
 	fp_raw_exit(status);
+}
+
+FP_EXPORT void _exit(int status)
+{
+	fp_exit_via(fp_real.r__exit.f, status);
 }
 
 FP_EXPORT void _Exit(int status)
 {
-	fp_write_stats();
-	if (fp_real.r__Exit.p)
-		fp_real.r__Exit.f(status);
-	fp_raw_exit(status);
+	fp_exit_via(fp_real.r__Exit.f, status);
 }

@@ -32,31 +32,24 @@ tally() {
 out=$(mktemp) || exit 2
 trap 'rm -f "$out"' EXIT
 
+# suite NAME COMMAND...: runs one suite, shows its output, adds it up.
+suite() {
+	name=$1
+	shift
+	echo "== $name"
+	"$@" >"$out" 2>&1
+	rc=$?
+	cat "$out"
+	tally "$name" "$out" "$rc"
+}
+
 for t in tests/bin/test_*; do
-	[ -x "$t" ] || continue
-	echo "== ${t##*/}"
-	"$t" >"$out" 2>&1
-	rc=$?
-	cat "$out"
-	tally "${t##*/}" "$out" "$rc"
+	[ -x "$t" ] && suite "${t##*/}" "$t"
 done
-
 for t in tests/t_*.sh; do
-	[ -f "$t" ] || continue
-	echo "== ${t##*/}"
-	sh "$t" >"$out" 2>&1
-	rc=$?
-	cat "$out"
-	tally "${t##*/}" "$out" "$rc"
+	[ -f "$t" ] && suite "${t##*/}" sh "$t"
 done
-
-if [ "${1:-}" = --hardening ]; then
-	echo "== hardening"
-	sh tests/h_all.sh >"$out" 2>&1
-	rc=$?
-	cat "$out"
-	tally hardening "$out" "$rc"
-fi
+[ "${1:-}" = --hardening ] && suite hardening sh tests/h_all.sh
 
 echo
 if [ -n "$bad_suites" ]; then

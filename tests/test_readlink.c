@@ -445,14 +445,28 @@ struct thread_arg {
 	unsigned long shorts;
 };
 
+/* Does readlink of /proc/<who>/fd/<fd> through the shim give the kernel's
+ * answer, byte for byte, starting with prefix?  0 when it does. */
+static int differs_from_kernel(const char *who, int fd, const char *prefix)
+{
+	char path[64], x[64], k[64];
+	ssize_t rx, rk;
+
+	snprintf(path, sizeof path, "/proc/%s/fd/%d", who, fd);
+	memset(x, 0, sizeof x);
+	memset(k, 0, sizeof k);
+	rx = readlink(path, x, sizeof x);
+	rk = kernel_readlink(path, k, sizeof k);
+	return rx != rk || rx <= 0 || memcmp(x, k, sizeof x) != 0 ||
+	       strncmp(k, prefix, strlen(prefix)) != 0;
+}
+
 /* A thread that is not the leader: /proc/self/fd is the leader's table.
  * After unshare(CLONE_FILES) the victim fd number is a pipe in our table
  * and still the socket in the leader's: only the kernel knows the latter. */
 static void *non_leader(void *p)
 {
 	struct thread_arg *a = p;
-	char path[64], x[64], k[64];
-	ssize_t rx, rk;
 	unsigned long before;
 	int pp[2];
 
@@ -465,25 +479,9 @@ static void *non_leader(void *p)
 		return NULL;
 	}
 	before = counter(FP_C_READLINK_SHORT);
-	snprintf(path, sizeof path, "/proc/self/fd/%d", a->victim);
-	memset(x, 0, sizeof x);
-	memset(k, 0, sizeof k);
-	rx = readlink(path, x, sizeof x);
-	rk = kernel_readlink(path, k, sizeof k);
-	if (rx != rk || rx <= 0 || memcmp(x, k, sizeof x) != 0 || memcmp(k, "socket:[", 8) != 0)
-		a->errors++;
-	snprintf(path, sizeof path, "/proc/thread-self/fd/%d", a->victim);
-	memset(x, 0, sizeof x);
-	memset(k, 0, sizeof k);
-	rx = readlink(path, x, sizeof x);
-	rk = kernel_readlink(path, k, sizeof k);
-	if (rx != rk || rx <= 0 || memcmp(x, k, sizeof x) != 0 || memcmp(k, "pipe:[", 6) != 0)
-		a->errors++;
-	snprintf(path, sizeof path, "/proc/thread-self/fd/%d", a->sock);
-	rx = readlink(path, x, sizeof x);
-	rk = kernel_readlink(path, k, sizeof k);
-	if (rx != rk || rx <= 0 || memcmp(x, k, (size_t)rk) != 0)
-		a->errors++;
+	a->errors += differs_from_kernel("self", a->victim, "socket:[");
+	a->errors += differs_from_kernel("thread-self", a->victim, "pipe:[");
+	a->errors += differs_from_kernel("thread-self", a->sock, "");
 	a->shorts = counter(FP_C_READLINK_SHORT) - before;
 	return NULL;
 }
