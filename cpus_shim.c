@@ -52,8 +52,7 @@ static void cpus_learn_real(void)
 	                                                       &cpus_real.allowed) == 0;
 #endif
 	if (cpus_real.online > 0)
-		atomic_store_explicit(&fp_counters[FP_C_CPUS_REAL], (unsigned long)cpus_real.online,
-		                      memory_order_relaxed);
+		fp_gauge_set(FP_C_CPUS_REAL, (unsigned long)cpus_real.online);
 	atomic_store_explicit(&cpus_real.state, FP_INIT_DONE, memory_order_release);
 }
 

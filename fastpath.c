@@ -15,7 +15,10 @@
 
 struct fp_real fp_real;
 struct fp_settings fp_cfg;
-_Atomic unsigned long fp_counters[FP_NCOUNTERS];
+struct fp_stripe fp_counters[FP_STRIPES];
+FP_TLS unsigned fp_stripe_tls;
+/* Kept off the lines every call reads (fp_init_state, fp_cfg). */
+static _Alignas(FP_CACHELINE) _Atomic unsigned fp_stripe_next;
 _Atomic int fp_init_state;
 
 /* The thread running initialisation, so that it can tell re-entry (which
@@ -442,14 +445,36 @@ static char *fp_no_env(const char *name)
 	return NULL;
 }
 
+unsigned fp_stripe_deal(void)
+{
+	/* A signal handler dealt in between only picks another stripe. */
+	unsigned s = atomic_fetch_add_explicit(&fp_stripe_next, 1, memory_order_relaxed) %
+	             FP_STRIPES + 1;
+
+	fp_stripe_tls = s;
+	return s;
+}
+
+unsigned long fp_counter(enum fp_counter c)
+{
+	unsigned long sum = 0;
+	size_t s;
+
+	for (s = 0; s < FP_STRIPES; s++)
+		sum += atomic_load_explicit(&fp_counters[s].c[c], memory_order_relaxed);
+	return sum;
+}
+
 static void fp_atfork_child(void)
 {
-	size_t i;
+	size_t i, s;
 
 	/* The child's summary tells what the child did. */
-	for (i = 0; i < FP_NCOUNTERS; i++)
-		if (i != FP_C_CPUS_REAL)
-			atomic_store_explicit(&fp_counters[i], 0, memory_order_relaxed);
+	for (s = 0; s < FP_STRIPES; s++)
+		for (i = 0; i < FP_NCOUNTERS; i++)
+			if (i != FP_C_CPUS_REAL)
+				atomic_store_explicit(&fp_counters[s].c[i], 0,
+				                      memory_order_relaxed);
 }
 
 bool fp_init_slow(void)
@@ -549,7 +574,7 @@ static void fp_write_stats(void)
 	if (atomic_exchange(&fp_stats_pid, pid) == pid)
 		return;
 	for (i = 0; i < FP_NCOUNTERS; i++)
-		snap[i] = atomic_load_explicit(&fp_counters[i], memory_order_relaxed);
+		snap[i] = fp_counter((enum fp_counter)i);
 	n = fp_format_stats(line, sizeof line - 1, pid, snap, &fp_cfg);
 	line[n++] = '\n';
 	if (fp_cfg.stats == FP_STATS_STDERR) {

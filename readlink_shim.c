@@ -260,9 +260,9 @@ static int fp_rl_getpid(void)
  * are checked against getpid() every time.  Initial-exec: no allocation,
  * safe in a signal handler.
  */
-static __thread struct {
+static FP_TLS struct {
 	int pid, tid;
-} fp_rl_me __attribute__((tls_model("initial-exec")));
+} fp_rl_me;
 
 static void fp_rl_me_load(void)
 {

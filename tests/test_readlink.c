@@ -21,7 +21,7 @@
 
 static unsigned long counter(enum fp_counter c)
 {
-	return atomic_load(&fp_counters[c]);
+	return fp_counter(c);
 }
 
 /* The kernel's answer, with no libc (and no shim) in between. */
