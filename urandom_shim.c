@@ -7,14 +7,17 @@
  *   - close() of such a descriptor keeps one of them in reserve, FD_CLOEXEC,
  *     and the next open() of the device hands it out again;
  *   - read() of it is served from a 64 KiB reservoir that one getrandom()
- *     refills, zeroing bytes as they are handed out.
+ *     refills, zeroing bytes as they are handed out; each thread takes a
+ *     256-byte slice of it at a time, so that threads cycling at once do
+ *     not fight over the pool lock on every read.
  * Invariants, each kept by one function:
- *   - ur_fd[] marks only numbers the kernel holds open (ur_untrack comes
+ *   - ur_fd() marks only numbers the kernel holds open (ur_untrack comes
  *     before every call that may free a number; ur_heal after every call
  *     that returns a fresh one);
  *   - the reserve is FD_CLOEXEC and never 0, 1 or 2 (ur_close);
- *   - a pool byte is served at most once, then zeroed (ur_take), and a
- *     forked child never sees the parent's bytes (ur_pool_get, ur_atfork).
+ *   - a pool byte is served at most once, then zeroed (ur_take, ur_slice),
+ *     and a forked child never sees the parent's bytes (ur_pool_get,
+ *     ur_atfork_child, the pool generation).
  */
 #include "fastpath.h"
 
@@ -29,12 +32,16 @@
  * Client requests tell them; the normal fastpath.so has none. */
 #ifdef FP_VALGRIND_ANNOTATE
 #include <valgrind/helgrind.h>
-/* The lock word itself is only ever touched atomically: it is the lock. */
+/* The lock word itself is only ever touched atomically: it is the lock.
+ * The generation is an atomic too, read outside the lock by design (a
+ * stale read only makes a thread drop its slice or cut a new one). */
 #define UR_ANN_CREATE(p)                                                      \
 	do {                                                                 \
 		ANNOTATE_RWLOCK_CREATE(p);                                   \
 		ANNOTATE_BENIGN_RACE_SIZED(&(p)->owner, sizeof (p)->owner,   \
 		                           "the pool lock's own word");      \
+		ANNOTATE_BENIGN_RACE_SIZED(&(p)->gen, sizeof (p)->gen,       \
+		                           "the pool generation, atomic");   \
 	} while (0)
 #define UR_ANN_DESTROY(p) ANNOTATE_RWLOCK_DESTROY(p)
 #define UR_ANN_LOCKED(p) ANNOTATE_RWLOCK_ACQUIRED(p, 1)
@@ -54,6 +61,8 @@
 #define UR_POOL 65536        /* reservoir size */
 #define UR_SERVE_MAX 4096    /* larger reads go straight to the kernel */
 #define UR_CHUNK 256         /* bytes copied per lock hold (signal stacks are small) */
+#define UR_SLICE 256         /* bytes a thread takes from the pool at once */
+#define UR_SLICE_MAX 64      /* larger reads take from the pool directly */
 
 enum { UR_DEV_URANDOM, UR_DEV_RANDOM, UR_NDEV };
 
@@ -66,11 +75,23 @@ enum {
 	UR_RANDOM = 16,    /* /dev/random rather than /dev/urandom */
 };
 
-static _Atomic unsigned char ur_fd[UR_MAXFD];
+/* Neighbouring numbers, which threads cycling at once hold, sit on different
+ * cache lines (fd n in line n % 64): sharing one line tripled the cost of
+ * the threaded seed loop on two CPUs. */
+static _Alignas(FP_CACHELINE) _Atomic unsigned char ur_fd_cells[UR_MAXFD];
+#define UR_LINES (UR_MAXFD / FP_CACHELINE)
+_Static_assert(UR_MAXFD % FP_CACHELINE == 0, "whole cache lines");
+
+static inline _Atomic unsigned char *ur_fd(int fd)
+{
+	return &ur_fd_cells[((unsigned)fd % UR_LINES) * FP_CACHELINE + (unsigned)fd / UR_LINES];
+}
 /* One past the highest number ever tracked: while it is 0, every call that
  * is not ours costs one compare. */
 static _Atomic int ur_hiwater;
-static _Atomic int ur_reserve[UR_NDEV] = { -1, -1 };
+/* Written by every pooled open and close: a line of its own, away from the
+ * flags every open reads. */
+static _Alignas(FP_CACHELINE) _Atomic int ur_reserve[UR_NDEV] = { -1, -1 };
 /* Someone changed status flags through a tracked fd; since dups share the
  * open file description, the reserve's flags are no longer known. */
 static _Atomic bool ur_fl_unknown;
@@ -85,6 +106,10 @@ struct ur_pool {
 	_Atomic uintptr_t owner;  /* pthread_self() of the holder, 0 when free */
 	pid_t pid;                /* only checked where wipe-on-fork is missing */
 	size_t pos, len;          /* [pos, len) is fresh; the rest is zero */
+	/* Random and never 0 once the pool has been filled in this process;
+	 * 0 again in a child (wiped or reset), whose next fill draws anew.
+	 * A thread's slice is good only while it names the current one. */
+	_Atomic uint64_t gen;
 	unsigned char buf[UR_POOL];
 };
 static struct ur_pool *_Atomic ur_pool;
@@ -103,7 +128,7 @@ static inline unsigned ur_state(int fd)
 	if (fp_likely((unsigned)fd >= (unsigned)atomic_load_explicit(&ur_hiwater,
 	                                                              memory_order_relaxed)))
 		return 0;
-	return atomic_load_explicit(&ur_fd[fd], memory_order_acquire);
+	return atomic_load_explicit(ur_fd(fd), memory_order_acquire);
 }
 
 static void ur_set(int fd, unsigned st)
@@ -112,7 +137,7 @@ static void ur_set(int fd, unsigned st)
 
 	if (fd < 0 || fd >= UR_MAXFD)
 		return;
-	atomic_store(&ur_fd[fd], (unsigned char)st);
+	atomic_store(ur_fd(fd), (unsigned char)st);
 	while (st && hw <= fd && !atomic_compare_exchange_weak(&ur_hiwater, &hw, fd + 1))
 		;
 }
@@ -132,7 +157,7 @@ static bool ur_untrack(int fd)
 
 	if (!st)
 		return false;
-	atomic_store(&ur_fd[fd], 0);
+	atomic_store(ur_fd(fd), 0);
 	return (st & UR_RESERVE) &&
 	       atomic_compare_exchange_strong(&ur_reserve[ur_dev(st)], &expect, -1);
 }
@@ -159,7 +184,7 @@ static bool ur_give_back(int err)
 		int fd = atomic_exchange(&ur_reserve[d], -1);
 
 		if (fd >= 0) {
-			atomic_store(&ur_fd[fd], 0);
+			atomic_store(ur_fd(fd), 0);
 			fp_real.r_close.f(fd);
 			any = true;
 		}
@@ -235,6 +260,7 @@ static void ur_reset(struct ur_pool *p)
 {
 	explicit_bzero(p->buf, sizeof p->buf);
 	p->pos = p->len = 0;
+	atomic_store_explicit(&p->gen, 0, memory_order_relaxed);
 	p->pid = getpid();
 	atomic_store(&p->owner, 0);
 }
@@ -304,21 +330,27 @@ static bool ur_refill(struct ur_pool *p, int fd)
 		r = fp_real.r_read.f(fd, p->buf, sizeof p->buf);
 	p->pos = 0;
 	p->len = r > 0 ? (size_t)r : 0;
-	return r > 0;
+	if (p->len > sizeof(uint64_t) && atomic_load_explicit(&p->gen, memory_order_relaxed) == 0) {
+		uint64_t g;
+
+		/* The generation is drawn from the fill itself, and those bytes
+		 * are never served. */
+		memcpy(&g, p->buf, sizeof g);
+		explicit_bzero(p->buf, sizeof g);
+		p->pos = sizeof g;
+		atomic_store_explicit(&p->gen, g ? g : 1, memory_order_relaxed);
+	}
+	return p->len > p->pos;
 }
 
-/* Copies up to n fresh bytes to dst; returns how many.  Fewer than n means
- * the kernel must supply the rest (no pool, re-entered, refill failed). */
-static size_t ur_take(unsigned char *dst, size_t n, int fd)
+/* Copies up to n fresh bytes from the pool to dst, under its lock; returns
+ * how many.  Fewer than n means the kernel must supply the rest. */
+static size_t ur_take_pool(struct ur_pool *p, unsigned char *dst, size_t n, int fd)
 {
-	struct ur_pool *p = ur_pool_get();
 	unsigned char tmp[UR_CHUNK];
 	size_t got = 0, used = 0;
 	int saved = errno;
 
-	if (!p)
-		return 0;
-	ur_check_pid(p);
 	while (got < n) {
 		size_t k = n - got < UR_CHUNK ? n - got : UR_CHUNK;
 
@@ -330,6 +362,10 @@ static size_t ur_take(unsigned char *dst, size_t n, int fd)
 				ur_unlock(p);
 				break;
 			}
+			/* A fill cut short (a signal arrived during a large
+			 * getrandom) may hold less than asked. */
+			if (p->len - p->pos < k)
+				k = p->len - p->pos;
 		}
 		/* Through a stack copy, so that a bad caller buffer faults with
 		 * the lock free. */
@@ -346,9 +382,103 @@ static size_t ur_take(unsigned char *dst, size_t n, int fd)
 	return got;
 }
 
+/*
+ * This thread's slice of the pool.  Its bytes left the pool when it was cut
+ * (zeroed there), so they are this thread's alone; each is zeroed again as
+ * it is served.  A child's copy is wiped by ur_atfork_child, and ignored
+ * anyway once it no longer names the pool's generation: that also covers a
+ * child made by a raw clone, which runs no atfork handler but whose pool
+ * the kernel wiped.  busy keeps a signal handler that interrupted this
+ * thread inside its slice out of it (it takes from the pool instead).
+ */
+struct ur_slice {
+	uint64_t gen;
+	unsigned short pos, len;  /* [pos, len) is fresh; the rest is zero */
+	volatile sig_atomic_t busy;
+	unsigned char b[UR_SLICE];
+};
+static FP_TLS struct ur_slice ur_slice;
+
+static void ur_slice_drop(struct ur_slice *t)
+{
+	explicit_bzero(t->b + t->pos, (size_t)(t->len - t->pos));
+	t->pos = t->len = 0;
+}
+
+enum ur_cut { UR_CUT, UR_CUT_SHORT, UR_CUT_NONE };
+
+/* Cuts a new slice from the pool.  UR_CUT_SHORT: the pool has bytes but
+ * not a slice (a fill cut short by a signal, or too short to draw a
+ * generation from), to be served under its lock; UR_CUT_NONE: re-entered,
+ * or the refill failed, so the kernel must serve. */
+static enum ur_cut ur_slice_cut(struct ur_slice *t, struct ur_pool *p, int fd)
+{
+	enum ur_cut r = UR_CUT_SHORT;
+	uint64_t gen;
+	int saved = errno;
+
+	if (!ur_lock(p))
+		return UR_CUT_NONE;
+	if (p->len - p->pos < UR_SLICE) {
+		explicit_bzero(p->buf + p->pos, p->len - p->pos);
+		if (!ur_refill(p, fd))
+			r = UR_CUT_NONE;
+	}
+	gen = atomic_load_explicit(&p->gen, memory_order_relaxed);
+	if (gen != 0 && p->len - p->pos >= UR_SLICE) {
+		memcpy(t->b, p->buf + p->pos, UR_SLICE);
+		memset(p->buf + p->pos, 0, UR_SLICE);
+		p->pos += UR_SLICE;
+		t->gen = gen;
+		t->pos = 0;
+		t->len = UR_SLICE;
+		r = UR_CUT;
+	}
+	ur_unlock(p);
+	errno = saved;
+	return r;
+}
+
+/* Copies up to n fresh bytes to dst; returns how many.  Fewer than n means
+ * the kernel must supply the rest (no pool, re-entered, refill failed). */
+static size_t ur_take(unsigned char *dst, size_t n, int fd)
+{
+	struct ur_pool *p = ur_pool_get();
+	struct ur_slice *t = &ur_slice;
+	enum ur_cut cut = UR_CUT;
+
+	if (!p)
+		return 0;
+	ur_check_pid(p);
+	if (n > UR_SLICE_MAX || t->busy)
+		return ur_take_pool(p, dst, n, fd);
+	t->busy = 1;
+	atomic_signal_fence(memory_order_seq_cst);
+	if (t->gen != atomic_load_explicit(&p->gen, memory_order_relaxed) ||
+	    (size_t)(t->len - t->pos) < n)
+		ur_slice_drop(t);
+	if (t->len == 0)
+		cut = ur_slice_cut(t, p, fd);
+	if (cut == UR_CUT) {
+		memcpy(dst, t->b + t->pos, n);
+		memset(t->b + t->pos, 0, n);
+		t->pos = (unsigned short)(t->pos + n);
+	}
+	atomic_signal_fence(memory_order_seq_cst);
+	t->busy = 0;
+	if (fp_likely(cut == UR_CUT))
+		return n;
+	return cut == UR_CUT_SHORT ? ur_take_pool(p, dst, n, fd) : 0;
+}
+
 static void ur_atfork_child(void)
 {
 	struct ur_pool *p = atomic_load(&ur_pool);
+
+	/* The forking thread is the child's only one: its slice is the only
+	 * copy of the parent's bytes left outside the pool. */
+	ur_slice_drop(&ur_slice);
+	ur_slice.gen = 0;
 
 	/* With wipe-on-fork the kernel already zeroed it; writing would only
 	 * fault the pages in. */
@@ -465,7 +595,7 @@ static int ur_open(int dev, const char *path, int flags)
 			ur_debug("open served by the reserve descriptor");
 			return fd;
 		}
-		atomic_store(&ur_fd[fd], 0);
+		atomic_store(ur_fd(fd), 0);
 		fp_real.r_close.f(fd);
 		errno = saved;
 	}
@@ -773,7 +903,7 @@ static int ur_close(int fd, unsigned st)
 			if (fp_real.r_fcntl.f(fd, F_SETFD, FD_CLOEXEC) < 0)
 				goto real;
 		}
-		atomic_store(&ur_fd[fd], (unsigned char)((st & ~UR_OPEN) | UR_RESERVE | UR_CLOEXEC));
+		atomic_store(ur_fd(fd), (unsigned char)((st & ~UR_OPEN) | UR_RESERVE | UR_CLOEXEC));
 		if (atomic_compare_exchange_strong(&ur_reserve[dev], &none, fd)) {
 			ur_debug("close: descriptor kept in reserve");
 			errno = saved;
@@ -782,7 +912,7 @@ static int ur_close(int fd, unsigned st)
 	}
 real:
 	errno = saved;
-	atomic_store(&ur_fd[fd], 0);
+	atomic_store(ur_fd(fd), 0);
 	fp_count(FP_C_URANDOM_SYSCALLS);
 	return fp_real.r_close.f(fd);
 }
@@ -816,7 +946,7 @@ static void ur_untrack_range(unsigned lo, unsigned hi, int taken[UR_NDEV])
 			taken[d] = r;
 	}
 	for (fd = lo; fd < end && fd <= hi; fd++)
-		atomic_store(&ur_fd[fd], 0);
+		atomic_store(ur_fd(fd), 0);
 }
 #endif
 
@@ -840,7 +970,7 @@ FP_EXPORT int close_range(unsigned lo, unsigned hi, int flags)
 			unsigned st = ur_state((int)fd);
 
 			if (st)
-				atomic_store(&ur_fd[fd], (unsigned char)(st | UR_CLOEXEC));
+				atomic_store(ur_fd(fd), (unsigned char)(st | UR_CLOEXEC));
 		}
 		return r;
 	}
@@ -1089,7 +1219,7 @@ FP_EXPORT FILE *fdopen(int fd, const char *mode)
 		return fp_real.r_fdopen.f(fd, mode);
 	if (st & UR_RESERVE)
 		return fp_real.r_fdopen.f(-1, mode);
-	atomic_store(&ur_fd[fd], 0);
+	atomic_store(ur_fd(fd), 0);
 	f = fp_real.r_fdopen.f(fd, mode);
 	if (!f)
 		ur_set(fd, st);

@@ -62,8 +62,10 @@ HG="valgrind -q --tool=helgrind --error-exitcode=99"
 DRD="valgrind -q --tool=drd --error-exitcode=99"
 FASTPATH_SO=$VG_SO
 vg "helgrind: stress threads 4 2000" "$HG" "$TESTBIN/prog_urandom_stress" threads 4 2000
+vg "helgrind: stress tcycles 4 2000" "$HG" "$TESTBIN/prog_urandom_stress" tcycles 4 2000
 vg "helgrind: stress signal 4" "$HG" "$TESTBIN/prog_urandom_stress" signal 4
 vg "drd: stress threads 4 2000" "$DRD" "$TESTBIN/prog_urandom_stress" threads 4 2000
+vg "drd: stress tcycles 4 2000" "$DRD" "$TESTBIN/prog_urandom_stress" tcycles 4 2000
 vg "drd: stress signal 4" "$DRD" "$TESTBIN/prog_urandom_stress" signal 4
 # forklock is not run under drd: once in CI it spun for minutes in drd's
 # serialised scheduler (a second later the same run took 2 s).  Forks while

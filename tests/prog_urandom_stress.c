@@ -3,7 +3,10 @@
  * checks that no 16-byte block is ever served twice; run natively and under
  * fastpath.so by t_urandom.sh (natively it proves the test itself).
  *   forks N         parent and N children (fork) read the same descriptor
+ *   clones N        the same with a raw clone system call, which runs no
+ *                   atfork handler (only wipe-on-fork protects the child)
  *   threads T N     T threads x N reads of 16 bytes
+ *   tcycles T N     T threads x N open/read(16)/close cycles at once
  *   forklock N      N forks while another thread reads non-stop (so it
  *                   often holds the pool lock): every child must read
  *   signal SECS     a SIGALRM handler reads while the main loop reads
@@ -22,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -58,7 +62,16 @@ static int dev(void)
 	return fd;
 }
 
-static int mode_forks(int n)
+/* fork, or a bare clone: a fork-like child made without glibc's fork, so
+ * that no atfork handler runs in it. */
+static pid_t spawn(bool raw)
+{
+	if (!raw)
+		return fork();
+	return (pid_t)syscall(SYS_clone, (long)SIGCHLD, 0L, 0L, 0L, 0L);
+}
+
+static int mode_forks(int n, bool raw)
 {
 	int fd = dev(), p[2], i, status;
 	block *v = calloc((size_t)n * 4 + 8, sizeof *v);
@@ -69,7 +82,7 @@ static int mode_forks(int n)
 		pid_t pid;
 
 		TU_CHECK(read(fd, &v[k++], 16) == 16, "parent read");
-		pid = fork();
+		pid = spawn(raw);
 		if (pid == 0) {
 			block c[2];
 			int f2 = dev();
@@ -116,6 +129,37 @@ static int mode_threads(int t, long n)
 	t_v = calloc((size_t)t * (size_t)n, sizeof *t_v);
 	for (i = 0; i < t; i++)
 		pthread_create(&tid[i], NULL, reader, (void *)(size_t)i);
+	for (i = 0; i < t; i++)
+		pthread_join(tid[i], NULL);
+	TU_CHECK(repeats(t_v, (size_t)t * (size_t)n) == 0, "repeated blocks across threads");
+	return tu_finish();
+}
+
+static void *cycler(void *arg)
+{
+	block *mine = t_v + (long)(size_t)arg * t_n;
+	long i;
+
+	for (i = 0; i < t_n; i++) {
+		int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0 || read(fd, &mine[i], 16) != 16 || close(fd) != 0)
+			abort();
+	}
+	return NULL;
+}
+
+static int mode_tcycles(int t, long n)
+{
+	pthread_t tid[64];
+	long i;
+
+	if (t < 1 || t > 64)
+		return 2;
+	t_n = n;
+	t_v = calloc((size_t)t * (size_t)n, sizeof *t_v);
+	for (i = 0; i < t; i++)
+		pthread_create(&tid[i], NULL, cycler, (void *)(size_t)i);
 	for (i = 0; i < t; i++)
 		pthread_join(tid[i], NULL);
 	TU_CHECK(repeats(t_v, (size_t)t * (size_t)n) == 0, "repeated blocks across threads");
@@ -256,13 +300,18 @@ int main(int argc, char **argv)
 	if (argc >= 3 && strcmp(argv[1], "stream") == 0)
 		return mode_stream(atol(argv[2]));
 	if (argc >= 3 && strcmp(argv[1], "forks") == 0)
-		return mode_forks(atoi(argv[2]));
+		return mode_forks(atoi(argv[2]), false);
+	if (argc >= 3 && strcmp(argv[1], "clones") == 0)
+		return mode_forks(atoi(argv[2]), true);
+	if (argc >= 4 && strcmp(argv[1], "tcycles") == 0)
+		return mode_tcycles(atoi(argv[2]), atol(argv[3]));
 	if (argc >= 4 && strcmp(argv[1], "threads") == 0)
 		return mode_threads(atoi(argv[2]), atol(argv[3]));
 	if (argc >= 3 && strcmp(argv[1], "forklock") == 0)
 		return mode_forklock(atoi(argv[2]));
 	if (argc >= 3 && strcmp(argv[1], "signal") == 0)
 		return mode_signal(atoi(argv[2]));
-	fprintf(stderr, "usage: prog_urandom_stress forks N | threads T N | forklock N | signal SECS\n");
+	fprintf(stderr, "usage: prog_urandom_stress cycles N [how] | stream BYTES | forks N | clones N |\n"
+	                "       threads T N | tcycles T N | forklock N | signal SECS\n");
 	return 2;
 }

@@ -104,6 +104,10 @@ esac
 check "1,000 forks: no block shared by parent and children" pre "$S" forks 1000
 check "native: 100 forks (the test's own sanity)" "$S" forks 100
 check "8 threads x 100,000 reads: no repeated block" pre "$S" threads 8 100000
+check "1,000 raw clones (no atfork handlers): no block shared" pre "$S" clones 1000
+check "native: 100 raw clones (the test's own sanity)" "$S" clones 100
+check "8 threads x 50,000 open/read/close cycles at once: no repeated block" \
+	pre "$S" tcycles 8 50000
 check "fork while another thread holds the pool lock" timeout 120 env LD_PRELOAD="$FASTPATH_SO" "$S" forklock 300
 check "signal handler reads while the main loop reads" timeout 60 env LD_PRELOAD="$FASTPATH_SO" "$S" signal 2
 

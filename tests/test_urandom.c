@@ -108,23 +108,172 @@ static void test_take_zeroes_and_never_repeats(void **state)
 static void test_reentry_falls_back(void **state)
 {
 	struct ur_pool *p = ur_pool_get();
+	struct ur_slice *t = &ur_slice, saved;
 	unsigned char b[16];
 	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
 	unsigned long sys;
+	size_t pos;
 
 	(void)state;
 	assert_true(ur_state(fd) & UR_OPEN);
-	/* As if a signal handler interrupted this thread inside the pool. */
+	assert_int_equal(read(fd, b, 16), 16);  /* a slice with bytes left */
+	/* As if a signal handler interrupted this thread inside its slice,
+	 * while it was cutting it from the pool: both are off limits. */
+	t->busy = 1;
 	atomic_store(&p->owner, (uintptr_t)pthread_self());
+	saved = *t;
 	assert_int_equal(ur_take(b, 16, fd), 0);
 	sys = counter(FP_C_URANDOM_SYSCALLS);
 	assert_int_equal(read(fd, b, 16), 16);
 	assert_int_equal(counter(FP_C_URANDOM_SYSCALLS), sys + 1);
+	assert_memory_equal(t, &saved, sizeof saved);
+	/* Inside the slice only: the pool serves, under its lock. */
 	atomic_store(&p->owner, 0);
+	pos = p->pos;
 	sys = counter(FP_C_URANDOM_SYSCALLS);
 	assert_int_equal(read(fd, b, 16), 16);
 	assert_int_equal(counter(FP_C_URANDOM_SYSCALLS), sys);
+	assert_int_equal(p->pos, pos + 16);
+	assert_memory_equal(t, &saved, sizeof saved);
+	/* Inside the pool only (a large read): the slice still serves. */
+	t->busy = 0;
+	atomic_store(&p->owner, (uintptr_t)pthread_self());
+	assert_int_equal(ur_take(b, 16, fd), 16);
+	assert_int_equal(t->pos, saved.pos + 16);
+	atomic_store(&p->owner, 0);
 	close(fd);
+}
+
+/* A thread's slice: cut from the pool whole, served in order, zeroed as
+ * served, and dropped (zeroed) when it no longer names the pool's
+ * generation or cannot hold the whole request. */
+static void test_slice(void **state)
+{
+	struct ur_pool *p = ur_pool_get();
+	struct ur_slice *t = &ur_slice;
+	unsigned char b[UR_SLICE_MAX + 1], copy[UR_SLICE];
+	size_t pos, i;
+
+	(void)state;
+	ur_slice_drop(t);
+	pos = p->pos;
+	assert_int_equal(ur_take(b, 16, -1), 16);
+	assert_int_not_equal(t->gen, 0);
+	assert_true(t->gen == atomic_load(&p->gen));
+	assert_int_equal(t->len, UR_SLICE);
+	assert_int_equal(t->pos, 16);
+	if (pos + UR_SLICE <= UR_POOL)  /* no refill in between */
+		assert_int_equal(p->pos, pos + UR_SLICE);
+	for (i = 0; i < 16; i++)
+		assert_int_equal(t->b[i], 0);
+	for (i = 0; i < p->pos; i++)
+		assert_int_equal(p->buf[i], 0);
+	/* The next bytes served are the slice's next bytes. */
+	memcpy(copy, t->b, sizeof copy);
+	assert_int_equal(ur_take(b, 32, -1), 32);
+	assert_memory_equal(b, copy + 16, 32);
+	assert_int_equal(t->pos, 48);
+	/* Larger requests bypass it. */
+	pos = p->pos;
+	assert_int_equal(ur_take(b, UR_SLICE_MAX + 1, -1), UR_SLICE_MAX + 1);
+	assert_int_equal(t->pos, 48);
+	if (pos + UR_SLICE_MAX + 1 <= UR_POOL)
+		assert_int_equal(p->pos, pos + UR_SLICE_MAX + 1);
+	/* Another generation (a child's pool): the rest is dropped unserved. */
+	t->gen ^= 1;
+	assert_int_equal(ur_take(b, 16, -1), 16);
+	assert_memory_not_equal(b, copy + 48, 16);
+	assert_true(t->gen == atomic_load(&p->gen));
+	assert_int_equal(t->pos, 16);
+	/* A request that does not fit what is left: dropped, and a new cut. */
+	t->pos = (unsigned short)(UR_SLICE - 8);
+	memcpy(copy, t->b, sizeof copy);
+	assert_int_equal(ur_take(b, 16, -1), 16);
+	assert_memory_not_equal(b, copy + UR_SLICE - 16, 16);
+	assert_int_equal(t->pos, 16);
+}
+
+/* Stand-ins for getrandom: a fill cut short (as by a signal), and a
+ * generator not ready yet. */
+static ssize_t short_getrandom(void *buf, size_t n, unsigned flags)
+{
+	(void)flags;
+	memset(buf, 0xab, n < 100 ? n : 100);
+	return n < 100 ? (ssize_t)n : 100;
+}
+
+static ssize_t eagain_getrandom(void *buf, size_t n, unsigned flags)
+{
+	(void)buf, (void)n, (void)flags;
+	errno = EAGAIN;
+	return -1;
+}
+
+/* No slice to be had: a short fill is served under the pool's lock; a
+ * failed one leaves the caller to the kernel after one attempt. */
+static void test_slice_short_fill(void **state)
+{
+	struct ur_pool *p = ur_pool_get();
+	void *saved = fp_real.r_getrandom.p;
+	unsigned char b[16], want[16];
+	unsigned long refills;
+
+	(void)state;
+	ur_slice_drop(&ur_slice);
+	p->pos = p->len;  /* empty */
+	fp_real.r_getrandom.f = short_getrandom;
+	assert_int_equal(ur_take(b, 16, -1), 16);
+	memset(want, 0xab, sizeof want);
+	assert_memory_equal(b, want, 16);
+	assert_int_equal(p->len, 100);
+	assert_int_equal(p->pos, 16);
+	assert_int_equal(ur_slice.len, 0);
+	/* A read larger than one short fill takes two, and never runs past
+	 * the end of what was filled. */
+	{
+		unsigned char big[UR_SLICE_MAX + 100], ab[UR_SLICE_MAX + 100];
+
+		memset(ab, 0xab, sizeof ab);
+		assert_int_equal(ur_take(big, sizeof big, -1), sizeof big);
+		assert_memory_equal(big, ab, sizeof big);
+		assert_true(p->pos <= p->len);
+	}
+	p->pos = p->len;
+	fp_real.r_getrandom.f = eagain_getrandom;
+	refills = counter(FP_C_URANDOM_REFILLS);
+	assert_int_equal(ur_take(b, 16, -1), 0);
+	assert_int_equal(counter(FP_C_URANDOM_REFILLS), refills + 1);
+	fp_real.r_getrandom.p = saved;
+	p->pos = p->len;
+	assert_int_equal(ur_take(b, 16, -1), 16);
+	assert_int_equal(ur_slice.len, UR_SLICE);
+}
+
+/* A fork child's copy of the forking thread's slice is wiped. */
+static void test_slice_after_fork(void **state)
+{
+	struct ur_slice *t = &ur_slice;
+	unsigned char b[16];
+	int status;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(ur_take(b, 16, -1), 16);
+	assert_true(t->len > t->pos);
+	pid = fork();
+	if (pid == 0) {
+		size_t i;
+
+		if (t->gen != 0 || t->pos != 0 || t->len != 0)
+			_exit(3);
+		for (i = 0; i < sizeof t->b; i++)
+			if (t->b[i] != 0)
+				_exit(4);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_int_equal(status, 0);
+	assert_true(t->len > t->pos);  /* the parent keeps its own */
 }
 
 /* Without getrandom (ENOSYS), the refill reads the descriptor itself. */
@@ -139,13 +288,16 @@ static void test_refill_without_getrandom(void **state)
 	fp_real.r_getrandom.p = NULL;
 	atomic_store(&ur_no_getrandom, true);
 	p->pos = p->len;  /* empty */
+	ur_slice_drop(&ur_slice);
 	assert_int_equal(read(fd, b, 16), 16);
 	assert_int_equal(p->len, UR_POOL);
-	assert_int_equal(p->pos, 16);
+	assert_int_equal(p->pos, UR_SLICE);  /* the generation was drawn before */
 	/* getrandom pooling has no descriptor: it leaves the caller to the
 	 * kernel, untouched by a failed refill. */
 	p->pos = p->len;
+	ur_slice_drop(&ur_slice);
 	assert_int_equal(ur_take(b, 16, -1), 0);
+	assert_int_equal(ur_slice.len, 0);
 	fp_real.r_getrandom.p = saved;
 	atomic_store(&ur_no_getrandom, false);
 	close(fd);
@@ -296,6 +448,9 @@ int main(void)
 		cmocka_unit_test(test_match),
 		cmocka_unit_test(test_take_zeroes_and_never_repeats),
 		cmocka_unit_test(test_reentry_falls_back),
+		cmocka_unit_test(test_slice),
+		cmocka_unit_test(test_slice_short_fill),
+		cmocka_unit_test(test_slice_after_fork),
 		cmocka_unit_test(test_refill_without_getrandom),
 		cmocka_unit_test(test_reserve_cycle),
 		cmocka_unit_test(test_low_fds_never_kept),
