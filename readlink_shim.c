@@ -17,6 +17,9 @@
  * real call, which decides the errno.
  */
 #include "fastpath.h"
+#ifdef FP_VALGRIND_ANNOTATE
+#include <valgrind/helgrind.h>
+#endif
 
 #ifdef FP_LINUX
 #include <sys/mount.h>
@@ -402,6 +405,21 @@ static void fp_rl_atfork_child(void)
 __attribute__((constructor)) static void fp_rl_constructor(void)
 {
 	pthread_atfork(NULL, NULL, fp_rl_atfork_child);
+#ifdef FP_VALGRIND_ANNOTATE
+	/* Only for the helgrind/drd build (make check-valgrind): these caches
+	 * are relaxed C11 atomics, which the tools see as plain loads and
+	 * stores.  Each holds a fact that any thread may learn again. */
+	ANNOTATE_BENIGN_RACE_SIZED(&fp_rl_pid_cache, sizeof fp_rl_pid_cache,
+	                           "readlink: cached pid, atomic");
+#ifdef FP_LINUX
+	ANNOTATE_BENIGN_RACE_SIZED(&fp_rl_sockfs_dev, sizeof fp_rl_sockfs_dev,
+	                           "readlink: cached sockfs device, atomic");
+	ANNOTATE_BENIGN_RACE_SIZED(&fp_rl_pipefs_dev, sizeof fp_rl_pipefs_dev,
+	                           "readlink: cached pipefs device, atomic");
+	ANNOTATE_BENIGN_RACE_SIZED(&fp_rl_procfs, sizeof fp_rl_procfs,
+	                           "readlink: cached proc root answer, atomic");
+#endif
+#endif
 }
 
 /* ------------------------------------------------------------------------
