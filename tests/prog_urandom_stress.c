@@ -119,22 +119,6 @@ static void *reader(void *arg)
 	return NULL;
 }
 
-static int mode_threads(int t, long n)
-{
-	pthread_t tid[64];
-	long i;
-
-	t_fd = dev();
-	t_n = n;
-	t_v = calloc((size_t)t * (size_t)n, sizeof *t_v);
-	for (i = 0; i < t; i++)
-		pthread_create(&tid[i], NULL, reader, (void *)(size_t)i);
-	for (i = 0; i < t; i++)
-		pthread_join(tid[i], NULL);
-	TU_CHECK(repeats(t_v, (size_t)t * (size_t)n) == 0, "repeated blocks across threads");
-	return tu_finish();
-}
-
 static void *cycler(void *arg)
 {
 	block *mine = t_v + (long)(size_t)arg * t_n;
@@ -149,17 +133,19 @@ static void *cycler(void *arg)
 	return NULL;
 }
 
-static int mode_tcycles(int t, long n)
+/* t threads run fn (reader or cycler), each filling its n blocks. */
+static int mode_threads(int t, long n, void *(*fn)(void *))
 {
 	pthread_t tid[64];
 	long i;
 
-	if (t < 1 || t > 64)
+	if (t < 1 || t > 64 || n < 1)
 		return 2;
+	t_fd = dev();
 	t_n = n;
 	t_v = calloc((size_t)t * (size_t)n, sizeof *t_v);
 	for (i = 0; i < t; i++)
-		pthread_create(&tid[i], NULL, cycler, (void *)(size_t)i);
+		pthread_create(&tid[i], NULL, fn, (void *)(size_t)i);
 	for (i = 0; i < t; i++)
 		pthread_join(tid[i], NULL);
 	TU_CHECK(repeats(t_v, (size_t)t * (size_t)n) == 0, "repeated blocks across threads");
@@ -304,9 +290,9 @@ int main(int argc, char **argv)
 	if (argc >= 3 && strcmp(argv[1], "clones") == 0)
 		return mode_forks(atoi(argv[2]), true);
 	if (argc >= 4 && strcmp(argv[1], "tcycles") == 0)
-		return mode_tcycles(atoi(argv[2]), atol(argv[3]));
+		return mode_threads(atoi(argv[2]), atol(argv[3]), cycler);
 	if (argc >= 4 && strcmp(argv[1], "threads") == 0)
-		return mode_threads(atoi(argv[2]), atol(argv[3]));
+		return mode_threads(atoi(argv[2]), atol(argv[3]), reader);
 	if (argc >= 3 && strcmp(argv[1], "forklock") == 0)
 		return mode_forklock(atoi(argv[2]));
 	if (argc >= 3 && strcmp(argv[1], "signal") == 0)
