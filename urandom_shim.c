@@ -103,13 +103,16 @@ static _Atomic bool ur_no_getrandom;
  * valid state (empty, unlocked): a child starts with nothing to serve.
  * ---------------------------------------------------------------------- */
 struct ur_pool {
+	/* Random and never 0 once the pool has been filled in this process;
+	 * 0 again in a child (wiped or reset), whose next fill draws anew.
+	 * A thread's slice is good only while it names the current one.  Read
+	 * on every read: a line of its own (the pool is page-aligned, from
+	 * mmap), away from the lock's. */
+	_Atomic uint64_t gen;
+	unsigned char gen_line_[FP_CACHELINE - sizeof(uint64_t)];
 	_Atomic uintptr_t owner;  /* pthread_self() of the holder, 0 when free */
 	pid_t pid;                /* only checked where wipe-on-fork is missing */
 	size_t pos, len;          /* [pos, len) is fresh; the rest is zero */
-	/* Random and never 0 once the pool has been filled in this process;
-	 * 0 again in a child (wiped or reset), whose next fill draws anew.
-	 * A thread's slice is good only while it names the current one. */
-	_Atomic uint64_t gen;
 	unsigned char buf[UR_POOL];
 };
 static struct ur_pool *_Atomic ur_pool;
@@ -306,6 +309,29 @@ static inline void ur_unlock(struct ur_pool *p)
 	atomic_store_explicit(&p->owner, 0, memory_order_release);
 }
 
+/* Fresh bytes left.  Never trusts pos <= len: a fork from a signal handler
+ * that interrupted this thread inside the pool leaves the child's
+ * interrupted code advancing pos in a pool the kernel wiped. */
+static inline size_t ur_fresh(const struct ur_pool *p)
+{
+	return p->pos < p->len ? p->len - p->pos : 0;
+}
+
+/* True when the pool changed generation since g was read: this process is
+ * a child forked (by a signal handler) while we were copying, and what we
+ * copied is zeros or the parent's.  The fence makes the compiler read it
+ * again. */
+static inline bool ur_forked_under_us(const struct ur_pool *p, uint64_t g)
+{
+	atomic_signal_fence(memory_order_seq_cst);
+	return fp_unlikely(atomic_load_explicit(&p->gen, memory_order_relaxed) != g);
+}
+
+/* Unit tests interrupt the copies here. */
+#ifndef UR_TEST_MIDCOPY
+#define UR_TEST_MIDCOPY() ((void)0)
+#endif
+
 /* Refills from getrandom; where that does not exist (ENOSYS), from the
  * descriptor being read, which is the device itself: no private descriptor
  * that closefrom() could take from under us.  Never blocks: before the
@@ -354,23 +380,31 @@ static size_t ur_take_pool(struct ur_pool *p, unsigned char *dst, size_t n, int 
 	while (got < n) {
 		size_t k = n - got < UR_CHUNK ? n - got : UR_CHUNK;
 
+		uint64_t g;
+
 		if (!ur_lock(p))
 			break;
-		if (p->len - p->pos < k) {
-			explicit_bzero(p->buf + p->pos, p->len - p->pos);
+		if (ur_fresh(p) < k) {
+			explicit_bzero(p->buf + p->pos, ur_fresh(p));
 			if (!ur_refill(p, fd)) {
 				ur_unlock(p);
 				break;
 			}
 			/* A fill cut short (a signal arrived during a large
 			 * getrandom) may hold less than asked. */
-			if (p->len - p->pos < k)
-				k = p->len - p->pos;
+			if (ur_fresh(p) < k)
+				k = ur_fresh(p);
 		}
+		g = atomic_load_explicit(&p->gen, memory_order_relaxed);
 		/* Through a stack copy, so that a bad caller buffer faults with
 		 * the lock free. */
 		memcpy(tmp, p->buf + p->pos, k);
 		memset(p->buf + p->pos, 0, k);
+		UR_TEST_MIDCOPY();
+		if (ur_forked_under_us(p, g)) {
+			ur_unlock(p);
+			break;
+		}
 		p->pos += k;
 		ur_unlock(p);
 		memcpy(dst + got, tmp, k);
@@ -401,7 +435,8 @@ static FP_TLS struct ur_slice ur_slice;
 
 static void ur_slice_drop(struct ur_slice *t)
 {
-	explicit_bzero(t->b + t->pos, (size_t)(t->len - t->pos));
+	if (t->pos < t->len)
+		explicit_bzero(t->b + t->pos, (size_t)(t->len - t->pos));
 	t->pos = t->len = 0;
 }
 
@@ -419,20 +454,26 @@ static enum ur_cut ur_slice_cut(struct ur_slice *t, struct ur_pool *p, int fd)
 
 	if (!ur_lock(p))
 		return UR_CUT_NONE;
-	if (p->len - p->pos < UR_SLICE) {
-		explicit_bzero(p->buf + p->pos, p->len - p->pos);
+	if (ur_fresh(p) < UR_SLICE) {
+		explicit_bzero(p->buf + p->pos, ur_fresh(p));
 		if (!ur_refill(p, fd))
 			r = UR_CUT_NONE;
 	}
 	gen = atomic_load_explicit(&p->gen, memory_order_relaxed);
-	if (gen != 0 && p->len - p->pos >= UR_SLICE) {
+	if (gen != 0 && ur_fresh(p) >= UR_SLICE) {
 		memcpy(t->b, p->buf + p->pos, UR_SLICE);
 		memset(p->buf + p->pos, 0, UR_SLICE);
-		p->pos += UR_SLICE;
-		t->gen = gen;
-		t->pos = 0;
-		t->len = UR_SLICE;
-		r = UR_CUT;
+		UR_TEST_MIDCOPY();
+		if (ur_forked_under_us(p, gen)) {
+			explicit_bzero(t->b, UR_SLICE);
+			r = UR_CUT_NONE;
+		} else {
+			p->pos += UR_SLICE;
+			t->gen = gen;
+			t->pos = 0;
+			t->len = UR_SLICE;
+			r = UR_CUT;
+		}
 	}
 	ur_unlock(p);
 	errno = saved;
@@ -455,14 +496,23 @@ static size_t ur_take(unsigned char *dst, size_t n, int fd)
 	t->busy = 1;
 	atomic_signal_fence(memory_order_seq_cst);
 	if (t->gen != atomic_load_explicit(&p->gen, memory_order_relaxed) ||
-	    (size_t)(t->len - t->pos) < n)
+	    (size_t)t->pos + n > t->len)
 		ur_slice_drop(t);
 	if (t->len == 0)
 		cut = ur_slice_cut(t, p, fd);
 	if (cut == UR_CUT) {
+		uint64_t g = t->gen;
+
 		memcpy(dst, t->b + t->pos, n);
 		memset(t->b + t->pos, 0, n);
 		t->pos = (unsigned short)(t->pos + n);
+		UR_TEST_MIDCOPY();
+		/* The atfork handler clears the slice's generation; a raw clone
+		 * leaves it, but not the pool's. */
+		if (ur_forked_under_us(p, g) || t->gen != g) {
+			explicit_bzero(dst, n);
+			cut = UR_CUT_NONE;
+		}
 	}
 	atomic_signal_fence(memory_order_seq_cst);
 	t->busy = 0;

@@ -1,9 +1,10 @@
 /*
  * Unit tests of urandom_shim.c: which opens match, the pool's invariants
  * (bytes zeroed as served, never twice), re-entry from a signal handler,
- * the refill fallback without getrandom, the reserve's life cycle, and a
- * fork while the pool lock is held.  The wrappers are compiled into this
- * program, so its own open/read/close go through them.
+ * the refill fallback without getrandom, the reserve's life cycle, a
+ * fork while the pool lock is held, the per-thread slice, and a fork (as
+ * from a signal handler) in the middle of a copy.  The wrappers are
+ * compiled into this program, so its own open/read/close go through them.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,6 +12,17 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <sys/wait.h>
+
+/* Runs once, in the middle of the next copy out of the pool or a slice:
+ * what a signal handler that forks would do to the child's view. */
+static void (*midcopy)(void);
+#define UR_TEST_MIDCOPY()                                                    \
+	do {                                                                 \
+		void (*h_)(void) = midcopy;                                  \
+		midcopy = NULL;                                              \
+		if (h_)                                                      \
+			h_();                                                \
+	} while (0)
 
 #include "../fastpath.c"
 #include "../urandom_shim.c"
@@ -249,6 +261,70 @@ static void test_slice_short_fill(void **state)
 	assert_int_equal(ur_slice.len, UR_SLICE);
 }
 
+/* The child's view after a fork: the kernel wiped the pool, and (for
+ * fork, not a raw clone) the atfork handler ran. */
+static void as_raw_clone(void)
+{
+	memset(atomic_load(&ur_pool), 0, sizeof(struct ur_pool));
+}
+
+static void as_fork(void)
+{
+	as_raw_clone();
+	ur_atfork_child();
+}
+
+static bool all_zero(const unsigned char *b, size_t n)
+{
+	while (n--)
+		if (*b++)
+			return false;
+	return true;
+}
+
+/* After the interrupted copy: nothing served (the kernel serves), state
+ * sane, and the next take works. */
+static void after_midcopy(const unsigned char *b, size_t n, size_t got)
+{
+	struct ur_pool *p = atomic_load(&ur_pool);
+	unsigned char c[16];
+
+	assert_int_equal(got, 0);
+	assert_true(all_zero(b, n));
+	assert_true(p->pos <= p->len);
+	assert_true(ur_slice.pos <= ur_slice.len);
+	assert_int_equal(ur_take(c, sizeof c, -1), sizeof c);
+	assert_false(all_zero(c, sizeof c));
+	assert_true(atomic_load(&p->gen) != 0);
+	assert_true(ur_slice.gen == atomic_load(&p->gen));
+}
+
+/* A signal handler that forks while this thread copies: the child's copy
+ * of the interrupted code must neither serve the parent's bytes nor the
+ * zeros of its wiped pool, nor leave pos past len. */
+static void test_fork_mid_copy(void **state)
+{
+	void (*const sims[2])(void) = { as_fork, as_raw_clone };
+	unsigned char b[16], big[UR_SLICE_MAX + 36];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		/* while serving from the slice */
+		assert_int_equal(ur_take(b, sizeof b, -1), sizeof b);
+		midcopy = sims[i];
+		after_midcopy(b, sizeof b, ur_take(b, sizeof b, -1));
+		/* while cutting a slice */
+		ur_slice_drop(&ur_slice);
+		midcopy = sims[i];
+		after_midcopy(b, sizeof b, ur_take(b, sizeof b, -1));
+		/* while copying a large read out of the pool */
+		memset(big, 0, sizeof big);
+		midcopy = sims[i];
+		after_midcopy(big, sizeof big, ur_take(big, sizeof big, -1));
+	}
+}
+
 /* A fork child's copy of the forking thread's slice is wiped. */
 static void test_slice_after_fork(void **state)
 {
@@ -451,6 +527,7 @@ int main(void)
 		cmocka_unit_test(test_slice),
 		cmocka_unit_test(test_slice_short_fill),
 		cmocka_unit_test(test_slice_after_fork),
+		cmocka_unit_test(test_fork_mid_copy),
 		cmocka_unit_test(test_refill_without_getrandom),
 		cmocka_unit_test(test_reserve_cycle),
 		cmocka_unit_test(test_low_fds_never_kept),
