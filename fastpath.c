@@ -64,9 +64,11 @@ static int fp_stats_stderr(void)
 }
 
 /* ------------------------------------------------------------------------
- * Raw system calls.
+ * Raw system calls: syscall(2) with the same call numbers on Linux and
+ * illumos (whose <sys/syscall.h> has openat, readlinkat, read, write and
+ * close too).  Only how a process ends and how secure-execution mode is
+ * told differ.
  * ---------------------------------------------------------------------- */
-#if defined(FP_LINUX)
 long fp_raw_openat(int dirfd, const char *path, int flags, mode_t mode)
 {
 	return syscall(SYS_openat, dirfd, path, flags, mode);
@@ -87,6 +89,7 @@ ssize_t fp_raw_write(int fd, const void *buf, size_t n)
 {
 	return syscall(SYS_write, fd, buf, n);
 }
+#if defined(FP_LINUX)
 void fp_raw_exit(int status)
 {
 	for (;;)
@@ -97,28 +100,6 @@ bool fp_secure_mode(void)
 	return getauxval(AT_SECURE) != 0;
 }
 #elif defined(FP_ILLUMOS)
-/* illumos has no stable raw syscall interface; its libc entry points for
- * these never call back into an interposer, so they serve as "raw". */
-long fp_raw_openat(int dirfd, const char *path, int flags, mode_t mode)
-{
-	return syscall(SYS_openat, dirfd, path, flags, mode);
-}
-ssize_t fp_raw_read(int fd, void *buf, size_t n)
-{
-	return syscall(SYS_read, fd, buf, n);
-}
-int fp_raw_close(int fd)
-{
-	return syscall(SYS_close, fd);
-}
-ssize_t fp_raw_readlinkat(int dirfd, const char *path, char *buf, size_t n)
-{
-	return syscall(SYS_readlinkat, dirfd, path, buf, n);
-}
-ssize_t fp_raw_write(int fd, const void *buf, size_t n)
-{
-	return syscall(SYS_write, fd, buf, n);
-}
 void fp_raw_exit(int status)
 {
 	for (;;)

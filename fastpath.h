@@ -50,6 +50,7 @@
 #elif defined(__sun)
 #  define FP_ILLUMOS 1
 #  include <sys/mman.h>
+#  include <sys/syscall.h>
 #else
 #  error "fastpath supports Linux (glibc, musl) and illumos"
 #endif
