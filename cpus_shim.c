@@ -66,11 +66,6 @@ static long cpus_answer(const char *via)
 	return fp_cfg.cpus;
 }
 
-static bool cpus_on(void)
-{
-	return fp_ready() && fp_enabled(FP_F_CPUS);
-}
-
 FP_EXPORT long sysconf(int name)
 {
 	if (fp_unlikely(!fp_ready())) {
@@ -84,6 +79,11 @@ FP_EXPORT long sysconf(int name)
 }
 
 #ifdef FP_HAVE_GET_NPROCS
+static bool cpus_on(void)
+{
+	return fp_ready() && fp_enabled(FP_F_CPUS);
+}
+
 FP_EXPORT int get_nprocs(void)
 {
 	if (cpus_on())
