@@ -150,6 +150,8 @@ bool fp_secure_mode(void) FP_HIDDEN;
 	X(FILE *, fopen, (const char *, const char *))                          \
 	X(FILE *, fdopen, (int, const char *))                                  \
 	X(int, fclose, (FILE *))                                                \
+	X(FILE *, freopen, (const char *, const char *, FILE *))                \
+	X(int, daemon, (int, int))                                              \
 	X(ssize_t, readlink, (const char *, char *, size_t))                    \
 	X(ssize_t, readlinkat, (int, const char *, char *, size_t))             \
 	X(long, sysconf, (int))                                                 \
@@ -161,7 +163,8 @@ bool fp_secure_mode(void) FP_HIDDEN;
 	X(int, open64, (const char *, int, ...))                                \
 	X(int, openat64, (int, const char *, int, ...))                         \
 	X(ssize_t, pread64, (int, void *, size_t, off64_t))                     \
-	X(FILE *, fopen64, (const char *, const char *))
+	X(FILE *, fopen64, (const char *, const char *))                        \
+	X(FILE *, freopen64, (const char *, const char *, FILE *))
 #else
 #define FP_REAL_LFS64(X)
 #endif

@@ -222,6 +222,20 @@ static inline void ur_relax(unsigned spins)
 	}
 }
 
+/* Set once a lock holder has not let go for UR_PATIENCE_NS: it will not (a
+ * signal handler jumped out of our code with siglongjmp).  From then on the
+ * kernel serves every read: slower, never stuck. */
+#define UR_PATIENCE_NS 1000000000LL
+static _Atomic bool ur_pool_dead;
+
+static long long ur_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 static struct ur_pool *ur_pool_get(void)
 {
 	struct ur_pool *p = atomic_load_explicit(&ur_pool, memory_order_acquire);
@@ -282,11 +296,14 @@ static inline void ur_check_pid(struct ur_pool *p)
 
 /* Never waits on itself: a signal handler that interrupted this thread
  * inside the pool gets false and goes to the kernel.  Another thread's hold
- * is short (a copy, or one getrandom) and it never waits for us. */
+ * is short (a copy, or one getrandom, during which it cannot be cancelled)
+ * and it never waits for us; one that lasts UR_PATIENCE_NS with the same
+ * holder never ends, and the pool is given up (ur_pool_dead). */
 static bool ur_lock(struct ur_pool *p)
 {
-	uintptr_t me = (uintptr_t)pthread_self();
+	uintptr_t me = (uintptr_t)pthread_self(), seen = 0;
 	unsigned spins = 0;
+	long long since = 0;
 
 	for (;;) {
 		uintptr_t cur = 0;
@@ -297,9 +314,21 @@ static bool ur_lock(struct ur_pool *p)
 			UR_ANN_LOCKED(p);
 			return true;
 		}
-		if (cur == me)
+		if (cur == me || atomic_load_explicit(&ur_pool_dead, memory_order_relaxed))
 			return false;
 		ur_relax(spins++);
+		if (spins % 1024 == 0 && cur != 0) {
+			long long now = ur_now_ns();
+
+			if (cur != seen) {
+				seen = cur;
+				since = now;
+			} else if (now - since > UR_PATIENCE_NS) {
+				atomic_store(&ur_pool_dead, true);
+				ur_debug("a pool lock holder never let go: reads go to the kernel");
+				return false;
+			}
+		}
 	}
 }
 
@@ -339,6 +368,11 @@ static inline bool ur_forked_under_us(const struct ur_pool *p, uint64_t g)
 static bool ur_refill(struct ur_pool *p, int fd)
 {
 	ssize_t r = -1;
+	int cancel;
+
+	/* getrandom and read are cancellation points: cancelled here, this
+	 * thread would leave the lock held for ever. */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
 
 	fp_count(FP_C_URANDOM_REFILLS);
 	fp_count(FP_C_URANDOM_SYSCALLS);
@@ -354,6 +388,7 @@ static bool ur_refill(struct ur_pool *p, int fd)
 #endif
 	if (r < 0 && fd >= 0 && atomic_load(&ur_no_getrandom))
 		r = fp_real.r_read.f(fd, p->buf, sizeof p->buf);
+	pthread_setcancelstate(cancel, NULL);
 	p->pos = 0;
 	p->len = r > 0 ? (size_t)r : 0;
 	if (p->len > sizeof(uint64_t) && atomic_load_explicit(&p->gen, memory_order_relaxed) == 0) {
@@ -812,6 +847,8 @@ static ssize_t ur_read(int fd, void *buf, size_t n)
 	size_t got;
 	ssize_t r;
 
+	/* read is a cancellation point, served from the pool or not. */
+	pthread_testcancel();
 	fp_count(FP_C_URANDOM_READS);
 	if (n == 0)
 		return 0;
@@ -1041,8 +1078,9 @@ FP_EXPORT void closefrom(int lo)
 
 	if (fp_unlikely(!fp_ready()))
 		return;
-	if (fp_unlikely(atomic_load(&ur_hiwater) != 0) && lo >= 0)
-		ur_untrack_range((unsigned)lo, UINT_MAX, taken);
+	/* A negative lo closes everything, as glibc reads it. */
+	if (fp_unlikely(atomic_load(&ur_hiwater) != 0))
+		ur_untrack_range(lo < 0 ? 0 : (unsigned)lo, UINT_MAX, taken);
 	fp_real.r_closefrom.f(lo);
 }
 #endif
@@ -1253,8 +1291,9 @@ FP_EXPORT int __fcntl_time64(int fd, int cmd, ...)
  *     descriptor; pooling only its open would save one call in four;
  *   - fdopen of a tracked descriptor hands it to stdio, untracked (reads
  *     through it go to the kernel, and stdio may close it when it likes);
- *   - fclose untracks a stream's descriptor that became tracked later
- *     (dup2 of a device descriptor onto it) before stdio closes it.
+ *   - fclose and freopen untrack a stream's descriptor that became
+ *     tracked later (dup2 of a device descriptor onto it) before stdio
+ *     closes or replaces it; daemon untracks 0, 1 and 2 likewise.
  * ---------------------------------------------------------------------- */
 FP_EXPORT FILE *fdopen(int fd, const char *mode)
 {
@@ -1276,21 +1315,69 @@ FP_EXPORT FILE *fdopen(int fd, const char *mode)
 	return f;
 }
 
+/* A stream's descriptor that became tracked after the stream took it (dup2
+ * of a device descriptor onto it) is forgotten before stdio closes or
+ * replaces it through its internal calls. */
+static void ur_forget_stream(FILE *f)
+{
+	if (fp_unlikely(atomic_load_explicit(&ur_hiwater, memory_order_relaxed)) && ur_opaque(f)) {
+		int saved = errno;
+		int fd = fileno(f);
+
+		errno = saved;
+		if (fd >= 0 && ur_state(fd)) {
+			(void)ur_untrack(fd);
+			ur_debug("a stream's descriptor was tracked: forgotten");
+		}
+	}
+}
+
 FP_EXPORT int fclose(FILE *f)
 {
 	if (fp_unlikely(!fp_ready())) {
 		errno = ENOSYS;
 		return EOF;
 	}
-	if (fp_unlikely(atomic_load_explicit(&ur_hiwater, memory_order_relaxed)) && ur_opaque(f)) {
-		int saved = errno;
-		int fd = fileno(f);
-
-		errno = saved;
-		if (ur_untrack(fd) && fd >= 0)
-			ur_debug("fclose: a reserve descriptor was a stream's");
-	}
+	ur_forget_stream(f);
 	return fp_real.r_fclose.f(f);
+}
+
+/* freopen closes the stream's descriptor and puts the new file on the same
+ * number, both through glibc's internal calls. */
+FP_EXPORT FILE *freopen(const char *path, const char *mode, FILE *f)
+{
+	if (fp_unlikely(!fp_ready())) {
+		errno = ENOSYS;
+		return NULL;
+	}
+	ur_forget_stream(f);
+	return fp_real.r_freopen.f(path, mode, f);
+}
+
+#ifdef FP_HAVE_LFS64
+FP_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *f)
+{
+	if (fp_unlikely(!fp_ready())) {
+		errno = ENOSYS;
+		return NULL;
+	}
+	ur_forget_stream(f);
+	return fp_real.r_freopen64.f(path, mode, f);
+}
+#endif
+
+/* daemon puts /dev/null on 0, 1 and 2 through glibc's internal dup2. */
+FP_EXPORT int daemon(int nochdir, int noclose)
+{
+	int fd;
+
+	if (fp_unlikely(!fp_ready())) {
+		errno = ENOSYS;
+		return -1;
+	}
+	for (fd = 0; !noclose && fd <= 2; fd++)
+		(void)ur_untrack(fd);
+	return fp_real.r_daemon.f(nochdir, noclose);
 }
 
 /* ------------------------------------------------------------------------
@@ -1310,6 +1397,7 @@ FP_EXPORT ssize_t getrandom(void *buf, size_t n, unsigned flags)
 	    (flags & ~(unsigned)GRND_NONBLOCK) || n == 0 || n > UR_SERVE_MAX ||
 	    !ur_opaque(buf))
 		return fp_real.r_getrandom.f(buf, n, flags);
+	pthread_testcancel();  /* as glibc's getrandom */
 	got = ur_take(buf, n, -1);
 	if (got == n) {
 		fp_count(FP_C_URANDOM_GETRANDOM);

@@ -85,7 +85,7 @@ for v in $VARIANTS; do
 				# fopen is left to stdio on purpose (urandom_shim.c).
 				case $sym in
 				fopen*) ;;
-				open*|__open*|read*|__read*|pread*|close*|dup*|fcntl*|__fcntl*|fdopen|fclose|getrandom|getentropy)
+				open*|__open*|read*|__read*|pread*|close*|dup*|fcntl*|__fcntl*|fdopen|fclose|freopen*|daemon|getrandom|getentropy)
 					case $exp in
 					*" $sym "*) ok "$t: $p calls $sym, which fastpath.so exports" ;;
 					*) fail "$t: $p calls $sym, which fastpath.so does not wrap" ;;

@@ -322,6 +322,83 @@ static void test_close_range(void)
 	close(fd);
 }
 
+/* A child's exit status, or -1. */
+static int child_status(pid_t pid)
+{
+	int status;
+
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/* glibc calls that close or replace descriptors through internal calls:
+ * freopen, daemon, and closefrom with a negative bound (all of them). */
+static void test_internal_closers(void)
+{
+	char path[] = "/tmp/prog_urandom.XXXXXX", a[32];
+	int fd, t, p[2];
+	long r = -2;
+	FILE *f;
+	pid_t pid;
+
+	t = mkstemp(path);
+	TU_CHECK(t >= 0 && write(t, "freopen-target!!", 16) == 16, "temporary file");
+	close(t);
+	f = fopen("/dev/null", "r");
+	fd = open(DEV, O_RDONLY);
+	TU_CHECK(f && fd >= 0 && dup2(fd, fileno(f)) == fileno(f), "dup2 onto a stream");
+	close(fd);
+	f = freopen(path, "r", f);
+	obs("freopen", f != NULL, errno);
+	memset(a, 0, sizeof a);
+	obs("read the freopen'd number", read(fileno(f), a, sizeof a), errno);
+	TU_CHECK(memcmp(a, "freopen-target!!", 16) == 0, "the freopen'd number served the device");
+	fclose(f);
+	unlink(path);
+
+	TU_CHECK(pipe(p) == 0, "pipe");
+	pid = fork();
+	if (pid == 0) {
+		fd = open(DEV, O_RDONLY);
+		if (fd < 0 || dup2(fd, 0) != 0 || close(fd) != 0 || daemon(1, 0) != 0)
+			_exit(3);
+		r = read(0, a, 16);  /* /dev/null now: end of file */
+		_exit(write(p[1], &r, sizeof r) == sizeof r ? 0 : 4);
+	}
+	close(p[1]);
+	obs("daemon: intermediate child", child_status(pid), 0);
+	TU_CHECK(read(p[0], &r, sizeof r) == sizeof r, "daemon's child wrote nothing");
+	obs("daemon: read(0) in the daemon", r, 0);
+	TU_CHECK(r == 0, "read(0) after daemon gave %ld, not end of file", r);
+	close(p[0]);
+
+#ifdef __GLIBC__  /* musl 1.2.3 has no closefrom (h_musl_compat.h) */
+	pid = fork();
+	if (pid == 0) {
+		int sv[2];
+
+		fd = open(DEV, O_RDONLY | O_CLOEXEC);
+		close(fd);  /* kept in reserve */
+		closefrom(-1);
+		if (open("/dev/null", O_RDONLY) != 0 ||
+		    socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0 ||
+		    socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+			_exit(3);
+		fd = open(DEV, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || fd == sv[0] || fd == sv[1])
+			_exit(4);
+		if (write(sv[1], "socket-data-1234", 16) != 16 || read(sv[0], a, 16) != 16 ||
+		    memcmp(a, "socket-data-1234", 16) != 0)
+			_exit(5);
+		_exit(0);
+	}
+	t = child_status(pid);
+	obs("closefrom(-1), then the numbers reused", t, 0);
+	TU_CHECK(t == 0, "closefrom(-1) child: %d", t);
+#endif
+}
+
 /* After close, exec must not inherit the device; a kept-open descriptor
  * without O_CLOEXEC must be inherited. */
 static void test_exec(const char *self)
@@ -359,6 +436,7 @@ int main(int argc, char **argv)
 	test_fdopen_socket();
 	test_fd0();
 	test_close_range();
+	test_internal_closers();
 	test_exec(argv[0]);
 	return tu_finish();
 }

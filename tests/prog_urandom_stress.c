@@ -7,6 +7,9 @@
  *                   atfork handler (only wipe-on-fork protects the child)
  *   threads T N     T threads x N reads of 16 bytes
  *   tcycles T N     T threads x N open/read(16)/close cycles at once
+ *   cancel N        N times: a reader thread cancelled at a random moment
+ *                   (often inside a pool refill), then the main thread
+ *                   reads; and a read with a cancel pending is cancelled
  *   forklock N      N forks while another thread reads non-stop (so it
  *                   often holds the pool lock): every child must read
  *   signal SECS     a SIGALRM handler reads while the main loop reads
@@ -152,6 +155,52 @@ static int mode_threads(int t, long n, void *(*fn)(void *))
 	return tu_finish();
 }
 
+static atomic_int cancel_go;
+
+static void *cancel_reader(void *arg)
+{
+	block b;
+
+	(void)arg;
+	while (!atomic_load(&cancel_go))
+		;  /* not a cancellation point */
+	for (;;)
+		if (read(t_fd, &b, 16) != 16)
+			abort();
+	return NULL;
+}
+
+static int mode_cancel(int n)
+{
+	pthread_t tid;
+	void *res;
+	block b;
+	int i, early = 0;
+
+	t_fd = dev();
+	alarm(60);  /* a reader stuck on a lock held by a cancelled thread */
+	for (i = 0; i < n; i++) {
+		struct timespec ts = { 0, (i % 20) * 100000L };
+
+		atomic_store(&cancel_go, 0);
+		pthread_create(&tid, NULL, cancel_reader, NULL);
+		if (i % 2) {
+			/* pending before its first read: read must act on it */
+			pthread_cancel(tid);
+			atomic_store(&cancel_go, 1);
+		} else {
+			atomic_store(&cancel_go, 1);
+			nanosleep(&ts, NULL);
+			pthread_cancel(tid);
+		}
+		pthread_join(tid, &res);
+		early += res == PTHREAD_CANCELED;
+		TU_CHECK(read(t_fd, &b, 16) == 16, "read after cancel %d", i);
+	}
+	TU_CHECK(early == n, "%d of %d readers ended by cancellation", early, n);
+	return tu_finish();
+}
+
 static atomic_bool stop;
 
 static void *spinner(void *arg)
@@ -293,11 +342,13 @@ int main(int argc, char **argv)
 		return mode_threads(atoi(argv[2]), atol(argv[3]), cycler);
 	if (argc >= 4 && strcmp(argv[1], "threads") == 0)
 		return mode_threads(atoi(argv[2]), atol(argv[3]), reader);
+	if (argc >= 3 && strcmp(argv[1], "cancel") == 0)
+		return mode_cancel(atoi(argv[2]));
 	if (argc >= 3 && strcmp(argv[1], "forklock") == 0)
 		return mode_forklock(atoi(argv[2]));
 	if (argc >= 3 && strcmp(argv[1], "signal") == 0)
 		return mode_signal(atoi(argv[2]));
 	fprintf(stderr, "usage: prog_urandom_stress cycles N [how] | stream BYTES | forks N | clones N |\n"
-	                "       threads T N | tcycles T N | forklock N | signal SECS\n");
+	                "       threads T N | tcycles T N | cancel N | forklock N | signal SECS\n");
 	return 2;
 }

@@ -108,6 +108,9 @@ check "1,000 raw clones (no atfork handlers): no block shared" pre "$S" clones 1
 check "native: 100 raw clones (the test's own sanity)" "$S" clones 100
 check "8 threads x 50,000 open/read/close cycles at once: no repeated block" \
 	pre "$S" tcycles 8 50000
+check "200 readers cancelled at random moments (often in a refill): no reader stuck" \
+	pre "$S" cancel 200
+check "native: the cancel test's own sanity" "$S" cancel 50
 check "fork while another thread holds the pool lock" timeout 120 env LD_PRELOAD="$FASTPATH_SO" "$S" forklock 300
 check "signal handler reads while the main loop reads" timeout 60 env LD_PRELOAD="$FASTPATH_SO" "$S" signal 2
 

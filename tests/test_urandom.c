@@ -325,6 +325,26 @@ static void test_fork_mid_copy(void **state)
 	}
 }
 
+/* A holder that never lets go (a signal handler jumped out of our code):
+ * after UR_PATIENCE_NS the pool is given up and the kernel serves. */
+static void test_lock_holder_never_returns(void **state)
+{
+	struct ur_pool *p = ur_pool_get();
+	unsigned char b[16];
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+
+	(void)state;
+	ur_slice_drop(&ur_slice);
+	atomic_store(&p->owner, (uintptr_t)0x1234);
+	assert_int_equal(ur_take(b, sizeof b, fd), 0);
+	assert_true(atomic_load(&ur_pool_dead));
+	assert_int_equal(read(fd, b, sizeof b), 16);  /* the kernel's */
+	atomic_store(&p->owner, 0);
+	atomic_store(&ur_pool_dead, false);
+	assert_int_equal(ur_take(b, sizeof b, fd), 16);
+	close(fd);
+}
+
 /* A fork child's copy of the forking thread's slice is wiped. */
 static void test_slice_after_fork(void **state)
 {
@@ -528,6 +548,7 @@ int main(void)
 		cmocka_unit_test(test_slice_short_fill),
 		cmocka_unit_test(test_slice_after_fork),
 		cmocka_unit_test(test_fork_mid_copy),
+		cmocka_unit_test(test_lock_holder_never_returns),
 		cmocka_unit_test(test_refill_without_getrandom),
 		cmocka_unit_test(test_reserve_cycle),
 		cmocka_unit_test(test_low_fds_never_kept),
