@@ -14,7 +14,9 @@
  *   - ur_fd() marks only numbers the kernel holds open (ur_untrack comes
  *     before every call that may free a number; ur_heal after every call
  *     that returns a fresh one);
- *   - the reserve is FD_CLOEXEC and never 0, 1 or 2 (ur_close);
+ *   - the reserve is FD_CLOEXEC and never 0, 1 or 2, and its open file
+ *     description is its own: never one a dup or a forked child shares
+ *     (UR_SHARED; ur_close, ur_adopt);
  *   - a pool byte is served at most once, then zeroed (ur_take, ur_slice),
  *     and a forked child never sees the parent's bytes (ur_pool_get,
  *     ur_atfork_child, the pool generation).
@@ -73,6 +75,10 @@ enum {
 	UR_CLOEXEC = 4,    /* FD_CLOEXEC is set (as far as fcntl told us) */
 	UR_NONBLOCK = 8,   /* O_NONBLOCK is set on its open file description */
 	UR_RANDOM = 16,    /* /dev/random rather than /dev/urandom */
+	/* Its open file description may be shared with another descriptor (a
+	 * dup, or a forked child's copy): never kept in reserve, whose next
+	 * open must look fresh, with status flags and locks of its own. */
+	UR_SHARED = 32,
 };
 
 /* Neighbouring numbers, which threads cycling at once hold, sit on different
@@ -92,9 +98,10 @@ static _Atomic int ur_hiwater;
 /* Written by every pooled open and close: a line of its own, away from the
  * flags every open reads. */
 static _Alignas(FP_CACHELINE) _Atomic int ur_reserve[UR_NDEV] = { -1, -1 };
-/* Someone changed status flags through a tracked fd; since dups share the
- * open file description, the reserve's flags are no longer known. */
-static _Atomic bool ur_fl_unknown;
+/* Odd while a fork is under way (our prepare handler until the parent's or
+ * the child's), and counts them: a number made ours meanwhile may have been
+ * copied into the child (ur_track_new). */
+static _Atomic unsigned ur_forks;
 static _Atomic int ur_random_ok = -1;  /* -1: not yet decided */
 static _Atomic bool ur_no_getrandom;
 
@@ -143,6 +150,40 @@ static void ur_set(int fd, unsigned st)
 	atomic_store(ur_fd(fd), (unsigned char)st);
 	while (st && hw <= fd && !atomic_compare_exchange_weak(&ur_hiwater, &hw, fd + 1))
 		;
+}
+
+/* Changes some bits of a tracked number's state, keeping the others (a
+ * fork's UR_SHARED mark may land at any time); an untracked one stays so. */
+static void ur_update(int fd, unsigned clear, unsigned set)
+{
+	unsigned char st;
+
+	if (fd < 0 || fd >= UR_MAXFD)
+		return;
+	st = atomic_load(ur_fd(fd));
+	while (st && !atomic_compare_exchange_weak(ur_fd(fd), &st,
+	                                           (unsigned char)((st & ~clear) | set)))
+		;
+}
+
+/* Tracks a number the kernel gave (or left) us during a call that began
+ * when ur_forks was g: if a fork may have run since, the child has it. */
+static void ur_track_new(int fd, unsigned st, unsigned g)
+{
+	unsigned now;
+
+	ur_set(fd, st);
+	now = atomic_load(&ur_forks);
+	if (now != g || (now & 1))
+		ur_update(fd, 0, UR_SHARED);
+}
+
+static void ur_mark_all_shared(void)
+{
+	int fd, end = atomic_load(&ur_hiwater);
+
+	for (fd = 0; fd < end; fd++)
+		ur_update(fd, 0, UR_SHARED);
 }
 
 static inline int ur_dev(unsigned st)
@@ -556,7 +597,22 @@ static size_t ur_take(unsigned char *dst, size_t n, int fd)
 	return cut == UR_CUT_SHORT ? ur_take_pool(p, dst, n, fd) : 0;
 }
 
-static void ur_atfork_child(void)
+/* Every descriptor tracked at a fork is shared with the child's copy from
+ * then on, in both processes; marked before the fork (racing opens are
+ * caught by ur_forks) and again in the child, where only one thread runs. */
+static void ur_atfork_prepare(void)
+{
+	atomic_fetch_add(&ur_forks, 1);
+	ur_mark_all_shared();
+}
+
+static void ur_atfork_parent(void)
+{
+	atomic_fetch_add(&ur_forks, 1);
+}
+
+/* In a fork child: no byte the parent holds may be served here. */
+static void ur_forget_parent_bytes(void)
 {
 	struct ur_pool *p = atomic_load(&ur_pool);
 
@@ -571,9 +627,16 @@ static void ur_atfork_child(void)
 		ur_reset(p);
 }
 
+static void ur_atfork_child(void)
+{
+	atomic_fetch_add(&ur_forks, 1);
+	ur_mark_all_shared();
+	ur_forget_parent_bytes();
+}
+
 __attribute__((constructor)) static void ur_constructor(void)
 {
-	pthread_atfork(NULL, NULL, ur_atfork_child);
+	pthread_atfork(ur_atfork_prepare, ur_atfork_parent, ur_atfork_child);
 }
 
 /* ------------------------------------------------------------------------
@@ -648,30 +711,31 @@ static unsigned ur_open_bits(int dev, int flags)
 	       ((flags & O_NONBLOCK) ? UR_NONBLOCK : 0);
 }
 
-/* Makes the reserve look freshly opened with these flags. */
+/* Makes the reserve look freshly opened with these flags.  Its open file
+ * description is never changed (F_SETFL): if its status flags are not the
+ * ones asked for, or a fork has shared it, only a fresh open will do. */
 static bool ur_adopt(int fd, int dev, int flags)
 {
-	unsigned st = ur_state(fd);
+	unsigned char st = (unsigned char)ur_state(fd);
 	bool nb = (flags & O_NONBLOCK) != 0;
 
+	if (!(st & UR_RESERVE) || (st & UR_SHARED) || nb != ((st & UR_NONBLOCK) != 0))
+		return false;
 	if (!(flags & O_CLOEXEC)) {
 		fp_count(FP_C_URANDOM_SYSCALLS);
 		if (fp_real.r_fcntl.f(fd, F_SETFD, 0) < 0)
 			return false;
 	}
-	if (atomic_load(&ur_fl_unknown) || nb != ((st & UR_NONBLOCK) != 0)) {
-		fp_count(FP_C_URANDOM_SYSCALLS);
-		if (fp_real.r_fcntl.f(fd, F_SETFL, flags & O_NONBLOCK) < 0)
-			return false;
-	}
-	ur_set(fd, ur_open_bits(dev, flags));
-	return true;
+	/* Fails if a fork marked it meanwhile. */
+	return atomic_compare_exchange_strong(ur_fd(fd), &st,
+	                                      (unsigned char)ur_open_bits(dev, flags));
 }
 
 static int ur_open(int dev, const char *path, int flags)
 {
 	int saved = errno;
 	int fd = atomic_exchange(&ur_reserve[dev], -1);
+	unsigned g;
 
 	if (fd >= 0) {
 		if (ur_adopt(fd, dev, flags)) {
@@ -681,16 +745,18 @@ static int ur_open(int dev, const char *path, int flags)
 			return fd;
 		}
 		atomic_store(ur_fd(fd), 0);
+		fp_count(FP_C_URANDOM_SYSCALLS);
 		fp_real.r_close.f(fd);
 		errno = saved;
 	}
 	fp_count(FP_C_URANDOM_SYSCALLS);
+	g = atomic_load(&ur_forks);
 	UR_RETRY(fd, fp_real.r_openat.f(AT_FDCWD, path, flags | O_LARGEFILE));
 	if (fd < 0)
 		return fd;
 	ur_heal(fd);
 	if (fd < UR_MAXFD && ur_is_device(fd, dev)) {
-		ur_set(fd, ur_open_bits(dev, flags));
+		ur_track_new(fd, ur_open_bits(dev, flags), g);
 		fp_count(FP_C_URANDOM_OPENS);
 		ur_debug("open: real descriptor, now tracked");
 	}
@@ -982,7 +1048,9 @@ static int ur_close(int fd, unsigned st)
 		errno = EBADF;
 		return -1;
 	}
-	if (fd > 2 && atomic_load(&ur_reserve[dev]) < 0) {
+	if (fd > 2 && !(st & UR_SHARED) && atomic_load(&ur_reserve[dev]) < 0) {
+		unsigned char was = (unsigned char)st;
+
 		if (!(st & UR_CLOEXEC)) {
 			/* The one system call of a cycle whose open did not ask
 			 * for O_CLOEXEC: in reserve it must not leak through exec. */
@@ -990,8 +1058,11 @@ static int ur_close(int fd, unsigned st)
 			if (fp_real.r_fcntl.f(fd, F_SETFD, FD_CLOEXEC) < 0)
 				goto real;
 		}
-		atomic_store(ur_fd(fd), (unsigned char)((st & ~UR_OPEN) | UR_RESERVE | UR_CLOEXEC));
-		if (atomic_compare_exchange_strong(&ur_reserve[dev], &none, fd)) {
+		/* The first fails if a fork marked it shared meanwhile. */
+		if (atomic_compare_exchange_strong(ur_fd(fd), &was,
+		                                   (unsigned char)((st & ~UR_OPEN) | UR_RESERVE |
+		                                                   UR_CLOEXEC)) &&
+		    atomic_compare_exchange_strong(&ur_reserve[dev], &none, fd)) {
 			ur_debug("close: descriptor kept in reserve");
 			errno = saved;
 			return 0;
@@ -1053,12 +1124,8 @@ FP_EXPORT int close_range(unsigned lo, unsigned hi, int flags)
 		unsigned fd, end = (unsigned)atomic_load(&ur_hiwater);
 
 		r = fp_real.r_close_range.f(lo, hi, flags);
-		for (fd = lo; r == 0 && fd < end && fd <= hi; fd++) {
-			unsigned st = ur_state((int)fd);
-
-			if (st)
-				atomic_store(ur_fd(fd), (unsigned char)(st | UR_CLOEXEC));
-		}
+		for (fd = lo; r == 0 && fd < end && fd <= hi; fd++)
+			ur_update((int)fd, 0, UR_CLOEXEC);
 		return r;
 	}
 #endif
@@ -1097,8 +1164,10 @@ static int ur_dup(int old, unsigned so)
 
 	if (fd >= 0) {
 		ur_heal(fd);
-		if (so & UR_OPEN)
-			ur_set(fd, so & ~UR_CLOEXEC);
+		if (so & UR_OPEN) {
+			ur_update(old, 0, UR_SHARED);
+			ur_set(fd, (so & ~UR_CLOEXEC) | UR_SHARED);
+		}
 	}
 	return fd;
 }
@@ -1130,7 +1199,7 @@ static int ur_real_dup3(int old, int new, int flags)
 /* dup2 (flags < 0) and dup3. */
 static int ur_dup23(int old, int new, int flags)
 {
-	unsigned so = ur_state(old), sn = ur_state(new);
+	unsigned so = ur_state(old), sn = ur_state(new), g;
 	bool took;
 	int r;
 
@@ -1144,17 +1213,21 @@ static int ur_dup23(int old, int new, int flags)
 	}
 	if (old == new)  /* nothing is closed: dup2 checks old, dup3 says EINVAL */
 		return flags < 0 ? fp_real.r_dup2.f(old, new) : ur_real_dup3(old, new, flags);
+	g = atomic_load(&ur_forks);
 	took = ur_untrack(new);
 	r = flags < 0 ? fp_real.r_dup2.f(old, new) : ur_real_dup3(old, new, flags);
 	if (r < 0) {
 		if (took)  /* the program closed it already: finish the job */
 			fp_real.r_close.f(new);
 		else if (sn & UR_OPEN)  /* still the program's, unchanged */
-			ur_set(new, sn);
+			ur_track_new(new, sn, g);
 		return r;
 	}
-	if (so & UR_OPEN)
-		ur_set(new, (so & ~UR_CLOEXEC) | ((flags > 0 && (flags & O_CLOEXEC)) ? UR_CLOEXEC : 0));
+	if (so & UR_OPEN) {
+		ur_update(old, 0, UR_SHARED);
+		ur_set(new, (so & ~UR_CLOEXEC) | UR_SHARED |
+		            ((flags > 0 && (flags & O_CLOEXEC)) ? UR_CLOEXEC : 0));
+	}
 	return r;
 }
 
@@ -1215,14 +1288,17 @@ static int ur_fcntl(ur_fcntl_fn real, int fd, int cmd, void *arg)
 	case F_DUPFD:
 	case F_DUPFD_CLOEXEC:
 		ur_heal(r);
-		ur_set(r, (st & ~UR_CLOEXEC) | (cmd == F_DUPFD_CLOEXEC ? UR_CLOEXEC : 0));
+		ur_update(fd, 0, UR_SHARED);
+		ur_set(r, (st & ~UR_CLOEXEC) | UR_SHARED |
+		          (cmd == F_DUPFD_CLOEXEC ? UR_CLOEXEC : 0));
 		break;
 	case F_SETFD:
-		ur_set(fd, ((uintptr_t)arg & FD_CLOEXEC) ? (st | UR_CLOEXEC) : (st & ~UR_CLOEXEC));
+		ur_update(fd, UR_CLOEXEC, ((uintptr_t)arg & FD_CLOEXEC) ? UR_CLOEXEC : 0);
 		break;
 	case F_SETFL:
-		atomic_store(&ur_fl_unknown, true);
-		ur_set(fd, ((uintptr_t)arg & O_NONBLOCK) ? (st | UR_NONBLOCK) : (st & ~UR_NONBLOCK));
+		/* Reaches every descriptor sharing the description; those are
+		 * UR_SHARED, never kept, so only this one's bit matters. */
+		ur_update(fd, UR_NONBLOCK, ((uintptr_t)arg & O_NONBLOCK) ? UR_NONBLOCK : 0);
 		break;
 	}
 	return r;
@@ -1297,7 +1373,7 @@ FP_EXPORT int __fcntl_time64(int fd, int cmd, ...)
  * ---------------------------------------------------------------------- */
 FP_EXPORT FILE *fdopen(int fd, const char *mode)
 {
-	unsigned st = ur_state(fd);
+	unsigned st = ur_state(fd), g;
 	FILE *f;
 
 	if (fp_unlikely(!fp_ready())) {
@@ -1308,10 +1384,11 @@ FP_EXPORT FILE *fdopen(int fd, const char *mode)
 		return fp_real.r_fdopen.f(fd, mode);
 	if (st & UR_RESERVE)
 		return fp_real.r_fdopen.f(-1, mode);
+	g = atomic_load(&ur_forks);
 	atomic_store(ur_fd(fd), 0);
 	f = fp_real.r_fdopen.f(fd, mode);
 	if (!f)
-		ur_set(fd, st);
+		ur_track_new(fd, st, g);
 	return f;
 }
 

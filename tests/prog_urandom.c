@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -399,6 +400,50 @@ static void test_internal_closers(void)
 #endif
 }
 
+/* Each open has an open file description of its own: status flags and
+ * flock locks are not shared with an earlier descriptor's dup, nor with a
+ * forked child's copy. */
+static void test_own_description(void)
+{
+	int fd, d, n, p[2], q[2];
+	char c = 0;
+	pid_t pid;
+
+	fd = open(DEV, O_RDONLY | O_NONBLOCK);
+	d = dup(fd);
+	close(fd);
+	n = open(DEV, O_RDONLY);
+	describe("open after dup+close: the dup", d);
+	describe("open after dup+close: the new one", n);
+	obs("flock the dup", flock(d, LOCK_EX | LOCK_NB), errno);
+	obs("flock the new one", flock(n, LOCK_EX | LOCK_NB), errno);
+	close(n);
+	close(d);
+
+	fd = open(DEV, O_RDONLY);
+	TU_CHECK(pipe(p) == 0 && pipe(q) == 0, "pipe");
+	pid = fork();
+	if (pid == 0) {
+		int fl;
+
+		/* until the parent has reopened the device */
+		if (read(p[0], &c, 1) != 1)
+			_exit(3);
+		fl = fcntl(fd, F_GETFL);
+		_exit(fl >= 0 && (fl & O_NONBLOCK) ? 1 : 0);
+	}
+	close(fd);
+	n = open(DEV, O_RDONLY | O_NONBLOCK);
+	TU_CHECK(write(p[1], &c, 1) == 1, "write");
+	obs("forked child's copy after the parent's O_NONBLOCK open", child_status(pid), 0);
+	describe("the parent's O_NONBLOCK open", n);
+	close(n);
+	for (int i = 0; i < 2; i++) {
+		close(p[i]);
+		close(q[i]);
+	}
+}
+
 /* After close, exec must not inherit the device; a kept-open descriptor
  * without O_CLOEXEC must be inherited. */
 static void test_exec(const char *self)
@@ -437,6 +482,7 @@ int main(int argc, char **argv)
 	test_fd0();
 	test_close_range();
 	test_internal_closers();
+	test_own_description();
 	test_exec(argv[0]);
 	return tu_finish();
 }

@@ -271,7 +271,7 @@ static void as_raw_clone(void)
 static void as_fork(void)
 {
 	as_raw_clone();
-	ur_atfork_child();
+	ur_forget_parent_bytes();
 }
 
 static bool all_zero(const unsigned char *b, size_t n)
@@ -437,6 +437,61 @@ static void test_reserve_cycle(void **state)
 	assert_int_equal(fp_real.r_fcntl.f(fd, F_GETFD), FD_CLOEXEC);
 }
 
+/* A description shared with another descriptor (a dup, a fork) is never
+ * kept; the reserve goes only to an open asking for its O_NONBLOCK state. */
+static void test_shared_never_kept(void **state)
+{
+	int fd, d, fd2;
+	unsigned g;
+
+	(void)state;
+	fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	d = dup(fd);
+	assert_true(ur_state(fd) & UR_SHARED);
+	assert_true(ur_state(d) & UR_SHARED);
+	close(d);
+	assert_int_equal(ur_state(d), 0);
+	assert_int_equal(fp_real.r_fcntl.f(d, F_GETFD), -1);  /* really closed */
+	close(fd);  /* still marked: really closed too */
+	assert_int_equal(ur_state(fd), 0);
+	assert_int_equal(fp_real.r_fcntl.f(fd, F_GETFD), -1);
+
+	/* A reserve with the other O_NONBLOCK state is closed, not adopted. */
+	fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	close(fd);
+	assert_int_equal(atomic_load(&ur_reserve[UR_DEV_URANDOM]), fd);
+	fd2 = open("/dev/urandom", O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	assert_int_equal(fp_real.r_fcntl.f(fd2, F_GETFL) & O_NONBLOCK, O_NONBLOCK);
+	assert_true(ur_state(fd2) & UR_NONBLOCK);
+	if (fd2 != fd)  /* the old reserve was really closed */
+		assert_int_equal(fp_real.r_fcntl.f(fd, F_GETFD), -1);
+	close(fd2);
+	assert_int_equal(atomic_load(&ur_reserve[UR_DEV_URANDOM]), fd2);
+
+	/* A fork: the reserve and every open descriptor are shared from then
+	 * on (as our handlers mark them around fork()). */
+	fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);  /* another one */
+	ur_atfork_prepare();
+	ur_atfork_parent();
+	assert_true(ur_state(fd) & UR_SHARED);
+	close(fd);
+	assert_int_equal(ur_state(fd), 0);
+	fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	assert_false(ur_state(fd) & UR_SHARED);  /* a fresh open */
+	close(fd);
+	assert_int_equal(atomic_load(&ur_reserve[UR_DEV_URANDOM]), fd);
+
+	/* A number made ours while a fork may have run is marked. */
+	g = atomic_load(&ur_forks);
+	fd = open("/dev/null", O_RDONLY);
+	ur_atfork_prepare();
+	ur_track_new(fd, UR_OPEN, g);
+	ur_atfork_parent();
+	assert_true(ur_state(fd) & UR_SHARED);
+	(void)ur_untrack(fd);
+	close(fd);
+}
+
 /* 0, 1 and 2 are never kept: they are really closed. */
 static void test_low_fds_never_kept(void **state)
 {
@@ -552,6 +607,7 @@ int main(void)
 		cmocka_unit_test(test_refill_without_getrandom),
 		cmocka_unit_test(test_reserve_cycle),
 		cmocka_unit_test(test_low_fds_never_kept),
+		cmocka_unit_test(test_shared_never_kept),
 		cmocka_unit_test(test_fork_with_lock_held),
 		cmocka_unit_test(test_heal),
 		cmocka_unit_test(test_getrandom_pooling),
