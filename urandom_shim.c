@@ -1420,26 +1420,30 @@ FP_EXPORT int fclose(FILE *f)
 }
 
 /* freopen closes the stream's descriptor and puts the new file on the same
- * number, both through glibc's internal calls. */
-FP_EXPORT FILE *freopen(const char *path, const char *mode, FILE *f)
+ * number, both through glibc's internal calls.  freopen and freopen64
+ * differ only in the real function, read once we are bound. */
+typedef FILE *(*ur_freopen_fn)(const char *, const char *, FILE *);
+
+static FILE *ur_freopen(ur_freopen_fn const *real, const char *path, const char *mode,
+                        FILE *f)
 {
 	if (fp_unlikely(!fp_ready())) {
 		errno = ENOSYS;
 		return NULL;
 	}
 	ur_forget_stream(f);
-	return fp_real.r_freopen.f(path, mode, f);
+	return (*real)(path, mode, f);
+}
+
+FP_EXPORT FILE *freopen(const char *path, const char *mode, FILE *f)
+{
+	return ur_freopen(&fp_real.r_freopen.f, path, mode, f);
 }
 
 #ifdef FP_HAVE_LFS64
 FP_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *f)
 {
-	if (fp_unlikely(!fp_ready())) {
-		errno = ENOSYS;
-		return NULL;
-	}
-	ur_forget_stream(f);
-	return fp_real.r_freopen64.f(path, mode, f);
+	return ur_freopen(&fp_real.r_freopen64.f, path, mode, f);
 }
 #endif
 
