@@ -147,7 +147,6 @@ bool fp_secure_mode(void) FP_HIDDEN;
 	X(int, dup, (int))                                                      \
 	X(int, dup2, (int, int))                                                \
 	X(int, fcntl, (int, int, ...))                                          \
-	X(FILE *, fopen, (const char *, const char *))                          \
 	X(FILE *, fdopen, (int, const char *))                                  \
 	X(int, fclose, (FILE *))                                                \
 	X(FILE *, freopen, (const char *, const char *, FILE *))                \
@@ -163,7 +162,6 @@ bool fp_secure_mode(void) FP_HIDDEN;
 	X(int, open64, (const char *, int, ...))                                \
 	X(int, openat64, (int, const char *, int, ...))                         \
 	X(ssize_t, pread64, (int, void *, size_t, off64_t))                     \
-	X(FILE *, fopen64, (const char *, const char *))                        \
 	X(FILE *, freopen64, (const char *, const char *, FILE *))
 #else
 #define FP_REAL_LFS64(X)

@@ -16,9 +16,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../tests/testutil.h"
+
 int main(int argc, char **argv)
 {
-	long nsock, npipe, i;
+	long nsock, npipe;
 	char fifo[4096];
 	struct rlimit rl;
 
@@ -35,18 +37,8 @@ int main(int argc, char **argv)
 		if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
 			return perror("setrlimit"), 2;
 	}
-	for (i = 0; i < nsock / 2; i++) {
-		int sv[2];
-
-		if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
-			return perror("socketpair"), 2;
-	}
-	for (i = 0; i < npipe / 2; i++) {
-		int p[2];
-
-		if (pipe(p) != 0)
-			return perror("pipe"), 2;
-	}
+	if (tu_hold_sockets_and_pipes(nsock, npipe) != 0)
+		return 2;
 	snprintf(fifo, sizeof fifo, "%s/fifo", argv[3]);
 	if (mkfifo(fifo, 0600) != 0 || open(fifo, O_RDWR) < 0)
 		return perror(fifo), 2;

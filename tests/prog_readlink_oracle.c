@@ -60,7 +60,7 @@ int main(int argc, char **argv)
 {
 	long nsock = argc > 2 ? atol(argv[1]) : 10000;
 	long npipe = argc > 2 ? atol(argv[2]) : 1000;
-	long need = nsock + npipe + 64, i, maxfd = 0;
+	long need = nsock + npipe + 64, maxfd = 0;
 	struct rlimit rl;
 	char dir[] = "/tmp/prog_readlink_oracle_XXXXXX", fifo[64], sockf[64];
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -80,18 +80,8 @@ int main(int argc, char **argv)
 		}
 	}
 
-	for (i = 0; i < nsock / 2; i++) {
-		int sv[2];
-
-		if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
-			return perror("socketpair"), 2;
-	}
-	for (i = 0; i < npipe / 2; i++) {
-		int p[2];
-
-		if (pipe(p) != 0)
-			return perror("pipe"), 2;
-	}
+	if (tu_hold_sockets_and_pipes(nsock, npipe) != 0)
+		return 2;
 	if (!mkdtemp(dir))
 		return 2;
 	snprintf(fifo, sizeof fifo, "%s/fifo", dir);

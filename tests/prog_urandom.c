@@ -68,44 +68,32 @@ static int count_device_fds(void)
 	return n;
 }
 
+/* Logs what an open gave, then closes it. */
+static void describe_close(const char *what, int fd)
+{
+	describe(what, fd);
+	close(fd);
+}
+
 static void test_open_forms(void)
 {
 	int fd;
 
-	fd = open(DEV, O_RDONLY);
-	describe("open RDONLY", fd);
-	close(fd);
-	fd = open(DEV, O_RDONLY | O_CLOEXEC);
-	describe("open RDONLY|CLOEXEC", fd);
-	close(fd);
-	fd = open(DEV, O_RDONLY | O_NONBLOCK);
-	describe("open RDONLY|NONBLOCK", fd);
-	close(fd);
-	fd = open(DEV, O_RDONLY | O_CLOEXEC);
-	describe("open again after NONBLOCK", fd);
-	close(fd);
-	fd = open64(DEV, O_RDONLY | O_NOCTTY);
-	describe("open64 NOCTTY", fd);
-	close(fd);
-	fd = openat(AT_FDCWD, DEV, O_RDONLY);
-	describe("openat AT_FDCWD", fd);
-	close(fd);
-	fd = openat(-1, DEV, O_RDONLY);   /* absolute: dirfd ignored */
-	describe("openat -1 absolute", fd);
-	close(fd);
-	fd = openat64(AT_FDCWD, DEV, O_RDONLY | O_CLOEXEC);
-	describe("openat64", fd);
-	close(fd);
+	describe_close("open RDONLY", open(DEV, O_RDONLY));
+	describe_close("open RDONLY|CLOEXEC", open(DEV, O_RDONLY | O_CLOEXEC));
+	describe_close("open RDONLY|NONBLOCK", open(DEV, O_RDONLY | O_NONBLOCK));
+	describe_close("open again after NONBLOCK", open(DEV, O_RDONLY | O_CLOEXEC));
+	describe_close("open64 NOCTTY", open64(DEV, O_RDONLY | O_NOCTTY));
+	describe_close("openat AT_FDCWD", openat(AT_FDCWD, DEV, O_RDONLY));
+	/* absolute: dirfd ignored */
+	describe_close("openat -1 absolute", openat(-1, DEV, O_RDONLY));
+	describe_close("openat64", openat64(AT_FDCWD, DEV, O_RDONLY | O_CLOEXEC));
 	/* Not ours: write access, O_PATH, other spellings. */
-	fd = open(DEV, O_RDWR);
-	describe("open RDWR", fd);
-	close(fd);
+	describe_close("open RDWR", open(DEV, O_RDWR));
 	fd = open(DEV, O_PATH);
 	obs("O_PATH open >= 0", fd >= 0, 0);
 	close(fd);
-	fd = open("/dev//urandom", O_RDONLY);
-	describe("open //", fd);
-	close(fd);
+	describe_close("open //", open("/dev//urandom", O_RDONLY));
 	errno = 0;
 	obs("open missing", open("/dev/urandom-missing", O_RDONLY), errno);
 	errno = 0;

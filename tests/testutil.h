@@ -8,8 +8,10 @@
 #define TESTUTIL_H
 
 #include <stdio.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
-static int tu_passed, tu_failed;
+static int tu_passed __attribute__((unused)), tu_failed __attribute__((unused));
 
 #define TU_CHECK(cond, ...)                                                    \
 	do {                                                                   \
@@ -27,6 +29,28 @@ static inline int tu_finish(void)
 {
 	printf("%d passed, %d failed\n", tu_passed, tu_failed);
 	return tu_failed != 0;
+}
+
+/* Opens nsock socket ends and npipe pipe ends (in pairs) and keeps them:
+ * a process holding many of each, as pfiles and lsof meet them.  Returns 0,
+ * or 2 after perror. */
+static inline int tu_hold_sockets_and_pipes(long nsock, long npipe)
+{
+	long i;
+
+	for (i = 0; i < nsock / 2; i++) {
+		int sv[2];
+
+		if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+			return perror("socketpair"), 2;
+	}
+	for (i = 0; i < npipe / 2; i++) {
+		int p[2];
+
+		if (pipe(p) != 0)
+			return perror("pipe"), 2;
+	}
+	return 0;
 }
 
 #endif
