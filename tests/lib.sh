@@ -1,6 +1,9 @@
-# Shared helpers for tests/t_*.sh (POSIX sh).  Each script sources this,
-# calls `ok`/`fail` (or `check`), and ends with `finish`, which prints the
-# plain "N passed, N failed" line that tests/run.sh adds up.
+# Shared helpers for tests/t_*.sh and tests/h_*.sh (POSIX sh).  Each script
+# sources this, calls `ok`/`fail` (or `check`), `skip` for what this machine
+# cannot run (never a pass), `precond` for what the checks rely on in the
+# harness or the kernel (never a pass of fastpath either), and ends with
+# `finish`, whose "N passed, N failed, K skipped" line is the script's last
+# and the one that tests/run.sh adds up.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 TOP=$(pwd -P)
@@ -17,6 +20,7 @@ fi
 export PYTHON
 T_PASSED=0
 T_FAILED=0
+T_SKIPPED=0
 T_TMP=$(mktemp -d) || exit 2
 trap 'rm -rf "$T_TMP"' EXIT
 
@@ -39,10 +43,74 @@ expect_eq() {
 	if [ "$2" = "$3" ]; then ok "$1"; else fail "$1" "expected [$2], got [$3]"; fi
 }
 
-# skip NAME WHY: prints a clear message and counts nothing.
-skip() { echo "skip - $1: $2"; }
+# skip NAME WHY: what this machine cannot run, with the reason; counted as
+# skipped, never as passed.  tests/run.sh lists every skip at the end.
+skip() { T_SKIPPED=$((T_SKIPPED + 1)); echo "skip - $1: $2"; }
+
+# precond NAME COMMAND...: something the checks after it rely on that is a
+# property of the harness, a tool or the kernel, not of fastpath (a native
+# run of a test program, strace seeing a call).  When it holds it is shown
+# as "pre - NAME" and counted nowhere; when it does not, it fails: the
+# checks that rely on it would prove nothing.
+precond() {
+	name=$1
+	shift
+	if "$@" >"$T_TMP/check.out" 2>&1; then
+		echo "pre - $name"
+	else
+		fail "precondition: $name" "$(head -c 2000 "$T_TMP/check.out")"
+		return 1
+	fi
+}
+
+# The summary line of one fastpath process (FASTPATH_STATS), as documented
+# in fastpath(7); t_core.sh checks that the library writes exactly this.
+# shellcheck disable=SC2034 # used by the scripts that source this
+FP_STATS_RE='^fastpath\[[0-9]+\]: readlink (off|[0-9]+ short-circuited of [0-9]+); urandom (off|[0-9]+ opens, [0-9]+ reads, [0-9]+ getrandom( \(off\))?, [0-9]+ syscalls, [0-9]+ refills); cpus (off|[0-9]+ reported \(real ([0-9]+|\?)\) to [0-9]+ queries)$'
+
+# stats_run FILE COMMAND [ARG...]: runs COMMAND with FASTPATH_STATS set to
+# FILE.all, a file made fresh for this run, and leaves in FILE the summary
+# lines of the process it started and of no other: not its children's (a
+# forked child writes its own), not an earlier run's.  COMMAND is exec'd by
+# a shell that first writes its pid to FILE.pid, so the pid is known, not
+# guessed.  Returns COMMAND's exit status.  Put LD_PRELOAD and other
+# settings in COMMAND (env VAR=... PROGRAM).
+stats_run() {
+	_sf=$1
+	shift
+	rm -f "$_sf" "$_sf.all" "$_sf.pid"
+	# shellcheck disable=SC2016 # the inner shell expands these
+	FASTPATH_STATS=$_sf.all sh -c 'echo $$ >"$0" && exec "$@"' "$_sf.pid" "$@"
+	_src=$?
+	_spid=$(cat "$_sf.pid" 2>/dev/null)
+	grep "^fastpath\[${_spid:-none}\]: " "$_sf.all" >"$_sf" 2>/dev/null
+	return $_src
+}
+
+# stats_get FILE FIELD: one number from the summary line in FILE, or
+# nothing unless FILE holds exactly one line and it has the documented
+# shape.  FIELD: rl_short rl_calls ur_opens ur_reads ur_getrandom ur_sys
+# ur_refills cpus_reported cpus_real cpus_queries.
+stats_get() {
+	[ -f "$1" ] && [ "$(wc -l <"$1")" -eq 1 ] && grep -Eq "$FP_STATS_RE" "$1" || return 0
+	n='\([0-9][0-9]*\)'
+	case $2 in
+	rl_short) re="readlink $n short-circuited" ;;
+	rl_calls) re="short-circuited of $n;" ;;
+	ur_opens) re="urandom $n opens," ;;
+	ur_reads) re="opens, $n reads," ;;
+	ur_getrandom) re="reads, $n getrandom" ;;
+	ur_sys) re=" $n syscalls," ;;
+	ur_refills) re="syscalls, $n refills;" ;;
+	cpus_reported) re="cpus $n reported" ;;
+	cpus_real) re="(real $n)" ;;
+	cpus_queries) re=") to $n queries" ;;
+	*) echo "stats_get: unknown field $2" >&2; return 2 ;;
+	esac
+	sed -n "s/.*$re.*/\1/p" "$1"
+}
 
 finish() {
-	echo "$T_PASSED passed, $T_FAILED failed"
+	echo "$T_PASSED passed, $T_FAILED failed, $T_SKIPPED skipped"
 	[ "$T_FAILED" -eq 0 ]
 }

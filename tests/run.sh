@@ -1,8 +1,9 @@
 #!/bin/sh
 # Runs every test suite: the cmocka unit tests (tests/bin/test_*), the
-# integration scripts (tests/t_*.sh) and, with --hardening, every hardening
-# target (tests/h_all.sh).  Prints each suite's own summary, then one total
-# line; exits non-zero if anything failed.
+# integration scripts (tests/t_*.sh), the fuzz smoke run and, with
+# --hardening, every hardening target (tests/h_all.sh).  Prints each
+# suite's own output, then every skip with its reason, then one total line
+# "check: N passed, N failed, K skipped"; exits non-zero if anything failed.
 cd "$(dirname "$0")/.." || exit 2
 top=$(pwd -P)
 FASTPATH_SO=$top/fastpath.so
@@ -10,50 +11,94 @@ TESTBIN=$top/tests/bin
 export FASTPATH_SO TESTBIN
 # The suites must see the environment a user would, not the caller's tuning.
 unset LD_PRELOAD FASTPATH_DISABLE FASTPATH_CPUS FASTPATH_STATS FASTPATH_DEBUG \
-	FASTPATH_GETRANDOM FASTPATH_TEST_PROC_ROOT FASTPATH_TEST_POLICY OMP_NUM_THREADS
+	FASTPATH_GETRANDOM FASTPATH_TEST_PROC_ROOT FASTPATH_TEST_POLICY OMP_NUM_THREADS \
+	FASTPATH_TEST_NO_I386
 
 passed=0
 failed=0
+skipped=0
 bad_suites=
 
-tally() {
-	# $1: suite name, $2: its output file, $3: its exit status
-	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p; s/^\([a-z]*: \)\{0,1\}\([0-9][0-9]*\) passed, [0-9]* failed.*/\2/p' "$2" | tail -n 1)
-	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p; s/^\([a-z]*: \)\{0,1\}[0-9]* passed, \([0-9][0-9]*\) failed.*/\2/p' "$2" | tail -n 1)
-	passed=$((passed + ${p:-0}))
-	failed=$((failed + ${f:-0}))
-	if [ "$3" -ne 0 ] || [ "${f:-0}" -ne 0 ] || [ -z "$p" ]; then
-		bad_suites="$bad_suites $1"
-		# A suite that died without a summary still counts as a failure.
-		[ "${f:-0}" -ne 0 ] || failed=$((failed + 1))
-	fi
+out=$(mktemp) || exit 2
+skips=$(mktemp) || exit 2
+trap 'rm -f "$out" "$skips"' EXIT
+
+# cmocka NAME FILE: "P F S" from a cmocka run, counted record by record: each
+# "[ RUN      ] t" must be closed by an OK, SKIPPED or FAILED line for t; a
+# test that never closed (the binary died) is a failure, and so is a final
+# "[  PASSED  ] N" that disagrees with the OK lines counted.  Skips go to
+# the skip list.
+cmocka() {
+	awk -v suite="$1" -v skips="$skips" '
+	function name() { return substr($0, 14) }
+	/^\[ RUN      \] / { open_[name()] = 1; runs++; next }
+	/^\[       OK \] / { if (name() in open_) { ok++; delete open_[name()] } next }
+	/^\[  SKIPPED \] / { if (name() in open_) { sk++; delete open_[name()]
+		print "skip - " suite ": " name() ": skip() in the test (see its output)" >>skips } next }
+	/^\[  (FAILED|ERROR)  ?\] / { if (name() in open_) { bad++; delete open_[name()] } next }
+	/^\[  PASSED  \] [0-9]+ test/ { summary = $4 }
+	END {
+		for (t in open_) bad++
+		if (runs == 0 || summary == "" || summary + 0 != ok + 0) bad++
+		print ok + 0, bad + 0, sk + 0
+	}' "$2"
 }
 
-out=$(mktemp) || exit 2
-trap 'rm -f "$out"' EXIT
+# ours FILE: "P F S" from the last line of a script's output (tests/lib.sh
+# finish, or the "NAME: " total of h_all.sh); nothing if it is not one.
+ours() {
+	tail -n 1 "$1" | sed -n 's/^\([a-z-]*: \)\{0,1\}\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed, \([0-9][0-9]*\) skipped$/\2 \3 \4/p'
+}
 
-# suite NAME COMMAND...: runs one suite, shows its output, adds it up.
+# suite KIND NAME COMMAND...: runs one suite, shows its output, adds it up.
 suite() {
-	name=$1
-	shift
+	kind=$1 name=$2
+	shift 2
 	echo "== $name"
 	"$@" >"$out" 2>&1
 	rc=$?
 	cat "$out"
-	tally "$name" "$out" "$rc"
+	if [ "$kind" = cmocka ]; then
+		# shellcheck disable=SC2046 # three numbers
+		set -- $(cmocka "$name" "$out")
+	else
+		# shellcheck disable=SC2046
+		set -- $(ours "$out")
+		# Its skips, nested targets' included, each with its reason.
+		grep '^skip - ' "$out" | sed "s|^skip - |skip - $name: |" >>"$skips"
+		if [ $# -eq 3 ] && [ "$(grep -c '^skip - ' "$out")" -ne "$3" ]; then
+			echo "$name: $3 skips counted but $(grep -c '^skip - ' "$out") reported"
+			set -- "$1" "$(($2 + 1))" "$3"
+		fi
+	fi
+	if [ $# -eq 3 ]; then
+		passed=$((passed + $1))
+		failed=$((failed + $2))
+		skipped=$((skipped + $3))
+	fi
+	if [ "$rc" -ne 0 ] || [ $# -ne 3 ] || [ "$2" -ne 0 ]; then
+		bad_suites="$bad_suites $name"
+		# A suite that died without a summary still counts as a failure.
+		[ $# -eq 3 ] && [ "$2" -ne 0 ] || failed=$((failed + 1))
+	fi
 }
 
 for t in tests/bin/test_*; do
-	[ -x "$t" ] && suite "${t##*/}" "$t"
+	[ -x "$t" ] && suite cmocka "${t##*/}" "$t"
 done
 for t in tests/t_*.sh; do
-	[ -f "$t" ] && suite "${t##*/}" sh "$t"
+	[ -f "$t" ] && suite sh "${t##*/}" sh "$t"
 done
-[ "${1:-}" = --hardening ] && suite hardening sh tests/h_all.sh
+suite sh fuzz-smoke ${MAKE:-make} --no-print-directory -s fuzz-smoke
+[ "${1:-}" = --hardening ] && suite sh hardening sh tests/h_all.sh
 
 echo
+if [ -s "$skips" ]; then
+	echo "skipped (not run on this machine, with the reason):"
+	sed 's/^skip - /  /' "$skips"
+fi
 if [ -n "$bad_suites" ]; then
 	echo "failing suites:$bad_suites"
 fi
-echo "check: $passed passed, $failed failed"
+echo "check: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ] && [ -z "$bad_suites" ]
