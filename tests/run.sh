@@ -89,7 +89,7 @@ done
 for t in tests/t_*.sh; do
 	[ -f "$t" ] && suite sh "${t##*/}" sh "$t"
 done
-suite sh fuzz-smoke ${MAKE:-make} --no-print-directory -s fuzz-smoke
+suite sh fuzz-smoke "${MAKE:-make}" --no-print-directory -s fuzz-smoke
 [ "${1:-}" = --hardening ] && suite sh hardening sh tests/h_all.sh
 
 echo
