@@ -27,14 +27,16 @@ trap 'rm -f "$out" "$skips"' EXIT
 # "[ RUN      ] t" must be closed by an OK, SKIPPED or FAILED line for t; a
 # test that never closed (the binary died) is a failure, and so is a final
 # "[  PASSED  ] N" that disagrees with the OK lines counted.  Skips go to
-# the skip list.
+# the skip list, with the reason a test prints first ("skip: WHY").
 cmocka() {
 	awk -v suite="$1" -v skips="$skips" '
 	function name() { return substr($0, 14) }
 	/^\[ RUN      \] / { open_[name()] = 1; runs++; next }
 	/^\[       OK \] / { if (name() in open_) { ok++; delete open_[name()] } next }
+	/^skip: / { why = substr($0, 7); next }
 	/^\[  SKIPPED \] / { if (name() in open_) { sk++; delete open_[name()]
-		print "skip - " suite ": " name() ": skip() in the test (see its output)" >>skips } next }
+		print "skip - " suite ": " name() ": " (why != "" ? why : "skip() without a reason") >>skips
+		why = "" } next }
 	/^\[  (FAILED|ERROR)  ?\] / { if (name() in open_) { bad++; delete open_[name()] } next }
 	/^\[  PASSED  \] [0-9]+ test/ { summary = $4 }
 	END {

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <sys/syscall.h>
 
 /* Binding goes through our hook, so a test can re-enter during it. */
 static void *test_dlsym(const char *name);
@@ -21,6 +22,20 @@ static void *test_dlsym(const char *name)
 	if (dlsym_hook)
 		dlsym_hook(name);
 	return dlsym(RTLD_NEXT, name);
+}
+
+/* sched_yield, as fp_init_slow calls it while another thread binds: this
+ * program's own definition (the core is compiled into it, so its call binds
+ * here), which counts the calls made by the thread marked as the waiter.
+ * That is how a test knows, without sleeping, that a thread is waiting. */
+static _Thread_local int yield_is_waiter;
+static _Atomic unsigned long waiter_yields;
+
+int sched_yield(void)
+{
+	if (yield_is_waiter)
+		atomic_fetch_add(&waiter_yields, 1);
+	return (int)syscall(SYS_sched_yield);
 }
 
 static void reset_init(void)
@@ -512,44 +527,51 @@ static void test_bind_reentry_falls_back(void **state)
 	dlsym_hook = NULL;
 }
 
-static _Atomic int other_started, other_result = -1;
+static _Atomic int other_result = -1;
+static _Atomic unsigned long yields_seen_by_binder;
+static pthread_t other;
 
 static void *other_thread(void *arg)
 {
+	int r;
+
 	(void)arg;
-	atomic_store(&other_started, 1);
-	atomic_store(&other_result, fp_ready());
+	yield_is_waiter = 1;
+	r = fp_ready();
+	yield_is_waiter = 0;
 	/* When the other thread returns, binding must be complete. */
-	if (atomic_load(&fp_init_state) != FP_INIT_DONE)
-		atomic_store(&other_result, 2);
+	atomic_store(&other_result, atomic_load(&fp_init_state) != FP_INIT_DONE ? 2 : r);
 	return NULL;
 }
 
+/* Binding is under way in this thread (its dlsym of "open"): start another
+ * thread that calls fp_ready(), and finish binding only once that thread
+ * has been seen waiting (its first sched_yield), or has returned without
+ * waiting, which the test then reports. */
 static void slow_hook(const char *name)
 {
-	static pthread_t t;
-
 	if (strcmp(name, "open") != 0)
 		return;
-	pthread_create(&t, NULL, other_thread, NULL);
-	pthread_detach(t);
-	while (!atomic_load(&other_started))
-		sched_yield();
-	usleep(20000); /* the other thread is now waiting in fp_ready() */
+	assert_int_equal(pthread_create(&other, NULL, other_thread, NULL), 0);
+	while (atomic_load(&waiter_yields) == 0 && atomic_load(&other_result) == -1)
+		syscall(SYS_sched_yield);
+	atomic_store(&yields_seen_by_binder, atomic_load(&waiter_yields));
 }
 
 static void test_bind_second_thread_waits(void **state)
 {
 	(void)state;
 	reset_init();
-	atomic_store(&other_started, 0);
+	atomic_store(&waiter_yields, 0);
+	atomic_store(&yields_seen_by_binder, 0);
 	atomic_store(&other_result, -1);
 	dlsym_hook = slow_hook;
 	assert_true(fp_ready());
-	while (atomic_load(&other_result) == -1)
-		usleep(1000);
-	assert_int_equal(atomic_load(&other_result), 1);
 	dlsym_hook = NULL;
+	assert_int_equal(pthread_join(other, NULL), 0);
+	/* It waited while this thread was binding, and then got the answer. */
+	assert_true(atomic_load(&yields_seen_by_binder) > 0);
+	assert_int_equal(atomic_load(&other_result), 1);
 }
 
 static void test_raw_calls(void **state)

@@ -27,6 +27,42 @@ static void (*midcopy)(void);
 #include "../fastpath.c"
 #include "../urandom_shim.c"
 
+#include <sys/random.h>
+#include <sys/syscall.h>
+#ifndef GRND_INSECURE
+#define GRND_INSECURE 0x0004
+#endif
+
+/* The shim decides once, from uname, whether /dev/random is pooled.  This
+ * program's own uname (it is linked into the executable, so the shim's call
+ * binds to it) reports the real kernel, or fake_release when set, so that
+ * the rule is checked against releases written out here, not against
+ * itself. */
+static const char *fake_release;
+
+int uname(struct utsname *u)
+{
+	if (syscall(SYS_uname, u) != 0)
+		return -1;
+	if (fake_release)
+		snprintf(u->release, sizeof u->release, "%s", fake_release);
+	return 0;
+}
+
+/* ur_match("/dev/random") as decided for the release REL (NULL: the real
+ * kernel's), from a fresh decision. */
+static int random_match(const char *rel)
+{
+	int dev;
+
+	fake_release = rel;
+	atomic_store(&ur_random_ok, -1);
+	dev = ur_match("/dev/random", O_RDONLY);
+	fake_release = NULL;
+	atomic_store(&ur_random_ok, -1);
+	return dev;
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -75,13 +111,63 @@ static void test_match(void **state)
 	(void)state;
 	for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
 		assert_int_equal(ur_match(cases[i].path, cases[i].flags), cases[i].dev);
-	/* /dev/random follows the kernel decision. */
-	assert_int_equal(ur_match("/dev/random", O_RDONLY),
-	                 ur_random_pooled() ? UR_DEV_RANDOM : -1);
 	assert_int_equal(ur_match("/dev/random", O_RDWR), -1);
 	fp_cfg.enabled &= ~FP_F_URANDOM;
 	assert_int_equal(ur_match("/dev/urandom", O_RDONLY), -1);
 	fp_cfg.enabled |= FP_F_URANDOM;
+}
+
+/* /dev/random is pooled from Linux 5.6 on (where it became the urandom
+ * generator), and passes through before it or when the release cannot be
+ * read.  The answers are written out, not computed. */
+static void test_random_rule(void **state)
+{
+	static const struct {
+		const char *release;
+		bool pooled;
+	} cases[] = {
+		{ "5.6.0", true },
+		{ "5.6", true },
+		{ "5.5.19", false },
+		{ "5.10.0-28-amd64", true },  /* 10 > 6, not "1" < "6" */
+		{ "5.19.0", true },
+		{ "6.1.0-18-amd64", true },
+		{ "6.0", true },
+		{ "10.0.0", true },
+		{ "4.19.0-26-amd64", false },
+		{ "4.20.0", false },
+		{ "3.10.0-1160.el7.x86_64", false },
+		{ "2.6.78-fc", false },       /* setarch --uname-2.6 */
+		{ "5.05.0", false },          /* read as 5.5 */
+		{ "", false },
+		{ "linux", false },
+		{ "6", false },               /* no minor: not understood */
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		if (random_match(cases[i].release) != (cases[i].pooled ? UR_DEV_RANDOM : -1))
+			fail_msg("release \"%s\": /dev/random %s, expected %s", cases[i].release,
+			         cases[i].pooled ? "not pooled" : "pooled",
+			         cases[i].pooled ? "pooled" : "not pooled");
+	assert_int_equal(i, 16);
+}
+
+/* On this kernel: the expectation from its behaviour, not its release.
+ * Linux 5.6 made /dev/random the urandom generator and added GRND_INSECURE
+ * to getrandom in the same series; before it the flag is EINVAL. */
+static void test_random_this_kernel(void **state)
+{
+	char c;
+	long r = syscall(SYS_getrandom, &c, 1, GRND_INSECURE);
+
+	(void)state;
+	if (r < 0 && errno == ENOSYS) {
+		print_message("skip: no getrandom system call: nothing to tell Linux 5.6 by\n");
+		skip();
+	}
+	assert_int_equal(random_match(NULL), r == 1 ? UR_DEV_RANDOM : -1);
 }
 
 /* Served bytes are zero in the pool, never served again, and the pool
@@ -597,6 +683,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_match),
+		cmocka_unit_test(test_random_rule),
+		cmocka_unit_test(test_random_this_kernel),
 		cmocka_unit_test(test_take_zeroes_and_never_repeats),
 		cmocka_unit_test(test_reentry_falls_back),
 		cmocka_unit_test(test_slice),
