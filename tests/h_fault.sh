@@ -44,30 +44,38 @@ same() {
 }
 
 # ---- getrandom failing, under the pool -----------------------------------------
-# with_fault native|fastpath ARGS: prog_fault with libfault after fastpath.so
+# with_fault native|fastpath ARGS: prog_fault with libfault after fastpath.so.
+# Each run logs to a file of its own (flog.native, flog.fastpath), one line
+# per process; the fastpath run's stats and fault counts are those of the
+# process started (stats_run: its record in st, its pid in st.pid).
 with_fault() {
-	if [ "$1" = native ]; then pre=$LF; else pre=$FP:$LF; fi
-	shift
-	env LD_PRELOAD="$pre" "$P" "$@"
+	if [ "$1" = native ]; then
+		shift
+		env LD_PRELOAD="$LF" FAULT_GETRANDOM_LOG="$T_TMP/flog.native" "$P" "$@"
+	else
+		shift
+		stats_run "$T_TMP/st" env LD_PRELOAD="$FP:$LF" \
+			FAULT_GETRANDOM_LOG="$T_TMP/flog.fastpath" "$P" "$@"
+	fi
 }
-export FAULT_GETRANDOM_LOG="$T_TMP/flog"
+# flog: "calls N faults M" of the fastpath run's own process.
+flog() { sed -n "s/^pid $(cat "$T_TMP/st.pid" 2>/dev/null) //p" "$T_TMP/flog.fastpath" 2>/dev/null; }
 for fault in ENOSYS:all EINTR:all EINTR:big SHORT:big EINTR:first:5 ENOSYS:first:1; do
 	export FAULT_GETRANDOM="${fault%%:*}" FAULT_GETRANDOM_WHEN="${fault#*:}"
-	rm -f "$T_TMP/flog" "$T_TMP/st"
-	FASTPATH_STATS=$T_TMP/st same "getrandom $fault: 3000 device reads" with_fault read 3000
-	# The fastpath run's log line is the last: the pool met the fault.
-	faults=$(sed -n 's/^calls [0-9]* faults \([0-9]*\)$/\1/p' "$T_TMP/flog" | tail -n 1)
+	rm -f "$T_TMP/flog.native" "$T_TMP/flog.fastpath"
+	same "getrandom $fault: 3000 device reads" with_fault read 3000
+	# The pool met the fault.
+	faults=$(flog | sed -n 's/^calls [0-9]* faults \([0-9]*\)$/\1/p')
 	if [ "${faults:-0}" -gt 0 ]; then ok "getrandom $fault: the pool met $faults faults"
-	else fail "getrandom $fault: the pool never met the fault" "$(cat "$T_TMP/flog")"; fi
-	reads=$(sed -n 's/.*urandom [0-9]* opens, \([0-9]*\) reads.*/\1/p' "$T_TMP/st")
+	else fail "getrandom $fault: the pool never met the fault" "$(cat "$T_TMP/flog.fastpath")"; fi
+	reads=$(stats_get "$T_TMP/st" ur_reads)
 	if [ "${reads:-0}" -ge 3000 ]; then ok "getrandom $fault: $reads reads went through the shim"
 	else fail "getrandom $fault: the shim did not see the reads" "$(cat "$T_TMP/st")"; fi
 	case $fault in
 	ENOSYS:all)
 		# ENOSYS is remembered: one getrandom, then the device refills.
-		expect_eq "getrandom ENOSYS: asked once, then never again" "calls 1 faults 1" \
-			"$(tail -n 1 "$T_TMP/flog")"
-		refills=$(sed -n 's/.* \([0-9]*\) refills.*/\1/p' "$T_TMP/st")
+		expect_eq "getrandom ENOSYS: asked once, then never again" "calls 1 faults 1" "$(flog)"
+		refills=$(stats_get "$T_TMP/st" ur_refills)
 		if [ "${refills:-0}" -ge 1 ]; then ok "getrandom ENOSYS: the pool refilled from the device ($refills)"
 		else fail "getrandom ENOSYS: no refill from the device" "$(cat "$T_TMP/st")"; fi ;;
 	esac
@@ -80,7 +88,7 @@ for fault in ENOSYS:all EINTR:all EINTR:big SHORT:big EINTR:first:5 ENOSYS:first
 		with_fault getrandom 1000 ;;
 	esac
 done
-unset FAULT_GETRANDOM FAULT_GETRANDOM_WHEN FAULT_GETRANDOM_LOG
+unset FAULT_GETRANDOM FAULT_GETRANDOM_WHEN
 
 # ---- the descriptor table full -------------------------------------------------
 plain() {

@@ -105,11 +105,9 @@ printf 'int main(int c, char **v){ int x = 0x7fffffff; (void)v; return x + c > 0
 $CC $UB -x c "$T_TMP/ub.c" -o "$T_TMP/ub"
 "$T_TMP/ub" >/dev/null 2>&1
 set -- "$R"/ubsan.*
-if [ -e "$1" ] && grep -q 'signed integer overflow' "$1"; then
-	ok "harness: a deliberate signed overflow is reported to a file"
-else
-	fail "harness: a deliberate signed overflow is reported to a file" "no report in $R"
-fi
+# A fact about the harness, not a pass of fastpath.
+precond "harness: a deliberate signed overflow is reported to a file" \
+	grep -q 'signed integer overflow' "$1"
 rm -f "$R"/*
 
 # ---- builds ------------------------------------------------------------------
@@ -132,7 +130,7 @@ if [ -x "$B/ubsan/prog_early" ] && [ -f "$UBSO" ]; then
 	d=$B/ubsan
 	u() { env LD_PRELOAD="$UBSO" "$@"; }
 	"$d/prog_urandom" >"$T_TMP/n" 2>&1
-	expect_eq "ubsan: prog_urandom natively" 0 $?
+	precond "ubsan: prog_urandom passes natively" [ $? -eq 0 ]
 	FASTPATH_STATS=1 FASTPATH_DEBUG=1 u "$d/prog_urandom" >"$T_TMP/f" 2>"$T_TMP/fe"
 	expect_eq "ubsan: prog_urandom preloaded (stats, debug)" 0 $?
 	grep -v passed, "$T_TMP/n" >"$T_TMP/nu"
@@ -184,9 +182,9 @@ elif [ -f "$ASO" ]; then
 	AP=$LIBASAN:$ASO
 	a() { env LD_PRELOAD="$AP" "$@"; }
 	# Proof that our object is live under the ASan runtime: the pool serves.
-	FASTPATH_STATS=$T_TMP/ast a "$TESTBIN/prog_urandom_stress" cycles 1000 >/dev/null 2>&1
-	n=$(sed -n 's/.*urandom \([0-9]*\) opens.*/\1/p' "$T_TMP/ast" 2>/dev/null)
-	expect_eq "asan: fastpath.so active after libasan.so (pooled opens)" 1000 "${n:-none}"
+	stats_run "$T_TMP/ast" env LD_PRELOAD="$AP" "$TESTBIN/prog_urandom_stress" cycles 1000 >/dev/null 2>&1
+	expect_eq "asan: fastpath.so active after libasan.so (pooled opens)" 1000 \
+		"$(stats_get "$T_TMP/ast" ur_opens)"
 	"$TESTBIN/prog_urandom" >"$T_TMP/n" 2>&1
 	a "$TESTBIN/prog_urandom" >"$T_TMP/f" 2>&1
 	expect_eq "asan: prog_urandom" 0 $?
@@ -253,7 +251,8 @@ for t in "$B"/unit/test_*; do
 	if [ $rc -eq 0 ]; then
 		ok "asan+ubsan: ${t##*/}: $(grep PASSED "$T_TMP/out" | tail -n 1)"
 	elif [ "${t##*/}:$failed:$asan_rl_null" = "test_readlink:test_odd_arguments :crashes" ]; then
-		ok "asan+ubsan: ${t##*/}: all but test_odd_arguments (readlink(NULL) crashes in ASan's interceptor)"
+		ok "asan+ubsan: ${t##*/}: all but test_odd_arguments"
+		skip "asan+ubsan: test_readlink: test_odd_arguments" "readlink(NULL) crashes in this ASan's own interceptor"
 	else
 		fail "asan+ubsan: ${t##*/}" "$(grep -E 'FAIL|ERROR|error' "$T_TMP/out" | head -20)"
 	fi

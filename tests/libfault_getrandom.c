@@ -8,7 +8,8 @@
  *                                  kernel does when a signal is pending)
  *   FAULT_GETRANDOM_WHEN=all|big|first:N   which calls (default all; big:
  *                                  over 256 bytes; first:N the first N)
- *   FAULT_GETRANDOM_LOG=FILE       "calls N faults M" written at exit
+ *   FAULT_GETRANDOM_LOG=FILE       "pid P calls N faults M" appended at exit
+ *                                  (each process its own line)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -65,7 +66,9 @@ __attribute__((destructor)) static void fault_log(void)
 
 	if (!path || (fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644)) < 0)
 		return;
-	memcpy(p, "calls ", 6), p += 6;
+	memcpy(p, "pid ", 4), p += 4;
+	put_num(&p, (long)getpid());
+	memcpy(p, " calls ", 7), p += 7;
 	put_num(&p, atomic_load(&calls));
 	memcpy(p, " faults ", 8), p += 8;
 	put_num(&p, atomic_load(&faults));
