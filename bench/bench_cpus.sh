@@ -14,6 +14,12 @@ row() {
 	shift
 	# shellcheck disable=SC2046 # four numbers, split on purpose
 	set -- $(${1:+"$INTERPOSE"} "$@" "$BENCHBIN/findelf" "$ITEMS" "$HEAP")
+	# findelf prints exactly one line of four numbers; anything else is a
+	# failed run, shown as such and left out of the ratio.
+	if [ $# -ne 4 ]; then
+		printf '%-10s failed: [%s]\n' "$label" "$*"
+		return
+	fi
 	printf '%-10s %8s %10s %10s\n' "$label" "$1" "$3" "$4"
 	echo "$label $3" >>"$TMPB"
 }
@@ -23,4 +29,7 @@ for n in 1 2 4 8 16 32 256; do
 	row "--cpus $n" --cpus "$n"
 done
 awk '$1 == "--cpus" && $2 == 8 { a = $3 } $1 == "--cpus" && $2 == 256 { b = $3 }
-	END { if (a > 0) printf "--cpus 8 is %.1fx faster than --cpus 256 (target: 2x)\n", b / a }' "$TMPB"
+	END {
+		if (a > 0 && b > 0) printf "--cpus 8 is %.1fx faster than --cpus 256 (target: 2x)\n", b / a
+		else print "--cpus 8 vs --cpus 256: no ratio (a run failed) MISSED"
+	}' "$TMPB"
