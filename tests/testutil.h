@@ -2,7 +2,7 @@
  * testutil.h: the little that the integration programs (tests/prog_*.c)
  * share.  Each program checks real behaviour with TU_CHECK and ends with
  * tu_finish(), which prints the "N passed, N failed" line and sets the exit
- * status.
+ * status (non-zero also when nothing was checked).
  */
 #ifndef TESTUTIL_H
 #define TESTUTIL_H
@@ -25,10 +25,13 @@ static int tu_passed __attribute__((unused)), tu_failed __attribute__((unused));
 		}                                                              \
 	} while (0)
 
+/* A run that checked nothing fails too: it proved nothing. */
 static inline int tu_finish(void)
 {
 	printf("%d passed, %d failed\n", tu_passed, tu_failed);
-	return tu_failed != 0;
+	if (tu_passed + tu_failed == 0)
+		fprintf(stderr, "FAIL: nothing was checked\n");
+	return tu_failed != 0 || tu_passed + tu_failed == 0;
 }
 
 /* Opens nsock socket ends and npipe pipe ends (in pairs) and keeps them:
