@@ -51,6 +51,7 @@ static void obs(const char *what, long r, int err)
 {
 	char line[sizeof last];
 
+	tu_observed++;
 	if (r < 0)
 		snprintf(line, sizeof line, "%s = -1 %s", what, strerrorname_np(err));
 	else
