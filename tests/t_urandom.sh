@@ -46,15 +46,17 @@ if command -v strace >/dev/null 2>&1; then
 	nn=$(count "$T_TMP/st.n" 'open.*"/dev/urandom"')
 	nf=$(count "$T_TMP/st.f" 'open.*"/dev/urandom"')
 	precond "native: strace sees the $nn device opens" [ "$nn" -ge 10000 ]
-	[ "$nf" -le 2 ] && ok "fastpath: $nf device opens in 10,000 cycles" ||
+	# Bounds from both sides: an empty trace (strace or the program
+	# failing) must not pass as "few calls".  The first open is real.
+	[ "$nf" -ge 1 ] && [ "$nf" -le 2 ] && ok "fastpath: $nf device opens in 10,000 cycles" ||
 		fail "fastpath device opens" "$nf"
 	# After the program's own start-up (ld.so reads the libraries), every
 	# read or getrandom is the pool's: a 64 KiB refill per 4,096 reads.
 	rf=$(sed -n '/urandom/,$p' "$T_TMP/st.f" | grep -c -E '(^| )(read|getrandom)\(')
-	[ "$rf" -le 5 ] && ok "fastpath: $rf reads/getrandom for 160,000 bytes" ||
+	[ "$rf" -ge 1 ] && [ "$rf" -le 5 ] && ok "fastpath: $rf reads/getrandom for 160,000 bytes" ||
 		fail "fastpath reads" "$rf: $(sed -n '/urandom/,$p' "$T_TMP/st.f" | head -5)"
 	tf=$(sed -n '/urandom/,$p' "$T_TMP/st.f" | wc -l)
-	[ "$tf" -le 12 ] && ok "fastpath: $tf traced calls in total after the first open" ||
+	[ "$tf" -ge 1 ] && [ "$tf" -le 12 ] && ok "fastpath: $tf traced calls in total after the first open" ||
 		fail "fastpath traced calls" "$tf"
 	# Without O_CLOEXEC the reserve's FD_CLOEXEC flips: two fcntl a cycle,
 	# still no open, read or close.
@@ -98,10 +100,10 @@ if command -v strace >/dev/null 2>&1; then
 	strace -f -qq -e trace=getrandom -o "$T_TMP/st.g1" \
 		env LD_PRELOAD="$FASTPATH_SO" FASTPATH_GETRANDOM=1 "$S" cycles 10000 getrandom
 	g1=$(count "$T_TMP/st.g1" 'getrandom(')
-	[ "$g1" -le 6 ] && ok "FASTPATH_GETRANDOM=1: $g1 getrandom calls for 10,000" || fail "getrandom pooled" "$g1"
+	[ "$g1" -ge 1 ] && [ "$g1" -le 6 ] && ok "FASTPATH_GETRANDOM=1: $g1 getrandom calls for 10,000" || fail "getrandom pooled" "$g1"
 	strace -f -qq -e trace=getrandom -o "$T_TMP/st.g2" "$INTERPOSE" --getrandom "$S" cycles 10000 getrandom
 	g2=$(count "$T_TMP/st.g2" 'getrandom(')
-	[ "$g2" -le 8 ] && ok "interpose --getrandom: $g2 getrandom calls" || fail "interpose --getrandom" "$g2"
+	[ "$g2" -ge 1 ] && [ "$g2" -le 8 ] && ok "interpose --getrandom: $g2 getrandom calls" || fail "interpose --getrandom" "$g2"
 	strace -f -qq -e trace=openat -o "$T_TMP/st.d" \
 		env LD_PRELOAD="$FASTPATH_SO" FASTPATH_DISABLE=urandom "$S" cycles 1000
 	expect_eq "FASTPATH_DISABLE=urandom: every open real" 1000 "$(count "$T_TMP/st.d" 'open.*"/dev/urandom"')"
