@@ -5,7 +5,8 @@
 . "$(dirname "$0")/lib.sh"
 
 P=$FASTPATH_SO
-line_re='^fastpath\[[0-9]*\]: readlink (off|[0-9]+ short-circuited of [0-9]+); urandom (off|[0-9]+ opens, [0-9]+ reads, [0-9]+ getrandom( \(off\))?, [0-9]+ syscalls, [0-9]+ refills); cpus (off|[0-9]+ reported \(real ([0-9]+|\?)\) to [0-9]+ queries)$'
+# The documented shape, kept once in tests/lib.sh (stats_get reads by it).
+line_re=$FP_STATS_RE
 
 # --- the summary line ---------------------------------------------------
 "$INTERPOSE" --stats true 2>"$T_TMP/err"
