@@ -24,8 +24,9 @@ FP_CPPFLAGS := -D_GNU_SOURCE -DFASTPATH_VERSION='"$(VERSION)"'
 FP_CFLAGS   := -std=gnu11 -fPIC -pthread $(WARN)
 SO_FLAGS    := -shared -fvisibility=hidden
 
-SRCS := fastpath.c $(sort $(wildcard *_shim.c))
-HDRS := fastpath.h
+# Every C file at the top level is a unit of fastpath.so.
+SRCS := $(sort $(wildcard *.c))
+HDRS := $(sort $(wildcard *.h))
 
 ifeq ($(UNAME_S),SunOS)
 # illumos: pfiles and most of userland exist as 32- and 64-bit programs, and

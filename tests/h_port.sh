@@ -41,7 +41,7 @@ SO=$B/fastpath.so
 # shellcheck disable=SC2086 # CC and W are word lists
 check "$flavour: fastpath.so builds warning-free" $CC -D_GNU_SOURCE \
 	-DFASTPATH_VERSION='"hardening"' -std=gnu11 -fPIC -pthread $W -O2 -g -shared \
-	-fvisibility=hidden -Wl,-z,now -o "$SO" fastpath.c ./*_shim.c -ldl
+	-fvisibility=hidden -Wl,-z,now -o "$SO" ./*.c -ldl
 if [ ! -f "$SO" ]; then finish; exit; fi
 
 PROGS="prog_urandom prog_urandom_stress prog_readlink_oracle prog_early"

@@ -25,6 +25,8 @@ static void (*midcopy)(void);
 	} while (0)
 
 #include "../fastpath.c"
+#include "../urandom_pool.c"
+#include "../urandom_fd.c"
 #include "../urandom_shim.c"
 
 static int setup(void **state)
@@ -271,7 +273,7 @@ static void as_raw_clone(void)
 static void as_fork(void)
 {
 	as_raw_clone();
-	ur_forget_parent_bytes();
+	ur_pool_atfork_child();
 }
 
 static bool all_zero(const unsigned char *b, size_t n)
