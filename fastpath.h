@@ -259,111 +259,45 @@ static inline bool fp_ready(void)
 }
 
 /* ------------------------------------------------------------------------
- * Settings, read once from the environment (secure_getenv).
- * ---------------------------------------------------------------------- */
-enum fp_feature {
-	FP_F_READLINK = 1u << 0,
-	FP_F_URANDOM = 1u << 1,
-	FP_F_CPUS = 1u << 2,
-	FP_F_ALL = FP_F_READLINK | FP_F_URANDOM | FP_F_CPUS,
-};
-
-enum fp_stats_mode { FP_STATS_NONE, FP_STATS_STDERR, FP_STATS_FILE };
-
-#define FP_CPUS_MAX 65536L
-
-struct fp_settings {
-	unsigned enabled;          /* FP_F_* that are on */
-	bool debug;                /* FASTPATH_DEBUG */
-	bool getrandom;            /* FASTPATH_GETRANDOM: pool getrandom() too */
-	long cpus;                 /* FASTPATH_CPUS, 0 when unset */
-	enum fp_stats_mode stats;  /* FASTPATH_STATS */
-	char stats_path[PATH_MAX]; /* absolute, when stats == FP_STATS_FILE */
-	/* Test aids, ignored in secure-execution mode: another /proc root and
-	 * another readlink policy, to exercise the illumos layout on Linux. */
-	char test_proc_root[PATH_MAX];
-	char test_policy[16];
-};
-extern struct fp_settings fp_cfg FP_HIDDEN;
-
-static inline bool fp_enabled(unsigned feature)
-{
-	return (fp_cfg.enabled & feature) != 0;
-}
-
-/*
- * Parsers: pure functions, unit-tested on every malformed case.  Each returns
- * 0 when the whole value was understood, or -1 with a one-line reason in
- * `why`; the out-parameter then holds the safe default.
- */
-int fp_parse_features(const char *s, unsigned *mask, char *why, size_t whylen) FP_HIDDEN;
-int fp_parse_bool(const char *s, bool *out, char *why, size_t whylen) FP_HIDDEN;
-int fp_parse_cpus(const char *s, long *out, char *why, size_t whylen) FP_HIDDEN;
-int fp_parse_stats(const char *s, const char *cwd, enum fp_stats_mode *mode,
-                   char *path, size_t pathlen, char *why, size_t whylen) FP_HIDDEN;
-/* Builds fp_cfg from a getenv-like lookup; warns once per bad variable. */
-void fp_load_settings(struct fp_settings *cfg, char *(*get)(const char *)) FP_HIDDEN;
-
-/* ------------------------------------------------------------------------
  * Counters: lock-free atomics, safe from signal handlers, reset in a forked
- * child so that each process reports its own work.  Striped by thread: one
+ * child so that each process reports its own work.  Each mitigation owns a
+ * set of them (struct fp_mitigation.counters), striped by thread: one
  * shared line of counters, written by every thread on every pooled call,
- * halved the speed of the threaded seed loop on two CPUs.  A thread adds to
- * the stripe it was dealt on its first count (threads past FP_STRIPES
+ * halved the speed of the threaded urandom loop on two CPUs.  A thread adds
+ * to the stripe it was dealt on its first count (threads past FP_STRIPES
  * share); readers sum the stripes.
  * ---------------------------------------------------------------------- */
-enum fp_counter {
-	FP_C_READLINK_CALLS,   /* readlink-family calls seen on /proc fd paths */
-	FP_C_READLINK_SHORT,   /* of those, answered without the real call */
-	FP_C_URANDOM_OPENS,    /* opens of the device handed a pooled fd */
-	FP_C_URANDOM_READS,    /* reads of pooled fds */
-	FP_C_URANDOM_GETRANDOM,/* getrandom/getentropy calls served from pool */
-	FP_C_URANDOM_SYSCALLS, /* system calls the pool itself had to make */
-	FP_C_URANDOM_REFILLS,  /* reservoir refills (a subset of syscalls) */
-	FP_C_CPUS_QUERIES,     /* CPU-count questions answered */
-	FP_C_CPUS_REAL,        /* gauge: the real count, when learnt */
-	FP_NCOUNTERS
-};
 #define FP_STRIPES 16
+#define FP_MAX_COUNTERS 8  /* per mitigation: one cache line per stripe */
 struct fp_stripe {
-	_Alignas(FP_CACHELINE) _Atomic unsigned long c[FP_NCOUNTERS];
+	_Alignas(FP_CACHELINE) _Atomic unsigned long c[FP_MAX_COUNTERS];
 };
-extern struct fp_stripe fp_counters[FP_STRIPES] FP_HIDDEN;
 /* 1 + the index of this thread's stripe; 0 until it first counts. */
 extern FP_TLS unsigned fp_stripe_tls FP_HIDDEN;
 unsigned fp_stripe_deal(void) FP_HIDDEN;
 
-static inline _Atomic unsigned long *fp_counter_slot(enum fp_counter c)
+static inline _Atomic unsigned long *fp_counter_slot(struct fp_stripe *set, unsigned c)
 {
 	unsigned s = fp_stripe_tls;
 
 	if (fp_unlikely(s == 0))
 		s = fp_stripe_deal();
-	return &fp_counters[s - 1].c[c];
+	return &set[s - 1].c[c];
 }
 
-static inline void fp_count(enum fp_counter c)
+static inline void fp_count(struct fp_stripe *set, unsigned c)
 {
-	atomic_fetch_add_explicit(fp_counter_slot(c), 1, memory_order_relaxed);
-}
-
-static inline void fp_count_add(enum fp_counter c, unsigned long n)
-{
-	atomic_fetch_add_explicit(fp_counter_slot(c), n, memory_order_relaxed);
+	atomic_fetch_add_explicit(fp_counter_slot(set, c), 1, memory_order_relaxed);
 }
 
 /* A gauge lives in stripe 0 only, so that the sum is its value. */
-static inline void fp_gauge_set(enum fp_counter c, unsigned long v)
+static inline void fp_gauge_set(struct fp_stripe *set, unsigned c, unsigned long v)
 {
-	atomic_store_explicit(&fp_counters[0].c[c], v, memory_order_relaxed);
+	atomic_store_explicit(&set[0].c[c], v, memory_order_relaxed);
 }
 
 /* The sum over the stripes (a counter) or the value (a gauge). */
-unsigned long fp_counter(enum fp_counter c) FP_HIDDEN;
-
-/* The exit summary line (see fastpath(7)); returns its length, no newline. */
-size_t fp_format_stats(char *buf, size_t len, long pid, const unsigned long *c,
-                       const struct fp_settings *cfg) FP_HIDDEN;
+unsigned long fp_counter(const struct fp_stripe *set, unsigned c) FP_HIDDEN;
 
 /* ------------------------------------------------------------------------
  * Async-signal-safe formatting: no stdio, no allocation.  Used for debug
@@ -381,5 +315,100 @@ void fp_buf_long(struct fp_buf *b, long v) FP_HIDDEN;
 void fp_log_line(int fd, const char *text) FP_HIDDEN;
 /* FASTPATH_DEBUG: one line per short-circuited call, "<feature>: <what>". */
 void fp_debug(const char *feature, const char *what, const char *detail) FP_HIDDEN;
+
+/* ------------------------------------------------------------------------
+ * Mitigations.  Each one is a descriptor in its own unit, listed once in
+ * the registry (mitigations.h).  The core knows no mitigation by name: it
+ * owns the constructor and pthread_atfork, and loops over fp_mitigations[]
+ * for FASTPATH_DISABLE, the settings, the exit summary and fork.
+ * ---------------------------------------------------------------------- */
+/* A getenv-like lookup: secure_getenv, or nothing in secure-execution mode. */
+typedef char *(*fp_getenv_fn)(const char *);
+
+struct fp_mitigation {
+	const char *name;   /* in FASTPATH_DISABLE and the summary line */
+	unsigned bit;       /* FP_BIT(name) */
+	/* Reads its own settings through get, warning (fp_warn) about a bad
+	 * one and keeping its safe default; returns whether it is on unless
+	 * FASTPATH_DISABLE names it.  NULL: no settings, on. */
+	bool (*load)(fp_getenv_fn get);
+	/* Its field of the summary line, after "<name> ", when it is on; c
+	 * holds its counters, summed. */
+	void (*stats)(struct fp_buf *b, const unsigned long *c);
+	struct fp_stripe *counters;  /* [FP_STRIPES], ncounters of each used */
+	unsigned ncounters;
+	unsigned gauges;             /* bit i: counter i is a gauge (kept in a child) */
+	/* Once, at the end of initialisation (settings known). */
+	void (*init)(void);
+	/* pthread_atfork hooks, run for every mitigation, on or off. */
+	void (*prepare)(void);
+	void (*parent)(void);
+	void (*child)(void);
+};
+
+#include "mitigations.h"
+
+/* A mitigation's descriptor: FP_MITIGATION(name, .load = ..., ...); the
+ * name and bit come from the registry. */
+#define FP_MITIGATION(name_, ...)                                            \
+	extern const struct fp_mitigation fp_mit_##name_ FP_HIDDEN;          \
+	const struct fp_mitigation fp_mit_##name_ = {                         \
+		.name = #name_, .bit = FP_BIT(name_), __VA_ARGS__ }
+
+#define FP_X(name) FP_M_##name,
+enum { FP_MITIGATIONS(FP_X) FP_NMITIGATIONS };
+#undef FP_X
+#define FP_BIT(name) (1u << FP_M_##name)
+#define FP_ALL ((1u << FP_NMITIGATIONS) - 1)
+_Static_assert(FP_NMITIGATIONS <= 31, "one bit each in an unsigned");
+
+/* The table the core loops over (mitigations.c; a unit test that links
+ * only some mitigations defines its own). */
+extern const struct fp_mitigation *const fp_mitigations[] FP_HIDDEN;
+extern const size_t fp_nmitigations FP_HIDDEN;
+#define FP_TABLE(...)                                                        \
+	const struct fp_mitigation *const fp_mitigations[] = { __VA_ARGS__ }; \
+	const size_t fp_nmitigations = sizeof fp_mitigations / sizeof fp_mitigations[0]
+
+/* ------------------------------------------------------------------------
+ * Settings, read once from the environment (secure_getenv).
+ * ---------------------------------------------------------------------- */
+enum fp_stats_mode { FP_STATS_NONE, FP_STATS_STDERR, FP_STATS_FILE };
+
+struct fp_settings {
+	unsigned enabled;          /* FP_BIT()s of the mitigations that are on */
+	bool debug;                /* FASTPATH_DEBUG */
+	enum fp_stats_mode stats;  /* FASTPATH_STATS */
+	char stats_path[PATH_MAX]; /* absolute, when stats == FP_STATS_FILE */
+};
+extern struct fp_settings fp_cfg FP_HIDDEN;
+
+static inline bool fp_enabled(unsigned bit)
+{
+	return (fp_cfg.enabled & bit) != 0;
+}
+
+/*
+ * Parsers: pure functions, unit-tested on every malformed case.  Each returns
+ * 0 when the whole value was understood, or -1 with a one-line reason in
+ * `why`; the out-parameter then holds the safe default.
+ */
+int fp_parse_features(const char *s, unsigned *mask, char *why, size_t whylen) FP_HIDDEN;
+int fp_parse_bool(const char *s, bool *out, char *why, size_t whylen) FP_HIDDEN;
+/* A whole number from 1 to max; empty means unset (0). */
+int fp_parse_count(const char *s, long max, long *out, char *why, size_t whylen) FP_HIDDEN;
+int fp_parse_stats(const char *s, const char *cwd, enum fp_stats_mode *mode,
+                   char *path, size_t pathlen, char *why, size_t whylen) FP_HIDDEN;
+/* The one line about a setting that was not understood. */
+void fp_warn(const char *var, const char *val, const char *why,
+             const char *fallback) FP_HIDDEN;
+/* Builds cfg, and each mitigation's own settings, from a getenv-like
+ * lookup; warns once per bad variable. */
+void fp_load_settings(struct fp_settings *cfg, fp_getenv_fn get) FP_HIDDEN;
+
+/* The exit summary line (see fastpath(7)); returns its length, no newline.
+ * c[i] holds the counters of fp_mitigations[i]. */
+size_t fp_format_stats(char *buf, size_t len, long pid,
+                       const unsigned long (*c)[FP_MAX_COUNTERS], unsigned enabled) FP_HIDDEN;
 
 #endif /* FASTPATH_H */

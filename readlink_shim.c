@@ -26,6 +26,15 @@
 #include <sys/vfs.h>
 #endif
 
+enum { RL_C_CALLS, RL_C_SHORT, RL_NCOUNTERS };
+static struct fp_stripe rl_counters[FP_STRIPES];
+#define rl_count(c) fp_count(rl_counters, RL_C_##c)
+
+/* Test aids, ignored in secure-execution mode: another /proc root and
+ * another readlink policy, to exercise the illumos layout on Linux. */
+static char rl_test_proc_root[PATH_MAX];
+static char rl_test_policy[16];
+
 /* ------------------------------------------------------------------------
  * The parser: <root>/<who>[/task/<tid>]/<fd|path>/<n>, nothing else.
  * ---------------------------------------------------------------------- */
@@ -205,10 +214,10 @@ static size_t fp_rl_format(char *out, size_t cap, const char *prefix, unsigned l
  * ---------------------------------------------------------------------- */
 static enum fp_rl_policy fp_rl_policy(void)
 {
-	if (fp_unlikely(fp_cfg.test_policy[0])) {
-		if (strcmp(fp_cfg.test_policy, "illumos") == 0)
+	if (fp_unlikely(rl_test_policy[0])) {
+		if (strcmp(rl_test_policy, "illumos") == 0)
 			return FP_RL_ILLUMOS;
-		if (strcmp(fp_cfg.test_policy, "linux") == 0)
+		if (strcmp(rl_test_policy, "linux") == 0)
 			return FP_RL_LINUX;
 	}
 #ifdef FP_ILLUMOS
@@ -220,12 +229,12 @@ static enum fp_rl_policy fp_rl_policy(void)
 
 static void fp_rl_root(const char **root, size_t *len)
 {
-	if (fp_likely(!fp_cfg.test_proc_root[0])) {
+	if (fp_likely(!rl_test_proc_root[0])) {
 		*root = "/proc";
 		*len = 5;
 		return;
 	}
-	*root = fp_cfg.test_proc_root;
+	*root = rl_test_proc_root;
 	*len = strlen(*root);
 	while (*len > 0 && (*root)[*len - 1] == '/')
 		--*len;
@@ -402,9 +411,8 @@ static void fp_rl_atfork_child(void)
 #endif
 }
 
-__attribute__((constructor)) static void fp_rl_constructor(void)
+static void fp_rl_init(void)
 {
-	pthread_atfork(NULL, NULL, fp_rl_atfork_child);
 #ifdef FP_VALGRIND_ANNOTATE
 	/* Only for the helgrind/drd build (make check-valgrind): these caches
 	 * are relaxed C11 atomics, which the tools see as plain loads and
@@ -536,7 +544,7 @@ static int fp_rl_short(int dirfd, const char *path, char *buf, size_t bufsiz,
 	size_t len;
 	int saved;
 
-	if (!fp_enabled(FP_F_READLINK) || !path)
+	if (!fp_enabled(FP_BIT(readlink)) || !path)
 		return 0;
 	fp_rl_root(&root, &rootlen);
 	policy = fp_rl_policy();
@@ -551,11 +559,11 @@ static int fp_rl_short(int dirfd, const char *path, char *buf, size_t bufsiz,
 		saved = errno;
 		act = fp_rl_illumos_at(dirfd, path, root, &seen);
 		if (seen)
-			fp_count(FP_C_READLINK_CALLS);
+			rl_count(CALLS);
 	} else {
 		if (fp_rl_parse(path, root, rootlen, &x) != 0)
 			return 0;
-		fp_count(FP_C_READLINK_CALLS);
+		rl_count(CALLS);
 		if (!buf || bufsiz == 0 || bufsiz > INT_MAX)
 			return 0;
 		saved = errno;
@@ -567,14 +575,14 @@ static int fp_rl_short(int dirfd, const char *path, char *buf, size_t bufsiz,
 	errno = saved;
 	switch (act) {
 	case FP_RL_ENOENT:
-		fp_count(FP_C_READLINK_SHORT);
+		rl_count(SHORT);
 		fp_rl_debug(path, NULL);
 		errno = ENOENT;
 		*ret = -1;
 		return 1;
 	case FP_RL_SOCKET:
 	case FP_RL_PIPE:
-		fp_count(FP_C_READLINK_SHORT);
+		rl_count(SHORT);
 		len = fp_rl_format(ans, sizeof ans, act == FP_RL_SOCKET ? "socket:[" : "pipe:[", ino);
 		fp_rl_debug(path, ans);
 		*ret = fp_rl_copy(ans, len, buf, bufsiz);
@@ -645,3 +653,29 @@ FP_EXPORT ssize_t __readlinkat_chk(int dirfd, const char *path, char *buf, size_
 	return fp_real.r___readlinkat_chk.f(dirfd, path, buf, len, buflen);
 }
 #endif
+
+/* ------------------------------------------------------------------------
+ * The descriptor.
+ * ---------------------------------------------------------------------- */
+static bool rl_load(fp_getenv_fn get)
+{
+	const char *v;
+
+	rl_test_proc_root[0] = rl_test_policy[0] = '\0';
+	if ((v = get("FASTPATH_TEST_PROC_ROOT")) != NULL)
+		snprintf(rl_test_proc_root, sizeof rl_test_proc_root, "%s", v);
+	if ((v = get("FASTPATH_TEST_POLICY")) != NULL)
+		snprintf(rl_test_policy, sizeof rl_test_policy, "%s", v);
+	return true;
+}
+
+/* "<n> short-circuited of <n>" */
+static void rl_stats(struct fp_buf *b, const unsigned long *c)
+{
+	fp_buf_ulong(b, c[RL_C_SHORT]);
+	fp_buf_str(b, " short-circuited of ");
+	fp_buf_ulong(b, c[RL_C_CALLS]);
+}
+
+FP_MITIGATION(readlink, .load = rl_load, .stats = rl_stats, .counters = rl_counters,
+              .ncounters = RL_NCOUNTERS, .init = fp_rl_init, .child = fp_rl_atfork_child);

@@ -14,6 +14,17 @@
 #ifndef URANDOM_H
 #define URANDOM_H
 
+enum {
+	UR_C_OPENS,     /* opens of the device handed a pooled fd */
+	UR_C_READS,     /* reads of pooled fds */
+	UR_C_GETRANDOM, /* getrandom/getentropy calls served from the pool */
+	UR_C_SYSCALLS,  /* system calls the pool itself had to make */
+	UR_C_REFILLS,   /* reservoir refills (a subset of syscalls) */
+	UR_NCOUNTERS
+};
+extern struct fp_stripe ur_counters[FP_STRIPES] FP_HIDDEN;
+#define ur_count(c) fp_count(ur_counters, UR_C_##c)
+
 #define UR_MAXFD 4096        /* higher descriptors are passed through */
 #define UR_POOL 65536        /* reservoir size */
 #define UR_SERVE_MAX 4096    /* larger reads go straight to the kernel */

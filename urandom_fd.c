@@ -170,7 +170,7 @@ int ur_match(const char *path, int flags)
 		return -1;
 	if ((flags & O_ACCMODE) != O_RDONLY || (flags & ~(O_ACCMODE | UR_OK_FLAGS)))
 		return -1;
-	if (!fp_enabled(FP_F_URANDOM))
+	if (!fp_enabled(FP_BIT(urandom)))
 		return -1;
 	if (strcmp(path, "/dev/urandom") == 0)
 		return UR_DEV_URANDOM;
@@ -185,7 +185,7 @@ static bool ur_is_device(int fd, int dev)
 {
 	struct stat st;
 
-	fp_count(FP_C_URANDOM_SYSCALLS);
+	ur_count(SYSCALLS);
 	if (fstat(fd, &st) != 0 || !S_ISCHR(st.st_mode))
 		return false;
 #ifdef FP_LINUX
@@ -214,7 +214,7 @@ static bool ur_adopt(int fd, int dev, int flags)
 	if (!(st & UR_RESERVE) || (st & UR_SHARED) || nb != ((st & UR_NONBLOCK) != 0))
 		return false;
 	if (!(flags & O_CLOEXEC)) {
-		fp_count(FP_C_URANDOM_SYSCALLS);
+		ur_count(SYSCALLS);
 		if (fp_real.r_fcntl.f(fd, F_SETFD, 0) < 0)
 			return false;
 	}
@@ -232,16 +232,16 @@ int ur_open(int dev, const char *path, int flags)
 	if (fd >= 0) {
 		if (ur_adopt(fd, dev, flags)) {
 			errno = saved;
-			fp_count(FP_C_URANDOM_OPENS);
+			ur_count(OPENS);
 			ur_debug("open served by the reserve descriptor");
 			return fd;
 		}
 		atomic_store(ur_fd(fd), 0);
-		fp_count(FP_C_URANDOM_SYSCALLS);
+		ur_count(SYSCALLS);
 		fp_real.r_close.f(fd);
 		errno = saved;
 	}
-	fp_count(FP_C_URANDOM_SYSCALLS);
+	ur_count(SYSCALLS);
 	g = atomic_load(&ur_forks);
 	UR_RETRY(fd, fp_real.r_openat.f(AT_FDCWD, path, flags | O_LARGEFILE));
 	if (fd < 0)
@@ -249,7 +249,7 @@ int ur_open(int dev, const char *path, int flags)
 	ur_heal(fd);
 	if (fd < UR_MAXFD && ur_is_device(fd, dev)) {
 		ur_track_new(fd, ur_open_bits(dev, flags), g);
-		fp_count(FP_C_URANDOM_OPENS);
+		ur_count(OPENS);
 		ur_debug("open: real descriptor, now tracked");
 	}
 	errno = saved;
@@ -274,7 +274,7 @@ int ur_close(int fd, unsigned st)
 		if (!(st & UR_CLOEXEC)) {
 			/* The one system call of a cycle whose open did not ask
 			 * for O_CLOEXEC: in reserve it must not leak through exec. */
-			fp_count(FP_C_URANDOM_SYSCALLS);
+			ur_count(SYSCALLS);
 			if (fp_real.r_fcntl.f(fd, F_SETFD, FD_CLOEXEC) < 0)
 				goto real;
 		}
@@ -291,7 +291,7 @@ int ur_close(int fd, unsigned st)
 real:
 	errno = saved;
 	atomic_store(ur_fd(fd), 0);
-	fp_count(FP_C_URANDOM_SYSCALLS);
+	ur_count(SYSCALLS);
 	return fp_real.r_close.f(fd);
 }
 

@@ -48,6 +48,9 @@
 
 static _Atomic bool ur_no_getrandom;
 
+/* The mitigation's counters (urandom.h): here, so that the pool links alone. */
+struct fp_stripe ur_counters[FP_STRIPES];
+
 /* ------------------------------------------------------------------------
  * The reservoir.  It lives in wipe-on-fork memory, where all-zero is a
  * valid state (empty, unlocked): a child starts with nothing to serve.
@@ -104,15 +107,15 @@ static struct ur_pool *ur_pool_get(void)
 		return p;
 	}
 	p = mmap(NULL, sizeof *p, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	fp_count(FP_C_URANDOM_SYSCALLS);
+	ur_count(SYSCALLS);
 	if (p == MAP_FAILED)
 		return NULL;
 #if defined(MADV_WIPEONFORK)
 	wipe = madvise(p, sizeof *p, MADV_WIPEONFORK) == 0;
-	fp_count(FP_C_URANDOM_SYSCALLS);
+	ur_count(SYSCALLS);
 #elif defined(MC_INHERIT_ZERO)
 	wipe = memcntl((void *)p, sizeof *p, MC_INHERIT_ZERO, 0, 0, 0) == 0;
-	fp_count(FP_C_URANDOM_SYSCALLS);
+	ur_count(SYSCALLS);
 #endif
 	/* Set before publishing, so no thread of this process ever sees a pid
 	 * mismatch (see ur_check_pid). */
@@ -231,8 +234,8 @@ static bool ur_refill(struct ur_pool *p, int fd)
 	 * thread would leave the lock held for ever. */
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
 
-	fp_count(FP_C_URANDOM_REFILLS);
-	fp_count(FP_C_URANDOM_SYSCALLS);
+	ur_count(REFILLS);
+	ur_count(SYSCALLS);
 #ifdef FP_LINUX
 	if (!atomic_load_explicit(&ur_no_getrandom, memory_order_relaxed) &&
 	    fp_real.r_getrandom.f) {

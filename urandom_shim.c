@@ -9,6 +9,9 @@
 #include "fastpath.h"
 #include "urandom.h"
 
+/* FASTPATH_GETRANDOM: getrandom() and getentropy() are pooled too. */
+static bool ur_getrandom;
+
 /* ------------------------------------------------------------------------
  * open and its twins.  The mode is read only when the flags say there is
  * one (O_CREAT, or all of O_TMPFILE's bits).
@@ -160,17 +163,17 @@ static ssize_t ur_read(int fd, void *buf, size_t n)
 
 	/* read is a cancellation point, served from the pool or not. */
 	pthread_testcancel();
-	fp_count(FP_C_URANDOM_READS);
+	ur_count(READS);
 	if (n == 0)
 		return 0;
 	if (n > UR_SERVE_MAX || !ur_opaque(buf)) {
-		fp_count(FP_C_URANDOM_SYSCALLS);
+		ur_count(SYSCALLS);
 		return fp_real.r_read.f(fd, buf, n);
 	}
 	got = ur_take(buf, n, fd);
 	if (fp_likely(got == n))
 		return (ssize_t)n;
-	fp_count(FP_C_URANDOM_SYSCALLS);
+	ur_count(SYSCALLS);
 	r = fp_real.r_read.f(fd, (unsigned char *)buf + got, n - got);
 	if (r < 0)
 		return got ? (ssize_t)got : -1;
@@ -263,8 +266,8 @@ static ssize_t ur_readv(int fd, const struct iovec *iov, int cnt)
 	}
 	return r;
 direct:
-	fp_count(FP_C_URANDOM_READS);
-	fp_count(FP_C_URANDOM_SYSCALLS);
+	ur_count(READS);
+	ur_count(SYSCALLS);
 	return fp_real.r_readv.f(fd, iov, cnt);
 }
 
@@ -601,18 +604,18 @@ FP_EXPORT ssize_t getrandom(void *buf, size_t n, unsigned flags)
 	if (fp_unlikely(!fp_ready())) {
 		return syscall(SYS_getrandom, buf, n, flags);
 	}
-	if (fp_likely(!fp_cfg.getrandom) || !fp_enabled(FP_F_URANDOM) ||
+	if (fp_likely(!ur_getrandom) || !fp_enabled(FP_BIT(urandom)) ||
 	    (flags & ~(unsigned)GRND_NONBLOCK) || n == 0 || n > UR_SERVE_MAX ||
 	    !ur_opaque(buf))
 		return fp_real.r_getrandom.f(buf, n, flags);
 	pthread_testcancel();  /* as glibc's getrandom */
 	got = ur_take(buf, n, -1);
 	if (got == n) {
-		fp_count(FP_C_URANDOM_GETRANDOM);
+		ur_count(GETRANDOM);
 		return (ssize_t)n;
 	}
 	/* The kernel tops up: it blocks (or says EAGAIN) exactly as it would. */
-	fp_count(FP_C_URANDOM_SYSCALLS);
+	ur_count(SYSCALLS);
 	ssize_t r = fp_real.r_getrandom.f((unsigned char *)buf + got, n - got, flags);
 
 	if (r < 0)
@@ -629,28 +632,47 @@ FP_EXPORT int getentropy(void *buf, size_t n)
 		return -1;
 	}
 	/* Over 256 bytes is EIO; NULL is EFAULT: the real one says so. */
-	if (fp_likely(!fp_cfg.getrandom) || !fp_enabled(FP_F_URANDOM) || n == 0 ||
+	if (fp_likely(!ur_getrandom) || !fp_enabled(FP_BIT(urandom)) || n == 0 ||
 	    n > 256 || !ur_opaque(buf))
 		return fp_real.r_getentropy.f(buf, n);
 	got = ur_take(buf, n, -1);
 	if (got == n) {
-		fp_count(FP_C_URANDOM_GETRANDOM);
+		ur_count(GETRANDOM);
 		return 0;
 	}
-	fp_count(FP_C_URANDOM_SYSCALLS);
+	ur_count(SYSCALLS);
 	return fp_real.r_getentropy.f((unsigned char *)buf + got, n - got);
 }
 #endif
 
 
-static void ur_atfork_prepare(void)
+/* ------------------------------------------------------------------------
+ * The descriptor.
+ * ---------------------------------------------------------------------- */
+static bool ur_load(fp_getenv_fn get)
 {
-	ur_fd_atfork_prepare();
+	char why[256];
+	const char *v = get("FASTPATH_GETRANDOM");
+
+	ur_getrandom = false;
+	if (v && fp_parse_bool(v, &ur_getrandom, why, sizeof why) < 0)
+		fp_warn("FASTPATH_GETRANDOM", v, why, "getrandom() is not pooled");
+	return true;
 }
 
-static void ur_atfork_parent(void)
+/* "<n> opens, <n> reads, <n> getrandom[ (off)], <n> syscalls, <n> refills" */
+static void ur_stats(struct fp_buf *b, const unsigned long *c)
 {
-	ur_fd_atfork_parent();
+	fp_buf_ulong(b, c[UR_C_OPENS]);
+	fp_buf_str(b, " opens, ");
+	fp_buf_ulong(b, c[UR_C_READS]);
+	fp_buf_str(b, " reads, ");
+	fp_buf_ulong(b, c[UR_C_GETRANDOM]);
+	fp_buf_str(b, ur_getrandom ? " getrandom, " : " getrandom (off), ");
+	fp_buf_ulong(b, c[UR_C_SYSCALLS]);
+	fp_buf_str(b, " syscalls, ");
+	fp_buf_ulong(b, c[UR_C_REFILLS]);
+	fp_buf_str(b, " refills");
 }
 
 static void ur_atfork_child(void)
@@ -659,7 +681,6 @@ static void ur_atfork_child(void)
 	ur_pool_atfork_child();
 }
 
-__attribute__((constructor)) static void ur_constructor(void)
-{
-	pthread_atfork(ur_atfork_prepare, ur_atfork_parent, ur_atfork_child);
-}
+FP_MITIGATION(urandom, .load = ur_load, .stats = ur_stats, .counters = ur_counters,
+              .ncounters = UR_NCOUNTERS, .prepare = ur_fd_atfork_prepare,
+              .parent = ur_fd_atfork_parent, .child = ur_atfork_child);

@@ -16,6 +16,7 @@
 #define FP_RL_TESTING 1
 #include "../fastpath.c"
 #include "../readlink_shim.c"
+FP_TABLE(&fp_mit_readlink);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

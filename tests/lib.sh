@@ -42,6 +42,27 @@ expect_eq() {
 # skip NAME WHY: prints a clear message and counts nothing.
 skip() { echo "skip - $1: $2"; }
 
+# stats_field NAME ERE [VAR=VALUE...]: the summary line of a program run
+# under fastpath.so (with those settings) has the field "NAME <ERE>" whole,
+# between "; " or the line's ends, and "NAME off" under FASTPATH_DISABLE=NAME.
+stats_field() {
+	sf_name=$1 sf_re=$2
+	shift 2
+	sf_line=$(env LD_PRELOAD="$FASTPATH_SO" FASTPATH_STATS=1 "$@" sh -c : 2>&1 >/dev/null)
+	if printf '%s\n' "$sf_line" | grep -Eq "(: |; )$sf_name $sf_re(;|\$)"; then
+		ok "summary field \"$sf_name\" has the documented shape"
+	else
+		fail "summary field \"$sf_name\" has the documented shape" "$sf_line"
+	fi
+	sf_line=$(env LD_PRELOAD="$FASTPATH_SO" FASTPATH_STATS=1 FASTPATH_DISABLE="$sf_name" "$@" \
+		sh -c : 2>&1 >/dev/null)
+	if printf '%s\n' "$sf_line" | grep -Eq "(: |; )$sf_name off(;|\$)"; then
+		ok "summary field \"$sf_name\": off when disabled"
+	else
+		fail "summary field \"$sf_name\": off when disabled" "$sf_line"
+	fi
+}
+
 finish() {
 	echo "$T_PASSED passed, $T_FAILED failed"
 	[ "$T_FAILED" -eq 0 ]

@@ -5,7 +5,21 @@
 . "$(dirname "$0")/lib.sh"
 
 P=$FASTPATH_SO
-line_re='^fastpath\[[0-9]*\]: readlink (off|[0-9]+ short-circuited of [0-9]+); urandom (off|[0-9]+ opens, [0-9]+ reads, [0-9]+ getrandom( \(off\))?, [0-9]+ syscalls, [0-9]+ refills); cpus (off|[0-9]+ reported \(real ([0-9]+|\?)\) to [0-9]+ queries)$'
+# The mitigations, in the order of the line, as the object itself lists them
+# (FASTPATH_DISABLE's warning); each field's own shape is checked by its
+# mitigation's script (stats_field in tests/lib.sh).
+names=$(LD_PRELOAD=$P FASTPATH_DISABLE='?' sh -c : 2>&1 | sed -n 's/.*(accepted: \(.*\), all).*/\1/p' | tr -d ,)
+line_re='^fastpath\[[0-9]*\]: '
+sep=
+for n in $names; do
+	line_re="$line_re$sep$n (off|[0-9][^;]*)"
+	sep='; '
+done
+line_re="$line_re\$"
+# fastpath(7) documents the same fields, in the same order.
+man_names=$(sed -n 's/^fastpath\[PID\]: //p' man/fastpath.7 | tr ';' '\n' | awk '{ print $1 }' |
+	tr '\n' ' ' | sed 's/ $//')
+expect_eq "the object's mitigations are fastpath(7)'s" "$man_names" "$names"
 
 # --- the summary line ---------------------------------------------------
 "$INTERPOSE" --stats true 2>"$T_TMP/err"

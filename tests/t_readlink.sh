@@ -9,6 +9,8 @@
 # stat_line FILE: "SHORT CALLS" from a FASTPATH_STATS line, split on purpose.
 stat_line() { sed -n 's/.*readlink \([0-9]*\) short-circuited of \([0-9]*\).*/\1 \2/p' "$1"; }
 
+stats_field readlink '[0-9]+ short-circuited of [0-9]+'
+
 # ---- the oracle ------------------------------------------------------------
 "$TESTBIN/prog_readlink_oracle" >"$T_TMP/o.native" 2>&1
 rc=$?

@@ -94,6 +94,9 @@ else
 fi
 
 # ---- the stats line ----------------------------------------------------
+stats_field urandom '[0-9]+ opens, [0-9]+ reads, [0-9]+ getrandom \(off\), [0-9]+ syscalls, [0-9]+ refills'
+stats_field urandom '[0-9]+ opens, [0-9]+ reads, [0-9]+ getrandom, [0-9]+ syscalls, [0-9]+ refills' \
+	FASTPATH_GETRANDOM=1
 line=$(FASTPATH_STATS=1 pre "$S" cycles 10000 2>&1)
 case $line in
 *"urandom 10000 opens, 10000 reads, 0 getrandom (off), "*) ok "stats line counts opens and reads" ;;

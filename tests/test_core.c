@@ -13,6 +13,14 @@
 static void *test_dlsym(const char *name);
 #define FP_DLSYM(name) test_dlsym(name)
 #include "../fastpath.c"
+/* The whole library, as fastpath.so has it: the settings and the summary
+ * line are checked against the real registry. */
+#include "../mitigations.c"
+#include "../readlink_shim.c"
+#include "../urandom_pool.c"
+#include "../urandom_fd.c"
+#include "../urandom_shim.c"
+#include "../cpus_shim.c"
 
 static void (*dlsym_hook)(const char *name);
 
@@ -38,16 +46,16 @@ static void test_features_valid(void **state)
 		unsigned mask;
 	} cases[] = {
 		{ "", 0 },
-		{ "readlink", FP_F_READLINK },
-		{ "urandom", FP_F_URANDOM },
-		{ "cpus", FP_F_CPUS },
-		{ "all", FP_F_ALL },
-		{ "readlink,urandom", FP_F_READLINK | FP_F_URANDOM },
-		{ "urandom,readlink,cpus", FP_F_ALL },
-		{ "READLINK", FP_F_READLINK },
-		{ ",,readlink,", FP_F_READLINK },
+		{ "readlink", FP_BIT(readlink) },
+		{ "urandom", FP_BIT(urandom) },
+		{ "cpus", FP_BIT(cpus) },
+		{ "all", FP_ALL },
+		{ "readlink,urandom", FP_BIT(readlink) | FP_BIT(urandom) },
+		{ "urandom,readlink,cpus", FP_ALL },
+		{ "READLINK", FP_BIT(readlink) },
+		{ ",,readlink,", FP_BIT(readlink) },
 		{ ",", 0 },
-		{ "readlink,readlink", FP_F_READLINK },
+		{ "readlink,readlink", FP_BIT(readlink) },
 	};
 	size_t i;
 
@@ -70,7 +78,7 @@ static void test_features_malformed(void **state)
 		const char *name; /* the offending item, quoted in the reason */
 	} cases[] = {
 		{ "bogus", 0, "\"bogus\"" },
-		{ "readlink,bogus", FP_F_READLINK, "\"bogus\"" },
+		{ "readlink,bogus", FP_BIT(readlink), "\"bogus\"" },
 		{ " readlink", 0, "\" readlink\"" },
 		{ "readlink ", 0, "\"readlink \"" },
 		{ "readlinks", 0, "\"readlinks\"" },
@@ -78,7 +86,7 @@ static void test_features_malformed(void **state)
 		{ "urandom;cpus", 0, "\"urandom;cpus\"" },
 		{ "1", 0, "\"1\"" },
 		{ "none", 0, "\"none\"" },
-		{ "cpus,x,y", FP_F_CPUS, "\"x\"" },
+		{ "cpus,x,y", FP_BIT(cpus), "\"x\"" },
 		{ "\xff\xfe", 0, "\"\xff\xfe\"" },
 	};
 	size_t i;
@@ -156,12 +164,12 @@ static void test_cpus(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof good / sizeof good[0]; i++) {
-		assert_int_equal(fp_parse_cpus(good[i].in, &v, why, sizeof why), 0);
+		assert_int_equal(fp_parse_count(good[i].in, CPUS_MAX, &v, why, sizeof why), 0);
 		assert_int_equal(v, good[i].v);
 	}
 	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		v = 42;
-		assert_int_equal(fp_parse_cpus(bad[i], &v, why, sizeof why), -1);
+		assert_int_equal(fp_parse_count(bad[i], CPUS_MAX, &v, why, sizeof why), -1);
 		assert_int_equal(v, 0);
 		assert_string_equal(why, "not a whole number from 1 to 65536");
 	}
@@ -267,10 +275,10 @@ static void test_load_defaults(void **state)
 
 	(void)state;
 	assert_int_equal(load_capture(env, &cfg, err, sizeof err), 0);
-	assert_int_equal(cfg.enabled, FP_F_READLINK | FP_F_URANDOM);
+	assert_int_equal(cfg.enabled, FP_BIT(readlink) | FP_BIT(urandom));
 	assert_false(cfg.debug);
-	assert_false(cfg.getrandom);
-	assert_int_equal(cfg.cpus, 0);
+	assert_false(ur_getrandom);
+	assert_int_equal(cpus_wanted, 0);
 	assert_int_equal(cfg.stats, FP_STATS_NONE);
 }
 
@@ -285,10 +293,10 @@ static void test_load_good(void **state)
 
 	(void)state;
 	assert_int_equal(load_capture(env, &cfg, err, sizeof err), 0);
-	assert_int_equal(cfg.enabled, FP_F_URANDOM | FP_F_CPUS);
-	assert_int_equal(cfg.cpus, 8);
+	assert_int_equal(cfg.enabled, FP_BIT(urandom) | FP_BIT(cpus));
+	assert_int_equal(cpus_wanted, 8);
 	assert_true(cfg.debug);
-	assert_true(cfg.getrandom);
+	assert_true(ur_getrandom);
 	assert_int_equal(cfg.stats, FP_STATS_STDERR);
 }
 
@@ -330,10 +338,10 @@ static void test_load_each_malformed(void **state)
 		assert_non_null(strstr(err, cases[i].needle));
 		assert_non_null(strstr(err, "fastpath["));
 		/* Safe defaults: the two always-on shims stay on, the rest off. */
-		assert_int_equal(cfg.enabled, FP_F_READLINK | FP_F_URANDOM);
-		assert_int_equal(cfg.cpus, 0);
+		assert_int_equal(cfg.enabled, FP_BIT(readlink) | FP_BIT(urandom));
+		assert_int_equal(cpus_wanted, 0);
 		assert_false(cfg.debug);
-		assert_false(cfg.getrandom);
+		assert_false(ur_getrandom);
 		assert_int_equal(cfg.stats, FP_STATS_NONE);
 	}
 }
@@ -347,7 +355,7 @@ static void test_load_partial_disable(void **state)
 	(void)state;
 	assert_int_equal(load_capture(env, &cfg, err, sizeof err), 1);
 	assert_non_null(strstr(err, "disabling only the names understood"));
-	assert_int_equal(cfg.enabled, FP_F_READLINK);
+	assert_int_equal(cfg.enabled, FP_BIT(readlink));
 }
 
 static void test_load_all_malformed_one_line_each(void **state)
@@ -389,60 +397,61 @@ static void test_load_stats_file(void **state)
 
 static void test_format_stats_all(void **state)
 {
-	unsigned long c[FP_NCOUNTERS] = { 0 };
-	struct fp_settings cfg = { 0 };
+	unsigned long c[FP_NMITIGATIONS][FP_MAX_COUNTERS] = { { 0 } };
 	char line[512];
 	size_t n;
 
 	(void)state;
-	c[FP_C_READLINK_CALLS] = 1003;
-	c[FP_C_READLINK_SHORT] = 1000;
-	c[FP_C_URANDOM_OPENS] = 2000000;
-	c[FP_C_URANDOM_READS] = 1000000;
-	c[FP_C_URANDOM_SYSCALLS] = 66;
-	c[FP_C_URANDOM_REFILLS] = 64;
-	c[FP_C_CPUS_QUERIES] = 3;
-	c[FP_C_CPUS_REAL] = 256;
-	cfg.enabled = FP_F_ALL;
-	cfg.cpus = 8;
-	n = fp_format_stats(line, sizeof line, 1234, c, &cfg);
+	c[FP_M_readlink][RL_C_CALLS] = 1003;
+	c[FP_M_readlink][RL_C_SHORT] = 1000;
+	c[FP_M_urandom][UR_C_OPENS] = 2000000;
+	c[FP_M_urandom][UR_C_READS] = 1000000;
+	c[FP_M_urandom][UR_C_SYSCALLS] = 66;
+	c[FP_M_urandom][UR_C_REFILLS] = 64;
+	c[FP_M_cpus][CPUS_C_QUERIES] = 3;
+	c[FP_M_cpus][CPUS_C_REAL] = 256;
+	cpus_wanted = 8;
+	ur_getrandom = false;
+	n = fp_format_stats(line, sizeof line, 1234, c, FP_ALL);
 	assert_string_equal(line,
 	                    "fastpath[1234]: readlink 1000 short-circuited of 1003; "
 	                    "urandom 2000000 opens, 1000000 reads, 0 getrandom (off), "
 	                    "66 syscalls, 64 refills; cpus 8 reported (real 256) to 3 queries");
 	assert_int_equal(n, strlen(line));
-	cfg.getrandom = true;
-	c[FP_C_URANDOM_GETRANDOM] = 5;
-	fp_format_stats(line, sizeof line, 1, c, &cfg);
+	ur_getrandom = true;
+	c[FP_M_urandom][UR_C_GETRANDOM] = 5;
+	fp_format_stats(line, sizeof line, 1, c, FP_ALL);
 	assert_non_null(strstr(line, " 5 getrandom, 66 syscalls"));
+	ur_getrandom = false;
+	cpus_wanted = 0;
 }
 
 static void test_format_stats_off(void **state)
 {
-	unsigned long c[FP_NCOUNTERS] = { 0 };
-	struct fp_settings cfg = { 0 };
+	unsigned long c[FP_NMITIGATIONS][FP_MAX_COUNTERS] = { { 0 } };
 	char line[512];
 
 	(void)state;
-	fp_format_stats(line, sizeof line, 7, c, &cfg);
+	fp_format_stats(line, sizeof line, 7, c, 0);
 	assert_string_equal(line, "fastpath[7]: readlink off; urandom off; cpus off");
-	cfg.enabled = FP_F_CPUS;
-	cfg.cpus = 4;
-	fp_format_stats(line, sizeof line, 7, c, &cfg);
+	cpus_wanted = 4;
+	fp_format_stats(line, sizeof line, 7, c, FP_BIT(cpus));
 	assert_string_equal(line, "fastpath[7]: readlink off; urandom off; "
 	                          "cpus 4 reported (real ?) to 0 queries");
+	cpus_wanted = 0;
 }
 
 static void test_format_stats_truncates(void **state)
 {
-	unsigned long c[FP_NCOUNTERS] = { 0 };
-	struct fp_settings cfg = { .enabled = FP_F_ALL, .cpus = 1 };
+	unsigned long c[FP_NMITIGATIONS][FP_MAX_COUNTERS] = { { 0 } };
 	char line[16];
 
 	(void)state;
+	cpus_wanted = 1;
 	memset(line, 'Z', sizeof line);
-	assert_int_equal(fp_format_stats(line, sizeof line, 1, c, &cfg), 15);
+	assert_int_equal(fp_format_stats(line, sizeof line, 1, c, FP_ALL), 15);
 	assert_string_equal(line, "fastpath[1]: re");
+	cpus_wanted = 0;
 }
 
 /* ---- the formatter ------------------------------------------------------ */

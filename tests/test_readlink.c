@@ -13,15 +13,16 @@
 #define FP_RL_TESTING 1
 #include "../fastpath.c"
 #include "../readlink_shim.c"
+FP_TABLE(&fp_mit_readlink);
 
 #include <sys/socket.h>
 #include <sys/un.h>
 
 /* ---- helpers ------------------------------------------------------------ */
 
-static unsigned long counter(enum fp_counter c)
+static unsigned long counter(unsigned c)
 {
-	return fp_counter(c);
+	return fp_counter(rl_counters, c);
 }
 
 /* The kernel's answer, with no libc (and no shim) in between. */
@@ -32,8 +33,8 @@ static ssize_t kernel_readlink(const char *path, char *buf, size_t n)
 
 static void set_test_env(const char *root, const char *policy)
 {
-	snprintf(fp_cfg.test_proc_root, sizeof fp_cfg.test_proc_root, "%s", root ? root : "");
-	snprintf(fp_cfg.test_policy, sizeof fp_cfg.test_policy, "%s", policy ? policy : "");
+	snprintf(rl_test_proc_root, sizeof rl_test_proc_root, "%s", root ? root : "");
+	snprintf(rl_test_policy, sizeof rl_test_policy, "%s", policy ? policy : "");
 	atomic_store(&fp_rl_procfs, 0);
 }
 
@@ -41,7 +42,7 @@ static int setup(void **state)
 {
 	(void)state;
 	assert_true(fp_ready());
-	fp_cfg.enabled |= FP_F_READLINK;
+	fp_cfg.enabled |= FP_BIT(readlink);
 	fp_cfg.debug = false;
 	set_test_env(NULL, NULL);
 	return 0;
@@ -287,7 +288,7 @@ static void check_every_size(int fd, bool expect_short)
 		char a[64], k[64];
 		ssize_t ra, rk;
 		int ea, ek;
-		unsigned long before = counter(FP_C_READLINK_SHORT);
+		unsigned long before = counter(RL_C_SHORT);
 
 		memset(a, 'Z', sizeof a);
 		memset(k, 'Z', sizeof k);
@@ -302,7 +303,7 @@ static void check_every_size(int fd, bool expect_short)
 			assert_int_equal(ea, ek);
 		assert_memory_equal(a, k, sizeof a);
 		/* size 0 is the C library's to answer */
-		assert_int_equal(counter(FP_C_READLINK_SHORT) - before,
+		assert_int_equal(counter(RL_C_SHORT) - before,
 		                 expect_short && n > 0 ? 1 : 0);
 	}
 }
@@ -339,7 +340,7 @@ static void test_odd_arguments(void **state)
 	(void)state;
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 	snprintf(path, sizeof path, "/proc/self/fd/%d", sv[0]);
-	before = counter(FP_C_READLINK_SHORT);
+	before = counter(RL_C_SHORT);
 	errno = 0;
 	assert_int_equal(readlink(nopath, buf, sizeof buf), -1);
 	assert_int_equal(errno, EFAULT);
@@ -349,7 +350,7 @@ static void test_odd_arguments(void **state)
 	errno = 0;
 	assert_int_equal(readlink(path, buf, huge), -1);
 	assert_int_equal(errno, EINVAL);
-	assert_int_equal(counter(FP_C_READLINK_SHORT), before);
+	assert_int_equal(counter(RL_C_SHORT), before);
 	/* A closed fd: fstat fails, the kernel says ENOENT, errno is its. */
 	close(sv[1]);
 	snprintf(path, sizeof path, "/proc/self/fd/%d", sv[1]);
@@ -370,7 +371,7 @@ static void expect_same(const char *path, bool expect_short)
 {
 	char a[128], k[128];
 	ssize_t ra, rk;
-	unsigned long before = counter(FP_C_READLINK_SHORT);
+	unsigned long before = counter(RL_C_SHORT);
 
 	memset(a, 0, sizeof a);
 	memset(k, 0, sizeof k);
@@ -378,7 +379,7 @@ static void expect_same(const char *path, bool expect_short)
 	rk = kernel_readlink(path, k, sizeof k);
 	if (ra != rk || memcmp(a, k, sizeof a) != 0)
 		fail_msg("%s: shim %zd \"%s\", kernel %zd \"%s\"", path, ra, a, rk, k);
-	if ((counter(FP_C_READLINK_SHORT) - before) != (expect_short ? 1u : 0u))
+	if ((counter(RL_C_SHORT) - before) != (expect_short ? 1u : 0u))
 		fail_msg("%s: expected %s", path, expect_short ? "short-circuit" : "pass-through");
 }
 
@@ -414,7 +415,7 @@ static void test_linux_own_forms(void **state)
 	{
 		char a[64], k[64];
 		int dfd = open("/proc/self/fd", O_RDONLY | O_DIRECTORY);
-		unsigned long before = counter(FP_C_READLINK_SHORT);
+		unsigned long before = counter(RL_C_SHORT);
 		char name[16];
 		ssize_t ra, rk;
 
@@ -427,12 +428,12 @@ static void test_linux_own_forms(void **state)
 		ra = readlinkat(dfd, path, a, sizeof a);
 		assert_int_equal(ra, rk);
 		assert_memory_equal(a, k, (size_t)rk);
-		assert_int_equal(counter(FP_C_READLINK_SHORT) - before, 2);
+		assert_int_equal(counter(RL_C_SHORT) - before, 2);
 		snprintf(name, sizeof name, "%d", sv[0]);
 		ra = readlinkat(dfd, name, a, sizeof a);
 		assert_int_equal(ra, rk);
 		assert_memory_equal(a, k, (size_t)rk);
-		assert_int_equal(counter(FP_C_READLINK_SHORT) - before, 2);
+		assert_int_equal(counter(RL_C_SHORT) - before, 2);
 		close(dfd);
 	}
 	close(sv[0]);
@@ -478,11 +479,11 @@ static void *non_leader(void *p)
 		a->errors = 100;
 		return NULL;
 	}
-	before = counter(FP_C_READLINK_SHORT);
+	before = counter(RL_C_SHORT);
 	a->errors += differs_from_kernel("self", a->victim, "socket:[");
 	a->errors += differs_from_kernel("thread-self", a->victim, "pipe:[");
 	a->errors += differs_from_kernel("thread-self", a->sock, "");
-	a->shorts = counter(FP_C_READLINK_SHORT) - before;
+	a->shorts = counter(RL_C_SHORT) - before;
 	return NULL;
 }
 
@@ -566,12 +567,12 @@ static void test_linux_needs_procfs(void **state)
 	assert_non_null(mkdtemp(dir));
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 	set_test_env(dir, "linux");
-	before = counter(FP_C_READLINK_SHORT);
+	before = counter(RL_C_SHORT);
 	snprintf(path, sizeof path, "%s/self/fd/%d", dir, sv[0]);
 	errno = 0;
 	assert_int_equal(readlink(path, buf, sizeof buf), -1);
 	assert_int_equal(errno, ENOENT);
-	assert_int_equal(counter(FP_C_READLINK_SHORT), before);
+	assert_int_equal(counter(RL_C_SHORT), before);
 	set_test_env(NULL, NULL);
 	close(sv[0]);
 	close(sv[1]);
@@ -586,9 +587,9 @@ static void test_disabled(void **state)
 	(void)state;
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 	snprintf(path, sizeof path, "/proc/self/fd/%d", sv[0]);
-	fp_cfg.enabled &= ~(unsigned)FP_F_READLINK;
+	fp_cfg.enabled &= ~(unsigned)FP_BIT(readlink);
 	expect_same(path, false);
-	fp_cfg.enabled |= FP_F_READLINK;
+	fp_cfg.enabled |= FP_BIT(readlink);
 	expect_same(path, true);
 	close(sv[0]);
 	close(sv[1]);
@@ -687,7 +688,7 @@ static void expect_at(int dirfd, const char *root, const char *rel, const char *
 {
 	char path[256], buf[128];
 	ssize_t r;
-	unsigned long before = counter(FP_C_READLINK_SHORT);
+	unsigned long before = counter(RL_C_SHORT);
 
 	if (dirfd == AT_FDCWD)
 		snprintf(path, sizeof path, "%s/%s", root, rel);
@@ -702,7 +703,7 @@ static void expect_at(int dirfd, const char *root, const char *rel, const char *
 	} else if (r != -1 || errno != ENOENT) {
 		fail_msg("%s: got %zd \"%s\" errno %d, want ENOENT", rel, r, buf, errno);
 	}
-	if ((counter(FP_C_READLINK_SHORT) - before) != (expect_short ? 1u : 0u))
+	if ((counter(RL_C_SHORT) - before) != (expect_short ? 1u : 0u))
 		fail_msg("%s: expected %s", rel, expect_short ? "short-circuit" : "pass-through");
 }
 
@@ -716,7 +717,7 @@ static void test_illumos_fixture(void **state)
 	(void)state;
 	fixture_make(&f);
 	set_test_env(f.root, "illumos");
-	calls = counter(FP_C_READLINK_CALLS);
+	calls = counter(RL_C_CALLS);
 	expect_at(AT_FDCWD, f.root, "4242/path/3", NULL, true);          /* socket */
 	expect_at(AT_FDCWD, f.root, "4242/path/4", "/fixture/regular", false);
 	expect_at(AT_FDCWD, f.root, "4242/path/5", "/fixture/unknown", false); /* no fd/5 */
@@ -733,7 +734,7 @@ static void test_illumos_fixture(void **state)
 	snprintf(rel, sizeof rel, "%s/4242/fd/3", f.root);
 	assert_int_equal(readlink(rel, buf, sizeof buf), -1);
 	assert_int_equal(errno, EINVAL);
-	assert_int_equal(counter(FP_C_READLINK_CALLS) - calls, 7);
+	assert_int_equal(counter(RL_C_CALLS) - calls, 7);
 
 	/* readlinkat relative to an open <root>/<pid>/path */
 	{

@@ -28,6 +28,7 @@ static void (*midcopy)(void);
 #include "../urandom_pool.c"
 #include "../urandom_fd.c"
 #include "../urandom_shim.c"
+FP_TABLE(&fp_mit_urandom);
 
 static int setup(void **state)
 {
@@ -36,9 +37,9 @@ static int setup(void **state)
 	return 0;
 }
 
-static unsigned long counter(enum fp_counter c)
+static unsigned long counter(unsigned c)
 {
-	return fp_counter(c);
+	return fp_counter(ur_counters, c);
 }
 
 static void test_match(void **state)
@@ -81,9 +82,9 @@ static void test_match(void **state)
 	assert_int_equal(ur_match("/dev/random", O_RDONLY),
 	                 ur_random_pooled() ? UR_DEV_RANDOM : -1);
 	assert_int_equal(ur_match("/dev/random", O_RDWR), -1);
-	fp_cfg.enabled &= ~FP_F_URANDOM;
+	fp_cfg.enabled &= ~FP_BIT(urandom);
 	assert_int_equal(ur_match("/dev/urandom", O_RDONLY), -1);
-	fp_cfg.enabled |= FP_F_URANDOM;
+	fp_cfg.enabled |= FP_BIT(urandom);
 }
 
 /* Served bytes are zero in the pool, never served again, and the pool
@@ -103,13 +104,13 @@ static void test_take_zeroes_and_never_repeats(void **state)
 	for (i = 0; i < pos; i++)
 		assert_int_equal(p->buf[i], 0);
 	assert_true(p->len == UR_POOL);
-	refills = counter(FP_C_URANDOM_REFILLS);
+	refills = counter(UR_C_REFILLS);
 	/* Drain the rest and one more: exactly one refill. */
 	while (p->len - p->pos >= sizeof a)
 		assert_int_equal(ur_take(a, sizeof a, -1), sizeof a);
-	assert_int_equal(counter(FP_C_URANDOM_REFILLS), refills);
+	assert_int_equal(counter(UR_C_REFILLS), refills);
 	assert_int_equal(ur_take(a, sizeof a, -1), sizeof a);
-	assert_int_equal(counter(FP_C_URANDOM_REFILLS), refills + 1);
+	assert_int_equal(counter(UR_C_REFILLS), refills + 1);
 	/* The tail that was too short was discarded as zeros. */
 	for (i = 0; i < p->pos; i++)
 		assert_int_equal(p->buf[i], 0);
@@ -137,16 +138,16 @@ static void test_reentry_falls_back(void **state)
 	atomic_store(&p->owner, (uintptr_t)pthread_self());
 	saved = *t;
 	assert_int_equal(ur_take(b, 16, fd), 0);
-	sys = counter(FP_C_URANDOM_SYSCALLS);
+	sys = counter(UR_C_SYSCALLS);
 	assert_int_equal(read(fd, b, 16), 16);
-	assert_int_equal(counter(FP_C_URANDOM_SYSCALLS), sys + 1);
+	assert_int_equal(counter(UR_C_SYSCALLS), sys + 1);
 	assert_memory_equal(t, &saved, sizeof saved);
 	/* Inside the slice only: the pool serves, under its lock. */
 	atomic_store(&p->owner, 0);
 	pos = p->pos;
-	sys = counter(FP_C_URANDOM_SYSCALLS);
+	sys = counter(UR_C_SYSCALLS);
 	assert_int_equal(read(fd, b, 16), 16);
-	assert_int_equal(counter(FP_C_URANDOM_SYSCALLS), sys);
+	assert_int_equal(counter(UR_C_SYSCALLS), sys);
 	assert_int_equal(p->pos, pos + 16);
 	assert_memory_equal(t, &saved, sizeof saved);
 	/* Inside the pool only (a large read): the slice still serves. */
@@ -254,9 +255,9 @@ static void test_slice_short_fill(void **state)
 	}
 	p->pos = p->len;
 	fp_real.r_getrandom.f = eagain_getrandom;
-	refills = counter(FP_C_URANDOM_REFILLS);
+	refills = counter(UR_C_REFILLS);
 	assert_int_equal(ur_take(b, 16, -1), 0);
-	assert_int_equal(counter(FP_C_URANDOM_REFILLS), refills + 1);
+	assert_int_equal(counter(UR_C_REFILLS), refills + 1);
 	fp_real.r_getrandom.p = saved;
 	p->pos = p->len;
 	assert_int_equal(ur_take(b, 16, -1), 16);
@@ -417,10 +418,10 @@ static void test_reserve_cycle(void **state)
 	errno = 0;
 	assert_int_equal(close(fd), -1);
 	assert_int_equal(errno, EBADF);
-	sys = counter(FP_C_URANDOM_SYSCALLS);
+	sys = counter(UR_C_SYSCALLS);
 	fd2 = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
 	assert_int_equal(fd2, fd);
-	assert_int_equal(counter(FP_C_URANDOM_SYSCALLS), sys);
+	assert_int_equal(counter(UR_C_SYSCALLS), sys);
 	/* A second open while the first is held: a real one. */
 	fd3 = open("/dev/urandom", O_RDONLY);
 	assert_true(fd3 != fd2 && (ur_state(fd3) & UR_OPEN));
@@ -473,8 +474,8 @@ static void test_shared_never_kept(void **state)
 	/* A fork: the reserve and every open descriptor are shared from then
 	 * on (as our handlers mark them around fork()). */
 	fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);  /* another one */
-	ur_atfork_prepare();
-	ur_atfork_parent();
+	ur_fd_atfork_prepare();
+	ur_fd_atfork_parent();
 	assert_true(ur_state(fd) & UR_SHARED);
 	close(fd);
 	assert_int_equal(ur_state(fd), 0);
@@ -486,9 +487,9 @@ static void test_shared_never_kept(void **state)
 	/* A number made ours while a fork may have run is marked. */
 	g = atomic_load(&ur_forks);
 	fd = open("/dev/null", O_RDONLY);
-	ur_atfork_prepare();
+	ur_fd_atfork_prepare();
 	ur_track_new(fd, UR_OPEN, g);
-	ur_atfork_parent();
+	ur_fd_atfork_parent();
 	assert_true(ur_state(fd) & UR_SHARED);
 	(void)ur_untrack(fd);
 	close(fd);
@@ -574,25 +575,25 @@ static void test_heal(void **state)
 static void test_getrandom_pooling(void **state)
 {
 	unsigned char a[300], b[32];
-	unsigned long g = counter(FP_C_URANDOM_GETRANDOM);
+	unsigned long g = counter(UR_C_GETRANDOM);
 
 	(void)state;
-	fp_cfg.getrandom = false;
+	ur_getrandom = false;
 	assert_int_equal(getrandom(a, 16, 0), 16);
-	assert_int_equal(counter(FP_C_URANDOM_GETRANDOM), g);
-	fp_cfg.getrandom = true;
+	assert_int_equal(counter(UR_C_GETRANDOM), g);
+	ur_getrandom = true;
 	assert_int_equal(getrandom(a, 32, 0), 32);
 	assert_int_equal(getrandom(b, 32, GRND_NONBLOCK), 32);
 	assert_memory_not_equal(a, b, 32);
-	assert_int_equal(counter(FP_C_URANDOM_GETRANDOM), g + 2);
+	assert_int_equal(counter(UR_C_GETRANDOM), g + 2);
 	assert_int_equal(getrandom(a, 16, GRND_RANDOM), 16);  /* never pooled */
 	assert_int_equal(getentropy(a, 32), 0);
-	assert_int_equal(counter(FP_C_URANDOM_GETRANDOM), g + 3);
+	assert_int_equal(counter(UR_C_GETRANDOM), g + 3);
 	errno = 0;
 	assert_int_equal(getentropy(a, 257), -1);
 	assert_int_equal(errno, EIO);
 	assert_int_equal(getrandom(a, 0, 0), 0);
-	fp_cfg.getrandom = false;
+	ur_getrandom = false;
 }
 
 int main(void)
