@@ -106,39 +106,24 @@ static long cpus_answer(const char *via)
 
 FP_EXPORT long sysconf(int name)
 {
-	if (fp_unlikely(!fp_ready())) {
-		errno = ENOSYS;
-		return -1;
-	}
 	if ((name == _SC_NPROCESSORS_ONLN || name == _SC_NPROCESSORS_CONF) &&
 	    fp_enabled(FP_BIT(cpus)))
 		return cpus_answer("sysconf");
-	return fp_real.r_sysconf.f(name);
+	return FP_REAL(sysconf)(name);
 }
 
 #ifdef FP_HAVE_GET_NPROCS
-static bool cpus_on(void)
-{
-	return fp_ready() && fp_enabled(FP_BIT(cpus));
-}
+/* get_nprocs and get_nprocs_conf, written once. */
+#define CPUS_WRAP_NPROCS(name)                                               \
+	FP_EXPORT int name(void)                                             \
+	{                                                                    \
+		if (fp_enabled(FP_BIT(cpus)))                                \
+			return (int)cpus_answer(#name);                      \
+		return FP_REAL(name)();                                      \
+	}
 
-FP_EXPORT int get_nprocs(void)
-{
-	if (cpus_on())
-		return (int)cpus_answer("get_nprocs");
-	if (fp_unlikely(!fp_ready()))
-		return 1; /* cannot fail by contract; one CPU is always true */
-	return fp_real.r_get_nprocs.f();
-}
-
-FP_EXPORT int get_nprocs_conf(void)
-{
-	if (cpus_on())
-		return (int)cpus_answer("get_nprocs_conf");
-	if (fp_unlikely(!fp_ready()))
-		return 1;
-	return fp_real.r_get_nprocs_conf.f();
-}
+CPUS_WRAP_NPROCS(get_nprocs)
+CPUS_WRAP_NPROCS(get_nprocs_conf)
 #endif
 
 #ifdef FP_HAVE_AFFINITY
@@ -193,12 +178,8 @@ FP_EXPORT int sched_getaffinity(pid_t pid, size_t setsize, cpu_set_t *mask)
 {
 	int rc;
 
-	if (fp_unlikely(!fp_ready())) {
-		errno = ENOSYS;
-		return -1;
-	}
 	/* The real call first: it decides EFAULT, ESRCH and a too-small set. */
-	rc = fp_real.r_sched_getaffinity.f(pid, setsize, mask);
+	rc = FP_REAL(sched_getaffinity)(pid, setsize, mask);
 	if (!fp_enabled(FP_BIT(cpus)) || !cpus_is_self(pid))
 		return rc;
 	return cpus_fix_mask(rc, setsize, mask, "sched_getaffinity");
@@ -208,9 +189,7 @@ FP_EXPORT int pthread_getaffinity_np(pthread_t thread, size_t setsize, cpu_set_t
 {
 	int rc;
 
-	if (fp_unlikely(!fp_ready()))
-		return ENOSYS;
-	rc = fp_real.r_pthread_getaffinity_np.f(thread, setsize, mask);
+	rc = FP_REAL(pthread_getaffinity_np)(thread, setsize, mask);
 	if (rc != 0 || !fp_enabled(FP_BIT(cpus)))
 		return rc;
 	/* pthread functions report errors by return value, not errno. */
@@ -276,21 +255,15 @@ FP_EXPORT int sched_setaffinity(pid_t pid, size_t setsize, const cpu_set_t *mask
 {
 	union cpus_mask_buf buf;
 
-	if (fp_unlikely(!fp_ready())) {
-		errno = ENOSYS;
-		return -1;
-	}
 	mask = cpus_for_set(mask, &setsize, &buf);
-	return fp_real.r_sched_setaffinity.f(pid, setsize, mask);
+	return FP_REAL(sched_setaffinity)(pid, setsize, mask);
 }
 
 FP_EXPORT int pthread_setaffinity_np(pthread_t thread, size_t setsize, const cpu_set_t *mask)
 {
 	union cpus_mask_buf buf;
 
-	if (fp_unlikely(!fp_ready()))
-		return ENOSYS;
 	mask = cpus_for_set(mask, &setsize, &buf);
-	return fp_real.r_pthread_setaffinity_np.f(thread, setsize, mask);
+	return FP_REAL(pthread_setaffinity_np)(thread, setsize, mask);
 }
 #endif /* FP_HAVE_AFFINITY */

@@ -119,6 +119,7 @@ ssize_t fp_raw_read(int fd, void *buf, size_t n) FP_HIDDEN;
 int fp_raw_close(int fd) FP_HIDDEN;
 ssize_t fp_raw_readlinkat(int dirfd, const char *path, char *buf, size_t n) FP_HIDDEN;
 ssize_t fp_raw_write(int fd, const void *buf, size_t n) FP_HIDDEN;
+void fp_raw_closefrom(int lo) FP_HIDDEN;
 __attribute__((noreturn)) void fp_raw_exit(int status) FP_HIDDEN;
 
 /* True in secure-execution mode (setuid, setgid, file capabilities). */
@@ -136,90 +137,153 @@ bool fp_secure_mode(void) FP_HIDDEN;
  * a typed pointer and void * (as cwrap does) so that no cast between object
  * and function pointers is needed.  A pointer left NULL means the C library
  * under us does not have that function.
+ *
+ * Not ready yet: the one policy.  Until it is bound, each pointer holds a
+ * stand-in made from the last column of its row (fastpath.c): the system
+ * call itself where one does the job (FP_NR_DO), else the failure the C
+ * library gives for a call it does not have (FP_NR_FAIL: ENOSYS; FP_NR_RET:
+ * a value).  A wrapper reaches libc only through FP_REAL(), and a mitigation
+ * acts only when fp_enabled(); both go through fp_ready().  So a wrapper
+ * that this very thread reaches again from inside our initialisation
+ * (dlsym, or reading the environment) applies no mitigation and gets the
+ * stand-in or the bound function: it never loops, and never waits for
+ * itself.
  * ---------------------------------------------------------------------- */
-#define FP_REAL_COMMON(X)                                                    \
-	X(int, open, (const char *, int, ...))                                  \
-	X(int, openat, (int, const char *, int, ...))                           \
-	X(ssize_t, read, (int, void *, size_t))                                 \
-	X(ssize_t, readv, (int, const struct iovec *, int))                     \
-	X(ssize_t, pread, (int, void *, size_t, off_t))                         \
-	X(int, close, (int))                                                    \
-	X(int, dup, (int))                                                      \
-	X(int, dup2, (int, int))                                                \
-	X(int, fcntl, (int, int, ...))                                          \
-	X(FILE *, fdopen, (int, const char *))                                  \
-	X(int, fclose, (FILE *))                                                \
-	X(FILE *, freopen, (const char *, const char *, FILE *))                \
-	X(int, daemon, (int, int))                                              \
-	X(ssize_t, readlink, (const char *, char *, size_t))                    \
-	X(ssize_t, readlinkat, (int, const char *, char *, size_t))             \
-	X(long, sysconf, (int))                                                 \
-	X(void, _exit, (int))                                                   \
-	X(void, _Exit, (int))
+#define FP_NR_FAIL(v) errno = ENOSYS; return v;
+#define FP_NR_RET(v) return v;
+#define FP_NR_DO(call) return call;
+#define FP_NR_VOID(call) call;
+/* open's mode is read only when the flags say there is one (O_CREAT, or all
+ * of O_TMPFILE's bits). */
+#ifdef O_TMPFILE
+#define FP_NEEDS_MODE(f) (((f) & O_CREAT) || ((f) & O_TMPFILE) == O_TMPFILE)
+#else
+#define FP_NEEDS_MODE(f) ((f) & O_CREAT)
+#endif
+#define FP_MODE(flags, mode)                                                 \
+	do {                                                                 \
+		if (FP_NEEDS_MODE(flags)) {                                  \
+			va_list ap_;                                         \
+			va_start(ap_, flags);                                \
+			mode = (mode_t)va_arg(ap_, int);                     \
+			va_end(ap_);                                         \
+		}                                                            \
+	} while (0)
+/* The open family, not ready: openat(2) with the mode if there is one. */
+#define FP_NR_OPEN(dirfd, more)                                              \
+	mode_t mode = 0;                                                     \
+	FP_MODE(flags, mode);                                                \
+	return (int)fp_raw_openat(dirfd, path, flags | (more), mode);
+#define FP_NR_OPEN_2(dirfd, more) return (int)fp_raw_openat(dirfd, path, flags | (more), 0);
+/* A size larger than the buffer is glibc's to abort on, as it would. */
+#define FP_NR_READ_CHK                                                       \
+	if (n > buflen)                                                      \
+		abort();                                                     \
+	return fp_raw_read(fd, buf, n);
+#define FP_NR_READLINK_CHK(dirfd)                                            \
+	if (len > buflen) {                                                  \
+		errno = ENOSYS;                                              \
+		return -1;                                                   \
+	}                                                                    \
+	return fp_raw_readlinkat(dirfd, path, buf, len);
+
+#define FP_REAL_COMMON(X)                                                                     \
+	X(int, open, (const char *path, int flags, ...), FP_NR_OPEN(AT_FDCWD, 0))                \
+	X(int, openat, (int dirfd, const char *path, int flags, ...), FP_NR_OPEN(dirfd, 0))      \
+	X(ssize_t, read, (int fd, void *buf, size_t n), FP_NR_DO(fp_raw_read(fd, buf, n)))       \
+	X(ssize_t, readv, (int fd, const struct iovec *iov, int cnt), FP_NR_FAIL(-1))            \
+	X(ssize_t, pread, (int fd, void *buf, size_t n, off_t off), FP_NR_FAIL(-1))              \
+	X(int, close, (int fd), FP_NR_DO(fp_raw_close(fd)))                                      \
+	X(int, dup, (int fd), FP_NR_FAIL(-1))                                                    \
+	X(int, dup2, (int fd, int to), FP_NR_FAIL(-1))                                           \
+	X(int, fcntl, (int fd, int cmd, ...), FP_NR_FAIL(-1))                                    \
+	X(FILE *, fdopen, (int fd, const char *how), FP_NR_FAIL(NULL))                           \
+	X(int, fclose, (FILE *f), FP_NR_FAIL(EOF))                                               \
+	X(FILE *, freopen, (const char *path, const char *how, FILE *f), FP_NR_FAIL(NULL))       \
+	X(int, daemon, (int nochdir, int noclose), FP_NR_FAIL(-1))                               \
+	X(ssize_t, readlink, (const char *path, char *buf, size_t n),                            \
+	  FP_NR_DO(fp_raw_readlinkat(AT_FDCWD, path, buf, n)))                                   \
+	X(ssize_t, readlinkat, (int dirfd, const char *path, char *buf, size_t n),               \
+	  FP_NR_DO(fp_raw_readlinkat(dirfd, path, buf, n)))                                      \
+	X(long, sysconf, (int name), FP_NR_FAIL(-1))                                             \
+	X(void, _exit, (int status), FP_NR_VOID(fp_raw_exit(status)))                            \
+	X(void, _Exit, (int status), FP_NR_VOID(fp_raw_exit(status)))
 
 #ifdef FP_HAVE_LFS64
-#define FP_REAL_LFS64(X)                                                     \
-	X(int, open64, (const char *, int, ...))                                \
-	X(int, openat64, (int, const char *, int, ...))                         \
-	X(ssize_t, pread64, (int, void *, size_t, off64_t))                     \
-	X(FILE *, freopen64, (const char *, const char *, FILE *))
+#define FP_REAL_LFS64(X)                                                                      \
+	X(int, open64, (const char *path, int flags, ...), FP_NR_OPEN(AT_FDCWD, O_LARGEFILE))    \
+	X(int, openat64, (int dirfd, const char *path, int flags, ...),                          \
+	  FP_NR_OPEN(dirfd, O_LARGEFILE))                                                        \
+	X(ssize_t, pread64, (int fd, void *buf, size_t n, off64_t off), FP_NR_FAIL(-1))          \
+	X(FILE *, freopen64, (const char *path, const char *how, FILE *f), FP_NR_FAIL(NULL))
 #else
 #define FP_REAL_LFS64(X)
 #endif
 
 #ifdef FP_HAVE_GLIBC_CHK
-#define FP_REAL_CHK(X)                                                       \
-	X(int, __open_2, (const char *, int))                                   \
-	X(int, __open64_2, (const char *, int))                                 \
-	X(int, __openat_2, (int, const char *, int))                            \
-	X(int, __openat64_2, (int, const char *, int))                          \
-	X(ssize_t, __read_chk, (int, void *, size_t, size_t))                   \
-	X(ssize_t, __readlink_chk, (const char *, char *, size_t, size_t))      \
-	X(ssize_t, __readlinkat_chk, (int, const char *, char *, size_t, size_t))
+#define FP_REAL_CHK(X)                                                                        \
+	X(int, __open_2, (const char *path, int flags), FP_NR_OPEN_2(AT_FDCWD, 0))               \
+	X(int, __open64_2, (const char *path, int flags), FP_NR_OPEN_2(AT_FDCWD, O_LARGEFILE))   \
+	X(int, __openat_2, (int dirfd, const char *path, int flags), FP_NR_OPEN_2(dirfd, 0))     \
+	X(int, __openat64_2, (int dirfd, const char *path, int flags),                           \
+	  FP_NR_OPEN_2(dirfd, O_LARGEFILE))                                                      \
+	X(ssize_t, __read_chk, (int fd, void *buf, size_t n, size_t buflen), FP_NR_READ_CHK)     \
+	X(ssize_t, __readlink_chk, (const char *path, char *buf, size_t len, size_t buflen),     \
+	  FP_NR_READLINK_CHK(AT_FDCWD))                                                          \
+	X(ssize_t, __readlinkat_chk,                                                             \
+	  (int dirfd, const char *path, char *buf, size_t len, size_t buflen),                   \
+	  FP_NR_READLINK_CHK(dirfd))
 #else
 #define FP_REAL_CHK(X)
 #endif
 
 #ifdef FP_LINUX
-#define FP_REAL_LINUX(X)                                                     \
-	X(int, dup3, (int, int, int))                                           \
-	X(int, get_nprocs, (void))                                              \
-	X(int, get_nprocs_conf, (void))                                         \
-	X(int, sched_getaffinity, (pid_t, size_t, cpu_set_t *))                 \
-	X(int, sched_setaffinity, (pid_t, size_t, const cpu_set_t *))           \
-	X(int, pthread_getaffinity_np, (pthread_t, size_t, cpu_set_t *))        \
-	X(int, pthread_setaffinity_np, (pthread_t, size_t, const cpu_set_t *))  \
-	X(ssize_t, getrandom, (void *, size_t, unsigned int))                   \
-	X(int, getentropy, (void *, size_t))                                    \
-	X(int, chroot, (const char *))                                          \
-	X(int, mount, (const char *, const char *, const char *, unsigned long, \
-	               const void *))                                           \
-	X(int, umount, (const char *))                                          \
-	X(int, umount2, (const char *, int))                                    \
-	X(int, setns, (int, int))
+#define FP_REAL_LINUX(X)                                                                      \
+	X(int, dup3, (int fd, int to, int flags), FP_NR_FAIL(-1))                                \
+	/* get_nprocs cannot fail by contract; one CPU is always true. */                        \
+	X(int, get_nprocs, (void), FP_NR_RET(1))                                                 \
+	X(int, get_nprocs_conf, (void), FP_NR_RET(1))                                            \
+	X(int, sched_getaffinity, (pid_t pid, size_t size, cpu_set_t *mask), FP_NR_FAIL(-1))     \
+	X(int, sched_setaffinity, (pid_t pid, size_t size, const cpu_set_t *mask),               \
+	  FP_NR_FAIL(-1))                                                                        \
+	/* pthread functions report errors by return value, not errno. */                        \
+	X(int, pthread_getaffinity_np, (pthread_t t, size_t size, cpu_set_t *mask),              \
+	  FP_NR_RET(ENOSYS))                                                                     \
+	X(int, pthread_setaffinity_np, (pthread_t t, size_t size, const cpu_set_t *mask),        \
+	  FP_NR_RET(ENOSYS))                                                                     \
+	X(ssize_t, getrandom, (void *buf, size_t n, unsigned int flags),                         \
+	  FP_NR_DO(syscall(SYS_getrandom, buf, n, flags)))                                       \
+	X(int, getentropy, (void *buf, size_t n), FP_NR_FAIL(-1))                                \
+	X(int, chroot, (const char *path), FP_NR_FAIL(-1))                                       \
+	X(int, mount, (const char *src, const char *dst, const char *type,                       \
+	               unsigned long flags, const void *data), FP_NR_FAIL(-1))                   \
+	X(int, umount, (const char *dst), FP_NR_FAIL(-1))                                        \
+	X(int, umount2, (const char *dst, int flags), FP_NR_FAIL(-1))                            \
+	X(int, setns, (int fd, int type), FP_NR_FAIL(-1))
 #else
 #define FP_REAL_LINUX(X)
 #endif
 
 #if defined(FP_HAVE_CLOSE_RANGE)
-#define FP_REAL_CLOSE_RANGE(X) X(int, close_range, (unsigned int, unsigned int, int))
+#define FP_REAL_CLOSE_RANGE(X)                                                                \
+	X(int, close_range, (unsigned int lo, unsigned int hi, int flags), FP_NR_FAIL(-1))
 #else
 #define FP_REAL_CLOSE_RANGE(X)
 #endif
 #if defined(FP_HAVE_CLOSEFROM)
-#define FP_REAL_CLOSEFROM(X) X(void, closefrom, (int))
+#define FP_REAL_CLOSEFROM(X) X(void, closefrom, (int lo), FP_NR_VOID(fp_raw_closefrom(lo)))
 #else
 #define FP_REAL_CLOSEFROM(X)
 #endif
 
 #if defined(FP_HAVE_FCNTL64)
-#define FP_REAL_FCNTL64(X) X(int, fcntl64, (int, int, ...))
+#define FP_REAL_FCNTL64(X) X(int, fcntl64, (int fd, int cmd, ...), FP_NR_FAIL(-1))
 #else
 #define FP_REAL_FCNTL64(X)
 #endif
 
 #if defined(FP_HAVE_FCNTL_TIME64)
-#define FP_REAL_FCNTL_TIME64(X) X(int, __fcntl_time64, (int, int, ...))
+#define FP_REAL_FCNTL_TIME64(X) X(int, __fcntl_time64, (int fd, int cmd, ...), FP_NR_FAIL(-1))
 #else
 #define FP_REAL_FCNTL_TIME64(X)
 #endif
@@ -232,19 +296,23 @@ bool fp_secure_mode(void) FP_HIDDEN;
 /* Members are named r_<symbol>: musl #defines open64 as open, and token
  * pasting keeps such macros from renaming our members. */
 struct fp_real {
-#define FP_X(ret, name, args) union { ret (*f) args; void *p; } r_##name;
+#define FP_X(ret, name, params, unready) union { ret (*f) params; void *p; } r_##name;
 	FP_REAL_ALL(FP_X)
 #undef FP_X
 };
 extern struct fp_real fp_real FP_HIDDEN;
+
+/* The real function, once initialisation has run (or, inside it, in this
+ * thread, the stand-in): the only way a wrapper reaches the C library. */
+#define FP_REAL(name) ((void)fp_ready(), fp_real.r_##name.f)
 
 /* ------------------------------------------------------------------------
  * Initialisation: binding plus settings, once.
  *
  * fp_ready() is the single branch every wrapper pays.  It returns false only
  * while this very thread is inside our initialisation (dlsym, or reading the
- * environment, reached a wrapper again): the wrapper must then fall back to
- * the raw system call (fp_raw_*) or fail with ENOSYS, and never loop.
+ * environment, reached a wrapper again); wrappers do not test it themselves:
+ * FP_REAL() and fp_enabled() do (see "Not ready yet" above).
  * ---------------------------------------------------------------------- */
 enum { FP_INIT_NONE = 0, FP_INIT_RUNNING = 1, FP_INIT_DONE = 2 };
 extern _Atomic int fp_init_state FP_HIDDEN;
@@ -383,9 +451,11 @@ struct fp_settings {
 };
 extern struct fp_settings fp_cfg FP_HIDDEN;
 
+/* Is this mitigation on?  Runs initialisation first if nobody has; false
+ * inside it (see "Not ready yet" above). */
 static inline bool fp_enabled(unsigned bit)
 {
-	return (fp_cfg.enabled & bit) != 0;
+	return fp_ready() && (fp_cfg.enabled & bit) != 0;
 }
 
 /*

@@ -345,51 +345,6 @@ static enum fp_rl_fs fp_rl_fs_of(int fd, const struct stat *st)
 	return fs;
 }
 
-/*
- * What the proc root is changes under a running program only by its own
- * hand (chroot, a mount or unmount, joining another mount namespace): each
- * of those, once made, forgets what we learnt, and the next readlink asks
- * again.  A change made by another process in a mount namespace we share
- * stays out of sight: that is a documented limit.
- */
-#define FP_RL_FORGET(call)                                                   \
-	do {                                                                 \
-		int r_;                                                      \
-		if (fp_unlikely(!fp_ready())) {                              \
-			errno = ENOSYS;                                      \
-			return -1;                                           \
-		}                                                            \
-		r_ = (call);                                                 \
-		atomic_store(&fp_rl_procfs, 0);                              \
-		return r_;                                                   \
-	} while (0)
-
-FP_EXPORT int chroot(const char *path)
-{
-	FP_RL_FORGET(fp_real.r_chroot.f(path));
-}
-
-FP_EXPORT int mount(const char *src, const char *dst, const char *type,
-                    unsigned long flags, const void *data)
-{
-	FP_RL_FORGET(fp_real.r_mount.f(src, dst, type, flags, data));
-}
-
-FP_EXPORT int umount(const char *dst)
-{
-	FP_RL_FORGET(fp_real.r_umount.f(dst));
-}
-
-FP_EXPORT int umount2(const char *dst, int flags)
-{
-	FP_RL_FORGET(fp_real.r_umount2.f(dst, flags));
-}
-
-FP_EXPORT int setns(int fd, int type)
-{
-	FP_RL_FORGET(fp_real.r_setns.f(fd, type));
-}
-
 static bool fp_rl_root_is_procfs(const char *root)
 {
 	int v = atomic_load_explicit(&fp_rl_procfs, memory_order_relaxed);
@@ -594,65 +549,71 @@ static int fp_rl_short(int dirfd, const char *path, char *buf, size_t bufsiz,
 }
 
 /* ------------------------------------------------------------------------
- * Entry points.
+ * Entry points.  readlink and readlinkat, and their fortified twins, are
+ * written once; a size larger than the buffer is glibc's to abort on (the
+ * _chk forms pass it on), as it would.
  * ---------------------------------------------------------------------- */
-FP_EXPORT ssize_t readlink(const char *path, char *buf, size_t bufsiz)
-{
-	ssize_t r;
+#define FP_RL_WRAP(name, params, dirfd, len, ok, ...)                         \
+	FP_EXPORT ssize_t name params                                        \
+	{                                                                    \
+		ssize_t r;                                                   \
+                                                                             \
+		if ((ok) && fp_rl_short(dirfd, path, buf, len, &r))          \
+			return r;                                            \
+		return FP_REAL(name)(__VA_ARGS__);                           \
+	}
 
-	if (fp_unlikely(!fp_ready()))
-		return fp_raw_readlinkat(AT_FDCWD, path, buf, bufsiz);
-	if (fp_rl_short(AT_FDCWD, path, buf, bufsiz, &r))
-		return r;
-	return fp_real.r_readlink.f(path, buf, bufsiz);
-}
-
-FP_EXPORT ssize_t readlinkat(int dirfd, const char *path, char *buf, size_t bufsiz)
-{
-	ssize_t r;
-
-	if (fp_unlikely(!fp_ready()))
-		return fp_raw_readlinkat(dirfd, path, buf, bufsiz);
-	if (fp_rl_short(dirfd, path, buf, bufsiz, &r))
-		return r;
-	return fp_real.r_readlinkat.f(dirfd, path, buf, bufsiz);
-}
-
+FP_RL_WRAP(readlink, (const char *path, char *buf, size_t n), AT_FDCWD, n, true, path, buf, n)
+FP_RL_WRAP(readlinkat, (int dirfd, const char *path, char *buf, size_t n), dirfd, n, true,
+           dirfd, path, buf, n)
 #ifdef FP_HAVE_GLIBC_CHK
-/* A size larger than the buffer is glibc's to abort on, as it would. */
-FP_EXPORT ssize_t __readlink_chk(const char *path, char *buf, size_t len, size_t buflen)
-{
-	ssize_t r;
-
-	if (fp_unlikely(!fp_ready())) {
-		if (len > buflen) {
-			errno = ENOSYS;
-			return -1;
-		}
-		return fp_raw_readlinkat(AT_FDCWD, path, buf, len);
-	}
-	if (len <= buflen && fp_rl_short(AT_FDCWD, path, buf, len, &r))
-		return r;
-	return fp_real.r___readlink_chk.f(path, buf, len, buflen);
-}
-
-FP_EXPORT ssize_t __readlinkat_chk(int dirfd, const char *path, char *buf, size_t len,
-                                   size_t buflen)
-{
-	ssize_t r;
-
-	if (fp_unlikely(!fp_ready())) {
-		if (len > buflen) {
-			errno = ENOSYS;
-			return -1;
-		}
-		return fp_raw_readlinkat(dirfd, path, buf, len);
-	}
-	if (len <= buflen && fp_rl_short(dirfd, path, buf, len, &r))
-		return r;
-	return fp_real.r___readlinkat_chk.f(dirfd, path, buf, len, buflen);
-}
+FP_RL_WRAP(__readlink_chk, (const char *path, char *buf, size_t n, size_t buflen), AT_FDCWD,
+           n, n <= buflen, path, buf, n, buflen)
+FP_RL_WRAP(__readlinkat_chk, (int dirfd, const char *path, char *buf, size_t n, size_t buflen),
+           dirfd, n, n <= buflen, dirfd, path, buf, n, buflen)
 #endif
+
+#ifdef FP_LINUX
+/*
+ * What the proc root is changes under a running program only by its own
+ * hand (chroot, a mount or unmount, joining another mount namespace): each
+ * of those, once made, forgets what we learnt, and the next readlink asks
+ * again.  A change made by another process in a mount namespace we share
+ * stays out of sight: that is a documented limit.
+ */
+#define FP_RL_FORGET(call)                                                   \
+	do {                                                                 \
+		int r_ = (call);                                             \
+		atomic_store(&fp_rl_procfs, 0);                              \
+		return r_;                                                   \
+	} while (0)
+
+FP_EXPORT int chroot(const char *path)
+{
+	FP_RL_FORGET(FP_REAL(chroot)(path));
+}
+
+FP_EXPORT int mount(const char *src, const char *dst, const char *type,
+                    unsigned long flags, const void *data)
+{
+	FP_RL_FORGET(FP_REAL(mount)(src, dst, type, flags, data));
+}
+
+FP_EXPORT int umount(const char *dst)
+{
+	FP_RL_FORGET(FP_REAL(umount)(dst));
+}
+
+FP_EXPORT int umount2(const char *dst, int flags)
+{
+	FP_RL_FORGET(FP_REAL(umount2)(dst, flags));
+}
+
+FP_EXPORT int setns(int fd, int type)
+{
+	FP_RL_FORGET(FP_REAL(setns)(fd, type));
+}
+#endif /* FP_LINUX */
 
 /* ------------------------------------------------------------------------
  * The descriptor.

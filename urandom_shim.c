@@ -13,24 +13,12 @@
 static bool ur_getrandom;
 
 /* ------------------------------------------------------------------------
- * open and its twins.  The mode is read only when the flags say there is
- * one (O_CREAT, or all of O_TMPFILE's bits).
+ * open and its twins, written once: the plain and at forms, each with its
+ * 64 twin, and the fortified _2 forms, which take no mode.  An absolute
+ * path makes the kernel ignore dirfd, so the at forms match the same way.
+ * The fortified forms abort on O_CREAT without a mode; ours never match
+ * O_CREAT, so every such case reaches the real one.
  * ---------------------------------------------------------------------- */
-#ifdef O_TMPFILE
-#define UR_NEEDS_MODE(f) (((f) & O_CREAT) || ((f) & O_TMPFILE) == O_TMPFILE)
-#else
-#define UR_NEEDS_MODE(f) ((f) & O_CREAT)
-#endif
-#define UR_MODE(flags, mode)                                                 \
-	do {                                                                 \
-		if (UR_NEEDS_MODE(flags)) {                                  \
-			va_list ap;                                          \
-			va_start(ap, flags);                                 \
-			mode = (mode_t)va_arg(ap, int);                      \
-			va_end(ap);                                          \
-		}                                                            \
-	} while (0)
-
 static inline int ur_after_open(int fd)
 {
 	if (fd >= 0)
@@ -38,115 +26,49 @@ static inline int ur_after_open(int fd)
 	return fd;
 }
 
-FP_EXPORT int open(const char *path, int flags, ...)
-{
-	mode_t mode = 0;
-	int dev, fd;
+#define UR_OPEN_BODY(call)                                                   \
+	int dev_, fd_;                                                       \
+	if (fp_unlikely((dev_ = ur_match(path, flags)) >= 0))                \
+		return ur_open(dev_, path, flags);                           \
+	UR_RETRY(fd_, call);                                                 \
+	return ur_after_open(fd_)
 
-	UR_MODE(flags, mode);
-	if (fp_unlikely(!fp_ready()))
-		return (int)fp_raw_openat(AT_FDCWD, path, flags, mode);
-	if (fp_unlikely((dev = ur_match(path, flags)) >= 0))
-		return ur_open(dev, path, flags);
-	UR_RETRY(fd, fp_real.r_open.f(path, flags, mode));
-	return ur_after_open(fd);
-}
+#define UR_WRAP_OPEN(name)                                                   \
+	FP_EXPORT int name(const char *path, int flags, ...)                 \
+	{                                                                    \
+		mode_t mode = 0;                                             \
+		FP_MODE(flags, mode);                                        \
+		UR_OPEN_BODY(FP_REAL(name)(path, flags, mode));              \
+	}
+#define UR_WRAP_OPENAT(name)                                                 \
+	FP_EXPORT int name(int dirfd, const char *path, int flags, ...)      \
+	{                                                                    \
+		mode_t mode = 0;                                             \
+		FP_MODE(flags, mode);                                        \
+		UR_OPEN_BODY(FP_REAL(name)(dirfd, path, flags, mode));       \
+	}
+#define UR_WRAP_OPEN_2(name)                                                 \
+	FP_EXPORT int name(const char *path, int flags)                      \
+	{                                                                    \
+		UR_OPEN_BODY(FP_REAL(name)(path, flags));                    \
+	}
+#define UR_WRAP_OPENAT_2(name)                                               \
+	FP_EXPORT int name(int dirfd, const char *path, int flags)           \
+	{                                                                    \
+		UR_OPEN_BODY(FP_REAL(name)(dirfd, path, flags));             \
+	}
 
-FP_EXPORT int openat(int dirfd, const char *path, int flags, ...)
-{
-	mode_t mode = 0;
-	int dev, fd;
-
-	UR_MODE(flags, mode);
-	if (fp_unlikely(!fp_ready()))
-		return (int)fp_raw_openat(dirfd, path, flags, mode);
-	/* An absolute path makes the kernel ignore dirfd entirely. */
-	if (fp_unlikely((dev = ur_match(path, flags)) >= 0))
-		return ur_open(dev, path, flags);
-	UR_RETRY(fd, fp_real.r_openat.f(dirfd, path, flags, mode));
-	return ur_after_open(fd);
-}
-
+UR_WRAP_OPEN(open)
+UR_WRAP_OPENAT(openat)
 #ifdef FP_HAVE_LFS64
-FP_EXPORT int open64(const char *path, int flags, ...)
-{
-	mode_t mode = 0;
-	int dev, fd;
-
-	UR_MODE(flags, mode);
-	if (fp_unlikely(!fp_ready()))
-		return (int)fp_raw_openat(AT_FDCWD, path, flags | O_LARGEFILE, mode);
-	if (fp_unlikely((dev = ur_match(path, flags)) >= 0))
-		return ur_open(dev, path, flags);
-	UR_RETRY(fd, fp_real.r_open64.f(path, flags, mode));
-	return ur_after_open(fd);
-}
-
-FP_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
-{
-	mode_t mode = 0;
-	int dev, fd;
-
-	UR_MODE(flags, mode);
-	if (fp_unlikely(!fp_ready()))
-		return (int)fp_raw_openat(dirfd, path, flags | O_LARGEFILE, mode);
-	if (fp_unlikely((dev = ur_match(path, flags)) >= 0))
-		return ur_open(dev, path, flags);
-	UR_RETRY(fd, fp_real.r_openat64.f(dirfd, path, flags, mode));
-	return ur_after_open(fd);
-}
+UR_WRAP_OPEN(open64)
+UR_WRAP_OPENAT(openat64)
 #endif
-
 #ifdef FP_HAVE_GLIBC_CHK
-/* The fortified forms abort on O_CREAT without a mode; ours never match
- * O_CREAT, so every such case reaches the real one. */
-FP_EXPORT int __open_2(const char *path, int flags)
-{
-	int dev, fd;
-
-	if (fp_unlikely(!fp_ready()))
-		return (int)fp_raw_openat(AT_FDCWD, path, flags, 0);
-	if (fp_unlikely((dev = ur_match(path, flags)) >= 0))
-		return ur_open(dev, path, flags);
-	UR_RETRY(fd, fp_real.r___open_2.f(path, flags));
-	return ur_after_open(fd);
-}
-
-FP_EXPORT int __open64_2(const char *path, int flags)
-{
-	int dev, fd;
-
-	if (fp_unlikely(!fp_ready()))
-		return (int)fp_raw_openat(AT_FDCWD, path, flags | O_LARGEFILE, 0);
-	if (fp_unlikely((dev = ur_match(path, flags)) >= 0))
-		return ur_open(dev, path, flags);
-	UR_RETRY(fd, fp_real.r___open64_2.f(path, flags));
-	return ur_after_open(fd);
-}
-
-FP_EXPORT int __openat_2(int dirfd, const char *path, int flags)
-{
-	int dev, fd;
-
-	if (fp_unlikely(!fp_ready()))
-		return (int)fp_raw_openat(dirfd, path, flags, 0);
-	if (fp_unlikely((dev = ur_match(path, flags)) >= 0))
-		return ur_open(dev, path, flags);
-	UR_RETRY(fd, fp_real.r___openat_2.f(dirfd, path, flags));
-	return ur_after_open(fd);
-}
-
-FP_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
-{
-	int dev, fd;
-
-	if (fp_unlikely(!fp_ready()))
-		return (int)fp_raw_openat(dirfd, path, flags | O_LARGEFILE, 0);
-	if (fp_unlikely((dev = ur_match(path, flags)) >= 0))
-		return ur_open(dev, path, flags);
-	UR_RETRY(fd, fp_real.r___openat64_2.f(dirfd, path, flags));
-	return ur_after_open(fd);
-}
+UR_WRAP_OPEN_2(__open_2)
+UR_WRAP_OPEN_2(__open64_2)
+UR_WRAP_OPENAT_2(__openat_2)
+UR_WRAP_OPENAT_2(__openat64_2)
 #endif
 
 /* ------------------------------------------------------------------------
@@ -186,9 +108,7 @@ FP_EXPORT ssize_t read(int fd, void *buf, size_t n)
 
 	if (fp_unlikely(st))
 		return (st & UR_RESERVE) ? fp_real.r_read.f(-1, buf, n) : ur_read(fd, buf, n);
-	if (fp_unlikely(!fp_ready()))
-		return fp_raw_read(fd, buf, n);
-	return fp_real.r_read.f(fd, buf, n);
+	return FP_REAL(read)(fd, buf, n);
 }
 
 #ifdef FP_HAVE_GLIBC_CHK
@@ -199,43 +119,25 @@ FP_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
 	/* n > buflen: the real one reports the overflow and aborts. */
 	if (fp_unlikely(st) && n <= buflen)
 		return (st & UR_RESERVE) ? fp_real.r_read.f(-1, buf, n) : ur_read(fd, buf, n);
-	if (fp_unlikely(!fp_ready())) {
-		if (n > buflen)
-			abort();
-		return fp_raw_read(fd, buf, n);
-	}
-	return fp_real.r___read_chk.f(fd, buf, n, buflen);
+	return FP_REAL(__read_chk)(fd, buf, n, buflen);
 }
 #endif
 
-/* The device ignores the offset, but the kernel still rejects a negative
- * one (EINVAL): that case goes to it. */
-FP_EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
-{
-	unsigned st = ur_state(fd);
-
-	if (fp_unlikely(st) && off >= 0)
-		return (st & UR_RESERVE) ? fp_real.r_pread.f(-1, buf, n, off) : ur_read(fd, buf, n);
-	if (fp_unlikely(!fp_ready())) {
-		errno = ENOSYS;
-		return -1;
+/* pread and pread64, written once.  The device ignores the offset, but the
+ * kernel still rejects a negative one (EINVAL): that case goes to it. */
+#define UR_WRAP_PREAD(name, off_type)                                        \
+	FP_EXPORT ssize_t name(int fd, void *buf, size_t n, off_type off)    \
+	{                                                                    \
+		unsigned st = ur_state(fd);                                  \
+                                                                             \
+		if (fp_unlikely(st) && off >= 0 && !(st & UR_RESERVE))       \
+			return ur_read(fd, buf, n);                          \
+		return FP_REAL(name)(st & UR_RESERVE ? -1 : fd, buf, n, off); \
 	}
-	return fp_real.r_pread.f(st & UR_RESERVE ? -1 : fd, buf, n, off);
-}
 
+UR_WRAP_PREAD(pread, off_t)
 #ifdef FP_HAVE_LFS64
-FP_EXPORT ssize_t pread64(int fd, void *buf, size_t n, off64_t off)
-{
-	unsigned st = ur_state(fd);
-
-	if (fp_unlikely(st) && off >= 0)
-		return (st & UR_RESERVE) ? fp_real.r_pread64.f(-1, buf, n, off) : ur_read(fd, buf, n);
-	if (fp_unlikely(!fp_ready())) {
-		errno = ENOSYS;
-		return -1;
-	}
-	return fp_real.r_pread64.f(st & UR_RESERVE ? -1 : fd, buf, n, off);
-}
+UR_WRAP_PREAD(pread64, off64_t)
 #endif
 
 static ssize_t ur_readv(int fd, const struct iovec *iov, int cnt)
@@ -275,13 +177,9 @@ FP_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
 {
 	unsigned st = ur_state(fd);
 
-	if (fp_unlikely(st))
-		return (st & UR_RESERVE) ? fp_real.r_readv.f(-1, iov, cnt) : ur_readv(fd, iov, cnt);
-	if (fp_unlikely(!fp_ready())) {
-		errno = ENOSYS;
-		return -1;
-	}
-	return fp_real.r_readv.f(fd, iov, cnt);
+	if (fp_unlikely(st) && !(st & UR_RESERVE))
+		return ur_readv(fd, iov, cnt);
+	return FP_REAL(readv)(st & UR_RESERVE ? -1 : fd, iov, cnt);
 }
 
 /* ------------------------------------------------------------------------
@@ -294,9 +192,7 @@ FP_EXPORT int close(int fd)
 
 	if (fp_unlikely(st))
 		return ur_close(fd, st);
-	if (fp_unlikely(!fp_ready()))
-		return fp_raw_close(fd);
-	return fp_real.r_close.f(fd);
+	return FP_REAL(close)(fd);
 }
 
 
@@ -305,12 +201,8 @@ FP_EXPORT int close_range(unsigned lo, unsigned hi, int flags)
 {
 	int taken[UR_NDEV], r, d;
 
-	if (fp_unlikely(!fp_ready())) {
-		errno = ENOSYS;
-		return -1;
-	}
 	if (fp_likely(atomic_load(&ur_hiwater) == 0) || lo > hi)
-		return fp_real.r_close_range.f(lo, hi, flags);
+		return FP_REAL(close_range)(lo, hi, flags);
 #ifdef CLOSE_RANGE_CLOEXEC
 	if (flags & CLOSE_RANGE_CLOEXEC) {
 		unsigned fd, end = (unsigned)atomic_load(&ur_hiwater);
@@ -335,12 +227,10 @@ FP_EXPORT void closefrom(int lo)
 {
 	int taken[UR_NDEV];
 
-	if (fp_unlikely(!fp_ready()))
-		return;
 	/* A negative lo closes everything, as glibc reads it. */
 	if (fp_unlikely(atomic_load(&ur_hiwater) != 0))
 		ur_untrack_range(lo < 0 ? 0 : (unsigned)lo, UINT_MAX, taken);
-	fp_real.r_closefrom.f(lo);
+	FP_REAL(closefrom)(lo);
 }
 #endif
 
@@ -352,37 +242,25 @@ FP_EXPORT int dup(int old)
 {
 	unsigned so = ur_state(old);
 
-	if (fp_unlikely(!fp_ready())) {
-		errno = ENOSYS;
-		return -1;
-	}
 	if (fp_unlikely(atomic_load_explicit(&ur_hiwater, memory_order_relaxed)))
 		return ur_dup(old, so);
-	return fp_real.r_dup.f(old);
+	return FP_REAL(dup)(old);
 }
 
 FP_EXPORT int dup2(int old, int new)
 {
-	if (fp_unlikely(!fp_ready())) {
-		errno = ENOSYS;
-		return -1;
-	}
 	if (fp_unlikely(ur_state(old) | ur_state(new)))
 		return ur_dup23(old, new, -1);
-	return fp_real.r_dup2.f(old, new);
+	return FP_REAL(dup2)(old, new);
 }
 
 #ifdef FP_HAVE_DUP3
 FP_EXPORT int dup3(int old, int new, int flags)
 {
-	if (fp_unlikely(!fp_ready())) {
-		errno = ENOSYS;
-		return -1;
-	}
 	/* Bad flags: the kernel's EINVAL, nothing closed. */
 	if (fp_unlikely(ur_state(old) | ur_state(new)) && !(flags & ~O_CLOEXEC))
 		return ur_dup23(old, new, flags);
-	return fp_real.r_dup3.f(old, new, flags);
+	return FP_REAL(dup3)(old, new, flags);
 }
 #endif
 
@@ -435,59 +313,39 @@ static int ur_fcntl(ur_fcntl_fn real, int fd, int cmd, void *arg)
 }
 
 /* fcntl, fcntl64 and __fcntl_time64 differ only in the real function they
- * end in: *twin, read once we are bound, or plain fcntl when twin is NULL
- * or the C library lacks it (an older glibc, where fcntl was all there was). */
-static int ur_fcntl_entry(ur_fcntl_fn const *twin, int fd, int cmd, void *arg)
+ * end in: theirs, or plain fcntl when the C library lacks it (an older
+ * glibc, where fcntl was all there was). */
+static int ur_fcntl_entry(ur_fcntl_fn real, int fd, int cmd, void *arg)
 {
-	ur_fcntl_fn real;
-
-	if (fp_unlikely(!fp_ready())) {
-		errno = ENOSYS;
-		return -1;
-	}
-	real = twin && *twin ? *twin : fp_real.r_fcntl.f;
+	if (!real)
+		real = fp_real.r_fcntl.f;
 	if (fp_likely(atomic_load_explicit(&ur_hiwater, memory_order_relaxed) == 0))
 		return real(fd, cmd, arg);
 	return ur_fcntl(real, fd, cmd, arg);
 }
 
-#define UR_FCNTL_ARG(arg, cmd)                                               \
-	do {                                                                 \
+/* fcntl and its twins, written once.  The argument is fetched as void *. */
+#define UR_WRAP_FCNTL(name)                                                  \
+	FP_EXPORT int name(int fd, int cmd, ...)                             \
+	{                                                                    \
+		void *arg;                                                   \
 		va_list ap;                                                  \
+                                                                             \
 		va_start(ap, cmd);                                           \
 		arg = va_arg(ap, void *);                                    \
 		va_end(ap);                                                  \
-	} while (0)
+		return ur_fcntl_entry(FP_REAL(name), fd, cmd, arg);          \
+	}
 
-FP_EXPORT int fcntl(int fd, int cmd, ...)
-{
-	void *arg;
-
-	UR_FCNTL_ARG(arg, cmd);
-	return ur_fcntl_entry(NULL, fd, cmd, arg);
-}
-
+UR_WRAP_FCNTL(fcntl)
 #ifdef FP_HAVE_FCNTL64
-FP_EXPORT int fcntl64(int fd, int cmd, ...)
-{
-	void *arg;
-
-	UR_FCNTL_ARG(arg, cmd);
-	return ur_fcntl_entry(&fp_real.r_fcntl64.f, fd, cmd, arg);
-}
+UR_WRAP_FCNTL(fcntl64)
 #endif
-
+/* __fcntl_time64 is what fcntl() is in 32-bit programs built with 64-bit
+ * time_t: without it their fcntl on a kept (closed) descriptor would
+ * succeed, and F_SETFL and F_DUPFD would escape our tables. */
 #ifdef FP_HAVE_FCNTL_TIME64
-/* What fcntl() is in 32-bit programs built with 64-bit time_t: without it
- * their fcntl on a kept (closed) descriptor would succeed, and F_SETFL and
- * F_DUPFD would escape our tables. */
-FP_EXPORT int __fcntl_time64(int fd, int cmd, ...)
-{
-	void *arg;
-
-	UR_FCNTL_ARG(arg, cmd);
-	return ur_fcntl_entry(&fp_real.r___fcntl_time64.f, fd, cmd, arg);
-}
+UR_WRAP_FCNTL(__fcntl_time64)
 #endif
 
 /* ------------------------------------------------------------------------
@@ -506,14 +364,8 @@ FP_EXPORT FILE *fdopen(int fd, const char *mode)
 	unsigned st = ur_state(fd), g;
 	FILE *f;
 
-	if (fp_unlikely(!fp_ready())) {
-		errno = ENOSYS;
-		return NULL;
-	}
-	if (fp_likely(!st))
-		return fp_real.r_fdopen.f(fd, mode);
-	if (st & UR_RESERVE)
-		return fp_real.r_fdopen.f(-1, mode);
+	if (fp_likely(!st) || (st & UR_RESERVE))
+		return FP_REAL(fdopen)(st ? -1 : fd, mode);
 	g = atomic_load(&ur_forks);
 	atomic_store(ur_fd(fd), 0);
 	f = fp_real.r_fdopen.f(fd, mode);
@@ -541,40 +393,23 @@ static void ur_forget_stream(FILE *f)
 
 FP_EXPORT int fclose(FILE *f)
 {
-	if (fp_unlikely(!fp_ready())) {
-		errno = ENOSYS;
-		return EOF;
-	}
 	ur_forget_stream(f);
-	return fp_real.r_fclose.f(f);
+	return FP_REAL(fclose)(f);
 }
 
 /* freopen closes the stream's descriptor and puts the new file on the same
- * number, both through glibc's internal calls.  freopen and freopen64
- * differ only in the real function, read once we are bound. */
-typedef FILE *(*ur_freopen_fn)(const char *, const char *, FILE *);
-
-static FILE *ur_freopen(ur_freopen_fn const *real, const char *path, const char *mode,
-                        FILE *f)
-{
-	if (fp_unlikely(!fp_ready())) {
-		errno = ENOSYS;
-		return NULL;
+ * number, both through glibc's internal calls.  freopen and freopen64,
+ * written once. */
+#define UR_WRAP_FREOPEN(name)                                                \
+	FP_EXPORT FILE *name(const char *path, const char *mode, FILE *f)    \
+	{                                                                    \
+		ur_forget_stream(f);                                         \
+		return FP_REAL(name)(path, mode, f);                         \
 	}
-	ur_forget_stream(f);
-	return (*real)(path, mode, f);
-}
 
-FP_EXPORT FILE *freopen(const char *path, const char *mode, FILE *f)
-{
-	return ur_freopen(&fp_real.r_freopen.f, path, mode, f);
-}
-
+UR_WRAP_FREOPEN(freopen)
 #ifdef FP_HAVE_LFS64
-FP_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *f)
-{
-	return ur_freopen(&fp_real.r_freopen64.f, path, mode, f);
-}
+UR_WRAP_FREOPEN(freopen64)
 #endif
 
 /* daemon puts /dev/null on 0, 1 and 2 through glibc's internal dup2. */
@@ -582,13 +417,9 @@ FP_EXPORT int daemon(int nochdir, int noclose)
 {
 	int fd;
 
-	if (fp_unlikely(!fp_ready())) {
-		errno = ENOSYS;
-		return -1;
-	}
 	for (fd = 0; !noclose && fd <= 2; fd++)
 		(void)ur_untrack(fd);
-	return fp_real.r_daemon.f(nochdir, noclose);
+	return FP_REAL(daemon)(nochdir, noclose);
 }
 
 /* ------------------------------------------------------------------------
@@ -601,13 +432,11 @@ FP_EXPORT ssize_t getrandom(void *buf, size_t n, unsigned flags)
 {
 	size_t got;
 
-	if (fp_unlikely(!fp_ready())) {
-		return syscall(SYS_getrandom, buf, n, flags);
-	}
-	if (fp_likely(!ur_getrandom) || !fp_enabled(FP_BIT(urandom)) ||
+	/* fp_enabled first: it reads the settings if nobody has yet. */
+	if (!fp_enabled(FP_BIT(urandom)) || fp_likely(!ur_getrandom) ||
 	    (flags & ~(unsigned)GRND_NONBLOCK) || n == 0 || n > UR_SERVE_MAX ||
 	    !ur_opaque(buf))
-		return fp_real.r_getrandom.f(buf, n, flags);
+		return FP_REAL(getrandom)(buf, n, flags);
 	pthread_testcancel();  /* as glibc's getrandom */
 	got = ur_take(buf, n, -1);
 	if (got == n) {
@@ -627,14 +456,10 @@ FP_EXPORT int getentropy(void *buf, size_t n)
 {
 	size_t got;
 
-	if (fp_unlikely(!fp_ready())) {
-		errno = ENOSYS;
-		return -1;
-	}
 	/* Over 256 bytes is EIO; NULL is EFAULT: the real one says so. */
-	if (fp_likely(!ur_getrandom) || !fp_enabled(FP_BIT(urandom)) || n == 0 ||
+	if (!fp_enabled(FP_BIT(urandom)) || fp_likely(!ur_getrandom) || n == 0 ||
 	    n > 256 || !ur_opaque(buf))
-		return fp_real.r_getentropy.f(buf, n);
+		return FP_REAL(getentropy)(buf, n);
 	got = ur_take(buf, n, -1);
 	if (got == n) {
 		ur_count(GETRANDOM);
@@ -644,7 +469,6 @@ FP_EXPORT int getentropy(void *buf, size_t n)
 	return fp_real.r_getentropy.f((unsigned char *)buf + got, n - got);
 }
 #endif
-
 
 /* ------------------------------------------------------------------------
  * The descriptor.

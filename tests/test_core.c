@@ -521,6 +521,94 @@ static void test_bind_reentry_falls_back(void **state)
 	dlsym_hook = NULL;
 }
 
+/* ---- not ready yet: the one policy (fastpath.h, "Not ready yet") ------- */
+
+static struct {
+	int ran, ready, open_fd, read_n, close_rc, dup_rc, dup_errno, nprocs, aff_rc;
+	int sysconf_errno, closed;
+	unsigned tracked;
+	long sysconf_rc;
+	ssize_t link_n;
+} unready;
+
+/* Every wrapper, reached again from inside our initialisation (the first
+ * dlsym, when no symbol is bound yet): no mitigation, and each call either
+ * done by its system call or failed with ENOSYS; nothing loops. */
+static void unready_hook(const char *name)
+{
+	char buf[64];
+	cpu_set_t set;
+	int fd;
+
+	if (unready.ran)
+		return;
+	unready.ran = 1;
+	unready.ready = fp_ready();
+	fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	unready.open_fd = fd;
+	unready.tracked = ur_state(fd);
+	unready.read_n = (int)read(fd, buf, 16);
+	unready.close_rc = close(fd);
+	errno = 0;
+	unready.dup_rc = dup(0);
+	unready.dup_errno = errno;
+	errno = 0;
+	unready.sysconf_rc = sysconf(_SC_NPROCESSORS_ONLN);
+	unready.sysconf_errno = errno;
+	unready.nprocs = get_nprocs();
+	unready.aff_rc = pthread_getaffinity_np(pthread_self(), sizeof set, &set);
+	unready.link_n = readlink("/proc/self/exe", buf, sizeof buf);
+	/* closefrom closes what it is asked to, even now. */
+	fd = (int)fp_raw_openat(AT_FDCWD, "/dev/null", O_RDONLY, 0);
+	syscall(SYS_dup3, fd, 900, 0);
+	syscall(SYS_dup3, fd, 901, 0);
+	fp_raw_close(fd);
+#ifdef FP_HAVE_CLOSEFROM
+	closefrom(900);
+#else
+	fp_raw_closefrom(900);
+#endif
+	unready.closed = syscall(SYS_fcntl, 900, F_GETFD) == -1 &&
+	                 syscall(SYS_fcntl, 901, F_GETFD) == -1;
+	(void)name;
+}
+
+static void test_unready_policy(void **state)
+{
+	(void)state;
+	reset_init();
+	fp_real = fp_real_unready;
+	memset(&unready, 0, sizeof unready);
+	dlsym_hook = unready_hook;
+	assert_true(fp_ready());
+	dlsym_hook = NULL;
+	assert_int_equal(unready.ran, 1);
+	assert_int_equal(unready.ready, 0);
+	/* The system call does the job. */
+	assert_true(unready.open_fd >= 0);
+	assert_int_equal(unready.tracked, 0);  /* urandom's mitigation is off */
+	assert_int_equal(unready.read_n, 16);
+	assert_int_equal(unready.close_rc, 0);
+	assert_true(unready.link_n > 0);
+	assert_true(unready.closed);
+	/* No system call does it: ENOSYS, or the value that cannot fail. */
+	assert_int_equal(unready.dup_rc, -1);
+	assert_int_equal(unready.dup_errno, ENOSYS);
+	assert_int_equal(unready.sysconf_rc, -1);
+	assert_int_equal(unready.sysconf_errno, ENOSYS);
+	assert_int_equal(unready.nprocs, 1);
+	assert_int_equal(unready.aff_rc, ENOSYS);
+	/* Once bound, no stand-in is left. */
+	assert_ptr_equal(fp_real.r_dup.p, dlsym(RTLD_NEXT, "dup"));
+	assert_ptr_equal(fp_real.r_sysconf.p, dlsym(RTLD_NEXT, "sysconf"));
+#ifdef FP_HAVE_CLOSEFROM
+	assert_ptr_equal(fp_real.r_closefrom.p, dlsym(RTLD_NEXT, "closefrom"));
+#endif
+	unready.open_fd = dup(0);
+	assert_true(unready.open_fd >= 0);
+	close(unready.open_fd);
+}
+
 static _Atomic int other_started, other_result = -1;
 
 static void *other_thread(void *arg)
@@ -601,6 +689,7 @@ int main(void)
 		cmocka_unit_test(test_buf),
 		cmocka_unit_test(test_bind_resolves_libc),
 		cmocka_unit_test(test_bind_reentry_falls_back),
+		cmocka_unit_test(test_unready_policy),
 		cmocka_unit_test(test_bind_second_thread_waits),
 		cmocka_unit_test(test_raw_calls),
 	};
