@@ -7,6 +7,8 @@
 #   make bench      the full benchmarks
 #   make install    bin/interpose, lib/fastpath/fastpath.so, man pages
 
+# The one place the version is written: fastpath.so (FASTPATH_VERSION),
+# interpose --version and the man pages take it from here.
 VERSION  = 0.1.0
 
 PREFIX  ?= /usr/local
@@ -128,16 +130,16 @@ INSTALLED := $(DESTDIR)$(BINDIR)/interpose \
 install: all
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/fastpath \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7
-	sed 's|^FASTPATH_LIBDIR=.*|FASTPATH_LIBDIR=$(LIBDIR)/fastpath|' interpose \
-		> $(DESTDIR)$(BINDIR)/interpose
+	sed -e 's|^FASTPATH_LIBDIR=.*|FASTPATH_LIBDIR=$(LIBDIR)/fastpath|' \
+		-e 's|^VERSION=.*|VERSION=$(VERSION)|' interpose > $(DESTDIR)$(BINDIR)/interpose
 	chmod 755 $(DESTDIR)$(BINDIR)/interpose
 	for so in $(SOS); do \
 		mkdir -p $$(dirname $(DESTDIR)$(LIBDIR)/fastpath/$$so) && \
 		cp $$so $(DESTDIR)$(LIBDIR)/fastpath/$$so && \
 		chmod 755 $(DESTDIR)$(LIBDIR)/fastpath/$$so || exit 1; \
 	done
-	cp man/interpose.1 $(DESTDIR)$(MANDIR)/man1/interpose.1
-	cp man/fastpath.7 $(DESTDIR)$(MANDIR)/man7/fastpath.7
+	sed 's|@VERSION@|$(VERSION)|g' man/interpose.1 > $(DESTDIR)$(MANDIR)/man1/interpose.1
+	sed 's|@VERSION@|$(VERSION)|g' man/fastpath.7 > $(DESTDIR)$(MANDIR)/man7/fastpath.7
 	chmod 644 $(DESTDIR)$(MANDIR)/man1/interpose.1 $(DESTDIR)$(MANDIR)/man7/fastpath.7
 
 uninstall:

@@ -1,10 +1,10 @@
 /*
  * cpus_shim.c: report the CPU count an operator chose (FASTPATH_CPUS=N).
  *
- * Seed 002: find_elf sized its job pool by `getconf NPROCESSORS_ONLN`, and
- * on a 256-thread machine spent its life stopping threads to fork.  Capping
- * what a program believes is the whole mitigation, so every way libc answers
- * "how many CPUs" must give the same N:
+ * A program that sizes its thread or process pool by the CPU count (find_elf
+ * by `getconf NPROCESSORS_ONLN`) may, on a 256-thread machine, spend its life
+ * stopping threads to fork.  Capping what a program believes is the whole
+ * mitigation, so every way libc answers "how many CPUs" must give the same N:
  *
  *   sysconf(_SC_NPROCESSORS_ONLN/_CONF)   getconf, Python, most C programs
  *   get_nprocs(), get_nprocs_conf()       glibc's sysconf does not call these

@@ -9,6 +9,11 @@
 #include <dlfcn.h>
 #include <sys/resource.h>
 
+/* Which version a deployed object is (strings fastpath.so): the Makefile's. */
+#ifdef FASTPATH_VERSION
+__attribute__((used)) static const char fp_version[] = "fastpath " FASTPATH_VERSION;
+#endif
+
 /* Tests substitute their own lookup to provoke re-entry during binding. */
 #ifndef FP_DLSYM
 #define FP_DLSYM(name) dlsym(RTLD_NEXT, name)
@@ -22,7 +27,7 @@
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 #define FP_X(ret, name, params, unready) static ret fp_unready_##name params { unready }
-FP_REAL_ALL(FP_X)
+FP_REAL_ALL(FP_X) // NOLINT(misc-unused-parameters): a stand-in may ignore some
 #undef FP_X
 #pragma GCC diagnostic pop
 

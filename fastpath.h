@@ -45,6 +45,7 @@
  * ---------------------------------------------------------------------- */
 #if defined(__linux__)
 #  define FP_LINUX 1
+#  include <linux/magic.h>   /* filesystem magic numbers (statfs f_type) */
 #  include <sys/auxv.h>
 #  include <sys/mman.h>
 #  include <sys/syscall.h>

@@ -72,7 +72,7 @@ void ur_pool_atfork_child(void) FP_HIDDEN;
  * ---------------------------------------------------------------------- */
 /* Neighbouring numbers, which threads cycling at once hold, sit on different
  * cache lines (fd n in line n % 64): sharing one line tripled the cost of
- * the threaded seed loop on two CPUs. */
+ * a loop of open/read/close in two threads on two CPUs. */
 extern _Atomic unsigned char ur_fd_cells[UR_MAXFD] FP_HIDDEN;
 #define UR_LINES (UR_MAXFD / FP_CACHELINE)
 _Static_assert(UR_MAXFD % FP_CACHELINE == 0, "whole cache lines");

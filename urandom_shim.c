@@ -313,19 +313,19 @@ static int ur_fcntl(ur_fcntl_fn real, int fd, int cmd, void *arg)
 }
 
 /* fcntl, fcntl64 and __fcntl_time64 differ only in the real function they
- * end in: theirs, or plain fcntl when the C library lacks it (an older
- * glibc, where fcntl was all there was). */
+ * end in. */
 static int ur_fcntl_entry(ur_fcntl_fn real, int fd, int cmd, void *arg)
 {
-	if (!real)
-		real = fp_real.r_fcntl.f;
 	if (fp_likely(atomic_load_explicit(&ur_hiwater, memory_order_relaxed) == 0))
 		return real(fd, cmd, arg);
 	return ur_fcntl(real, fd, cmd, arg);
 }
 
-/* fcntl and its twins, written once.  The argument is fetched as void *. */
-#define UR_WRAP_FCNTL(name)                                                  \
+/* fcntl and its twins, written once.  The argument is fetched as void *.
+ * A twin the C library lacks (an older glibc, where fcntl was all there
+ * was) ends in plain fcntl. */
+#define UR_FCNTL_OR_PLAIN(name) (FP_REAL(name) ? fp_real.r_##name.f : fp_real.r_fcntl.f)
+#define UR_WRAP_FCNTL(name, real)                                            \
 	FP_EXPORT int name(int fd, int cmd, ...)                             \
 	{                                                                    \
 		void *arg;                                                   \
@@ -334,18 +334,18 @@ static int ur_fcntl_entry(ur_fcntl_fn real, int fd, int cmd, void *arg)
 		va_start(ap, cmd);                                           \
 		arg = va_arg(ap, void *);                                    \
 		va_end(ap);                                                  \
-		return ur_fcntl_entry(FP_REAL(name), fd, cmd, arg);          \
+		return ur_fcntl_entry(real, fd, cmd, arg);                   \
 	}
 
-UR_WRAP_FCNTL(fcntl)
+UR_WRAP_FCNTL(fcntl, FP_REAL(fcntl))
 #ifdef FP_HAVE_FCNTL64
-UR_WRAP_FCNTL(fcntl64)
+UR_WRAP_FCNTL(fcntl64, UR_FCNTL_OR_PLAIN(fcntl64))
 #endif
 /* __fcntl_time64 is what fcntl() is in 32-bit programs built with 64-bit
  * time_t: without it their fcntl on a kept (closed) descriptor would
  * succeed, and F_SETFL and F_DUPFD would escape our tables. */
 #ifdef FP_HAVE_FCNTL_TIME64
-UR_WRAP_FCNTL(__fcntl_time64)
+UR_WRAP_FCNTL(__fcntl_time64, UR_FCNTL_OR_PLAIN(__fcntl_time64))
 #endif
 
 /* ------------------------------------------------------------------------

@@ -16,7 +16,13 @@ case $flavour in
 musl)
 	RUN=yes
 	command -v musl-gcc >/dev/null 2>&1 || { skip musl "musl-gcc not installed (Debian: musl-tools)"; finish; exit; }
-	CC="musl-gcc"
+	# Debian's musl-gcc sees none of the kernel's headers (Alpine's has
+	# linux-headers): give it those alone, for <linux/magic.h>.
+	KH=$T_TMP/kernel-headers
+	mkdir -p "$KH"
+	ln -s /usr/include/linux /usr/include/asm-generic "$KH/"
+	ln -s "/usr/include/$(gcc -print-multiarch 2>/dev/null)/asm" "$KH/asm"
+	CC="musl-gcc -idirafter $KH"
 	VARIANTS="plain"
 	;;
 m32)

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#define FP_RL_TESTING 1
+#define RL_TESTING 1
 #include "../fastpath.c"
 #include "../readlink_shim.c"
 FP_TABLE(&fp_mit_readlink);
@@ -35,7 +35,7 @@ static void set_test_env(const char *root, const char *policy)
 {
 	snprintf(rl_test_proc_root, sizeof rl_test_proc_root, "%s", root ? root : "");
 	snprintf(rl_test_policy, sizeof rl_test_policy, "%s", policy ? policy : "");
-	atomic_store(&fp_rl_procfs, 0);
+	atomic_store(&rl_procfs, 0);
 }
 
 static int setup(void **state)
@@ -54,23 +54,23 @@ enum { NO = 0, YES = 1 };
 static const struct {
 	const char *path;
 	int ok;
-	enum fp_rl_who who;
+	enum rl_who who;
 	int pid, tid;
-	enum fp_rl_dir dir;
+	enum rl_dir dir;
 	int fd;
 } parse_cases[] = {
-	{ "/proc/self/fd/0", YES, FP_RL_SELF, 0, 0, FP_RL_DIR_FD, 0 },
-	{ "/proc/self/fd/3", YES, FP_RL_SELF, 0, 0, FP_RL_DIR_FD, 3 },
-	{ "/proc/self/fd/1234567", YES, FP_RL_SELF, 0, 0, FP_RL_DIR_FD, 1234567 },
-	{ "/proc/self/fd/2147483647", YES, FP_RL_SELF, 0, 0, FP_RL_DIR_FD, 2147483647 },
-	{ "/proc/1/fd/3", YES, FP_RL_PID, 1, 0, FP_RL_DIR_FD, 3 },
-	{ "/proc/75375/path/12", YES, FP_RL_PID, 75375, 0, FP_RL_DIR_PATH, 12 },
-	{ "/proc/self/path/0", YES, FP_RL_SELF, 0, 0, FP_RL_DIR_PATH, 0 },
-	{ "/proc/thread-self/fd/7", YES, FP_RL_THREAD_SELF, 0, 0, FP_RL_DIR_FD, 7 },
-	{ "/proc/10/task/11/fd/5", YES, FP_RL_PID, 10, 11, FP_RL_DIR_FD, 5 },
-	{ "/proc/self/task/99/fd/5", YES, FP_RL_SELF, 0, 99, FP_RL_DIR_FD, 5 },
-	{ "/proc/2147483647/fd/1", YES, FP_RL_PID, 2147483647, 0, FP_RL_DIR_FD, 1 },
-	{ "/proc/10/task/11/path/5", YES, FP_RL_PID, 10, 11, FP_RL_DIR_PATH, 5 },
+	{ "/proc/self/fd/0", YES, RL_SELF, 0, 0, RL_DIR_FD, 0 },
+	{ "/proc/self/fd/3", YES, RL_SELF, 0, 0, RL_DIR_FD, 3 },
+	{ "/proc/self/fd/1234567", YES, RL_SELF, 0, 0, RL_DIR_FD, 1234567 },
+	{ "/proc/self/fd/2147483647", YES, RL_SELF, 0, 0, RL_DIR_FD, 2147483647 },
+	{ "/proc/1/fd/3", YES, RL_PID, 1, 0, RL_DIR_FD, 3 },
+	{ "/proc/75375/path/12", YES, RL_PID, 75375, 0, RL_DIR_PATH, 12 },
+	{ "/proc/self/path/0", YES, RL_SELF, 0, 0, RL_DIR_PATH, 0 },
+	{ "/proc/thread-self/fd/7", YES, RL_THREAD_SELF, 0, 0, RL_DIR_FD, 7 },
+	{ "/proc/10/task/11/fd/5", YES, RL_PID, 10, 11, RL_DIR_FD, 5 },
+	{ "/proc/self/task/99/fd/5", YES, RL_SELF, 0, 99, RL_DIR_FD, 5 },
+	{ "/proc/2147483647/fd/1", YES, RL_PID, 2147483647, 0, RL_DIR_FD, 1 },
+	{ "/proc/10/task/11/path/5", YES, RL_PID, 10, 11, RL_DIR_PATH, 5 },
 	/* odd: every one passes through to the kernel */
 	{ "", NO, 0, 0, 0, 0, 0 },
 	{ "/", NO, 0, 0, 0, 0, 0 },
@@ -133,8 +133,8 @@ static void test_parse_table(void **state)
 	(void)state;
 	assert_true(sizeof parse_cases / sizeof parse_cases[0] >= 40);
 	for (i = 0; i < sizeof parse_cases / sizeof parse_cases[0]; i++) {
-		struct fp_rl_path x;
-		int rc = fp_rl_parse(parse_cases[i].path, "/proc", 5, &x);
+		struct rl_path x;
+		int rc = rl_parse(parse_cases[i].path, "/proc", 5, &x);
 
 		if ((rc == 0) != parse_cases[i].ok)
 			fail_msg("\"%s\": parse %d, expected %s", parse_cases[i].path, rc,
@@ -148,8 +148,8 @@ static void test_parse_table(void **state)
 		assert_int_equal(x.fd, parse_cases[i].fd);
 		/* dir_off points at "fd" or "path" */
 		assert_memory_equal(parse_cases[i].path + x.dir_off,
-		                    x.dir == FP_RL_DIR_FD ? "fd/" : "path/",
-		                    x.dir == FP_RL_DIR_FD ? 3 : 5);
+		                    x.dir == RL_DIR_FD ? "fd/" : "path/",
+		                    x.dir == RL_DIR_FD ? 3 : 5);
 	}
 }
 
@@ -160,51 +160,51 @@ static void test_parse_round_trip(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof parse_cases / sizeof parse_cases[0]; i++) {
-		struct fp_rl_path x;
+		struct rl_path x;
 		char again[PATH_MAX];
 
-		if (fp_rl_parse(parse_cases[i].path, "/proc", 5, &x) != 0)
+		if (rl_parse(parse_cases[i].path, "/proc", 5, &x) != 0)
 			continue;
-		fp_rl_unparse(&x, "/proc", again, sizeof again);
+		rl_unparse(&x, "/proc", again, sizeof again);
 		assert_string_equal(again, parse_cases[i].path);
 	}
 }
 
 static void test_parse_null_and_long(void **state)
 {
-	struct fp_rl_path x;
+	struct rl_path x;
 	static char root[PATH_MAX + 16], path[PATH_MAX + 64];
 
 	(void)state;
-	assert_int_equal(fp_rl_parse(NULL, "/proc", 5, &x), -1);
+	assert_int_equal(rl_parse(NULL, "/proc", 5, &x), -1);
 	/* A root so long that the whole name reaches PATH_MAX. */
 	root[0] = '/';
 	memset(root + 1, 'r', PATH_MAX - 10);
 	root[PATH_MAX - 9] = '\0';
 	snprintf(path, sizeof path, "%s/self/fd/1", root);
 	assert_true(strlen(path) >= PATH_MAX);
-	assert_int_equal(fp_rl_parse(path, root, strlen(root), &x), -1);
+	assert_int_equal(rl_parse(path, root, strlen(root), &x), -1);
 	snprintf(path, sizeof path, "%s/1/fd/1", root);
 	assert_true(strlen(path) < PATH_MAX);
-	assert_int_equal(fp_rl_parse(path, root, strlen(root), &x), 0);
+	assert_int_equal(rl_parse(path, root, strlen(root), &x), 0);
 }
 
 static void test_parse_other_root(void **state)
 {
 	const char *root;
 	size_t len;
-	struct fp_rl_path x;
+	struct rl_path x;
 
 	(void)state;
 	set_test_env("/tmp/fixture//", NULL);
-	fp_rl_root(&root, &len);
+	rl_root(&root, &len);
 	assert_int_equal(len, strlen("/tmp/fixture"));
-	assert_int_equal(fp_rl_parse("/tmp/fixture/42/path/3", root, len, &x), 0);
+	assert_int_equal(rl_parse("/tmp/fixture/42/path/3", root, len, &x), 0);
 	assert_int_equal(x.pid, 42);
-	assert_int_equal(fp_rl_parse("/tmp/fixturex/42/path/3", root, len, &x), -1);
-	assert_int_equal(fp_rl_parse("/proc/42/path/3", root, len, &x), -1);
+	assert_int_equal(rl_parse("/tmp/fixturex/42/path/3", root, len, &x), -1);
+	assert_int_equal(rl_parse("/proc/42/path/3", root, len, &x), -1);
 	set_test_env(NULL, NULL);
-	fp_rl_root(&root, &len);
+	rl_root(&root, &len);
 	assert_string_equal(root, "/proc");
 	assert_int_equal(len, 5);
 }
@@ -215,28 +215,28 @@ static void test_decide_table(void **state)
 {
 	static const mode_t types[] = { S_IFSOCK, S_IFDOOR, S_IFIFO, S_IFREG, S_IFDIR,
 		                        S_IFCHR, S_IFBLK, S_IFLNK, 0 };
-	static const enum fp_rl_fs fss[] = { FP_RL_FS_ANY, FP_RL_FS_SOCKFS, FP_RL_FS_PIPEFS };
+	static const enum rl_fs fss[] = { RL_FS_ANY, RL_FS_SOCKFS, RL_FS_PIPEFS };
 	size_t t, f;
 	int p, d;
 
 	(void)state;
-	for (p = FP_RL_LINUX; p <= FP_RL_ILLUMOS; p++)
-		for (d = FP_RL_DIR_FD; d <= FP_RL_DIR_PATH; d++)
+	for (p = RL_LINUX; p <= RL_ILLUMOS; p++)
+		for (d = RL_DIR_FD; d <= RL_DIR_PATH; d++)
 			for (t = 0; t < sizeof types / sizeof types[0]; t++)
 				for (f = 0; f < sizeof fss / sizeof fss[0]; f++) {
-					enum fp_rl_act want = FP_RL_PASS;
+					enum rl_act want = RL_PASS;
 					mode_t m = types[t] | 0777;
 
-					if (p == FP_RL_ILLUMOS && d == FP_RL_DIR_PATH &&
+					if (p == RL_ILLUMOS && d == RL_DIR_PATH &&
 					    (types[t] == S_IFSOCK || types[t] == S_IFDOOR))
-						want = FP_RL_ENOENT;
-					if (p == FP_RL_LINUX && d == FP_RL_DIR_FD &&
-					    types[t] == S_IFSOCK && fss[f] == FP_RL_FS_SOCKFS)
-						want = FP_RL_SOCKET;
-					if (p == FP_RL_LINUX && d == FP_RL_DIR_FD &&
-					    types[t] == S_IFIFO && fss[f] == FP_RL_FS_PIPEFS)
-						want = FP_RL_PIPE;
-					assert_int_equal(fp_rl_decide(p, d, m, fss[f]), want);
+						want = RL_ENOENT;
+					if (p == RL_LINUX && d == RL_DIR_FD &&
+					    types[t] == S_IFSOCK && fss[f] == RL_FS_SOCKFS)
+						want = RL_SOCKET;
+					if (p == RL_LINUX && d == RL_DIR_FD &&
+					    types[t] == S_IFIFO && fss[f] == RL_FS_PIPEFS)
+						want = RL_PIPE;
+					assert_int_equal(rl_decide(p, d, m, fss[f]), want);
 				}
 	assert_true(FP_S_ISDOOR(S_IFDOOR | 0644));
 	assert_false(FP_S_ISDOOR(S_IFSOCK));
@@ -256,7 +256,7 @@ static void test_copy_contract(void **state)
 
 		memset(buf, 'Z', sizeof buf);
 		errno = 0;
-		r = fp_rl_copy(ans, len, buf, n);
+		r = rl_copy(ans, len, buf, n);
 		if (n == 0) {
 			assert_int_equal(r, -1);
 			assert_int_equal(errno, EINVAL);
@@ -269,7 +269,7 @@ static void test_copy_contract(void **state)
 	}
 	/* The kernel reads the size as an int. */
 	errno = 0;
-	assert_int_equal(fp_rl_copy(ans, len, NULL, (size_t)INT_MAX + 1), -1);
+	assert_int_equal(rl_copy(ans, len, NULL, (size_t)INT_MAX + 1), -1);
 	assert_int_equal(errno, EINVAL);
 }
 
@@ -512,7 +512,7 @@ static void test_linux_non_leader(void **state)
  * to fstat; the kernel answers with their path, so must we. */
 static void test_linux_lookalikes(void **state)
 {
-	char dir[] = "/tmp/fp_rl_XXXXXX", fifo[64], sock[64], path[64];
+	char dir[] = "/tmp/rl_XXXXXX", fifo[64], sock[64], path[64];
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int ff, s, op, sv[2];
 
@@ -530,8 +530,8 @@ static void test_linux_lookalikes(void **state)
 	assert_true(op >= 0);
 	/* Seen before any real socket or pipe of this process?  Then the
 	 * fstatfs check is what keeps them out; afterwards the learnt dev. */
-	atomic_store(&fp_rl_sockfs_dev, 0);
-	atomic_store(&fp_rl_pipefs_dev, 0);
+	atomic_store(&rl_sockfs_dev, 0);
+	atomic_store(&rl_pipefs_dev, 0);
 	snprintf(path, sizeof path, "/proc/self/fd/%d", ff);
 	expect_same(path, false);
 	snprintf(path, sizeof path, "/proc/self/fd/%d", op);
@@ -559,7 +559,7 @@ static void test_linux_lookalikes(void **state)
  * test root that is a plain directory) the kernel's ENOENT stands. */
 static void test_linux_needs_procfs(void **state)
 {
-	char dir[] = "/tmp/fp_rl_XXXXXX", path[128], buf[64];
+	char dir[] = "/tmp/rl_XXXXXX", path[128], buf[64];
 	int sv[2];
 	unsigned long before;
 
@@ -636,7 +636,7 @@ static void fixture_make(struct fixture *f)
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int sv[2];
 
-	snprintf(f->root, sizeof f->root, "/tmp/fp_rl_fixture_XXXXXX");
+	snprintf(f->root, sizeof f->root, "/tmp/rl_fixture_XXXXXX");
 	assert_non_null(mkdtemp(f->root));
 	mk(f->root, "4242", true);
 	mk(f->root, "4242/fd", true);
