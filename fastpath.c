@@ -476,9 +476,14 @@ void fp_load_settings(struct fp_settings *cfg, fp_getenv_fn get)
  * ---------------------------------------------------------------------- */
 static void fp_bind_all(void)
 {
+	size_t i, k;
+
 #define FP_X(ret, name, params, unready) fp_real.r_##name.p = FP_DLSYM(#name);
 	FP_REAL_ALL(FP_X)
 #undef FP_X
+	for (i = 0; i < fp_nmitigations; i++)
+		for (k = 0; k < fp_mitigations[i]->nsyms; k++)
+			*fp_mitigations[i]->syms[k].slot = FP_DLSYM(fp_mitigations[i]->syms[k].name);
 }
 
 static char *fp_no_env(const char *name)

@@ -394,6 +394,19 @@ void fp_debug(const char *feature, const char *what, const char *detail) FP_HIDD
 /* A getenv-like lookup: secure_getenv, or nothing in secure-execution mode. */
 typedef char *(*fp_getenv_fn)(const char *);
 
+/* A real symbol a mitigation binds beyond FP_REAL_ALL: a row of the same
+ * shape in its own unit (FP_REAL_OWN), bound with the rest, and called
+ * through FP_OWN() as FP_REAL() calls the table's. */
+struct fp_sym {
+	const char *name;
+	void **slot;
+};
+#define FP_REAL_OWN(ret, name, params, unready)                              \
+	static ret fp_unready_##name params { unready }                      \
+	static union { ret (*f) params; void *p; } fp_own_##name = { .f = fp_unready_##name }
+#define FP_SYM(name) { #name, &fp_own_##name.p }
+#define FP_OWN(name) ((void)fp_ready(), fp_own_##name.f)
+
 struct fp_mitigation {
 	const char *name;   /* in FASTPATH_DISABLE and the summary line */
 	unsigned bit;       /* FP_BIT(name) */
@@ -409,6 +422,9 @@ struct fp_mitigation {
 	unsigned gauges;             /* bit i: counter i is a gauge (kept in a child) */
 	/* Once, at the end of initialisation (settings known). */
 	void (*init)(void);
+	/* Its own real symbols (FP_REAL_OWN), if it has any. */
+	const struct fp_sym *syms;
+	size_t nsyms;
 	/* pthread_atfork hooks, run for every mitigation, on or off. */
 	void (*prepare)(void);
 	void (*parent)(void);
