@@ -197,7 +197,7 @@ void fp_log_line(int fd, const char *text)
 	fp_buf_str(&b, "]: ");
 	fp_buf_str(&b, text);
 	/* One line, whatever a setting's value or a path held: a newline in
-	 * FASTPATH_CPUS must not split a warning in two. */
+	 * a setting must not split a warning in two. */
 	for (size_t i = 0; i < b.len; i++)
 		if ((unsigned char)line[i] < 0x20 || line[i] == 0x7f)
 			line[i] = '?';
@@ -325,7 +325,7 @@ int fp_parse_bool(const char *s, bool *out, char *why, size_t whylen)
 }
 
 /* Decimal digits only: no sign, no spaces, no leading zero, no overflow.
- * Empty means unset (systemd's "Environment=FASTPATH_CPUS="). */
+ * Empty means unset (systemd's "Environment=FASTPATH_X="). */
 int fp_parse_count(const char *s, long max, long *out, char *why, size_t whylen)
 {
 	long v = 0;

@@ -332,9 +332,9 @@ static inline bool fp_ready(void)
  * child so that each process reports its own work.  Each mitigation owns a
  * set of them (struct fp_mitigation.counters), striped by thread: one
  * shared line of counters, written by every thread on every pooled call,
- * halved the speed of the threaded urandom loop on two CPUs.  A thread adds
- * to the stripe it was dealt on its first count (threads past FP_STRIPES
- * share); readers sum the stripes.
+ * halved the speed of a threaded open/read/close loop on two CPUs.  A
+ * thread adds to the stripe it was dealt on its first count (threads past
+ * FP_STRIPES share); readers sum the stripes.
  * ---------------------------------------------------------------------- */
 #define FP_STRIPES 16
 #define FP_MAX_COUNTERS 8  /* per mitigation: one cache line per stripe */
