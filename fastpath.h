@@ -140,15 +140,18 @@ bool fp_secure_mode(void) FP_HIDDEN;
  * under us does not have that function.
  *
  * Not ready yet: the one policy.  Until it is bound, each pointer holds a
- * stand-in made from the last column of its row (fastpath.c): the system
- * call itself where one does the job (FP_NR_DO), else the failure the C
- * library gives for a call it does not have (FP_NR_FAIL: ENOSYS; FP_NR_RET:
- * a value).  A wrapper reaches libc only through FP_REAL(), and a mitigation
- * acts only when fp_enabled(); both go through fp_ready().  So a wrapper
- * that this very thread reaches again from inside our initialisation
- * (dlsym, or reading the environment) applies no mitigation and gets the
- * stand-in or the bound function: it never loops, and never waits for
- * itself.
+ * stand-in made from the last column of its row (fastpath.c).  A call that
+ * the C library itself makes while we bind (open, read, close, readlink,
+ * getrandom) and a call that cannot report failure (closefrom, _exit) is
+ * done by its system call (FP_NR_DO, FP_NR_VOID); get_nprocs, which cannot
+ * fail either, says 1 (FP_NR_RET); every other call fails as a C library
+ * does for a function it lacks, with ENOSYS (FP_NR_FAIL; pthread functions
+ * return it).  A wrapper reaches libc only through FP_REAL(), and a
+ * mitigation acts only when fp_enabled(); both go through fp_ready().  So
+ * a wrapper that this very thread reaches again from inside our
+ * initialisation (dlsym, or reading the environment) applies no mitigation
+ * and gets the stand-in or the bound function: it never loops, and never
+ * waits for itself.
  * ---------------------------------------------------------------------- */
 #define FP_NR_FAIL(v) errno = ENOSYS; return v;
 #define FP_NR_RET(v) return v;

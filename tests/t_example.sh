@@ -16,6 +16,15 @@ if [ ! -f "$EX" ] || [ ! -x "$PROG" ]; then
 	exit
 fi
 
+# The README shows this very code: each line of its block (but comments)
+# is in the file.
+missing=$(sed -n '/^\/\* tests\/mit_example.c \*\/$/,/^```$/p' README.md | sed '1d;$d' |
+	while IFS= read -r l; do
+		case $l in '' | '/*'* | ' *'*) continue ;; esac
+		grep -qxF -- "$l" tests/mit_example.c || printf '%s\n' "$l"
+	done)
+expect_eq "README's example is tests/mit_example.c" "" "$missing"
+
 native=$("$PROG" 3)
 out=$(LD_PRELOAD=$EX FASTPATH_STATS=1 "$PROG" 3 2>"$T_TMP/err")
 expect_eq "example: the program's answer unchanged" "$native" "$out"

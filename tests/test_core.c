@@ -628,10 +628,15 @@ static void slow_hook(const char *name)
 
 	if (strcmp(name, "open") != 0)
 		return;
+	int i;
+
 	pthread_create(&t, NULL, other_thread, NULL);
 	pthread_detach(t);
-	while (!atomic_load(&other_started))
-		sched_yield();
+	/* Its start may itself call one of our wrappers (ASan's thread set-up
+	 * does, and the whole library is in this program): that call waits in
+	 * fp_ready() too, before other_thread runs. */
+	for (i = 0; i < 200 && !atomic_load(&other_started); i++)
+		usleep(1000);
 	usleep(20000); /* the other thread is now waiting in fp_ready() */
 }
 
