@@ -1,10 +1,10 @@
 /*
  * cpus_shim.c: report the CPU count an operator chose (FASTPATH_CPUS=N).
  *
- * Seed 002: find_elf sized its job pool by `getconf NPROCESSORS_ONLN`, and
- * on a 256-thread machine spent its life stopping threads to fork.  Capping
- * what a program believes is the whole mitigation, so every way libc answers
- * "how many CPUs" must give the same N:
+ * A program that sizes its thread or process pool by the CPU count (find_elf
+ * by `getconf NPROCESSORS_ONLN`) may, on a 256-thread machine, spend its life
+ * stopping threads to fork.  Capping what a program believes is the whole
+ * mitigation, so every way libc answers "how many CPUs" must give the same N:
  *
  *   sysconf(_SC_NPROCESSORS_ONLN/_CONF)   getconf, Python, most C programs
  *   get_nprocs(), get_nprocs_conf()       glibc's sysconf does not call these
@@ -17,6 +17,44 @@
  * program that pins worker i to CPU i keeps working, just unpinned.
  */
 #include "fastpath.h"
+
+#define CPUS_MAX 65536L  /* the most FASTPATH_CPUS may say */
+
+enum { CPUS_C_QUERIES, CPUS_C_REAL, CPUS_NCOUNTERS };
+static struct fp_stripe cpus_counters[FP_STRIPES];
+#define cpus_count(c) fp_count(cpus_counters, CPUS_C_##c)
+
+/* FASTPATH_CPUS: the count every question is answered with; 0 when unset,
+ * and then the mitigation is off. */
+static long cpus_wanted;
+
+static bool cpus_load(fp_getenv_fn get)
+{
+	char why[256];
+	const char *v = get("FASTPATH_CPUS");
+
+	cpus_wanted = 0;
+	if (v && fp_parse_count(v, CPUS_MAX, &cpus_wanted, why, sizeof why) < 0)
+		fp_warn("FASTPATH_CPUS", v, why, "the real CPU count is reported");
+	return cpus_wanted != 0;
+}
+
+/* "<n> reported (real <n>|?) to <n> queries" */
+static void cpus_stats(struct fp_buf *b, const unsigned long *c)
+{
+	fp_buf_long(b, cpus_wanted);
+	fp_buf_str(b, " reported (real ");
+	if (c[CPUS_C_REAL])
+		fp_buf_ulong(b, c[CPUS_C_REAL]);
+	else
+		fp_buf_str(b, "?");
+	fp_buf_str(b, ") to ");
+	fp_buf_ulong(b, c[CPUS_C_QUERIES]);
+	fp_buf_str(b, " queries");
+}
+
+FP_MITIGATION(cpus, .load = cpus_load, .stats = cpus_stats, .counters = cpus_counters,
+              .ncounters = CPUS_NCOUNTERS, .gauges = 1u << CPUS_C_REAL);
 
 /* The process's real view, learnt once at first use (not at load time: a
  * program that never asks pays nothing). */
@@ -52,7 +90,7 @@ static void cpus_learn_real(void)
 	                                                       &cpus_real.allowed) == 0;
 #endif
 	if (cpus_real.online > 0)
-		fp_gauge_set(FP_C_CPUS_REAL, (unsigned long)cpus_real.online);
+		fp_gauge_set(cpus_counters, CPUS_C_REAL, (unsigned long)cpus_real.online);
 	atomic_store_explicit(&cpus_real.state, FP_INIT_DONE, memory_order_release);
 }
 
@@ -60,47 +98,32 @@ static void cpus_learn_real(void)
 static long cpus_answer(const char *via)
 {
 	cpus_learn_real();
-	fp_count(FP_C_CPUS_QUERIES);
+	cpus_count(QUERIES);
 	if (fp_unlikely(fp_cfg.debug))
 		fp_debug("cpus", via, "answered from FASTPATH_CPUS");
-	return fp_cfg.cpus;
+	return cpus_wanted;
 }
 
 FP_EXPORT long sysconf(int name)
 {
-	if (fp_unlikely(!fp_ready())) {
-		errno = ENOSYS;
-		return -1;
-	}
 	if ((name == _SC_NPROCESSORS_ONLN || name == _SC_NPROCESSORS_CONF) &&
-	    fp_enabled(FP_F_CPUS))
+	    fp_enabled(FP_BIT(cpus)))
 		return cpus_answer("sysconf");
-	return fp_real.r_sysconf.f(name);
+	return FP_REAL(sysconf)(name);
 }
 
 #ifdef FP_HAVE_GET_NPROCS
-static bool cpus_on(void)
-{
-	return fp_ready() && fp_enabled(FP_F_CPUS);
-}
+/* get_nprocs and get_nprocs_conf, written once. */
+#define CPUS_WRAP_NPROCS(name)                                               \
+	FP_EXPORT int name(void)                                             \
+	{                                                                    \
+		if (fp_enabled(FP_BIT(cpus)))                                \
+			return (int)cpus_answer(#name);                      \
+		return FP_REAL(name)();                                      \
+	}
 
-FP_EXPORT int get_nprocs(void)
-{
-	if (cpus_on())
-		return (int)cpus_answer("get_nprocs");
-	if (fp_unlikely(!fp_ready()))
-		return 1; /* cannot fail by contract; one CPU is always true */
-	return fp_real.r_get_nprocs.f();
-}
-
-FP_EXPORT int get_nprocs_conf(void)
-{
-	if (cpus_on())
-		return (int)cpus_answer("get_nprocs_conf");
-	if (fp_unlikely(!fp_ready()))
-		return 1;
-	return fp_real.r_get_nprocs_conf.f();
-}
+CPUS_WRAP_NPROCS(get_nprocs)
+CPUS_WRAP_NPROCS(get_nprocs_conf)
 #endif
 
 #ifdef FP_HAVE_AFFINITY
@@ -144,7 +167,7 @@ static int cpus_fix_mask(int rc, size_t setsize, cpu_set_t *mask, const char *vi
 	if (rc != 0)
 		return rc;
 	cpus_answer(via);
-	if (!cpus_rewrite_mask(mask, setsize, fp_cfg.cpus, cpus_real.possible)) {
+	if (!cpus_rewrite_mask(mask, setsize, cpus_wanted, cpus_real.possible)) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -155,13 +178,9 @@ FP_EXPORT int sched_getaffinity(pid_t pid, size_t setsize, cpu_set_t *mask)
 {
 	int rc;
 
-	if (fp_unlikely(!fp_ready())) {
-		errno = ENOSYS;
-		return -1;
-	}
 	/* The real call first: it decides EFAULT, ESRCH and a too-small set. */
-	rc = fp_real.r_sched_getaffinity.f(pid, setsize, mask);
-	if (!fp_enabled(FP_F_CPUS) || !cpus_is_self(pid))
+	rc = FP_REAL(sched_getaffinity)(pid, setsize, mask);
+	if (!fp_enabled(FP_BIT(cpus)) || !cpus_is_self(pid))
 		return rc;
 	return cpus_fix_mask(rc, setsize, mask, "sched_getaffinity");
 }
@@ -170,10 +189,8 @@ FP_EXPORT int pthread_getaffinity_np(pthread_t thread, size_t setsize, cpu_set_t
 {
 	int rc;
 
-	if (fp_unlikely(!fp_ready()))
-		return ENOSYS;
-	rc = fp_real.r_pthread_getaffinity_np.f(thread, setsize, mask);
-	if (rc != 0 || !fp_enabled(FP_F_CPUS))
+	rc = FP_REAL(pthread_getaffinity_np)(thread, setsize, mask);
+	if (rc != 0 || !fp_enabled(FP_BIT(cpus)))
 		return rc;
 	/* pthread functions report errors by return value, not errno. */
 	return cpus_fix_mask(0, setsize, mask, "pthread_getaffinity_np") ? EINVAL : 0;
@@ -218,17 +235,17 @@ static const cpu_set_t *cpus_real_mask(const cpu_set_t *mask, size_t *setsize, c
 /* Large enough for any mask a program could build from a count <= 65536. */
 union cpus_mask_buf {
 	cpu_set_t set;
-	char bytes[FP_CPUS_MAX / 8 + sizeof(long)];
+	char bytes[CPUS_MAX / 8 + sizeof(long)];
 };
 
 static const cpu_set_t *cpus_for_set(const cpu_set_t *mask, size_t *setsize,
                                      union cpus_mask_buf *buf)
 {
-	if (!fp_enabled(FP_F_CPUS) || !mask)
+	if (!fp_enabled(FP_BIT(cpus)) || !mask)
 		return mask;
 	cpus_learn_real();
 	/* Capping hands out only real ids: nothing to translate. */
-	if (fp_cfg.cpus <= cpus_real.online)
+	if (cpus_wanted <= cpus_real.online)
 		return mask;
 	memset(buf, 0, sizeof *buf);
 	return cpus_real_mask(mask, setsize, &buf->set, sizeof *buf);
@@ -238,21 +255,15 @@ FP_EXPORT int sched_setaffinity(pid_t pid, size_t setsize, const cpu_set_t *mask
 {
 	union cpus_mask_buf buf;
 
-	if (fp_unlikely(!fp_ready())) {
-		errno = ENOSYS;
-		return -1;
-	}
 	mask = cpus_for_set(mask, &setsize, &buf);
-	return fp_real.r_sched_setaffinity.f(pid, setsize, mask);
+	return FP_REAL(sched_setaffinity)(pid, setsize, mask);
 }
 
 FP_EXPORT int pthread_setaffinity_np(pthread_t thread, size_t setsize, const cpu_set_t *mask)
 {
 	union cpus_mask_buf buf;
 
-	if (fp_unlikely(!fp_ready()))
-		return ENOSYS;
 	mask = cpus_for_set(mask, &setsize, &buf);
-	return fp_real.r_pthread_setaffinity_np.f(thread, setsize, mask);
+	return FP_REAL(pthread_setaffinity_np)(thread, setsize, mask);
 }
 #endif /* FP_HAVE_AFFINITY */

@@ -7,15 +7,38 @@
 #include "fastpath.h"
 
 #include <dlfcn.h>
+#include <sys/resource.h>
+
+/* Which version a deployed object is (strings fastpath.so): the Makefile's. */
+#ifdef FASTPATH_VERSION
+__attribute__((used)) static const char fp_version[] = "fastpath " FASTPATH_VERSION;
+#endif
 
 /* Tests substitute their own lookup to provoke re-entry during binding. */
 #ifndef FP_DLSYM
 #define FP_DLSYM(name) dlsym(RTLD_NEXT, name)
 #endif
 
-struct fp_real fp_real;
+/* ------------------------------------------------------------------------
+ * Not ready yet: each real symbol's stand-in until it is bound, made from
+ * the last column of its row in FP_REAL_ALL (fastpath.h, which states the
+ * policy).  A stand-in may ignore some of its parameters.
+ * ---------------------------------------------------------------------- */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#define FP_X(ret, name, params, unready) static ret fp_unready_##name params { unready }
+FP_REAL_ALL(FP_X) // NOLINT(misc-unused-parameters): a stand-in may ignore some
+#undef FP_X
+#pragma GCC diagnostic pop
+
+#define FP_X(ret, name, params, unready) .r_##name = { .f = fp_unready_##name },
+#define FP_UNREADY { FP_REAL_ALL(FP_X) }
+struct fp_real fp_real = FP_UNREADY;
+/* What fp_real holds before binding (the unit tests start over from it). */
+static const struct fp_real fp_real_unready __attribute__((unused)) = FP_UNREADY;
+#undef FP_UNREADY
+#undef FP_X
 struct fp_settings fp_cfg;
-struct fp_stripe fp_counters[FP_STRIPES];
 FP_TLS unsigned fp_stripe_tls;
 /* Kept off the lines every call reads (fp_init_state, fp_cfg). */
 static _Alignas(FP_CACHELINE) _Atomic unsigned fp_stripe_next;
@@ -89,6 +112,26 @@ ssize_t fp_raw_write(int fd, const void *buf, size_t n)
 {
 	return syscall(SYS_write, fd, buf, n);
 }
+/* closefrom(lo) without libc: close_range(2) where the kernel has it, else
+ * every number up to the descriptor limit. */
+void fp_raw_closefrom(int lo)
+{
+	struct rlimit rl;
+	long fd, end = 65536;
+
+	if (lo < 0)
+		lo = 0;
+#if defined(SYS_close_range)
+	if (syscall(SYS_close_range, (unsigned)lo, ~0u, 0) == 0)
+		return;
+#endif
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur < (rlim_t)1 << 20)
+		end = (long)rl.rlim_cur;
+	for (fd = lo; fd < end; fd++)
+		(void)fp_raw_close((int)fd);
+}
+
 #if defined(FP_LINUX)
 void fp_raw_exit(int status)
 {
@@ -154,7 +197,7 @@ void fp_log_line(int fd, const char *text)
 	fp_buf_str(&b, "]: ");
 	fp_buf_str(&b, text);
 	/* One line, whatever a setting's value or a path held: a newline in
-	 * FASTPATH_CPUS must not split a warning in two. */
+	 * a setting must not split a warning in two. */
 	for (size_t i = 0; i < b.len; i++)
 		if ((unsigned char)line[i] < 0x20 || line[i] == 0x7f)
 			line[i] = '?';
@@ -182,16 +225,6 @@ void fp_debug(const char *feature, const char *what, const char *detail)
 /* ------------------------------------------------------------------------
  * Settings.
  * ---------------------------------------------------------------------- */
-static const struct {
-	const char *name;
-	unsigned bit;
-} fp_feature_names[] = {
-	{ "readlink", FP_F_READLINK },
-	{ "urandom", FP_F_URANDOM },
-	{ "cpus", FP_F_CPUS },
-	{ "all", FP_F_ALL },
-};
-
 static void fp_why(char *why, size_t whylen, const char *a, const char *b,
                    const char *c)
 {
@@ -209,6 +242,40 @@ static void fp_why(char *why, size_t whylen, const char *a, const char *b,
  * tolerated; an unknown name makes the value malformed, but the names that
  * were understood still count: the operator clearly meant those.
  */
+/* The names FASTPATH_DISABLE accepts: every mitigation's, then "all". */
+static bool fp_feature_bit(const char *s, size_t n, unsigned *bit)
+{
+	size_t i;
+
+	for (i = 0; i < fp_nmitigations; i++) {
+		if (strlen(fp_mitigations[i]->name) == n &&
+		    strncasecmp(fp_mitigations[i]->name, s, n) == 0) {
+			*bit = fp_mitigations[i]->bit;
+			return true;
+		}
+	}
+	*bit = FP_ALL;
+	return n == 3 && strncasecmp(s, "all", 3) == 0;
+}
+
+/* " (accepted: a, b, all)", from the table. */
+static void fp_feature_list(struct fp_buf *b)
+{
+	size_t i;
+
+	fp_buf_str(b, "\" (accepted: ");
+	for (i = 0; i < fp_nmitigations; i++) {
+		fp_buf_str(b, fp_mitigations[i]->name);
+		fp_buf_str(b, ", ");
+	}
+	fp_buf_str(b, "all)");
+}
+
+/*
+ * A comma list of feature names.  Empty items (",,", a trailing comma) are
+ * tolerated; an unknown name makes the value malformed, but the names that
+ * were understood still count: the operator clearly meant those.
+ */
 int fp_parse_features(const char *s, unsigned *mask, char *why, size_t whylen)
 {
 	int rc = 0;
@@ -216,22 +283,18 @@ int fp_parse_features(const char *s, unsigned *mask, char *why, size_t whylen)
 	*mask = 0;
 	while (*s) {
 		size_t n = strcspn(s, ",");
-		size_t i;
-		bool known = false;
+		unsigned bit;
 
-		for (i = 0; n && i < sizeof fp_feature_names / sizeof fp_feature_names[0]; i++) {
-			if (strlen(fp_feature_names[i].name) == n &&
-			    strncasecmp(fp_feature_names[i].name, s, n) == 0) {
-				*mask |= fp_feature_names[i].bit;
-				known = true;
-			}
-		}
-		if (n && !known && rc == 0) {
+		if (n && fp_feature_bit(s, n, &bit)) {
+			*mask |= bit;
+		} else if (n && rc == 0) {
 			char item[32];
+			struct fp_buf w = { why, 0, whylen };
 
 			snprintf(item, sizeof item, "%.*s", (int)(n < 31 ? n : 31), s);
-			fp_why(why, whylen, "unknown feature \"", item,
-			       "\" (accepted: readlink, urandom, cpus, all)");
+			fp_buf_str(&w, "unknown feature \"");
+			fp_buf_str(&w, item);
+			fp_feature_list(&w);
 			rc = -1;
 		}
 		s += n;
@@ -262,8 +325,8 @@ int fp_parse_bool(const char *s, bool *out, char *why, size_t whylen)
 }
 
 /* Decimal digits only: no sign, no spaces, no leading zero, no overflow.
- * Empty means unset (systemd's "Environment=FASTPATH_CPUS="). */
-int fp_parse_cpus(const char *s, long *out, char *why, size_t whylen)
+ * Empty means unset (systemd's "Environment=FASTPATH_X="). */
+int fp_parse_count(const char *s, long max, long *out, char *why, size_t whylen)
 {
 	long v = 0;
 	const char *p;
@@ -275,7 +338,7 @@ int fp_parse_cpus(const char *s, long *out, char *why, size_t whylen)
 		if (*p < '0' || *p > '9' || (p == s && *p == '0'))
 			goto bad;
 		v = v * 10 + (*p - '0');
-		if (v > FP_CPUS_MAX)
+		if (v > max)
 			goto bad;
 	}
 	if (p == s)
@@ -283,7 +346,12 @@ int fp_parse_cpus(const char *s, long *out, char *why, size_t whylen)
 	*out = v;
 	return 0;
 bad:
-	fp_why(why, whylen, "not a whole number from 1 to 65536", NULL, NULL);
+	if (whylen) {
+		struct fp_buf w = { why, 0, whylen };
+
+		fp_buf_str(&w, "not a whole number from 1 to ");
+		fp_buf_long(&w, max);
+	}
 	return -1;
 }
 
@@ -331,8 +399,7 @@ toolong:
 	return -1;
 }
 
-static void fp_warn(const char *var, const char *val, const char *why,
-                    const char *fallback)
+void fp_warn(const char *var, const char *val, const char *why, const char *fallback)
 {
 	char text[PATH_MAX + 256];
 	struct fp_buf b = { text, 0, sizeof text };
@@ -361,33 +428,32 @@ static int fp_stats_file_ok(const char *path)
 	return 0;
 }
 
-void fp_load_settings(struct fp_settings *cfg, char *(*get)(const char *))
+void fp_load_settings(struct fp_settings *cfg, fp_getenv_fn get)
 {
 	char why[256];
 	const char *v;
+	unsigned off = 0;
+	size_t i;
 
 	memset(cfg, 0, sizeof *cfg);
-
-	unsigned off = 0;
 
 	if ((v = get("FASTPATH_DISABLE")) != NULL &&
 	    fp_parse_features(v, &off, why, sizeof why) < 0)
 		fp_warn("FASTPATH_DISABLE", v, why,
 		        off ? "disabling only the names understood" : "nothing disabled");
 
-	/* cpus is off unless a count is given; FASTPATH_DISABLE=cpus still wins. */
-	if ((v = get("FASTPATH_CPUS")) != NULL &&
-	    fp_parse_cpus(v, &cfg->cpus, why, sizeof why) < 0)
-		fp_warn("FASTPATH_CPUS", v, why, "the real CPU count is reported");
-	cfg->enabled = (FP_F_READLINK | FP_F_URANDOM | (cfg->cpus ? FP_F_CPUS : 0)) & ~off;
+	/* Each mitigation reads its own; FASTPATH_DISABLE still wins. */
+	for (i = 0; i < fp_nmitigations; i++) {
+		const struct fp_mitigation *m = fp_mitigations[i];
+
+		if (!m->load || m->load(get))
+			cfg->enabled |= m->bit;
+	}
+	cfg->enabled &= ~off;
 
 	if ((v = get("FASTPATH_DEBUG")) != NULL &&
 	    fp_parse_bool(v, &cfg->debug, why, sizeof why) < 0)
 		fp_warn("FASTPATH_DEBUG", v, why, "debug output off");
-
-	if ((v = get("FASTPATH_GETRANDOM")) != NULL &&
-	    fp_parse_bool(v, &cfg->getrandom, why, sizeof why) < 0)
-		fp_warn("FASTPATH_GETRANDOM", v, why, "getrandom() is not pooled");
 
 	if ((v = get("FASTPATH_STATS")) != NULL) {
 		char cwd[PATH_MAX];
@@ -403,11 +469,6 @@ void fp_load_settings(struct fp_settings *cfg, char *(*get)(const char *))
 			cfg->stats = FP_STATS_NONE;
 		}
 	}
-
-	if ((v = get("FASTPATH_TEST_PROC_ROOT")) != NULL)
-		snprintf(cfg->test_proc_root, sizeof cfg->test_proc_root, "%s", v);
-	if ((v = get("FASTPATH_TEST_POLICY")) != NULL)
-		snprintf(cfg->test_policy, sizeof cfg->test_policy, "%s", v);
 }
 
 /* ------------------------------------------------------------------------
@@ -415,9 +476,14 @@ void fp_load_settings(struct fp_settings *cfg, char *(*get)(const char *))
  * ---------------------------------------------------------------------- */
 static void fp_bind_all(void)
 {
-#define FP_X(ret, name, args) fp_real.r_##name.p = FP_DLSYM(#name);
+	size_t i, k;
+
+#define FP_X(ret, name, params, unready) fp_real.r_##name.p = FP_DLSYM(#name);
 	FP_REAL_ALL(FP_X)
 #undef FP_X
+	for (i = 0; i < fp_nmitigations; i++)
+		for (k = 0; k < fp_mitigations[i]->nsyms; k++)
+			*fp_mitigations[i]->syms[k].slot = FP_DLSYM(fp_mitigations[i]->syms[k].name);
 }
 
 static char *fp_no_env(const char *name)
@@ -436,26 +502,61 @@ unsigned fp_stripe_deal(void)
 	return s;
 }
 
-unsigned long fp_counter(enum fp_counter c)
+unsigned long fp_counter(const struct fp_stripe *set, unsigned c)
 {
 	unsigned long sum = 0;
 	size_t s;
 
 	for (s = 0; s < FP_STRIPES; s++)
-		sum += atomic_load_explicit(&fp_counters[s].c[c], memory_order_relaxed);
+		sum += atomic_load_explicit(&set[s].c[c], memory_order_relaxed);
 	return sum;
+}
+
+/* The one set of fork handlers: every mitigation's, in table order
+ * (prepare in reverse, as pthread_atfork runs handlers registered apart). */
+static void fp_atfork_prepare(void)
+{
+	size_t i;
+
+	for (i = fp_nmitigations; i-- > 0;)
+		if (fp_mitigations[i]->prepare)
+			fp_mitigations[i]->prepare();
+}
+
+static void fp_atfork_parent(void)
+{
+	size_t i;
+
+	for (i = 0; i < fp_nmitigations; i++)
+		if (fp_mitigations[i]->parent)
+			fp_mitigations[i]->parent();
 }
 
 static void fp_atfork_child(void)
 {
-	size_t i, s;
+	size_t i, k, s;
 
-	/* The child's summary tells what the child did. */
-	for (s = 0; s < FP_STRIPES; s++)
-		for (i = 0; i < FP_NCOUNTERS; i++)
-			if (i != FP_C_CPUS_REAL)
-				atomic_store_explicit(&fp_counters[s].c[i], 0,
-				                      memory_order_relaxed);
+	for (i = 0; i < fp_nmitigations; i++) {
+		const struct fp_mitigation *m = fp_mitigations[i];
+
+		/* The child's summary tells what the child did. */
+		for (s = 0; m->counters && s < FP_STRIPES; s++)
+			for (k = 0; k < m->ncounters; k++)
+				if (!(m->gauges & (1u << k)))
+					atomic_store_explicit(&m->counters[s].c[k], 0,
+					                      memory_order_relaxed);
+		if (m->child)
+			m->child();
+	}
+}
+
+static void fp_init_each(void)
+{
+	size_t i;
+
+	for (i = 0; i < fp_nmitigations; i++)
+		if (fp_mitigations[i]->init)
+			fp_mitigations[i]->init();
 }
 
 bool fp_init_slow(void)
@@ -475,7 +576,8 @@ bool fp_init_slow(void)
 		}
 		if (fp_cfg.stats == FP_STATS_STDERR)
 			fp_keep_stderr();
-		pthread_atfork(NULL, NULL, fp_atfork_child);
+		fp_init_each();
+		pthread_atfork(fp_atfork_prepare, fp_atfork_parent, fp_atfork_child);
 		atomic_store_explicit(&fp_init_state, FP_INIT_DONE, memory_order_release);
 		return true;
 	}
@@ -494,58 +596,35 @@ bool fp_init_slow(void)
 /* ------------------------------------------------------------------------
  * The exit summary.
  * ---------------------------------------------------------------------- */
-size_t fp_format_stats(char *buf, size_t len, long pid, const unsigned long *c,
-                       const struct fp_settings *cfg)
+size_t fp_format_stats(char *buf, size_t len, long pid,
+                       const unsigned long (*c)[FP_MAX_COUNTERS], unsigned enabled)
 {
 	struct fp_buf b = { buf, 0, len };
+	size_t i;
 
 	fp_buf_str(&b, "fastpath[");
 	fp_buf_long(&b, pid);
-	fp_buf_str(&b, "]: readlink ");
-	if (cfg->enabled & FP_F_READLINK) {
-		fp_buf_ulong(&b, c[FP_C_READLINK_SHORT]);
-		fp_buf_str(&b, " short-circuited of ");
-		fp_buf_ulong(&b, c[FP_C_READLINK_CALLS]);
-	} else {
-		fp_buf_str(&b, "off");
-	}
-	fp_buf_str(&b, "; urandom ");
-	if (cfg->enabled & FP_F_URANDOM) {
-		fp_buf_ulong(&b, c[FP_C_URANDOM_OPENS]);
-		fp_buf_str(&b, " opens, ");
-		fp_buf_ulong(&b, c[FP_C_URANDOM_READS]);
-		fp_buf_str(&b, " reads, ");
-		fp_buf_ulong(&b, c[FP_C_URANDOM_GETRANDOM]);
-		fp_buf_str(&b, cfg->getrandom ? " getrandom, " : " getrandom (off), ");
-		fp_buf_ulong(&b, c[FP_C_URANDOM_SYSCALLS]);
-		fp_buf_str(&b, " syscalls, ");
-		fp_buf_ulong(&b, c[FP_C_URANDOM_REFILLS]);
-		fp_buf_str(&b, " refills");
-	} else {
-		fp_buf_str(&b, "off");
-	}
-	fp_buf_str(&b, "; cpus ");
-	if (cfg->enabled & FP_F_CPUS) {
-		fp_buf_long(&b, cfg->cpus);
-		fp_buf_str(&b, " reported (real ");
-		if (c[FP_C_CPUS_REAL])
-			fp_buf_ulong(&b, c[FP_C_CPUS_REAL]);
+	fp_buf_str(&b, "]: ");
+	for (i = 0; i < fp_nmitigations; i++) {
+		const struct fp_mitigation *m = fp_mitigations[i];
+
+		if (i)
+			fp_buf_str(&b, "; ");
+		fp_buf_str(&b, m->name);
+		fp_buf_str(&b, " ");
+		if ((enabled & m->bit) && m->stats)
+			m->stats(&b, c[i]);
 		else
-			fp_buf_str(&b, "?");
-		fp_buf_str(&b, ") to ");
-		fp_buf_ulong(&b, c[FP_C_CPUS_QUERIES]);
-		fp_buf_str(&b, " queries");
-	} else {
-		fp_buf_str(&b, "off");
+			fp_buf_str(&b, "off");
 	}
 	return b.len;
 }
 
 static void fp_write_stats(void)
 {
-	unsigned long snap[FP_NCOUNTERS];
+	unsigned long snap[FP_NMITIGATIONS][FP_MAX_COUNTERS] = { { 0 } };
 	char line[512];
-	size_t i, n;
+	size_t i, k, n;
 	long pid;
 	int fd;
 
@@ -554,9 +633,10 @@ static void fp_write_stats(void)
 	pid = (long)getpid();
 	if (atomic_exchange(&fp_stats_pid, pid) == pid)
 		return;
-	for (i = 0; i < FP_NCOUNTERS; i++)
-		snap[i] = fp_counter((enum fp_counter)i);
-	n = fp_format_stats(line, sizeof line - 1, pid, snap, &fp_cfg);
+	for (i = 0; i < fp_nmitigations && i < FP_NMITIGATIONS; i++)
+		for (k = 0; fp_mitigations[i]->counters && k < fp_mitigations[i]->ncounters; k++)
+			snap[i][k] = fp_counter(fp_mitigations[i]->counters, (unsigned)k);
+	n = fp_format_stats(line, sizeof line - 1, pid, snap, fp_cfg.enabled);
 	line[n++] = '\n';
 	if (fp_cfg.stats == FP_STATS_STDERR) {
 		(void)fp_raw_write(fp_stats_stderr(), line, n);

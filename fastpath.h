@@ -45,6 +45,7 @@
  * ---------------------------------------------------------------------- */
 #if defined(__linux__)
 #  define FP_LINUX 1
+#  include <linux/magic.h>   /* filesystem magic numbers (statfs f_type) */
 #  include <sys/auxv.h>
 #  include <sys/mman.h>
 #  include <sys/syscall.h>
@@ -119,6 +120,7 @@ ssize_t fp_raw_read(int fd, void *buf, size_t n) FP_HIDDEN;
 int fp_raw_close(int fd) FP_HIDDEN;
 ssize_t fp_raw_readlinkat(int dirfd, const char *path, char *buf, size_t n) FP_HIDDEN;
 ssize_t fp_raw_write(int fd, const void *buf, size_t n) FP_HIDDEN;
+void fp_raw_closefrom(int lo) FP_HIDDEN;
 __attribute__((noreturn)) void fp_raw_exit(int status) FP_HIDDEN;
 
 /* True in secure-execution mode (setuid, setgid, file capabilities). */
@@ -136,90 +138,156 @@ bool fp_secure_mode(void) FP_HIDDEN;
  * a typed pointer and void * (as cwrap does) so that no cast between object
  * and function pointers is needed.  A pointer left NULL means the C library
  * under us does not have that function.
+ *
+ * Not ready yet: the one policy.  Until it is bound, each pointer holds a
+ * stand-in made from the last column of its row (fastpath.c).  A call that
+ * the C library itself makes while we bind (open, read, close, readlink,
+ * getrandom) and a call that cannot report failure (closefrom, _exit) is
+ * done by its system call (FP_NR_DO, FP_NR_VOID); get_nprocs, which cannot
+ * fail either, says 1 (FP_NR_RET); every other call fails as a C library
+ * does for a function it lacks, with ENOSYS (FP_NR_FAIL; pthread functions
+ * return it).  A wrapper reaches libc only through FP_REAL(), and a
+ * mitigation acts only when fp_enabled(); both go through fp_ready().  So
+ * a wrapper that this very thread reaches again from inside our
+ * initialisation (dlsym, or reading the environment) applies no mitigation
+ * and gets the stand-in or the bound function: it never loops, and never
+ * waits for itself.
  * ---------------------------------------------------------------------- */
-#define FP_REAL_COMMON(X)                                                    \
-	X(int, open, (const char *, int, ...))                                  \
-	X(int, openat, (int, const char *, int, ...))                           \
-	X(ssize_t, read, (int, void *, size_t))                                 \
-	X(ssize_t, readv, (int, const struct iovec *, int))                     \
-	X(ssize_t, pread, (int, void *, size_t, off_t))                         \
-	X(int, close, (int))                                                    \
-	X(int, dup, (int))                                                      \
-	X(int, dup2, (int, int))                                                \
-	X(int, fcntl, (int, int, ...))                                          \
-	X(FILE *, fdopen, (int, const char *))                                  \
-	X(int, fclose, (FILE *))                                                \
-	X(FILE *, freopen, (const char *, const char *, FILE *))                \
-	X(int, daemon, (int, int))                                              \
-	X(ssize_t, readlink, (const char *, char *, size_t))                    \
-	X(ssize_t, readlinkat, (int, const char *, char *, size_t))             \
-	X(long, sysconf, (int))                                                 \
-	X(void, _exit, (int))                                                   \
-	X(void, _Exit, (int))
+#define FP_NR_FAIL(v) errno = ENOSYS; return v;
+#define FP_NR_RET(v) return v;
+#define FP_NR_DO(call) return call;
+#define FP_NR_VOID(call) call;
+/* open's mode is read only when the flags say there is one (O_CREAT, or all
+ * of O_TMPFILE's bits). */
+#ifdef O_TMPFILE
+#define FP_NEEDS_MODE(f) (((f) & O_CREAT) || ((f) & O_TMPFILE) == O_TMPFILE)
+#else
+#define FP_NEEDS_MODE(f) ((f) & O_CREAT)
+#endif
+#define FP_MODE(flags, mode)                                                 \
+	do {                                                                 \
+		if (FP_NEEDS_MODE(flags)) {                                  \
+			va_list ap_;                                         \
+			va_start(ap_, flags);                                \
+			mode = (mode_t)va_arg(ap_, int);                     \
+			va_end(ap_);                                         \
+		}                                                            \
+	} while (0)
+/* The open family, not ready: openat(2) with the mode if there is one. */
+#define FP_NR_OPEN(dirfd, more)                                              \
+	mode_t mode = 0;                                                     \
+	FP_MODE(flags, mode);                                                \
+	return (int)fp_raw_openat(dirfd, path, flags | (more), mode);
+#define FP_NR_OPEN_2(dirfd, more) return (int)fp_raw_openat(dirfd, path, flags | (more), 0);
+/* A size larger than the buffer is glibc's to abort on, as it would. */
+#define FP_NR_READ_CHK                                                       \
+	if (n > buflen)                                                      \
+		abort();                                                     \
+	return fp_raw_read(fd, buf, n);
+#define FP_NR_READLINK_CHK(dirfd)                                            \
+	if (len > buflen) {                                                  \
+		errno = ENOSYS;                                              \
+		return -1;                                                   \
+	}                                                                    \
+	return fp_raw_readlinkat(dirfd, path, buf, len);
+
+#define FP_REAL_COMMON(X)                                                                     \
+	X(int, open, (const char *path, int flags, ...), FP_NR_OPEN(AT_FDCWD, 0))                \
+	X(int, openat, (int dirfd, const char *path, int flags, ...), FP_NR_OPEN(dirfd, 0))      \
+	X(ssize_t, read, (int fd, void *buf, size_t n), FP_NR_DO(fp_raw_read(fd, buf, n)))       \
+	X(ssize_t, readv, (int fd, const struct iovec *iov, int cnt), FP_NR_FAIL(-1))            \
+	X(ssize_t, pread, (int fd, void *buf, size_t n, off_t off), FP_NR_FAIL(-1))              \
+	X(int, close, (int fd), FP_NR_DO(fp_raw_close(fd)))                                      \
+	X(int, dup, (int fd), FP_NR_FAIL(-1))                                                    \
+	X(int, dup2, (int fd, int to), FP_NR_FAIL(-1))                                           \
+	X(int, fcntl, (int fd, int cmd, ...), FP_NR_FAIL(-1))                                    \
+	X(FILE *, fdopen, (int fd, const char *how), FP_NR_FAIL(NULL))                           \
+	X(int, fclose, (FILE *f), FP_NR_FAIL(EOF))                                               \
+	X(FILE *, freopen, (const char *path, const char *how, FILE *f), FP_NR_FAIL(NULL))       \
+	X(int, daemon, (int nochdir, int noclose), FP_NR_FAIL(-1))                               \
+	X(ssize_t, readlink, (const char *path, char *buf, size_t n),                            \
+	  FP_NR_DO(fp_raw_readlinkat(AT_FDCWD, path, buf, n)))                                   \
+	X(ssize_t, readlinkat, (int dirfd, const char *path, char *buf, size_t n),               \
+	  FP_NR_DO(fp_raw_readlinkat(dirfd, path, buf, n)))                                      \
+	X(long, sysconf, (int name), FP_NR_FAIL(-1))                                             \
+	X(void, _exit, (int status), FP_NR_VOID(fp_raw_exit(status)))                            \
+	X(void, _Exit, (int status), FP_NR_VOID(fp_raw_exit(status)))
 
 #ifdef FP_HAVE_LFS64
-#define FP_REAL_LFS64(X)                                                     \
-	X(int, open64, (const char *, int, ...))                                \
-	X(int, openat64, (int, const char *, int, ...))                         \
-	X(ssize_t, pread64, (int, void *, size_t, off64_t))                     \
-	X(FILE *, freopen64, (const char *, const char *, FILE *))
+#define FP_REAL_LFS64(X)                                                                      \
+	X(int, open64, (const char *path, int flags, ...), FP_NR_OPEN(AT_FDCWD, O_LARGEFILE))    \
+	X(int, openat64, (int dirfd, const char *path, int flags, ...),                          \
+	  FP_NR_OPEN(dirfd, O_LARGEFILE))                                                        \
+	X(ssize_t, pread64, (int fd, void *buf, size_t n, off64_t off), FP_NR_FAIL(-1))          \
+	X(FILE *, freopen64, (const char *path, const char *how, FILE *f), FP_NR_FAIL(NULL))
 #else
 #define FP_REAL_LFS64(X)
 #endif
 
 #ifdef FP_HAVE_GLIBC_CHK
-#define FP_REAL_CHK(X)                                                       \
-	X(int, __open_2, (const char *, int))                                   \
-	X(int, __open64_2, (const char *, int))                                 \
-	X(int, __openat_2, (int, const char *, int))                            \
-	X(int, __openat64_2, (int, const char *, int))                          \
-	X(ssize_t, __read_chk, (int, void *, size_t, size_t))                   \
-	X(ssize_t, __readlink_chk, (const char *, char *, size_t, size_t))      \
-	X(ssize_t, __readlinkat_chk, (int, const char *, char *, size_t, size_t))
+#define FP_REAL_CHK(X)                                                                        \
+	X(int, __open_2, (const char *path, int flags), FP_NR_OPEN_2(AT_FDCWD, 0))               \
+	X(int, __open64_2, (const char *path, int flags), FP_NR_OPEN_2(AT_FDCWD, O_LARGEFILE))   \
+	X(int, __openat_2, (int dirfd, const char *path, int flags), FP_NR_OPEN_2(dirfd, 0))     \
+	X(int, __openat64_2, (int dirfd, const char *path, int flags),                           \
+	  FP_NR_OPEN_2(dirfd, O_LARGEFILE))                                                      \
+	X(ssize_t, __read_chk, (int fd, void *buf, size_t n, size_t buflen), FP_NR_READ_CHK)     \
+	X(ssize_t, __readlink_chk, (const char *path, char *buf, size_t len, size_t buflen),     \
+	  FP_NR_READLINK_CHK(AT_FDCWD))                                                          \
+	X(ssize_t, __readlinkat_chk,                                                             \
+	  (int dirfd, const char *path, char *buf, size_t len, size_t buflen),                   \
+	  FP_NR_READLINK_CHK(dirfd))
 #else
 #define FP_REAL_CHK(X)
 #endif
 
 #ifdef FP_LINUX
-#define FP_REAL_LINUX(X)                                                     \
-	X(int, dup3, (int, int, int))                                           \
-	X(int, get_nprocs, (void))                                              \
-	X(int, get_nprocs_conf, (void))                                         \
-	X(int, sched_getaffinity, (pid_t, size_t, cpu_set_t *))                 \
-	X(int, sched_setaffinity, (pid_t, size_t, const cpu_set_t *))           \
-	X(int, pthread_getaffinity_np, (pthread_t, size_t, cpu_set_t *))        \
-	X(int, pthread_setaffinity_np, (pthread_t, size_t, const cpu_set_t *))  \
-	X(ssize_t, getrandom, (void *, size_t, unsigned int))                   \
-	X(int, getentropy, (void *, size_t))                                    \
-	X(int, chroot, (const char *))                                          \
-	X(int, mount, (const char *, const char *, const char *, unsigned long, \
-	               const void *))                                           \
-	X(int, umount, (const char *))                                          \
-	X(int, umount2, (const char *, int))                                    \
-	X(int, setns, (int, int))
+#define FP_REAL_LINUX(X)                                                                      \
+	X(int, dup3, (int fd, int to, int flags), FP_NR_FAIL(-1))                                \
+	/* get_nprocs cannot fail by contract; one CPU is always true. */                        \
+	X(int, get_nprocs, (void), FP_NR_RET(1))                                                 \
+	X(int, get_nprocs_conf, (void), FP_NR_RET(1))                                            \
+	X(int, sched_getaffinity, (pid_t pid, size_t size, cpu_set_t *mask), FP_NR_FAIL(-1))     \
+	X(int, sched_setaffinity, (pid_t pid, size_t size, const cpu_set_t *mask),               \
+	  FP_NR_FAIL(-1))                                                                        \
+	/* pthread functions report errors by return value, not errno. */                        \
+	X(int, pthread_getaffinity_np, (pthread_t t, size_t size, cpu_set_t *mask),              \
+	  FP_NR_RET(ENOSYS))                                                                     \
+	X(int, pthread_setaffinity_np, (pthread_t t, size_t size, const cpu_set_t *mask),        \
+	  FP_NR_RET(ENOSYS))                                                                     \
+	X(ssize_t, getrandom, (void *buf, size_t n, unsigned int flags),                         \
+	  FP_NR_DO(syscall(SYS_getrandom, buf, n, flags)))                                       \
+	X(int, getentropy, (void *buf, size_t n), FP_NR_FAIL(-1))                                \
+	X(int, chroot, (const char *path), FP_NR_FAIL(-1))                                       \
+	X(int, mount, (const char *src, const char *dst, const char *type,                       \
+	               unsigned long flags, const void *data), FP_NR_FAIL(-1))                   \
+	X(int, umount, (const char *dst), FP_NR_FAIL(-1))                                        \
+	X(int, umount2, (const char *dst, int flags), FP_NR_FAIL(-1))                            \
+	X(int, setns, (int fd, int type), FP_NR_FAIL(-1))
 #else
 #define FP_REAL_LINUX(X)
 #endif
 
 #if defined(FP_HAVE_CLOSE_RANGE)
-#define FP_REAL_CLOSE_RANGE(X) X(int, close_range, (unsigned int, unsigned int, int))
+#define FP_REAL_CLOSE_RANGE(X)                                                                \
+	X(int, close_range, (unsigned int lo, unsigned int hi, int flags), FP_NR_FAIL(-1))
 #else
 #define FP_REAL_CLOSE_RANGE(X)
 #endif
 #if defined(FP_HAVE_CLOSEFROM)
-#define FP_REAL_CLOSEFROM(X) X(void, closefrom, (int))
+#define FP_REAL_CLOSEFROM(X) X(void, closefrom, (int lo), FP_NR_VOID(fp_raw_closefrom(lo)))
 #else
 #define FP_REAL_CLOSEFROM(X)
 #endif
 
 #if defined(FP_HAVE_FCNTL64)
-#define FP_REAL_FCNTL64(X) X(int, fcntl64, (int, int, ...))
+#define FP_REAL_FCNTL64(X) X(int, fcntl64, (int fd, int cmd, ...), FP_NR_FAIL(-1))
 #else
 #define FP_REAL_FCNTL64(X)
 #endif
 
 #if defined(FP_HAVE_FCNTL_TIME64)
-#define FP_REAL_FCNTL_TIME64(X) X(int, __fcntl_time64, (int, int, ...))
+#define FP_REAL_FCNTL_TIME64(X) X(int, __fcntl_time64, (int fd, int cmd, ...), FP_NR_FAIL(-1))
 #else
 #define FP_REAL_FCNTL_TIME64(X)
 #endif
@@ -232,19 +300,23 @@ bool fp_secure_mode(void) FP_HIDDEN;
 /* Members are named r_<symbol>: musl #defines open64 as open, and token
  * pasting keeps such macros from renaming our members. */
 struct fp_real {
-#define FP_X(ret, name, args) union { ret (*f) args; void *p; } r_##name;
+#define FP_X(ret, name, params, unready) union { ret (*f) params; void *p; } r_##name;
 	FP_REAL_ALL(FP_X)
 #undef FP_X
 };
 extern struct fp_real fp_real FP_HIDDEN;
+
+/* The real function, once initialisation has run (or, inside it, in this
+ * thread, the stand-in): the only way a wrapper reaches the C library. */
+#define FP_REAL(name) ((void)fp_ready(), fp_real.r_##name.f)
 
 /* ------------------------------------------------------------------------
  * Initialisation: binding plus settings, once.
  *
  * fp_ready() is the single branch every wrapper pays.  It returns false only
  * while this very thread is inside our initialisation (dlsym, or reading the
- * environment, reached a wrapper again): the wrapper must then fall back to
- * the raw system call (fp_raw_*) or fail with ENOSYS, and never loop.
+ * environment, reached a wrapper again); wrappers do not test it themselves:
+ * FP_REAL() and fp_enabled() do (see "Not ready yet" above).
  * ---------------------------------------------------------------------- */
 enum { FP_INIT_NONE = 0, FP_INIT_RUNNING = 1, FP_INIT_DONE = 2 };
 extern _Atomic int fp_init_state FP_HIDDEN;
@@ -259,111 +331,45 @@ static inline bool fp_ready(void)
 }
 
 /* ------------------------------------------------------------------------
- * Settings, read once from the environment (secure_getenv).
- * ---------------------------------------------------------------------- */
-enum fp_feature {
-	FP_F_READLINK = 1u << 0,
-	FP_F_URANDOM = 1u << 1,
-	FP_F_CPUS = 1u << 2,
-	FP_F_ALL = FP_F_READLINK | FP_F_URANDOM | FP_F_CPUS,
-};
-
-enum fp_stats_mode { FP_STATS_NONE, FP_STATS_STDERR, FP_STATS_FILE };
-
-#define FP_CPUS_MAX 65536L
-
-struct fp_settings {
-	unsigned enabled;          /* FP_F_* that are on */
-	bool debug;                /* FASTPATH_DEBUG */
-	bool getrandom;            /* FASTPATH_GETRANDOM: pool getrandom() too */
-	long cpus;                 /* FASTPATH_CPUS, 0 when unset */
-	enum fp_stats_mode stats;  /* FASTPATH_STATS */
-	char stats_path[PATH_MAX]; /* absolute, when stats == FP_STATS_FILE */
-	/* Test aids, ignored in secure-execution mode: another /proc root and
-	 * another readlink policy, to exercise the illumos layout on Linux. */
-	char test_proc_root[PATH_MAX];
-	char test_policy[16];
-};
-extern struct fp_settings fp_cfg FP_HIDDEN;
-
-static inline bool fp_enabled(unsigned feature)
-{
-	return (fp_cfg.enabled & feature) != 0;
-}
-
-/*
- * Parsers: pure functions, unit-tested on every malformed case.  Each returns
- * 0 when the whole value was understood, or -1 with a one-line reason in
- * `why`; the out-parameter then holds the safe default.
- */
-int fp_parse_features(const char *s, unsigned *mask, char *why, size_t whylen) FP_HIDDEN;
-int fp_parse_bool(const char *s, bool *out, char *why, size_t whylen) FP_HIDDEN;
-int fp_parse_cpus(const char *s, long *out, char *why, size_t whylen) FP_HIDDEN;
-int fp_parse_stats(const char *s, const char *cwd, enum fp_stats_mode *mode,
-                   char *path, size_t pathlen, char *why, size_t whylen) FP_HIDDEN;
-/* Builds fp_cfg from a getenv-like lookup; warns once per bad variable. */
-void fp_load_settings(struct fp_settings *cfg, char *(*get)(const char *)) FP_HIDDEN;
-
-/* ------------------------------------------------------------------------
  * Counters: lock-free atomics, safe from signal handlers, reset in a forked
- * child so that each process reports its own work.  Striped by thread: one
+ * child so that each process reports its own work.  Each mitigation owns a
+ * set of them (struct fp_mitigation.counters), striped by thread: one
  * shared line of counters, written by every thread on every pooled call,
- * halved the speed of the threaded seed loop on two CPUs.  A thread adds to
- * the stripe it was dealt on its first count (threads past FP_STRIPES
- * share); readers sum the stripes.
+ * halved the speed of a threaded open/read/close loop on two CPUs.  A
+ * thread adds to the stripe it was dealt on its first count (threads past
+ * FP_STRIPES share); readers sum the stripes.
  * ---------------------------------------------------------------------- */
-enum fp_counter {
-	FP_C_READLINK_CALLS,   /* readlink-family calls seen on /proc fd paths */
-	FP_C_READLINK_SHORT,   /* of those, answered without the real call */
-	FP_C_URANDOM_OPENS,    /* opens of the device handed a pooled fd */
-	FP_C_URANDOM_READS,    /* reads of pooled fds */
-	FP_C_URANDOM_GETRANDOM,/* getrandom/getentropy calls served from pool */
-	FP_C_URANDOM_SYSCALLS, /* system calls the pool itself had to make */
-	FP_C_URANDOM_REFILLS,  /* reservoir refills (a subset of syscalls) */
-	FP_C_CPUS_QUERIES,     /* CPU-count questions answered */
-	FP_C_CPUS_REAL,        /* gauge: the real count, when learnt */
-	FP_NCOUNTERS
-};
 #define FP_STRIPES 16
+#define FP_MAX_COUNTERS 8  /* per mitigation: one cache line per stripe */
 struct fp_stripe {
-	_Alignas(FP_CACHELINE) _Atomic unsigned long c[FP_NCOUNTERS];
+	_Alignas(FP_CACHELINE) _Atomic unsigned long c[FP_MAX_COUNTERS];
 };
-extern struct fp_stripe fp_counters[FP_STRIPES] FP_HIDDEN;
 /* 1 + the index of this thread's stripe; 0 until it first counts. */
 extern FP_TLS unsigned fp_stripe_tls FP_HIDDEN;
 unsigned fp_stripe_deal(void) FP_HIDDEN;
 
-static inline _Atomic unsigned long *fp_counter_slot(enum fp_counter c)
+static inline _Atomic unsigned long *fp_counter_slot(struct fp_stripe *set, unsigned c)
 {
 	unsigned s = fp_stripe_tls;
 
 	if (fp_unlikely(s == 0))
 		s = fp_stripe_deal();
-	return &fp_counters[s - 1].c[c];
+	return &set[s - 1].c[c];
 }
 
-static inline void fp_count(enum fp_counter c)
+static inline void fp_count(struct fp_stripe *set, unsigned c)
 {
-	atomic_fetch_add_explicit(fp_counter_slot(c), 1, memory_order_relaxed);
-}
-
-static inline void fp_count_add(enum fp_counter c, unsigned long n)
-{
-	atomic_fetch_add_explicit(fp_counter_slot(c), n, memory_order_relaxed);
+	atomic_fetch_add_explicit(fp_counter_slot(set, c), 1, memory_order_relaxed);
 }
 
 /* A gauge lives in stripe 0 only, so that the sum is its value. */
-static inline void fp_gauge_set(enum fp_counter c, unsigned long v)
+static inline void fp_gauge_set(struct fp_stripe *set, unsigned c, unsigned long v)
 {
-	atomic_store_explicit(&fp_counters[0].c[c], v, memory_order_relaxed);
+	atomic_store_explicit(&set[0].c[c], v, memory_order_relaxed);
 }
 
 /* The sum over the stripes (a counter) or the value (a gauge). */
-unsigned long fp_counter(enum fp_counter c) FP_HIDDEN;
-
-/* The exit summary line (see fastpath(7)); returns its length, no newline. */
-size_t fp_format_stats(char *buf, size_t len, long pid, const unsigned long *c,
-                       const struct fp_settings *cfg) FP_HIDDEN;
+unsigned long fp_counter(const struct fp_stripe *set, unsigned c) FP_HIDDEN;
 
 /* ------------------------------------------------------------------------
  * Async-signal-safe formatting: no stdio, no allocation.  Used for debug
@@ -381,5 +387,118 @@ void fp_buf_long(struct fp_buf *b, long v) FP_HIDDEN;
 void fp_log_line(int fd, const char *text) FP_HIDDEN;
 /* FASTPATH_DEBUG: one line per short-circuited call, "<feature>: <what>". */
 void fp_debug(const char *feature, const char *what, const char *detail) FP_HIDDEN;
+
+/* ------------------------------------------------------------------------
+ * Mitigations.  Each one is a descriptor in its own unit, listed once in
+ * the registry (mitigations.h).  The core knows no mitigation by name: it
+ * owns the constructor and pthread_atfork, and loops over fp_mitigations[]
+ * for FASTPATH_DISABLE, the settings, the exit summary and fork.
+ * ---------------------------------------------------------------------- */
+/* A getenv-like lookup: secure_getenv, or nothing in secure-execution mode. */
+typedef char *(*fp_getenv_fn)(const char *);
+
+/* A real symbol a mitigation binds beyond FP_REAL_ALL: a row of the same
+ * shape in its own unit (FP_REAL_OWN), bound with the rest, and called
+ * through FP_OWN() as FP_REAL() calls the table's. */
+struct fp_sym {
+	const char *name;
+	void **slot;
+};
+#define FP_REAL_OWN(ret, name, params, unready)                              \
+	static ret fp_unready_##name params { unready }                      \
+	static union { ret (*f) params; void *p; } fp_own_##name = { .f = fp_unready_##name }
+#define FP_SYM(name) { #name, &fp_own_##name.p }
+#define FP_OWN(name) ((void)fp_ready(), fp_own_##name.f)
+
+struct fp_mitigation {
+	const char *name;   /* in FASTPATH_DISABLE and the summary line */
+	unsigned bit;       /* FP_BIT(name) */
+	/* Reads its own settings through get, warning (fp_warn) about a bad
+	 * one and keeping its safe default; returns whether it is on unless
+	 * FASTPATH_DISABLE names it.  NULL: no settings, on. */
+	bool (*load)(fp_getenv_fn get);
+	/* Its field of the summary line, after "<name> ", when it is on; c
+	 * holds its counters, summed. */
+	void (*stats)(struct fp_buf *b, const unsigned long *c);
+	struct fp_stripe *counters;  /* [FP_STRIPES], ncounters of each used */
+	unsigned ncounters;
+	unsigned gauges;             /* bit i: counter i is a gauge (kept in a child) */
+	/* Once, at the end of initialisation (settings known). */
+	void (*init)(void);
+	/* Its own real symbols (FP_REAL_OWN), if it has any. */
+	const struct fp_sym *syms;
+	size_t nsyms;
+	/* pthread_atfork hooks, run for every mitigation, on or off. */
+	void (*prepare)(void);
+	void (*parent)(void);
+	void (*child)(void);
+};
+
+#include "mitigations.h"
+
+/* A mitigation's descriptor: FP_MITIGATION(name, .load = ..., ...); the
+ * name and bit come from the registry. */
+#define FP_MITIGATION(name_, ...)                                            \
+	extern const struct fp_mitigation fp_mit_##name_ FP_HIDDEN;          \
+	const struct fp_mitigation fp_mit_##name_ = {                         \
+		.name = #name_, .bit = FP_BIT(name_), __VA_ARGS__ }
+
+#define FP_X(name) FP_M_##name,
+enum { FP_MITIGATIONS(FP_X) FP_NMITIGATIONS };
+#undef FP_X
+#define FP_BIT(name) (1u << FP_M_##name)
+#define FP_ALL ((1u << FP_NMITIGATIONS) - 1)
+_Static_assert(FP_NMITIGATIONS <= 31, "one bit each in an unsigned");
+
+/* The table the core loops over (mitigations.c; a unit test that links
+ * only some mitigations defines its own). */
+extern const struct fp_mitigation *const fp_mitigations[] FP_HIDDEN;
+extern const size_t fp_nmitigations FP_HIDDEN;
+#define FP_TABLE(...)                                                        \
+	const struct fp_mitigation *const fp_mitigations[] = { __VA_ARGS__ }; \
+	const size_t fp_nmitigations = sizeof fp_mitigations / sizeof fp_mitigations[0]
+
+/* ------------------------------------------------------------------------
+ * Settings, read once from the environment (secure_getenv).
+ * ---------------------------------------------------------------------- */
+enum fp_stats_mode { FP_STATS_NONE, FP_STATS_STDERR, FP_STATS_FILE };
+
+struct fp_settings {
+	unsigned enabled;          /* FP_BIT()s of the mitigations that are on */
+	bool debug;                /* FASTPATH_DEBUG */
+	enum fp_stats_mode stats;  /* FASTPATH_STATS */
+	char stats_path[PATH_MAX]; /* absolute, when stats == FP_STATS_FILE */
+};
+extern struct fp_settings fp_cfg FP_HIDDEN;
+
+/* Is this mitigation on?  Runs initialisation first if nobody has; false
+ * inside it (see "Not ready yet" above). */
+static inline bool fp_enabled(unsigned bit)
+{
+	return fp_ready() && (fp_cfg.enabled & bit) != 0;
+}
+
+/*
+ * Parsers: pure functions, unit-tested on every malformed case.  Each returns
+ * 0 when the whole value was understood, or -1 with a one-line reason in
+ * `why`; the out-parameter then holds the safe default.
+ */
+int fp_parse_features(const char *s, unsigned *mask, char *why, size_t whylen) FP_HIDDEN;
+int fp_parse_bool(const char *s, bool *out, char *why, size_t whylen) FP_HIDDEN;
+/* A whole number from 1 to max; empty means unset (0). */
+int fp_parse_count(const char *s, long max, long *out, char *why, size_t whylen) FP_HIDDEN;
+int fp_parse_stats(const char *s, const char *cwd, enum fp_stats_mode *mode,
+                   char *path, size_t pathlen, char *why, size_t whylen) FP_HIDDEN;
+/* The one line about a setting that was not understood. */
+void fp_warn(const char *var, const char *val, const char *why,
+             const char *fallback) FP_HIDDEN;
+/* Builds cfg, and each mitigation's own settings, from a getenv-like
+ * lookup; warns once per bad variable. */
+void fp_load_settings(struct fp_settings *cfg, fp_getenv_fn get) FP_HIDDEN;
+
+/* The exit summary line (see fastpath(7)); returns its length, no newline.
+ * c[i] holds the counters of fp_mitigations[i]. */
+size_t fp_format_stats(char *buf, size_t len, long pid,
+                       const unsigned long (*c)[FP_MAX_COUNTERS], unsigned enabled) FP_HIDDEN;
 
 #endif /* FASTPATH_H */

@@ -2,7 +2,7 @@
  * readlink_shim.c: answer readlink of /proc socket, door and pipe fds
  * without the slow kernel path, with the answer the kernel would give.
  *
- * illumos (the seed: pfiles on 1000 sockets, 45 s): readlink of
+ * illumos (pfiles on 1000 sockets took 45 s): readlink of
  * /proc/<pid>/path/<n> for a socket or door has no v_path, so the kernel
  * scans the whole name cache before failing with ENOENT.  We learn the type
  * from stat("/proc/<pid>/fd/<n>") (fstat(n) for our own process) and give
@@ -26,24 +26,33 @@
 #include <sys/vfs.h>
 #endif
 
+enum { RL_C_CALLS, RL_C_SHORT, RL_NCOUNTERS };
+static struct fp_stripe rl_counters[FP_STRIPES];
+#define rl_count(c) fp_count(rl_counters, RL_C_##c)
+
+/* Test aids, ignored in secure-execution mode: another /proc root and
+ * another readlink policy, to exercise the illumos layout on Linux. */
+static char rl_test_proc_root[PATH_MAX];
+static char rl_test_policy[16];
+
 /* ------------------------------------------------------------------------
  * The parser: <root>/<who>[/task/<tid>]/<fd|path>/<n>, nothing else.
  * ---------------------------------------------------------------------- */
-enum fp_rl_who { FP_RL_PID, FP_RL_SELF, FP_RL_THREAD_SELF };
-enum fp_rl_dir { FP_RL_DIR_FD, FP_RL_DIR_PATH };
+enum rl_who { RL_PID, RL_SELF, RL_THREAD_SELF };
+enum rl_dir { RL_DIR_FD, RL_DIR_PATH };
 
-struct fp_rl_path {
-	enum fp_rl_who who;
-	int pid;              /* FP_RL_PID only */
+struct rl_path {
+	enum rl_who who;
+	int pid;              /* RL_PID only */
 	int tid;              /* task/<tid>, 0 when absent */
-	enum fp_rl_dir dir;
+	enum rl_dir dir;
 	int fd;
 	size_t dir_off;       /* where "fd" or "path" starts in the string */
 };
 
 /* A /proc name number, as the kernel's name_to_int() reads it: digits only,
  * no leading zero (except "0" itself), at most INT_MAX.  Returns the end. */
-static const char *fp_rl_num(const char *s, int *out)
+static const char *rl_num(const char *s, int *out)
 {
 	unsigned long v = 0;
 	const char *p = s;
@@ -65,7 +74,7 @@ static const char *fp_rl_num(const char *s, int *out)
 /* s starts with word followed by '/'?  Returns what follows.  By hand, not
  * strncmp: every unrelated /proc readlink pays for these, and the library
  * call costs more than the few bytes compared. */
-static inline const char *fp_rl_word(const char *s, const char *word, size_t n)
+static inline const char *rl_word(const char *s, const char *word, size_t n)
 {
 	size_t i;
 
@@ -77,37 +86,37 @@ static inline const char *fp_rl_word(const char *s, const char *word, size_t n)
 
 /* 0 and *out filled when path is exactly such a name under root (root
  * without a trailing slash); -1 for anything else. */
-static int fp_rl_parse(const char *path, const char *root, size_t rootlen,
-                       struct fp_rl_path *out)
+static int rl_parse(const char *path, const char *root, size_t rootlen,
+                       struct rl_path *out)
 {
 	const char *p, *q;
 
-	if (!path || !(p = fp_rl_word(path, root, rootlen)))
+	if (!path || !(p = rl_word(path, root, rootlen)))
 		return -1;
 	out->tid = 0;
 	out->pid = 0;
-	if ((q = fp_rl_word(p, "self", 4)) != NULL) {
-		out->who = FP_RL_SELF;
-	} else if ((q = fp_rl_word(p, "thread-self", 11)) != NULL) {
-		out->who = FP_RL_THREAD_SELF;
+	if ((q = rl_word(p, "self", 4)) != NULL) {
+		out->who = RL_SELF;
+	} else if ((q = rl_word(p, "thread-self", 11)) != NULL) {
+		out->who = RL_THREAD_SELF;
 	} else {
-		out->who = FP_RL_PID;
-		if (!(q = fp_rl_num(p, &out->pid)) || out->pid == 0 || *q++ != '/')
+		out->who = RL_PID;
+		if (!(q = rl_num(p, &out->pid)) || out->pid == 0 || *q++ != '/')
 			return -1;
 	}
 	p = q;
-	if (out->who != FP_RL_THREAD_SELF && (q = fp_rl_word(p, "task", 4)) != NULL) {
-		if (!(p = fp_rl_num(q, &out->tid)) || out->tid == 0 || *p++ != '/')
+	if (out->who != RL_THREAD_SELF && (q = rl_word(p, "task", 4)) != NULL) {
+		if (!(p = rl_num(q, &out->tid)) || out->tid == 0 || *p++ != '/')
 			return -1;
 	}
 	out->dir_off = (size_t)(p - path);
-	if ((q = fp_rl_word(p, "fd", 2)) != NULL)
-		out->dir = FP_RL_DIR_FD;
-	else if ((q = fp_rl_word(p, "path", 4)) != NULL)
-		out->dir = FP_RL_DIR_PATH;
+	if ((q = rl_word(p, "fd", 2)) != NULL)
+		out->dir = RL_DIR_FD;
+	else if ((q = rl_word(p, "path", 4)) != NULL)
+		out->dir = RL_DIR_PATH;
 	else
 		return -1;
-	if (!(p = fp_rl_num(q, &out->fd)) || *p != '\0')
+	if (!(p = rl_num(q, &out->fd)) || *p != '\0')
 		return -1;
 	/* Only a long root could get here with a name the kernel refuses. */
 	if ((size_t)(p - path) >= PATH_MAX)
@@ -115,67 +124,67 @@ static int fp_rl_parse(const char *path, const char *root, size_t rootlen,
 	return 0;
 }
 
-#ifdef FP_RL_TESTING
-/* The inverse of fp_rl_parse, for the tests' round-trip property. */
-static void fp_rl_unparse(const struct fp_rl_path *x, const char *root, char *buf,
+#ifdef RL_TESTING
+/* The inverse of rl_parse, for the tests' round-trip property. */
+static void rl_unparse(const struct rl_path *x, const char *root, char *buf,
                           size_t len)
 {
 	char who[16], task[32] = "";
 
-	if (x->who == FP_RL_SELF)
+	if (x->who == RL_SELF)
 		snprintf(who, sizeof who, "self");
-	else if (x->who == FP_RL_THREAD_SELF)
+	else if (x->who == RL_THREAD_SELF)
 		snprintf(who, sizeof who, "thread-self");
 	else
 		snprintf(who, sizeof who, "%d", x->pid);
 	if (x->tid)
 		snprintf(task, sizeof task, "/task/%d", x->tid);
 	snprintf(buf, len, "%s/%s%s/%s/%d", root, who, task,
-	         x->dir == FP_RL_DIR_FD ? "fd" : "path", x->fd);
+	         x->dir == RL_DIR_FD ? "fd" : "path", x->fd);
 }
 #endif
 
 /* ------------------------------------------------------------------------
  * The decision: a table, the same code on every platform.
  * ---------------------------------------------------------------------- */
-enum fp_rl_policy { FP_RL_LINUX, FP_RL_ILLUMOS };
-enum fp_rl_fs { FP_RL_FS_ANY, FP_RL_FS_SOCKFS, FP_RL_FS_PIPEFS };
-enum fp_rl_act { FP_RL_PASS, FP_RL_ENOENT, FP_RL_SOCKET, FP_RL_PIPE };
+enum rl_policy { RL_LINUX, RL_ILLUMOS };
+enum rl_fs { RL_FS_ANY, RL_FS_SOCKFS, RL_FS_PIPEFS };
+enum rl_act { RL_PASS, RL_ENOENT, RL_SOCKET, RL_PIPE };
 
 static const struct {
-	enum fp_rl_policy policy;
-	enum fp_rl_dir dir;
+	enum rl_policy policy;
+	enum rl_dir dir;
 	mode_t type;
-	enum fp_rl_fs fs;   /* the file must live there (ANY: anywhere) */
-	enum fp_rl_act act;
-} fp_rl_rules[] = {
+	enum rl_fs fs;   /* the file must live there (ANY: anywhere) */
+	enum rl_act act;
+} rl_rules[] = {
 	/* illumos: no v_path, so the kernel would scan, then say ENOENT. */
-	{ FP_RL_ILLUMOS, FP_RL_DIR_PATH, S_IFSOCK, FP_RL_FS_ANY, FP_RL_ENOENT },
-	{ FP_RL_ILLUMOS, FP_RL_DIR_PATH, S_IFDOOR, FP_RL_FS_ANY, FP_RL_ENOENT },
+	{ RL_ILLUMOS, RL_DIR_PATH, S_IFSOCK, RL_FS_ANY, RL_ENOENT },
+	{ RL_ILLUMOS, RL_DIR_PATH, S_IFDOOR, RL_FS_ANY, RL_ENOENT },
 	/* Linux: sockfs and pipefs name their dentries "<fs>:[<ino>]".  A
 	 * socket or FIFO elsewhere (an O_PATH fd of a socket file, a named
 	 * FIFO) is answered with its path: that stays the kernel's job. */
-	{ FP_RL_LINUX, FP_RL_DIR_FD, S_IFSOCK, FP_RL_FS_SOCKFS, FP_RL_SOCKET },
-	{ FP_RL_LINUX, FP_RL_DIR_FD, S_IFIFO, FP_RL_FS_PIPEFS, FP_RL_PIPE },
+	{ RL_LINUX, RL_DIR_FD, S_IFSOCK, RL_FS_SOCKFS, RL_SOCKET },
+	{ RL_LINUX, RL_DIR_FD, S_IFIFO, RL_FS_PIPEFS, RL_PIPE },
 };
 
-static enum fp_rl_act fp_rl_decide(enum fp_rl_policy policy, enum fp_rl_dir dir,
-                                   mode_t mode, enum fp_rl_fs fs)
+static enum rl_act rl_decide(enum rl_policy policy, enum rl_dir dir,
+                                   mode_t mode, enum rl_fs fs)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof fp_rl_rules / sizeof fp_rl_rules[0]; i++)
-		if (fp_rl_rules[i].policy == policy && fp_rl_rules[i].dir == dir &&
-		    fp_rl_rules[i].type == (mode & S_IFMT) &&
-		    (fp_rl_rules[i].fs == FP_RL_FS_ANY || fp_rl_rules[i].fs == fs))
-			return fp_rl_rules[i].act;
-	return FP_RL_PASS;
+	for (i = 0; i < sizeof rl_rules / sizeof rl_rules[0]; i++)
+		if (rl_rules[i].policy == policy && rl_rules[i].dir == dir &&
+		    rl_rules[i].type == (mode & S_IFMT) &&
+		    (rl_rules[i].fs == RL_FS_ANY || rl_rules[i].fs == fs))
+			return rl_rules[i].act;
+	return RL_PASS;
 }
 
 /* readlink's contract for an answer of len bytes: no NUL, at most bufsiz
  * bytes, the count copied; the kernel takes the size as an int and refuses
  * one that is not positive. */
-static ssize_t fp_rl_copy(const char *ans, size_t len, char *buf, size_t bufsiz)
+static ssize_t rl_copy(const char *ans, size_t len, char *buf, size_t bufsiz)
 {
 	int kb = (int)bufsiz;
 
@@ -190,7 +199,7 @@ static ssize_t fp_rl_copy(const char *ans, size_t len, char *buf, size_t bufsiz)
 }
 
 /* "<prefix><ino>]" without stdio; returns the length. */
-static size_t fp_rl_format(char *out, size_t cap, const char *prefix, unsigned long ino)
+static size_t rl_format(char *out, size_t cap, const char *prefix, unsigned long ino)
 {
 	struct fp_buf b = { out, 0, cap };
 
@@ -203,29 +212,29 @@ static size_t fp_rl_format(char *out, size_t cap, const char *prefix, unsigned l
 /* ------------------------------------------------------------------------
  * What the decision needs to know, learnt as cheaply as possible.
  * ---------------------------------------------------------------------- */
-static enum fp_rl_policy fp_rl_policy(void)
+static enum rl_policy rl_policy(void)
 {
-	if (fp_unlikely(fp_cfg.test_policy[0])) {
-		if (strcmp(fp_cfg.test_policy, "illumos") == 0)
-			return FP_RL_ILLUMOS;
-		if (strcmp(fp_cfg.test_policy, "linux") == 0)
-			return FP_RL_LINUX;
+	if (fp_unlikely(rl_test_policy[0])) {
+		if (strcmp(rl_test_policy, "illumos") == 0)
+			return RL_ILLUMOS;
+		if (strcmp(rl_test_policy, "linux") == 0)
+			return RL_LINUX;
 	}
 #ifdef FP_ILLUMOS
-	return FP_RL_ILLUMOS;
+	return RL_ILLUMOS;
 #else
-	return FP_RL_LINUX;
+	return RL_LINUX;
 #endif
 }
 
-static void fp_rl_root(const char **root, size_t *len)
+static void rl_root(const char **root, size_t *len)
 {
-	if (fp_likely(!fp_cfg.test_proc_root[0])) {
+	if (fp_likely(!rl_test_proc_root[0])) {
 		*root = "/proc";
 		*len = 5;
 		return;
 	}
-	*root = fp_cfg.test_proc_root;
+	*root = rl_test_proc_root;
 	*len = strlen(*root);
 	while (*len > 0 && (*root)[*len - 1] == '/')
 		--*len;
@@ -233,23 +242,20 @@ static void fp_rl_root(const char **root, size_t *len)
 
 /* Our pid for the illumos policy, which asks on every /proc/<pid>/path
  * call: 0 until known, cleared in a fork child. */
-static _Atomic int fp_rl_pid_cache;
+static _Atomic int rl_pid_cache;
 
-static int fp_rl_getpid(void)
+static int rl_getpid(void)
 {
-	int pid = atomic_load_explicit(&fp_rl_pid_cache, memory_order_relaxed);
+	int pid = atomic_load_explicit(&rl_pid_cache, memory_order_relaxed);
 
 	if (!pid) {
 		pid = (int)getpid();
-		atomic_store_explicit(&fp_rl_pid_cache, pid, memory_order_relaxed);
+		atomic_store_explicit(&rl_pid_cache, pid, memory_order_relaxed);
 	}
 	return pid;
 }
 
 #ifdef FP_LINUX
-#define FP_RL_PROC_MAGIC 0x9fa0
-#define FP_RL_SOCKFS_MAGIC 0x534F434B
-#define FP_RL_PIPEFS_MAGIC 0x50495045
 
 /*
  * Our pid and tid, per thread, so that /proc/self costs no system call.
@@ -265,158 +271,112 @@ static int fp_rl_getpid(void)
  */
 static FP_TLS struct {
 	int pid, tid;
-} fp_rl_me;
+} rl_me;
 
-static void fp_rl_me_load(void)
+static void rl_me_load(void)
 {
-	fp_rl_me.tid = (int)syscall(SYS_gettid);
+	rl_me.tid = (int)syscall(SYS_gettid);
 	/* pid last: a signal handler that interrupts us sees 0 and loads
 	 * for itself. */
 	atomic_signal_fence(memory_order_release);
-	fp_rl_me.pid = (int)getpid();
+	rl_me.pid = (int)getpid();
 }
 
 
 /* Is this name about the caller's own fd table? */
-static bool fp_rl_linux_ours(const struct fp_rl_path *x)
+static bool rl_linux_ours(const struct rl_path *x)
 {
 	int pid;
 
-	if (x->who == FP_RL_THREAD_SELF)
+	if (x->who == RL_THREAD_SELF)
 		return true;
-	if (x->who == FP_RL_SELF && !x->tid) {
-		if (!fp_rl_me.pid)
-			fp_rl_me_load();
-		return fp_rl_me.pid == fp_rl_me.tid;
+	if (x->who == RL_SELF && !x->tid) {
+		if (!rl_me.pid)
+			rl_me_load();
+		return rl_me.pid == rl_me.tid;
 	}
 	/* Another process's pid costs no system call: the cache can only be
 	 * stale in a child made without atfork, and then it names our parent,
 	 * which passes through.  A pid that looks like ours is checked. */
-	if (!fp_rl_me.pid)
-		fp_rl_me_load();
-	if (x->who == FP_RL_PID && x->pid != fp_rl_me.pid)
+	if (!rl_me.pid)
+		rl_me_load();
+	if (x->who == RL_PID && x->pid != rl_me.pid)
 		return false;
 	pid = (int)getpid();
-	if (fp_rl_me.pid != pid) {
-		fp_rl_me_load();
-		if (x->who == FP_RL_PID && x->pid != pid)
+	if (rl_me.pid != pid) {
+		rl_me_load();
+		if (x->who == RL_PID && x->pid != pid)
 			return false;
 	}
-	return x->tid ? x->tid == fp_rl_me.tid : pid == fp_rl_me.tid;
+	return x->tid ? x->tid == rl_me.tid : pid == rl_me.tid;
 }
 
 /* 0 unknown, else 1 + st_dev of the one sockfs / pipefs superblock, learnt
  * from fstatfs() the first time a socket / FIFO is seen. */
-static _Atomic unsigned long long fp_rl_sockfs_dev, fp_rl_pipefs_dev;
+static _Atomic unsigned long long rl_sockfs_dev, rl_pipefs_dev;
 /* 0 unknown, 1 the proc root is procfs, 2 it is not (no /proc mounted in
  * this chroot or container: the kernel would say ENOENT, so must we). */
-static _Atomic int fp_rl_procfs;
+static _Atomic int rl_procfs;
 
-static enum fp_rl_fs fp_rl_fs_of(int fd, const struct stat *st)
+static enum rl_fs rl_fs_of(int fd, const struct stat *st)
 {
 	_Atomic unsigned long long *known;
 	unsigned long long dev = (unsigned long long)st->st_dev + 1, k;
 	long magic;
-	enum fp_rl_fs fs;
+	enum rl_fs fs;
 	struct statfs sf;
 
 	if (S_ISSOCK(st->st_mode)) {
-		known = &fp_rl_sockfs_dev, magic = FP_RL_SOCKFS_MAGIC, fs = FP_RL_FS_SOCKFS;
+		known = &rl_sockfs_dev, magic = SOCKFS_MAGIC, fs = RL_FS_SOCKFS;
 	} else if (S_ISFIFO(st->st_mode)) {
-		known = &fp_rl_pipefs_dev, magic = FP_RL_PIPEFS_MAGIC, fs = FP_RL_FS_PIPEFS;
+		known = &rl_pipefs_dev, magic = PIPEFS_MAGIC, fs = RL_FS_PIPEFS;
 	} else {
-		return FP_RL_FS_ANY;
+		return RL_FS_ANY;
 	}
 	k = atomic_load_explicit(known, memory_order_relaxed);
 	if (k)
-		return k == dev ? fs : FP_RL_FS_ANY;
+		return k == dev ? fs : RL_FS_ANY;
 	if (fstatfs(fd, &sf) != 0 || (long)sf.f_type != magic)
-		return FP_RL_FS_ANY;
+		return RL_FS_ANY;
 	atomic_store_explicit(known, dev, memory_order_relaxed);
 	return fs;
 }
 
-/*
- * What the proc root is changes under a running program only by its own
- * hand (chroot, a mount or unmount, joining another mount namespace): each
- * of those, once made, forgets what we learnt, and the next readlink asks
- * again.  A change made by another process in a mount namespace we share
- * stays out of sight: that is a documented limit.
- */
-#define FP_RL_FORGET(call)                                                   \
-	do {                                                                 \
-		int r_;                                                      \
-		if (fp_unlikely(!fp_ready())) {                              \
-			errno = ENOSYS;                                      \
-			return -1;                                           \
-		}                                                            \
-		r_ = (call);                                                 \
-		atomic_store(&fp_rl_procfs, 0);                              \
-		return r_;                                                   \
-	} while (0)
-
-FP_EXPORT int chroot(const char *path)
+static bool rl_root_is_procfs(const char *root)
 {
-	FP_RL_FORGET(fp_real.r_chroot.f(path));
-}
-
-FP_EXPORT int mount(const char *src, const char *dst, const char *type,
-                    unsigned long flags, const void *data)
-{
-	FP_RL_FORGET(fp_real.r_mount.f(src, dst, type, flags, data));
-}
-
-FP_EXPORT int umount(const char *dst)
-{
-	FP_RL_FORGET(fp_real.r_umount.f(dst));
-}
-
-FP_EXPORT int umount2(const char *dst, int flags)
-{
-	FP_RL_FORGET(fp_real.r_umount2.f(dst, flags));
-}
-
-FP_EXPORT int setns(int fd, int type)
-{
-	FP_RL_FORGET(fp_real.r_setns.f(fd, type));
-}
-
-static bool fp_rl_root_is_procfs(const char *root)
-{
-	int v = atomic_load_explicit(&fp_rl_procfs, memory_order_relaxed);
+	int v = atomic_load_explicit(&rl_procfs, memory_order_relaxed);
 	struct statfs sf;
 
 	if (!v) {
-		v = statfs(root, &sf) == 0 && sf.f_type == FP_RL_PROC_MAGIC ? 1 : 2;
-		atomic_store_explicit(&fp_rl_procfs, v, memory_order_relaxed);
+		v = statfs(root, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC ? 1 : 2;
+		atomic_store_explicit(&rl_procfs, v, memory_order_relaxed);
 	}
 	return v == 1;
 }
 #endif /* FP_LINUX */
 
-static void fp_rl_atfork_child(void)
+static void rl_atfork_child(void)
 {
-	atomic_store_explicit(&fp_rl_pid_cache, 0, memory_order_relaxed);
+	atomic_store_explicit(&rl_pid_cache, 0, memory_order_relaxed);
 #ifdef FP_LINUX
-	fp_rl_me.pid = 0;
+	rl_me.pid = 0;
 #endif
 }
 
-__attribute__((constructor)) static void fp_rl_constructor(void)
+static void rl_init(void)
 {
-	pthread_atfork(NULL, NULL, fp_rl_atfork_child);
 #ifdef FP_VALGRIND_ANNOTATE
 	/* Only for the helgrind/drd build (make check-valgrind): these caches
 	 * are relaxed C11 atomics, which the tools see as plain loads and
 	 * stores.  Each holds a fact that any thread may learn again. */
-	ANNOTATE_BENIGN_RACE_SIZED(&fp_rl_pid_cache, sizeof fp_rl_pid_cache,
+	ANNOTATE_BENIGN_RACE_SIZED(&rl_pid_cache, sizeof rl_pid_cache,
 	                           "readlink: cached pid, atomic");
 #ifdef FP_LINUX
-	ANNOTATE_BENIGN_RACE_SIZED(&fp_rl_sockfs_dev, sizeof fp_rl_sockfs_dev,
+	ANNOTATE_BENIGN_RACE_SIZED(&rl_sockfs_dev, sizeof rl_sockfs_dev,
 	                           "readlink: cached sockfs device, atomic");
-	ANNOTATE_BENIGN_RACE_SIZED(&fp_rl_pipefs_dev, sizeof fp_rl_pipefs_dev,
+	ANNOTATE_BENIGN_RACE_SIZED(&rl_pipefs_dev, sizeof rl_pipefs_dev,
 	                           "readlink: cached pipefs device, atomic");
-	ANNOTATE_BENIGN_RACE_SIZED(&fp_rl_procfs, sizeof fp_rl_procfs,
+	ANNOTATE_BENIGN_RACE_SIZED(&rl_procfs, sizeof rl_procfs,
 	                           "readlink: cached proc root answer, atomic");
 #endif
 #endif
@@ -425,34 +385,34 @@ __attribute__((constructor)) static void fp_rl_constructor(void)
 /* ------------------------------------------------------------------------
  * The two policies.  Each returns the action, and for an answer the inode.
  * ---------------------------------------------------------------------- */
-static enum fp_rl_act fp_rl_linux(const struct fp_rl_path *x, const char *root,
+static enum rl_act rl_linux(const struct rl_path *x, const char *root,
                                   unsigned long *ino)
 {
 #ifdef FP_LINUX
 	struct stat st;
 
-	if (x->dir != FP_RL_DIR_FD || !fp_rl_linux_ours(x) || !fp_rl_root_is_procfs(root) ||
+	if (x->dir != RL_DIR_FD || !rl_linux_ours(x) || !rl_root_is_procfs(root) ||
 	    fstat(x->fd, &st) != 0)
-		return FP_RL_PASS;
+		return RL_PASS;
 	*ino = (unsigned long)st.st_ino;
-	return fp_rl_decide(FP_RL_LINUX, x->dir, st.st_mode, fp_rl_fs_of(x->fd, &st));
+	return rl_decide(RL_LINUX, x->dir, st.st_mode, rl_fs_of(x->fd, &st));
 #else
 	/* Only Linux's /proc/<pid>/fd links name sockets after sockfs. */
 	(void)x, (void)root, (void)ino;
-	return FP_RL_PASS;
+	return RL_PASS;
 #endif
 }
 
-static enum fp_rl_act fp_rl_illumos(const struct fp_rl_path *x, const char *path)
+static enum rl_act rl_illumos(const struct rl_path *x, const char *path)
 {
 	char fdpath[PATH_MAX];
 	struct stat st;
 	struct fp_buf b = { fdpath, 0, sizeof fdpath };
 	int r;
 
-	if (x->dir != FP_RL_DIR_PATH || x->tid || x->who == FP_RL_THREAD_SELF)
-		return FP_RL_PASS;
-	if (x->who == FP_RL_SELF || x->pid == fp_rl_getpid()) {
+	if (x->dir != RL_DIR_PATH || x->tid || x->who == RL_THREAD_SELF)
+		return RL_PASS;
+	if (x->who == RL_SELF || x->pid == rl_getpid()) {
 		r = fstat(x->fd, &st);
 	} else {
 		/* "<root>/<pid>/" + "fd/<n>": shorter than the path itself. */
@@ -463,8 +423,8 @@ static enum fp_rl_act fp_rl_illumos(const struct fp_rl_path *x, const char *path
 		r = stat(fdpath, &st);
 	}
 	if (r != 0)
-		return FP_RL_PASS;
-	return fp_rl_decide(FP_RL_ILLUMOS, x->dir, st.st_mode, FP_RL_FS_ANY);
+		return RL_PASS;
+	return rl_decide(RL_ILLUMOS, x->dir, st.st_mode, RL_FS_ANY);
 }
 
 /*
@@ -476,7 +436,7 @@ static enum fp_rl_act fp_rl_illumos(const struct fp_rl_path *x, const char *path
  * passes through: the kernel's lookup of one name under an fd directory is
  * already cheaper than telling which directory it is.
  */
-static enum fp_rl_act fp_rl_illumos_at(int dirfd, const char *name, const char *root,
+static enum rl_act rl_illumos_at(int dirfd, const char *name, const char *root,
                                        bool *seen)
 {
 	struct stat d, e, g, r, st;
@@ -485,22 +445,22 @@ static enum fp_rl_act fp_rl_illumos_at(int dirfd, const char *name, const char *
 	const char *end;
 	int fd;
 
-	if (!(end = fp_rl_num(name, &fd)) || *end != '\0')
-		return FP_RL_PASS;
+	if (!(end = rl_num(name, &fd)) || *end != '\0')
+		return RL_PASS;
 	if (fstat(dirfd, &d) != 0 || !S_ISDIR(d.st_mode) ||
 	    fstatat(dirfd, "../path", &e, 0) != 0 || e.st_dev != d.st_dev ||
 	    e.st_ino != d.st_ino || fstatat(dirfd, "../..", &g, 0) != 0 ||
 	    stat(root, &r) != 0 || g.st_dev != r.st_dev || g.st_ino != r.st_ino)
-		return FP_RL_PASS;
+		return RL_PASS;
 	*seen = true;
 	fp_buf_str(&b, "../fd/");
 	fp_buf_long(&b, fd);
 	if (fstatat(dirfd, rel, &st, 0) != 0)
-		return FP_RL_PASS;
-	return fp_rl_decide(FP_RL_ILLUMOS, FP_RL_DIR_PATH, st.st_mode, FP_RL_FS_ANY);
+		return RL_PASS;
+	return rl_decide(RL_ILLUMOS, RL_DIR_PATH, st.st_mode, RL_FS_ANY);
 }
 
-static void fp_rl_debug(const char *path, const char *ans)
+static void rl_debug(const char *path, const char *ans)
 {
 	char what[96];
 	struct fp_buf b = { what, 0, sizeof what };
@@ -510,7 +470,7 @@ static void fp_rl_debug(const char *path, const char *ans)
 	fp_buf_str(&b, "answered ");
 	if (ans) {
 		fp_buf_str(&b, "\"");
-		fp_buf_str(&b, ans);  /* NUL-terminated by fp_rl_format */
+		fp_buf_str(&b, ans);  /* NUL-terminated by rl_format */
 		fp_buf_str(&b, "\" from fstat");
 	} else {
 		fp_buf_str(&b, "ENOENT (a socket or door: no kernel name-cache scan)");
@@ -523,125 +483,157 @@ static void fp_rl_debug(const char *path, const char *ans)
  * 0 when it must go to the real function.  errno is untouched on the way
  * to the real call, whatever our probes did.
  */
-static int fp_rl_short(int dirfd, const char *path, char *buf, size_t bufsiz,
+static int rl_short(int dirfd, const char *path, char *buf, size_t bufsiz,
                        ssize_t *ret)
 {
-	struct fp_rl_path x;
+	struct rl_path x;
 	const char *root;
 	size_t rootlen;
-	enum fp_rl_policy policy;
-	enum fp_rl_act act;
+	enum rl_policy policy;
+	enum rl_act act;
 	unsigned long ino = 0;
 	char ans[48];
 	size_t len;
 	int saved;
 
-	if (!fp_enabled(FP_F_READLINK) || !path)
+	if (!fp_enabled(FP_BIT(readlink)) || !path)
 		return 0;
-	fp_rl_root(&root, &rootlen);
-	policy = fp_rl_policy();
+	rl_root(&root, &rootlen);
+	policy = rl_policy();
 	/* Sizes the C library or the kernel refuse, and a NULL buffer, are
 	 * theirs to answer (musl, for one, accepts a size of 0). */
 	if (path[0] != '/') {
 		bool seen = false;
 
-		if (dirfd == AT_FDCWD || policy != FP_RL_ILLUMOS || path[0] < '0' ||
+		if (dirfd == AT_FDCWD || policy != RL_ILLUMOS || path[0] < '0' ||
 		    path[0] > '9' || !buf || bufsiz == 0 || bufsiz > INT_MAX)
 			return 0;
 		saved = errno;
-		act = fp_rl_illumos_at(dirfd, path, root, &seen);
+		act = rl_illumos_at(dirfd, path, root, &seen);
 		if (seen)
-			fp_count(FP_C_READLINK_CALLS);
+			rl_count(CALLS);
 	} else {
-		if (fp_rl_parse(path, root, rootlen, &x) != 0)
+		if (rl_parse(path, root, rootlen, &x) != 0)
 			return 0;
-		fp_count(FP_C_READLINK_CALLS);
+		rl_count(CALLS);
 		if (!buf || bufsiz == 0 || bufsiz > INT_MAX)
 			return 0;
 		saved = errno;
-		if (policy == FP_RL_ILLUMOS)
-			act = fp_rl_illumos(&x, path);
+		if (policy == RL_ILLUMOS)
+			act = rl_illumos(&x, path);
 		else
-			act = fp_rl_linux(&x, root, &ino);
+			act = rl_linux(&x, root, &ino);
 	}
 	errno = saved;
 	switch (act) {
-	case FP_RL_ENOENT:
-		fp_count(FP_C_READLINK_SHORT);
-		fp_rl_debug(path, NULL);
+	case RL_ENOENT:
+		rl_count(SHORT);
+		rl_debug(path, NULL);
 		errno = ENOENT;
 		*ret = -1;
 		return 1;
-	case FP_RL_SOCKET:
-	case FP_RL_PIPE:
-		fp_count(FP_C_READLINK_SHORT);
-		len = fp_rl_format(ans, sizeof ans, act == FP_RL_SOCKET ? "socket:[" : "pipe:[", ino);
-		fp_rl_debug(path, ans);
-		*ret = fp_rl_copy(ans, len, buf, bufsiz);
+	case RL_SOCKET:
+	case RL_PIPE:
+		rl_count(SHORT);
+		len = rl_format(ans, sizeof ans, act == RL_SOCKET ? "socket:[" : "pipe:[", ino);
+		rl_debug(path, ans);
+		*ret = rl_copy(ans, len, buf, bufsiz);
 		return 1;
-	case FP_RL_PASS:
+	case RL_PASS:
 		break;
 	}
 	return 0;
 }
 
 /* ------------------------------------------------------------------------
- * Entry points.
+ * Entry points.  readlink and readlinkat, and their fortified twins, are
+ * written once; a size larger than the buffer is glibc's to abort on (the
+ * _chk forms pass it on), as it would.
  * ---------------------------------------------------------------------- */
-FP_EXPORT ssize_t readlink(const char *path, char *buf, size_t bufsiz)
-{
-	ssize_t r;
+#define RL_WRAP(name, params, dirfd, len, ok, ...)                         \
+	FP_EXPORT ssize_t name params                                        \
+	{                                                                    \
+		ssize_t r;                                                   \
+                                                                             \
+		if ((ok) && rl_short(dirfd, path, buf, len, &r))          \
+			return r;                                            \
+		return FP_REAL(name)(__VA_ARGS__);                           \
+	}
 
-	if (fp_unlikely(!fp_ready()))
-		return fp_raw_readlinkat(AT_FDCWD, path, buf, bufsiz);
-	if (fp_rl_short(AT_FDCWD, path, buf, bufsiz, &r))
-		return r;
-	return fp_real.r_readlink.f(path, buf, bufsiz);
-}
-
-FP_EXPORT ssize_t readlinkat(int dirfd, const char *path, char *buf, size_t bufsiz)
-{
-	ssize_t r;
-
-	if (fp_unlikely(!fp_ready()))
-		return fp_raw_readlinkat(dirfd, path, buf, bufsiz);
-	if (fp_rl_short(dirfd, path, buf, bufsiz, &r))
-		return r;
-	return fp_real.r_readlinkat.f(dirfd, path, buf, bufsiz);
-}
-
+RL_WRAP(readlink, (const char *path, char *buf, size_t n), AT_FDCWD, n, true, path, buf, n)
+RL_WRAP(readlinkat, (int dirfd, const char *path, char *buf, size_t n), dirfd, n, true,
+           dirfd, path, buf, n)
 #ifdef FP_HAVE_GLIBC_CHK
-/* A size larger than the buffer is glibc's to abort on, as it would. */
-FP_EXPORT ssize_t __readlink_chk(const char *path, char *buf, size_t len, size_t buflen)
-{
-	ssize_t r;
-
-	if (fp_unlikely(!fp_ready())) {
-		if (len > buflen) {
-			errno = ENOSYS;
-			return -1;
-		}
-		return fp_raw_readlinkat(AT_FDCWD, path, buf, len);
-	}
-	if (len <= buflen && fp_rl_short(AT_FDCWD, path, buf, len, &r))
-		return r;
-	return fp_real.r___readlink_chk.f(path, buf, len, buflen);
-}
-
-FP_EXPORT ssize_t __readlinkat_chk(int dirfd, const char *path, char *buf, size_t len,
-                                   size_t buflen)
-{
-	ssize_t r;
-
-	if (fp_unlikely(!fp_ready())) {
-		if (len > buflen) {
-			errno = ENOSYS;
-			return -1;
-		}
-		return fp_raw_readlinkat(dirfd, path, buf, len);
-	}
-	if (len <= buflen && fp_rl_short(dirfd, path, buf, len, &r))
-		return r;
-	return fp_real.r___readlinkat_chk.f(dirfd, path, buf, len, buflen);
-}
+RL_WRAP(__readlink_chk, (const char *path, char *buf, size_t n, size_t buflen), AT_FDCWD,
+           n, n <= buflen, path, buf, n, buflen)
+RL_WRAP(__readlinkat_chk, (int dirfd, const char *path, char *buf, size_t n, size_t buflen),
+           dirfd, n, n <= buflen, dirfd, path, buf, n, buflen)
 #endif
+
+#ifdef FP_LINUX
+/*
+ * What the proc root is changes under a running program only by its own
+ * hand (chroot, a mount or unmount, joining another mount namespace): each
+ * of those, once made, forgets what we learnt, and the next readlink asks
+ * again.  A change made by another process in a mount namespace we share
+ * stays out of sight: that is a documented limit.
+ */
+#define RL_FORGET(call)                                                   \
+	do {                                                                 \
+		int r_ = (call);                                             \
+		atomic_store(&rl_procfs, 0);                              \
+		return r_;                                                   \
+	} while (0)
+
+FP_EXPORT int chroot(const char *path)
+{
+	RL_FORGET(FP_REAL(chroot)(path));
+}
+
+FP_EXPORT int mount(const char *src, const char *dst, const char *type,
+                    unsigned long flags, const void *data)
+{
+	RL_FORGET(FP_REAL(mount)(src, dst, type, flags, data));
+}
+
+FP_EXPORT int umount(const char *dst)
+{
+	RL_FORGET(FP_REAL(umount)(dst));
+}
+
+FP_EXPORT int umount2(const char *dst, int flags)
+{
+	RL_FORGET(FP_REAL(umount2)(dst, flags));
+}
+
+FP_EXPORT int setns(int fd, int type)
+{
+	RL_FORGET(FP_REAL(setns)(fd, type));
+}
+#endif /* FP_LINUX */
+
+/* ------------------------------------------------------------------------
+ * The descriptor.
+ * ---------------------------------------------------------------------- */
+static bool rl_load(fp_getenv_fn get)
+{
+	const char *v;
+
+	rl_test_proc_root[0] = rl_test_policy[0] = '\0';
+	if ((v = get("FASTPATH_TEST_PROC_ROOT")) != NULL)
+		snprintf(rl_test_proc_root, sizeof rl_test_proc_root, "%s", v);
+	if ((v = get("FASTPATH_TEST_POLICY")) != NULL)
+		snprintf(rl_test_policy, sizeof rl_test_policy, "%s", v);
+	return true;
+}
+
+/* "<n> short-circuited of <n>" */
+static void rl_stats(struct fp_buf *b, const unsigned long *c)
+{
+	fp_buf_ulong(b, c[RL_C_SHORT]);
+	fp_buf_str(b, " short-circuited of ");
+	fp_buf_ulong(b, c[RL_C_CALLS]);
+}
+
+FP_MITIGATION(readlink, .load = rl_load, .stats = rl_stats, .counters = rl_counters,
+              .ncounters = RL_NCOUNTERS, .init = rl_init, .child = rl_atfork_child);

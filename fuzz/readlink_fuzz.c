@@ -13,9 +13,10 @@
  */
 #include <stdint.h>
 
-#define FP_RL_TESTING 1
+#define RL_TESTING 1
 #include "../fastpath.c"
 #include "../readlink_shim.c"
+FP_TABLE(&fp_mit_readlink);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -24,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const char *const roots[] = { "/proc", "/tmp/fixture", "" };
 	char path[PATH_MAX + 64], again[PATH_MAX + 64], buf[64];
 	const char *root;
-	struct fp_rl_path x;
+	struct rl_path x;
 	size_t n, i;
 
 	if (size < 1)
@@ -33,26 +34,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	n = size - 1 < sizeof path - 1 ? size - 1 : sizeof path - 1;
 	memcpy(path, data + 1, n);
 	path[n] = '\0';
-	if (fp_rl_parse(path, root, strlen(root), &x) != 0)
+	if (rl_parse(path, root, strlen(root), &x) != 0)
 		return 0;
-	fp_rl_unparse(&x, root, again, sizeof again);
+	rl_unparse(&x, root, again, sizeof again);
 	if (strcmp(again, path) != 0)
 		__builtin_trap();
-	if (x.fd < 0 || x.tid < 0 || (x.who == FP_RL_PID) != (x.pid > 0) ||
-	    (x.who == FP_RL_THREAD_SELF && x.tid) || x.dir_off >= strlen(path))
+	if (x.fd < 0 || x.tid < 0 || (x.who == RL_PID) != (x.pid > 0) ||
+	    (x.who == RL_THREAD_SELF && x.tid) || x.dir_off >= strlen(path))
 		__builtin_trap();
 	for (i = 0; i < 16; i++) {
-		enum fp_rl_act a = fp_rl_decide(FP_RL_ILLUMOS, x.dir, (mode_t)(i << 12),
-		                                FP_RL_FS_ANY);
+		enum rl_act a = rl_decide(RL_ILLUMOS, x.dir, (mode_t)(i << 12),
+		                                RL_FS_ANY);
 
-		if (a != FP_RL_PASS && a != FP_RL_ENOENT)
+		if (a != RL_PASS && a != RL_ENOENT)
 			__builtin_trap();
 	}
 	for (i = 1; i <= sizeof buf; i++) {
 		char ans[48];
-		size_t len = fp_rl_format(ans, sizeof ans, "socket:[", (unsigned long)x.fd);
+		size_t len = rl_format(ans, sizeof ans, "socket:[", (unsigned long)x.fd);
 
-		if (fp_rl_copy(ans, len, buf, i) != (ssize_t)(i < len ? i : len) ||
+		if (rl_copy(ans, len, buf, i) != (ssize_t)(i < len ? i : len) ||
 		    memcmp(buf, ans, i < len ? i : len) != 0)
 			__builtin_trap();
 	}

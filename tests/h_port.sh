@@ -21,7 +21,13 @@ case $flavour in
 musl)
 	RUN=yes
 	command -v musl-gcc >/dev/null 2>&1 || { skip musl "musl-gcc not installed (Debian: musl-tools)"; finish; exit; }
-	CC="musl-gcc"
+	# Debian's musl-gcc sees none of the kernel's headers (Alpine's has
+	# linux-headers): give it those alone, for <linux/magic.h>.
+	KH=$T_TMP/kernel-headers
+	mkdir -p "$KH"
+	ln -s /usr/include/linux /usr/include/asm-generic "$KH/"
+	ln -s "/usr/include/$(gcc -print-multiarch 2>/dev/null)/asm" "$KH/asm"
+	CC="musl-gcc -idirafter $KH"
 	VARIANTS="plain"
 	;;
 m32)
@@ -52,7 +58,7 @@ SO=$B/fastpath.so
 # shellcheck disable=SC2086 # CC and W are word lists
 check "$flavour: fastpath.so builds warning-free" $CC -D_GNU_SOURCE \
 	-DFASTPATH_VERSION='"hardening"' -std=gnu11 -fPIC -pthread $W -O2 -g -shared \
-	-fvisibility=hidden -Wl,-z,now -o "$SO" fastpath.c ./*_shim.c -ldl
+	-fvisibility=hidden -Wl,-z,now -o "$SO" ./*.c -ldl
 if [ ! -f "$SO" ]; then finish; exit; fi
 
 PROGS="prog_urandom prog_urandom_stress prog_readlink_oracle prog_early"

@@ -39,7 +39,7 @@ AS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-point
 # fastpath.so, whose every call with a caller's pointer it still checks.
 TESTSAN=-fno-sanitize=nonnull-attribute
 W="-Wall -Wextra -Werror"
-SRCS="fastpath.c $(echo ./*_shim.c)"
+SRCS="$(echo ./*.c)"
 PROGS="prog_urandom prog_urandom_fortify prog_urandom_stress prog_readlink_oracle
 	prog_readlink_fortify prog_readlink_hold prog_readlink_lister prog_early"
 

@@ -5,8 +5,23 @@
 . "$(dirname "$0")/lib.sh"
 
 P=$FASTPATH_SO
-# The documented shape, kept once in tests/lib.sh (stats_get reads by it).
-line_re=$FP_STATS_RE
+# The mitigations, in the order of the line, as the object itself lists them
+# (FASTPATH_DISABLE's warning); each field's own shape is checked by its
+# mitigation's script (stats_field in tests/lib.sh).
+names=$(LD_PRELOAD=$P FASTPATH_DISABLE='?' sh -c : 2>&1 | sed -n 's/.*(accepted: \(.*\), all).*/\1/p' | tr -d ,)
+line_re='^fastpath\[[0-9]*\]: '
+sep=
+for n in $names; do
+	line_re="$line_re$sep$n (off|[0-9][^;]*)"
+	sep='; '
+done
+line_re="$line_re\$"
+# fastpath(7) documents the same fields, in the same order.
+man_names=$(sed -n 's/^fastpath\[PID\]: //p' man/fastpath.7 | tr ';' '\n' | awk '{ print $1 }' |
+	tr '\n' ' ' | sed 's/ $//')
+expect_eq "the object's mitigations are fastpath(7)'s" "$man_names" "$names"
+# ... which is also the shape stats_get reads by (tests/lib.sh).
+line_re_lib=$FP_STATS_RE
 
 # --- the summary line ---------------------------------------------------
 "$INTERPOSE" --stats true 2>"$T_TMP/err"
@@ -14,6 +29,8 @@ expect_eq "interpose --stats true: status" 0 $?
 expect_eq "interpose --stats true: one line" 1 "$(wc -l <"$T_TMP/err" | tr -d ' ')"
 if grep -Eq "$line_re" "$T_TMP/err"; then ok "summary line has the documented shape"; else
 	fail "summary line has the documented shape" "$(cat "$T_TMP/err")"; fi
+if grep -Eq "$line_re_lib" "$T_TMP/err"; then ok "summary line has the shape stats_get reads"; else
+	fail "summary line has the shape stats_get reads" "$(cat "$T_TMP/err")"; fi
 
 # shellcheck disable=SC2016 # the inner shell expands $$
 LD_PRELOAD=$P FASTPATH_STATS=1 sh -c 'echo $$; exit 7' >"$T_TMP/out" 2>"$T_TMP/err"

@@ -6,6 +6,8 @@
 
 native=$(getconf _NPROCESSORS_ONLN)
 
+stats_field cpus '[0-9]+ reported \(real ([0-9]+|\?)\) to [0-9]+ queries' FASTPATH_CPUS=3
+
 cmd_for() {
 	case $1 in
 	getconf) echo 'getconf _NPROCESSORS_ONLN' ;;

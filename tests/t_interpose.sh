@@ -22,6 +22,21 @@ for opt in --no-readlink --no-urandom --cpus --getrandom --stats --debug --print
 done
 version=$(sed -n 's/^VERSION *= *//p' Makefile)
 expect_eq "--version matches the Makefile" "interpose (fastpath) $version" "$("$I" --version)"
+# Installed, the version is still the Makefile's: the script, the man
+# pages and the object all take it from there.
+if make -s install DESTDIR="$T_TMP/inst" PREFIX=/usr >"$T_TMP/inst.log" 2>&1; then
+	expect_eq "installed --version matches the Makefile" "interpose (fastpath) $version" \
+		"$("$T_TMP/inst/usr/bin/interpose" --version)"
+	expect_eq "installed man pages carry the version" 2 \
+		"$(cat "$T_TMP"/inst/usr/share/man/man*/* | grep -c "^\.TH .*\"fastpath $version\"")"
+	if grep -q "fastpath $version" "$T_TMP/inst/usr/lib/fastpath/fastpath.so"; then
+		ok "fastpath.so carries the version"
+	else
+		fail "fastpath.so carries the version"
+	fi
+else
+	fail "make install" "$(cat "$T_TMP/inst.log")"
+fi
 expect_eq "--print-path: the tree's object" "$FASTPATH_SO" "$("$I" --print-path)"
 expect_eq "--print-path from another directory" "$FASTPATH_SO" "$(cd / && "$I" --print-path)"
 

@@ -14,6 +14,8 @@ stat_line() {
 	[ -n "$_s" ] && echo "$_s $(stats_get "$1" rl_calls)"
 }
 
+stats_field readlink '[0-9]+ short-circuited of [0-9]+'
+
 # ---- the oracle ------------------------------------------------------------
 "$TESTBIN/prog_readlink_oracle" >"$T_TMP/o.native" 2>&1
 rc=$?

@@ -112,6 +112,9 @@ else
 fi
 
 # ---- the stats line ----------------------------------------------------
+stats_field urandom '[0-9]+ opens, [0-9]+ reads, [0-9]+ getrandom \(off\), [0-9]+ syscalls, [0-9]+ refills'
+stats_field urandom '[0-9]+ opens, [0-9]+ reads, [0-9]+ getrandom, [0-9]+ syscalls, [0-9]+ refills' \
+	FASTPATH_GETRANDOM=1
 stats_run "$T_TMP/sl" env LD_PRELOAD="$FASTPATH_SO" "$S" cycles 10000
 expect_eq "stats line counts opens, reads, getrandom" "10000 10000 0" \
 	"$(stats_get "$T_TMP/sl" ur_opens) $(stats_get "$T_TMP/sl" ur_reads) $(stats_get "$T_TMP/sl" ur_getrandom)"

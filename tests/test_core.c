@@ -14,6 +14,14 @@
 static void *test_dlsym(const char *name);
 #define FP_DLSYM(name) test_dlsym(name)
 #include "../fastpath.c"
+/* The whole library, as fastpath.so has it: the settings and the summary
+ * line are checked against the real registry. */
+#include "../mitigations.c"
+#include "../readlink_shim.c"
+#include "../urandom_pool.c"
+#include "../urandom_fd.c"
+#include "../urandom_shim.c"
+#include "../cpus_shim.c"
 
 static void (*dlsym_hook)(const char *name);
 
@@ -26,14 +34,18 @@ static void *test_dlsym(const char *name)
 
 /* sched_yield, as fp_init_slow calls it while another thread binds: this
  * program's own definition (the core is compiled into it, so its call binds
- * here), which counts the calls made by the thread marked as the waiter.
- * That is how a test knows, without sleeping, that a thread is waiting. */
-static _Thread_local int yield_is_waiter;
+ * here), which counts the calls made by any thread but the binder.  That
+ * is how a test knows, without sleeping, that a thread is waiting.  Not
+ * only the thread marked as the waiter: its start may itself call one of
+ * our wrappers and wait in fp_ready() before it runs a line of the test
+ * (ASan's thread set-up calls sysconf, and the whole library is in this
+ * program). */
+static _Thread_local int yield_is_binder;
 static _Atomic unsigned long waiter_yields;
 
 int sched_yield(void)
 {
-	if (yield_is_waiter)
+	if (!yield_is_binder)
 		atomic_fetch_add(&waiter_yields, 1);
 	return (int)syscall(SYS_sched_yield);
 }
@@ -53,16 +65,16 @@ static void test_features_valid(void **state)
 		unsigned mask;
 	} cases[] = {
 		{ "", 0 },
-		{ "readlink", FP_F_READLINK },
-		{ "urandom", FP_F_URANDOM },
-		{ "cpus", FP_F_CPUS },
-		{ "all", FP_F_ALL },
-		{ "readlink,urandom", FP_F_READLINK | FP_F_URANDOM },
-		{ "urandom,readlink,cpus", FP_F_ALL },
-		{ "READLINK", FP_F_READLINK },
-		{ ",,readlink,", FP_F_READLINK },
+		{ "readlink", FP_BIT(readlink) },
+		{ "urandom", FP_BIT(urandom) },
+		{ "cpus", FP_BIT(cpus) },
+		{ "all", FP_ALL },
+		{ "readlink,urandom", FP_BIT(readlink) | FP_BIT(urandom) },
+		{ "urandom,readlink,cpus", FP_ALL },
+		{ "READLINK", FP_BIT(readlink) },
+		{ ",,readlink,", FP_BIT(readlink) },
 		{ ",", 0 },
-		{ "readlink,readlink", FP_F_READLINK },
+		{ "readlink,readlink", FP_BIT(readlink) },
 	};
 	size_t i;
 
@@ -85,7 +97,7 @@ static void test_features_malformed(void **state)
 		const char *name; /* the offending item, quoted in the reason */
 	} cases[] = {
 		{ "bogus", 0, "\"bogus\"" },
-		{ "readlink,bogus", FP_F_READLINK, "\"bogus\"" },
+		{ "readlink,bogus", FP_BIT(readlink), "\"bogus\"" },
 		{ " readlink", 0, "\" readlink\"" },
 		{ "readlink ", 0, "\"readlink \"" },
 		{ "readlinks", 0, "\"readlinks\"" },
@@ -93,7 +105,7 @@ static void test_features_malformed(void **state)
 		{ "urandom;cpus", 0, "\"urandom;cpus\"" },
 		{ "1", 0, "\"1\"" },
 		{ "none", 0, "\"none\"" },
-		{ "cpus,x,y", FP_F_CPUS, "\"x\"" },
+		{ "cpus,x,y", FP_BIT(cpus), "\"x\"" },
 		{ "\xff\xfe", 0, "\"\xff\xfe\"" },
 	};
 	size_t i;
@@ -171,12 +183,12 @@ static void test_cpus(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof good / sizeof good[0]; i++) {
-		assert_int_equal(fp_parse_cpus(good[i].in, &v, why, sizeof why), 0);
+		assert_int_equal(fp_parse_count(good[i].in, CPUS_MAX, &v, why, sizeof why), 0);
 		assert_int_equal(v, good[i].v);
 	}
 	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		v = 42;
-		assert_int_equal(fp_parse_cpus(bad[i], &v, why, sizeof why), -1);
+		assert_int_equal(fp_parse_count(bad[i], CPUS_MAX, &v, why, sizeof why), -1);
 		assert_int_equal(v, 0);
 		assert_string_equal(why, "not a whole number from 1 to 65536");
 	}
@@ -282,10 +294,10 @@ static void test_load_defaults(void **state)
 
 	(void)state;
 	assert_int_equal(load_capture(env, &cfg, err, sizeof err), 0);
-	assert_int_equal(cfg.enabled, FP_F_READLINK | FP_F_URANDOM);
+	assert_int_equal(cfg.enabled, FP_BIT(readlink) | FP_BIT(urandom));
 	assert_false(cfg.debug);
-	assert_false(cfg.getrandom);
-	assert_int_equal(cfg.cpus, 0);
+	assert_false(ur_getrandom);
+	assert_int_equal(cpus_wanted, 0);
 	assert_int_equal(cfg.stats, FP_STATS_NONE);
 }
 
@@ -300,10 +312,10 @@ static void test_load_good(void **state)
 
 	(void)state;
 	assert_int_equal(load_capture(env, &cfg, err, sizeof err), 0);
-	assert_int_equal(cfg.enabled, FP_F_URANDOM | FP_F_CPUS);
-	assert_int_equal(cfg.cpus, 8);
+	assert_int_equal(cfg.enabled, FP_BIT(urandom) | FP_BIT(cpus));
+	assert_int_equal(cpus_wanted, 8);
 	assert_true(cfg.debug);
-	assert_true(cfg.getrandom);
+	assert_true(ur_getrandom);
 	assert_int_equal(cfg.stats, FP_STATS_STDERR);
 }
 
@@ -345,10 +357,10 @@ static void test_load_each_malformed(void **state)
 		assert_non_null(strstr(err, cases[i].needle));
 		assert_non_null(strstr(err, "fastpath["));
 		/* Safe defaults: the two always-on shims stay on, the rest off. */
-		assert_int_equal(cfg.enabled, FP_F_READLINK | FP_F_URANDOM);
-		assert_int_equal(cfg.cpus, 0);
+		assert_int_equal(cfg.enabled, FP_BIT(readlink) | FP_BIT(urandom));
+		assert_int_equal(cpus_wanted, 0);
 		assert_false(cfg.debug);
-		assert_false(cfg.getrandom);
+		assert_false(ur_getrandom);
 		assert_int_equal(cfg.stats, FP_STATS_NONE);
 	}
 }
@@ -362,7 +374,7 @@ static void test_load_partial_disable(void **state)
 	(void)state;
 	assert_int_equal(load_capture(env, &cfg, err, sizeof err), 1);
 	assert_non_null(strstr(err, "disabling only the names understood"));
-	assert_int_equal(cfg.enabled, FP_F_READLINK);
+	assert_int_equal(cfg.enabled, FP_BIT(readlink));
 }
 
 static void test_load_all_malformed_one_line_each(void **state)
@@ -404,60 +416,61 @@ static void test_load_stats_file(void **state)
 
 static void test_format_stats_all(void **state)
 {
-	unsigned long c[FP_NCOUNTERS] = { 0 };
-	struct fp_settings cfg = { 0 };
+	unsigned long c[FP_NMITIGATIONS][FP_MAX_COUNTERS] = { { 0 } };
 	char line[512];
 	size_t n;
 
 	(void)state;
-	c[FP_C_READLINK_CALLS] = 1003;
-	c[FP_C_READLINK_SHORT] = 1000;
-	c[FP_C_URANDOM_OPENS] = 2000000;
-	c[FP_C_URANDOM_READS] = 1000000;
-	c[FP_C_URANDOM_SYSCALLS] = 66;
-	c[FP_C_URANDOM_REFILLS] = 64;
-	c[FP_C_CPUS_QUERIES] = 3;
-	c[FP_C_CPUS_REAL] = 256;
-	cfg.enabled = FP_F_ALL;
-	cfg.cpus = 8;
-	n = fp_format_stats(line, sizeof line, 1234, c, &cfg);
+	c[FP_M_readlink][RL_C_CALLS] = 1003;
+	c[FP_M_readlink][RL_C_SHORT] = 1000;
+	c[FP_M_urandom][UR_C_OPENS] = 2000000;
+	c[FP_M_urandom][UR_C_READS] = 1000000;
+	c[FP_M_urandom][UR_C_SYSCALLS] = 66;
+	c[FP_M_urandom][UR_C_REFILLS] = 64;
+	c[FP_M_cpus][CPUS_C_QUERIES] = 3;
+	c[FP_M_cpus][CPUS_C_REAL] = 256;
+	cpus_wanted = 8;
+	ur_getrandom = false;
+	n = fp_format_stats(line, sizeof line, 1234, c, FP_ALL);
 	assert_string_equal(line,
 	                    "fastpath[1234]: readlink 1000 short-circuited of 1003; "
 	                    "urandom 2000000 opens, 1000000 reads, 0 getrandom (off), "
 	                    "66 syscalls, 64 refills; cpus 8 reported (real 256) to 3 queries");
 	assert_int_equal(n, strlen(line));
-	cfg.getrandom = true;
-	c[FP_C_URANDOM_GETRANDOM] = 5;
-	fp_format_stats(line, sizeof line, 1, c, &cfg);
+	ur_getrandom = true;
+	c[FP_M_urandom][UR_C_GETRANDOM] = 5;
+	fp_format_stats(line, sizeof line, 1, c, FP_ALL);
 	assert_non_null(strstr(line, " 5 getrandom, 66 syscalls"));
+	ur_getrandom = false;
+	cpus_wanted = 0;
 }
 
 static void test_format_stats_off(void **state)
 {
-	unsigned long c[FP_NCOUNTERS] = { 0 };
-	struct fp_settings cfg = { 0 };
+	unsigned long c[FP_NMITIGATIONS][FP_MAX_COUNTERS] = { { 0 } };
 	char line[512];
 
 	(void)state;
-	fp_format_stats(line, sizeof line, 7, c, &cfg);
+	fp_format_stats(line, sizeof line, 7, c, 0);
 	assert_string_equal(line, "fastpath[7]: readlink off; urandom off; cpus off");
-	cfg.enabled = FP_F_CPUS;
-	cfg.cpus = 4;
-	fp_format_stats(line, sizeof line, 7, c, &cfg);
+	cpus_wanted = 4;
+	fp_format_stats(line, sizeof line, 7, c, FP_BIT(cpus));
 	assert_string_equal(line, "fastpath[7]: readlink off; urandom off; "
 	                          "cpus 4 reported (real ?) to 0 queries");
+	cpus_wanted = 0;
 }
 
 static void test_format_stats_truncates(void **state)
 {
-	unsigned long c[FP_NCOUNTERS] = { 0 };
-	struct fp_settings cfg = { .enabled = FP_F_ALL, .cpus = 1 };
+	unsigned long c[FP_NMITIGATIONS][FP_MAX_COUNTERS] = { { 0 } };
 	char line[16];
 
 	(void)state;
+	cpus_wanted = 1;
 	memset(line, 'Z', sizeof line);
-	assert_int_equal(fp_format_stats(line, sizeof line, 1, c, &cfg), 15);
+	assert_int_equal(fp_format_stats(line, sizeof line, 1, c, FP_ALL), 15);
 	assert_string_equal(line, "fastpath[1]: re");
+	cpus_wanted = 0;
 }
 
 /* ---- the formatter ------------------------------------------------------ */
@@ -527,6 +540,94 @@ static void test_bind_reentry_falls_back(void **state)
 	dlsym_hook = NULL;
 }
 
+/* ---- not ready yet: the one policy (fastpath.h, "Not ready yet") ------- */
+
+static struct {
+	int ran, ready, open_fd, read_n, close_rc, dup_rc, dup_errno, nprocs, aff_rc;
+	int sysconf_errno, closed;
+	unsigned tracked;
+	long sysconf_rc;
+	ssize_t link_n;
+} unready;
+
+/* Every wrapper, reached again from inside our initialisation (the first
+ * dlsym, when no symbol is bound yet): no mitigation, and each call either
+ * done by its system call or failed with ENOSYS; nothing loops. */
+static void unready_hook(const char *name)
+{
+	char buf[64];
+	cpu_set_t set;
+	int fd;
+
+	if (unready.ran)
+		return;
+	unready.ran = 1;
+	unready.ready = fp_ready();
+	fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	unready.open_fd = fd;
+	unready.tracked = ur_state(fd);
+	unready.read_n = (int)read(fd, buf, 16);
+	unready.close_rc = close(fd);
+	errno = 0;
+	unready.dup_rc = dup(0);
+	unready.dup_errno = errno;
+	errno = 0;
+	unready.sysconf_rc = sysconf(_SC_NPROCESSORS_ONLN);
+	unready.sysconf_errno = errno;
+	unready.nprocs = get_nprocs();
+	unready.aff_rc = pthread_getaffinity_np(pthread_self(), sizeof set, &set);
+	unready.link_n = readlink("/proc/self/exe", buf, sizeof buf);
+	/* closefrom closes what it is asked to, even now. */
+	fd = (int)fp_raw_openat(AT_FDCWD, "/dev/null", O_RDONLY, 0);
+	syscall(SYS_dup3, fd, 900, 0);
+	syscall(SYS_dup3, fd, 901, 0);
+	fp_raw_close(fd);
+#ifdef FP_HAVE_CLOSEFROM
+	closefrom(900);
+#else
+	fp_raw_closefrom(900);
+#endif
+	unready.closed = syscall(SYS_fcntl, 900, F_GETFD) == -1 &&
+	                 syscall(SYS_fcntl, 901, F_GETFD) == -1;
+	(void)name;
+}
+
+static void test_unready_policy(void **state)
+{
+	(void)state;
+	reset_init();
+	fp_real = fp_real_unready;
+	memset(&unready, 0, sizeof unready);
+	dlsym_hook = unready_hook;
+	assert_true(fp_ready());
+	dlsym_hook = NULL;
+	assert_int_equal(unready.ran, 1);
+	assert_int_equal(unready.ready, 0);
+	/* The system call does the job. */
+	assert_true(unready.open_fd >= 0);
+	assert_int_equal(unready.tracked, 0);  /* urandom's mitigation is off */
+	assert_int_equal(unready.read_n, 16);
+	assert_int_equal(unready.close_rc, 0);
+	assert_true(unready.link_n > 0);
+	assert_true(unready.closed);
+	/* No system call does it: ENOSYS, or the value that cannot fail. */
+	assert_int_equal(unready.dup_rc, -1);
+	assert_int_equal(unready.dup_errno, ENOSYS);
+	assert_int_equal(unready.sysconf_rc, -1);
+	assert_int_equal(unready.sysconf_errno, ENOSYS);
+	assert_int_equal(unready.nprocs, 1);
+	assert_int_equal(unready.aff_rc, ENOSYS);
+	/* Once bound, no stand-in is left. */
+	assert_ptr_equal(fp_real.r_dup.p, dlsym(RTLD_NEXT, "dup"));
+	assert_ptr_equal(fp_real.r_sysconf.p, dlsym(RTLD_NEXT, "sysconf"));
+#ifdef FP_HAVE_CLOSEFROM
+	assert_ptr_equal(fp_real.r_closefrom.p, dlsym(RTLD_NEXT, "closefrom"));
+#endif
+	unready.open_fd = dup(0);
+	assert_true(unready.open_fd >= 0);
+	close(unready.open_fd);
+}
+
 static _Atomic int other_result = -1;
 static _Atomic unsigned long yields_seen_by_binder;
 static pthread_t other;
@@ -536,9 +637,7 @@ static void *other_thread(void *arg)
 	int r;
 
 	(void)arg;
-	yield_is_waiter = 1;
 	r = fp_ready();
-	yield_is_waiter = 0;
 	/* When the other thread returns, binding must be complete. */
 	atomic_store(&other_result, atomic_load(&fp_init_state) != FP_INIT_DONE ? 2 : r);
 	return NULL;
@@ -566,7 +665,9 @@ static void test_bind_second_thread_waits(void **state)
 	atomic_store(&yields_seen_by_binder, 0);
 	atomic_store(&other_result, -1);
 	dlsym_hook = slow_hook;
+	yield_is_binder = 1;
 	assert_true(fp_ready());
+	yield_is_binder = 0;
 	dlsym_hook = NULL;
 	assert_int_equal(pthread_join(other, NULL), 0);
 	/* It waited while this thread was binding, and then got the answer. */
@@ -614,6 +715,7 @@ int main(void)
 		cmocka_unit_test(test_buf),
 		cmocka_unit_test(test_bind_resolves_libc),
 		cmocka_unit_test(test_bind_reentry_falls_back),
+		cmocka_unit_test(test_unready_policy),
 		cmocka_unit_test(test_bind_second_thread_waits),
 		cmocka_unit_test(test_raw_calls),
 	};

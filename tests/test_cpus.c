@@ -11,20 +11,21 @@
 
 #include "../fastpath.c"
 #include "../cpus_shim.c"
+FP_TABLE(&fp_mit_cpus);
 
 static int setup(void **state)
 {
 	(void)state;
 	assert_true(fp_ready());
-	fp_cfg.enabled |= FP_F_CPUS;
+	fp_cfg.enabled |= FP_BIT(cpus);
 	return 0;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	fp_cfg.enabled &= ~FP_F_CPUS;
-	fp_cfg.cpus = 0;
+	fp_cfg.enabled &= ~FP_BIT(cpus);
+	cpus_wanted = 0;
 	return 0;
 }
 
@@ -38,7 +39,7 @@ static void test_every_question_agrees(void **state)
 		cpu_set_t set;
 		int rc;
 
-		fp_cfg.cpus = ns[i];
+		cpus_wanted = ns[i];
 		assert_int_equal(sysconf(_SC_NPROCESSORS_ONLN), ns[i]);
 		assert_int_equal(sysconf(_SC_NPROCESSORS_CONF), ns[i]);
 		assert_int_equal(get_nprocs(), ns[i]);
@@ -65,7 +66,7 @@ static void test_big_set_holds_big_count(void **state)
 	cpu_set_t *set = CPU_ALLOC(70000);
 
 	(void)state;
-	fp_cfg.cpus = 65536;
+	cpus_wanted = 65536;
 	assert_int_equal(sched_getaffinity(0, size, set), 0);
 	assert_int_equal(CPU_COUNT_S(size, set), 65536);
 	CPU_FREE(set);
@@ -74,7 +75,7 @@ static void test_big_set_holds_big_count(void **state)
 static void test_other_names_untouched(void **state)
 {
 	(void)state;
-	fp_cfg.cpus = 7;
+	cpus_wanted = 7;
 	assert_int_equal(sysconf(_SC_PAGESIZE), getpagesize());
 	assert_int_equal(sysconf(_SC_OPEN_MAX), fp_real.r_sysconf.f(_SC_OPEN_MAX));
 	errno = 0;
@@ -87,8 +88,8 @@ static void test_off_is_native(void **state)
 	cpu_set_t a, b;
 
 	(void)state;
-	fp_cfg.enabled &= ~FP_F_CPUS;
-	fp_cfg.cpus = 5;
+	fp_cfg.enabled &= ~FP_BIT(cpus);
+	cpus_wanted = 5;
 	assert_int_equal(sysconf(_SC_NPROCESSORS_ONLN), fp_real.r_sysconf.f(_SC_NPROCESSORS_ONLN));
 	assert_int_equal(get_nprocs(), fp_real.r_get_nprocs.f());
 	assert_int_equal(sched_getaffinity(0, sizeof a, &a), 0);
@@ -101,7 +102,7 @@ static void test_errors_pass_through(void **state)
 	cpu_set_t set;
 
 	(void)state;
-	fp_cfg.cpus = 2;
+	cpus_wanted = 2;
 	/* Another process that does not exist: the kernel's ESRCH, untouched. */
 	assert_int_equal(sched_getaffinity(999999999, sizeof set, &set), -1);
 	assert_int_equal(errno, ESRCH);
@@ -158,7 +159,7 @@ static void test_setaffinity_drops_made_up_ids(void **state)
 	long fake = cpus_real.possible;
 
 	(void)state;
-	fp_cfg.cpus = fake + 8;
+	cpus_wanted = fake + 8;
 	cpus_learn_real();
 	/* Real plus made-up: only the real ids go to the kernel. */
 	CPU_ZERO(&in);
@@ -205,13 +206,13 @@ static void test_counters(void **state)
 	unsigned long before;
 
 	(void)state;
-	fp_cfg.cpus = 4;
-	before = fp_counter(FP_C_CPUS_QUERIES);
+	cpus_wanted = 4;
+	before = fp_counter(cpus_counters, CPUS_C_QUERIES);
 	(void)sysconf(_SC_NPROCESSORS_ONLN);
 	(void)get_nprocs();
 	(void)sysconf(_SC_PAGESIZE); /* not a CPU question */
-	assert_int_equal(fp_counter(FP_C_CPUS_QUERIES) - before, 2);
-	assert_int_equal(fp_counter(FP_C_CPUS_REAL),
+	assert_int_equal(fp_counter(cpus_counters, CPUS_C_QUERIES) - before, 2);
+	assert_int_equal(fp_counter(cpus_counters, CPUS_C_REAL),
 	                 fp_real.r_sysconf.f(_SC_NPROCESSORS_ONLN));
 }
 

@@ -10,18 +10,19 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#define FP_RL_TESTING 1
+#define RL_TESTING 1
 #include "../fastpath.c"
 #include "../readlink_shim.c"
+FP_TABLE(&fp_mit_readlink);
 
 #include <sys/socket.h>
 #include <sys/un.h>
 
 /* ---- helpers ------------------------------------------------------------ */
 
-static unsigned long counter(enum fp_counter c)
+static unsigned long counter(unsigned c)
 {
-	return fp_counter(c);
+	return fp_counter(rl_counters, c);
 }
 
 /* The kernel's answer, with no libc (and no shim) in between. */
@@ -32,16 +33,16 @@ static ssize_t kernel_readlink(const char *path, char *buf, size_t n)
 
 static void set_test_env(const char *root, const char *policy)
 {
-	snprintf(fp_cfg.test_proc_root, sizeof fp_cfg.test_proc_root, "%s", root ? root : "");
-	snprintf(fp_cfg.test_policy, sizeof fp_cfg.test_policy, "%s", policy ? policy : "");
-	atomic_store(&fp_rl_procfs, 0);
+	snprintf(rl_test_proc_root, sizeof rl_test_proc_root, "%s", root ? root : "");
+	snprintf(rl_test_policy, sizeof rl_test_policy, "%s", policy ? policy : "");
+	atomic_store(&rl_procfs, 0);
 }
 
 static int setup(void **state)
 {
 	(void)state;
 	assert_true(fp_ready());
-	fp_cfg.enabled |= FP_F_READLINK;
+	fp_cfg.enabled |= FP_BIT(readlink);
 	fp_cfg.debug = false;
 	set_test_env(NULL, NULL);
 	return 0;
@@ -53,23 +54,23 @@ enum { NO = 0, YES = 1 };
 static const struct {
 	const char *path;
 	int ok;
-	enum fp_rl_who who;
+	enum rl_who who;
 	int pid, tid;
-	enum fp_rl_dir dir;
+	enum rl_dir dir;
 	int fd;
 } parse_cases[] = {
-	{ "/proc/self/fd/0", YES, FP_RL_SELF, 0, 0, FP_RL_DIR_FD, 0 },
-	{ "/proc/self/fd/3", YES, FP_RL_SELF, 0, 0, FP_RL_DIR_FD, 3 },
-	{ "/proc/self/fd/1234567", YES, FP_RL_SELF, 0, 0, FP_RL_DIR_FD, 1234567 },
-	{ "/proc/self/fd/2147483647", YES, FP_RL_SELF, 0, 0, FP_RL_DIR_FD, 2147483647 },
-	{ "/proc/1/fd/3", YES, FP_RL_PID, 1, 0, FP_RL_DIR_FD, 3 },
-	{ "/proc/75375/path/12", YES, FP_RL_PID, 75375, 0, FP_RL_DIR_PATH, 12 },
-	{ "/proc/self/path/0", YES, FP_RL_SELF, 0, 0, FP_RL_DIR_PATH, 0 },
-	{ "/proc/thread-self/fd/7", YES, FP_RL_THREAD_SELF, 0, 0, FP_RL_DIR_FD, 7 },
-	{ "/proc/10/task/11/fd/5", YES, FP_RL_PID, 10, 11, FP_RL_DIR_FD, 5 },
-	{ "/proc/self/task/99/fd/5", YES, FP_RL_SELF, 0, 99, FP_RL_DIR_FD, 5 },
-	{ "/proc/2147483647/fd/1", YES, FP_RL_PID, 2147483647, 0, FP_RL_DIR_FD, 1 },
-	{ "/proc/10/task/11/path/5", YES, FP_RL_PID, 10, 11, FP_RL_DIR_PATH, 5 },
+	{ "/proc/self/fd/0", YES, RL_SELF, 0, 0, RL_DIR_FD, 0 },
+	{ "/proc/self/fd/3", YES, RL_SELF, 0, 0, RL_DIR_FD, 3 },
+	{ "/proc/self/fd/1234567", YES, RL_SELF, 0, 0, RL_DIR_FD, 1234567 },
+	{ "/proc/self/fd/2147483647", YES, RL_SELF, 0, 0, RL_DIR_FD, 2147483647 },
+	{ "/proc/1/fd/3", YES, RL_PID, 1, 0, RL_DIR_FD, 3 },
+	{ "/proc/75375/path/12", YES, RL_PID, 75375, 0, RL_DIR_PATH, 12 },
+	{ "/proc/self/path/0", YES, RL_SELF, 0, 0, RL_DIR_PATH, 0 },
+	{ "/proc/thread-self/fd/7", YES, RL_THREAD_SELF, 0, 0, RL_DIR_FD, 7 },
+	{ "/proc/10/task/11/fd/5", YES, RL_PID, 10, 11, RL_DIR_FD, 5 },
+	{ "/proc/self/task/99/fd/5", YES, RL_SELF, 0, 99, RL_DIR_FD, 5 },
+	{ "/proc/2147483647/fd/1", YES, RL_PID, 2147483647, 0, RL_DIR_FD, 1 },
+	{ "/proc/10/task/11/path/5", YES, RL_PID, 10, 11, RL_DIR_PATH, 5 },
 	/* odd: every one passes through to the kernel */
 	{ "", NO, 0, 0, 0, 0, 0 },
 	{ "/", NO, 0, 0, 0, 0, 0 },
@@ -144,8 +145,8 @@ static void test_parse_table(void **state)
 	assert_true(sizeof parse_cases / sizeof parse_cases[0] >= 40);
 	assert_true(parse_cases_accepted() >= 12);
 	for (i = 0; i < sizeof parse_cases / sizeof parse_cases[0]; i++) {
-		struct fp_rl_path x;
-		int rc = fp_rl_parse(parse_cases[i].path, "/proc", 5, &x);
+		struct rl_path x;
+		int rc = rl_parse(parse_cases[i].path, "/proc", 5, &x);
 
 		if ((rc == 0) != parse_cases[i].ok)
 			fail_msg("\"%s\": parse %d, expected %s", parse_cases[i].path, rc,
@@ -162,8 +163,8 @@ static void test_parse_table(void **state)
 		assert_int_equal(x.fd, parse_cases[i].fd);
 		/* dir_off points at "fd" or "path" */
 		assert_memory_equal(parse_cases[i].path + x.dir_off,
-		                    x.dir == FP_RL_DIR_FD ? "fd/" : "path/",
-		                    x.dir == FP_RL_DIR_FD ? 3 : 5);
+		                    x.dir == RL_DIR_FD ? "fd/" : "path/",
+		                    x.dir == RL_DIR_FD ? 3 : 5);
 	}
 	assert_int_equal(accepted, parse_cases_accepted());
 	assert_int_equal(accepted + rejected, sizeof parse_cases / sizeof parse_cases[0]);
@@ -176,12 +177,12 @@ static void test_parse_round_trip(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof parse_cases / sizeof parse_cases[0]; i++) {
-		struct fp_rl_path x;
+		struct rl_path x;
 		char again[PATH_MAX];
 
-		if (fp_rl_parse(parse_cases[i].path, "/proc", 5, &x) != 0)
+		if (rl_parse(parse_cases[i].path, "/proc", 5, &x) != 0)
 			continue;
-		fp_rl_unparse(&x, "/proc", again, sizeof again);
+		rl_unparse(&x, "/proc", again, sizeof again);
 		assert_string_equal(again, parse_cases[i].path);
 		walked++;
 	}
@@ -191,39 +192,39 @@ static void test_parse_round_trip(void **state)
 
 static void test_parse_null_and_long(void **state)
 {
-	struct fp_rl_path x;
+	struct rl_path x;
 	static char root[PATH_MAX + 16], path[PATH_MAX + 64];
 
 	(void)state;
-	assert_int_equal(fp_rl_parse(NULL, "/proc", 5, &x), -1);
+	assert_int_equal(rl_parse(NULL, "/proc", 5, &x), -1);
 	/* A root so long that the whole name reaches PATH_MAX. */
 	root[0] = '/';
 	memset(root + 1, 'r', PATH_MAX - 10);
 	root[PATH_MAX - 9] = '\0';
 	snprintf(path, sizeof path, "%s/self/fd/1", root);
 	assert_true(strlen(path) >= PATH_MAX);
-	assert_int_equal(fp_rl_parse(path, root, strlen(root), &x), -1);
+	assert_int_equal(rl_parse(path, root, strlen(root), &x), -1);
 	snprintf(path, sizeof path, "%s/1/fd/1", root);
 	assert_true(strlen(path) < PATH_MAX);
-	assert_int_equal(fp_rl_parse(path, root, strlen(root), &x), 0);
+	assert_int_equal(rl_parse(path, root, strlen(root), &x), 0);
 }
 
 static void test_parse_other_root(void **state)
 {
 	const char *root;
 	size_t len;
-	struct fp_rl_path x;
+	struct rl_path x;
 
 	(void)state;
 	set_test_env("/tmp/fixture//", NULL);
-	fp_rl_root(&root, &len);
+	rl_root(&root, &len);
 	assert_int_equal(len, strlen("/tmp/fixture"));
-	assert_int_equal(fp_rl_parse("/tmp/fixture/42/path/3", root, len, &x), 0);
+	assert_int_equal(rl_parse("/tmp/fixture/42/path/3", root, len, &x), 0);
 	assert_int_equal(x.pid, 42);
-	assert_int_equal(fp_rl_parse("/tmp/fixturex/42/path/3", root, len, &x), -1);
-	assert_int_equal(fp_rl_parse("/proc/42/path/3", root, len, &x), -1);
+	assert_int_equal(rl_parse("/tmp/fixturex/42/path/3", root, len, &x), -1);
+	assert_int_equal(rl_parse("/proc/42/path/3", root, len, &x), -1);
 	set_test_env(NULL, NULL);
-	fp_rl_root(&root, &len);
+	rl_root(&root, &len);
 	assert_string_equal(root, "/proc");
 	assert_int_equal(len, 5);
 }
@@ -234,28 +235,28 @@ static void test_decide_table(void **state)
 {
 	static const mode_t types[] = { S_IFSOCK, S_IFDOOR, S_IFIFO, S_IFREG, S_IFDIR,
 		                        S_IFCHR, S_IFBLK, S_IFLNK, 0 };
-	static const enum fp_rl_fs fss[] = { FP_RL_FS_ANY, FP_RL_FS_SOCKFS, FP_RL_FS_PIPEFS };
+	static const enum rl_fs fss[] = { RL_FS_ANY, RL_FS_SOCKFS, RL_FS_PIPEFS };
 	size_t t, f;
 	int p, d;
 
 	(void)state;
-	for (p = FP_RL_LINUX; p <= FP_RL_ILLUMOS; p++)
-		for (d = FP_RL_DIR_FD; d <= FP_RL_DIR_PATH; d++)
+	for (p = RL_LINUX; p <= RL_ILLUMOS; p++)
+		for (d = RL_DIR_FD; d <= RL_DIR_PATH; d++)
 			for (t = 0; t < sizeof types / sizeof types[0]; t++)
 				for (f = 0; f < sizeof fss / sizeof fss[0]; f++) {
-					enum fp_rl_act want = FP_RL_PASS;
+					enum rl_act want = RL_PASS;
 					mode_t m = types[t] | 0777;
 
-					if (p == FP_RL_ILLUMOS && d == FP_RL_DIR_PATH &&
+					if (p == RL_ILLUMOS && d == RL_DIR_PATH &&
 					    (types[t] == S_IFSOCK || types[t] == S_IFDOOR))
-						want = FP_RL_ENOENT;
-					if (p == FP_RL_LINUX && d == FP_RL_DIR_FD &&
-					    types[t] == S_IFSOCK && fss[f] == FP_RL_FS_SOCKFS)
-						want = FP_RL_SOCKET;
-					if (p == FP_RL_LINUX && d == FP_RL_DIR_FD &&
-					    types[t] == S_IFIFO && fss[f] == FP_RL_FS_PIPEFS)
-						want = FP_RL_PIPE;
-					assert_int_equal(fp_rl_decide(p, d, m, fss[f]), want);
+						want = RL_ENOENT;
+					if (p == RL_LINUX && d == RL_DIR_FD &&
+					    types[t] == S_IFSOCK && fss[f] == RL_FS_SOCKFS)
+						want = RL_SOCKET;
+					if (p == RL_LINUX && d == RL_DIR_FD &&
+					    types[t] == S_IFIFO && fss[f] == RL_FS_PIPEFS)
+						want = RL_PIPE;
+					assert_int_equal(rl_decide(p, d, m, fss[f]), want);
 				}
 	assert_true(FP_S_ISDOOR(S_IFDOOR | 0644));
 	assert_false(FP_S_ISDOOR(S_IFSOCK));
@@ -275,7 +276,7 @@ static void test_copy_contract(void **state)
 
 		memset(buf, 'Z', sizeof buf);
 		errno = 0;
-		r = fp_rl_copy(ans, len, buf, n);
+		r = rl_copy(ans, len, buf, n);
 		if (n == 0) {
 			assert_int_equal(r, -1);
 			assert_int_equal(errno, EINVAL);
@@ -288,7 +289,7 @@ static void test_copy_contract(void **state)
 	}
 	/* The kernel reads the size as an int. */
 	errno = 0;
-	assert_int_equal(fp_rl_copy(ans, len, NULL, (size_t)INT_MAX + 1), -1);
+	assert_int_equal(rl_copy(ans, len, NULL, (size_t)INT_MAX + 1), -1);
 	assert_int_equal(errno, EINVAL);
 }
 
@@ -307,7 +308,7 @@ static void check_every_size(int fd, bool expect_short)
 		char a[64], k[64];
 		ssize_t ra, rk;
 		int ea, ek;
-		unsigned long before = counter(FP_C_READLINK_SHORT);
+		unsigned long before = counter(RL_C_SHORT);
 
 		memset(a, 'Z', sizeof a);
 		memset(k, 'Z', sizeof k);
@@ -322,7 +323,7 @@ static void check_every_size(int fd, bool expect_short)
 			assert_int_equal(ea, ek);
 		assert_memory_equal(a, k, sizeof a);
 		/* size 0 is the C library's to answer */
-		assert_int_equal(counter(FP_C_READLINK_SHORT) - before,
+		assert_int_equal(counter(RL_C_SHORT) - before,
 		                 expect_short && n > 0 ? 1 : 0);
 	}
 }
@@ -359,7 +360,7 @@ static void test_odd_arguments(void **state)
 	(void)state;
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 	snprintf(path, sizeof path, "/proc/self/fd/%d", sv[0]);
-	before = counter(FP_C_READLINK_SHORT);
+	before = counter(RL_C_SHORT);
 	errno = 0;
 	assert_int_equal(readlink(nopath, buf, sizeof buf), -1);
 	assert_int_equal(errno, EFAULT);
@@ -369,7 +370,7 @@ static void test_odd_arguments(void **state)
 	errno = 0;
 	assert_int_equal(readlink(path, buf, huge), -1);
 	assert_int_equal(errno, EINVAL);
-	assert_int_equal(counter(FP_C_READLINK_SHORT), before);
+	assert_int_equal(counter(RL_C_SHORT), before);
 	/* A closed fd: fstat fails, the kernel says ENOENT, errno is its. */
 	close(sv[1]);
 	snprintf(path, sizeof path, "/proc/self/fd/%d", sv[1]);
@@ -390,7 +391,7 @@ static void expect_same(const char *path, bool expect_short)
 {
 	char a[128], k[128];
 	ssize_t ra, rk;
-	unsigned long before = counter(FP_C_READLINK_SHORT);
+	unsigned long before = counter(RL_C_SHORT);
 
 	memset(a, 0, sizeof a);
 	memset(k, 0, sizeof k);
@@ -398,7 +399,7 @@ static void expect_same(const char *path, bool expect_short)
 	rk = kernel_readlink(path, k, sizeof k);
 	if (ra != rk || memcmp(a, k, sizeof a) != 0)
 		fail_msg("%s: shim %zd \"%s\", kernel %zd \"%s\"", path, ra, a, rk, k);
-	if ((counter(FP_C_READLINK_SHORT) - before) != (expect_short ? 1u : 0u))
+	if ((counter(RL_C_SHORT) - before) != (expect_short ? 1u : 0u))
 		fail_msg("%s: expected %s", path, expect_short ? "short-circuit" : "pass-through");
 }
 
@@ -434,7 +435,7 @@ static void test_linux_own_forms(void **state)
 	{
 		char a[64], k[64];
 		int dfd = open("/proc/self/fd", O_RDONLY | O_DIRECTORY);
-		unsigned long before = counter(FP_C_READLINK_SHORT);
+		unsigned long before = counter(RL_C_SHORT);
 		char name[16];
 		ssize_t ra, rk;
 
@@ -447,12 +448,12 @@ static void test_linux_own_forms(void **state)
 		ra = readlinkat(dfd, path, a, sizeof a);
 		assert_int_equal(ra, rk);
 		assert_memory_equal(a, k, (size_t)rk);
-		assert_int_equal(counter(FP_C_READLINK_SHORT) - before, 2);
+		assert_int_equal(counter(RL_C_SHORT) - before, 2);
 		snprintf(name, sizeof name, "%d", sv[0]);
 		ra = readlinkat(dfd, name, a, sizeof a);
 		assert_int_equal(ra, rk);
 		assert_memory_equal(a, k, (size_t)rk);
-		assert_int_equal(counter(FP_C_READLINK_SHORT) - before, 2);
+		assert_int_equal(counter(RL_C_SHORT) - before, 2);
 		close(dfd);
 	}
 	close(sv[0]);
@@ -498,11 +499,11 @@ static void *non_leader(void *p)
 		a->errors = 100;
 		return NULL;
 	}
-	before = counter(FP_C_READLINK_SHORT);
+	before = counter(RL_C_SHORT);
 	a->errors += differs_from_kernel("self", a->victim, "socket:[");
 	a->errors += differs_from_kernel("thread-self", a->victim, "pipe:[");
 	a->errors += differs_from_kernel("thread-self", a->sock, "");
-	a->shorts = counter(FP_C_READLINK_SHORT) - before;
+	a->shorts = counter(RL_C_SHORT) - before;
 	return NULL;
 }
 
@@ -533,7 +534,7 @@ static void test_linux_non_leader(void **state)
  * to fstat; the kernel answers with their path, so must we. */
 static void test_linux_lookalikes(void **state)
 {
-	char dir[] = "/tmp/fp_rl_XXXXXX", fifo[64], sock[64], path[64];
+	char dir[] = "/tmp/rl_XXXXXX", fifo[64], sock[64], path[64];
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int ff, s, op, sv[2];
 
@@ -551,8 +552,8 @@ static void test_linux_lookalikes(void **state)
 	assert_true(op >= 0);
 	/* Seen before any real socket or pipe of this process?  Then the
 	 * fstatfs check is what keeps them out; afterwards the learnt dev. */
-	atomic_store(&fp_rl_sockfs_dev, 0);
-	atomic_store(&fp_rl_pipefs_dev, 0);
+	atomic_store(&rl_sockfs_dev, 0);
+	atomic_store(&rl_pipefs_dev, 0);
 	snprintf(path, sizeof path, "/proc/self/fd/%d", ff);
 	expect_same(path, false);
 	snprintf(path, sizeof path, "/proc/self/fd/%d", op);
@@ -580,7 +581,7 @@ static void test_linux_lookalikes(void **state)
  * test root that is a plain directory) the kernel's ENOENT stands. */
 static void test_linux_needs_procfs(void **state)
 {
-	char dir[] = "/tmp/fp_rl_XXXXXX", path[128], buf[64];
+	char dir[] = "/tmp/rl_XXXXXX", path[128], buf[64];
 	int sv[2];
 	unsigned long before;
 
@@ -588,12 +589,12 @@ static void test_linux_needs_procfs(void **state)
 	assert_non_null(mkdtemp(dir));
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 	set_test_env(dir, "linux");
-	before = counter(FP_C_READLINK_SHORT);
+	before = counter(RL_C_SHORT);
 	snprintf(path, sizeof path, "%s/self/fd/%d", dir, sv[0]);
 	errno = 0;
 	assert_int_equal(readlink(path, buf, sizeof buf), -1);
 	assert_int_equal(errno, ENOENT);
-	assert_int_equal(counter(FP_C_READLINK_SHORT), before);
+	assert_int_equal(counter(RL_C_SHORT), before);
 	set_test_env(NULL, NULL);
 	close(sv[0]);
 	close(sv[1]);
@@ -608,9 +609,9 @@ static void test_disabled(void **state)
 	(void)state;
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 	snprintf(path, sizeof path, "/proc/self/fd/%d", sv[0]);
-	fp_cfg.enabled &= ~(unsigned)FP_F_READLINK;
+	fp_cfg.enabled &= ~(unsigned)FP_BIT(readlink);
 	expect_same(path, false);
-	fp_cfg.enabled |= FP_F_READLINK;
+	fp_cfg.enabled |= FP_BIT(readlink);
 	expect_same(path, true);
 	close(sv[0]);
 	close(sv[1]);
@@ -657,7 +658,7 @@ static void fixture_make(struct fixture *f)
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int sv[2];
 
-	snprintf(f->root, sizeof f->root, "/tmp/fp_rl_fixture_XXXXXX");
+	snprintf(f->root, sizeof f->root, "/tmp/rl_fixture_XXXXXX");
 	assert_non_null(mkdtemp(f->root));
 	mk(f->root, "4242", true);
 	mk(f->root, "4242/fd", true);
@@ -709,7 +710,7 @@ static void expect_at(int dirfd, const char *root, const char *rel, const char *
 {
 	char path[256], buf[128];
 	ssize_t r;
-	unsigned long before = counter(FP_C_READLINK_SHORT);
+	unsigned long before = counter(RL_C_SHORT);
 
 	if (dirfd == AT_FDCWD)
 		snprintf(path, sizeof path, "%s/%s", root, rel);
@@ -724,7 +725,7 @@ static void expect_at(int dirfd, const char *root, const char *rel, const char *
 	} else if (r != -1 || errno != ENOENT) {
 		fail_msg("%s: got %zd \"%s\" errno %d, want ENOENT", rel, r, buf, errno);
 	}
-	if ((counter(FP_C_READLINK_SHORT) - before) != (expect_short ? 1u : 0u))
+	if ((counter(RL_C_SHORT) - before) != (expect_short ? 1u : 0u))
 		fail_msg("%s: expected %s", rel, expect_short ? "short-circuit" : "pass-through");
 }
 
@@ -738,7 +739,7 @@ static void test_illumos_fixture(void **state)
 	(void)state;
 	fixture_make(&f);
 	set_test_env(f.root, "illumos");
-	calls = counter(FP_C_READLINK_CALLS);
+	calls = counter(RL_C_CALLS);
 	expect_at(AT_FDCWD, f.root, "4242/path/3", NULL, true);          /* socket */
 	expect_at(AT_FDCWD, f.root, "4242/path/4", "/fixture/regular", false);
 	expect_at(AT_FDCWD, f.root, "4242/path/5", "/fixture/unknown", false); /* no fd/5 */
@@ -755,7 +756,7 @@ static void test_illumos_fixture(void **state)
 	snprintf(rel, sizeof rel, "%s/4242/fd/3", f.root);
 	assert_int_equal(readlink(rel, buf, sizeof buf), -1);
 	assert_int_equal(errno, EINVAL);
-	assert_int_equal(counter(FP_C_READLINK_CALLS) - calls, 7);
+	assert_int_equal(counter(RL_C_CALLS) - calls, 7);
 
 	/* readlinkat relative to an open <root>/<pid>/path */
 	{

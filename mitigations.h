@@ -1,0 +1,24 @@
+/*
+ * mitigations.h: the registry.  One line per mitigation, in the order of
+ * the summary line and of FASTPATH_DISABLE's list; each names the
+ * descriptor fp_mit_<name> that its unit defines (see fastpath.h, struct
+ * fp_mitigation, and README.md, "Adding a mitigation").
+ */
+#ifndef MITIGATIONS_H
+#define MITIGATIONS_H
+
+/* The test variant of the object (tests/bin/fastpath_example.so) also has
+ * the README's example, tests/mit_example.c. */
+#ifdef FP_WITH_EXAMPLE
+#define FP_EXAMPLE(X) X(example)
+#else
+#define FP_EXAMPLE(X)
+#endif
+
+#define FP_MITIGATIONS(X)                                                    \
+	X(readlink)   /* readlink_shim.c */                                   \
+	X(urandom)    /* urandom_shim.c, urandom_fd.c, urandom_pool.c */      \
+	X(cpus)       /* cpus_shim.c */                                       \
+	FP_EXAMPLE(X) /* tests/mit_example.c */
+
+#endif /* MITIGATIONS_H */

@@ -1,0 +1,433 @@
+/*
+ * urandom_pool.c: the reservoir the urandom mitigation serves reads from.
+ *
+ * A 64 KiB pool that one getrandom() refills, zeroing bytes as they are
+ * handed out; each thread takes a 256-byte slice of it at a time, so that
+ * threads cycling at once do not fight over the pool lock on every read.
+ * Invariant kept here, and only here: a pool byte is served at most once,
+ * then zeroed (ur_take, ur_slice), and a forked child never sees the
+ * parent's bytes (ur_pool_get, ur_pool_atfork_child, the pool generation).
+ */
+#include "fastpath.h"
+#include "urandom.h"
+
+/* Only for the helgrind/drd build (tests/bin/fastpath_vg.so, make
+ * check-valgrind): the pool lock is a hand-made spinlock and the pool is
+ * published by a compare-and-swap, neither of which the tools can see.
+ * Client requests tell them; the normal fastpath.so has none. */
+#ifdef FP_VALGRIND_ANNOTATE
+#include <valgrind/helgrind.h>
+/* The lock word itself is only ever touched atomically: it is the lock.
+ * The generation is an atomic too, read outside the lock by design (a
+ * stale read only makes a thread drop its slice or cut a new one). */
+#define UR_ANN_CREATE(p)                                                      \
+	do {                                                                 \
+		ANNOTATE_RWLOCK_CREATE(p);                                   \
+		ANNOTATE_BENIGN_RACE_SIZED(&(p)->owner, sizeof (p)->owner,   \
+		                           "the pool lock's own word");      \
+		ANNOTATE_BENIGN_RACE_SIZED(&(p)->gen, sizeof (p)->gen,       \
+		                           "the pool generation, atomic");   \
+	} while (0)
+#define UR_ANN_DESTROY(p) ANNOTATE_RWLOCK_DESTROY(p)
+#define UR_ANN_LOCKED(p) ANNOTATE_RWLOCK_ACQUIRED(p, 1)
+#define UR_ANN_UNLOCK(p) ANNOTATE_RWLOCK_RELEASED(p, 1)
+#define UR_ANN_PUBLISH(p) ANNOTATE_HAPPENS_BEFORE(p)
+#define UR_ANN_SEEN(p) ANNOTATE_HAPPENS_AFTER(p)
+#else
+#define UR_ANN_CREATE(p) ((void)0)
+#define UR_ANN_DESTROY(p) ((void)0)
+#define UR_ANN_LOCKED(p) ((void)0)
+#define UR_ANN_UNLOCK(p) ((void)0)
+#define UR_ANN_PUBLISH(p) ((void)0)
+#define UR_ANN_SEEN(p) ((void)0)
+#endif
+
+#define UR_CHUNK 256         /* bytes copied per lock hold (signal stacks are small) */
+#define UR_SLICE 256         /* bytes a thread takes from the pool at once */
+#define UR_SLICE_MAX 64      /* larger reads take from the pool directly */
+
+static _Atomic bool ur_no_getrandom;
+
+/* The mitigation's counters (urandom.h): here, so that the pool links alone. */
+struct fp_stripe ur_counters[FP_STRIPES];
+
+/* ------------------------------------------------------------------------
+ * The reservoir.  It lives in wipe-on-fork memory, where all-zero is a
+ * valid state (empty, unlocked): a child starts with nothing to serve.
+ * ---------------------------------------------------------------------- */
+struct ur_pool {
+	/* Random and never 0 once the pool has been filled in this process;
+	 * 0 again in a child (wiped or reset), whose next fill draws anew.
+	 * A thread's slice is good only while it names the current one.  Read
+	 * on every read: a line of its own (the pool is page-aligned, from
+	 * mmap), away from the lock's. */
+	_Atomic uint64_t gen;
+	unsigned char gen_line_[FP_CACHELINE - sizeof(uint64_t)];
+	_Atomic uintptr_t owner;  /* pthread_self() of the holder, 0 when free */
+	pid_t pid;                /* only checked where wipe-on-fork is missing */
+	size_t pos, len;          /* [pos, len) is fresh; the rest is zero */
+	unsigned char buf[UR_POOL];
+};
+static struct ur_pool *_Atomic ur_pool;
+static _Atomic bool ur_wipe;  /* the kernel zeroes the pool in children */
+
+static inline void ur_relax(unsigned spins)
+{
+	if (spins < 64) {
+#if defined(__x86_64__) || defined(__i386__)
+		__builtin_ia32_pause();
+#endif
+	} else {
+		sched_yield();
+	}
+}
+
+/* Set once a lock holder has not let go for UR_PATIENCE_NS: it will not (a
+ * signal handler jumped out of our code with siglongjmp).  From then on the
+ * kernel serves every read: slower, never stuck. */
+#define UR_PATIENCE_NS 1000000000LL
+static _Atomic bool ur_pool_dead;
+
+static long long ur_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static struct ur_pool *ur_pool_get(void)
+{
+	struct ur_pool *p = atomic_load_explicit(&ur_pool, memory_order_acquire);
+	struct ur_pool *none = NULL;
+	bool wipe = false;
+
+	if (fp_likely(p != NULL)) {
+		UR_ANN_SEEN(&ur_pool);
+		return p;
+	}
+	p = mmap(NULL, sizeof *p, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ur_count(SYSCALLS);
+	if (p == MAP_FAILED)
+		return NULL;
+#if defined(MADV_WIPEONFORK)
+	wipe = madvise(p, sizeof *p, MADV_WIPEONFORK) == 0;
+	ur_count(SYSCALLS);
+#elif defined(MC_INHERIT_ZERO)
+	wipe = memcntl((void *)p, sizeof *p, MC_INHERIT_ZERO, 0, 0, 0) == 0;
+	ur_count(SYSCALLS);
+#endif
+	/* Set before publishing, so no thread of this process ever sees a pid
+	 * mismatch (see ur_check_pid). */
+	p->pid = getpid();
+	UR_ANN_CREATE(p);
+	UR_ANN_PUBLISH(&ur_pool);
+	if (!atomic_compare_exchange_strong(&ur_pool, &none, p)) {
+		UR_ANN_DESTROY(p);
+		munmap(p, sizeof *p);
+		UR_ANN_SEEN(&ur_pool);
+		return none;
+	}
+	/* Until this store, readers assume no wipe and check the pid: safe. */
+	atomic_store(&ur_wipe, wipe);
+	return p;
+}
+
+static void ur_reset(struct ur_pool *p)
+{
+	explicit_bzero(p->buf, sizeof p->buf);
+	p->pos = p->len = 0;
+	atomic_store_explicit(&p->gen, 0, memory_order_relaxed);
+	p->pid = getpid();
+	atomic_store(&p->owner, 0);
+}
+
+/* Without wipe-on-fork, a child created without atfork handlers (a raw
+ * clone) would serve the parent's bytes: compare pids, before locking, as a
+ * thread holding the lock at fork time does not exist in the child.  It
+ * costs a getpid() per read, only on such kernels (Linux < 4.14). */
+static inline void ur_check_pid(struct ur_pool *p)
+{
+	if (fp_likely(atomic_load_explicit(&ur_wipe, memory_order_relaxed)))
+		return;
+	if (p->pid != getpid())
+		ur_reset(p);
+}
+
+/* Never waits on itself: a signal handler that interrupted this thread
+ * inside the pool gets false and goes to the kernel.  Another thread's hold
+ * is short (a copy, or one getrandom, during which it cannot be cancelled)
+ * and it never waits for us; one that lasts UR_PATIENCE_NS with the same
+ * holder never ends, and the pool is given up (ur_pool_dead). */
+static bool ur_lock(struct ur_pool *p)
+{
+	uintptr_t me = (uintptr_t)pthread_self(), seen = 0;
+	unsigned spins = 0;
+	long long since = 0;
+
+	for (;;) {
+		uintptr_t cur = 0;
+
+		if (atomic_compare_exchange_weak_explicit(&p->owner, &cur, me,
+		                                          memory_order_acquire,
+		                                          memory_order_relaxed)) {
+			UR_ANN_LOCKED(p);
+			return true;
+		}
+		if (cur == me || atomic_load_explicit(&ur_pool_dead, memory_order_relaxed))
+			return false;
+		ur_relax(spins++);
+		if (spins % 1024 == 0 && cur != 0) {
+			long long now = ur_now_ns();
+
+			if (cur != seen) {
+				seen = cur;
+				since = now;
+			} else if (now - since > UR_PATIENCE_NS) {
+				atomic_store(&ur_pool_dead, true);
+				ur_debug("a pool lock holder never let go: reads go to the kernel");
+				return false;
+			}
+		}
+	}
+}
+
+static inline void ur_unlock(struct ur_pool *p)
+{
+	UR_ANN_UNLOCK(p);
+	atomic_store_explicit(&p->owner, 0, memory_order_release);
+}
+
+/* Fresh bytes left.  Never trusts pos <= len: a fork from a signal handler
+ * that interrupted this thread inside the pool leaves the child's
+ * interrupted code advancing pos in a pool the kernel wiped. */
+static inline size_t ur_fresh(const struct ur_pool *p)
+{
+	return p->pos < p->len ? p->len - p->pos : 0;
+}
+
+/* True when the pool changed generation since g was read: this process is
+ * a child forked (by a signal handler) while we were copying, and what we
+ * copied is zeros or the parent's.  The fence makes the compiler read it
+ * again. */
+static inline bool ur_forked_under_us(const struct ur_pool *p, uint64_t g)
+{
+	atomic_signal_fence(memory_order_seq_cst);
+	return fp_unlikely(atomic_load_explicit(&p->gen, memory_order_relaxed) != g);
+}
+
+/* Unit tests interrupt the copies here. */
+#ifndef UR_TEST_MIDCOPY
+#define UR_TEST_MIDCOPY() ((void)0)
+#endif
+
+/* Refills from getrandom; where that does not exist (ENOSYS), from the
+ * descriptor being read, which is the device itself: no private descriptor
+ * that closefrom() could take from under us.  Never blocks: before the
+ * kernel's generator is ready, the caller goes to the kernel. */
+static bool ur_refill(struct ur_pool *p, int fd)
+{
+	ssize_t r = -1;
+	int cancel;
+
+	/* getrandom and read are cancellation points: cancelled here, this
+	 * thread would leave the lock held for ever. */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
+
+	ur_count(REFILLS);
+	ur_count(SYSCALLS);
+#ifdef FP_LINUX
+	if (!atomic_load_explicit(&ur_no_getrandom, memory_order_relaxed) &&
+	    fp_real.r_getrandom.f) {
+		r = fp_real.r_getrandom.f(p->buf, sizeof p->buf, GRND_NONBLOCK);
+		if (r < 0 && errno == ENOSYS)
+			atomic_store(&ur_no_getrandom, true);
+	}
+#else
+	atomic_store(&ur_no_getrandom, true);
+#endif
+	if (r < 0 && fd >= 0 && atomic_load(&ur_no_getrandom))
+		r = fp_real.r_read.f(fd, p->buf, sizeof p->buf);
+	pthread_setcancelstate(cancel, NULL);
+	p->pos = 0;
+	p->len = r > 0 ? (size_t)r : 0;
+	if (p->len > sizeof(uint64_t) && atomic_load_explicit(&p->gen, memory_order_relaxed) == 0) {
+		uint64_t g;
+
+		/* The generation is drawn from the fill itself, and those bytes
+		 * are never served. */
+		memcpy(&g, p->buf, sizeof g);
+		explicit_bzero(p->buf, sizeof g);
+		p->pos = sizeof g;
+		atomic_store_explicit(&p->gen, g ? g : 1, memory_order_relaxed);
+	}
+	return p->len > p->pos;
+}
+
+/* Copies up to n fresh bytes from the pool to dst, under its lock; returns
+ * how many.  Fewer than n means the kernel must supply the rest. */
+static size_t ur_take_pool(struct ur_pool *p, unsigned char *dst, size_t n, int fd)
+{
+	unsigned char tmp[UR_CHUNK];
+	size_t got = 0, used = 0;
+	int saved = errno;
+
+	while (got < n) {
+		size_t k = n - got < UR_CHUNK ? n - got : UR_CHUNK;
+
+		uint64_t g;
+
+		if (!ur_lock(p))
+			break;
+		if (ur_fresh(p) < k) {
+			explicit_bzero(p->buf + p->pos, ur_fresh(p));
+			if (!ur_refill(p, fd)) {
+				ur_unlock(p);
+				break;
+			}
+			/* A fill cut short (a signal arrived during a large
+			 * getrandom) may hold less than asked. */
+			if (ur_fresh(p) < k)
+				k = ur_fresh(p);
+		}
+		g = atomic_load_explicit(&p->gen, memory_order_relaxed);
+		/* Through a stack copy, so that a bad caller buffer faults with
+		 * the lock free. */
+		memcpy(tmp, p->buf + p->pos, k);
+		memset(p->buf + p->pos, 0, k);
+		UR_TEST_MIDCOPY();
+		if (ur_forked_under_us(p, g)) {
+			ur_unlock(p);
+			break;
+		}
+		p->pos += k;
+		ur_unlock(p);
+		memcpy(dst + got, tmp, k);
+		got += k;
+		used = k > used ? k : used;
+	}
+	explicit_bzero(tmp, used);
+	errno = saved;
+	return got;
+}
+
+/*
+ * This thread's slice of the pool.  Its bytes left the pool when it was cut
+ * (zeroed there), so they are this thread's alone; each is zeroed again as
+ * it is served.  A child's copy is wiped by ur_atfork_child, and ignored
+ * anyway once it no longer names the pool's generation: that also covers a
+ * child made by a raw clone, which runs no atfork handler but whose pool
+ * the kernel wiped.  busy keeps a signal handler that interrupted this
+ * thread inside its slice out of it (it takes from the pool instead).
+ */
+struct ur_slice {
+	uint64_t gen;
+	unsigned short pos, len;  /* [pos, len) is fresh; the rest is zero */
+	volatile sig_atomic_t busy;
+	unsigned char b[UR_SLICE];
+};
+static FP_TLS struct ur_slice ur_slice;
+
+static void ur_slice_drop(struct ur_slice *t)
+{
+	if (t->pos < t->len)
+		explicit_bzero(t->b + t->pos, (size_t)(t->len - t->pos));
+	t->pos = t->len = 0;
+}
+
+enum ur_cut { UR_CUT, UR_CUT_SHORT, UR_CUT_NONE };
+
+/* Cuts a new slice from the pool.  UR_CUT_SHORT: the pool has bytes but
+ * not a slice (a fill cut short by a signal, or too short to draw a
+ * generation from), to be served under its lock; UR_CUT_NONE: re-entered,
+ * or the refill failed, so the kernel must serve. */
+static enum ur_cut ur_slice_cut(struct ur_slice *t, struct ur_pool *p, int fd)
+{
+	enum ur_cut r = UR_CUT_SHORT;
+	uint64_t gen;
+	int saved = errno;
+
+	if (!ur_lock(p))
+		return UR_CUT_NONE;
+	if (ur_fresh(p) < UR_SLICE) {
+		explicit_bzero(p->buf + p->pos, ur_fresh(p));
+		if (!ur_refill(p, fd))
+			r = UR_CUT_NONE;
+	}
+	gen = atomic_load_explicit(&p->gen, memory_order_relaxed);
+	if (gen != 0 && ur_fresh(p) >= UR_SLICE) {
+		memcpy(t->b, p->buf + p->pos, UR_SLICE);
+		memset(p->buf + p->pos, 0, UR_SLICE);
+		UR_TEST_MIDCOPY();
+		if (ur_forked_under_us(p, gen)) {
+			explicit_bzero(t->b, UR_SLICE);
+			r = UR_CUT_NONE;
+		} else {
+			p->pos += UR_SLICE;
+			t->gen = gen;
+			t->pos = 0;
+			t->len = UR_SLICE;
+			r = UR_CUT;
+		}
+	}
+	ur_unlock(p);
+	errno = saved;
+	return r;
+}
+
+/* Copies up to n fresh bytes to dst; returns how many.  Fewer than n means
+ * the kernel must supply the rest (no pool, re-entered, refill failed). */
+size_t ur_take(unsigned char *dst, size_t n, int fd)
+{
+	struct ur_pool *p = ur_pool_get();
+	struct ur_slice *t = &ur_slice;
+	enum ur_cut cut = UR_CUT;
+
+	if (!p)
+		return 0;
+	ur_check_pid(p);
+	if (n > UR_SLICE_MAX || t->busy)
+		return ur_take_pool(p, dst, n, fd);
+	t->busy = 1;
+	atomic_signal_fence(memory_order_seq_cst);
+	if (t->gen != atomic_load_explicit(&p->gen, memory_order_relaxed) ||
+	    (size_t)t->pos + n > t->len)
+		ur_slice_drop(t);
+	if (t->len == 0)
+		cut = ur_slice_cut(t, p, fd);
+	if (cut == UR_CUT) {
+		uint64_t g = t->gen;
+
+		memcpy(dst, t->b + t->pos, n);
+		memset(t->b + t->pos, 0, n);
+		t->pos = (unsigned short)(t->pos + n);
+		UR_TEST_MIDCOPY();
+		/* The atfork handler clears the slice's generation; a raw clone
+		 * leaves it, but not the pool's. */
+		if (ur_forked_under_us(p, g) || t->gen != g) {
+			explicit_bzero(dst, n);
+			cut = UR_CUT_NONE;
+		}
+	}
+	atomic_signal_fence(memory_order_seq_cst);
+	t->busy = 0;
+	if (fp_likely(cut == UR_CUT))
+		return n;
+	return cut == UR_CUT_SHORT ? ur_take_pool(p, dst, n, fd) : 0;
+}
+
+/* In a fork child: no byte the parent holds may be served here. */
+void ur_pool_atfork_child(void)
+{
+	struct ur_pool *p = atomic_load(&ur_pool);
+
+	/* The forking thread is the child's only one: its slice is the only
+	 * copy of the parent's bytes left outside the pool. */
+	ur_slice_drop(&ur_slice);
+	ur_slice.gen = 0;
+
+	/* With wipe-on-fork the kernel already zeroed it; writing would only
+	 * fault the pages in. */
+	if (p && !atomic_load(&ur_wipe))
+		ur_reset(p);
+}
