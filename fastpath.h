@@ -93,6 +93,9 @@
 #if defined(FP_ILLUMOS)
 #  include <sys/random.h>
 #  define FP_HAVE_GETRANDOM 1
+/* dup3 arrived in ILLUMOS_0.4, after the oldest platform we load on: only
+ * through the table (dlsym), a NULL pointer saying ENOSYS. */
+#  define FP_HAVE_DUP3 1
 #endif
 
 /* S_IFDOOR exists only on illumos; the readlink policy is table-driven and
@@ -201,6 +204,7 @@ bool fp_secure_mode(void) FP_HIDDEN;
 	X(int, dup, (int fd), FP_NR_FAIL(-1))                                                    \
 	X(int, dup2, (int fd, int to), FP_NR_FAIL(-1))                                           \
 	X(int, fcntl, (int fd, int cmd, ...), FP_NR_FAIL(-1))                                    \
+	X(int, flock, (int fd, int op), FP_NR_FAIL(-1))                                          \
 	X(FILE *, fdopen, (int fd, const char *how), FP_NR_FAIL(NULL))                           \
 	X(int, fclose, (FILE *f), FP_NR_FAIL(EOF))                                               \
 	X(FILE *, freopen, (const char *path, const char *how, FILE *f), FP_NR_FAIL(NULL))       \
@@ -243,7 +247,6 @@ bool fp_secure_mode(void) FP_HIDDEN;
 
 #ifdef FP_LINUX
 #define FP_REAL_LINUX(X)                                                                      \
-	X(int, dup3, (int fd, int to, int flags), FP_NR_FAIL(-1))                                \
 	/* get_nprocs cannot fail by contract; one CPU is always true. */                        \
 	X(int, get_nprocs, (void), FP_NR_RET(1))                                                 \
 	X(int, get_nprocs_conf, (void), FP_NR_RET(1))                                            \
@@ -280,6 +283,12 @@ bool fp_secure_mode(void) FP_HIDDEN;
 #define FP_REAL_CLOSEFROM(X)
 #endif
 
+#if defined(FP_HAVE_DUP3)
+#define FP_REAL_DUP3(X) X(int, dup3, (int fd, int to, int flags), FP_NR_FAIL(-1))
+#else
+#define FP_REAL_DUP3(X)
+#endif
+
 #if defined(FP_HAVE_FCNTL64)
 #define FP_REAL_FCNTL64(X) X(int, fcntl64, (int fd, int cmd, ...), FP_NR_FAIL(-1))
 #else
@@ -295,7 +304,7 @@ bool fp_secure_mode(void) FP_HIDDEN;
 #define FP_REAL_ALL(X)                                                       \
 	FP_REAL_COMMON(X) FP_REAL_LFS64(X) FP_REAL_CHK(X) FP_REAL_LINUX(X)      \
 	FP_REAL_CLOSE_RANGE(X) FP_REAL_CLOSEFROM(X) FP_REAL_FCNTL64(X)         \
-	FP_REAL_FCNTL_TIME64(X)
+	FP_REAL_FCNTL_TIME64(X) FP_REAL_DUP3(X)
 
 /* Members are named r_<symbol>: musl #defines open64 as open, and token
  * pasting keeps such macros from renaming our members. */

@@ -8,6 +8,8 @@
  *                    reserve slots, adopt/track/untrack, the close policy.
  *   urandom_shim.c   the entry points: open, read, close, dup, fcntl, stdio,
  *                    getrandom; each unpacks its call and asks the two above.
+ *   urandom_exec.c   exec, posix_spawn, system, popen: the reserve made
+ *                    close-on-exec around them (reserve mode).
  *
  * Internal to fastpath.so: include it after fastpath.h, in those three only.
  */
@@ -45,7 +47,44 @@ enum {
 	 * dup, or a forked child's copy): never kept in reserve, whose next
 	 * open must look fresh, with status flags and locks of its own. */
 	UR_SHARED = 32,
+	/* Exact mode: our own hidden descriptor of the device (ur_hidden),
+	 * which the program never opened.  Calls on it are passed through. */
+	UR_HIDDEN = 64,
 };
+
+/* FASTPATH_URANDOM.  exact: every open is a duplicate (F_DUPFD) of one
+ * hidden descriptor per device, and close really closes; reserve: close
+ * keeps the descriptor, the next open hands it out again (no system call),
+ * and the number stays open meanwhile.  Set by the mitigation's .load. */
+enum { UR_MODE_EXACT, UR_MODE_RESERVE };
+extern int ur_mode FP_HIDDEN;
+/* FASTPATH_URANDOM's value: 0 on success, -1 with a reason (mode exact). */
+int ur_parse_mode(const char *s, int *mode, char *why, size_t whylen) FP_HIDDEN;
+
+/* The hidden descriptor of each device and a generation, in one word:
+ * (generation << 32) | (unsigned)fd, fd -1 when there is none.  Every
+ * change bumps the generation before the kernel frees or replaces the
+ * number, so an open that duplicated it can tell, by reading the word
+ * again, that what it duplicated may have been another file. */
+extern _Atomic uint64_t ur_hidden[UR_NDEV] FP_HIDDEN;
+#define UR_HW_FD(w) ((int)(uint32_t)(w))
+#define UR_HW_GEN(w) ((uint32_t)((w) >> 32))
+#define UR_HW(gen, fd) (((uint64_t)(uint32_t)(gen) << 32) | (uint32_t)(fd))
+/* Forgets the hidden descriptor of dev if it is fd (any, if fd is -1);
+ * returns the number it was, or -1.  The caller closes it or lets the
+ * kernel do so. */
+int ur_hidden_forget(int dev, int fd) FP_HIDDEN;
+/* Forgets and closes every hidden descriptor: its open file description
+ * may have been changed through a duplicate (F_SETFL, flock), or shared
+ * with another process (fork, spawn).  The next open makes a fresh one. */
+void ur_hidden_retire(void) FP_HIDDEN;
+
+/* The descriptor to pass to the real call: the reserve is closed as far as
+ * the program knows (-1 gives the kernel's EBADF); any other, itself. */
+static inline int ur_real_fd(int fd, unsigned st)
+{
+	return (st & UR_RESERVE) ? -1 : fd;
+}
 
 /* The compiler may not assume a declared-nonnull argument is non-NULL:
  * libc's contract for NULL (EFAULT) must survive. */
@@ -134,13 +173,31 @@ int ur_match(const char *path, int flags) FP_HIDDEN;
 int ur_open(int dev, const char *path, int flags) FP_HIDDEN;
 /* close of a tracked descriptor: kept in reserve, or really closed. */
 int ur_close(int fd, unsigned st) FP_HIDDEN;
+#define UR_NTAKEN (2 * UR_NDEV)  /* reserves and hidden descriptors */
 #if defined(FP_HAVE_CLOSE_RANGE) || defined(FP_HAVE_CLOSEFROM)
-void ur_untrack_range(unsigned lo, unsigned hi, int taken[UR_NDEV]) FP_HIDDEN;
+void ur_untrack_range(unsigned lo, unsigned hi, int taken[UR_NTAKEN]) FP_HIDDEN;
 #endif
 int ur_dup(int old, unsigned so) FP_HIDDEN;
 int ur_real_dup3(int old, int new, int flags) FP_HIDDEN;
-/* dup2 (flags < 0) and dup3 with a tracked descriptor on either side. */
+/* How ur_dup23 duplicates: flags >= 0 is dup3 with those flags. */
+#define UR_AS_DUP2 (-1)
+#define UR_AS_DUP2FD (-2)          /* fcntl(old, F_DUP2FD, new) */
+#define UR_AS_DUP2FD_CLOEXEC (-3)  /* fcntl(old, F_DUP2FD_CLOEXEC, new) */
+#if defined(F_DUP2FD) && defined(F_DUP2FD_CLOEXEC)
+#define UR_IS_DUP2FD(cmd) ((cmd) == F_DUP2FD || (cmd) == F_DUP2FD_CLOEXEC)
+#elif defined(F_DUP2FD)
+#define UR_IS_DUP2FD(cmd) ((cmd) == F_DUP2FD)
+#else
+#define UR_IS_DUP2FD(cmd) ((void)(cmd), 0)
+#endif
+/* dup2, dup3 and F_DUP2FD with a tracked descriptor on either side. */
 int ur_dup23(int old, int new, int flags) FP_HIDDEN;
+/* Reserve mode, around an exec or a spawn: every reserve that is not
+ * close-on-exec is made so in the kernel (fds[] says which), and put back
+ * after.  Only kernel flags change, never our memory: a vfork child runs
+ * these on its parent's memory. */
+void ur_exec_guard(int fds[UR_NDEV]) FP_HIDDEN;
+void ur_exec_unguard(const int fds[UR_NDEV]) FP_HIDDEN;
 void ur_fd_atfork_prepare(void) FP_HIDDEN;
 void ur_fd_atfork_parent(void) FP_HIDDEN;
 void ur_fd_atfork_child(void) FP_HIDDEN;
@@ -150,5 +207,12 @@ static inline void ur_debug(const char *what)
 	if (fp_unlikely(fp_cfg.debug))
 		fp_debug("urandom", what, NULL);
 }
+
+/* ------------------------------------------------------------------------
+ * exec and spawn (urandom_exec.c): its real symbols, bound with the
+ * mitigation's own (urandom_shim.c).
+ * ---------------------------------------------------------------------- */
+#define UR_EXEC_NSYMS 10
+extern const struct fp_sym ur_exec_syms[UR_EXEC_NSYMS] FP_HIDDEN;
 
 #endif /* URANDOM_H */

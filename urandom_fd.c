@@ -1,20 +1,30 @@
 /*
  * urandom_fd.c: the descriptors of the device that the urandom mitigation
- * tracks, and the one it keeps in reserve.
+ * tracks, the hidden one it duplicates (exact mode) and the one it keeps
+ * in reserve (reserve mode).
  *
- * The caller still gets a real kernel descriptor of the device (fstat,
- * poll, exec and children all behave), but close() of such a descriptor
- * keeps one of them in reserve, FD_CLOEXEC, and the next open() of the
- * device hands it out again.  Invariants kept here:
+ * The caller always gets a real kernel descriptor of the device (fstat,
+ * poll, exec and children all behave).
+ *   - exact (the default): an open is fcntl(hidden, F_DUPFD[_CLOEXEC], 0),
+ *     the lowest free number as open gives, and close really closes.  The
+ *     hidden descriptor sits at a high number, close-on-exec.
+ *   - reserve: close() keeps one descriptor per device in reserve, in the
+ *     close-on-exec state the program left it, and the next open() hands it
+ *     out again; exec and spawn make it close-on-exec first (ur_exec_guard).
+ * Invariants kept here:
  *   - ur_fd() marks only numbers the kernel holds open (ur_untrack comes
  *     before every call that may free a number; ur_heal after every call
  *     that returns a fresh one);
- *   - the reserve is FD_CLOEXEC and never 0, 1 or 2, and its open file
- *     description is its own: never one a dup or a forked child shares
- *     (UR_SHARED; ur_close, ur_adopt).
+ *   - ur_hidden[] names a number only while it is our hidden descriptor,
+ *     and its generation changes before the number is freed or replaced;
+ *   - the reserve is never 0, 1 or 2, and its open file description is its
+ *     own: never one a dup or a forked child shares (UR_SHARED; ur_close,
+ *     ur_adopt).
  */
 #include "fastpath.h"
 #include "urandom.h"
+
+#include <sys/resource.h>
 
 #ifdef FP_LINUX
 #include <sys/sysmacros.h>
@@ -25,6 +35,24 @@ _Alignas(FP_CACHELINE) _Atomic unsigned char ur_fd_cells[UR_MAXFD];
 _Atomic int ur_hiwater;
 _Alignas(FP_CACHELINE) _Atomic int ur_reserve[UR_NDEV] = { -1, -1 };
 _Atomic unsigned ur_forks;
+int ur_mode = UR_MODE_EXACT;
+_Alignas(FP_CACHELINE) _Atomic uint64_t ur_hidden[UR_NDEV] = { UR_HW(0, -1), UR_HW(0, -1) };
+/* Set when the device could not be opened as a hidden descriptor (not the
+ * device, as in a chroot, or no high number free): opens are then real. */
+static _Atomic bool ur_hidden_bad[UR_NDEV];
+
+int ur_parse_mode(const char *s, int *mode, char *why, size_t whylen)
+{
+	*mode = UR_MODE_EXACT;
+	if (strcmp(s, "exact") == 0)
+		return 0;
+	if (strcmp(s, "reserve") == 0) {
+		*mode = UR_MODE_RESERVE;
+		return 0;
+	}
+	snprintf(why, whylen, "expected exact or reserve");
+	return -1;
+}
 static _Atomic int ur_random_ok = -1;  /* -1: not yet decided */
 
 void ur_set(int fd, unsigned st)
@@ -82,9 +110,93 @@ bool ur_untrack(int fd)
 
 	if (!st)
 		return false;
+	if (st & UR_HIDDEN)
+		return ur_hidden_forget(ur_dev(st), fd) >= 0;
 	atomic_store(ur_fd(fd), 0);
 	return (st & UR_RESERVE) &&
 	       atomic_compare_exchange_strong(&ur_reserve[ur_dev(st)], &expect, -1);
+}
+
+/* ------------------------------------------------------------------------
+ * The hidden descriptors (exact mode).
+ * ---------------------------------------------------------------------- */
+int ur_hidden_forget(int dev, int fd)
+{
+	uint64_t w = atomic_load(&ur_hidden[dev]);
+	int h;
+
+	do {
+		h = UR_HW_FD(w);
+		if (h < 0 || (fd >= 0 && h != fd))
+			return -1;
+	} while (!atomic_compare_exchange_weak(&ur_hidden[dev], &w,
+	                                       UR_HW(UR_HW_GEN(w) + 1, -1)));
+	atomic_store(ur_fd(h), 0);
+	return h;
+}
+
+void ur_hidden_retire(void)
+{
+	int d, h;
+
+	for (d = 0; d < UR_NDEV; d++)
+		if ((h = ur_hidden_forget(d, -1)) >= 0) {
+			ur_count(SYSCALLS);
+			fp_real.r_close.f(h);
+		}
+}
+
+/* The number to keep the hidden descriptor at: high, below our table's end
+ * and the descriptor limit, so that it never takes a number the program's
+ * own opens would get. */
+static int ur_hidden_floor(void)
+{
+	struct rlimit rl;
+	long lim = UR_MAXFD;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur < (rlim_t)lim)
+		lim = (long)rl.rlim_cur;
+	return lim >= 64 ? (int)(lim - 16) : -1;
+}
+
+static bool ur_is_device(int fd, int dev);
+
+/* Opens the hidden descriptor of dev, unless another thread did (then it
+ * is left alone); false when none can be had (see ur_hidden_bad). */
+static bool ur_hidden_make(int dev, const char *path, uint64_t w)
+{
+	int lo, fd, floor = ur_hidden_floor(), saved = errno;
+
+	ur_count(SYSCALLS);
+	lo = (int)fp_real.r_openat.f(AT_FDCWD, path, O_RDONLY | O_CLOEXEC | O_LARGEFILE);
+	if (lo < 0) {
+		errno = saved;
+		return false;
+	}
+	ur_heal(lo);
+	fd = -1;
+	if (floor > 2 && ur_is_device(lo, dev)) {
+		ur_count(SYSCALLS);
+		fd = fp_real.r_fcntl.f(lo, F_DUPFD_CLOEXEC, floor);
+	}
+	ur_count(SYSCALLS);
+	fp_real.r_close.f(lo);
+	errno = saved;
+	if (fd < 0 || fd >= UR_MAXFD) {
+		if (fd >= 0)
+			fp_real.r_close.f(fd);
+		atomic_store(&ur_hidden_bad[dev], true);
+		return false;
+	}
+	ur_heal(fd);
+	ur_set(fd, UR_HIDDEN | (dev == UR_DEV_RANDOM ? UR_RANDOM : 0));
+	if (!atomic_compare_exchange_strong(&ur_hidden[dev], &w, UR_HW(UR_HW_GEN(w) + 1, fd))) {
+		atomic_store(ur_fd(fd), 0);
+		fp_real.r_close.f(fd);
+	}
+	ur_debug("hidden descriptor opened");
+	return true;
 }
 
 
@@ -106,6 +218,12 @@ bool ur_give_back(int err)
 			fp_real.r_close.f(fd);
 			any = true;
 		}
+		/* The hidden descriptor too: the open that needed a slot is
+		 * then a real one (ur_open_exact). */
+		if ((fd = ur_hidden_forget(d, -1)) >= 0) {
+			fp_real.r_close.f(fd);
+			any = true;
+		}
 	}
 	errno = err;
 	return any;
@@ -120,15 +238,20 @@ void ur_fd_atfork_prepare(void)
 	ur_mark_all_shared();
 }
 
+/* The hidden descriptor's open file description is now shared with the
+ * child, which may change it through an inherited duplicate: each side
+ * opens a fresh one for its later opens. */
 void ur_fd_atfork_parent(void)
 {
 	atomic_fetch_add(&ur_forks, 1);
+	ur_hidden_retire();
 }
 
 void ur_fd_atfork_child(void)
 {
 	atomic_fetch_add(&ur_forks, 1);
 	ur_mark_all_shared();
+	ur_hidden_retire();
 }
 
 /* ------------------------------------------------------------------------
@@ -211,11 +334,15 @@ static bool ur_adopt(int fd, int dev, int flags)
 	unsigned char st = (unsigned char)ur_state(fd);
 	bool nb = (flags & O_NONBLOCK) != 0;
 
+	bool clo = (flags & O_CLOEXEC) != 0;
+
 	if (!(st & UR_RESERVE) || (st & UR_SHARED) || nb != ((st & UR_NONBLOCK) != 0))
 		return false;
-	if (!(flags & O_CLOEXEC)) {
+	/* Kept as the last close left it: a loop with one flag style makes
+	 * no system call at all. */
+	if (clo != ((st & UR_CLOEXEC) != 0)) {
 		ur_count(SYSCALLS);
-		if (fp_real.r_fcntl.f(fd, F_SETFD, 0) < 0)
+		if (fp_real.r_fcntl.f(fd, F_SETFD, clo ? FD_CLOEXEC : 0) < 0)
 			return false;
 	}
 	/* Fails if a fork marked it meanwhile. */
@@ -223,24 +350,12 @@ static bool ur_adopt(int fd, int dev, int flags)
 	                                      (unsigned char)ur_open_bits(dev, flags));
 }
 
-int ur_open(int dev, const char *path, int flags)
+/* A real open of the device, tracked if it is the device. */
+static int ur_open_real(int dev, const char *path, int flags)
 {
-	int saved = errno;
-	int fd = atomic_exchange(&ur_reserve[dev], -1);
+	int saved = errno, fd;
 	unsigned g;
 
-	if (fd >= 0) {
-		if (ur_adopt(fd, dev, flags)) {
-			errno = saved;
-			ur_count(OPENS);
-			ur_debug("open served by the reserve descriptor");
-			return fd;
-		}
-		atomic_store(ur_fd(fd), 0);
-		ur_count(SYSCALLS);
-		fp_real.r_close.f(fd);
-		errno = saved;
-	}
 	ur_count(SYSCALLS);
 	g = atomic_load(&ur_forks);
 	UR_RETRY(fd, fp_real.r_openat.f(AT_FDCWD, path, flags | O_LARGEFILE));
@@ -256,6 +371,72 @@ int ur_open(int dev, const char *path, int flags)
 	return fd;
 }
 
+/* Exact mode: a duplicate of the hidden descriptor, the lowest free number
+ * (F_DUPFD from 0), close-on-exec as the open asked.  O_NONBLOCK is a
+ * status flag of the open file description: such opens are real. */
+static int ur_open_exact(int dev, const char *path, int flags)
+{
+	int saved = errno;
+
+	if (fp_unlikely(flags & O_NONBLOCK) ||
+	    atomic_load_explicit(&ur_hidden_bad[dev], memory_order_relaxed))
+		return ur_open_real(dev, path, flags);
+	for (;;) {
+		uint64_t w = atomic_load_explicit(&ur_hidden[dev], memory_order_acquire);
+		int h = UR_HW_FD(w), fd;
+
+		if (fp_unlikely(h < 0)) {
+			if (!ur_hidden_make(dev, path, w))
+				return ur_open_real(dev, path, flags);
+			continue;
+		}
+		fd = fp_real.r_fcntl.f(h, (flags & O_CLOEXEC) ? F_DUPFD_CLOEXEC : F_DUPFD, 0);
+		/* The number may have been freed or replaced meanwhile (dup2
+		 * onto it, close_range): what we duplicated is then unknown. */
+		if (fp_unlikely(atomic_load(&ur_hidden[dev]) != w)) {
+			if (fd >= 0)
+				fp_real.r_close.f(fd);
+			errno = saved;
+			continue;
+		}
+		if (fp_unlikely(fd < 0)) {
+			/* Out of numbers: the hidden one is given back and the
+			 * open is real, which then fails or succeeds natively. */
+			(void)ur_give_back(errno);
+			errno = saved;
+			return ur_open_real(dev, path, flags);
+		}
+		ur_set(fd, ur_open_bits(dev, flags));
+		ur_count(OPENS);
+		ur_debug("open: duplicate of the hidden descriptor");
+		errno = saved;
+		return fd;
+	}
+}
+
+int ur_open(int dev, const char *path, int flags)
+{
+	int saved = errno;
+	int fd;
+
+	if (fp_likely(ur_mode == UR_MODE_EXACT))
+		return ur_open_exact(dev, path, flags);
+	fd = atomic_exchange(&ur_reserve[dev], -1);
+	if (fd >= 0) {
+		if (ur_adopt(fd, dev, flags)) {
+			errno = saved;
+			ur_count(OPENS);
+			ur_debug("open served by the reserve descriptor");
+			return fd;
+		}
+		atomic_store(ur_fd(fd), 0);
+		ur_count(SYSCALLS);
+		fp_real.r_close.f(fd);
+		errno = saved;
+	}
+	return ur_open_real(dev, path, flags);
+}
+
 /* ------------------------------------------------------------------------
  * close: keep one descriptor per device.  0, 1 and 2 are really closed, so
  * that close(0); open("/dev/null") still yields 0.
@@ -268,30 +449,29 @@ int ur_close(int fd, unsigned st)
 		errno = EBADF;
 		return -1;
 	}
-	if (fd > 2 && !(st & UR_SHARED) && atomic_load(&ur_reserve[dev]) < 0) {
+	if (st & UR_HIDDEN) {
+		/* The program closes a number it found open (a close-everything
+		 * loop): it is gone, and the next open makes another. */
+		(void)ur_hidden_forget(dev, fd);
+		return fp_real.r_close.f(fd);
+	}
+	if (ur_mode == UR_MODE_RESERVE && fd > 2 && !(st & UR_SHARED) &&
+	    atomic_load(&ur_reserve[dev]) < 0) {
 		unsigned char was = (unsigned char)st;
 
-		if (!(st & UR_CLOEXEC)) {
-			/* The one system call of a cycle whose open did not ask
-			 * for O_CLOEXEC: in reserve it must not leak through exec. */
-			ur_count(SYSCALLS);
-			if (fp_real.r_fcntl.f(fd, F_SETFD, FD_CLOEXEC) < 0)
-				goto real;
-		}
-		/* The first fails if a fork marked it shared meanwhile. */
+		/* Kept in the close-on-exec state it has: exec and spawn make
+		 * it close-on-exec just before (ur_exec_guard).  The first
+		 * fails if a fork marked it shared meanwhile. */
 		if (atomic_compare_exchange_strong(ur_fd(fd), &was,
-		                                   (unsigned char)((st & ~UR_OPEN) | UR_RESERVE |
-		                                                   UR_CLOEXEC)) &&
+		                                   (unsigned char)((st & ~UR_OPEN) | UR_RESERVE)) &&
 		    atomic_compare_exchange_strong(&ur_reserve[dev], &none, fd)) {
 			ur_debug("close: descriptor kept in reserve");
 			errno = saved;
 			return 0;
 		}
 	}
-real:
 	errno = saved;
 	atomic_store(ur_fd(fd), 0);
-	ur_count(SYSCALLS);
 	return fp_real.r_close.f(fd);
 }
 
@@ -299,18 +479,23 @@ real:
 /* Takes every tracked number in [lo, hi] out of our tables before the
  * kernel frees them.  Reserve descriptors taken out are returned in
  * taken[] so that a failed call can still close them. */
-void ur_untrack_range(unsigned lo, unsigned hi, int taken[UR_NDEV])
+void ur_untrack_range(unsigned lo, unsigned hi, int taken[UR_NTAKEN])
 {
 	unsigned fd, end = (unsigned)atomic_load(&ur_hiwater);
 	int d;
 
 	for (d = 0; d < UR_NDEV; d++) {
 		int r = atomic_load(&ur_reserve[d]);
+		int h = UR_HW_FD(atomic_load(&ur_hidden[d]));
 
-		taken[d] = -1;
+		taken[d] = taken[UR_NDEV + d] = -1;
 		if (r >= 0 && (unsigned)r >= lo && (unsigned)r <= hi &&
 		    atomic_compare_exchange_strong(&ur_reserve[d], &r, -1))
 			taken[d] = r;
+		/* The hidden descriptor goes with the range; the next open
+		 * makes another. */
+		if (h >= 0 && (unsigned)h >= lo && (unsigned)h <= hi)
+			taken[UR_NDEV + d] = ur_hidden_forget(d, h);
 	}
 	for (fd = lo; fd < end && fd <= hi; fd++)
 		atomic_store(ur_fd(fd), 0);
@@ -340,34 +525,52 @@ int ur_dup(int old, unsigned so)
 int ur_real_dup3(int old, int new, int flags)
 {
 #ifdef FP_HAVE_DUP3
-	return fp_real.r_dup3.f(old, new, flags);
-#else
+	if (fp_real.r_dup3.f)
+		return fp_real.r_dup3.f(old, new, flags);
+#endif
 	(void)old, (void)new, (void)flags;
 	errno = ENOSYS;
 	return -1;
-#endif
 }
 
-/* dup2 (flags < 0) and dup3. */
-int ur_dup23(int old, int new, int flags)
+/* The real duplication ur_dup23 was asked for (UR_AS_*). */
+static int ur_dup_call(int old, int new, int how)
+{
+	switch (how) {
+	case UR_AS_DUP2:
+		return fp_real.r_dup2.f(old, new);
+#ifdef F_DUP2FD
+	case UR_AS_DUP2FD:
+		return fp_real.r_fcntl.f(old, F_DUP2FD, new);
+#endif
+#ifdef F_DUP2FD_CLOEXEC
+	case UR_AS_DUP2FD_CLOEXEC:
+		return fp_real.r_fcntl.f(old, F_DUP2FD_CLOEXEC, new);
+#endif
+	}
+	return ur_real_dup3(old, new, how);
+}
+
+/* dup2, F_DUP2FD (how < 0) and dup3 (how = its flags). */
+int ur_dup23(int old, int new, int how)
 {
 	unsigned so = ur_state(old), sn = ur_state(new), g;
-	bool took;
+	bool took, clo = how == UR_AS_DUP2FD_CLOEXEC || (how > 0 && (how & O_CLOEXEC));
 	int r;
 
 	if (so & UR_RESERVE) {
 		/* old is closed as far as the program knows: the kernel's answer
 		 * for a closed descriptor (EBADF, or dup3's EINVAL when old ==
 		 * new), with new left alone. */
-		if (flags < 0)
-			return fp_real.r_dup2.f(-1, old == new ? -1 : new);
-		return ur_real_dup3(old == new ? old : -1, new, flags);
+		if (how < 0)
+			return ur_dup_call(-1, old == new ? -1 : new, how);
+		return ur_real_dup3(old == new ? old : -1, new, how);
 	}
 	if (old == new)  /* nothing is closed: dup2 checks old, dup3 says EINVAL */
-		return flags < 0 ? fp_real.r_dup2.f(old, new) : ur_real_dup3(old, new, flags);
+		return ur_dup_call(old, new, how);
 	g = atomic_load(&ur_forks);
 	took = ur_untrack(new);
-	r = flags < 0 ? fp_real.r_dup2.f(old, new) : ur_real_dup3(old, new, flags);
+	r = ur_dup_call(old, new, how);
 	if (r < 0) {
 		if (took)  /* the program closed it already: finish the job */
 			fp_real.r_close.f(new);
@@ -377,8 +580,46 @@ int ur_dup23(int old, int new, int flags)
 	}
 	if (so & UR_OPEN) {
 		ur_update(old, 0, UR_SHARED);
-		ur_set(new, (so & ~UR_CLOEXEC) | UR_SHARED |
-		            ((flags > 0 && (flags & O_CLOEXEC)) ? UR_CLOEXEC : 0));
+		ur_set(new, (so & ~UR_CLOEXEC) | UR_SHARED | (clo ? UR_CLOEXEC : 0));
 	}
 	return r;
+}
+
+/* ------------------------------------------------------------------------
+ * exec and spawn in reserve mode.  The reserve may be kept without
+ * FD_CLOEXEC (as the program's plain open left it): it must not reach the
+ * new program.  Only kernel flags are changed here, never our memory: a
+ * vfork child runs this on its parent's memory (and its own copy of the
+ * descriptor table), and must leave the parent's bookkeeping as it was.
+ * ---------------------------------------------------------------------- */
+void ur_exec_guard(int fds[UR_NDEV])
+{
+	int d, saved = errno;
+
+	for (d = 0; d < UR_NDEV; d++) {
+		int fd = atomic_load(&ur_reserve[d]);
+
+		fds[d] = -1;
+		if (fd >= 0 && !(ur_state(fd) & UR_CLOEXEC) &&
+		    fp_real.r_fcntl.f(fd, F_SETFD, FD_CLOEXEC) == 0)
+			fds[d] = fd;
+	}
+	errno = saved;
+}
+
+/* The exec failed (or the spawn is done): each guarded number gets back the
+ * flag its state says, if it is still ours (another thread may have taken
+ * the reserve meanwhile, and opened or closed it). */
+void ur_exec_unguard(const int fds[UR_NDEV])
+{
+	int d, saved = errno;
+
+	for (d = 0; d < UR_NDEV; d++) {
+		unsigned st;
+
+		if (fds[d] < 0 || !(st = ur_state(fds[d])) || (st & UR_CLOEXEC))
+			continue;
+		(void)fp_real.r_fcntl.f(fds[d], F_SETFD, 0);
+	}
+	errno = saved;
 }

@@ -107,7 +107,8 @@ FP_EXPORT ssize_t read(int fd, void *buf, size_t n)
 	unsigned st = ur_state(fd);
 
 	if (fp_unlikely(st))
-		return (st & UR_RESERVE) ? fp_real.r_read.f(-1, buf, n) : ur_read(fd, buf, n);
+		return (st & UR_OPEN) ? ur_read(fd, buf, n)
+		                      : fp_real.r_read.f(ur_real_fd(fd, st), buf, n);
 	return FP_REAL(read)(fd, buf, n);
 }
 
@@ -118,7 +119,8 @@ FP_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
 
 	/* n > buflen: the real one reports the overflow and aborts. */
 	if (fp_unlikely(st) && n <= buflen)
-		return (st & UR_RESERVE) ? fp_real.r_read.f(-1, buf, n) : ur_read(fd, buf, n);
+		return (st & UR_OPEN) ? ur_read(fd, buf, n)
+		                      : fp_real.r_read.f(ur_real_fd(fd, st), buf, n);
 	return FP_REAL(__read_chk)(fd, buf, n, buflen);
 }
 #endif
@@ -130,9 +132,9 @@ FP_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
 	{                                                                    \
 		unsigned st = ur_state(fd);                                  \
                                                                              \
-		if (fp_unlikely(st) && off >= 0 && !(st & UR_RESERVE))       \
+		if (fp_unlikely(st & UR_OPEN) && off >= 0)                   \
 			return ur_read(fd, buf, n);                          \
-		return FP_REAL(name)(st & UR_RESERVE ? -1 : fd, buf, n, off); \
+		return FP_REAL(name)(ur_real_fd(fd, st), buf, n, off);       \
 	}
 
 UR_WRAP_PREAD(pread, off_t)
@@ -177,9 +179,9 @@ FP_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
 {
 	unsigned st = ur_state(fd);
 
-	if (fp_unlikely(st) && !(st & UR_RESERVE))
+	if (fp_unlikely(st & UR_OPEN))
 		return ur_readv(fd, iov, cnt);
-	return FP_REAL(readv)(st & UR_RESERVE ? -1 : fd, iov, cnt);
+	return FP_REAL(readv)(ur_real_fd(fd, st), iov, cnt);
 }
 
 /* ------------------------------------------------------------------------
@@ -199,7 +201,7 @@ FP_EXPORT int close(int fd)
 #ifdef FP_HAVE_CLOSE_RANGE
 FP_EXPORT int close_range(unsigned lo, unsigned hi, int flags)
 {
-	int taken[UR_NDEV], r, d;
+	int taken[UR_NTAKEN], r, d;
 
 	if (fp_likely(atomic_load(&ur_hiwater) == 0) || lo > hi)
 		return FP_REAL(close_range)(lo, hi, flags);
@@ -215,7 +217,7 @@ FP_EXPORT int close_range(unsigned lo, unsigned hi, int flags)
 #endif
 	ur_untrack_range(lo, hi, taken);
 	r = fp_real.r_close_range.f(lo, hi, flags);
-	for (d = 0; r < 0 && d < UR_NDEV; d++)
+	for (d = 0; r < 0 && d < UR_NTAKEN; d++)
 		if (taken[d] >= 0)
 			fp_real.r_close.f(taken[d]);
 	return r;
@@ -225,7 +227,7 @@ FP_EXPORT int close_range(unsigned lo, unsigned hi, int flags)
 #ifdef FP_HAVE_CLOSEFROM
 FP_EXPORT void closefrom(int lo)
 {
-	int taken[UR_NDEV];
+	int taken[UR_NTAKEN];
 
 	/* A negative lo closes everything, as glibc reads it. */
 	if (fp_unlikely(atomic_load(&ur_hiwater) != 0))
@@ -250,17 +252,23 @@ FP_EXPORT int dup(int old)
 FP_EXPORT int dup2(int old, int new)
 {
 	if (fp_unlikely(ur_state(old) | ur_state(new)))
-		return ur_dup23(old, new, -1);
+		return ur_dup23(old, new, UR_AS_DUP2);
 	return FP_REAL(dup2)(old, new);
 }
 
 #ifdef FP_HAVE_DUP3
+/* On illumos dup3 arrived later than the oldest platform we load on: bound
+ * only through the table, a NULL pointer (a libc without it) says ENOSYS. */
 FP_EXPORT int dup3(int old, int new, int flags)
 {
 	/* Bad flags: the kernel's EINVAL, nothing closed. */
 	if (fp_unlikely(ur_state(old) | ur_state(new)) && !(flags & ~O_CLOEXEC))
 		return ur_dup23(old, new, flags);
-	return FP_REAL(dup3)(old, new, flags);
+	if (fp_unlikely(!FP_REAL(dup3))) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return fp_real.r_dup3.f(old, new, flags);
 }
 #endif
 
@@ -270,10 +278,51 @@ FP_EXPORT int dup3(int old, int new, int flags)
  * ---------------------------------------------------------------------- */
 typedef int (*ur_fcntl_fn)(int, int, ...);
 
+/* Commands that change the open file description itself (status flags,
+ * owner, signal, lease, an open-file-description lock): in exact mode it
+ * is shared with the hidden descriptor, which later opens must not see. */
+static bool ur_changes_ofd(int cmd)
+{
+	switch (cmd) {
+	case F_SETFL:
+	case F_SETOWN:
+#ifdef F_SETOWN_EX
+	case F_SETOWN_EX:
+#endif
+#ifdef F_SETSIG
+	case F_SETSIG:
+#endif
+#ifdef F_SETLEASE
+	case F_SETLEASE:
+#endif
+#ifdef F_OFD_SETLK
+	case F_OFD_SETLK:
+	case F_OFD_SETLKW:
+#endif
+		return true;
+	}
+	return false;
+}
+
+/* fcntl(F_DUP2FD[_CLOEXEC]) (illumos, FreeBSD) is dup2 (dup3) by another
+ * name: the number it may close is untracked first, as dup2's is. */
+static int ur_fcntl_dup2fd(int fd, int cmd, void *arg)
+{
+#ifdef F_DUP2FD_CLOEXEC
+	if (cmd == F_DUP2FD_CLOEXEC)
+		return ur_dup23(fd, (int)(intptr_t)arg, UR_AS_DUP2FD_CLOEXEC);
+#endif
+	(void)cmd;
+	return ur_dup23(fd, (int)(intptr_t)arg, UR_AS_DUP2FD);
+}
+
 static int ur_fcntl(ur_fcntl_fn real, int fd, int cmd, void *arg)
 {
 	unsigned st = ur_state(fd);
 	int r;
+
+	if (UR_IS_DUP2FD(cmd) && (st | ur_state((int)(intptr_t)arg)))
+		return ur_fcntl_dup2fd(fd, cmd, arg);
 
 	if (fp_likely(!st)) {
 		r = real(fd, cmd, arg);
@@ -287,11 +336,19 @@ static int ur_fcntl(ur_fcntl_fn real, int fd, int cmd, void *arg)
 	}
 	if (st & UR_RESERVE)
 		return real(-1, cmd, arg);
+	if (ur_mode == UR_MODE_EXACT && ur_changes_ofd(cmd))
+		ur_hidden_retire();
 	r = real(fd, cmd, arg);
 	if (r < 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) && ur_give_back(errno))
 		r = real(fd, cmd, arg);
 	if (r < 0)
 		return r;
+	if (st & UR_HIDDEN) {
+		/* Not the program's: a copy it makes is its own file. */
+		if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)
+			ur_heal(r);
+		return r;
+	}
 	switch (cmd) {
 	case F_DUPFD:
 	case F_DUPFD_CLOEXEC:
@@ -348,6 +405,18 @@ UR_WRAP_FCNTL(fcntl64, UR_FCNTL_OR_PLAIN(fcntl64))
 UR_WRAP_FCNTL(__fcntl_time64, UR_FCNTL_OR_PLAIN(__fcntl_time64))
 #endif
 
+/* flock locks belong to the open file description: in exact mode, one
+ * taken through a pooled descriptor must not reach later opens. */
+
+FP_EXPORT int flock(int fd, int op)
+{
+	unsigned st = ur_state(fd);
+
+	if (fp_unlikely(st) && ur_mode == UR_MODE_EXACT && !(st & UR_RESERVE))
+		ur_hidden_retire();
+	return FP_REAL(flock)(ur_real_fd(fd, st), op);
+}
+
 /* ------------------------------------------------------------------------
  * stdio.  glibc's fopen, fread and fclose use internal calls we never see,
  * so a stream never holds a tracked descriptor:
@@ -365,7 +434,12 @@ FP_EXPORT FILE *fdopen(int fd, const char *mode)
 	FILE *f;
 
 	if (fp_likely(!st) || (st & UR_RESERVE))
-		return FP_REAL(fdopen)(st ? -1 : fd, mode);
+		return FP_REAL(fdopen)(ur_real_fd(fd, st), mode);
+	if (st & UR_HIDDEN) {
+		/* The program takes the number it found: ours no more. */
+		(void)ur_untrack(fd);
+		return fp_real.r_fdopen.f(fd, mode);
+	}
 	g = atomic_load(&ur_forks);
 	atomic_store(ur_fd(fd), 0);
 	f = fp_real.r_fdopen.f(fd, mode);
@@ -481,10 +555,15 @@ static bool ur_load(fp_getenv_fn get)
 	ur_getrandom = false;
 	if (v && fp_parse_bool(v, &ur_getrandom, why, sizeof why) < 0)
 		fp_warn("FASTPATH_GETRANDOM", v, why, "getrandom() is not pooled");
+	v = get("FASTPATH_URANDOM");
+	ur_mode = UR_MODE_EXACT;
+	if (v && ur_parse_mode(v, &ur_mode, why, sizeof why) < 0)
+		fp_warn("FASTPATH_URANDOM", v, why, "mode exact");
 	return true;
 }
 
-/* "<n> opens, <n> reads, <n> getrandom[ (off)], <n> syscalls, <n> refills" */
+/* "<n> opens, <n> reads, <n> getrandom[ (off)], <n> syscalls, <n> refills,
+ * mode exact|reserve" */
 static void ur_stats(struct fp_buf *b, const unsigned long *c)
 {
 	fp_buf_ulong(b, c[UR_C_OPENS]);
@@ -496,7 +575,7 @@ static void ur_stats(struct fp_buf *b, const unsigned long *c)
 	fp_buf_ulong(b, c[UR_C_SYSCALLS]);
 	fp_buf_str(b, " syscalls, ");
 	fp_buf_ulong(b, c[UR_C_REFILLS]);
-	fp_buf_str(b, " refills");
+	fp_buf_str(b, ur_mode == UR_MODE_RESERVE ? " refills, mode reserve" : " refills, mode exact");
 }
 
 static void ur_atfork_child(void)
@@ -505,6 +584,6 @@ static void ur_atfork_child(void)
 	ur_pool_atfork_child();
 }
 
-FP_MITIGATION(urandom, .load = ur_load, .stats = ur_stats, .counters = ur_counters,
+FP_MITIGATION(urandom, .load = ur_load, .syms = ur_exec_syms, .nsyms = UR_EXEC_NSYMS, .stats = ur_stats, .counters = ur_counters,
               .ncounters = UR_NCOUNTERS, .prepare = ur_fd_atfork_prepare,
               .parent = ur_fd_atfork_parent, .child = ur_atfork_child);

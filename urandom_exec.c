@@ -1,0 +1,195 @@
+/*
+ * urandom_exec.c: every exported way to start a program, for the reserve
+ * mode of the urandom mitigation.
+ *
+ * In reserve mode the kept descriptor stays in the close-on-exec state the
+ * program's last close left it in, so that a loop of plain opens makes no
+ * system call.  Natively that number is closed; it must not reach a new
+ * program.  Each entry point here makes every reserve close-on-exec just
+ * before the image is replaced (ur_exec_guard) and puts the flag back if
+ * that failed.  Only kernel flags change: a vfork child runs these on its
+ * parent's memory.  A raw execve system call is the one way around it
+ * (README, "Reserve mode").
+ *
+ * In exact mode nothing is kept; a spawned child inherits what the program
+ * opened without O_CLOEXEC, whose open file description is the hidden
+ * descriptor's, so the hidden one is retired after a spawn (as after fork).
+ */
+#include "fastpath.h"
+#include "urandom.h"
+
+#include <spawn.h>
+
+extern char **environ;
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+FP_REAL_OWN(int, execve, (const char *path, char *const argv[], char *const envp[]),
+            FP_NR_FAIL(-1));
+FP_REAL_OWN(int, execv, (const char *path, char *const argv[]), FP_NR_FAIL(-1));
+FP_REAL_OWN(int, execvp, (const char *file, char *const argv[]), FP_NR_FAIL(-1));
+FP_REAL_OWN(int, execvpe, (const char *file, char *const argv[], char *const envp[]),
+            FP_NR_FAIL(-1));
+FP_REAL_OWN(int, fexecve, (int fd, char *const argv[], char *const envp[]), FP_NR_FAIL(-1));
+FP_REAL_OWN(int, execveat,
+            (int dirfd, const char *path, char *const argv[], char *const envp[], int flags),
+            FP_NR_FAIL(-1));
+FP_REAL_OWN(int, posix_spawn,
+            (pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+             const posix_spawnattr_t *attr, char *const argv[], char *const envp[]),
+            FP_NR_RET(ENOSYS));
+FP_REAL_OWN(int, posix_spawnp,
+            (pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+             const posix_spawnattr_t *attr, char *const argv[], char *const envp[]),
+            FP_NR_RET(ENOSYS));
+FP_REAL_OWN(int, system, (const char *cmd), FP_NR_FAIL(-1));
+FP_REAL_OWN(FILE *, popen, (const char *cmd, const char *how), FP_NR_FAIL(NULL));
+#pragma GCC diagnostic pop
+
+const struct fp_sym ur_exec_syms[UR_EXEC_NSYMS] = {
+	FP_SYM(execve), FP_SYM(execv), FP_SYM(execvp), FP_SYM(execvpe), FP_SYM(fexecve),
+	FP_SYM(execveat), FP_SYM(posix_spawn), FP_SYM(posix_spawnp), FP_SYM(system),
+	FP_SYM(popen),
+};
+
+/* One branch when there is nothing to guard: exact mode, or nothing of
+ * the device ever tracked. */
+static inline bool ur_guarding(void)
+{
+	return fp_unlikely(ur_mode == UR_MODE_RESERVE &&
+	                   atomic_load_explicit(&ur_hiwater, memory_order_relaxed) != 0);
+}
+
+/* A real function that the C library may lack (execveat, execvpe on an
+ * old one): ENOSYS, as for any other missing function. */
+#define UR_EXEC_CALL(name, ...)                                              \
+	(FP_OWN(name) ? fp_own_##name.f(__VA_ARGS__) : (errno = ENOSYS, -1))
+
+/* exec: guard, call, and unguard if it returned (it failed). */
+#define UR_EXEC(call)                                                        \
+	do {                                                                 \
+		int g_[UR_NDEV], r_;                                         \
+		bool on_ = ur_guarding();                                    \
+                                                                             \
+		if (on_)                                                     \
+			ur_exec_guard(g_);                                   \
+		r_ = (call);                                                 \
+		if (on_)                                                     \
+			ur_exec_unguard(g_);                                 \
+		return r_;                                                   \
+	} while (0)
+
+FP_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	UR_EXEC(UR_EXEC_CALL(execve, path, argv, envp));
+}
+
+FP_EXPORT int execv(const char *path, char *const argv[])
+{
+	UR_EXEC(UR_EXEC_CALL(execv, path, argv));
+}
+
+FP_EXPORT int execvp(const char *file, char *const argv[])
+{
+	UR_EXEC(UR_EXEC_CALL(execvp, file, argv));
+}
+
+FP_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	UR_EXEC(UR_EXEC_CALL(execvpe, file, argv, envp));
+}
+
+FP_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	UR_EXEC(UR_EXEC_CALL(fexecve, fd, argv, envp));
+}
+
+FP_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
+                       int flags)
+{
+	UR_EXEC(UR_EXEC_CALL(execveat, dirfd, path, argv, envp, flags));
+}
+
+/* The list forms, as the C library writes them: the arguments counted,
+ * then an array on the stack (no allocation: exec after vfork). */
+#define UR_ARGV(first, ap, argv)                                             \
+	size_t n_ = 1;                                                       \
+	va_start(ap, first);                                                 \
+	while (va_arg(ap, const char *))                                     \
+		n_++;                                                        \
+	va_end(ap);                                                          \
+	const char *argv[n_ + 1];                                            \
+	va_start(ap, first);                                                 \
+	argv[0] = first;                                                     \
+	for (size_t i_ = 1; i_ <= n_; i_++)                                  \
+		argv[i_] = va_arg(ap, const char *)
+
+FP_EXPORT int execl(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	UR_ARGV(arg, ap, argv);
+	va_end(ap);
+	UR_EXEC(UR_EXEC_CALL(execv, path, (char *const *)argv));
+}
+
+FP_EXPORT int execlp(const char *file, const char *arg, ...)
+{
+	va_list ap;
+	UR_ARGV(arg, ap, argv);
+	va_end(ap);
+	UR_EXEC(UR_EXEC_CALL(execvp, file, (char *const *)argv));
+}
+
+FP_EXPORT int execle(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	char *const *envp;
+	UR_ARGV(arg, ap, argv);
+	envp = va_arg(ap, char *const *);
+	va_end(ap);
+	UR_EXEC(UR_EXEC_CALL(execve, path, (char *const *)argv, envp));
+}
+
+/* Spawns return to us once the child has exec'd (or failed to).  In exact
+ * mode the child may hold duplicates of the hidden descriptor. */
+#define UR_SPAWN(type, call)                                                 \
+	do {                                                                 \
+		int g_[UR_NDEV], saved_;                                     \
+		bool on_ = ur_guarding();                                    \
+		type r_;                                                     \
+                                                                             \
+		if (on_)                                                     \
+			ur_exec_guard(g_);                                   \
+		r_ = (call);                                                 \
+		saved_ = errno;                                              \
+		if (on_)                                                     \
+			ur_exec_unguard(g_);                                 \
+		else if (fp_unlikely(atomic_load_explicit(&ur_hiwater,       \
+		                                          memory_order_relaxed)))\
+			ur_hidden_retire();                                  \
+		errno = saved_;                                              \
+		return r_;                                                   \
+	} while (0)
+
+FP_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+                          const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	UR_SPAWN(int, FP_OWN(posix_spawn)(pid, path, fa, attr, argv, envp));
+}
+
+FP_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+                           const posix_spawnattr_t *attr, char *const argv[],
+                           char *const envp[])
+{
+	UR_SPAWN(int, FP_OWN(posix_spawnp)(pid, file, fa, attr, argv, envp));
+}
+
+FP_EXPORT int system(const char *cmd)
+{
+	UR_SPAWN(int, FP_OWN(system)(cmd));
+}
+
+FP_EXPORT FILE *popen(const char *cmd, const char *how)
+{
+	UR_SPAWN(FILE *, FP_OWN(popen)(cmd, how));
+}
