@@ -20,10 +20,10 @@
 
 #include <spawn.h>
 
-extern char **environ;
-
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
+/* A stand-in may ignore some parameters. */
+// NOLINTBEGIN(misc-unused-parameters)
 FP_REAL_OWN(int, execve, (const char *path, char *const argv[], char *const envp[]),
             FP_NR_FAIL(-1));
 FP_REAL_OWN(int, execv, (const char *path, char *const argv[]), FP_NR_FAIL(-1));
@@ -44,6 +44,7 @@ FP_REAL_OWN(int, posix_spawnp,
             FP_NR_RET(ENOSYS));
 FP_REAL_OWN(int, system, (const char *cmd), FP_NR_FAIL(-1));
 FP_REAL_OWN(FILE *, popen, (const char *cmd, const char *how), FP_NR_FAIL(NULL));
+// NOLINTEND(misc-unused-parameters)
 #pragma GCC diagnostic pop
 
 const struct fp_sym ur_exec_syms[UR_EXEC_NSYMS] = {

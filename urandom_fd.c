@@ -166,10 +166,10 @@ static bool ur_is_device(int fd, int dev);
  * is left alone); false when none can be had (see ur_hidden_bad). */
 static bool ur_hidden_make(int dev, const char *path, uint64_t w)
 {
-	int lo, fd, floor = ur_hidden_floor(), saved = errno;
+	int lo, fd, floor = ur_hidden_floor(), saved = errno, flags = O_RDONLY | O_CLOEXEC;
 
 	ur_count(SYSCALLS);
-	lo = (int)fp_real.r_openat.f(AT_FDCWD, path, O_RDONLY | O_CLOEXEC | O_LARGEFILE);
+	lo = fp_real.r_openat.f(AT_FDCWD, path, flags | O_LARGEFILE);
 	if (lo < 0) {
 		errno = saved;
 		return false;

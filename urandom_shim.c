@@ -414,7 +414,12 @@ FP_EXPORT int flock(int fd, int op)
 
 	if (fp_unlikely(st) && ur_mode == UR_MODE_EXACT && !(st & UR_RESERVE))
 		ur_hidden_retire();
-	return FP_REAL(flock)(ur_real_fd(fd, st), op);
+	/* illumos has had flock only since 2015: a NULL pointer says ENOSYS. */
+	if (fp_unlikely(!FP_REAL(flock))) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return fp_real.r_flock.f(ur_real_fd(fd, st), op);
 }
 
 /* ------------------------------------------------------------------------

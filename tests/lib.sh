@@ -24,8 +24,11 @@ T_SKIPPED=0
 T_TMP=$(mktemp -d) || exit 2
 trap 'rm -rf "$T_TMP"' EXIT
 
-ok() { T_PASSED=$((T_PASSED + 1)); echo "ok - $1"; }
-fail() { T_FAILED=$((T_FAILED + 1)); echo "FAIL - $1"; [ $# -gt 1 ] && printf '    %s\n' "$2"; return 0; }
+# T_TAG, when set, prefixes every name ("[reserve] ..."): a script that runs
+# its checks once per setting tells the runs apart.
+T_TAG=
+ok() { T_PASSED=$((T_PASSED + 1)); echo "ok - ${T_TAG:+[$T_TAG] }$1"; }
+fail() { T_FAILED=$((T_FAILED + 1)); echo "FAIL - ${T_TAG:+[$T_TAG] }$1"; [ $# -gt 1 ] && printf '    %s\n' "$2"; return 0; }
 
 # check NAME COMMAND...: passes when COMMAND exits 0.
 check() {
@@ -45,7 +48,7 @@ expect_eq() {
 
 # skip NAME WHY: what this machine cannot run, with the reason; counted as
 # skipped, never as passed.  tests/run.sh lists every skip at the end.
-skip() { T_SKIPPED=$((T_SKIPPED + 1)); echo "skip - $1: $2"; }
+skip() { T_SKIPPED=$((T_SKIPPED + 1)); echo "skip - ${T_TAG:+[$T_TAG] }$1: $2"; }
 
 # precond NAME COMMAND...: something the checks after it rely on that is a
 # property of the harness, a tool or the kernel, not of fastpath (a native
@@ -56,7 +59,7 @@ precond() {
 	name=$1
 	shift
 	if "$@" >"$T_TMP/check.out" 2>&1; then
-		echo "pre - $name"
+		echo "pre - ${T_TAG:+[$T_TAG] }$name"
 	else
 		fail "precondition: $name" "$(head -c 2000 "$T_TMP/check.out")"
 		return 1
@@ -103,7 +106,7 @@ stats_get() {
 	ur_reads) re="opens, $n reads," ;;
 	ur_getrandom) re="reads, $n getrandom" ;;
 	ur_sys) re=" $n syscalls," ;;
-	ur_refills) re="syscalls, $n refills;" ;;
+	ur_refills) re="syscalls, $n refills," ;;
 	cpus_reported) re="cpus $n reported" ;;
 	cpus_real) re="(real $n)" ;;
 	cpus_queries) re=") to $n queries" ;;

@@ -139,10 +139,12 @@ fi
 # added here on purpose.
 INTERPOSED="_Exit _exit __open64_2 __open_2 __openat64_2 __openat_2 __read_chk
 	__readlink_chk __readlinkat_chk chroot close close_range closefrom daemon dup
-	dup2 dup3 fclose fcntl fcntl64 fdopen freopen freopen64 get_nprocs
-	get_nprocs_conf getentropy getrandom mount open open64 openat openat64 pread
-	pread64 pthread_getaffinity_np pthread_setaffinity_np read readlink readlinkat
-	readv sched_getaffinity sched_setaffinity setns sysconf umount umount2"
+	dup2 dup3 execl execle execlp execv execve execveat execvp execvpe fclose fcntl
+	fcntl64 fdopen fexecve flock freopen freopen64 get_nprocs get_nprocs_conf
+	getentropy getrandom mount open open64 openat openat64 popen posix_spawn
+	posix_spawnp pread pread64 pthread_getaffinity_np pthread_setaffinity_np read
+	readlink readlinkat readv sched_getaffinity sched_setaffinity setns sysconf
+	system umount umount2"
 # FASTPATH_SO may be a preload list (check-eatmydata, check-sanitize): the
 # object inspected is its fastpath*.so.
 OBJ=

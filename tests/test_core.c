@@ -21,6 +21,7 @@ static void *test_dlsym(const char *name);
 #include "../urandom_pool.c"
 #include "../urandom_fd.c"
 #include "../urandom_shim.c"
+#include "../urandom_exec.c"
 #include "../cpus_shim.c"
 
 static void (*dlsym_hook)(const char *name);
@@ -435,7 +436,7 @@ static void test_format_stats_all(void **state)
 	assert_string_equal(line,
 	                    "fastpath[1234]: readlink 1000 short-circuited of 1003; "
 	                    "urandom 2000000 opens, 1000000 reads, 0 getrandom (off), "
-	                    "66 syscalls, 64 refills; cpus 8 reported (real 256) to 3 queries");
+	                    "66 syscalls, 64 refills, mode exact; cpus 8 reported (real 256) to 3 queries");
 	assert_int_equal(n, strlen(line));
 	ur_getrandom = true;
 	c[FP_M_urandom][UR_C_GETRANDOM] = 5;

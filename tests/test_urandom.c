@@ -2,11 +2,17 @@
  * Unit tests of the urandom mitigation as a whole (urandom_shim.c with
  * urandom_fd.c and urandom_pool.c): which opens match, re-entry from a
  * signal handler, the refill fallback without getrandom, the reserve's life
- * cycle, a fork while the pool lock is held.  The wrappers are compiled
+ * cycle (reserve mode), the hidden descriptor (exact mode), F_DUP2FD, a
+ * fork while the pool lock is held.  The wrappers are compiled
  * into this program, so its own open/read/close go through them.  The
  * reservoir alone is tested by test_urandom_pool.c.
  */
 #include <setjmp.h>
+/* F_DUP2FD and F_DUP2FD_CLOEXEC (illumos, FreeBSD) are handled by shared
+ * code wherever the header defines them; defined here, and served by a
+ * stand-in of the real fcntl (test_dup2fd), they take that path on Linux. */
+#define F_DUP2FD 0x7d01
+#define F_DUP2FD_CLOEXEC 0x7d02
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -17,6 +23,7 @@
 #include "../urandom_pool.c"
 #include "../urandom_fd.c"
 #include "../urandom_shim.c"
+#include "../urandom_exec.c"
 FP_TABLE(&fp_mit_urandom);
 
 #include <sys/random.h>
@@ -278,12 +285,190 @@ static void test_reserve_cycle(void **state)
 	assert_int_equal(ur_state(fd3), 0);
 	errno = 0;
 	assert_int_equal(fp_real.r_fcntl.f(fd3, F_GETFD), -1);
-	/* Non-O_CLOEXEC open of the reserve clears FD_CLOEXEC. */
+	/* Non-O_CLOEXEC open of the reserve clears FD_CLOEXEC (one call). */
+	sys = counter(UR_C_SYSCALLS);
 	fd = open("/dev/urandom", O_RDONLY);
 	assert_int_equal(fd, fd2);
 	assert_int_equal(fcntl(fd, F_GETFD), 0);
+	assert_int_equal(counter(UR_C_SYSCALLS), sys + 1);
+	/* Kept as the close left it: the next plain open makes no call. */
 	close(fd);
-	assert_int_equal(fp_real.r_fcntl.f(fd, F_GETFD), FD_CLOEXEC);
+	assert_int_equal(fp_real.r_fcntl.f(fd, F_GETFD), 0);
+	fd = open("/dev/urandom", O_RDONLY);
+	assert_int_equal(fd, fd2);
+	assert_int_equal(counter(UR_C_SYSCALLS), sys + 1);
+	close(fd);
+	/* exec guard: close-on-exec in the kernel, our memory untouched. */
+	{
+		int g[UR_NDEV];
+		unsigned char before = atomic_load(ur_fd(fd));
+
+		ur_exec_guard(g);
+		assert_int_equal(g[UR_DEV_URANDOM], fd);
+		assert_int_equal(fp_real.r_fcntl.f(fd, F_GETFD), FD_CLOEXEC);
+		assert_int_equal(atomic_load(ur_fd(fd)), before);
+		ur_exec_unguard(g);
+		assert_int_equal(fp_real.r_fcntl.f(fd, F_GETFD), 0);
+	}
+}
+
+static int reserve_mode(void **state)
+{
+	(void)state;
+	ur_mode = UR_MODE_RESERVE;
+	return 0;
+}
+
+static int exact_mode(void **state)
+{
+	(void)state;
+	ur_give_back(EMFILE);  /* no reserve left from a test before */
+	ur_mode = UR_MODE_EXACT;
+	return 0;
+}
+
+/* Descriptors of the device this process holds, by readlink. */
+static int count_dev(void)
+{
+	int fd, n = 0;
+
+	for (fd = 0; fd < UR_MAXFD; fd++) {
+		char p[64], t[64];
+		ssize_t k;
+
+		snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
+		k = fp_real.r_readlink.f(p, t, sizeof t - 1);
+		if (k > 0) {
+			t[k] = 0;
+			n += strcmp(t, "/dev/urandom") == 0;
+		}
+	}
+	return n;
+}
+
+/* Exact mode: one hidden descriptor, high, close-on-exec; opens are its
+ * duplicates at the lowest free number; close really closes. */
+static void test_exact_hidden(void **state)
+{
+	int fd, fd2, h, base;
+	uint64_t w;
+
+	(void)state;
+	base = count_dev();
+	fd = open("/dev/urandom", O_RDONLY);
+	w = atomic_load(&ur_hidden[UR_DEV_URANDOM]);
+	h = UR_HW_FD(w);
+	assert_true(h > fd && h >= 64);
+	assert_int_equal(ur_state(h), UR_HIDDEN);
+	assert_int_equal(fp_real.r_fcntl.f(h, F_GETFD), FD_CLOEXEC);
+	assert_int_equal(fcntl(fd, F_GETFD), 0);
+	assert_int_equal(count_dev(), base + 2);
+	close(fd);
+	assert_int_equal(ur_state(fd), 0);
+	assert_int_equal(fp_real.r_fcntl.f(fd, F_GETFD), -1);  /* really closed */
+	/* The lowest free number, close-on-exec as asked, same hidden one. */
+	fd2 = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	assert_int_equal(fd2, fd);
+	assert_int_equal(fp_real.r_fcntl.f(fd2, F_GETFD), FD_CLOEXEC);
+	assert_int_equal(atomic_load(&ur_hidden[UR_DEV_URANDOM]), w);
+	close(fd2);
+	assert_int_equal(count_dev(), base + 1);
+
+	/* F_SETFL through a pooled one retires it: later opens get a fresh
+	 * description without O_NONBLOCK. */
+	fd = open("/dev/urandom", O_RDONLY);
+	assert_int_equal(fcntl(fd, F_SETFL, O_NONBLOCK), 0);
+	assert_true(atomic_load(&ur_hidden[UR_DEV_URANDOM]) != w);
+	assert_int_equal(fp_real.r_fcntl.f(h, F_GETFD), -1);  /* the old one closed */
+	fd2 = open("/dev/urandom", O_RDONLY);
+	assert_int_equal(fcntl(fd2, F_GETFL) & O_NONBLOCK, 0);
+	assert_int_equal(fcntl(fd, F_GETFL) & O_NONBLOCK, O_NONBLOCK);
+	/* flock too. */
+	w = atomic_load(&ur_hidden[UR_DEV_URANDOM]);
+	assert_int_equal(flock(fd2, LOCK_SH), 0);
+	assert_true(atomic_load(&ur_hidden[UR_DEV_URANDOM]) != w);
+	close(fd);
+	close(fd2);
+
+	/* dup2 onto the hidden number: it goes, the program's file is there,
+	 * and the next open makes another hidden one. */
+	fd = open("/dev/urandom", O_RDONLY);
+	h = UR_HW_FD(atomic_load(&ur_hidden[UR_DEV_URANDOM]));
+	fd2 = open("/dev/null", O_RDONLY);
+	assert_int_equal(dup2(fd2, h), h);
+	assert_int_equal(ur_state(h), 0);
+	assert_int_equal(UR_HW_FD(atomic_load(&ur_hidden[UR_DEV_URANDOM])), -1);
+	close(h);
+	close(fd2);
+	close(fd);
+	fd = open("/dev/urandom", O_RDONLY);
+	h = UR_HW_FD(atomic_load(&ur_hidden[UR_DEV_URANDOM]));
+	assert_true(h > fd);
+	close(fd);
+	/* A range that includes it closes it too. */
+	closefrom(h);
+	assert_int_equal(UR_HW_FD(atomic_load(&ur_hidden[UR_DEV_URANDOM])), -1);
+	assert_int_equal(fp_real.r_fcntl.f(h, F_GETFD), -1);
+	assert_int_equal(count_dev(), base);
+}
+
+/* The stand-in of the real fcntl that knows F_DUP2FD, as illumos's does. */
+static ur_fcntl_fn real_fcntl_saved;
+static int fake_fcntl(int fd, int cmd, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (cmd == F_DUP2FD)
+		return fp_real.r_dup2.f(fd, (int)(intptr_t)arg);
+	if (cmd == F_DUP2FD_CLOEXEC)
+		return fp_real.r_dup3.f(fd, (int)(intptr_t)arg, O_CLOEXEC);
+	return real_fcntl_saved(fd, cmd, arg);
+}
+
+/* F_DUP2FD onto a pooled number untracks it; from one, tracks the copy. */
+static void test_dup2fd(void **state)
+{
+	int fd, other, c = 40;
+	char b[4];
+
+	(void)state;
+	real_fcntl_saved = fp_real.r_fcntl.f;
+	fp_real.r_fcntl.f = fake_fcntl;
+	fd = open("/dev/urandom", O_RDONLY);
+	other = open("/dev/null", O_RDONLY);
+	assert_int_equal(fcntl(other, F_DUP2FD, fd), fd);
+	assert_int_equal(ur_state(fd), 0);
+	assert_int_equal(read(fd, b, sizeof b), 0);  /* /dev/null now, not the pool */
+	close(fd);
+	fd = open("/dev/urandom", O_RDONLY);
+	assert_int_equal(fcntl(fd, F_DUP2FD_CLOEXEC, c), c);
+	assert_true(ur_state(c) & UR_OPEN);
+	assert_true(ur_state(c) & UR_CLOEXEC);
+	assert_int_equal(fcntl(c, F_GETFD), FD_CLOEXEC);
+	assert_int_equal(fcntl(fd, F_DUP2FD, c), c);
+	assert_true(ur_state(c) & UR_OPEN);
+	assert_false(ur_state(c) & UR_CLOEXEC);
+	close(c);
+	close(fd);
+	close(other);
+	fp_real.r_fcntl.f = real_fcntl_saved;
+}
+
+/* A C library without dup3 (illumos before ILLUMOS_0.4): ENOSYS. */
+static void test_dup3_missing(void **state)
+{
+	void *saved = fp_real.r_dup3.p;
+
+	(void)state;
+	fp_real.r_dup3.p = NULL;
+	errno = 0;
+	assert_int_equal(dup3(0, 50, 0), -1);
+	assert_int_equal(errno, ENOSYS);
+	fp_real.r_dup3.p = saved;
 }
 
 /* A description shared with another descriptor (a dup, a fork) is never
@@ -451,9 +636,12 @@ int main(void)
 		cmocka_unit_test(test_reentry_falls_back),
 		cmocka_unit_test(test_lock_holder_never_returns),
 		cmocka_unit_test(test_refill_without_getrandom),
-		cmocka_unit_test(test_reserve_cycle),
-		cmocka_unit_test(test_low_fds_never_kept),
-		cmocka_unit_test(test_shared_never_kept),
+		cmocka_unit_test_setup_teardown(test_reserve_cycle, reserve_mode, exact_mode),
+		cmocka_unit_test_setup_teardown(test_low_fds_never_kept, reserve_mode, exact_mode),
+		cmocka_unit_test_setup_teardown(test_shared_never_kept, reserve_mode, exact_mode),
+		cmocka_unit_test_setup_teardown(test_exact_hidden, exact_mode, NULL),
+		cmocka_unit_test_setup_teardown(test_dup2fd, exact_mode, NULL),
+		cmocka_unit_test(test_dup3_missing),
 		cmocka_unit_test(test_fork_with_lock_held),
 		cmocka_unit_test(test_heal),
 		cmocka_unit_test(test_getrandom_pooling),
