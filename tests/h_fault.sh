@@ -94,8 +94,16 @@ unset FAULT_GETRANDOM FAULT_GETRANDOM_WHEN
 plain() {
 	if [ "$1" = native ]; then shift; "$P" "$@"; else shift; env LD_PRELOAD="$FP" "$P" "$@"; fi
 }
-same "RLIMIT_NOFILE: EMFILE at the limit, as natively" plain emfile
-same "RLIMIT_NOFILE: a kept reserve gives its slot back" plain emfile-reserve
+# In both urandom modes: the hidden descriptor (exact) and the reserve each
+# give their slot back.
+for M in exact reserve; do
+	T_TAG=$M
+	export FASTPATH_URANDOM=$M
+	same "RLIMIT_NOFILE: EMFILE at the limit, as natively" plain emfile
+	same "RLIMIT_NOFILE: a kept descriptor gives its slot back" plain emfile-reserve
+done
+T_TAG=
+unset FASTPATH_URANDOM
 same "readlink: /proc as usual" plain readlink
 
 # ---- mount namespaces: root and unshare -m --------------------------------------
@@ -120,9 +128,15 @@ if [ -n "$NS" ]; then
 		unshare -m sh -c "$setup"' && exec env LD_PRELOAD="$0" "$@"' "$pre" "$P" "$@"
 	}
 	emptydev() { in_ns 'mount -t tmpfs none /dev' "$@"; }
-	same "empty /dev: /dev/urandom is ENOENT, as natively" emptydev open /dev/urandom
 	filedev() { in_ns 'mount -t tmpfs none /dev && echo not-a-device-at-all >/dev/urandom' "$@"; }
-	same "a regular file as /dev/urandom: read as a file, never pooled" filedev open /dev/urandom
+	for M in exact reserve; do
+		T_TAG=$M
+		export FASTPATH_URANDOM=$M
+		same "empty /dev: /dev/urandom is ENOENT, as natively" emptydev open /dev/urandom
+		same "a regular file as /dev/urandom: read as a file, never pooled" filedev open /dev/urandom
+	done
+	T_TAG=
+	unset FASTPATH_URANDOM
 	hideproc() { in_ns 'mount -t tmpfs none /proc' "$@"; }
 	same "/proc hidden (tmpfs): readlink of fd links as natively" hideproc readlink
 	noproc() { in_ns 'umount -l /proc' "$@"; }

@@ -35,16 +35,21 @@ run() {
 }
 
 run pre "native, $nsecs s" "$nsecs"
+
+# mode_run MODE SECONDS: the program under fastpath.so in that urandom mode,
+# and its counts against the stats line.
+mode_run() {
+T_TAG=$1
 rm -f "$T_TMP/stats"
-run ok "fastpath, $secs s" "$secs" LD_PRELOAD="$FASTPATH_SO" FASTPATH_STATS="$T_TMP/stats"
+run ok "fastpath, $2 s" "$2" LD_PRELOAD="$FASTPATH_SO" FASTPATH_STATS="$T_TMP/stats" \
+	FASTPATH_URANDOM="$1"
 
 # counts: pid P opens O reads R handlers H readlinks L short S
 # shellcheck disable=SC2046 # one word per number
 set -- $(sed -n 's/^counts: pid \([0-9]*\) opens \([0-9]*\) reads \([0-9]*\) handlers \([0-9]*\) readlinks \([0-9]*\) short \([0-9]*\)$/\1 \2 \3 \4 \5 \6/p' "$T_TMP/out")
 if [ $# -ne 6 ]; then
 	fail "program printed its counts" "$(tail -n 3 "$T_TMP/out")"
-	finish
-	exit
+	return
 fi
 pid=$1 opens=$2 reads=$3 handlers=$4 rl=$5 short=$6
 # fastpath[P]: readlink S short-circuited of C; urandom O opens, R reads,
@@ -57,8 +62,7 @@ set -- $(printf '%s\n' "$line" |
 	sed -n 's/.*readlink \([0-9]*\) short-circuited of \([0-9]*\); urandom \([0-9]*\) opens, \([0-9]*\) reads, [0-9]* getrandom[^,]*, \([0-9]*\) syscalls, \([0-9]*\) refills.*/\1 \2 \3 \4 \5 \6/p')
 if [ $# -ne 6 ]; then
 	fail "FASTPATH_STATS line for pid $pid" "[$line] ($(wc -l <"$T_TMP/stats") lines)"
-	finish
-	exit
+	return
 fi
 s_short=$1 s_rl=$2 s_opens=$3 s_reads=$4 s_sys=$5 s_refills=$6
 expect_eq "stats: every device open counted ($opens)" "$opens" "$s_opens"
@@ -83,4 +87,11 @@ if [ "$s_sys" -ge "$s_refills" ] && [ "$s_sys" -le "$max" ]; then
 else
 	fail "stats: system calls" "$s_sys, refills $s_refills, at most $max"
 fi
+}
+
+# The time is shared between the two modes, not doubled.
+half=$(((secs + 1) / 2))
+mode_run exact "$half"
+mode_run reserve "$half"
+T_TAG=
 finish

@@ -47,6 +47,16 @@ vg "memcheck: prog_readlink_fortify" "$MC" "$TESTBIN/prog_readlink_fortify"
 vg "memcheck: prog_early (wrappers before our constructor)" "$MC" "$TESTBIN/prog_early"
 vg "memcheck: stress cycles 2000 noclo" "$MC" "$TESTBIN/prog_urandom_stress" cycles 2000 noclo
 vg "memcheck: stress forks 20" "$MC" "$TESTBIN/prog_urandom_stress" forks 20
+# Reserve mode (the runs above are exact, the default): what touches
+# descriptors again; the pool's own runs are the same code in both modes.
+export FASTPATH_URANDOM=reserve
+T_TAG=reserve
+f=$(nerr "$FASTPATH_SO" "$TESTBIN/prog_urandom")
+expect_eq "memcheck: prog_urandom reports as many errors as natively ($n, the NULL-buffer checks)" "$n" "$f"
+vg "memcheck: stress cycles 2000 noclo" "$MC" "$TESTBIN/prog_urandom_stress" cycles 2000 noclo
+vg "memcheck: stress forks 20" "$MC" "$TESTBIN/prog_urandom_stress" forks 20
+unset FASTPATH_URANDOM
+T_TAG=
 
 # ---- threads: helgrind and drd ----------------------------------------------
 # With fastpath_vg.so, our object built with -DFP_VALGRIND_ANNOTATE: the
@@ -75,6 +85,12 @@ vg "helgrind: stress signal 4" "$HG" "$TESTBIN/prog_urandom_stress" signal 4
 vg "drd: stress threads 4 2000" "$DRD" "$TESTBIN/prog_urandom_stress" threads 4 2000
 vg "drd: stress tcycles 4 2000" "$DRD" "$TESTBIN/prog_urandom_stress" tcycles 4 2000
 vg "drd: stress signal 4" "$DRD" "$TESTBIN/prog_urandom_stress" signal 4
+T_TAG=reserve
+export FASTPATH_URANDOM=reserve
+vg "helgrind: stress tcycles 4 2000" "$HG" "$TESTBIN/prog_urandom_stress" tcycles 4 2000
+vg "drd: stress tcycles 4 2000" "$DRD" "$TESTBIN/prog_urandom_stress" tcycles 4 2000
+unset FASTPATH_URANDOM
+T_TAG=
 # forklock is not run under drd: once in CI it spun for minutes in drd's
 # serialised scheduler (a second later the same run took 2 s).  Forks while
 # another thread holds the pool lock are covered natively by t_urandom.sh,
