@@ -111,6 +111,24 @@ bool fp_secure_mode(void)
 }
 #endif
 
+/*
+ * explicit_bzero where libc has it; before illumos's ILLUMOS_0.12 (2015), a
+ * memset the compiler may not drop: the empty asm claims to read the
+ * memory, so the stores are not dead.  Called before binding, it takes the
+ * fallback, which zeroes just as well.
+ */
+void fp_explicit_bzero(void *p, size_t n)
+{
+	void (*real)(void *, size_t) = fp_real.r_explicit_bzero.f;
+
+	if (real) {
+		real(p, n);
+		return;
+	}
+	memset(p, 0, n);
+	__asm__ __volatile__("" : : "r"(p) : "memory");
+}
+
 /* ------------------------------------------------------------------------
  * Formatting without stdio.
  * ---------------------------------------------------------------------- */
