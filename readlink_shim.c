@@ -3,10 +3,11 @@
  * without the slow kernel path, with the answer the kernel would give.
  *
  * illumos (the seed: pfiles on 1000 sockets, 45 s): readlink of
- * /proc/<pid>/path/<n> for a socket or door has no v_path, so the kernel
- * scans the whole name cache before failing with ENOENT.  We learn the type
- * from stat("/proc/<pid>/fd/<n>") (fstat(n) for our own process) and give
- * that ENOENT ourselves.
+ * /proc/<pid>/path/<n> for a socket or an unnamed door has no v_path, so
+ * the kernel scans the whole name cache before failing with ENOENT.  We
+ * learn the type from stat("/proc/<pid>/fd/<n>") (fstat(n) for our own
+ * process) and give that ENOENT ourselves.  A door fattach()ed on a file
+ * has a name, which the kernel answers: that passes through.
  *
  * Linux: the kernel's answer is cheap, so we only take the calls we can
  * make cheaper: our own socket and pipe fds, answered from one fstat() as
@@ -139,7 +140,7 @@ static void fp_rl_unparse(const struct fp_rl_path *x, const char *root, char *bu
  * The decision: a table, the same code on every platform.
  * ---------------------------------------------------------------------- */
 enum fp_rl_policy { FP_RL_LINUX, FP_RL_ILLUMOS };
-enum fp_rl_fs { FP_RL_FS_ANY, FP_RL_FS_SOCKFS, FP_RL_FS_PIPEFS };
+enum fp_rl_fs { FP_RL_FS_ANY, FP_RL_FS_SOCKFS, FP_RL_FS_PIPEFS, FP_RL_FS_DOORFS };
 enum fp_rl_act { FP_RL_PASS, FP_RL_ENOENT, FP_RL_SOCKET, FP_RL_PIPE };
 
 static const struct {
@@ -149,9 +150,10 @@ static const struct {
 	enum fp_rl_fs fs;   /* the file must live there (ANY: anywhere) */
 	enum fp_rl_act act;
 } fp_rl_rules[] = {
-	/* illumos: no v_path, so the kernel would scan, then say ENOENT. */
+	/* illumos: no v_path, so the kernel would scan, then say ENOENT.  A
+	 * door on namefs (fattach()ed on a file) has a name: the kernel's. */
 	{ FP_RL_ILLUMOS, FP_RL_DIR_PATH, S_IFSOCK, FP_RL_FS_ANY, FP_RL_ENOENT },
-	{ FP_RL_ILLUMOS, FP_RL_DIR_PATH, S_IFDOOR, FP_RL_FS_ANY, FP_RL_ENOENT },
+	{ FP_RL_ILLUMOS, FP_RL_DIR_PATH, S_IFDOOR, FP_RL_FS_DOORFS, FP_RL_ENOENT },
 	/* Linux: sockfs and pipefs name their dentries "<fs>:[<ino>]".  A
 	 * socket or FIFO elsewhere (an O_PATH fd of a socket file, a named
 	 * FIFO) is answered with its path: that stays the kernel's job. */
@@ -443,6 +445,30 @@ static enum fp_rl_act fp_rl_linux(const struct fp_rl_path *x, const char *root,
 #endif
 }
 
+/* The unit tests dress fixture files up as doors here: Linux has none. */
+#ifndef FP_RL_TEST_DOOR
+#define FP_RL_TEST_DOOR(st) ((void)0)
+#endif
+
+/*
+ * The illumos decision for one stat of the fd.  Which file system a door
+ * lives on shows in its node id, at no cost and in every stat we make
+ * (fstat, stat, fstatat): an unnamed door (door_create) is a doorfs vnode,
+ * whose getattr reports node id 0 (door_vnops.c, door_getattr); a door that
+ * fattach() mounted on a file (/var/run/name_service_door) is a namefs
+ * vnode, whose node id namenodeno_alloc() takes from an arena that starts
+ * at 1 (namevfs.c, nm_mount).  fstatvfs's f_basetype would say the same
+ * ("namefs" or a failure on doorfs's empty vfs ops) for one more system
+ * call, and only with an open descriptor.
+ */
+static enum fp_rl_act fp_rl_illumos_type(struct stat *st)
+{
+	FP_RL_TEST_DOOR(st);
+	return fp_rl_decide(FP_RL_ILLUMOS, FP_RL_DIR_PATH, st->st_mode,
+	                    FP_S_ISDOOR(st->st_mode) && st->st_ino == 0 ? FP_RL_FS_DOORFS
+	                                                                 : FP_RL_FS_ANY);
+}
+
 static enum fp_rl_act fp_rl_illumos(const struct fp_rl_path *x, const char *path)
 {
 	char fdpath[PATH_MAX];
@@ -464,7 +490,7 @@ static enum fp_rl_act fp_rl_illumos(const struct fp_rl_path *x, const char *path
 	}
 	if (r != 0)
 		return FP_RL_PASS;
-	return fp_rl_decide(FP_RL_ILLUMOS, x->dir, st.st_mode, FP_RL_FS_ANY);
+	return fp_rl_illumos_type(&st);
 }
 
 /*
@@ -497,7 +523,7 @@ static enum fp_rl_act fp_rl_illumos_at(int dirfd, const char *name, const char *
 	fp_buf_long(&b, fd);
 	if (fstatat(dirfd, rel, &st, 0) != 0)
 		return FP_RL_PASS;
-	return fp_rl_decide(FP_RL_ILLUMOS, FP_RL_DIR_PATH, st.st_mode, FP_RL_FS_ANY);
+	return fp_rl_illumos_type(&st);
 }
 
 static void fp_rl_debug(const char *path, const char *ans)
@@ -513,7 +539,7 @@ static void fp_rl_debug(const char *path, const char *ans)
 		fp_buf_str(&b, ans);  /* NUL-terminated by fp_rl_format */
 		fp_buf_str(&b, "\" from fstat");
 	} else {
-		fp_buf_str(&b, "ENOENT (a socket or door: no kernel name-cache scan)");
+		fp_buf_str(&b, "ENOENT (a socket or unnamed door: no kernel name-cache scan)");
 	}
 	fp_debug("readlink", path, what);
 }
