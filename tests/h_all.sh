@@ -7,7 +7,7 @@ failed=0
 bad=
 out=$(mktemp) || exit 2
 trap 'rm -f "$out"' EXIT
-for t in lint check-musl check-m32 check-valgrind check-sanitize check-fault \
+for t in lint check-illumos check-musl check-m32 check-valgrind check-sanitize check-fault \
 	check-eatmydata check-stress; do
 	s=tests/h_${t#check-}.sh
 	[ "$t" = check-musl ] || [ "$t" = check-m32 ] && s=tests/h_port.sh
