@@ -17,10 +17,23 @@ dir=$(dirname "$svg")
 mkdir -p "$dir"
 rows=$dir/rows.dat sweep=$dir/sweep.dat
 # rows.dat: index, ratio, target (NaN: none), label
+# Three shapes of rows: bench_urandom.sh's ROW lines under "# target"
+# headings; bench_readlink.sh's "target: NAME  R.RRx (want >= T) met";
+# bench_cpus.sh's "--cpus 8 is R.Rx faster than --cpus 256 (target: Tx)".
 awk -F '\t' '
 	/^# target >= / { t = $0; sub(/^# target >= /, "", t); sub(/x.*/, "", t); next }
 	/^# informational/ { t = "NaN"; next }
-	$1 == "ROW" { n++; printf "%d\t%s\t%s\t%s\n", n, $5, (t == "" ? "NaN" : t), $2 }
+	$1 == "ROW" { n++; printf "%d\t%s\t%s\t%s\n", n, $5, (t == "" ? "NaN" : t), $2; next }
+	/^target: .*x \(want >= [0-9.]+\)/ {
+		l = $0; sub(/^target: /, "", l); sub(/ +[0-9.]+x \(want.*/, "", l)
+		r = $0; sub(/.* /, "", r); r = $0; sub(/x \(want.*/, "", r); sub(/.* /, "", r)
+		w = $0; sub(/.*want >= /, "", w); sub(/\).*/, "", w)
+		n++; printf "%d\t%s\t%s\t%s\n", n, r, w, "readlink: " l; next
+	}
+	/^--cpus 8 is [0-9.]+x faster than --cpus 256 \(target: [0-9.]+x\)/ {
+		split($0, f, " "); r = f[4]; sub(/x$/, "", r); w = $0; sub(/.*target: /, "", w); sub(/x\).*/, "", w)
+		n++; printf "%d\t%s\t%s\t%s\n", n, r, w, "find_elf-like: --cpus 8 vs --cpus 256"
+	}
 ' "$raw" >"$rows"
 # sweep.dat: threads, forks/s (the native row is the machine's own count)
 awk '
