@@ -23,7 +23,9 @@ rows=$dir/rows.dat sweep=$dir/sweep.dat
 awk -F '\t' '
 	/^# target >= / { t = $0; sub(/^# target >= /, "", t); sub(/x.*/, "", t); next }
 	/^# informational/ { t = "NaN"; next }
-	$1 == "ROW" { n++; printf "%d\t%s\t%s\t%s\n", n, $5, (t == "" ? "NaN" : t), $2; next }
+	# ROW lines before any heading are bench_readlink.sh own, drawn
+	# from its "target:" lines instead (which name the target).
+	$1 == "ROW" && t != "" { n++; printf "%d\t%s\t%s\t%s\n", n, $5, t, $2; next }
 	/^target: .*x \(want >= [0-9.]+\)/ {
 		l = $0; sub(/^target: /, "", l); sub(/ +[0-9.]+x \(want.*/, "", l)
 		r = $0; sub(/.* /, "", r); r = $0; sub(/x \(want.*/, "", r); sub(/.* /, "", r)
@@ -43,25 +45,38 @@ awk '
 [ -s "$rows" ] || { echo "chart: no rows in $raw"; exit 1; }
 n=$(wc -l <"$rows")
 date=$(date -u +%Y-%m-%d)
+# The native run's forks/s and threads: a dashed level across the sweep.
+nat=$(awk -F '\t' '$3 == "native" { print $2; exit }' "$sweep")
+natt=$(awk -F '\t' '$3 == "native" { print $1; exit }' "$sweep")
+natline=
+if [ -n "$nat" ]; then
+	natline="set arrow from 0.8,$nat to 320,$nat nohead dt 2 lw 2 lc rgb '#cc3311'
+set label 'native ($natt threads): $nat forks/s' at 1,$nat offset 0,1 tc rgb '#cc3311'"
+fi
 gnuplot <<GP
 set terminal svg size 1600,900 font "sans,10" background "white"
 set output "$svg"
 set datafile separator "\t"
+set termoption noenhanced
 set multiplot layout 1,2 title "fastpath make bench, $date (native vs fastpath, same run)"
 set size 0.68,1
 set origin 0,0
+set tmargin 4
+set bmargin 22
 set title "speed-up per row (log scale); target marked"
 set logscale y
 set yrange [0.5:*]
 set ylabel "native s / fastpath s"
 set xrange [0:$n + 1]
-set xtics rotate by -60 font "sans,8" nomirror
+set xtics rotate by 60 right font "sans,8" nomirror
 set grid ytics
 set style fill solid 0.6
 set boxwidth 0.7
 set key top right
+# Targets as short red bars across each box (drawn as paths, which every
+# SVG viewer shows).
 plot "$rows" using 1:2:xtic(4) with boxes lc rgb "#4477aa" title "speed-up", \
-     "$rows" using 1:3 with points pt 9 ps 1.4 lc rgb "#cc3311" title "target"
+     "$rows" using (\$1 - 0.45):3:(0.9):(0) with vectors nohead lw 3 lc rgb "#cc3311" title "target"
 set size 0.32,1
 set origin 0.68,0
 set title "find_elf-like pool: forks/s against threads"
@@ -70,12 +85,13 @@ unset logscale y
 set autoscale y
 set yrange [0:*]
 set xrange [0.8:320]
-set xtics rotate by 0 font "sans,9" (1,2,4,8,16,32,64,128,256)
+set xtics norotate font "sans,9" (1,2,4,8,16,32,64,128,256)
+set bmargin 22
 set xlabel "pool threads (--cpus N; native: this machine)"
 set ylabel "forks/s"
 unset boxwidth
-plot "< grep -v native $sweep" using 1:2 with linespoints pt 7 lc rgb "#4477aa" title "--cpus N", \
-     "< grep native $sweep" using 1:2 with points pt 5 ps 1.5 lc rgb "#cc3311" title "native"
+$natline
+plot "< grep -v native $sweep" using 1:2 with lines lw 2 lc rgb "#4477aa" title "--cpus N"
 unset multiplot
 GP
 echo "chart: $svg ($n rows, $(wc -l <"$sweep") sweep points)"
