@@ -40,7 +40,7 @@ AS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-point
 TESTSAN=-fno-sanitize=nonnull-attribute
 W="-Wall -Wextra -Werror"
 SRCS="$(echo ./*.c)"
-PROGS="prog_urandom prog_urandom_fortify prog_urandom_stress prog_readlink_oracle
+PROGS="prog_urandom prog_urandom_fortify prog_urandom_stress prog_urandom_closed prog_urandom_exec prog_readlink_oracle
 	prog_readlink_fortify prog_readlink_hold prog_readlink_lister prog_early"
 
 so() {
@@ -197,6 +197,27 @@ elif [ -f "$ASO" ]; then
 	check "asan: stress forks 50" a "$TESTBIN/prog_urandom_stress" forks 50
 	check "asan: stress forklock 30" a "$TESTBIN/prog_urandom_stress" forklock 30
 	check "asan: stress cycles noclo" a "$TESTBIN/prog_urandom_stress" cycles 3000 noclo
+	# Both urandom modes: descriptors, the hidden one, the reserve, exec.
+	"$TESTBIN/prog_urandom_closed" >"$T_TMP/cn" 2>&1
+	for M in exact reserve; do
+		export FASTPATH_URANDOM=$M
+		a "$TESTBIN/prog_urandom_closed" >"$T_TMP/cf" 2>&1
+		expect_eq "asan, $M: prog_urandom_closed" 0 $?
+		[ $M = exact ] && check "asan, exact: closed numbers as native" cmp "$T_TMP/cn" "$T_TMP/cf"
+		# /dev/random is pooled on Linux >= 5.6 only: "1 1" or "1 0".
+		h=$(a "$TESTBIN/prog_urandom_closed" hidden 4 2000 2>&1)
+		case $h in
+		"1 1" | "1 0") ok "asan, $M: one kept descriptor per pooled device ($h)" ;;
+		*) fail "asan, $M: kept descriptors per device" "$h" ;;
+		esac
+		check "asan, $M: stress tcycles 4 5000" a "$TESTBIN/prog_urandom_stress" tcycles 4 5000
+		check "asan, $M: stress forks 50" a "$TESTBIN/prog_urandom_stress" forks 50
+		for via in execve execl posix_spawn system popen; do
+			expect_eq "asan, $M: $via leaves nothing open" "inherited 0" \
+				"$(a "$TESTBIN/prog_urandom_exec" $via "$TESTBIN/prog_urandom_exec" 2>&1)"
+		done
+	done
+	unset FASTPATH_URANDOM
 	check "asan: getrandom pooled" env FASTPATH_GETRANDOM=1 LD_PRELOAD="$AP" \
 		"$TESTBIN/prog_urandom_stress" cycles 3000 getrandom
 	check "asan: prog_urandom_fortify" a "$TESTBIN/prog_urandom_fortify"
