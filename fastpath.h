@@ -92,6 +92,10 @@
 #if defined(FP_ILLUMOS)
 #  include <sys/random.h>
 #  define FP_HAVE_GETRANDOM 1
+/* libc exports get_nprocs and get_nprocs_conf since SUNW_1.23 (they call
+ * sysconf inside libc, out of our sight), and __sysconf_xpg5. */
+#  define FP_HAVE_GET_NPROCS 1
+#  define FP_HAVE_SYSCONF_XPG5 1
 #endif
 
 /* S_IFDOOR exists only on illumos; the readlink policy is table-driven and
@@ -147,6 +151,7 @@ bool fp_secure_mode(void) FP_HIDDEN;
 	X(int, dup, (int))                                                      \
 	X(int, dup2, (int, int))                                                \
 	X(int, fcntl, (int, int, ...))                                          \
+	X(FILE *, fopen, (const char *, const char *))                          \
 	X(FILE *, fdopen, (int, const char *))                                  \
 	X(int, fclose, (FILE *))                                                \
 	X(FILE *, freopen, (const char *, const char *, FILE *))                \
@@ -162,7 +167,8 @@ bool fp_secure_mode(void) FP_HIDDEN;
 	X(int, open64, (const char *, int, ...))                                \
 	X(int, openat64, (int, const char *, int, ...))                         \
 	X(ssize_t, pread64, (int, void *, size_t, off64_t))                     \
-	X(FILE *, freopen64, (const char *, const char *, FILE *))
+	X(FILE *, freopen64, (const char *, const char *, FILE *))              \
+	X(FILE *, fopen64, (const char *, const char *))
 #else
 #define FP_REAL_LFS64(X)
 #endif
@@ -183,8 +189,6 @@ bool fp_secure_mode(void) FP_HIDDEN;
 #ifdef FP_LINUX
 #define FP_REAL_LINUX(X)                                                     \
 	X(int, dup3, (int, int, int))                                           \
-	X(int, get_nprocs, (void))                                              \
-	X(int, get_nprocs_conf, (void))                                         \
 	X(int, sched_getaffinity, (pid_t, size_t, cpu_set_t *))                 \
 	X(int, sched_setaffinity, (pid_t, size_t, const cpu_set_t *))           \
 	X(int, pthread_getaffinity_np, (pthread_t, size_t, cpu_set_t *))        \
@@ -199,6 +203,22 @@ bool fp_secure_mode(void) FP_HIDDEN;
 	X(int, setns, (int, int))
 #else
 #define FP_REAL_LINUX(X)
+#endif
+
+#ifdef FP_HAVE_GET_NPROCS
+#define FP_REAL_GET_NPROCS(X)                                                \
+	X(int, get_nprocs, (void))                                              \
+	X(int, get_nprocs_conf, (void))
+#else
+#define FP_REAL_GET_NPROCS(X)
+#endif
+
+/* illumos: XPG5 builds call sysconf under this name (<unistd.h>'s
+ * "#pragma redefine_extname sysconf __sysconf_xpg5"). */
+#ifdef FP_HAVE_SYSCONF_XPG5
+#define FP_REAL_SYSCONF_XPG5(X) X(long, __sysconf_xpg5, (int))
+#else
+#define FP_REAL_SYSCONF_XPG5(X)
 #endif
 
 #if defined(FP_HAVE_CLOSE_RANGE)
@@ -227,7 +247,7 @@ bool fp_secure_mode(void) FP_HIDDEN;
 #define FP_REAL_ALL(X)                                                       \
 	FP_REAL_COMMON(X) FP_REAL_LFS64(X) FP_REAL_CHK(X) FP_REAL_LINUX(X)      \
 	FP_REAL_CLOSE_RANGE(X) FP_REAL_CLOSEFROM(X) FP_REAL_FCNTL64(X)         \
-	FP_REAL_FCNTL_TIME64(X)
+	FP_REAL_FCNTL_TIME64(X) FP_REAL_GET_NPROCS(X) FP_REAL_SYSCONF_XPG5(X)
 
 /* Members are named r_<symbol>: musl #defines open64 as open, and token
  * pasting keeps such macros from renaming our members. */
@@ -303,6 +323,28 @@ int fp_parse_stats(const char *s, const char *cwd, enum fp_stats_mode *mode,
                    char *path, size_t pathlen, char *why, size_t whylen) FP_HIDDEN;
 /* Builds fp_cfg from a getenv-like lookup; warns once per bad variable. */
 void fp_load_settings(struct fp_settings *cfg, char *(*get)(const char *)) FP_HIDDEN;
+
+/* ------------------------------------------------------------------------
+ * The CPU cap's files (cpus_files_shim.c).  fp_cpus_open() is what an open
+ * wrapper calls, right after fp_ready(): with the cap unset it costs one
+ * branch; otherwise, when the path is /proc/cpuinfo, /proc/stat or
+ * /sys/devices/system/cpu/{online,possible,present}, it opens a generated
+ * copy and returns true with the descriptor (or -1 and errno) in *fd_out.
+ * ---------------------------------------------------------------------- */
+bool fp_cpus_open_slow(int dirfd, const char *path, int flags, int *fd_out) FP_HIDDEN;
+
+static inline bool fp_cpus_open(int dirfd, const char *path, int flags, int *fd_out)
+{
+	return fp_unlikely(fp_cfg.enabled & FP_F_CPUS) &&
+	       fp_cpus_open_slow(dirfd, path, flags, fd_out);
+}
+
+#ifdef FP_HAVE_AFFINITY
+/* The CPUs of the machine the cap shows (cpus_shim.c): the real ids set in
+ * *real, ids below *real_bound being real CPUs, and the made-up ids
+ * [*fake_lo, *fake_lo + *fake_n). */
+void fp_cpus_machine(cpu_set_t *real, long *real_bound, long *fake_lo, long *fake_n) FP_HIDDEN;
+#endif
 
 /* ------------------------------------------------------------------------
  * Counters: lock-free atomics, safe from signal handlers, reset in a forked

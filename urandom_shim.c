@@ -798,6 +798,8 @@ FP_EXPORT int open(const char *path, int flags, ...)
 	UR_MODE(flags, mode);
 	if (fp_unlikely(!fp_ready()))
 		return (int)fp_raw_openat(AT_FDCWD, path, flags, mode);
+	if (fp_cpus_open(AT_FDCWD, path, flags, &fd)) /* issue 12: CPU files */
+		return ur_after_open(fd);
 	if (fp_unlikely((dev = ur_match(path, flags)) >= 0))
 		return ur_open(dev, path, flags);
 	UR_RETRY(fd, fp_real.r_open.f(path, flags, mode));
@@ -812,6 +814,8 @@ FP_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 	UR_MODE(flags, mode);
 	if (fp_unlikely(!fp_ready()))
 		return (int)fp_raw_openat(dirfd, path, flags, mode);
+	if (fp_cpus_open(dirfd, path, flags, &fd)) /* issue 12: CPU files */
+		return ur_after_open(fd);
 	/* An absolute path makes the kernel ignore dirfd entirely. */
 	if (fp_unlikely((dev = ur_match(path, flags)) >= 0))
 		return ur_open(dev, path, flags);
@@ -828,6 +832,8 @@ FP_EXPORT int open64(const char *path, int flags, ...)
 	UR_MODE(flags, mode);
 	if (fp_unlikely(!fp_ready()))
 		return (int)fp_raw_openat(AT_FDCWD, path, flags | O_LARGEFILE, mode);
+	if (fp_cpus_open(AT_FDCWD, path, flags, &fd)) /* issue 12: CPU files */
+		return ur_after_open(fd);
 	if (fp_unlikely((dev = ur_match(path, flags)) >= 0))
 		return ur_open(dev, path, flags);
 	UR_RETRY(fd, fp_real.r_open64.f(path, flags, mode));
@@ -842,6 +848,8 @@ FP_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 	UR_MODE(flags, mode);
 	if (fp_unlikely(!fp_ready()))
 		return (int)fp_raw_openat(dirfd, path, flags | O_LARGEFILE, mode);
+	if (fp_cpus_open(dirfd, path, flags, &fd)) /* issue 12: CPU files */
+		return ur_after_open(fd);
 	if (fp_unlikely((dev = ur_match(path, flags)) >= 0))
 		return ur_open(dev, path, flags);
 	UR_RETRY(fd, fp_real.r_openat64.f(dirfd, path, flags, mode));
@@ -858,6 +866,8 @@ FP_EXPORT int __open_2(const char *path, int flags)
 
 	if (fp_unlikely(!fp_ready()))
 		return (int)fp_raw_openat(AT_FDCWD, path, flags, 0);
+	if (fp_cpus_open(AT_FDCWD, path, flags, &fd)) /* issue 12: CPU files */
+		return ur_after_open(fd);
 	if (fp_unlikely((dev = ur_match(path, flags)) >= 0))
 		return ur_open(dev, path, flags);
 	UR_RETRY(fd, fp_real.r___open_2.f(path, flags));
@@ -870,6 +880,8 @@ FP_EXPORT int __open64_2(const char *path, int flags)
 
 	if (fp_unlikely(!fp_ready()))
 		return (int)fp_raw_openat(AT_FDCWD, path, flags | O_LARGEFILE, 0);
+	if (fp_cpus_open(AT_FDCWD, path, flags, &fd)) /* issue 12: CPU files */
+		return ur_after_open(fd);
 	if (fp_unlikely((dev = ur_match(path, flags)) >= 0))
 		return ur_open(dev, path, flags);
 	UR_RETRY(fd, fp_real.r___open64_2.f(path, flags));
@@ -882,6 +894,8 @@ FP_EXPORT int __openat_2(int dirfd, const char *path, int flags)
 
 	if (fp_unlikely(!fp_ready()))
 		return (int)fp_raw_openat(dirfd, path, flags, 0);
+	if (fp_cpus_open(dirfd, path, flags, &fd)) /* issue 12: CPU files */
+		return ur_after_open(fd);
 	if (fp_unlikely((dev = ur_match(path, flags)) >= 0))
 		return ur_open(dev, path, flags);
 	UR_RETRY(fd, fp_real.r___openat_2.f(dirfd, path, flags));
@@ -894,6 +908,8 @@ FP_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
 
 	if (fp_unlikely(!fp_ready()))
 		return (int)fp_raw_openat(dirfd, path, flags | O_LARGEFILE, 0);
+	if (fp_cpus_open(dirfd, path, flags, &fd)) /* issue 12: CPU files */
+		return ur_after_open(fd);
 	if (fp_unlikely((dev = ur_match(path, flags)) >= 0))
 		return ur_open(dev, path, flags);
 	UR_RETRY(fd, fp_real.r___openat64_2.f(dirfd, path, flags));
