@@ -538,12 +538,35 @@ static const struct cf_file *cf_match(int dirfd, const char *path, int flags)
 
 /* ------------------------------------------------------------------------
  * Reading the real file: procfs and sysfs files are read to the end with
- * plain reads, into an mmap'd buffer that doubles as needed.
+ * plain reads, into the caller's stack buffer while it holds them (a
+ * small machine's files fit), then into an mmap'd buffer that doubles.
  * ---------------------------------------------------------------------- */
 struct cf_text {
 	char *p;
 	size_t len, cap;
+	bool mapped;
 };
+
+/* Makes room for more; false (ENOMEM) when there is none. */
+static bool cf_grow(struct cf_text *t)
+{
+	size_t cap = t->cap < 65536 ? 65536 : t->cap * 2;
+	void *q;
+
+	if (t->mapped) {
+		q = mremap(t->p, t->cap, cap, MREMAP_MAYMOVE);
+	} else {
+		q = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (q != MAP_FAILED)
+			memcpy(q, t->p, t->len);
+	}
+	if (q == MAP_FAILED)
+		return false;
+	t->p = q;
+	t->cap = cap;
+	t->mapped = true;
+	return true;
+}
 
 static int cf_read_real(int dirfd, const char *path, struct cf_text *t)
 {
@@ -552,25 +575,12 @@ static int cf_read_real(int dirfd, const char *path, struct cf_text *t)
 
 	if (fd < 0)
 		return errno;
-	t->cap = 64 * 1024;
-	t->len = 0;
-	t->p = mmap(NULL, t->cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (t->p == MAP_FAILED) {
-		t->p = NULL;
-		err = ENOMEM;
-	}
-	while (!err) {
+	for (;;) {
 		ssize_t n;
 
-		if (t->len == t->cap) {
-			void *q = mremap(t->p, t->cap, t->cap * 2, MREMAP_MAYMOVE);
-
-			if (q == MAP_FAILED) {
-				err = ENOMEM;
-				break;
-			}
-			t->p = q;
-			t->cap *= 2;
+		if (t->len == t->cap && !cf_grow(t)) {
+			err = ENOMEM;
+			break;
 		}
 		n = fp_raw_read(fd, t->p + t->len, t->cap - t->len);
 		if (n < 0 && errno == EINTR)
@@ -587,7 +597,7 @@ static int cf_read_real(int dirfd, const char *path, struct cf_text *t)
 
 static void cf_text_free(struct cf_text *t)
 {
-	if (t->p)
+	if (t->mapped)
 		munmap(t->p, t->cap);
 }
 
@@ -650,9 +660,9 @@ static int cf_read_only(int rw, int flags)
 bool fp_cpus_open_slow(int dirfd, const char *path, int flags, int *fd_out)
 {
 	const struct cf_file *f = cf_match(dirfd, path, flags);
-	char stage[8192];
+	char stage[8192], small[16384];
 	struct cf_out o = { stage, 0, sizeof stage, -1, 0 };
-	struct cf_text in = { NULL, 0, 0 };
+	struct cf_text in = { small, 0, sizeof small, false };
 	struct cf_mask m;
 	int saved = errno, err;
 

@@ -152,7 +152,7 @@ static void test_identity_on_real_files(void **state)
 	(void)state;
 	fp_cfg.cpus = fp_real.r_sysconf.f(_SC_NPROCESSORS_ONLN);
 	for (i = 0; i < CF_NFILES; i++) {
-		struct cf_text t = { NULL, 0, 0 };
+		struct cf_text t = { NULL, 0, 0, false };
 		struct cf_out o = { outbuf, 0, sizeof outbuf, -1, 0 };
 		struct cf_mask m;
 
