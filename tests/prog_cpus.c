@@ -125,6 +125,7 @@ static int roundtrip(void)
 	/* The child inherits the mask its parent set, and can go on. */
 	if (sched_getaffinity(0, sizeof before, &before) || pipe(pfd))
 		return 1;
+	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {
 		const char *s = "inherit failed";
