@@ -65,3 +65,15 @@ filerow "/proc/stat, --cpus 3" /proc/stat FASTPATH_CPUS=3
 filerow "/sys/devices/system/cpu/online, --cpus 3" /sys/devices/system/cpu/online FASTPATH_CPUS=3
 filerow "/etc/hostname, cap unset (target: noise)" /etc/hostname
 filerow "/etc/hostname, --cpus 3 (one prefix test)" /etc/hostname FASTPATH_CPUS=3
+
+# Issue 12: every common way of counting CPUs, native and under --cpus 3
+# and --cpus 64, from one run (tests/cpus_probe.sh).
+echo
+sh tests/cpus_probe.sh >"$TMPB.n"
+"$INTERPOSE" --cpus 3 sh tests/cpus_probe.sh >"$TMPB.f"
+"$INTERPOSE" --cpus 64 sh tests/cpus_probe.sh >"$TMPB"
+echo '| program | native | --cpus 3 | --cpus 64 |'
+echo '| --- | --- | --- | --- |'
+awk 'FILENAME == ARGV[1] { a[FNR] = $0; next } FILENAME == ARGV[2] { b[FNR] = $0; next }
+	{ n = split(a[FNR], x, " "); split(b[FNR], y, " "); split($0, z, " ")
+	  printf "| `%s` | %s | %s | %s |\n", x[1], x[2], y[2], z[2] }' "$TMPB.n" "$TMPB.f" "$TMPB"
