@@ -1,7 +1,7 @@
 /*
- * Unit tests of cpus_text.c and cpus_files_shim.c: the pure text transforms (input text +
- * mask -> output text) on fixed samples and on this machine's own files,
- * and the descriptor fp_cpus_open() hands back.
+ * Unit tests of cpus_text.c and cpus_files_shim.c: the pure text
+ * transforms (input text + mask -> output text) on fixed samples and on
+ * this machine's own files, and the descriptor fp_cpus_open() hands back.
  */
 #include <setjmp.h>
 #include <stdarg.h>
