@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "../fastpath.c"
+#include "../settings.c"
 #include "../cpus_shim.c"
 /* The cpus descriptor binds fopen for the CPU files: the unit is whole. */
 #include "../cpus_text.c"

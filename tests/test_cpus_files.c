@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "../fastpath.c"
+#include "../settings.c"
 #include "../cpus_shim.c"
 #include "../cpus_text.c"
 #include "../cpus_files_shim.c"
