@@ -95,6 +95,11 @@
  * fastpath(7); nothing includes <sys/random.h>, which the platform images
  * of the reports (2013-2015) lack. */
 #if defined(FP_ILLUMOS)
+/* libc exports get_nprocs and get_nprocs_conf since SUNW_1.23 (they call
+ * sysconf inside libc, out of our sight), and __sysconf_xpg5, which XPG5
+ * builds call for sysconf. */
+#  define FP_HAVE_GET_NPROCS 1
+#  define FP_HAVE_SYSCONF_XPG5 1
 /* dup3 arrived in ILLUMOS_0.4, after the oldest platform we load on: bound
  * only through the table (dlsym, FP_REAL_DUP3), a NULL pointer saying
  * ENOSYS (urandom_shim.c). */
@@ -266,9 +271,6 @@ bool fp_secure_mode(void) FP_HIDDEN;
 
 #ifdef FP_LINUX
 #define FP_REAL_LINUX(X)                                                                      \
-	/* get_nprocs cannot fail by contract; one CPU is always true. */                        \
-	X(int, get_nprocs, (void), FP_NR_RET(1))                                                 \
-	X(int, get_nprocs_conf, (void), FP_NR_RET(1))                                            \
 	X(int, sched_getaffinity, (pid_t pid, size_t size, cpu_set_t *mask), FP_NR_FAIL(-1))     \
 	X(int, sched_setaffinity, (pid_t pid, size_t size, const cpu_set_t *mask),               \
 	  FP_NR_FAIL(-1))                                                                        \
@@ -288,6 +290,24 @@ bool fp_secure_mode(void) FP_HIDDEN;
 	X(int, setns, (int fd, int type), FP_NR_FAIL(-1))
 #else
 #define FP_REAL_LINUX(X)
+#endif
+
+/* get_nprocs cannot fail by contract; one CPU is always true.  NULL on an
+ * illumos libc older than SUNW_1.23 (cpus_shim.c then asks sysconf). */
+#ifdef FP_HAVE_GET_NPROCS
+#define FP_REAL_GET_NPROCS(X)                                                                 \
+	X(int, get_nprocs, (void), FP_NR_RET(1))                                                 \
+	X(int, get_nprocs_conf, (void), FP_NR_RET(1))
+#else
+#define FP_REAL_GET_NPROCS(X)
+#endif
+
+/* illumos: sysconf's twin, which XPG5 builds call (<unistd.h>'s "#pragma
+ * redefine_extname sysconf __sysconf_xpg5"); its row is sysconf's. */
+#ifdef FP_HAVE_SYSCONF_XPG5
+#define FP_REAL_SYSCONF_XPG5(X) X(long, __sysconf_xpg5, (int name), FP_NR_FAIL(-1))
+#else
+#define FP_REAL_SYSCONF_XPG5(X)
 #endif
 
 /* Newer than the oldest illumos we load on: looked up, never linked there
@@ -328,7 +348,7 @@ bool fp_secure_mode(void) FP_HIDDEN;
 #define FP_REAL_ALL(X)                                                       \
 	FP_REAL_COMMON(X) FP_REAL_LFS64(X) FP_REAL_CHK(X) FP_REAL_LINUX(X)      \
 	FP_REAL_NEWER(X) FP_REAL_CLOSE_RANGE(X) FP_REAL_CLOSEFROM(X) FP_REAL_FCNTL64(X)         \
-	FP_REAL_FCNTL_TIME64(X) FP_REAL_DUP3(X)
+	FP_REAL_FCNTL_TIME64(X) FP_REAL_GET_NPROCS(X) FP_REAL_SYSCONF_XPG5(X) FP_REAL_DUP3(X)
 
 /* Members are named r_<symbol>: musl #defines open64 as open, and token
  * pasting keeps such macros from renaming our members. */
@@ -432,13 +452,17 @@ typedef char *(*fp_getenv_fn)(const char *);
 
 /* A real symbol a mitigation binds beyond FP_REAL_ALL: a row of the same
  * shape in its own unit (FP_REAL_OWN), bound with the rest, and called
- * through FP_OWN() as FP_REAL() calls the table's. */
+ * through FP_OWN() as FP_REAL() calls the table's.  As in the table, a
+ * stand-in may ignore its parameters. */
 struct fp_sym {
 	const char *name;
 	void **slot;
 };
 #define FP_REAL_OWN(ret, name, params, unready)                              \
+	_Pragma("GCC diagnostic push")                                       \
+	_Pragma("GCC diagnostic ignored \"-Wunused-parameter\"")             \
 	static ret fp_unready_##name params { unready }                      \
+	_Pragma("GCC diagnostic pop")                                        \
 	static union { ret (*f) params; void *p; } fp_own_##name = { .f = fp_unready_##name }
 #define FP_SYM(name) { #name, &fp_own_##name.p }
 #define FP_OWN(name) ((void)fp_ready(), fp_own_##name.f)

@@ -40,8 +40,9 @@ AS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-point
 TESTSAN=-fno-sanitize=nonnull-attribute
 W="-Wall -Wextra -Werror"
 SRCS="$(echo ./*.c)"
-PROGS="prog_urandom prog_urandom_fortify prog_urandom_stress prog_urandom_closed prog_urandom_exec prog_readlink_oracle
-	prog_readlink_fortify prog_readlink_hold prog_readlink_lister prog_early"
+PROGS="prog_urandom prog_urandom_fortify prog_urandom_stress prog_urandom_closed prog_urandom_exec
+	prog_readlink_oracle prog_readlink_fortify prog_readlink_hold prog_readlink_lister prog_early
+	prog_cpus"
 
 so() {
 	# so OUT FLAGS: fastpath.so with these sanitizer flags
