@@ -53,8 +53,150 @@ static void cpus_stats(struct fp_buf *b, const unsigned long *c)
 	fp_buf_str(b, " queries");
 }
 
+/* ------------------------------------------------------------------------
+ * Survey (FASTPATH_SURVEY): what a cap would change.  Every CPU-count
+ * query, by entry point, with the largest answer given; the threads the
+ * program made, and the most alive at once; each fork's time against the
+ * threads alive when it began, as a histogram by powers of two (the
+ * find_elf pathology: fork cost that grows with live threads).
+ * ---------------------------------------------------------------------- */
+#define CPUS_Q(X) X(sysconf) X(get_nprocs) X(get_nprocs_conf) X(sched_getaffinity) \
+	X(pthread_getaffinity_np) X(files)
+#define CPUS_T(X) X(1) X(2) X(4) X(8) X(16) X(32) X(64) X(128) X(256)
+enum {
+#define CPUS_X(e) CPUS_S_Q_##e, CPUS_S_A_##e,
+	CPUS_Q(CPUS_X)
+#undef CPUS_X
+	CPUS_S_THREADS, CPUS_S_THREADS_MAX, CPUS_S_FORKS, CPUS_S_FORK_NS,
+#define CPUS_X(t) CPUS_S_F##t, CPUS_S_F##t##_NS,
+	CPUS_T(CPUS_X)
+#undef CPUS_X
+	CPUS_NSURVEY
+};
+static const char *const cpus_sv_keys[CPUS_NSURVEY] = {
+#define CPUS_X(e) "cpus.q_" #e, "cpus.a_" #e,
+	CPUS_Q(CPUS_X)
+#undef CPUS_X
+	"cpus.threads", "cpus.threads_max", "cpus.forks", "cpus.fork_ns",
+#define CPUS_X(t) "cpus.fork_t" #t, "cpus.fork_t" #t "_ns",
+	CPUS_T(CPUS_X)
+#undef CPUS_X
+};
+static _Atomic unsigned long cpus_sv_c[CPUS_NSURVEY];
+static const struct fp_survey cpus_sv = { cpus_sv_c, cpus_sv_keys, CPUS_NSURVEY };
+/* Threads alive now: the main thread, and those made since start-up
+ * through pthread_create (others, made by raw clone, are not seen). */
+static _Atomic unsigned long cpus_alive = 1;
+
+/* entry: CPUS_S_Q_<name>; answer: the count the program was given. */
+static void cpus_sv_query(unsigned entry, long answer)
+{
+	fp_sv_add(&cpus_sv, entry, 1);
+	if (answer > 0)
+		fp_sv_max(&cpus_sv, entry + 1, (unsigned long)answer);
+}
+
+static void cpus_sv_fork(uint64_t ns, unsigned long live)
+{
+	unsigned b = 0;
+
+	while (b < 8 && live >= (2ul << b))
+		b++;
+	fp_sv_add(&cpus_sv, CPUS_S_FORKS, 1);
+	fp_sv_add(&cpus_sv, CPUS_S_FORK_NS, ns);
+	fp_sv_add(&cpus_sv, CPUS_S_F1 + 2 * b, 1);
+	fp_sv_add(&cpus_sv, CPUS_S_F1_NS + 2 * b, ns);
+	fp_survey_tick(fp_now_ns());
+}
+
+static void cpus_sv_child(void)
+{
+	/* The forking thread is the child's only one. */
+	atomic_store(&cpus_alive, 1);
+	atomic_store(&cpus_sv_c[CPUS_S_THREADS_MAX], 1);
+}
+
+static void cpus_sv_init(void)
+{
+	atomic_store(&cpus_sv_c[CPUS_S_THREADS_MAX], 1);
+}
+
+FP_REAL_OWN(pid_t, fork, (void), FP_NR_FAIL(-1));
+FP_REAL_OWN(int, pthread_create,
+            (pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg),
+            FP_NR_RET(((void)t, (void)a, (void)fn, (void)arg, ENOSYS)));
+static const struct fp_sym cpus_syms[] = { FP_SYM(fork), FP_SYM(pthread_create) };
+
 FP_MITIGATION(cpus, .load = cpus_load, .stats = cpus_stats, .counters = cpus_counters,
-              .ncounters = CPUS_NCOUNTERS, .gauges = 1u << CPUS_C_REAL);
+              .ncounters = CPUS_NCOUNTERS, .gauges = 1u << CPUS_C_REAL, .survey = &cpus_sv,
+              .survey_keeps = true, .init = cpus_sv_init, .syms = cpus_syms,
+              .nsyms = sizeof cpus_syms / sizeof cpus_syms[0], .child = cpus_sv_child);
+
+/* fork: the time the parent waited, against the threads alive. */
+FP_EXPORT pid_t fork(void)
+{
+	unsigned long live;
+	uint64_t t0;
+	pid_t pid;
+
+	if (fp_likely(!fp_surveying()))
+		return FP_OWN(fork)();
+	live = atomic_load(&cpus_alive);
+	t0 = fp_now_ns();
+	pid = FP_OWN(fork)();
+	if (pid > 0) {
+		int saved = errno;
+
+		cpus_sv_fork(fp_now_ns() - t0, live);
+		errno = saved;
+	}
+	return pid;
+}
+
+struct cpus_start {
+	void *(*fn)(void *);
+	void *arg;
+};
+
+static void cpus_thread_gone(void *unused)
+{
+	(void)unused;
+	atomic_fetch_sub(&cpus_alive, 1);
+}
+
+static void *cpus_thread(void *p)
+{
+	struct cpus_start s = *(struct cpus_start *)p;
+	void *r;
+
+	free(p);
+	/* Counted out however it ends: return, pthread_exit, cancellation. */
+	pthread_cleanup_push(cpus_thread_gone, NULL);
+	r = s.fn(s.arg);
+	pthread_cleanup_pop(1);
+	return r;
+}
+
+FP_EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *),
+                             void *arg)
+{
+	struct cpus_start *s;
+	int rc;
+
+	if (fp_likely(!fp_surveying()) || !(s = malloc(sizeof *s)))
+		return FP_OWN(pthread_create)(t, a, fn, arg);
+	s->fn = fn;
+	s->arg = arg;
+	fp_sv_max(&cpus_sv, CPUS_S_THREADS_MAX, atomic_fetch_add(&cpus_alive, 1) + 1);
+	rc = FP_OWN(pthread_create)(t, a, cpus_thread, s);
+	if (rc != 0) {
+		atomic_fetch_sub(&cpus_alive, 1);
+		free(s);
+	} else {
+		fp_sv_add(&cpus_sv, CPUS_S_THREADS, 1);
+	}
+	return rc;
+}
 
 /* The process's real view, learnt once at first use (not at load time: a
  * program that never asks pays nothing). */
@@ -106,10 +248,14 @@ static long cpus_answer(const char *via)
 
 FP_EXPORT long sysconf(int name)
 {
-	if ((name == _SC_NPROCESSORS_ONLN || name == _SC_NPROCESSORS_CONF) &&
-	    fp_enabled(FP_BIT(cpus)))
-		return cpus_answer("sysconf");
-	return FP_REAL(sysconf)(name);
+	long r;
+
+	if (name != _SC_NPROCESSORS_ONLN && name != _SC_NPROCESSORS_CONF)
+		return FP_REAL(sysconf)(name);
+	r = fp_enabled(FP_BIT(cpus)) ? cpus_answer("sysconf") : FP_REAL(sysconf)(name);
+	if (fp_unlikely(fp_surveying()))
+		cpus_sv_query(CPUS_S_Q_sysconf, r);
+	return r;
 }
 
 #ifdef FP_HAVE_GET_NPROCS
@@ -117,9 +263,11 @@ FP_EXPORT long sysconf(int name)
 #define CPUS_WRAP_NPROCS(name)                                               \
 	FP_EXPORT int name(void)                                             \
 	{                                                                    \
-		if (fp_enabled(FP_BIT(cpus)))                                \
-			return (int)cpus_answer(#name);                      \
-		return FP_REAL(name)();                                      \
+		int r_ = fp_enabled(FP_BIT(cpus)) ? (int)cpus_answer(#name)  \
+		                                  : FP_REAL(name)();         \
+		if (fp_unlikely(fp_surveying()))                             \
+			cpus_sv_query(CPUS_S_Q_##name, r_);                  \
+		return r_;                                                   \
 	}
 
 CPUS_WRAP_NPROCS(get_nprocs)
@@ -180,9 +328,11 @@ FP_EXPORT int sched_getaffinity(pid_t pid, size_t setsize, cpu_set_t *mask)
 
 	/* The real call first: it decides EFAULT, ESRCH and a too-small set. */
 	rc = FP_REAL(sched_getaffinity)(pid, setsize, mask);
-	if (!fp_enabled(FP_BIT(cpus)) || !cpus_is_self(pid))
-		return rc;
-	return cpus_fix_mask(rc, setsize, mask, "sched_getaffinity");
+	if (fp_enabled(FP_BIT(cpus)) && cpus_is_self(pid))
+		rc = cpus_fix_mask(rc, setsize, mask, "sched_getaffinity");
+	if (fp_unlikely(fp_surveying()) && cpus_is_self(pid))
+		cpus_sv_query(CPUS_S_Q_sched_getaffinity, rc == 0 ? CPU_COUNT_S(setsize, mask) : 0);
+	return rc;
 }
 
 FP_EXPORT int pthread_getaffinity_np(pthread_t thread, size_t setsize, cpu_set_t *mask)
@@ -190,10 +340,13 @@ FP_EXPORT int pthread_getaffinity_np(pthread_t thread, size_t setsize, cpu_set_t
 	int rc;
 
 	rc = FP_REAL(pthread_getaffinity_np)(thread, setsize, mask);
-	if (rc != 0 || !fp_enabled(FP_BIT(cpus)))
-		return rc;
 	/* pthread functions report errors by return value, not errno. */
-	return cpus_fix_mask(0, setsize, mask, "pthread_getaffinity_np") ? EINVAL : 0;
+	if (rc == 0 && fp_enabled(FP_BIT(cpus)))
+		rc = cpus_fix_mask(0, setsize, mask, "pthread_getaffinity_np") ? EINVAL : 0;
+	if (fp_unlikely(fp_surveying()))
+		cpus_sv_query(CPUS_S_Q_pthread_getaffinity_np,
+		              rc == 0 ? CPU_COUNT_S(setsize, mask) : 0);
+	return rc;
 }
 
 /*

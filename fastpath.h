@@ -37,6 +37,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ------------------------------------------------------------------------
@@ -428,11 +429,54 @@ struct fp_mitigation {
 	/* Its own real symbols (FP_REAL_OWN), if it has any. */
 	const struct fp_sym *syms;
 	size_t nsyms;
+	/* Survey mode (FASTPATH_SURVEY): its counters, written into each
+	 * process's record under their keys, and zeroed in a fork child. */
+	const struct fp_survey *survey;
+	/* Stays in force under survey: it acts only on an explicit operator
+	 * setting (the CPU count), which the survey must reproduce. */
+	bool survey_keeps;
 	/* pthread_atfork hooks, run for every mitigation, on or off. */
 	void (*prepare)(void);
 	void (*parent)(void);
 	void (*child)(void);
 };
+
+/* ------------------------------------------------------------------------
+ * Survey mode (FASTPATH_SURVEY=DIR, see fastpath(7)): every mitigation is
+ * off (but one that says survey_keeps), each call a mitigation would have
+ * answered goes to the real function, timed, and is counted in its
+ * survey set; each process writes one record to DIR at exit, and again
+ * at most every FP_SURVEY_EVERY_NS while it runs.
+ * ---------------------------------------------------------------------- */
+struct fp_survey {
+	_Atomic unsigned long *c;   /* [n], plain atomics: exact, not striped */
+	const char *const *keys;    /* [n] "<row>.<key>", as the record says */
+	unsigned n;                 /* all zeroed in a fork child */
+};
+#define FP_SURVEY_EVERY_NS 60000000000ULL
+
+/* CLOCK_MONOTONIC in nanoseconds (vDSO; async-signal-safe). */
+static inline uint64_t fp_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+static inline void fp_sv_add(const struct fp_survey *s, unsigned k, unsigned long v)
+{
+	atomic_fetch_add_explicit(&s->c[k], v, memory_order_relaxed);
+}
+static inline void fp_sv_max(const struct fp_survey *s, unsigned k, unsigned long v)
+{
+	unsigned long old = atomic_load_explicit(&s->c[k], memory_order_relaxed);
+
+	while (old < v && !atomic_compare_exchange_weak(&s->c[k], &old, v))
+		;
+}
+/* After a surveyed call: rewrites the record if the last one is older
+ * than FP_SURVEY_EVERY_NS (a long-running service). */
+void fp_survey_tick(uint64_t now) FP_HIDDEN;
 
 #include "mitigations.h"
 
@@ -468,6 +512,8 @@ struct fp_settings {
 	bool debug;                /* FASTPATH_DEBUG */
 	enum fp_stats_mode stats;  /* FASTPATH_STATS */
 	char stats_path[PATH_MAX]; /* absolute, when stats == FP_STATS_FILE */
+	bool survey;               /* FASTPATH_SURVEY */
+	char survey_dir[PATH_MAX]; /* absolute */
 };
 extern struct fp_settings fp_cfg FP_HIDDEN;
 
@@ -476,6 +522,12 @@ extern struct fp_settings fp_cfg FP_HIDDEN;
 static inline bool fp_enabled(unsigned bit)
 {
 	return fp_ready() && (fp_cfg.enabled & bit) != 0;
+}
+
+/* In survey mode?  (Runs initialisation first if nobody has.) */
+static inline bool fp_surveying(void)
+{
+	return fp_ready() && fp_cfg.survey;
 }
 
 /*
@@ -489,6 +541,8 @@ int fp_parse_bool(const char *s, bool *out, char *why, size_t whylen) FP_HIDDEN;
 int fp_parse_count(const char *s, long max, long *out, char *why, size_t whylen) FP_HIDDEN;
 int fp_parse_stats(const char *s, const char *cwd, enum fp_stats_mode *mode,
                    char *path, size_t pathlen, char *why, size_t whylen) FP_HIDDEN;
+int fp_parse_dir(const char *s, const char *cwd, char *path, size_t pathlen, char *why,
+                 size_t whylen) FP_HIDDEN;
 /* The one line about a setting that was not understood. */
 void fp_warn(const char *var, const char *val, const char *why,
              const char *fallback) FP_HIDDEN;
