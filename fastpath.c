@@ -39,6 +39,8 @@ static const struct fp_real fp_real_unready __attribute__((unused)) = FP_UNREADY
 #undef FP_UNREADY
 #undef FP_X
 struct fp_settings fp_cfg;
+/* How often a running process rewrites its survey record. */
+static uint64_t fp_sv_every_ns = FP_SURVEY_EVERY_NS;
 FP_TLS unsigned fp_stripe_tls;
 /* Kept off the lines every call reads (fp_init_state, fp_cfg). */
 static _Alignas(FP_CACHELINE) _Atomic unsigned fp_stripe_next;
@@ -481,8 +483,14 @@ void fp_load_settings(struct fp_settings *cfg, fp_getenv_fn get)
 		                 sizeof cfg->survey_dir, why, sizeof why) < 0) {
 			fp_warn("FASTPATH_SURVEY", v, why, "no survey");
 		} else {
+			long every = 0;
+
 			/* Observe only: what the operator set explicitly stays. */
 			cfg->survey = true;
+			/* Test aid: the rewrite interval, in seconds. */
+			if ((v = get("FASTPATH_TEST_SURVEY_EVERY")) != NULL &&
+			    fp_parse_count(v, 3600, &every, why, sizeof why) == 0 && every)
+				fp_sv_every_ns = (uint64_t)every * 1000000000ULL;
 			for (i = 0; i < fp_nmitigations; i++)
 				if (!fp_mitigations[i]->survey_keeps)
 					cfg->enabled &= ~fp_mitigations[i]->bit;
@@ -812,13 +820,13 @@ void fp_survey_tick(uint64_t now)
 	int idle = 0;
 
 	if (fp_likely(now - atomic_load_explicit(&fp_sv.last_ns, memory_order_relaxed) <
-	              FP_SURVEY_EVERY_NS))
+	              fp_sv_every_ns))
 		return;
 	if (atomic_load(&fp_sv.final_pid) == (long)getpid() ||
 	    !atomic_compare_exchange_strong(&fp_sv.busy, &idle, 1))
 		return;
 	/* Checked again under the flag: another thread may just have. */
-	if (now - atomic_load(&fp_sv.last_ns) >= FP_SURVEY_EVERY_NS &&
+	if (now - atomic_load(&fp_sv.last_ns) >= fp_sv_every_ns &&
 	    atomic_load(&fp_sv.final_pid) != (long)getpid())
 		fp_sv_write(false);
 	atomic_store(&fp_sv.busy, 0);
