@@ -21,6 +21,7 @@ static void *test_dlsym(const char *name);
 #include "../urandom_pool.c"
 #include "../urandom_fd.c"
 #include "../urandom_shim.c"
+#include "../urandom_survey.c"
 #include "../cpus_shim.c"
 
 static void (*dlsym_hook)(const char *name);

@@ -17,6 +17,7 @@
 #include "../urandom_pool.c"
 #include "../urandom_fd.c"
 #include "../urandom_shim.c"
+#include "../urandom_survey.c"
 FP_TABLE(&fp_mit_urandom);
 
 #include <sys/random.h>
