@@ -33,6 +33,11 @@ HDRS := $(sort $(wildcard *.h))
 ifeq ($(UNAME_S),SunOS)
 # illumos: pfiles and most of userland exist as 32- and 64-bit programs, and
 # ld.so.1 preloads each from LD_PRELOAD_32 / LD_PRELOAD_64.  libc has dlsym.
+# make's default CC is cc, which OmniOS and SmartOS need not have: gcc is
+# what their pkgsrc and OmniOS packages install.  An explicit CC still wins.
+ifeq ($(origin CC),default)
+CC        := gcc
+endif
 LIBS      :=
 SO_LDFLAGS := -Wl,-z,now
 SOS       := fastpath.so 64/fastpath.so
@@ -224,6 +229,14 @@ check-fault: all $(PROG_BINS) $(TLIB_SOS)
 	@sh tests/h_fault.sh
 
 .PHONY: check-fault
+
+# No illumos machine here: compile checks as for illumos (and against
+# ILLUMOS_SYSROOT's headers when set), the symbol-era check against
+# tests/illumos_libc_symbols.txt, and interpose's illumos branch.
+check-illumos:
+	@sh tests/h_illumos.sh
+
+.PHONY: check-illumos
 
 check-musl:
 	@sh tests/h_port.sh musl

@@ -156,6 +156,29 @@ bool fp_secure_mode(void)
 }
 #endif
 
+/*
+ * explicit_bzero where libc has it; before illumos's ILLUMOS_0.12 (2015), a
+ * memset the compiler may not drop: the empty asm claims to read the
+ * memory, so the stores are not dead.  Before binding, the table's stand-in
+ * is that same fallback.
+ */
+void fp_zero(void *p, size_t n)
+{
+	memset(p, 0, n);
+	__asm__ __volatile__("" : : "r"(p) : "memory");
+}
+
+void fp_explicit_bzero(void *p, size_t n)
+{
+	void (*real)(void *, size_t) = fp_real.r_explicit_bzero.f;
+
+	if (real) {
+		real(p, n);
+		return;
+	}
+	fp_zero(p, n);
+}
+
 /* ------------------------------------------------------------------------
  * Formatting without stdio.
  * ---------------------------------------------------------------------- */

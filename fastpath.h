@@ -91,10 +91,9 @@
 #  define FP_HAVE_GET_NPROCS 1   /* glibc and musl both export get_nprocs */
 #  define FP_HAVE_DUP3 1
 #endif
-#if defined(FP_ILLUMOS)
-#  include <sys/random.h>
-#  define FP_HAVE_GETRANDOM 1
-#endif
+/* illumos: getrandom (2018) is not pooled there, see FASTPATH_GETRANDOM in
+ * fastpath(7); nothing includes <sys/random.h>, which the platform images
+ * of the reports (2013-2015) lack. */
 
 /* S_IFDOOR exists only on illumos; the readlink policy is table-driven and
  * unit-tested on Linux too, so the constant is known everywhere. */
@@ -123,6 +122,22 @@ ssize_t fp_raw_readlinkat(int dirfd, const char *path, char *buf, size_t n) FP_H
 ssize_t fp_raw_write(int fd, const void *buf, size_t n) FP_HIDDEN;
 void fp_raw_closefrom(int lo) FP_HIDDEN;
 __attribute__((noreturn)) void fp_raw_exit(int status) FP_HIDDEN;
+
+/*
+ * libc symbols newer than the oldest platform we load on (illumos libc's
+ * SUNW_1.23, see tests/illumos_libc_symbols.txt) are never linked directly:
+ * we link with -z now, and ld.so.1 refuses a preload with a symbol libc
+ * lacks, for every program.  They are bound at run time (FP_REAL_ILLUMOS)
+ * with a fallback (FP_REAL_NEWER).  On illumos, explicit_bzero
+ * (ILLUMOS_0.12, 2015) is spelt fp_explicit_bzero; glibc >= 2.25 and musl
+ * >= 1.1.20 have it, so on Linux the shims' calls stay direct.
+ */
+void fp_explicit_bzero(void *p, size_t n) FP_HIDDEN;
+/* Its fallback: a memset the compiler may not drop. */
+void fp_zero(void *p, size_t n) FP_HIDDEN;
+#if defined(FP_ILLUMOS)
+#  define explicit_bzero fp_explicit_bzero
+#endif
 
 /* True in secure-execution mode (setuid, setgid, file capabilities). */
 bool fp_secure_mode(void) FP_HIDDEN;
@@ -269,6 +284,11 @@ bool fp_secure_mode(void) FP_HIDDEN;
 #define FP_REAL_LINUX(X)
 #endif
 
+/* Newer than the oldest illumos we load on: looked up, never linked there
+ * (see fp_explicit_bzero).  NULL where libc lacks them.  Bound on Linux too,
+ * so that the unit tests can take both branches of the fallback. */
+#define FP_REAL_NEWER(X) X(void, explicit_bzero, (void *p, size_t n), FP_NR_VOID(fp_zero(p, n)))
+
 #if defined(FP_HAVE_CLOSE_RANGE)
 #define FP_REAL_CLOSE_RANGE(X)                                                                \
 	X(int, close_range, (unsigned int lo, unsigned int hi, int flags), FP_NR_FAIL(-1))
@@ -295,7 +315,7 @@ bool fp_secure_mode(void) FP_HIDDEN;
 
 #define FP_REAL_ALL(X)                                                       \
 	FP_REAL_COMMON(X) FP_REAL_LFS64(X) FP_REAL_CHK(X) FP_REAL_LINUX(X)      \
-	FP_REAL_CLOSE_RANGE(X) FP_REAL_CLOSEFROM(X) FP_REAL_FCNTL64(X)         \
+	FP_REAL_NEWER(X) FP_REAL_CLOSE_RANGE(X) FP_REAL_CLOSEFROM(X) FP_REAL_FCNTL64(X)         \
 	FP_REAL_FCNTL_TIME64(X)
 
 /* Members are named r_<symbol>: musl #defines open64 as open, and token

@@ -3,10 +3,11 @@
  * without the slow kernel path, with the answer the kernel would give.
  *
  * illumos (pfiles on 1000 sockets took 45 s): readlink of
- * /proc/<pid>/path/<n> for a socket or door has no v_path, so the kernel
- * scans the whole name cache before failing with ENOENT.  We learn the type
- * from stat("/proc/<pid>/fd/<n>") (fstat(n) for our own process) and give
- * that ENOENT ourselves.
+ * /proc/<pid>/path/<n> for a socket or an unnamed door has no v_path, so
+ * the kernel scans the whole name cache before failing with ENOENT.  We
+ * learn the type from stat("/proc/<pid>/fd/<n>") (fstat(n) for our own
+ * process) and give that ENOENT ourselves.  A door fattach()ed on a file
+ * has a name, which the kernel answers: that passes through.
  *
  * Linux: the kernel's answer is cheap, so we only take the calls we can
  * make cheaper: our own socket and pipe fds, answered from one fstat() as
@@ -148,7 +149,7 @@ static void rl_unparse(const struct rl_path *x, const char *root, char *buf,
  * The decision: a table, the same code on every platform.
  * ---------------------------------------------------------------------- */
 enum rl_policy { RL_LINUX, RL_ILLUMOS };
-enum rl_fs { RL_FS_ANY, RL_FS_SOCKFS, RL_FS_PIPEFS };
+enum rl_fs { RL_FS_ANY, RL_FS_SOCKFS, RL_FS_PIPEFS, RL_FS_DOORFS };
 enum rl_act { RL_PASS, RL_ENOENT, RL_SOCKET, RL_PIPE };
 
 static const struct {
@@ -158,9 +159,10 @@ static const struct {
 	enum rl_fs fs;   /* the file must live there (ANY: anywhere) */
 	enum rl_act act;
 } rl_rules[] = {
-	/* illumos: no v_path, so the kernel would scan, then say ENOENT. */
+	/* illumos: no v_path, so the kernel would scan, then say ENOENT.  A
+	 * door on namefs (fattach()ed on a file) has a name: the kernel's. */
 	{ RL_ILLUMOS, RL_DIR_PATH, S_IFSOCK, RL_FS_ANY, RL_ENOENT },
-	{ RL_ILLUMOS, RL_DIR_PATH, S_IFDOOR, RL_FS_ANY, RL_ENOENT },
+	{ RL_ILLUMOS, RL_DIR_PATH, S_IFDOOR, RL_FS_DOORFS, RL_ENOENT },
 	/* Linux: sockfs and pipefs name their dentries "<fs>:[<ino>]".  A
 	 * socket or FIFO elsewhere (an O_PATH fd of a socket file, a named
 	 * FIFO) is answered with its path: that stays the kernel's job. */
@@ -404,6 +406,31 @@ static enum rl_act rl_linux(const struct rl_path *x, const char *root,
 #endif
 }
 
+/* The unit tests dress fixture files up as doors here: Linux has none. */
+#ifndef RL_TEST_DOOR
+#define RL_TEST_DOOR(st) ((void)0)
+#endif
+
+/*
+ * The illumos decision for one stat of the fd.  Which file system a door
+ * lives on shows in its node id, at no cost and in every stat we make
+ * (fstat, stat, fstatat): an unnamed door (door_create) is a doorfs vnode,
+ * whose getattr reports node id 0 (door_vnops.c, door_getattr); a door that
+ * fattach() mounted on a file (/var/run/name_service_door) is a namefs
+ * vnode, whose node id namenodeno_alloc() takes from an arena that starts
+ * at 1 (namevfs.c, nm_mount).  fstatvfs's f_basetype would say the same
+ * ("namefs" or a failure on doorfs's empty vfs ops) for one more system
+ * call, and only with an open descriptor.
+ */
+static enum rl_act rl_illumos_type(struct stat *st, mode_t *type)
+{
+	RL_TEST_DOOR(st);
+	*type = st->st_mode & S_IFMT;
+	return rl_decide(RL_ILLUMOS, RL_DIR_PATH, st->st_mode,
+	                    FP_S_ISDOOR(st->st_mode) && st->st_ino == 0 ? RL_FS_DOORFS
+	                                                                 : RL_FS_ANY);
+}
+
 static enum rl_act rl_illumos(const struct rl_path *x, const char *path, mode_t *type)
 {
 	char fdpath[PATH_MAX];
@@ -425,8 +452,7 @@ static enum rl_act rl_illumos(const struct rl_path *x, const char *path, mode_t 
 	}
 	if (r != 0)
 		return RL_PASS;
-	*type = st.st_mode & S_IFMT;
-	return rl_decide(RL_ILLUMOS, x->dir, st.st_mode, RL_FS_ANY);
+	return rl_illumos_type(&st, type);
 }
 
 /*
@@ -459,8 +485,7 @@ static enum rl_act rl_illumos_at(int dirfd, const char *name, const char *root,
 	fp_buf_long(&b, fd);
 	if (fstatat(dirfd, rel, &st, 0) != 0)
 		return RL_PASS;
-	*type = st.st_mode & S_IFMT;
-	return rl_decide(RL_ILLUMOS, RL_DIR_PATH, st.st_mode, RL_FS_ANY);
+	return rl_illumos_type(&st, type);
 }
 
 static void rl_debug(const char *path, const char *ans)
@@ -476,7 +501,7 @@ static void rl_debug(const char *path, const char *ans)
 		fp_buf_str(&b, ans);  /* NUL-terminated by rl_format */
 		fp_buf_str(&b, "\" from fstat");
 	} else {
-		fp_buf_str(&b, "ENOENT (a socket or door: no kernel name-cache scan)");
+		fp_buf_str(&b, "ENOENT (a socket or unnamed door: no kernel name-cache scan)");
 	}
 	fp_debug("readlink", path, what);
 }

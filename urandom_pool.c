@@ -101,15 +101,20 @@ static struct ur_pool *ur_pool_get(void)
 	struct ur_pool *p = atomic_load_explicit(&ur_pool, memory_order_acquire);
 	struct ur_pool *none = NULL;
 	bool wipe = false;
+	void *m;
 
 	if (fp_likely(p != NULL)) {
 		UR_ANN_SEEN(&ur_pool);
 		return p;
 	}
-	p = mmap(NULL, sizeof *p, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	/* Through void *: before illumos#14418 (2022) illumos declared mmap
+	 * and munmap with caddr_t (char *), which GCC 14 will not convert. */
+	m = (void *)mmap(NULL, sizeof *p, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+	                 -1, 0);
 	ur_count(SYSCALLS);
-	if (p == MAP_FAILED)
+	if (m == (void *)MAP_FAILED)
 		return NULL;
+	p = m;
 #if defined(MADV_WIPEONFORK)
 	wipe = madvise(p, sizeof *p, MADV_WIPEONFORK) == 0;
 	ur_count(SYSCALLS);
@@ -124,7 +129,7 @@ static struct ur_pool *ur_pool_get(void)
 	UR_ANN_PUBLISH(&ur_pool);
 	if (!atomic_compare_exchange_strong(&ur_pool, &none, p)) {
 		UR_ANN_DESTROY(p);
-		munmap(p, sizeof *p);
+		munmap((void *)p, sizeof *p);
 		UR_ANN_SEEN(&ur_pool);
 		return none;
 	}

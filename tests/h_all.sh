@@ -10,8 +10,8 @@ skipped=0
 bad=
 out=$(mktemp) || exit 2
 trap 'rm -f "$out"' EXIT
-for t in lint check-musl check-m32 check-m32-build-only check-valgrind check-sanitize \
-	check-fault check-eatmydata check-stress; do
+for t in lint check-illumos check-musl check-m32 check-m32-build-only check-valgrind \
+	check-sanitize check-fault check-eatmydata check-stress; do
 	s=tests/h_${t#check-}.sh
 	case $t in check-musl | check-m32*) s=tests/h_port.sh ;; esac
 	[ -f "$s" ] || { echo "== $t: $s is missing"; bad="$bad $t"; failed=$((failed + 1)); continue; }

@@ -51,8 +51,9 @@ fi
 # No illumos machine here: the sources are compiled as if for illumos
 # (__sun, not __linux__) against this machine's headers, 64- and 32-bit,
 # warnings as errors.  It catches what a head cannot: a missing include, a
-# type or a name used only on that side.  issetugid is declared by illumos's
-# <unistd.h>, not glibc's: the one stand-in needed.
+# type or a name used only on that side.  tests/h_illumos_stand_in.h gives
+# what illumos's headers declare and glibc's do not (issetugid, memcntl);
+# make check-illumos goes further (old headers, symbol eras).
 ICC=${CC:-cc}
 for bits in 64 32; do
 	# shellcheck disable=SC2086 # CC may carry its own options

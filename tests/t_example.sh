@@ -13,7 +13,7 @@ PROG=$TESTBIN/prog_example
 if [ ! -f "$EX" ] || [ ! -x "$PROG" ]; then
 	# ... but make check and check-core build them in tests/bin: missing
 	# there, the build is broken, and that is no skip.
-	if [ "$TESTBIN" -ef "$(dirname "$0")/bin" ]; then
+	if [ "$(cd "$TESTBIN" 2>/dev/null && pwd -P)" = "$(cd "$(dirname "$0")/bin" && pwd -P)" ]; then
 		fail example "no $EX or $PROG: make check builds both"
 	else
 		skip example "no $EX or $PROG in this build"

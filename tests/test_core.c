@@ -693,6 +693,48 @@ static void test_raw_calls(void **state)
 	assert_false(fp_secure_mode());
 }
 
+/* ---- fp_explicit_bzero: libc's where bound, else our own ----------------- */
+
+static size_t spy_bzero_calls;
+
+static void spy_bzero(void *p, size_t n)
+{
+	spy_bzero_calls++;
+	memset(p, 0, n);
+}
+
+static void test_explicit_bzero_both_branches(void **state)
+{
+	void (*saved)(void *, size_t);
+	unsigned char buf[64];
+	size_t i;
+
+	(void)state;
+	assert_true(fp_ready());
+	/* glibc has it: bound at start-up, as on illumos from 2015 on */
+	assert_non_null(fp_real.r_explicit_bzero.f);
+	saved = fp_real.r_explicit_bzero.f;
+
+	fp_real.r_explicit_bzero.f = spy_bzero;
+	memset(buf, 0xa5, sizeof buf);
+	fp_explicit_bzero(buf + 8, 40);
+	assert_int_equal(spy_bzero_calls, 1);
+	for (i = 0; i < sizeof buf; i++)
+		assert_int_equal(buf[i], i >= 8 && i < 48 ? 0 : 0xa5);
+
+	/* an older libc (illumos before ILLUMOS_0.12): the fallback */
+	fp_real.r_explicit_bzero.f = NULL;
+	memset(buf, 0x5a, sizeof buf);
+	fp_explicit_bzero(buf + 1, 62);
+	assert_int_equal(spy_bzero_calls, 1);
+	for (i = 0; i < sizeof buf; i++)
+		assert_int_equal(buf[i], i >= 1 && i < 63 ? 0 : 0x5a);
+	fp_explicit_bzero(buf, 0);
+	assert_int_equal(buf[0], 0x5a);
+
+	fp_real.r_explicit_bzero.f = saved;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -719,6 +761,7 @@ int main(void)
 		cmocka_unit_test(test_unready_policy),
 		cmocka_unit_test(test_bind_second_thread_waits),
 		cmocka_unit_test(test_raw_calls),
+		cmocka_unit_test(test_explicit_bzero_both_branches),
 	};
 
 	return cmocka_run_group_tests_name("core", tests, NULL, NULL);

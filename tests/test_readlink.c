@@ -11,6 +11,10 @@
 #include <cmocka.h>
 
 #define RL_TESTING 1
+/* Linux has no doors: fixture files with these modes stand in for them. */
+struct stat;
+static void dress_door(struct stat *st);
+#define RL_TEST_DOOR(st) dress_door(st)
 #include "../fastpath.c"
 #include "../readlink_shim.c"
 FP_TABLE(&fp_mit_readlink);
@@ -19,6 +23,25 @@ FP_TABLE(&fp_mit_readlink);
 #include <sys/un.h>
 
 /* ---- helpers ------------------------------------------------------------ */
+
+/* A regular file of mode 0601 stats as an unnamed door (doorfs: node id 0,
+ * mode 0777, as door_getattr reports), one of mode 0602 as a door
+ * fattach()ed on a file (namefs: its own node id, the file's mode). */
+#define DOOR_UNNAMED_MODE 0601
+#define DOOR_NAMED_MODE 0602
+
+static void dress_door(struct stat *st)
+{
+	if (!S_ISREG(st->st_mode))
+		return;
+	if ((st->st_mode & 07777) == DOOR_UNNAMED_MODE) {
+		st->st_mode = S_IFDOOR | 0777;
+		st->st_ino = 0;
+	} else if ((st->st_mode & 07777) == DOOR_NAMED_MODE) {
+		st->st_mode = S_IFDOOR | 0644;
+		assert_true(st->st_ino != 0);
+	}
+}
 
 static unsigned long counter(unsigned c)
 {
@@ -235,7 +258,8 @@ static void test_decide_table(void **state)
 {
 	static const mode_t types[] = { S_IFSOCK, S_IFDOOR, S_IFIFO, S_IFREG, S_IFDIR,
 		                        S_IFCHR, S_IFBLK, S_IFLNK, 0 };
-	static const enum rl_fs fss[] = { RL_FS_ANY, RL_FS_SOCKFS, RL_FS_PIPEFS };
+	static const enum rl_fs fss[] = { RL_FS_ANY, RL_FS_SOCKFS, RL_FS_PIPEFS,
+		                             RL_FS_DOORFS };
 	size_t t, f;
 	int p, d;
 
@@ -247,8 +271,10 @@ static void test_decide_table(void **state)
 					enum rl_act want = RL_PASS;
 					mode_t m = types[t] | 0777;
 
+					/* a door only when unnamed (doorfs) */
 					if (p == RL_ILLUMOS && d == RL_DIR_PATH &&
-					    (types[t] == S_IFSOCK || types[t] == S_IFDOOR))
+					    (types[t] == S_IFSOCK ||
+					     (types[t] == S_IFDOOR && fss[f] == RL_FS_DOORFS)))
 						want = RL_ENOENT;
 					if (p == RL_LINUX && d == RL_DIR_FD &&
 					    types[t] == S_IFSOCK && fss[f] == RL_FS_SOCKFS)
@@ -623,6 +649,10 @@ static void test_disabled(void **state)
  * <root>/4242/fd/3    a bound unix socket      path/3 -> /fixture/socket
  * <root>/4242/fd/4    a regular file           path/4 -> /fixture/regular
  * <root>/4242/fd/5    (none)                   path/5 -> /fixture/unknown
+ * <root>/4242/fd/6    an unnamed door stand-in path/6 -> /fixture/door
+ * <root>/4242/fd/7    a named door stand-in    path/7 -> /var/run/name_service_door
+ * <root>/self/path/<our fd of fd/6>  -> /fixture/self-door
+ * <root>/self/path/<our fd of fd/7>  -> /var/run/self-named-door
  * <root>/self/path/<our socket fd>  -> /fixture/self-socket
  * <root>/self/path/<our file fd>    -> /fixture/self-file
  * <root>/deep/7/fd/3 a bound unix socket      deep/7/path/3 -> /fixture/deep
@@ -630,7 +660,7 @@ static void test_disabled(void **state)
  */
 struct fixture {
 	char root[64];
-	int sock, file, listener, listener2;
+	int sock, file, listener, listener2, door, named_door;
 };
 
 static void mk(const char *root, const char *rel, bool dir)
@@ -642,6 +672,26 @@ static void mk(const char *root, const char *rel, bool dir)
 		assert_int_equal(mkdir(p, 0755), 0);
 	else
 		assert_int_equal(close(open(p, O_CREAT | O_WRONLY, 0644)), 0);
+}
+
+static void mk_door(const char *root, const char *rel, mode_t mode)
+{
+	char p[256];
+
+	mk(root, rel, false);
+	snprintf(p, sizeof p, "%s/%s", root, rel);
+	assert_int_equal(chmod(p, mode), 0);
+}
+
+static int open_at_root(const char *root, const char *rel)
+{
+	char p[256];
+	int fd;
+
+	snprintf(p, sizeof p, "%s/%s", root, rel);
+	fd = open(p, O_RDONLY);
+	assert_true(fd >= 0);
+	return fd;
 }
 
 static void ln(const char *root, const char *target, const char *fmt, int n)
@@ -675,12 +725,16 @@ static void fixture_make(struct fixture *f)
 	snprintf(sa.sun_path, sizeof sa.sun_path, "%s/4242/fd/3", f->root);
 	assert_int_equal(bind(f->listener, (struct sockaddr *)&sa, sizeof sa), 0);
 	mk(f->root, "4242/fd/4", false);
+	mk_door(f->root, "4242/fd/6", DOOR_UNNAMED_MODE);
+	mk_door(f->root, "4242/fd/7", DOOR_NAMED_MODE);
 	f->listener2 = socket(AF_UNIX, SOCK_STREAM, 0);
 	snprintf(sa.sun_path, sizeof sa.sun_path, "%s/deep/7/fd/3", f->root);
 	assert_int_equal(bind(f->listener2, (struct sockaddr *)&sa, sizeof sa), 0);
 	ln(f->root, "/fixture/socket", "4242/path/%d", 3);
 	ln(f->root, "/fixture/regular", "4242/path/%d", 4);
 	ln(f->root, "/fixture/unknown", "4242/path/%d", 5);
+	ln(f->root, "/fixture/door", "4242/path/%d", 6);
+	ln(f->root, "/var/run/name_service_door", "4242/path/%d", 7);
 	ln(f->root, "/fixture/deep", "deep/7/path/%d", 3);
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 	close(sv[1]);
@@ -690,6 +744,10 @@ static void fixture_make(struct fixture *f)
 	ln(f->root, "/fixture/self-socket", "self/path/%d", f->sock);
 	ln(f->root, "/fixture/self-file", "self/path/%d", f->file);
 	ln(f->root, "/fixture/thread-self-socket", "thread-self/path/%d", f->sock);
+	f->door = open_at_root(f->root, "4242/fd/6");
+	f->named_door = open_at_root(f->root, "4242/fd/7");
+	ln(f->root, "/fixture/self-door", "self/path/%d", f->door);
+	ln(f->root, "/var/run/self-named-door", "self/path/%d", f->named_door);
 }
 
 static void fixture_remove(struct fixture *f)
@@ -700,6 +758,8 @@ static void fixture_remove(struct fixture *f)
 	close(f->file);
 	close(f->listener);
 	close(f->listener2);
+	close(f->door);
+	close(f->named_door);
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->root);
 	assert_int_equal(system(cmd), 0);
 }
@@ -750,13 +810,21 @@ static void test_illumos_fixture(void **state)
 	expect_at(AT_FDCWD, f.root, rel, "/fixture/self-file", false);
 	snprintf(rel, sizeof rel, "thread-self/path/%d", f.sock);
 	expect_at(AT_FDCWD, f.root, rel, "/fixture/thread-self-socket", false);
+	/* doors: only an unnamed one fails; a named one is the kernel's to
+	 * answer with its path (by stat of fd/<n>, and by fstat of ours) */
+	expect_at(AT_FDCWD, f.root, "4242/path/6", NULL, true);
+	expect_at(AT_FDCWD, f.root, "4242/path/7", "/var/run/name_service_door", false);
+	snprintf(rel, sizeof rel, "self/path/%d", f.door);
+	expect_at(AT_FDCWD, f.root, rel, NULL, true);
+	snprintf(rel, sizeof rel, "self/path/%d", f.named_door);
+	expect_at(AT_FDCWD, f.root, rel, "/var/run/self-named-door", false);
 	/* fd/<n> entries are not links on illumos: the kernel's EINVAL
 	 * (counted: a /proc fd name, passed through) */
 	errno = 0;
 	snprintf(rel, sizeof rel, "%s/4242/fd/3", f.root);
 	assert_int_equal(readlink(rel, buf, sizeof buf), -1);
 	assert_int_equal(errno, EINVAL);
-	assert_int_equal(counter(RL_C_CALLS) - calls, 7);
+	assert_int_equal(counter(RL_C_CALLS) - calls, 11);
 
 	/* readlinkat relative to an open <root>/<pid>/path */
 	{
@@ -773,6 +841,8 @@ static void test_illumos_fixture(void **state)
 		expect_at(dfd, f.root, "3", NULL, true);
 		expect_at(dfd, f.root, "4", "/fixture/regular", false);
 		expect_at(dfd, f.root, "5", "/fixture/unknown", false);
+		expect_at(dfd, f.root, "6", NULL, true);      /* unnamed door */
+		expect_at(dfd, f.root, "7", "/var/run/name_service_door", false);
 		/* a "path" directory whose grandparent is not the root, and
 		 * whose ../fd/3 is a socket: not ours */
 		expect_at(other, f.root, "3", "/fixture/deep", false);
