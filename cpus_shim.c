@@ -116,9 +116,15 @@ static void cpus_sv_child(void)
 	atomic_store(&cpus_sv_c[CPUS_S_THREADS_MAX], 1);
 }
 
+static void cpus_thread_gone(void *unused);
+static pthread_key_t cpus_gone_key;
+static bool cpus_have_key;
+
 static void cpus_sv_init(void)
 {
 	atomic_store(&cpus_sv_c[CPUS_S_THREADS_MAX], 1);
+	if (fp_cfg.survey)
+		cpus_have_key = pthread_key_create(&cpus_gone_key, cpus_thread_gone) == 0;
 }
 
 FP_REAL_OWN(pid_t, fork, (void), FP_NR_FAIL(-1));
@@ -158,6 +164,8 @@ struct cpus_start {
 	void *arg;
 };
 
+/* A thread is counted out by a key's destructor (cpus_sv_init makes the
+ * key), however it ends: return, pthread_exit, cancellation. */
 static void cpus_thread_gone(void *unused)
 {
 	(void)unused;
@@ -167,14 +175,10 @@ static void cpus_thread_gone(void *unused)
 static void *cpus_thread(void *p)
 {
 	struct cpus_start s = *(struct cpus_start *)p;
-	void *r;
 
 	free(p);
-	/* Counted out however it ends: return, pthread_exit, cancellation. */
-	pthread_cleanup_push(cpus_thread_gone, NULL);
-	r = s.fn(s.arg);
-	pthread_cleanup_pop(1);
-	return r;
+	(void)pthread_setspecific(cpus_gone_key, &cpus_alive);
+	return s.fn(s.arg);
 }
 
 FP_EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *),
@@ -183,7 +187,7 @@ FP_EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(
 	struct cpus_start *s;
 	int rc;
 
-	if (fp_likely(!fp_surveying()) || !(s = malloc(sizeof *s)))
+	if (fp_likely(!fp_surveying()) || !cpus_have_key || !(s = malloc(sizeof *s)))
 		return FP_OWN(pthread_create)(t, a, fn, arg);
 	s->fn = fn;
 	s->arg = arg;

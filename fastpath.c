@@ -40,7 +40,7 @@ static const struct fp_real fp_real_unready __attribute__((unused)) = FP_UNREADY
 #undef FP_X
 struct fp_settings fp_cfg;
 /* How often a running process rewrites its survey record. */
-static uint64_t fp_sv_every_ns = FP_SURVEY_EVERY_NS;
+static unsigned long fp_sv_every = FP_SURVEY_EVERY_TICKS;
 FP_TLS unsigned fp_stripe_tls;
 /* Kept off the lines every call reads (fp_init_state, fp_cfg). */
 static _Alignas(FP_CACHELINE) _Atomic unsigned fp_stripe_next;
@@ -513,7 +513,7 @@ void fp_load_settings(struct fp_settings *cfg, fp_getenv_fn get)
 			/* Test aid: the rewrite interval, in seconds. */
 			if ((v = get("FASTPATH_TEST_SURVEY_EVERY")) != NULL &&
 			    fp_parse_count(v, 3600, &every, why, sizeof why) == 0 && every)
-				fp_sv_every_ns = (uint64_t)every * 1000000000ULL;
+				fp_sv_every = (unsigned long)every;
 			for (i = 0; i < fp_nmitigations; i++)
 				if (!fp_mitigations[i]->survey_keeps)
 					cfg->enabled &= ~fp_mitigations[i]->bit;
@@ -747,8 +747,11 @@ static void fp_write_stats(void)
  * not there, and the report counts it as missing; errno is kept.
  * ---------------------------------------------------------------------- */
 static struct {
-	uint64_t start_ns;          /* this process image's start (or fork) */
-	_Atomic uint64_t last_ns;   /* the last record written */
+	struct timespec start;      /* this process image's start (or fork) */
+	/* The last record written, in ticks of 2^30 ns (about 1.07 s): an
+	 * unsigned long, because 32-bit builds have neither lock-free 64-bit
+	 * atomics nor 64-bit division without libgcc; a shift they have. */
+	_Atomic unsigned long last_tick;
 	_Atomic int busy;           /* one writer at a time; others skip */
 	_Atomic long final_pid;     /* the process whose final record is out */
 } fp_sv;
@@ -756,7 +759,7 @@ static struct {
 static const char *fp_progname(void)
 {
 #if defined(FP_ILLUMOS)
-	const char *p = getexecname(), *q;
+	const char *p = getexecname(), *q;  /* <stdlib.h> */
 
 	if (!p)
 		return "?";
@@ -765,6 +768,11 @@ static const char *fp_progname(void)
 #else
 	return program_invocation_short_name;
 #endif
+}
+
+static unsigned long fp_sv_tick_of(const struct timespec *ts)
+{
+	return (unsigned long)((((uint64_t)ts->tv_sec * 1000000000u) + (uint64_t)ts->tv_nsec) >> 30);
 }
 
 static bool fp_sv_line(int fd, const char *key, const char *sval, unsigned long v)
@@ -787,15 +795,31 @@ static bool fp_sv_line(int fd, const char *key, const char *sval, unsigned long 
 	return fp_raw_write(fd, line, b.len) == (ssize_t)b.len;
 }
 
-static bool fp_sv_body(int fd, long pid, bool final, uint64_t now)
+/* "<key> <seconds>.<nanoseconds>": no 64-bit arithmetic. */
+static bool fp_sv_time(int fd, const char *key, const struct timespec *ts)
+{
+	char v[48], *p = v + sizeof v;
+	long ns = ts->tv_nsec;
+	int i;
+	struct fp_buf b = { v, 0, 24 };
+
+	fp_buf_ulong(&b, (unsigned long)ts->tv_sec);
+	*--p = '\0';
+	for (i = 0; i < 9; i++, ns /= 10)
+		*--p = (char)('0' + ns % 10);
+	*--p = '.';
+	memmove(v + b.len, p, strlen(p) + 1);
+	return fp_sv_line(fd, key, v, 0);
+}
+
+static bool fp_sv_body(int fd, long pid, bool final, const struct timespec *now)
 {
 	bool ok = fp_sv_line(fd, "fastpath-survey", NULL, 1) &&
 	          fp_sv_line(fd, "pid", NULL, (unsigned long)pid) &&
 	          fp_sv_line(fd, "ppid", NULL, (unsigned long)getppid()) &&
 	          fp_sv_line(fd, "prog", fp_progname(), 0) &&
 	          fp_sv_line(fd, "state", final ? "exited" : "running", 0) &&
-	          fp_sv_line(fd, "start_ns", NULL, fp_sv.start_ns) &&
-	          fp_sv_line(fd, "now_ns", NULL, now);
+	          fp_sv_time(fd, "start_s", &fp_sv.start) && fp_sv_time(fd, "now_s", now);
 	size_t i;
 	unsigned k;
 
@@ -814,8 +838,10 @@ static void fp_sv_write(bool final)
 	char tmp[48], rec[32];
 	struct fp_buf t = { tmp, 0, sizeof tmp }, r = { rec, 0, sizeof rec };
 	long pid = (long)getpid();
-	uint64_t now = fp_now_ns();
+	struct timespec now;
 	int saved = errno, dfd, fd;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
 
 	fp_buf_str(&t, ".");
 	fp_buf_long(&t, pid);
@@ -826,7 +852,7 @@ static void fp_sv_write(bool final)
 	if (dfd >= 0) {
 		fd = (int)fp_raw_openat(dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (fd >= 0) {
-			bool ok = fp_sv_body(fd, pid, final, now);
+			bool ok = fp_sv_body(fd, pid, final, &now);
 
 			ok = fp_raw_close(fd) == 0 && ok;
 			if (!ok || renameat(dfd, tmp, dfd, rec) != 0)
@@ -834,22 +860,23 @@ static void fp_sv_write(bool final)
 		}
 		fp_raw_close(dfd);
 	}
-	atomic_store_explicit(&fp_sv.last_ns, now, memory_order_relaxed);
+	atomic_store_explicit(&fp_sv.last_tick, fp_sv_tick_of(&now), memory_order_relaxed);
 	errno = saved;
 }
 
-void fp_survey_tick(uint64_t now)
+void fp_survey_tick(uint64_t now_ns)
 {
+	unsigned long now = (unsigned long)(now_ns >> 30);
 	int idle = 0;
 
-	if (fp_likely(now - atomic_load_explicit(&fp_sv.last_ns, memory_order_relaxed) <
-	              fp_sv_every_ns))
+	if (fp_likely(now - atomic_load_explicit(&fp_sv.last_tick, memory_order_relaxed) <
+	              fp_sv_every))
 		return;
 	if (atomic_load(&fp_sv.final_pid) == (long)getpid() ||
 	    !atomic_compare_exchange_strong(&fp_sv.busy, &idle, 1))
 		return;
 	/* Checked again under the flag: another thread may just have. */
-	if (now - atomic_load(&fp_sv.last_ns) >= fp_sv_every_ns &&
+	if (now - atomic_load(&fp_sv.last_tick) >= fp_sv_every &&
 	    atomic_load(&fp_sv.final_pid) != (long)getpid())
 		fp_sv_write(false);
 	atomic_store(&fp_sv.busy, 0);
@@ -881,7 +908,7 @@ static void fp_survey_final(void)
  * service can be reported on at once, and a process killed later shows. */
 static void fp_survey_start(void)
 {
-	fp_sv.start_ns = fp_now_ns();
+	clock_gettime(CLOCK_MONOTONIC, &fp_sv.start);
 	if (fp_cfg.survey)
 		fp_sv_write(false);
 }
@@ -892,8 +919,8 @@ static void fp_survey_child(void)
 	size_t i;
 	unsigned k;
 
-	fp_sv.start_ns = fp_now_ns();
-	atomic_store(&fp_sv.last_ns, fp_sv.start_ns);
+	clock_gettime(CLOCK_MONOTONIC, &fp_sv.start);
+	atomic_store(&fp_sv.last_tick, fp_sv_tick_of(&fp_sv.start));
 	atomic_store(&fp_sv.busy, 0);
 	for (i = 0; i < fp_nmitigations; i++) {
 		const struct fp_survey *sv = fp_mitigations[i]->survey;

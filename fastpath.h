@@ -466,14 +466,15 @@ struct fp_mitigation {
  * off (but one that says survey_keeps), each call a mitigation would have
  * answered goes to the real function, timed, and is counted in its
  * survey set; each process writes one record to DIR at exit, and again
- * at most every FP_SURVEY_EVERY_NS while it runs.
+ * about every 60 s (FP_SURVEY_EVERY_TICKS) while it runs.
  * ---------------------------------------------------------------------- */
 struct fp_survey {
 	_Atomic unsigned long *c;   /* [n], plain atomics: exact, not striped */
 	const char *const *keys;    /* [n] "<row>.<key>", as the record says */
 	unsigned n;                 /* all zeroed in a fork child */
 };
-#define FP_SURVEY_EVERY_NS 60000000000ULL
+/* 56 ticks of 2^30 ns: 60.1 s. */
+#define FP_SURVEY_EVERY_TICKS 56ul
 
 /* CLOCK_MONOTONIC in nanoseconds (vDSO; async-signal-safe). */
 static inline uint64_t fp_now_ns(void)
@@ -495,7 +496,7 @@ static inline void fp_sv_max(const struct fp_survey *s, unsigned k, unsigned lon
 		;
 }
 /* After a surveyed call: rewrites the record if the last one is older
- * than FP_SURVEY_EVERY_NS (a long-running service). */
+ * than FP_SURVEY_EVERY_TICKS (a long-running service). */
 void fp_survey_tick(uint64_t now) FP_HIDDEN;
 
 #include "mitigations.h"

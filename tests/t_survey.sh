@@ -237,7 +237,7 @@ esac
 mkrec() { # DIR PID T1_COUNT T1_NS T128_COUNT T128_NS
 	{
 		printf 'fastpath-survey 1\npid %s\nppid 1\nprog pool\nstate exited\n' "$2"
-		printf 'start_ns 1000000000\nnow_ns 11000000000\ncpus.q_sysconf 1\ncpus.a_sysconf 128\n'
+		printf 'start_s 1.000000000\nnow_s 11.000000000\ncpus.q_sysconf 1\ncpus.a_sysconf 128\n'
 		printf 'cpus.threads 128\ncpus.threads_max 129\ncpus.forks %s\n' $(($3 + $5))
 		printf 'cpus.fork_ns %s\ncpus.fork_t1 %s\ncpus.fork_t1_ns %s\n' $(($4 + $6)) "$3" "$4"
 		printf 'cpus.fork_t128 %s\ncpus.fork_t128_ns %s\nend 0\n' "$5" "$6"
