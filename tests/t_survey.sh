@@ -97,7 +97,11 @@ expect_eq "record: exited" "state exited" "$(grep '^state ' "$f")"
 expect_eq "threads: exact opens (1000 x 2, 4 threads)" 2000 "$(key "$T_TMP/d" urandom.open_cloexec)"
 expect_eq "threads: exact reads" 2000 "$(key "$T_TMP/d" urandom.read_le16)"
 expect_eq "threads: exact closes" 2000 "$(key "$T_TMP/d" urandom.close)"
-expect_eq "threads: 4 made, 5 alive at most" "4 5" "$(key "$T_TMP/d" cpus.threads) $(key "$T_TMP/d" cpus.threads_max)"
+expect_eq "threads: 4 made" 4 "$(key "$T_TMP/d" cpus.threads)"
+# How many overlapped depends on timing: between 2 and all 4 plus main.
+m=$(key "$T_TMP/d" cpus.threads_max)
+if [ "$m" -ge 2 ] && [ "$m" -le 5 ]; then ok "threads: $m alive at most (2..5)"
+else fail "threads: most alive out of range" "$m"; fi
 if [ "$(key "$T_TMP/d" urandom.open_ns)" -gt 0 ]; then ok "record: open time measured"
 else fail "record: no open time"; fi
 
