@@ -127,6 +127,16 @@ cycle(5)' >"$T_TMP/out"
 	pc=$(opens "$parent")
 	expect_eq "fork: the parent counts its own" 35 "$pc"
 	expect_eq "fork: the parent's fork in the histogram" "cpus.fork_t1 1" "$(grep -h '^cpus.fork_t1 ' "$parent")"
+	# Threads that wait for each other: exactly 3 made, 4 alive at once.
+	sv "$T_TMP/d" "$PYTHON" -c '
+import threading
+b = threading.Barrier(4)
+ts = [threading.Thread(target=b.wait) for _ in range(3)]
+for t in ts: t.start()
+b.wait()
+for t in ts: t.join()'
+	expect_eq "threads: 3 made, 4 alive at once (a barrier)" "3 4" \
+		"$(key "$T_TMP/d" cpus.threads) $(key "$T_TMP/d" cpus.threads_max)"
 else
 	skip "fork records" "python3 is not installed"
 fi
