@@ -535,6 +535,7 @@ struct fp_settings {
 	char stats_path[PATH_MAX]; /* absolute, when stats == FP_STATS_FILE */
 	bool survey;               /* FASTPATH_SURVEY */
 	char survey_dir[PATH_MAX]; /* absolute */
+	unsigned long survey_every; /* record rewrite interval, in 2^30 ns ticks */
 };
 extern struct fp_settings fp_cfg FP_HIDDEN;
 

@@ -15,6 +15,7 @@
 
 #define RL_TESTING 1
 #include "../fastpath.c"
+#include "../settings.c"
 #include "../readlink_shim.c"
 FP_TABLE(&fp_mit_readlink);
 

@@ -14,6 +14,7 @@
 static void *test_dlsym(const char *name);
 #define FP_DLSYM(name) test_dlsym(name)
 #include "../fastpath.c"
+#include "../settings.c"
 /* The whole library, as fastpath.so has it: the settings and the summary
  * line are checked against the real registry. */
 #include "../mitigations.c"

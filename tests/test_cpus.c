@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "../fastpath.c"
+#include "../settings.c"
 #include "../cpus_shim.c"
 FP_TABLE(&fp_mit_cpus);
 

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 
 #include "../fastpath.c"
+#include "../settings.c"
 #include "../urandom_pool.c"
 #include "../urandom_fd.c"
 #include "../urandom_shim.c"

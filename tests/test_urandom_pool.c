@@ -24,6 +24,7 @@ static void (*midcopy)(void);
 	} while (0)
 
 #include "../fastpath.c"
+#include "../settings.c"
 #include "../urandom_pool.c"
 
 /* The core's table: the pool alone, with its own fork hook (the urandom
