@@ -220,7 +220,10 @@ FP_EXPORT int close(int fd)
 	if (fp_unlikely(ur_surveyed(fd))) {
 		int r;
 
-		UR_SV_TIMED(r, FP_REAL(close)(fd), ur_sv_closed, fd);
+		/* Forgotten first: once closed, the number may be the next
+		 * open's in another thread, which marks it again. */
+		ur_sv_forget(fd);
+		UR_SV_TIMED(r, FP_REAL(close)(fd), ur_sv_closed);
 		return r;
 	}
 	return FP_REAL(close)(fd);

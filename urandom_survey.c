@@ -81,11 +81,10 @@ void ur_sv_read(uint64_t t0, size_t n, ssize_t r)
 	errno = saved;
 }
 
-void ur_sv_closed(uint64_t t0, int fd)
+void ur_sv_closed(uint64_t t0)
 {
 	int saved = errno;
 
-	ur_sv_forget(fd);
 	ur_sv_done(UR_S_CLOSE, UR_S_CLOSE_NS, t0);
 	errno = saved;
 }
