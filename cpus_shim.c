@@ -15,10 +15,27 @@
  * ids lie past every possible CPU, and sched_setaffinity() drops made-up ids
  * again; a mask of only made-up ids means "wherever we may really run".  So a
  * program that pins worker i to CPU i keeps working, just unpinned.
+ *
+ * What a thread sets is what it reads back (issue 12): the virtual mask of
+ * the last successful set is remembered per thread (and, for the main
+ * thread, per process: a thread that set nothing, or another thread asking
+ * with our pid, sees it), and given back by the getters as long as the
+ * real mask is still the one that set left.  A forked child inherits both,
+ * as it inherits the real mask.  sysconf and get_nprocs keep answering N,
+ * as a kernel keeps counting online CPUs whatever a thread's affinity.
+ *
+ * The CPU files (/proc/cpuinfo, /proc/stat, /sys/devices/system/cpu/...)
+ * are cpus_files_shim.c and cpus_text.c; they show the machine of
+ * fp_cpus_machine() (see cpus.h).
+ *
+ * illumos: get_nprocs/get_nprocs_conf (SUNW_1.23) call sysconf inside
+ * libc, where we cannot see it, so they are wrapped too; XPG5 builds call
+ * sysconf as __sysconf_xpg5; _SC_NPROCESSORS_MAX is one more question
+ * with the same answer.  psrinfo and kstat readers ask the kernel through
+ * kstat(3KSTAT) and p_online(2): out of reach.
  */
 #include "fastpath.h"
-
-#define CPUS_MAX 65536L  /* the most FASTPATH_CPUS may say */
+#include "cpus.h"
 
 enum { CPUS_C_QUERIES, CPUS_C_REAL, CPUS_NCOUNTERS };
 static struct fp_stripe cpus_counters[FP_STRIPES];
@@ -53,153 +70,21 @@ static void cpus_stats(struct fp_buf *b, const unsigned long *c)
 	fp_buf_str(b, " queries");
 }
 
-/* ------------------------------------------------------------------------
- * Survey (FASTPATH_SURVEY): what a cap would change.  Every CPU-count
- * query, by entry point, with the largest answer given; the threads the
- * program made, and the most alive at once; each fork's time against the
- * threads alive when it began, as a histogram by powers of two (the
- * find_elf pathology: fork cost that grows with live threads).
- * ---------------------------------------------------------------------- */
-#define CPUS_Q(X) X(sysconf) X(get_nprocs) X(get_nprocs_conf) X(sched_getaffinity) \
-	X(pthread_getaffinity_np) X(files)
-#define CPUS_T(X) X(1) X(2) X(4) X(8) X(16) X(32) X(64) X(128) X(256)
-enum {
-#define CPUS_X(e) CPUS_S_Q_##e, CPUS_S_A_##e,
-	CPUS_Q(CPUS_X)
-#undef CPUS_X
-	CPUS_S_THREADS, CPUS_S_THREADS_MAX, CPUS_S_FORKS, CPUS_S_FORK_NS,
-#define CPUS_X(t) CPUS_S_F##t, CPUS_S_F##t##_NS,
-	CPUS_T(CPUS_X)
-#undef CPUS_X
-	CPUS_NSURVEY
-};
-static const char *const cpus_sv_keys[CPUS_NSURVEY] = {
-#define CPUS_X(e) "cpus.q_" #e, "cpus.a_" #e,
-	CPUS_Q(CPUS_X)
-#undef CPUS_X
-	"cpus.threads", "cpus.threads_max", "cpus.forks", "cpus.fork_ns",
-#define CPUS_X(t) "cpus.fork_t" #t, "cpus.fork_t" #t "_ns",
-	CPUS_T(CPUS_X)
-#undef CPUS_X
-};
-static _Atomic unsigned long cpus_sv_c[CPUS_NSURVEY];
-static const struct fp_survey cpus_sv = { cpus_sv_c, cpus_sv_keys, CPUS_NSURVEY };
-/* Threads alive now: the main thread, and those made since start-up
- * through pthread_create (others, made by raw clone, are not seen). */
-static _Atomic unsigned long cpus_alive = 1;
-
-/* entry: CPUS_S_Q_<name>; answer: the count the program was given. */
-static void cpus_sv_query(unsigned entry, long answer)
-{
-	fp_sv_add(&cpus_sv, entry, 1);
-	if (answer > 0)
-		fp_sv_max(&cpus_sv, entry + 1, (unsigned long)answer);
-}
-
-static void cpus_sv_fork(uint64_t ns, unsigned long live)
-{
-	unsigned b = 0;
-
-	while (b < 8 && live >= (2ul << b))
-		b++;
-	fp_sv_add(&cpus_sv, CPUS_S_FORKS, 1);
-	fp_sv_add(&cpus_sv, CPUS_S_FORK_NS, ns);
-	fp_sv_add(&cpus_sv, CPUS_S_F1 + 2 * b, 1);
-	fp_sv_add(&cpus_sv, CPUS_S_F1_NS + 2 * b, ns);
-	fp_survey_tick(fp_now_ns());
-}
-
-static void cpus_sv_child(void)
-{
-	/* The forking thread is the child's only one. */
-	atomic_store(&cpus_alive, 1);
-	atomic_store(&cpus_sv_c[CPUS_S_THREADS_MAX], 1);
-}
-
-static void cpus_thread_gone(void *unused);
-static pthread_key_t cpus_gone_key;
-static bool cpus_have_key;
-
-static void cpus_sv_init(void)
-{
-	atomic_store(&cpus_sv_c[CPUS_S_THREADS_MAX], 1);
-	if (fp_cfg.survey)
-		cpus_have_key = pthread_key_create(&cpus_gone_key, cpus_thread_gone) == 0;
-}
-
-FP_REAL_OWN(pid_t, fork, (void), FP_NR_FAIL(-1));
-FP_REAL_OWN(int, pthread_create,
-            (pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg),
-            FP_NR_RET(((void)t, (void)a, (void)fn, (void)arg, ENOSYS)));
-static const struct fp_sym cpus_syms[] = { FP_SYM(fork), FP_SYM(pthread_create) };
-
+#ifdef FP_LINUX
+#define CPUS_SYMS .syms = cpus_syms, .nsyms = CPUS_NSYMS /* fopen (cpus_files_shim.c) */
+#else
+#define CPUS_SYMS .syms = NULL
+#endif
+/* The survey's part (cpus_survey.c): the cap stays in force under it. */
 FP_MITIGATION(cpus, .load = cpus_load, .stats = cpus_stats, .counters = cpus_counters,
-              .ncounters = CPUS_NCOUNTERS, .gauges = 1u << CPUS_C_REAL, .survey = &cpus_sv,
-              .survey_keeps = true, .init = cpus_sv_init, .syms = cpus_syms,
-              .nsyms = sizeof cpus_syms / sizeof cpus_syms[0], .child = cpus_sv_child);
+              .ncounters = CPUS_NCOUNTERS, .gauges = 1u << CPUS_C_REAL, CPUS_SYMS,
+              .survey = &cpus_sv, .survey_keeps = true, .init = cpus_sv_init,
+              .child = cpus_sv_child);
 
-/* fork: the time the parent waited, against the threads alive. */
-FP_EXPORT pid_t fork(void)
+/* The count the cap gives (for the survey of the CPU files). */
+long fp_cpus_wanted(void)
 {
-	unsigned long live;
-	uint64_t t0;
-	pid_t pid;
-
-	if (fp_likely(!fp_surveying()))
-		return FP_OWN(fork)();
-	live = atomic_load(&cpus_alive);
-	t0 = fp_now_ns();
-	pid = FP_OWN(fork)();
-	if (pid > 0) {
-		int saved = errno;
-
-		cpus_sv_fork(fp_now_ns() - t0, live);
-		errno = saved;
-	}
-	return pid;
-}
-
-struct cpus_start {
-	void *(*fn)(void *);
-	void *arg;
-};
-
-/* A thread is counted out by a key's destructor (cpus_sv_init makes the
- * key), however it ends: return, pthread_exit, cancellation. */
-static void cpus_thread_gone(void *unused)
-{
-	(void)unused;
-	atomic_fetch_sub(&cpus_alive, 1);
-}
-
-static void *cpus_thread(void *p)
-{
-	struct cpus_start s = *(struct cpus_start *)p;
-
-	free(p);
-	(void)pthread_setspecific(cpus_gone_key, &cpus_alive);
-	return s.fn(s.arg);
-}
-
-FP_EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *),
-                             void *arg)
-{
-	struct cpus_start *s;
-	int rc;
-
-	if (fp_likely(!fp_surveying()) || !cpus_have_key || !(s = malloc(sizeof *s)))
-		return FP_OWN(pthread_create)(t, a, fn, arg);
-	s->fn = fn;
-	s->arg = arg;
-	fp_sv_max(&cpus_sv, CPUS_S_THREADS_MAX, atomic_fetch_add(&cpus_alive, 1) + 1);
-	rc = FP_OWN(pthread_create)(t, a, cpus_thread, s);
-	if (rc != 0) {
-		atomic_fetch_sub(&cpus_alive, 1);
-		free(s);
-	} else {
-		fp_sv_add(&cpus_sv, CPUS_S_THREADS, 1);
-	}
-	return rc;
+	return cpus_wanted;
 }
 
 /* The process's real view, learnt once at first use (not at load time: a
@@ -240,6 +125,20 @@ static void cpus_learn_real(void)
 	atomic_store_explicit(&cpus_real.state, FP_INIT_DONE, memory_order_release);
 }
 
+/* Is this one of the CPU-count questions? */
+static bool cpus_is_count(int name)
+{
+	if (name == _SC_NPROCESSORS_ONLN || name == _SC_NPROCESSORS_CONF)
+		return true;
+#ifdef _SC_NPROCESSORS_MAX
+	/* illumos: the most CPUs this boot may ever have; a machine with N
+	 * CPUs and no hot-plug says N. */
+	if (name == _SC_NPROCESSORS_MAX)
+		return true;
+#endif
+	return false;
+}
+
 /* One answer, counted; the caller has checked that the feature is on. */
 static long cpus_answer(const char *via)
 {
@@ -250,32 +149,59 @@ static long cpus_answer(const char *via)
 	return cpus_wanted;
 }
 
-FP_EXPORT long sysconf(int name)
+/* sysconf and __sysconf_xpg5 differ only in the real function they end in
+ * (FP_REAL() has run initialisation; NULL: a libc without the twin). */
+static long cpus_sysconf(long (*real)(int), int name, const char *via)
 {
 	long r;
 
-	if (name != _SC_NPROCESSORS_ONLN && name != _SC_NPROCESSORS_CONF)
-		return FP_REAL(sysconf)(name);
-	r = fp_enabled(FP_BIT(cpus)) ? cpus_answer("sysconf") : FP_REAL(sysconf)(name);
-	if (fp_unlikely(fp_surveying()))
+	if (cpus_is_count(name) && fp_enabled(FP_BIT(cpus)))
+		r = cpus_answer(via);
+	else if (fp_unlikely(!real)) {
+		errno = EINVAL;
+		return -1;
+	} else {
+		r = real(name);
+	}
+	if (fp_unlikely(fp_surveying()) && cpus_is_count(name))
 		cpus_sv_query(CPUS_S_Q_sysconf, r);
 	return r;
 }
 
+FP_EXPORT long sysconf(int name)
+{
+	return cpus_sysconf(FP_REAL(sysconf), name, "sysconf");
+}
+
+#ifdef FP_HAVE_SYSCONF_XPG5
+FP_EXPORT long __sysconf_xpg5(int name)
+{
+	return cpus_sysconf(FP_REAL(__sysconf_xpg5), name, "__sysconf_xpg5");
+}
+#endif
+
 #ifdef FP_HAVE_GET_NPROCS
-/* get_nprocs and get_nprocs_conf, written once. */
-#define CPUS_WRAP_NPROCS(name)                                               \
+/* get_nprocs and get_nprocs_conf, written once.  The real one may be NULL:
+ * an illumos libc older than SUNW_1.23 lacks them, and its sysconf then
+ * says what they would. */
+#define CPUS_WRAP_NPROCS(name, sc)                                           \
 	FP_EXPORT int name(void)                                             \
 	{                                                                    \
-		int r_ = fp_enabled(FP_BIT(cpus)) ? (int)cpus_answer(#name)  \
-		                                  : FP_REAL(name)();         \
+		int r_;                                                      \
+                                                                             \
+		if (fp_enabled(FP_BIT(cpus)))                                \
+			r_ = (int)cpus_answer(#name);                        \
+		else if (fp_unlikely(!FP_REAL(name)))                        \
+			r_ = (int)FP_REAL(sysconf)(sc);                      \
+		else                                                         \
+			r_ = FP_REAL(name)();                                \
 		if (fp_unlikely(fp_surveying()))                             \
 			cpus_sv_query(CPUS_S_Q_##name, r_);                  \
 		return r_;                                                   \
 	}
 
-CPUS_WRAP_NPROCS(get_nprocs)
-CPUS_WRAP_NPROCS(get_nprocs_conf)
+CPUS_WRAP_NPROCS(get_nprocs, _SC_NPROCESSORS_ONLN)
+CPUS_WRAP_NPROCS(get_nprocs_conf, _SC_NPROCESSORS_CONF)
 #endif
 
 #ifdef FP_HAVE_AFFINITY
@@ -308,18 +234,148 @@ static bool cpus_rewrite_mask(cpu_set_t *mask, size_t setsize, long want, long f
 	return true;
 }
 
-/* Is this affinity call about us?  Other processes' masks are theirs. */
-static bool cpus_is_self(pid_t pid)
+/* The machine the cap shows: the first N CPUs we may run on (at first
+ * use), then made-up ids from the first id past every possible CPU. */
+void fp_cpus_machine(cpu_set_t *real, long *real_bound, long *fake_lo, long *fake_n)
 {
-	return pid == 0 || pid == getpid();
+	long have = 0;
+	size_t i;
+
+	cpus_learn_real();
+	CPU_ZERO(real);
+	for (i = 0; i < CPU_SETSIZE && (long)i < cpus_real.possible && have < cpus_wanted; i++) {
+		if (cpus_real.have_allowed ? CPU_ISSET(i, &cpus_real.allowed)
+		                           : (long)i < cpus_real.online) {
+			CPU_SET(i, real);
+			have++;
+		}
+	}
+	*real_bound = cpus_real.possible;
+	*fake_lo = cpus_real.possible;
+	*fake_n = cpus_wanted - have;
 }
 
-static int cpus_fix_mask(int rc, size_t setsize, cpu_set_t *mask, const char *via)
+/* ------------------------------------------------------------------------
+ * The virtual mask a thread last set, and the main thread's for the
+ * process.  Ids up to CPUS_VBITS are remembered (a made-up id past that
+ * is not: the getters then fall back to the capped real mask).
+ * ---------------------------------------------------------------------- */
+#define CPUS_VBITS 4096
+struct cpus_vmask {
+	bool valid;
+	uint64_t sig;                           /* cpus_sig() of the real mask left */
+	cpu_set_t bits[CPUS_VBITS / CPU_SETSIZE]; /* the virtual ids */
+};
+/* 520 bytes of static TLS per thread: no allocation, safe in a handler. */
+static FP_TLS struct cpus_vmask cpus_vthread;
+/* The main thread's, for threads that set nothing and for callers naming
+ * our pid.  Taken with a try-lock owned by a pid: a child forked while a
+ * thread of its parent held it takes it over (that thread is not in the
+ * child); a signal handler that finds it held falls back, never waits. */
+static struct {
+	_Atomic long owner;
+	struct cpus_vmask m;
+} cpus_vproc;
+
+static bool cpus_vproc_lock(void)
 {
+	long me = (long)getpid(), cur = 0;
+
+	if (atomic_compare_exchange_strong(&cpus_vproc.owner, &cur, me))
+		return true;
+	return cur != me && atomic_compare_exchange_strong(&cpus_vproc.owner, &cur, me);
+}
+
+static void cpus_vproc_unlock(void)
+{
+	atomic_store_explicit(&cpus_vproc.owner, 0, memory_order_release);
+}
+
+/* A signature of a mask's set ids, whatever the size of its buffer: the
+ * remembered mask is given back only while the real one is unchanged (a
+ * `taskset -p` from outside makes it stale). */
+static uint64_t cpus_sig(const cpu_set_t *mask, size_t setsize)
+{
+	uint64_t h = 1469598103934665603ull;
+	size_t i, bits = setsize * 8;
+
+	for (i = 0; i < bits; i++) {
+		if (CPU_ISSET_S(i, setsize, mask)) {
+			h ^= i + 1;
+			h *= 1099511628211ull;
+		}
+	}
+	return h;
+}
+
+/* Whose mask a call with this pid is about. */
+enum cpus_who {
+	CPUS_OTHER,  /* another process or thread: theirs, as before */
+	CPUS_THREAD, /* the calling thread (pid 0, its tid, pthread_self) */
+	CPUS_MAIN,   /* our pid, asked from another thread: the main thread's */
+};
+
+static bool cpus_is_main(void)
+{
+	return (long)syscall(SYS_gettid) == (long)getpid();
+}
+
+static enum cpus_who cpus_who_pid(pid_t pid)
+{
+	if (pid == 0 || (long)pid == (long)syscall(SYS_gettid))
+		return CPUS_THREAD;
+	if (pid == getpid())
+		return CPUS_MAIN;
+	return CPUS_OTHER;
+}
+
+/* The remembered mask for `who`, copied to *out; false when there is none. */
+static bool cpus_recall(enum cpus_who who, struct cpus_vmask *out)
+{
+	if (who == CPUS_THREAD && cpus_vthread.valid) {
+		*out = cpus_vthread;
+		return true;
+	}
+	if (!cpus_vproc_lock())
+		return false;
+	*out = cpus_vproc.m;
+	cpus_vproc_unlock();
+	return out->valid;
+}
+
+/* Writes v into the caller's mask if the real mask there is the one v was
+ * set with: 0 done, 1 stale (nothing written), -1 too small (EINVAL). */
+static int cpus_give_back(const struct cpus_vmask *v, size_t setsize, cpu_set_t *mask)
+{
+	size_t i;
+
+	if (cpus_sig(mask, setsize) != v->sig)
+		return 1;
+	memset(mask, 0, setsize);
+	for (i = 0; i < CPUS_VBITS; i++) {
+		if (!CPU_ISSET_S(i, sizeof v->bits, v->bits))
+			continue;
+		if (i >= setsize * 8)
+			return -1;
+		CPU_SET_S(i, setsize, mask);
+	}
+	return 0;
+}
+
+static int cpus_fix_mask(int rc, enum cpus_who who, size_t setsize, cpu_set_t *mask,
+                         const char *via)
+{
+	struct cpus_vmask v;
+	int back = 1;
+
 	if (rc != 0)
 		return rc;
 	cpus_answer(via);
-	if (!cpus_rewrite_mask(mask, setsize, cpus_wanted, cpus_real.possible)) {
+	if (cpus_recall(who, &v))
+		back = cpus_give_back(&v, setsize, mask);
+	if (back == 1 && !cpus_rewrite_mask(mask, setsize, cpus_wanted, cpus_real.possible))
+		back = -1;
+	if (back < 0) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -328,25 +384,31 @@ static int cpus_fix_mask(int rc, size_t setsize, cpu_set_t *mask, const char *vi
 
 FP_EXPORT int sched_getaffinity(pid_t pid, size_t setsize, cpu_set_t *mask)
 {
+	enum cpus_who who;
 	int rc;
 
 	/* The real call first: it decides EFAULT, ESRCH and a too-small set. */
 	rc = FP_REAL(sched_getaffinity)(pid, setsize, mask);
-	if (fp_enabled(FP_BIT(cpus)) && cpus_is_self(pid))
-		rc = cpus_fix_mask(rc, setsize, mask, "sched_getaffinity");
-	if (fp_unlikely(fp_surveying()) && cpus_is_self(pid))
+	if (fp_enabled(FP_BIT(cpus)) && (who = cpus_who_pid(pid)) != CPUS_OTHER)
+		rc = cpus_fix_mask(rc, who, setsize, mask, "sched_getaffinity");
+	if (fp_unlikely(fp_surveying()) && (pid == 0 || pid == getpid()))
 		cpus_sv_query(CPUS_S_Q_sched_getaffinity, rc == 0 ? CPU_COUNT_S(setsize, mask) : 0);
 	return rc;
 }
 
 FP_EXPORT int pthread_getaffinity_np(pthread_t thread, size_t setsize, cpu_set_t *mask)
 {
+	enum cpus_who who;
 	int rc;
 
 	rc = FP_REAL(pthread_getaffinity_np)(thread, setsize, mask);
-	/* pthread functions report errors by return value, not errno. */
-	if (rc == 0 && fp_enabled(FP_BIT(cpus)))
-		rc = cpus_fix_mask(0, setsize, mask, "pthread_getaffinity_np") ? EINVAL : 0;
+	if (rc == 0 && fp_enabled(FP_BIT(cpus))) {
+		/* Another thread's remembered mask is in its TLS, out of
+		 * reach: its capped real mask stands in. */
+		who = pthread_equal(thread, pthread_self()) ? CPUS_THREAD : CPUS_OTHER;
+		/* pthread functions report errors by return value, not errno. */
+		rc = cpus_fix_mask(0, who, setsize, mask, "pthread_getaffinity_np") ? EINVAL : 0;
+	}
 	if (fp_unlikely(fp_surveying()))
 		cpus_sv_query(CPUS_S_Q_pthread_getaffinity_np,
 		              rc == 0 ? CPU_COUNT_S(setsize, mask) : 0);
@@ -408,19 +470,119 @@ static const cpu_set_t *cpus_for_set(const cpu_set_t *mask, size_t *setsize,
 	return cpus_real_mask(mask, setsize, &buf->set, sizeof *buf);
 }
 
-FP_EXPORT int sched_setaffinity(pid_t pid, size_t setsize, const cpu_set_t *mask)
+/*
+ * The virtual mask a set asks for: the caller's ids that the machine has.
+ * False when it names none of them (a kernel says EINVAL; we let the real
+ * call decide, as before) or one past CPUS_VBITS (not remembered).
+ */
+static bool cpus_virtual(const cpu_set_t *mask, size_t setsize, struct cpus_vmask *v)
+{
+	cpu_set_t mreal;
+	long bound, flo, fn;
+	size_t i, bits = setsize * 8;
+	bool any = false;
+
+	if (!mask)
+		return false;
+	fp_cpus_machine(&mreal, &bound, &flo, &fn);
+	memset(v, 0, sizeof *v);
+	for (i = 0; i < bits; i++) {
+		long id = (long)i;
+
+		if (!CPU_ISSET_S(i, setsize, mask))
+			continue;
+		if (id < bound ? !(i < CPU_SETSIZE && CPU_ISSET(i, &mreal))
+		               : !(id >= flo && id < flo + fn))
+			continue;
+		if (i >= CPUS_VBITS)
+			return false;
+		CPU_SET_S(i, sizeof v->bits, v->bits);
+		any = true;
+	}
+	return v->valid = any;
+}
+
+/* After a successful set: remember what was asked, signed with the real
+ * mask the kernel now holds. */
+static void cpus_remember(enum cpus_who who, pid_t pid, struct cpus_vmask *v)
+{
+	cpu_set_t now;
+
+	if (fp_real.r_sched_getaffinity.f(who == CPUS_THREAD ? 0 : pid, sizeof now, &now) != 0)
+		v->valid = false;
+	v->sig = cpus_sig(&now, sizeof now);
+	if (who == CPUS_THREAD)
+		cpus_vthread = *v;
+	if ((who == CPUS_MAIN || cpus_is_main()) && cpus_vproc_lock()) {
+		cpus_vproc.m = *v;
+		cpus_vproc_unlock();
+	}
+}
+
+/* A set that is not remembered makes older memories wrong. */
+static void cpus_forget(enum cpus_who who)
+{
+	if (who == CPUS_THREAD)
+		cpus_vthread.valid = false;
+	if ((who == CPUS_MAIN || (who == CPUS_THREAD && cpus_is_main())) && cpus_vproc_lock()) {
+		cpus_vproc.m.valid = false;
+		cpus_vproc_unlock();
+	}
+}
+
+static int cpus_set(enum cpus_who who, pid_t pid, size_t setsize, const cpu_set_t *mask,
+                    int (*real)(pid_t, pthread_t, size_t, const cpu_set_t *), pthread_t th)
 {
 	union cpus_mask_buf buf;
+	struct cpus_vmask v;
+	bool keep;
+	int rc;
 
-	mask = cpus_for_set(mask, &setsize, &buf);
+	if (!fp_enabled(FP_BIT(cpus)) || who == CPUS_OTHER)
+		return real(pid, th, setsize, cpus_for_set(mask, &setsize, &buf));
+	keep = cpus_virtual(mask, setsize, &v);
+	if (keep) {
+		/* The real ids asked for, or wherever we may run if none. */
+		memset(&buf, 0, sizeof buf);
+		memcpy(&buf.set, v.bits, sizeof buf.set);
+		for (size_t i = (size_t)cpus_real.possible; i < CPU_SETSIZE; i++)
+			CPU_CLR(i, &buf.set);
+		if (CPU_COUNT(&buf.set) == 0)
+			memcpy(&buf.set, &cpus_real.allowed, sizeof buf.set);
+		rc = real(pid, th, sizeof buf.set, &buf.set);
+	} else {
+		rc = real(pid, th, setsize, cpus_for_set(mask, &setsize, &buf));
+	}
+	if (rc != 0)
+		return rc;
+	if (keep)
+		cpus_remember(who, pid, &v);
+	else
+		cpus_forget(who);
+	return 0;
+}
+
+static int cpus_real_sched_set(pid_t pid, pthread_t th, size_t setsize, const cpu_set_t *mask)
+{
+	(void)th;
 	return FP_REAL(sched_setaffinity)(pid, setsize, mask);
+}
+
+static int cpus_real_pthread_set(pid_t pid, pthread_t th, size_t setsize, const cpu_set_t *mask)
+{
+	(void)pid;
+	return FP_REAL(pthread_setaffinity_np)(th, setsize, mask);
+}
+
+FP_EXPORT int sched_setaffinity(pid_t pid, size_t setsize, const cpu_set_t *mask)
+{
+	return cpus_set(fp_enabled(FP_BIT(cpus)) ? cpus_who_pid(pid) : CPUS_OTHER, pid, setsize,
+	                mask, cpus_real_sched_set, pthread_self());
 }
 
 FP_EXPORT int pthread_setaffinity_np(pthread_t thread, size_t setsize, const cpu_set_t *mask)
 {
-	union cpus_mask_buf buf;
-
-	mask = cpus_for_set(mask, &setsize, &buf);
-	return FP_REAL(pthread_setaffinity_np)(thread, setsize, mask);
+	return cpus_set(pthread_equal(thread, pthread_self()) ? CPUS_THREAD : CPUS_OTHER, 0,
+	                setsize, mask, cpus_real_pthread_set, thread);
 }
 #endif /* FP_HAVE_AFFINITY */

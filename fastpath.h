@@ -94,6 +94,13 @@
 /* illumos: getrandom (2018) is not pooled there, see FASTPATH_GETRANDOM in
  * fastpath(7); nothing includes <sys/random.h>, which the platform images
  * of the reports (2013-2015) lack. */
+#if defined(FP_ILLUMOS)
+/* libc exports get_nprocs and get_nprocs_conf since SUNW_1.23 (they call
+ * sysconf inside libc, out of our sight), and __sysconf_xpg5, which XPG5
+ * builds call for sysconf. */
+#  define FP_HAVE_GET_NPROCS 1
+#  define FP_HAVE_SYSCONF_XPG5 1
+#endif
 
 /* S_IFDOOR exists only on illumos; the readlink policy is table-driven and
  * unit-tested on Linux too, so the constant is known everywhere. */
@@ -226,6 +233,11 @@ bool fp_secure_mode(void) FP_HIDDEN;
 	X(ssize_t, readlinkat, (int dirfd, const char *path, char *buf, size_t n),               \
 	  FP_NR_DO(fp_raw_readlinkat(dirfd, path, buf, n)))                                      \
 	X(long, sysconf, (int name), FP_NR_FAIL(-1))                                             \
+	/* Survey mode's fork-vs-threads histogram (cpus_survey.c). */                            \
+	X(pid_t, fork, (void), FP_NR_FAIL(-1))                                                   \
+	X(int, pthread_create,                                                                   \
+	  (pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg),               \
+	  FP_NR_RET(ENOSYS))                                                                     \
 	X(void, _exit, (int status), FP_NR_VOID(fp_raw_exit(status)))                            \
 	X(void, _Exit, (int status), FP_NR_VOID(fp_raw_exit(status)))
 
@@ -260,9 +272,6 @@ bool fp_secure_mode(void) FP_HIDDEN;
 #ifdef FP_LINUX
 #define FP_REAL_LINUX(X)                                                                      \
 	X(int, dup3, (int fd, int to, int flags), FP_NR_FAIL(-1))                                \
-	/* get_nprocs cannot fail by contract; one CPU is always true. */                        \
-	X(int, get_nprocs, (void), FP_NR_RET(1))                                                 \
-	X(int, get_nprocs_conf, (void), FP_NR_RET(1))                                            \
 	X(int, sched_getaffinity, (pid_t pid, size_t size, cpu_set_t *mask), FP_NR_FAIL(-1))     \
 	X(int, sched_setaffinity, (pid_t pid, size_t size, const cpu_set_t *mask),               \
 	  FP_NR_FAIL(-1))                                                                        \
@@ -282,6 +291,24 @@ bool fp_secure_mode(void) FP_HIDDEN;
 	X(int, setns, (int fd, int type), FP_NR_FAIL(-1))
 #else
 #define FP_REAL_LINUX(X)
+#endif
+
+/* get_nprocs cannot fail by contract; one CPU is always true.  NULL on an
+ * illumos libc older than SUNW_1.23 (cpus_shim.c then asks sysconf). */
+#ifdef FP_HAVE_GET_NPROCS
+#define FP_REAL_GET_NPROCS(X)                                                                 \
+	X(int, get_nprocs, (void), FP_NR_RET(1))                                                 \
+	X(int, get_nprocs_conf, (void), FP_NR_RET(1))
+#else
+#define FP_REAL_GET_NPROCS(X)
+#endif
+
+/* illumos: sysconf's twin, which XPG5 builds call (<unistd.h>'s "#pragma
+ * redefine_extname sysconf __sysconf_xpg5"); its row is sysconf's. */
+#ifdef FP_HAVE_SYSCONF_XPG5
+#define FP_REAL_SYSCONF_XPG5(X) X(long, __sysconf_xpg5, (int name), FP_NR_FAIL(-1))
+#else
+#define FP_REAL_SYSCONF_XPG5(X)
 #endif
 
 /* Newer than the oldest illumos we load on: looked up, never linked there
@@ -316,7 +343,7 @@ bool fp_secure_mode(void) FP_HIDDEN;
 #define FP_REAL_ALL(X)                                                       \
 	FP_REAL_COMMON(X) FP_REAL_LFS64(X) FP_REAL_CHK(X) FP_REAL_LINUX(X)      \
 	FP_REAL_NEWER(X) FP_REAL_CLOSE_RANGE(X) FP_REAL_CLOSEFROM(X) FP_REAL_FCNTL64(X)         \
-	FP_REAL_FCNTL_TIME64(X)
+	FP_REAL_FCNTL_TIME64(X) FP_REAL_GET_NPROCS(X) FP_REAL_SYSCONF_XPG5(X)
 
 /* Members are named r_<symbol>: musl #defines open64 as open, and token
  * pasting keeps such macros from renaming our members. */
@@ -420,13 +447,17 @@ typedef char *(*fp_getenv_fn)(const char *);
 
 /* A real symbol a mitigation binds beyond FP_REAL_ALL: a row of the same
  * shape in its own unit (FP_REAL_OWN), bound with the rest, and called
- * through FP_OWN() as FP_REAL() calls the table's. */
+ * through FP_OWN() as FP_REAL() calls the table's.  As in the table, a
+ * stand-in may ignore its parameters. */
 struct fp_sym {
 	const char *name;
 	void **slot;
 };
 #define FP_REAL_OWN(ret, name, params, unready)                              \
+	_Pragma("GCC diagnostic push")                                       \
+	_Pragma("GCC diagnostic ignored \"-Wunused-parameter\"")             \
 	static ret fp_unready_##name params { unready }                      \
+	_Pragma("GCC diagnostic pop")                                        \
 	static union { ret (*f) params; void *p; } fp_own_##name = { .f = fp_unready_##name }
 #define FP_SYM(name) { #name, &fp_own_##name.p }
 #define FP_OWN(name) ((void)fp_ready(), fp_own_##name.f)

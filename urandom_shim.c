@@ -8,6 +8,7 @@
  */
 #include "fastpath.h"
 #include "urandom.h"
+#include "cpus.h"
 
 /* FASTPATH_GETRANDOM: getrandom() and getentropy() are pooled too. */
 static bool ur_getrandom;
@@ -29,9 +30,13 @@ static inline int ur_after_open(int fd)
 	return fd;
 }
 
-/* Surveying (dev_ == UR_SURVEY): the real call, timed. */
-#define UR_OPEN_BODY(call)                                                   \
+/* Every open form reaches the CPU cap's files first (cpus.h: one branch
+ * while the cap is unset or we are not ready), then the device; surveying
+ * (dev_ == UR_SURVEY), the device's real open, timed. */
+#define UR_OPEN_BODY(dirfd, call)                                            \
 	int dev_, fd_;                                                       \
+	if (fp_cpus_open(dirfd, path, flags, &fd_))                          \
+		return ur_after_open(fd_);                                   \
 	if (fp_unlikely((dev_ = ur_match(path, flags)) >= 0)) {              \
 		if (fp_likely(dev_ != UR_SURVEY))                            \
 			return ur_open(dev_, path, flags);                   \
@@ -46,24 +51,24 @@ static inline int ur_after_open(int fd)
 	{                                                                    \
 		mode_t mode = 0;                                             \
 		FP_MODE(flags, mode);                                        \
-		UR_OPEN_BODY(FP_REAL(name)(path, flags, mode));              \
+		UR_OPEN_BODY(AT_FDCWD, FP_REAL(name)(path, flags, mode));    \
 	}
 #define UR_WRAP_OPENAT(name)                                                 \
 	FP_EXPORT int name(int dirfd, const char *path, int flags, ...)      \
 	{                                                                    \
 		mode_t mode = 0;                                             \
 		FP_MODE(flags, mode);                                        \
-		UR_OPEN_BODY(FP_REAL(name)(dirfd, path, flags, mode));       \
+		UR_OPEN_BODY(dirfd, FP_REAL(name)(dirfd, path, flags, mode)); \
 	}
 #define UR_WRAP_OPEN_2(name)                                                 \
 	FP_EXPORT int name(const char *path, int flags)                      \
 	{                                                                    \
-		UR_OPEN_BODY(FP_REAL(name)(path, flags));                    \
+		UR_OPEN_BODY(AT_FDCWD, FP_REAL(name)(path, flags));          \
 	}
 #define UR_WRAP_OPENAT_2(name)                                               \
 	FP_EXPORT int name(int dirfd, const char *path, int flags)           \
 	{                                                                    \
-		UR_OPEN_BODY(FP_REAL(name)(dirfd, path, flags));             \
+		UR_OPEN_BODY(dirfd, FP_REAL(name)(dirfd, path, flags));      \
 	}
 
 UR_WRAP_OPEN(open)

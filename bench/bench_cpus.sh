@@ -5,6 +5,8 @@
 # rows come from the same run.
 # shellcheck source=bench/lib.sh
 . "$(dirname "$0")/lib.sh"
+# `sh bench/bench_cpus.sh files` runs only the second table (issue 12).
+if [ "${1:-}" != files ]; then
 ITEMS=${ITEMS:-200}
 HEAP=${HEAP:-256}
 printf '%-10s %8s %10s %10s\n' setting threads "wall s" "forks/s"
@@ -33,3 +35,54 @@ awk '$1 == "--cpus" && $2 == 8 { a = $3 } $1 == "--cpus" && $2 == 256 { b = $3 }
 		if (a > 0 && b > 0) printf "--cpus 8 is %.1fx faster than --cpus 256 (target: 2x)\n", b / a
 		else print "--cpus 8 vs --cpus 256: no ratio (a run failed) MISSED"
 	}' "$TMPB"
+fi
+
+# Issue 12: what the CPU files cost.  One open + read to the end + close,
+# in ns (bench/cpufile_loop), median of REPS alternating runs.  Targets:
+# /proc/cpuinfo with the cap set at most 2x native; an unrelated file
+# without the cap within noise of native (the hook is one branch).
+ITER=${ITER:-3000}
+: "${FREPS:=9}"
+ns() {
+	# ns PATH [ENV...]: one run's ns per round
+	p=$1
+	shift
+	env "$@" "$BENCHBIN/cpufile_loop" "$p" "$ITER"
+}
+filerow() {
+	# filerow LABEL PATH ENV...: native vs the same under ENV
+	label=$1 p=$2
+	shift 2
+	: >"$TMPB.n"
+	: >"$TMPB.f"
+	i=0
+	while [ "$i" -lt "$FREPS" ]; do
+		ns "$p" >>"$TMPB.n"
+		ns "$p" LD_PRELOAD="$FASTPATH_SO" "$@" >>"$TMPB.f"
+		i=$((i + 1))
+	done
+	awk -v l="$label" -v a="$(median <"$TMPB.n")" -v b="$(median <"$TMPB.f")" \
+		'BEGIN { printf "%-46s %9d %9d %6.2fx\n", l, a, b, b / a }'
+}
+echo
+printf '%-46s %9s %9s %7s\n' "open+read+close, ns per round" native fastpath ratio
+filerow "/proc/cpuinfo, --cpus 3 (target <= 2x)" /proc/cpuinfo FASTPATH_CPUS=3
+filerow "/proc/cpuinfo, --cpus $(getconf _NPROCESSORS_ONLN) (the real count)" /proc/cpuinfo \
+	FASTPATH_CPUS="$(getconf _NPROCESSORS_ONLN)"
+filerow "/proc/cpuinfo, --cpus 64" /proc/cpuinfo FASTPATH_CPUS=64
+filerow "/proc/stat, --cpus 3" /proc/stat FASTPATH_CPUS=3
+filerow "/sys/devices/system/cpu/online, --cpus 3" /sys/devices/system/cpu/online FASTPATH_CPUS=3
+filerow "/etc/hostname, cap unset (target: noise)" /etc/hostname
+filerow "/etc/hostname, --cpus 3 (one prefix test)" /etc/hostname FASTPATH_CPUS=3
+
+# Issue 12: every common way of counting CPUs, native and under --cpus 3
+# and --cpus 64, from one run (tests/cpus_probe.sh).
+echo
+sh tests/cpus_probe.sh >"$TMPB.n"
+"$INTERPOSE" --cpus 3 sh tests/cpus_probe.sh >"$TMPB.f"
+"$INTERPOSE" --cpus 64 sh tests/cpus_probe.sh >"$TMPB"
+echo '| program | native | --cpus 3 | --cpus 64 |'
+echo '| --- | --- | --- | --- |'
+awk 'FILENAME == ARGV[1] { a[FNR] = $0; next } FILENAME == ARGV[2] { b[FNR] = $0; next }
+	{ n = split(a[FNR], x, " "); split(b[FNR], y, " "); split($0, z, " ")
+	  printf "| `%s` | %s | %s | %s |\n", x[1], x[2], y[2], z[2] }' "$TMPB.n" "$TMPB.f" "$TMPB"

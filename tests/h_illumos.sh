@@ -11,6 +11,7 @@
 #      the floor there; newer ones must be looked up at run time.  Negative
 #      controls prove the check rejects a direct explicit_bzero and a symbol
 #      missing from the table;
+#      The objects' exports are checked against tests/t_core.sh's lists;
 #   3. the Makefile's illumos branch (gcc by default, both objects);
 #   4. interpose's illumos branch, with uname faked to say SunOS.
 # shellcheck source=tests/lib.sh
@@ -65,6 +66,28 @@ era_check() {
 	}' "$TABLE"
 }
 
+# The exported-symbol allow-lists, kept in tests/t_core.sh (INTERPOSED and
+# INTERPOSED_ILLUMOS): the illumos objects may export nothing else.  The
+# stand-in compiles see glibc's headers, whose 32-bit branch adds glibc's
+# __fcntl_time64 (not on the x86-64 list, checked against x86-64 libc).
+ALLOWED=" $(sed -n '/^INTERPOSED\(_ILLUMOS\)\{0,1\}="/,/"$/p' "$TOP/tests/t_core.sh" |
+	sed 's/^[A-Z_]*="//; s/"$//' | tr -s ' \t\n' '   ') __fcntl_time64 "
+
+# export_check OBJECT: every global default-visibility symbol it defines is
+# on the lists (and, so that an empty listing cannot pass, open and
+# __sysconf_xpg5 are among them).
+export_check() {
+	readelf -sW "$1" | awk '$5 == "GLOBAL" && $6 == "DEFAULT" && $7 != "UND" { print $8 }' \
+		>"$T_TMP/exports" || return 2
+	bad=
+	while read -r s; do
+		case $ALLOWED in *" $s "*) ;; *) bad="$bad $s" ;; esac
+	done <"$T_TMP/exports"
+	[ -z "$bad" ] || { echo "exported, not on tests/t_core.sh's lists:$bad"; return 1; }
+	[ "$(grep -c -x -e open -e __sysconf_xpg5 "$T_TMP/exports")" -eq 2 ] ||
+		{ echo "open or __sysconf_xpg5 not exported: $(tr '\n' ' ' <"$T_TMP/exports")"; return 1; }
+}
+
 # compile_all LABEL OUTDIR CC BITS FLAGS...: each source to OUTDIR/*.o, then
 # one relocatable object OUTDIR/all.o (only libc's symbols left undefined).
 compile_all() {
@@ -102,6 +125,7 @@ for cc in $COMPILERS; do
 			continue
 		fi
 		check "symbol eras: nothing newer than the floor is linked ($cc, ${bits}-bit)" era_check "$d/all.o"
+		check "exports: only interposed functions, each on the lists ($cc, ${bits}-bit)" export_check "$d/all.o"
 		# The newer symbols we need are looked up by name instead.
 		if tr -c '[:print:]' '\n' <"$d/all.o" | grep -qx explicit_bzero; then
 			ok "explicit_bzero is looked up at run time ($cc, ${bits}-bit)"

@@ -41,7 +41,7 @@ TESTSAN=-fno-sanitize=nonnull-attribute
 W="-Wall -Wextra -Werror"
 SRCS="$(echo ./*.c)"
 PROGS="prog_urandom prog_urandom_fortify prog_urandom_stress prog_readlink_oracle
-	prog_readlink_fortify prog_readlink_hold prog_readlink_lister prog_early"
+	prog_readlink_fortify prog_readlink_hold prog_readlink_lister prog_early prog_cpus"
 
 so() {
 	# so OUT FLAGS: fastpath.so with these sanitizer flags

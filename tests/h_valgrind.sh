@@ -47,6 +47,11 @@ vg "memcheck: prog_readlink_fortify" "$MC" "$TESTBIN/prog_readlink_fortify"
 vg "memcheck: prog_early (wrappers before our constructor)" "$MC" "$TESTBIN/prog_early"
 vg "memcheck: stress cycles 2000 noclo" "$MC" "$TESTBIN/prog_urandom_stress" cycles 2000 noclo
 vg "memcheck: stress forks 20" "$MC" "$TESTBIN/prog_urandom_stress" forks 20
+# The CPU cap's files and affinity round trip (issue 12).
+for n in 1 64; do
+	FASTPATH_CPUS=$n WANT=$n vg "memcheck: prog_cpus entries, FASTPATH_CPUS=$n" "$MC" "$TESTBIN/prog_cpus" entries
+	FASTPATH_CPUS=$n WANT=$n vg "memcheck: prog_cpus roundtrip, FASTPATH_CPUS=$n" "$MC" "$TESTBIN/prog_cpus" roundtrip
+done
 
 # ---- threads: helgrind and drd ----------------------------------------------
 # With fastpath_vg.so, our object built with -DFP_VALGRIND_ANNOTATE: the

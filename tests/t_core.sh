@@ -139,10 +139,15 @@ fi
 # added here on purpose.
 INTERPOSED="_Exit _exit __open64_2 __open_2 __openat64_2 __openat_2 __read_chk
 	__readlink_chk __readlinkat_chk chroot close close_range closefrom daemon dup
-	dup2 dup3 fclose fcntl fcntl64 fdopen fork freopen freopen64 get_nprocs
+	dup2 dup3 fclose fcntl fcntl64 fdopen fopen fopen64 fork freopen freopen64 get_nprocs
 	get_nprocs_conf getentropy getrandom mount open open64 openat openat64 pread
 	pread64 pthread_create pthread_getaffinity_np pthread_setaffinity_np read readlink readlinkat
 	readv sched_getaffinity sched_setaffinity setns sysconf umount umount2"
+# What only illumos libc has, exported by the illumos objects alone:
+# sysconf's XPG5 name.  tests/h_illumos.sh checks those objects' exports
+# against both lists (it reads them from here).
+# shellcheck disable=SC2034 # read by tests/h_illumos.sh
+INTERPOSED_ILLUMOS="__sysconf_xpg5"
 # FASTPATH_SO may be a preload list (check-eatmydata, check-sanitize): the
 # object inspected is its fastpath*.so.
 OBJ=

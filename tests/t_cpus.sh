@@ -101,4 +101,95 @@ else
 	skip "affinity masks" "python3 or taskset is not installed"
 fi
 
+# ---- issue 12: every common way of counting CPUs ------------------------
+# tests/cpus_probe.sh asks getconf, nproc, /proc/cpuinfo, /proc/stat, /sys,
+# lscpu, Python, node and a node cluster; each line must say N.
+sh tests/cpus_probe.sh >"$T_TMP/native"
+LD_PRELOAD=$FASTPATH_SO sh tests/cpus_probe.sh >"$T_TMP/unset"
+while read -r name value; do
+	case $value in
+	skip:*) skip "$name" "${value#skip: }" ;;
+	*) expect_eq "$name: preloaded, unset, equals native" "$value" \
+		"$(awk -v n="$name" '$1 == n { $1 = ""; sub(/^ /, ""); print }' "$T_TMP/unset")" ;;
+	esac
+done <"$T_TMP/native"
+for n in 1 3 64; do
+	LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=$n sh tests/cpus_probe.sh >"$T_TMP/cap$n"
+	while read -r name value; do
+		case $value in
+		skip:*) ;;
+		*) expect_eq "$name: FASTPATH_CPUS=$n" "$n" "$value" ;;
+		esac
+	done <"$T_TMP/cap$n"
+done
+
+# At the real count the files are the kernel's, byte for byte, but for
+# what the kernel itself changes between two reads: cpu MHz, and the
+# counters of /proc/stat (compared with every number masked).
+same_file() {
+	# same_file NAME FILE FILTER
+	a=$(sh -c "$3" <"$2")
+	b=$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=$native sh -c "cat $2" | sh -c "$3")
+	expect_eq "$1 at FASTPATH_CPUS=$native (the real count) is the kernel's" "$a" "$b"
+}
+for f in online possible present; do
+	same_file "/sys/devices/system/cpu/$f" "/sys/devices/system/cpu/$f" cat
+done
+same_file /proc/cpuinfo /proc/cpuinfo "grep -v '^cpu MHz'"
+same_file /proc/stat /proc/stat "sed 's/[0-9][0-9]*/N/g'"
+# The virtual file is really in use at the real count too.
+expect_eq "/proc/cpuinfo at the real count is a generated copy" "regular file" \
+	"$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=$native $PYTHON -c '
+import os, stat; fd = os.open("/proc/cpuinfo", os.O_RDONLY)
+print("regular file" if os.fstat(fd).st_size > 0 else "procfs")' 2>&1)"
+
+# /proc/stat: the cpu total is the sum of the lines shown.
+for n in 1 3 64; do
+	expect_eq "/proc/stat total is the sum of the cpuN lines at $n" ok \
+		"$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=$n awk '
+			$1 == "cpu" { for (i = 2; i <= NF; i++) t[i] = $i; nf = NF }
+			$1 ~ /^cpu[0-9]/ { for (i = 2; i <= NF; i++) s[i] += $i }
+			END { for (i = 2; i <= nf; i++) if (t[i] != s[i]) { print "column " i; exit } print "ok" }' /proc/stat)"
+done
+# /proc/cpuinfo ids are exactly the mask's.
+if [ -n "$PYTHON" ]; then
+	for n in 1 3 64; do
+		expect_eq "/proc/cpuinfo ids are the affinity mask's at $n" \
+			"$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=$n "$PYTHON" -c 'import os; print(" ".join(map(str, sorted(os.sched_getaffinity(0)))))')" \
+			"$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=$n awk '/^processor/ { printf "%s%s", s, $3; s = " " } END { print "" }' /proc/cpuinfo)"
+	done
+fi
+
+# Every open entry point and fopen reach the files; a relative openat too.
+for n in 1 3 64; do
+	expect_eq "every open entry point sees $n CPUs" \
+		"open=$n openat=$n open64=$n openat64=$n __open_2=$n __open64_2=$n __openat_2=$n __openat64_2=$n fopen=$n fopen64=$n openat-dirfd=$n" \
+		"$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=$n "$TESTBIN/prog_cpus" entries)"
+done
+n=$native
+expect_eq "unset: every open entry point sees the real file" \
+	"open=$n openat=$n open64=$n openat64=$n __open_2=$n __open64_2=$n __openat_2=$n __openat64_2=$n fopen=$n fopen64=$n openat-dirfd=$n" \
+	"$(LD_PRELOAD=$FASTPATH_SO "$TESTBIN/prog_cpus" entries)"
+
+# Other paths pass through, /proc/self/stat among them.
+for f in /proc/version /proc/self/comm /sys/devices/system/cpu/kernel_max; do
+	expect_eq "$f untouched under the cap" "$(cat $f)" \
+		"$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=3 cat $f)"
+done
+expect_eq "/proc/self/stat untouched under the cap (its own pid)" ok \
+	"$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=3 sh -c 'read -r p _ </proc/self/stat; [ "$p" = $$ ] && echo ok')"
+# Writes fail as on procfs.
+expect_eq "a write to /proc/cpuinfo fails as natively" \
+	"$(sh -c 'echo x >/proc/cpuinfo' 2>&1 | sed 's/^.*: //')" \
+	"$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=3 sh -c 'echo x >/proc/cpuinfo' 2>&1 | sed 's/^.*: //')"
+
+# The affinity round trip: get, remove one, set, get gives what was set,
+# below, at and above the real count, in a thread and a forked child.
+for n in 1 "$native" 3 64; do
+	expect_eq "affinity round trip at $n" "thread ok main ok child ok" \
+		"$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=$n WANT=$n "$TESTBIN/prog_cpus" roundtrip)"
+done
+expect_eq "affinity round trip natively" "thread ok main ok child ok" \
+	"$(WANT=$native "$TESTBIN/prog_cpus" roundtrip)"
+
 finish

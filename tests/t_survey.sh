@@ -146,6 +146,16 @@ else
 	skip "fork records" "python3 is not installed"
 fi
 
+# The CPU files are CPU-count queries too, answered with the real count
+# (or the cap in force).
+sv "$T_TMP/d" grep -c ^processor /proc/cpuinfo >"$T_TMP/out"
+expect_eq "CPU files: /proc/cpuinfo read natively" "$(grep -c ^processor /proc/cpuinfo)" "$(cat "$T_TMP/out")"
+expect_eq "CPU files: one query, the real count" "1 $(getconf _NPROCESSORS_ONLN)" \
+	"$(key "$T_TMP/d" cpus.q_files) $(key "$T_TMP/d" cpus.a_files)"
+sv "$T_TMP/d" env FASTPATH_CPUS=3 grep -c ^processor /proc/cpuinfo >"$T_TMP/out"
+expect_eq "CPU files under --cpus 3: the cap stays in force" "3 1 3" \
+	"$(cat "$T_TMP/out") $(key "$T_TMP/d" cpus.q_files) $(key "$T_TMP/d" cpus.a_files)"
+
 # exec'd: the new image writes the record of its pid.
 # shellcheck disable=SC2016 # the inner shell expands $0
 sv "$T_TMP/d" sh -c 'exec "$0" seed 10' "$B/urandom_loop"
