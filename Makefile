@@ -111,10 +111,10 @@ $(EXAMPLE_SO): $(SRCS) $(HDRS) tests/mit_example.c
 # check-core is the quick part (unit and integration suites and the fuzz
 # smoke run, about a minute); check-hardening the rest (the block at the
 # end of this file).
-check: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS) $(EXAMPLE_SO)
+check: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS) $(EXAMPLE_SO) $(BENCH_BINS) $(BENCH_SOS)
 	@STRESS_SECONDS=$${STRESS_SECONDS:-25} sh tests/run.sh --hardening
 
-check-core: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS) $(EXAMPLE_SO)
+check-core: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS) $(EXAMPLE_SO) $(BENCH_BINS) $(BENCH_SOS)
 	@sh tests/run.sh
 
 # ---- benchmarks ----------------------------------------------------------

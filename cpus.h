@@ -17,6 +17,33 @@
 
 #define CPUS_MAX 65536L  /* the most FASTPATH_CPUS may say */
 
+/* ------------------------------------------------------------------------
+ * Survey (cpus_survey.c): each CPU-count query by entry point (and the
+ * CPU files), with the answer the program got; the fork-vs-threads
+ * histogram's buckets (threads alive: 1, 2-3, 4-7, ... 256+).
+ * ---------------------------------------------------------------------- */
+#define CPUS_Q(X) X(sysconf) X(get_nprocs) X(get_nprocs_conf) X(sched_getaffinity) \
+	X(pthread_getaffinity_np) X(files)
+#define CPUS_T(X) X(1) X(2) X(4) X(8) X(16) X(32) X(64) X(128) X(256)
+enum {
+#define CPUS_X(e) CPUS_S_Q_##e, CPUS_S_A_##e,
+	CPUS_Q(CPUS_X)
+#undef CPUS_X
+	CPUS_S_THREADS, CPUS_S_THREADS_MAX, CPUS_S_FORKS, CPUS_S_FORK_NS,
+#define CPUS_X(t) CPUS_S_F##t, CPUS_S_F##t##_NS,
+	CPUS_T(CPUS_X)
+#undef CPUS_X
+	CPUS_NSURVEY
+};
+extern const struct fp_survey cpus_sv FP_HIDDEN;
+void cpus_sv_query(unsigned entry, long answer) FP_HIDDEN;
+void cpus_sv_init(void) FP_HIDDEN;
+void cpus_sv_child(void) FP_HIDDEN;
+/* An open of a path while surveying (cpus_files_shim.c): counted as a
+ * query when it is one of the CPU files. */
+void fp_cpus_sv_file(int dirfd, const char *path, int flags) FP_HIDDEN;
+long fp_cpus_wanted(void) FP_HIDDEN;
+
 #ifdef FP_LINUX
 /* ------------------------------------------------------------------------
  * The CPU cap's files (cpus_files_shim.c).  fp_cpus_open() is what an open
@@ -30,6 +57,8 @@ bool fp_cpus_open_slow(int dirfd, const char *path, int flags, int *fd_out) FP_H
 
 static inline bool fp_cpus_open(int dirfd, const char *path, int flags, int *fd_out)
 {
+	if (fp_unlikely(fp_surveying()))
+		fp_cpus_sv_file(dirfd, path, flags);
 	return fp_unlikely(fp_enabled(FP_BIT(cpus))) &&
 	       fp_cpus_open_slow(dirfd, path, flags, fd_out);
 }

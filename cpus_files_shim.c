@@ -238,6 +238,16 @@ static int cf_read_only(int rw, int flags)
 	return rw;
 }
 
+void fp_cpus_sv_file(int dirfd, const char *path, int flags)
+{
+	int saved = errno;
+
+	if (cf_match(dirfd, path, flags))
+		cpus_sv_query(CPUS_S_Q_files, fp_enabled(FP_BIT(cpus)) ? fp_cpus_wanted()
+		                                                     : fp_real.r_sysconf.f(_SC_NPROCESSORS_ONLN));
+	errno = saved;
+}
+
 bool fp_cpus_open_slow(int dirfd, const char *path, int flags, int *fd_out)
 {
 	const struct cf_file *f = cf_match(dirfd, path, flags);
@@ -322,6 +332,9 @@ static bool cf_fopen(const char *path, const char *mode, FILE **out)
 {
 	int flags, fd;
 
+	if (fp_unlikely(fp_surveying()) && !fp_enabled(FP_BIT(cpus)) &&
+	    cf_fopen_flags(mode, &flags))
+		fp_cpus_sv_file(AT_FDCWD, path, flags);
 	if (fp_likely(!fp_enabled(FP_BIT(cpus))) || !cf_fopen_flags(mode, &flags) ||
 	    !fp_cpus_open(AT_FDCWD, path, flags, &fd))
 		return false;

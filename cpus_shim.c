@@ -75,8 +75,17 @@ static void cpus_stats(struct fp_buf *b, const unsigned long *c)
 #else
 #define CPUS_SYMS .syms = NULL
 #endif
+/* The survey's part (cpus_survey.c): the cap stays in force under it. */
 FP_MITIGATION(cpus, .load = cpus_load, .stats = cpus_stats, .counters = cpus_counters,
-              .ncounters = CPUS_NCOUNTERS, .gauges = 1u << CPUS_C_REAL, CPUS_SYMS);
+              .ncounters = CPUS_NCOUNTERS, .gauges = 1u << CPUS_C_REAL, CPUS_SYMS,
+              .survey = &cpus_sv, .survey_keeps = true, .init = cpus_sv_init,
+              .child = cpus_sv_child);
+
+/* The count the cap gives (for the survey of the CPU files). */
+long fp_cpus_wanted(void)
+{
+	return cpus_wanted;
+}
 
 /* The process's real view, learnt once at first use (not at load time: a
  * program that never asks pays nothing). */
@@ -144,13 +153,19 @@ static long cpus_answer(const char *via)
  * (FP_REAL() has run initialisation; NULL: a libc without the twin). */
 static long cpus_sysconf(long (*real)(int), int name, const char *via)
 {
+	long r;
+
 	if (cpus_is_count(name) && fp_enabled(FP_BIT(cpus)))
-		return cpus_answer(via);
-	if (fp_unlikely(!real)) {
+		r = cpus_answer(via);
+	else if (fp_unlikely(!real)) {
 		errno = EINVAL;
 		return -1;
+	} else {
+		r = real(name);
 	}
-	return real(name);
+	if (fp_unlikely(fp_surveying()) && cpus_is_count(name))
+		cpus_sv_query(CPUS_S_Q_sysconf, r);
+	return r;
 }
 
 FP_EXPORT long sysconf(int name)
@@ -172,11 +187,17 @@ FP_EXPORT long __sysconf_xpg5(int name)
 #define CPUS_WRAP_NPROCS(name, sc)                                           \
 	FP_EXPORT int name(void)                                             \
 	{                                                                    \
+		int r_;                                                      \
+                                                                             \
 		if (fp_enabled(FP_BIT(cpus)))                                \
-			return (int)cpus_answer(#name);                      \
-		if (fp_unlikely(!FP_REAL(name)))                             \
-			return (int)FP_REAL(sysconf)(sc);                    \
-		return FP_REAL(name)();                                      \
+			r_ = (int)cpus_answer(#name);                        \
+		else if (fp_unlikely(!FP_REAL(name)))                        \
+			r_ = (int)FP_REAL(sysconf)(sc);                      \
+		else                                                         \
+			r_ = FP_REAL(name)();                                \
+		if (fp_unlikely(fp_surveying()))                             \
+			cpus_sv_query(CPUS_S_Q_##name, r_);                  \
+		return r_;                                                   \
 	}
 
 CPUS_WRAP_NPROCS(get_nprocs, _SC_NPROCESSORS_ONLN)
@@ -368,9 +389,11 @@ FP_EXPORT int sched_getaffinity(pid_t pid, size_t setsize, cpu_set_t *mask)
 
 	/* The real call first: it decides EFAULT, ESRCH and a too-small set. */
 	rc = FP_REAL(sched_getaffinity)(pid, setsize, mask);
-	if (!fp_enabled(FP_BIT(cpus)) || (who = cpus_who_pid(pid)) == CPUS_OTHER)
-		return rc;
-	return cpus_fix_mask(rc, who, setsize, mask, "sched_getaffinity");
+	if (fp_enabled(FP_BIT(cpus)) && (who = cpus_who_pid(pid)) != CPUS_OTHER)
+		rc = cpus_fix_mask(rc, who, setsize, mask, "sched_getaffinity");
+	if (fp_unlikely(fp_surveying()) && (pid == 0 || pid == getpid()))
+		cpus_sv_query(CPUS_S_Q_sched_getaffinity, rc == 0 ? CPU_COUNT_S(setsize, mask) : 0);
+	return rc;
 }
 
 FP_EXPORT int pthread_getaffinity_np(pthread_t thread, size_t setsize, cpu_set_t *mask)
@@ -379,13 +402,17 @@ FP_EXPORT int pthread_getaffinity_np(pthread_t thread, size_t setsize, cpu_set_t
 	int rc;
 
 	rc = FP_REAL(pthread_getaffinity_np)(thread, setsize, mask);
-	if (rc != 0 || !fp_enabled(FP_BIT(cpus)))
-		return rc;
-	/* Another thread's remembered mask is in its TLS, out of reach: its
-	 * capped real mask stands in. */
-	who = pthread_equal(thread, pthread_self()) ? CPUS_THREAD : CPUS_OTHER;
-	/* pthread functions report errors by return value, not errno. */
-	return cpus_fix_mask(0, who, setsize, mask, "pthread_getaffinity_np") ? EINVAL : 0;
+	if (rc == 0 && fp_enabled(FP_BIT(cpus))) {
+		/* Another thread's remembered mask is in its TLS, out of
+		 * reach: its capped real mask stands in. */
+		who = pthread_equal(thread, pthread_self()) ? CPUS_THREAD : CPUS_OTHER;
+		/* pthread functions report errors by return value, not errno. */
+		rc = cpus_fix_mask(0, who, setsize, mask, "pthread_getaffinity_np") ? EINVAL : 0;
+	}
+	if (fp_unlikely(fp_surveying()))
+		cpus_sv_query(CPUS_S_Q_pthread_getaffinity_np,
+		              rc == 0 ? CPU_COUNT_S(setsize, mask) : 0);
+	return rc;
 }
 
 /*

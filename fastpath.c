@@ -307,9 +307,14 @@ static void fp_atfork_parent(void)
 			fp_mitigations[i]->parent();
 }
 
+static void fp_survey_child(void);
+static void fp_survey_start(void);
+
 static void fp_atfork_child(void)
 {
 	size_t i, k, s;
+
+	fp_survey_child();
 
 	for (i = 0; i < fp_nmitigations; i++) {
 		const struct fp_mitigation *m = fp_mitigations[i];
@@ -352,6 +357,7 @@ bool fp_init_slow(void)
 		if (fp_cfg.stats == FP_STATS_STDERR)
 			fp_keep_stderr();
 		fp_init_each();
+		fp_survey_start();
 		pthread_atfork(fp_atfork_prepare, fp_atfork_parent, fp_atfork_child);
 		atomic_store_explicit(&fp_init_state, FP_INIT_DONE, memory_order_release);
 		return true;
@@ -437,6 +443,199 @@ static void fp_write_stats(void)
 	fp_raw_close(fd);
 }
 
+/* ------------------------------------------------------------------------
+ * Survey records (FASTPATH_SURVEY=DIR; the format is fastpath(7)'s).  One
+ * file per process, DIR/<pid>.rec, replaced whole: written to a temporary
+ * name and renamed, so that a reader never sees half of one.  Only system
+ * calls, a line at a time from a small buffer: it may run in a signal
+ * handler (a surveyed read() there, or _exit) or in a fork child.  A
+ * record that cannot be written (no DIR, EMFILE, a full disk) is simply
+ * not there, and the report counts it as missing; errno is kept.
+ * ---------------------------------------------------------------------- */
+static struct {
+	struct timespec start;      /* this process image's start (or fork) */
+	/* The last record written, in ticks of 2^30 ns (about 1.07 s): an
+	 * unsigned long, because 32-bit builds have neither lock-free 64-bit
+	 * atomics nor 64-bit division without libgcc; a shift they have. */
+	_Atomic unsigned long last_tick;
+	_Atomic int busy;           /* one writer at a time; others skip */
+	_Atomic long final_pid;     /* the process whose final record is out */
+} fp_sv;
+
+static const char *fp_progname(void)
+{
+#if defined(FP_ILLUMOS)
+	const char *p = getexecname(), *q;  /* <stdlib.h> */
+
+	if (!p)
+		return "?";
+	q = strrchr(p, '/');
+	return q ? q + 1 : p;
+#else
+	return program_invocation_short_name;
+#endif
+}
+
+static unsigned long fp_sv_tick_of(const struct timespec *ts)
+{
+	return (unsigned long)((((uint64_t)ts->tv_sec * 1000000000u) + (uint64_t)ts->tv_nsec) >> 30);
+}
+
+static bool fp_sv_line(int fd, const char *key, const char *sval, unsigned long v)
+{
+	char line[192];
+	struct fp_buf b = { line, 0, sizeof line - 1 };
+
+	fp_buf_str(&b, key);
+	fp_buf_str(&b, " ");
+	if (sval) {
+		fp_buf_str(&b, sval);
+		/* One token: the report reads "key value" */
+		for (size_t i = b.len - strlen(sval); i < b.len; i++)
+			if ((unsigned char)line[i] <= 0x20 || line[i] == 0x7f)
+				line[i] = '?';
+	} else {
+		fp_buf_ulong(&b, v);
+	}
+	line[b.len++] = '\n';
+	return fp_raw_write(fd, line, b.len) == (ssize_t)b.len;
+}
+
+/* "<key> <seconds>.<nanoseconds>": no 64-bit arithmetic. */
+static bool fp_sv_time(int fd, const char *key, const struct timespec *ts)
+{
+	char v[48], *p = v + sizeof v;
+	long ns = ts->tv_nsec;
+	int i;
+	struct fp_buf b = { v, 0, 24 };
+
+	fp_buf_ulong(&b, (unsigned long)ts->tv_sec);
+	*--p = '\0';
+	for (i = 0; i < 9; i++, ns /= 10)
+		*--p = (char)('0' + ns % 10);
+	*--p = '.';
+	memmove(v + b.len, p, strlen(p) + 1);
+	return fp_sv_line(fd, key, v, 0);
+}
+
+static bool fp_sv_body(int fd, long pid, bool final, const struct timespec *now)
+{
+	bool ok = fp_sv_line(fd, "fastpath-survey", NULL, 1) &&
+	          fp_sv_line(fd, "pid", NULL, (unsigned long)pid) &&
+	          fp_sv_line(fd, "ppid", NULL, (unsigned long)getppid()) &&
+	          fp_sv_line(fd, "prog", fp_progname(), 0) &&
+	          fp_sv_line(fd, "state", final ? "exited" : "running", 0) &&
+	          fp_sv_time(fd, "start_s", &fp_sv.start) && fp_sv_time(fd, "now_s", now);
+	size_t i;
+	unsigned k;
+
+	for (i = 0; ok && i < fp_nmitigations; i++) {
+		const struct fp_survey *sv = fp_mitigations[i]->survey;
+
+		for (k = 0; ok && sv && k < sv->n; k++)
+			ok = fp_sv_line(fd, sv->keys[k], NULL,
+			                atomic_load_explicit(&sv->c[k], memory_order_relaxed));
+	}
+	return ok && fp_sv_line(fd, "end", NULL, 0);
+}
+
+static void fp_sv_write(bool final)
+{
+	char tmp[48], rec[32];
+	struct fp_buf t = { tmp, 0, sizeof tmp }, r = { rec, 0, sizeof rec };
+	long pid = (long)getpid();
+	struct timespec now;
+	int saved = errno, dfd, fd;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+
+	fp_buf_str(&t, ".");
+	fp_buf_long(&t, pid);
+	fp_buf_str(&t, final ? ".f.tmp" : ".p.tmp");
+	fp_buf_long(&r, pid);
+	fp_buf_str(&r, ".rec");
+	dfd = (int)fp_raw_openat(AT_FDCWD, fp_cfg.survey_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+	if (dfd >= 0) {
+		fd = (int)fp_raw_openat(dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			bool ok = fp_sv_body(fd, pid, final, &now);
+
+			ok = fp_raw_close(fd) == 0 && ok;
+			if (!ok || renameat(dfd, tmp, dfd, rec) != 0)
+				(void)unlinkat(dfd, tmp, 0);
+		}
+		fp_raw_close(dfd);
+	}
+	atomic_store_explicit(&fp_sv.last_tick, fp_sv_tick_of(&now), memory_order_relaxed);
+	errno = saved;
+}
+
+void fp_survey_tick(uint64_t now_ns)
+{
+	unsigned long now = (unsigned long)(now_ns >> 30);
+	int idle = 0;
+
+	if (fp_likely(now - atomic_load_explicit(&fp_sv.last_tick, memory_order_relaxed) <
+	              fp_cfg.survey_every))
+		return;
+	if (atomic_load(&fp_sv.final_pid) == (long)getpid() ||
+	    !atomic_compare_exchange_strong(&fp_sv.busy, &idle, 1))
+		return;
+	/* Checked again under the flag: another thread may just have. */
+	if (now - atomic_load(&fp_sv.last_tick) >= fp_cfg.survey_every &&
+	    atomic_load(&fp_sv.final_pid) != (long)getpid())
+		fp_sv_write(false);
+	atomic_store(&fp_sv.busy, 0);
+}
+
+static void fp_survey_final(void)
+{
+	long pid;
+	int idle, tries;
+
+	if (atomic_load(&fp_init_state) != FP_INIT_DONE || !fp_cfg.survey)
+		return;
+	pid = (long)getpid();
+	if (atomic_exchange(&fp_sv.final_pid, pid) == pid)
+		return;
+	/* Wait for a periodic writer in another thread, but not for ever:
+	 * it may be this very thread, interrupted by a signal handler. */
+	for (tries = 0; tries < 1000; tries++) {
+		idle = 0;
+		if (atomic_compare_exchange_strong(&fp_sv.busy, &idle, 1))
+			break;
+		sched_yield();
+	}
+	fp_sv_write(true);
+	atomic_store(&fp_sv.busy, 0);
+}
+
+/* At start: a record says "running" from the first moment, so that a
+ * service can be reported on at once, and a process killed later shows. */
+static void fp_survey_start(void)
+{
+	clock_gettime(CLOCK_MONOTONIC, &fp_sv.start);
+	if (fp_cfg.survey)
+		fp_sv_write(false);
+}
+
+/* A fork child: a process of its own, with no record until it ends. */
+static void fp_survey_child(void)
+{
+	size_t i;
+	unsigned k;
+
+	clock_gettime(CLOCK_MONOTONIC, &fp_sv.start);
+	atomic_store(&fp_sv.last_tick, fp_sv_tick_of(&fp_sv.start));
+	atomic_store(&fp_sv.busy, 0);
+	for (i = 0; i < fp_nmitigations; i++) {
+		const struct fp_survey *sv = fp_mitigations[i]->survey;
+
+		for (k = 0; sv && k < sv->n; k++)
+			atomic_store_explicit(&sv->c[k], 0, memory_order_relaxed);
+	}
+}
+
 __attribute__((constructor)) static void fp_constructor(void)
 {
 	(void)fp_ready();
@@ -445,12 +644,14 @@ __attribute__((constructor)) static void fp_constructor(void)
 __attribute__((destructor)) static void fp_destructor(void)
 {
 	fp_write_stats();
+	fp_survey_final();
 }
 
 /* Both leave without exit(): write the line, then really leave. */
 __attribute__((noreturn)) static void fp_exit_via(void (*real)(int), int status)
 {
 	fp_write_stats();
+	fp_survey_final();
 	if (real)
 		real(status);
 	fp_raw_exit(status);

@@ -38,6 +38,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ------------------------------------------------------------------------
@@ -238,6 +239,11 @@ bool fp_secure_mode(void) FP_HIDDEN;
 	X(ssize_t, readlinkat, (int dirfd, const char *path, char *buf, size_t n),               \
 	  FP_NR_DO(fp_raw_readlinkat(dirfd, path, buf, n)))                                      \
 	X(long, sysconf, (int name), FP_NR_FAIL(-1))                                             \
+	/* Survey mode's fork-vs-threads histogram (cpus_survey.c). */                            \
+	X(pid_t, fork, (void), FP_NR_FAIL(-1))                                                   \
+	X(int, pthread_create,                                                                   \
+	  (pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg),               \
+	  FP_NR_RET(ENOSYS))                                                                     \
 	X(void, _exit, (int status), FP_NR_VOID(fp_raw_exit(status)))                            \
 	X(void, _Exit, (int status), FP_NR_VOID(fp_raw_exit(status)))
 
@@ -485,11 +491,55 @@ struct fp_mitigation {
 	/* Its own real symbols (FP_REAL_OWN), if it has any. */
 	const struct fp_sym *syms;
 	size_t nsyms;
+	/* Survey mode (FASTPATH_SURVEY): its counters, written into each
+	 * process's record under their keys, and zeroed in a fork child. */
+	const struct fp_survey *survey;
+	/* Stays in force under survey: it acts only on an explicit operator
+	 * setting (the CPU count), which the survey must reproduce. */
+	bool survey_keeps;
 	/* pthread_atfork hooks, run for every mitigation, on or off. */
 	void (*prepare)(void);
 	void (*parent)(void);
 	void (*child)(void);
 };
+
+/* ------------------------------------------------------------------------
+ * Survey mode (FASTPATH_SURVEY=DIR, see fastpath(7)): every mitigation is
+ * off (but one that says survey_keeps), each call a mitigation would have
+ * answered goes to the real function, timed, and is counted in its
+ * survey set; each process writes one record to DIR at exit, and again
+ * about every 60 s (FP_SURVEY_EVERY_TICKS) while it runs.
+ * ---------------------------------------------------------------------- */
+struct fp_survey {
+	_Atomic unsigned long *c;   /* [n], plain atomics: exact, not striped */
+	const char *const *keys;    /* [n] "<row>.<key>", as the record says */
+	unsigned n;                 /* all zeroed in a fork child */
+};
+/* 56 ticks of 2^30 ns: 60.1 s. */
+#define FP_SURVEY_EVERY_TICKS 56ul
+
+/* CLOCK_MONOTONIC in nanoseconds (vDSO; async-signal-safe). */
+static inline uint64_t fp_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+static inline void fp_sv_add(const struct fp_survey *s, unsigned k, unsigned long v)
+{
+	atomic_fetch_add_explicit(&s->c[k], v, memory_order_relaxed);
+}
+static inline void fp_sv_max(const struct fp_survey *s, unsigned k, unsigned long v)
+{
+	unsigned long old = atomic_load_explicit(&s->c[k], memory_order_relaxed);
+
+	while (old < v && !atomic_compare_exchange_weak(&s->c[k], &old, v))
+		;
+}
+/* After a surveyed call: rewrites the record if the last one is older
+ * than FP_SURVEY_EVERY_TICKS (a long-running service). */
+void fp_survey_tick(uint64_t now) FP_HIDDEN;
 
 #include "mitigations.h"
 
@@ -525,6 +575,9 @@ struct fp_settings {
 	bool debug;                /* FASTPATH_DEBUG */
 	enum fp_stats_mode stats;  /* FASTPATH_STATS */
 	char stats_path[PATH_MAX]; /* absolute, when stats == FP_STATS_FILE */
+	bool survey;               /* FASTPATH_SURVEY */
+	char survey_dir[PATH_MAX]; /* absolute */
+	unsigned long survey_every; /* record rewrite interval, in 2^30 ns ticks */
 };
 extern struct fp_settings fp_cfg FP_HIDDEN;
 
@@ -533,6 +586,12 @@ extern struct fp_settings fp_cfg FP_HIDDEN;
 static inline bool fp_enabled(unsigned bit)
 {
 	return fp_ready() && (fp_cfg.enabled & bit) != 0;
+}
+
+/* In survey mode?  (Runs initialisation first if nobody has.) */
+static inline bool fp_surveying(void)
+{
+	return fp_ready() && fp_cfg.survey;
 }
 
 /*
@@ -546,6 +605,8 @@ int fp_parse_bool(const char *s, bool *out, char *why, size_t whylen) FP_HIDDEN;
 int fp_parse_count(const char *s, long max, long *out, char *why, size_t whylen) FP_HIDDEN;
 int fp_parse_stats(const char *s, const char *cwd, enum fp_stats_mode *mode,
                    char *path, size_t pathlen, char *why, size_t whylen) FP_HIDDEN;
+int fp_parse_dir(const char *s, const char *cwd, char *path, size_t pathlen, char *why,
+                 size_t whylen) FP_HIDDEN;
 /* The one line about a setting that was not understood. */
 void fp_warn(const char *var, const char *val, const char *why,
              const char *fallback) FP_HIDDEN;

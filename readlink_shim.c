@@ -388,7 +388,7 @@ static void rl_init(void)
  * The two policies.  Each returns the action, and for an answer the inode.
  * ---------------------------------------------------------------------- */
 static enum rl_act rl_linux(const struct rl_path *x, const char *root,
-                                  unsigned long *ino)
+                                  unsigned long *ino, mode_t *type)
 {
 #ifdef FP_LINUX
 	struct stat st;
@@ -397,10 +397,11 @@ static enum rl_act rl_linux(const struct rl_path *x, const char *root,
 	    fstat(x->fd, &st) != 0)
 		return RL_PASS;
 	*ino = (unsigned long)st.st_ino;
+	*type = st.st_mode & S_IFMT;
 	return rl_decide(RL_LINUX, x->dir, st.st_mode, rl_fs_of(x->fd, &st));
 #else
 	/* Only Linux's /proc/<pid>/fd links name sockets after sockfs. */
-	(void)x, (void)root, (void)ino;
+	(void)x, (void)root, (void)ino, (void)type;
 	return RL_PASS;
 #endif
 }
@@ -421,15 +422,16 @@ static enum rl_act rl_linux(const struct rl_path *x, const char *root,
  * ("namefs" or a failure on doorfs's empty vfs ops) for one more system
  * call, and only with an open descriptor.
  */
-static enum rl_act rl_illumos_type(struct stat *st)
+static enum rl_act rl_illumos_type(struct stat *st, mode_t *type)
 {
 	RL_TEST_DOOR(st);
+	*type = st->st_mode & S_IFMT;
 	return rl_decide(RL_ILLUMOS, RL_DIR_PATH, st->st_mode,
 	                    FP_S_ISDOOR(st->st_mode) && st->st_ino == 0 ? RL_FS_DOORFS
 	                                                                 : RL_FS_ANY);
 }
 
-static enum rl_act rl_illumos(const struct rl_path *x, const char *path)
+static enum rl_act rl_illumos(const struct rl_path *x, const char *path, mode_t *type)
 {
 	char fdpath[PATH_MAX];
 	struct stat st;
@@ -450,7 +452,7 @@ static enum rl_act rl_illumos(const struct rl_path *x, const char *path)
 	}
 	if (r != 0)
 		return RL_PASS;
-	return rl_illumos_type(&st);
+	return rl_illumos_type(&st, type);
 }
 
 /*
@@ -463,7 +465,7 @@ static enum rl_act rl_illumos(const struct rl_path *x, const char *path)
  * already cheaper than telling which directory it is.
  */
 static enum rl_act rl_illumos_at(int dirfd, const char *name, const char *root,
-                                       bool *seen)
+                                       bool *seen, mode_t *type)
 {
 	struct stat d, e, g, r, st;
 	char rel[32];
@@ -483,7 +485,7 @@ static enum rl_act rl_illumos_at(int dirfd, const char *name, const char *root,
 	fp_buf_long(&b, fd);
 	if (fstatat(dirfd, rel, &st, 0) != 0)
 		return RL_PASS;
-	return rl_illumos_type(&st);
+	return rl_illumos_type(&st, type);
 }
 
 static void rl_debug(const char *path, const char *ans)
@@ -504,13 +506,53 @@ static void rl_debug(const char *path, const char *ans)
 	fp_debug("readlink", path, what);
 }
 
+/* ------------------------------------------------------------------------
+ * Survey (FASTPATH_SURVEY): the /proc fd-link readlinks, by what the link
+ * names; those we would have answered, with the native time they took; and
+ * the time of the stat we would have made instead, so that the saving is
+ * estimated on this machine.
+ * ---------------------------------------------------------------------- */
+enum { RL_S_SOCKET, RL_S_DOOR, RL_S_PIPE, RL_S_OTHER, RL_S_NS, RL_S_SHORT, RL_S_SHORT_NS,
+       RL_S_STAT, RL_S_STAT_NS, RL_NSURVEY };
+static const char *const rl_sv_keys[RL_NSURVEY] = {
+	"readlink.socket", "readlink.door", "readlink.pipe", "readlink.other", "readlink.ns",
+	"readlink.short", "readlink.short_ns", "readlink.stat", "readlink.stat_ns",
+};
+static _Atomic unsigned long rl_sv_c[RL_NSURVEY];
+static const struct fp_survey rl_sv = { rl_sv_c, rl_sv_keys, RL_NSURVEY };
+
+/* What one surveyed call was: filled by rl_short, finished by rl_sv_done. */
+struct rl_sv_call {
+	enum rl_act act;
+	mode_t type;
+	uint64_t t0;
+};
+
+static void rl_sv_done(const struct rl_sv_call *sv)
+{
+	uint64_t now = fp_now_ns(), ns = now - sv->t0;
+	unsigned k = sv->type == S_IFSOCK ? RL_S_SOCKET : FP_S_ISDOOR(sv->type) ? RL_S_DOOR :
+	             sv->type == S_IFIFO ? RL_S_PIPE : RL_S_OTHER;
+
+	fp_sv_add(&rl_sv, k, 1);
+	fp_sv_add(&rl_sv, RL_S_NS, ns);
+	if (sv->act != RL_PASS) {
+		fp_sv_add(&rl_sv, RL_S_SHORT, 1);
+		fp_sv_add(&rl_sv, RL_S_SHORT_NS, ns);
+	}
+	fp_survey_tick(now);
+}
+
 /*
  * 1 when the call was answered here (*ret and errno set as readlink would),
  * 0 when it must go to the real function.  errno is untouched on the way
- * to the real call, whatever our probes did.
+ * to the real call, whatever our probes did.  In survey mode, 2: the call
+ * is one to survey; *sv says what we would have done (the stat made to
+ * decide is timed as the sample of our cost), and the caller makes the
+ * real call and passes sv to rl_sv_done.
  */
 static int rl_short(int dirfd, const char *path, char *buf, size_t bufsiz,
-                       ssize_t *ret)
+                       ssize_t *ret, struct rl_sv_call *sv)
 {
 	struct rl_path x;
 	const char *root;
@@ -518,12 +560,20 @@ static int rl_short(int dirfd, const char *path, char *buf, size_t bufsiz,
 	enum rl_policy policy;
 	enum rl_act act;
 	unsigned long ino = 0;
+	mode_t type = 0;
 	char ans[48];
 	size_t len;
 	int saved;
+	bool survey = false;
+	uint64_t t0 = 0;
 
-	if (!fp_enabled(FP_BIT(readlink)) || !path)
+	if (!path)
 		return 0;
+	if (!fp_enabled(FP_BIT(readlink))) {
+		if (fp_likely(!fp_surveying()))
+			return 0;
+		survey = true;
+	}
 	rl_root(&root, &rootlen);
 	policy = rl_policy();
 	/* Sizes the C library or the kernel refuse, and a NULL buffer, are
@@ -535,22 +585,39 @@ static int rl_short(int dirfd, const char *path, char *buf, size_t bufsiz,
 		    path[0] > '9' || !buf || bufsiz == 0 || bufsiz > INT_MAX)
 			return 0;
 		saved = errno;
-		act = rl_illumos_at(dirfd, path, root, &seen);
-		if (seen)
+		if (survey)
+			t0 = fp_now_ns();
+		act = rl_illumos_at(dirfd, path, root, &seen, &type);
+		if (!seen)
+			survey = false;
+		if (seen && !survey)
 			rl_count(CALLS);
 	} else {
 		if (rl_parse(path, root, rootlen, &x) != 0)
 			return 0;
-		rl_count(CALLS);
+		if (!survey)
+			rl_count(CALLS);
 		if (!buf || bufsiz == 0 || bufsiz > INT_MAX)
 			return 0;
 		saved = errno;
+		if (survey)
+			t0 = fp_now_ns();
 		if (policy == RL_ILLUMOS)
-			act = rl_illumos(&x, path);
+			act = rl_illumos(&x, path, &type);
 		else
-			act = rl_linux(&x, root, &ino);
+			act = rl_linux(&x, root, &ino, &type);
 	}
 	errno = saved;
+	if (survey) {
+		uint64_t now = fp_now_ns();
+
+		fp_sv_add(&rl_sv, RL_S_STAT, 1);
+		fp_sv_add(&rl_sv, RL_S_STAT_NS, now - t0);
+		sv->act = act;
+		sv->type = type;
+		sv->t0 = now;
+		return 2;
+	}
 	switch (act) {
 	case RL_ENOENT:
 		rl_count(SHORT);
@@ -579,10 +646,19 @@ static int rl_short(int dirfd, const char *path, char *buf, size_t bufsiz,
 #define RL_WRAP(name, params, dirfd, len, ok, ...)                         \
 	FP_EXPORT ssize_t name params                                        \
 	{                                                                    \
+		struct rl_sv_call sv_;                                       \
 		ssize_t r;                                                   \
+		int k_;                                                      \
                                                                              \
-		if ((ok) && rl_short(dirfd, path, buf, len, &r))          \
+		if ((ok) && (k_ = rl_short(dirfd, path, buf, len, &r, &sv_)) != 0) { \
+			if (fp_likely(k_ == 1))                              \
+				return r;                                    \
+			r = FP_REAL(name)(__VA_ARGS__);                      \
+			int e_ = errno;                                      \
+			rl_sv_done(&sv_);                                    \
+			errno = e_;                                          \
 			return r;                                            \
+		}                                                            \
 		return FP_REAL(name)(__VA_ARGS__);                           \
 	}
 
@@ -662,4 +738,4 @@ static void rl_stats(struct fp_buf *b, const unsigned long *c)
 }
 
 FP_MITIGATION(readlink, .load = rl_load, .stats = rl_stats, .counters = rl_counters,
-              .ncounters = RL_NCOUNTERS, .init = rl_init, .child = rl_atfork_child);
+              .ncounters = RL_NCOUNTERS, .survey = &rl_sv, .init = rl_init, .child = rl_atfork_child);

@@ -175,6 +175,29 @@ toolong:
 	return -1;
 }
 
+/* A directory, made absolute against the start-up directory now (the
+ * program may chdir).  Whether it exists is found at each write. */
+int fp_parse_dir(const char *s, const char *cwd, char *path, size_t pathlen, char *why,
+                 size_t whylen)
+{
+	int n;
+
+	if (s[0] == '/')
+		n = snprintf(path, pathlen, "%s", s);
+	else if (cwd && cwd[0] == '/')
+		n = snprintf(path, pathlen, "%s/%s", cwd, s);
+	else {
+		fp_why(why, whylen, "relative path and no working directory", NULL, NULL);
+		return -1;
+	}
+	if (n < 0 || (size_t)n + 32 >= pathlen) {
+		path[0] = '\0';
+		fp_why(why, whylen, "path too long", NULL, NULL);
+		return -1;
+	}
+	return 0;
+}
+
 void fp_warn(const char *var, const char *val, const char *why, const char *fallback)
 {
 	char text[PATH_MAX + 256];
@@ -226,6 +249,28 @@ void fp_load_settings(struct fp_settings *cfg, fp_getenv_fn get)
 			cfg->enabled |= m->bit;
 	}
 	cfg->enabled &= ~off;
+
+	if ((v = get("FASTPATH_SURVEY")) != NULL && *v) {
+		char cwd[PATH_MAX];
+
+		if (fp_parse_dir(v, getcwd(cwd, sizeof cwd), cfg->survey_dir,
+		                 sizeof cfg->survey_dir, why, sizeof why) < 0) {
+			fp_warn("FASTPATH_SURVEY", v, why, "no survey");
+		} else {
+			long every = 0;
+
+			/* Observe only: what the operator set explicitly stays. */
+			cfg->survey = true;
+			cfg->survey_every = FP_SURVEY_EVERY_TICKS;
+			/* Test aid: the rewrite interval, in ticks (~1 s). */
+			if ((v = get("FASTPATH_TEST_SURVEY_EVERY")) != NULL &&
+			    fp_parse_count(v, 3600, &every, why, sizeof why) == 0 && every)
+				cfg->survey_every = (unsigned long)every;
+			for (i = 0; i < fp_nmitigations; i++)
+				if (!fp_mitigations[i]->survey_keeps)
+					cfg->enabled &= ~fp_mitigations[i]->bit;
+		}
+	}
 
 	if ((v = get("FASTPATH_DEBUG")) != NULL &&
 	    fp_parse_bool(v, &cfg->debug, why, sizeof why) < 0)

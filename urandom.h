@@ -202,6 +202,37 @@ void ur_fd_atfork_prepare(void) FP_HIDDEN;
 void ur_fd_atfork_parent(void) FP_HIDDEN;
 void ur_fd_atfork_child(void) FP_HIDDEN;
 
+/* ------------------------------------------------------------------------
+ * Survey (urandom_survey.c): FASTPATH_SURVEY, the pool off, calls timed.
+ * ---------------------------------------------------------------------- */
+extern const struct fp_survey ur_sv FP_HIDDEN;
+/* The descriptors the device gave, while surveying (0/1 per number). */
+extern _Atomic unsigned char ur_sv_cells[UR_MAXFD] FP_HIDDEN;
+extern _Atomic int ur_sv_hiwater FP_HIDDEN;
+/* ur_match's answer for an open of the device to survey. */
+#define UR_SURVEY UR_NDEV
+
+static inline bool ur_surveyed(int fd)
+{
+	if (fp_likely((unsigned)fd >= (unsigned)atomic_load_explicit(&ur_sv_hiwater,
+	                                                              memory_order_relaxed)))
+		return false;
+	return atomic_load_explicit(&ur_sv_cells[fd], memory_order_relaxed) != 0;
+}
+void ur_sv_opened(uint64_t t0, int fd, int flags) FP_HIDDEN;
+void ur_sv_forget(int fd) FP_HIDDEN;
+void ur_sv_read(uint64_t t0, size_t n, ssize_t r) FP_HIDDEN;
+void ur_sv_closed(uint64_t t0) FP_HIDDEN;
+void ur_sv_getrandom(uint64_t t0) FP_HIDDEN;
+
+/* The real call, timed, then recorded by done(t0, ...). */
+#define UR_SV_TIMED(ret, call, done, ...)                                    \
+	do {                                                                 \
+		uint64_t t0_ = fp_now_ns();                                  \
+		ret = (call);                                                \
+		done(t0_, ##__VA_ARGS__);                                      \
+	} while (0)
+
 static inline void ur_debug(const char *what)
 {
 	if (fp_unlikely(fp_cfg.debug))

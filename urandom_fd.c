@@ -288,17 +288,21 @@ static bool ur_random_pooled(void)
 /* The device an open is for, or -1 when it is not ours. */
 int ur_match(const char *path, int flags)
 {
+	bool survey;
+
 	path = ur_opaque(path);
 	if (fp_likely(!path || path[0] != '/' || path[1] != 'd'))
 		return -1;
 	if ((flags & O_ACCMODE) != O_RDONLY || (flags & ~(O_ACCMODE | UR_OK_FLAGS)))
 		return -1;
-	if (!fp_enabled(FP_BIT(urandom)))
+	/* Surveying: the opens the pool would take, to be timed instead. */
+	survey = !fp_enabled(FP_BIT(urandom));
+	if (survey && fp_likely(!fp_surveying()))
 		return -1;
 	if (strcmp(path, "/dev/urandom") == 0)
-		return UR_DEV_URANDOM;
+		return survey ? UR_SURVEY : UR_DEV_URANDOM;
 	if (strcmp(path, "/dev/random") == 0 && ur_random_pooled())
-		return UR_DEV_RANDOM;
+		return survey ? UR_SURVEY : UR_DEV_RANDOM;
 	return -1;
 }
 

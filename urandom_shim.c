@@ -22,19 +22,27 @@ static bool ur_getrandom;
  * ---------------------------------------------------------------------- */
 static inline int ur_after_open(int fd)
 {
-	if (fd >= 0)
+	if (fd >= 0) {
 		ur_heal(fd);
+		if (fp_unlikely(ur_surveyed(fd)))
+			ur_sv_forget(fd);
+	}
 	return fd;
 }
 
 /* Every open form reaches the CPU cap's files first (cpus.h: one branch
- * while the cap is unset or we are not ready), then the device. */
+ * while the cap is unset or we are not ready), then the device; surveying
+ * (dev_ == UR_SURVEY), the device's real open, timed. */
 #define UR_OPEN_BODY(dirfd, call)                                            \
 	int dev_, fd_;                                                       \
 	if (fp_cpus_open(dirfd, path, flags, &fd_))                          \
 		return ur_after_open(fd_);                                   \
-	if (fp_unlikely((dev_ = ur_match(path, flags)) >= 0))                \
-		return ur_open(dev_, path, flags);                           \
+	if (fp_unlikely((dev_ = ur_match(path, flags)) >= 0)) {              \
+		if (fp_likely(dev_ != UR_SURVEY))                            \
+			return ur_open(dev_, path, flags);                   \
+		UR_SV_TIMED(fd_, call, ur_sv_opened, fd_, flags);            \
+		return fd_;                                                  \
+	}                                                                    \
 	UR_RETRY(fd_, call);                                                 \
 	return ur_after_open(fd_)
 
@@ -114,6 +122,12 @@ FP_EXPORT ssize_t read(int fd, void *buf, size_t n)
 	if (fp_unlikely(st))
 		return (st & UR_OPEN) ? ur_read(fd, buf, n)
 		                      : fp_real.r_read.f(ur_real_fd(fd, st), buf, n);
+	if (fp_unlikely(ur_surveyed(fd))) {
+		ssize_t r;
+
+		UR_SV_TIMED(r, FP_REAL(read)(fd, buf, n), ur_sv_read, n, r);
+		return r;
+	}
 	return FP_REAL(read)(fd, buf, n);
 }
 
@@ -126,6 +140,12 @@ FP_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
 	if (fp_unlikely(st) && n <= buflen)
 		return (st & UR_OPEN) ? ur_read(fd, buf, n)
 		                      : fp_real.r_read.f(ur_real_fd(fd, st), buf, n);
+	if (fp_unlikely(ur_surveyed(fd)) && n <= buflen) {
+		ssize_t r;
+
+		UR_SV_TIMED(r, FP_REAL(__read_chk)(fd, buf, n, buflen), ur_sv_read, n, r);
+		return r;
+	}
 	return FP_REAL(__read_chk)(fd, buf, n, buflen);
 }
 #endif
@@ -139,6 +159,11 @@ FP_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
                                                                              \
 		if (fp_unlikely(st & UR_OPEN) && off >= 0)                   \
 			return ur_read(fd, buf, n);                          \
+		if (fp_unlikely(ur_surveyed(fd)) && off >= 0) {              \
+			ssize_t r_;                                          \
+			UR_SV_TIMED(r_, FP_REAL(name)(fd, buf, n, off), ur_sv_read, n, r_); \
+			return r_;                                           \
+		}                                                            \
 		return FP_REAL(name)(ur_real_fd(fd, st), buf, n, off);       \
 	}
 
@@ -199,6 +224,15 @@ FP_EXPORT int close(int fd)
 
 	if (fp_unlikely(st))
 		return ur_close(fd, st);
+	if (fp_unlikely(ur_surveyed(fd))) {
+		int r;
+
+		/* Forgotten first: once closed, the number may be the next
+		 * open's in another thread, which marks it again. */
+		ur_sv_forget(fd);
+		UR_SV_TIMED(r, FP_REAL(close)(fd), ur_sv_closed);
+		return r;
+	}
 	return FP_REAL(close)(fd);
 }
 
@@ -516,6 +550,13 @@ FP_EXPORT ssize_t getrandom(void *buf, size_t n, unsigned flags)
 {
 	size_t got;
 
+	if (fp_unlikely(fp_surveying()) && !(flags & ~(unsigned)GRND_NONBLOCK) && n &&
+	    n <= UR_SERVE_MAX) {
+		ssize_t r;
+
+		UR_SV_TIMED(r, FP_REAL(getrandom)(buf, n, flags), ur_sv_getrandom);
+		return r;
+	}
 	/* fp_enabled first: it reads the settings if nobody has yet. */
 	if (!fp_enabled(FP_BIT(urandom)) || fp_likely(!ur_getrandom) ||
 	    (flags & ~(unsigned)GRND_NONBLOCK) || n == 0 || n > UR_SERVE_MAX ||
@@ -540,6 +581,12 @@ FP_EXPORT int getentropy(void *buf, size_t n)
 {
 	size_t got;
 
+	if (fp_unlikely(fp_surveying()) && n && n <= 256) {
+		int r;
+
+		UR_SV_TIMED(r, FP_REAL(getentropy)(buf, n), ur_sv_getrandom);
+		return r;
+	}
 	/* Over 256 bytes is EIO; NULL is EFAULT: the real one says so. */
 	if (!fp_enabled(FP_BIT(urandom)) || fp_likely(!ur_getrandom) || n == 0 ||
 	    n > 256 || !ur_opaque(buf))
@@ -594,6 +641,7 @@ static void ur_atfork_child(void)
 	ur_pool_atfork_child();
 }
 
-FP_MITIGATION(urandom, .load = ur_load, .syms = ur_exec_syms, .nsyms = UR_EXEC_NSYMS, .stats = ur_stats, .counters = ur_counters,
-              .ncounters = UR_NCOUNTERS, .prepare = ur_fd_atfork_prepare,
+FP_MITIGATION(urandom, .load = ur_load, .syms = ur_exec_syms, .nsyms = UR_EXEC_NSYMS,
+              .stats = ur_stats, .counters = ur_counters, .ncounters = UR_NCOUNTERS,
+              .survey = &ur_sv, .prepare = ur_fd_atfork_prepare,
               .parent = ur_fd_atfork_parent, .child = ur_atfork_child);

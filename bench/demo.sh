@@ -9,6 +9,9 @@ echo "fastpath demo: native vs LD_PRELOAD=fastpath.so, median of $REPS alternati
 echo "(\"syscalls saved\" is counted with strace -f -c on the same workload)"
 echo
 for d in bench/demo_*.sh; do
+	[ "$d" = bench/demo_survey.sh ] && continue
 	[ -f "$d" ] || continue
 	sh "$d"
 done | table
+# Last: the survey of the same seed workloads, with its suggestions.
+sh bench/demo_survey.sh

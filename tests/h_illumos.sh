@@ -219,9 +219,10 @@ stand_in_sysroot() {
 		rm "$inc/sys"
 		farm "$inc/sys" "$t"
 	fi
-	u=$(readlink "$inc/unistd.h") m=$(readlink "$inc/sys/mman.h")
-	rm "$inc/unistd.h" "$inc/sys/mman.h"
+	u=$(readlink "$inc/unistd.h") m=$(readlink "$inc/sys/mman.h") l=$(readlink "$inc/stdlib.h")
+	rm "$inc/unistd.h" "$inc/sys/mman.h" "$inc/stdlib.h"
 	printf '#include "%s"\nint issetugid(void);\n' "$u" >"$inc/unistd.h"
+	printf '#include "%s"\nconst char *getexecname(void);\n' "$l" >"$inc/stdlib.h"
 	printf '#include "%s"\n#undef MADV_WIPEONFORK\n#define MC_INHERIT_ZERO 8\nint memcntl(void *, size_t, int, void *, int, int);\n' \
 		"$m" >"$inc/sys/mman.h"
 }

@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 
 int issetugid(void);
+const char *getexecname(void);  /* <stdlib.h> */
 
 /* illumos has no MADV_WIPEONFORK; it zeroes a child's copy with memcntl. */
 #undef MADV_WIPEONFORK

@@ -1,0 +1,36 @@
+#!/bin/sh
+# make bench: what survey mode (FASTPATH_SURVEY) costs, native vs surveyed,
+# on the seed workloads (limit: 1.2x native time) and on calls that are
+# not surveyed (regular-file open/read/close, readlink of a plain link:
+# limit, within noise, 0.97x).  The "speed-up" column is native/surveyed.
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=bench/readlink_lib.sh
+. bench/readlink_lib.sh
+: "${FP_BENCH_DELAY_US:=1000}"
+export FP_BENCH_DELAY_US
+L=$BENCHBIN/urandom_loop
+SV=$(mktemp -d) || exit 2
+S="env LD_PRELOAD=$FASTPATH_SO FASTPATH_SURVEY=$SV"
+F=$SV/file
+head -c 4096 /dev/zero >"$F"
+ln -s "$F" "$SV/link"
+rl_setup 1000
+trap 'rl_cleanup; rm -rf "$SV"' EXIT
+rows=$(mktemp) || exit 2
+{
+	REPS=7 compare "survey: regular file open/read/close x 500k (limit 0.97)" \
+		"$L file 500000 $F" "$S $L file 500000 $F"
+	REPS=5 compare "survey: seed-001 loop, 200k uuids (limit 1.2x)" "$L seed 200000" "$S $L seed 200000"
+	REPS=3 compare "survey: pfiles-like lister, 1000 sockets (limit 1.2x)" \
+		"env $RL_ENV LD_PRELOAD=$RL_DELAY $RL_LISTER" \
+		"env $RL_ENV FASTPATH_SURVEY=$SV LD_PRELOAD='$FASTPATH_SO $RL_DELAY' $RL_LISTER"
+	REPS=7 compare "survey: readlink of a plain symlink x 500k (limit 0.97)" \
+		"$BENCHBIN/readlink_micro $SV/link 500000" "$S $BENCHBIN/readlink_micro $SV/link 500000"
+} | tee "$rows"
+# The verdict, row by row: native/surveyed against its limit.
+awk -F '\t' '$1 == "ROW" {
+	lim = ($2 ~ /limit 1\.2x/) ? 1 / 1.2 : 0.97
+	printf "%s: %s (native/surveyed %.3f, limit %.3f)\n", ($5 >= lim ? "within" : "OVER"), $2, $3 / $4, lim
+}' "$rows"
+rm -f "$rows"

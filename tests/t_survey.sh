@@ -1,0 +1,306 @@
+#!/bin/sh
+# Survey mode (FASTPATH_SURVEY, interpose --survey): nothing changes for the
+# program (the integration programs that compare fastpath with native agree
+# with native under survey too); each process leaves one record, exact under
+# threads and across fork; the report suggests what the seed workloads need
+# and nothing for programs that need nothing.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+P=$FASTPATH_SO
+B=$TOP/bench/bin
+for f in "$B/urandom_loop" "$B/findelf" "$B/readlink_lister" "$B/readlink_hold" \
+	"$B/readlink_delay.so" "$TESTBIN/prog_urandom"; do
+	[ -e "$f" ] || { fail "missing $f (make check builds it)"; finish; exit; }
+done
+
+# sv DIR COMMAND...: COMMAND under survey into DIR (made fresh).
+sv() {
+	_d=$1
+	shift
+	rm -rf "$_d" && mkdir -p "$_d"
+	env LD_PRELOAD="$P" FASTPATH_SURVEY="$_d" "$@"
+}
+# key DIR KEY: the sum of KEY over every record in DIR.
+key() { cat "$1"/*.rec 2>/dev/null | awk -v k="$2" '$1 == k { s += $2 } END { print s + 0 }'; }
+
+# --- zero behaviour change ------------------------------------------------
+"$TESTBIN/prog_urandom" >"$T_TMP/n" 2>&1
+rc=$?
+precond "prog_urandom passes natively" [ "$rc" -eq 0 ]
+sv "$T_TMP/d" "$TESTBIN/prog_urandom" >"$T_TMP/f" 2>&1
+expect_eq "prog_urandom under survey: same exit status" "$rc" $?
+grep -v passed, "$T_TMP/n" >"$T_TMP/nu"
+grep -v passed, "$T_TMP/f" >"$T_TMP/fu"
+if [ "$(wc -l <"$T_TMP/nu")" -gt 60 ] && cmp -s "$T_TMP/nu" "$T_TMP/fu"; then
+	ok "prog_urandom under survey: every observation identical to native"
+else
+	fail "prog_urandom under survey: observations differ" "$(diff "$T_TMP/nu" "$T_TMP/fu" | head -20)"
+fi
+n=$(key "$T_TMP/d" urandom.open_cloexec)
+n=$((n + $(key "$T_TMP/d" urandom.open_plain)))
+if [ "$n" -gt 0 ]; then ok "prog_urandom under survey: $n device opens recorded"
+else fail "prog_urandom under survey: no device open recorded" "$(cat "$T_TMP/d"/*.rec | head -30)"; fi
+
+"$TESTBIN/prog_readlink_oracle" 2000 200 >"$T_TMP/o" 2>&1
+rc=$?
+if [ $rc -eq 77 ]; then
+	skip "readlink oracle under survey" "$(cat "$T_TMP/o")"
+else
+	precond "readlink oracle passes natively" [ "$rc" -eq 0 ]
+	sv "$T_TMP/d" "$TESTBIN/prog_readlink_oracle" 2000 200 >"$T_TMP/o" 2>&1
+	expect_eq "readlink oracle under survey: every answer the kernel's" 0 $?
+	s=$(key "$T_TMP/d" readlink.socket)
+	if [ "$s" -ge 2000 ]; then ok "readlink oracle under survey: $s socket links recorded"
+	else fail "readlink oracle under survey: socket links not recorded" "$s"; fi
+	s=$(key "$T_TMP/d" readlink.short)
+	if [ "$s" -ge 2000 ]; then ok "readlink oracle under survey: $s would have been short-circuited"
+	else fail "readlink oracle under survey: would-short-circuit count" "$s"; fi
+fi
+
+# prog_fault's cases, native vs survey: same stdout, same status.
+same() {
+	name=$1
+	shift
+	"$@" >"$T_TMP/n" 2>&1
+	rn=$?
+	sv "$T_TMP/d" "$@" >"$T_TMP/f" 2>&1
+	rf=$?
+	if [ "$rn" -eq 77 ]; then skip "$name" "$(head -n 1 "$T_TMP/n")"; return; fi
+	if [ "$rn" -eq "$rf" ] && [ -s "$T_TMP/n" ] && cmp -s "$T_TMP/n" "$T_TMP/f"; then
+		ok "$name: as natively"
+	else
+		fail "$name" "status $rn/$rf; $(diff "$T_TMP/n" "$T_TMP/f" | head -n 12 | tr '\n' '|')"
+	fi
+}
+LF=$TESTBIN/libfault_getrandom.so
+if [ -x "$TESTBIN/prog_fault" ] && [ -f "$LF" ]; then
+	for fault in ENOSYS:all EINTR:all SHORT:big; do
+		FAULT_GETRANDOM="${fault%%:*}" FAULT_GETRANDOM_WHEN="${fault#*:}" \
+			same "survey, getrandom $fault: getrandom + getentropy" \
+			env LD_PRELOAD="$LF" "$TESTBIN/prog_fault" getrandom 500
+	done
+	same "survey: EMFILE at the limit" "$TESTBIN/prog_fault" emfile
+	same "survey: EMFILE after a device open/read/close" "$TESTBIN/prog_fault" emfile-reserve
+	same "survey: readlink of /proc" "$TESTBIN/prog_fault" readlink
+else
+	# The sanitizer builds (tests/h_sanitize.sh) have no fault programs.
+	skip "survey: fault cases" "no prog_fault and libfault_getrandom.so in $TESTBIN"
+fi
+
+# A record that cannot be written changes nothing either.
+out=$(env LD_PRELOAD="$P" FASTPATH_SURVEY=/nonexistent/fp "$B/urandom_loop" seed 100 2>&1; echo "rc=$?")
+expect_eq "no DIR: the program runs as ever, silently" "rc=0" "$out"
+
+# --- records --------------------------------------------------------------
+# urandom_loop seed N T: N uuids shared by T threads, two cycles each.
+sv "$T_TMP/d" "$B/urandom_loop" seed 4000 8
+expect_eq "threads: one record" 1 "$(find "$T_TMP/d" -name '*.rec' | wc -l | tr -d ' ')"
+f=$(find "$T_TMP/d" -name '*.rec')
+expect_eq "record: versioned first line" "fastpath-survey 1" "$(head -n 1 "$f")"
+expect_eq "record: complete (last line)" "end 0" "$(tail -n 1 "$f")"
+expect_eq "record: exited" "state exited" "$(grep '^state ' "$f")"
+expect_eq "threads: exact opens (4000 x 2, 8 threads)" 8000 "$(key "$T_TMP/d" urandom.open_cloexec)"
+expect_eq "threads: exact reads" 8000 "$(key "$T_TMP/d" urandom.read_le16)"
+expect_eq "threads: exact closes" 8000 "$(key "$T_TMP/d" urandom.close)"
+expect_eq "threads: 8 made" 8 "$(key "$T_TMP/d" cpus.threads)"
+# How many overlapped depends on timing: between 2 and all 8 plus main.
+m=$(key "$T_TMP/d" cpus.threads_max)
+if [ "$m" -ge 2 ] && [ "$m" -le 9 ]; then ok "threads: $m alive at most (2..9)"
+else fail "threads: most alive out of range" "$m"; fi
+if [ "$(key "$T_TMP/d" urandom.open_ns)" -gt 0 ]; then ok "record: open time measured"
+else fail "record: no open time"; fi
+
+if [ -n "$PYTHON" ]; then
+	# Across fork: the child's record has only the child's calls; the
+	# parent's its own, and one fork.
+	sv "$T_TMP/d" "$PYTHON" -c '
+import os
+def cycle(n):
+    for i in range(n):
+        fd = os.open("/dev/urandom", os.O_RDONLY); os.read(fd, 16); os.close(fd)
+cycle(30)
+pid = os.fork()
+if pid == 0:
+    cycle(7); os._exit(0)
+os.waitpid(pid, 0)
+cycle(5)' >"$T_TMP/out"
+	expect_eq "fork: two records" 2 "$(find "$T_TMP/d" -name '*.rec' | wc -l | tr -d ' ')"
+	child=$(grep -l '^cpus.forks 0$' "$T_TMP/d"/*.rec)
+	parent=$(grep -l '^cpus.forks 1$' "$T_TMP/d"/*.rec)
+	opens() { awk '$1 ~ /^urandom.open_(plain|cloexec)$/ { s += $2 } END { print s + 0 }' "$1"; }
+	expect_eq "fork: the child counts only its own (after _exit)" 7 "$(opens "$child")"
+	pc=$(opens "$parent")
+	expect_eq "fork: the parent counts its own" 35 "$pc"
+	expect_eq "fork: the parent's fork in the histogram" "cpus.fork_t1 1" "$(grep -h '^cpus.fork_t1 ' "$parent")"
+	# Threads that wait for each other: exactly 3 made, 4 alive at once.
+	sv "$T_TMP/d" "$PYTHON" -c '
+import threading
+b = threading.Barrier(4)
+ts = [threading.Thread(target=b.wait) for _ in range(3)]
+for t in ts: t.start()
+b.wait()
+for t in ts: t.join()'
+	expect_eq "threads: 3 made, 4 alive at once (a barrier)" "3 4" \
+		"$(key "$T_TMP/d" cpus.threads) $(key "$T_TMP/d" cpus.threads_max)"
+else
+	skip "fork records" "python3 is not installed"
+fi
+
+# The CPU files are CPU-count queries too, answered with the real count
+# (or the cap in force).
+sv "$T_TMP/d" grep -c ^processor /proc/cpuinfo >"$T_TMP/out"
+expect_eq "CPU files: /proc/cpuinfo read natively" "$(grep -c ^processor /proc/cpuinfo)" "$(cat "$T_TMP/out")"
+expect_eq "CPU files: one query, the real count" "1 $(getconf _NPROCESSORS_ONLN)" \
+	"$(key "$T_TMP/d" cpus.q_files) $(key "$T_TMP/d" cpus.a_files)"
+sv "$T_TMP/d" env FASTPATH_CPUS=3 grep -c ^processor /proc/cpuinfo >"$T_TMP/out"
+expect_eq "CPU files under --cpus 3: the cap stays in force" "3 1 3" \
+	"$(cat "$T_TMP/out") $(key "$T_TMP/d" cpus.q_files) $(key "$T_TMP/d" cpus.a_files)"
+
+# exec'd: the new image writes the record of its pid.
+# shellcheck disable=SC2016 # the inner shell expands $0
+sv "$T_TMP/d" sh -c 'exec "$0" seed 10' "$B/urandom_loop"
+expect_eq "exec: the exec'd program's record" "prog urandom_loop" "$(grep -h '^prog ' "$T_TMP/d"/*.rec)"
+
+# A long-running process rewrites its record while it runs (every 60 s; 1 s
+# here, by a test aid).
+rm -rf "$T_TMP/d" && mkdir "$T_TMP/d"
+env LD_PRELOAD="$P" FASTPATH_SURVEY="$T_TMP/d" FASTPATH_TEST_SURVEY_EVERY=1 \
+	"$B/urandom_loop" seed 2000000 &
+lp=$!
+sleep 2.5
+running=$(cat "$T_TMP/d/$lp.rec" 2>/dev/null)
+kill "$lp" 2>/dev/null
+wait "$lp" 2>/dev/null
+expect_eq "running: the record says so" "state running" "$(printf '%s\n' "$running" | grep '^state ')"
+n=$(printf '%s\n' "$running" | awk '$1 == "urandom.open_cloexec" { print $2 }')
+if [ "${n:-0}" -gt 0 ]; then ok "running: rewritten with its counts so far ($n opens)"
+else fail "running: not rewritten" "$running"; fi
+"$INTERPOSE" --survey-report "$T_TMP/d" >"$T_TMP/rep" 2>&1
+if grep -q '1 left no record' "$T_TMP/rep"; then ok "killed: the report counts its missing record"
+else fail "killed: missing record not counted" "$(head -n 3 "$T_TMP/rep")"; fi
+
+# --- interpose --survey ---------------------------------------------------
+"$INTERPOSE" --survey sh -c 'exit 3' 2>"$T_TMP/rep"
+expect_eq "--survey: the command's exit status" 3 $?
+"$INTERPOSE" --survey sh -c 'kill -TERM $$' 2>"$T_TMP/rep"
+expect_eq "--survey: 128+signal" 143 $?
+"$INTERPOSE" --survey=/dev/null sleep 30 &
+ip=$!
+sleep 0.5
+kill -TERM "$ip"
+wait "$ip"
+expect_eq "--survey: SIGTERM forwarded to the command" 143 $?
+"$INTERPOSE" --survey="$T_TMP/rep" true
+expect_eq "--survey=FILE: the report in FILE, last line" "suggest: nothing to mitigate" "$(tail -n 1 "$T_TMP/rep")"
+"$INTERPOSE" --survey ls -l / >/dev/null 2>"$T_TMP/rep"
+expect_eq "ls -l: nothing to mitigate" "suggest: nothing to mitigate" "$(tail -n 1 "$T_TMP/rep")"
+"$INTERPOSE" --survey sh -c 'ulimit -n 3 && exec true' 2>"$T_TMP/rep"
+if grep -q '1 left no record' "$T_TMP/rep"; then ok "EMFILE: the report counts the record that could not be written"
+else fail "EMFILE: missing record not counted" "$(head -n 3 "$T_TMP/rep")"; fi
+
+# The seed workloads.
+"$INTERPOSE" --survey "$B/urandom_loop" seed 20000 2>"$T_TMP/rep"
+expect_eq "seed urandom loop: suggests interpose --" \
+	"suggest: interpose -- $B/urandom_loop seed 20000" "$(tail -n 1 "$T_TMP/rep")"
+if grep -Eq '^urandom +120000 calls +[0-9.]+ ms native' "$T_TMP/rep" && ! grep -q '^urandom .* 0\.0 ms native' "$T_TMP/rep"; then
+	ok "seed urandom loop: the urandom row has the measured kernel time"
+else
+	fail "seed urandom loop: urandom row" "$(grep '^urandom' "$T_TMP/rep")"
+fi
+expect_eq "exactly one suggest line, the last" 1 "$(grep -c '^suggest: ' "$T_TMP/rep")"
+"$INTERPOSE" --survey "$B/urandom_loop" getrandom 50000 2>"$T_TMP/rep"
+case $(tail -n 1 "$T_TMP/rep") in
+"suggest: interpose --getrandom -- "*)
+	if grep -q '^caveat: --getrandom .*VM snapshot' "$T_TMP/rep"; then ok "getrandom loop: --getrandom, with its caveat"
+	else fail "getrandom loop: no caveat" "$(cat "$T_TMP/rep")"; fi ;;
+*) fail "getrandom loop: --getrandom not suggested" "$(tail -n 3 "$T_TMP/rep")" ;;
+esac
+
+# pfiles-like lister under the slow-readlink stand-in (bench/readlink_lib.sh).
+RL_DIR=$T_TMP/rl
+mkdir -p "$RL_DIR"
+"$B/readlink_hold" 100 10 "$RL_DIR" sleep 3600 </dev/null >/dev/null 2>&1 &
+hp=$!
+i=0
+while [ "$(find "/proc/$hp/fd/" -mindepth 1 2>/dev/null | wc -l)" -lt 100 ] ||
+	[ "$(readlink "/proc/$hp/exe")" != "$(command -v sleep | xargs readlink -f)" ]; do
+	i=$((i + 1))
+	[ "$i" -lt 200 ] || break
+	sleep 0.05
+done
+mkdir -p "$RL_DIR/proc/$hp"
+ln -s "/proc/$hp/fd" "$RL_DIR/proc/$hp/fd"
+ln -s "/proc/$hp/fd" "$RL_DIR/proc/$hp/path"
+env FASTPATH_TEST_PROC_ROOT="$RL_DIR/proc" FASTPATH_TEST_POLICY=illumos FP_BENCH_DELAY_US=2000 \
+	LD_PRELOAD="$B/readlink_delay.so" "$INTERPOSE" --survey "$B/readlink_lister" "$RL_DIR/proc" "$hp" \
+	>/dev/null 2>"$T_TMP/rep"
+kill "$hp" 2>/dev/null
+wait "$hp" 2>/dev/null
+if grep -q '^reason: readlink would save' "$T_TMP/rep" && tail -n 1 "$T_TMP/rep" | grep -q '^suggest: interpose -- '; then
+	ok "readlink lister under the stand-in: suggests the readlink mitigation"
+else
+	fail "readlink lister: no readlink suggestion" "$(cat "$T_TMP/rep")"
+fi
+if grep -Eq '^readlink +[0-9]+ calls .*socket 10[0-9]' "$T_TMP/rep"; then ok "readlink lister: the socket links counted"
+else fail "readlink lister: socket count" "$(grep '^readlink' "$T_TMP/rep")"; fi
+
+# find_elf-like pool, told it has 256 CPUs: the histogram, and a suggestion
+# that follows from it.
+"$INTERPOSE" --survey --cpus 256 "$B/findelf" 120 64 >/dev/null 2>"$T_TMP/rep"
+expect_eq "findelf --cpus 256: the CPU count in force, seen as sysconf's answer" 1 \
+	"$(grep -c 'sysconf x1 -> 256; 256 threads made, [0-9]* alive at most; 120 forks' "$T_TMP/rep")"
+if grep -q '^  fork time by threads alive when it began:' "$T_TMP/rep"; then ok "findelf: the fork-vs-threads histogram"
+else fail "findelf: no histogram" "$(cat "$T_TMP/rep")"; fi
+case $(tail -n 1 "$T_TMP/rep") in
+"suggest: interpose --cpus "*)
+	if grep -q '^reason: the program sized a pool of 256 .* fork took' "$T_TMP/rep"; then
+		ok "findelf: --cpus suggested, with the measured fork growth as reason"
+	else fail "findelf: --cpus without its reason" "$(cat "$T_TMP/rep")"; fi ;;
+"suggest: nothing to mitigate")
+	if grep -q '^note: .*fork time did not grow' "$T_TMP/rep"; then ok "findelf: fork did not grow here: no --cpus, said why"
+	else fail "findelf: no suggestion and no reason" "$(cat "$T_TMP/rep")"; fi ;;
+*) fail "findelf: unexpected suggestion" "$(tail -n 3 "$T_TMP/rep")" ;;
+esac
+
+# The report's rule for --cpus, on records made to measure.
+mkrec() { # DIR PID T1_COUNT T1_NS T128_COUNT T128_NS
+	{
+		printf 'fastpath-survey 1\npid %s\nppid 1\nprog pool\nstate exited\n' "$2"
+		printf 'start_s 1.000000000\nnow_s 11.000000000\ncpus.q_sysconf 1\ncpus.a_sysconf 128\n'
+		printf 'cpus.threads 128\ncpus.threads_max 129\ncpus.forks %s\n' $(($3 + $5))
+		printf 'cpus.fork_ns %s\ncpus.fork_t1 %s\ncpus.fork_t1_ns %s\n' $(($4 + $6)) "$3" "$4"
+		printf 'cpus.fork_t128 %s\ncpus.fork_t128_ns %s\nend 0\n' "$5" "$6"
+	} >"$1/$2.rec"
+}
+rm -rf "$T_TMP/m" && mkdir "$T_TMP/m"
+mkrec "$T_TMP/m" 100 4 4000000 1000 500000000000
+expect_eq "report rule: fork grows with threads: --cpus at the last cheap count" \
+	"suggest: interpose --cpus 1 -- pool ..." "$("$INTERPOSE" --survey-report "$T_TMP/m" | tail -n 1)"
+mkrec "$T_TMP/m" 100 4 4000000 1000 1100000000
+expect_eq "report rule: fork flat: no --cpus" \
+	"suggest: nothing to mitigate" "$("$INTERPOSE" --survey-report "$T_TMP/m" | tail -n 1)"
+
+# --- a node service, surveyed through its environment while it runs ---------
+if command -v node >/dev/null 2>&1; then
+	rm -rf "$T_TMP/svc" && mkdir "$T_TMP/svc"
+	env LD_PRELOAD="$P" FASTPATH_SURVEY="$T_TMP/svc" FASTPATH_TEST_SURVEY_EVERY=1 node -e '
+const crypto = require("crypto"); const fs = require("fs");
+setInterval(() => { crypto.randomUUID(); const fd = fs.openSync("/dev/urandom", "r");
+  fs.readSync(fd, Buffer.alloc(16)); fs.closeSync(fd); }, 5);
+setTimeout(() => process.exit(0), 20000);' &
+	np=$!
+	sleep 3
+	"$INTERPOSE" --survey-report "$T_TMP/svc" >"$T_TMP/rep" 2>&1
+	kill "$np" 2>/dev/null
+	wait "$np" 2>/dev/null
+	if grep -q 'still running' "$T_TMP/rep" && grep -Eq '^urandom +[1-9][0-9]* calls' "$T_TMP/rep" &&
+		[ "$(grep -c '^suggest: ' "$T_TMP/rep")" -eq 1 ]; then
+		ok "node service: a report while it runs"
+	else
+		fail "node service: report" "$(cat "$T_TMP/rep")"
+	fi
+else
+	skip "node service" "node is not installed"
+fi
+
+finish

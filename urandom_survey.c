@@ -1,0 +1,99 @@
+/*
+ * urandom_survey.c: the urandom mitigation's survey (FASTPATH_SURVEY).  The
+ * pool is off; every call goes to the kernel, and those the pool would have
+ * answered are counted and timed: opens of the device (with and without
+ * O_CLOEXEC), reads of the descriptors they gave by size, their closes,
+ * and small getrandom/getentropy calls.  Which descriptors are the
+ * device's is kept in a table of its own, apart from the pool's: nothing
+ * here can make a call behave otherwise than natively.  A descriptor that
+ * leaves without close() (dup2 over it, close_range) stays in the table
+ * until its number is opened again: at worst a few reads of another file
+ * are counted, never served.
+ */
+#include "fastpath.h"
+#include "urandom.h"
+
+#define UR_SV_KEYS(X)                                                        \
+	X(OPEN_CLOEXEC, "urandom.open_cloexec") X(OPEN_PLAIN, "urandom.open_plain") \
+	X(OPEN_NS, "urandom.open_ns")                                        \
+	X(READ16, "urandom.read_le16") X(READ64, "urandom.read_le64")        \
+	X(READ256, "urandom.read_le256") X(READ4096, "urandom.read_le4096")   \
+	X(READBIG, "urandom.read_big") X(READ_NS, "urandom.read_ns")          \
+	X(READBIG_NS, "urandom.read_big_ns")                                 \
+	X(CLOSE, "urandom.close") X(CLOSE_NS, "urandom.close_ns")             \
+	X(GETRANDOM, "getrandom.calls") X(GETRANDOM_NS, "getrandom.ns")
+
+enum {
+#define UR_X(e, key) UR_S_##e,
+	UR_SV_KEYS(UR_X)
+#undef UR_X
+	UR_NSURVEY
+};
+static const char *const ur_sv_keys[UR_NSURVEY] = {
+#define UR_X(e, key) key,
+	UR_SV_KEYS(UR_X)
+#undef UR_X
+};
+static _Atomic unsigned long ur_sv_c[UR_NSURVEY];
+const struct fp_survey ur_sv = { ur_sv_c, ur_sv_keys, UR_NSURVEY };
+
+_Atomic unsigned char ur_sv_cells[UR_MAXFD];
+_Atomic int ur_sv_hiwater;
+
+static void ur_sv_done(unsigned count, unsigned ns_key, uint64_t t0)
+{
+	uint64_t now = fp_now_ns();
+
+	fp_sv_add(&ur_sv, count, 1);
+	fp_sv_add(&ur_sv, ns_key, now - t0);
+	fp_survey_tick(now);
+}
+
+void ur_sv_opened(uint64_t t0, int fd, int flags)
+{
+	int saved = errno, hi;
+
+	ur_sv_done((flags & O_CLOEXEC) ? UR_S_OPEN_CLOEXEC : UR_S_OPEN_PLAIN, UR_S_OPEN_NS, t0);
+	if (fd >= 0 && fd < UR_MAXFD) {
+		atomic_store(&ur_sv_cells[fd], 1);
+		hi = atomic_load(&ur_sv_hiwater);
+		while (hi <= fd && !atomic_compare_exchange_weak(&ur_sv_hiwater, &hi, fd + 1))
+			;
+	}
+	errno = saved;
+}
+
+/* A number the kernel just gave for another file is not the device's. */
+void ur_sv_forget(int fd)
+{
+	if (fd >= 0 && fd < UR_MAXFD)
+		atomic_store(&ur_sv_cells[fd], 0);
+}
+
+void ur_sv_read(uint64_t t0, size_t n, ssize_t r)
+{
+	int saved = errno;
+	unsigned k = n <= 16 ? UR_S_READ16 : n <= 64 ? UR_S_READ64 : n <= 256 ? UR_S_READ256 :
+	             n <= UR_SERVE_MAX ? UR_S_READ4096 : UR_S_READBIG;
+
+	(void)r;
+	ur_sv_done(k, k == UR_S_READBIG ? UR_S_READBIG_NS : UR_S_READ_NS, t0);
+	errno = saved;
+}
+
+void ur_sv_closed(uint64_t t0)
+{
+	int saved = errno;
+
+	ur_sv_done(UR_S_CLOSE, UR_S_CLOSE_NS, t0);
+	errno = saved;
+}
+
+void ur_sv_getrandom(uint64_t t0)
+{
+	int saved = errno;
+
+	ur_sv_done(UR_S_GETRANDOM, UR_S_GETRANDOM_NS, t0);
+	errno = saved;
+}
+
