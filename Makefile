@@ -168,7 +168,7 @@ clean:
 
 .PHONY: all deps check check-core demo bench install uninstall clean
 
-# ---- fuzz: the /proc path parser of readlink_shim.c ------------------------
+# ---- fuzz: the /proc path parser (readlink_path.c) ------------------------
 # A block of its own because pattern rules cannot express "only with clang's
 # libFuzzer, else skip".  `make fuzz` runs FUZZ_TIME seconds; `make check`
 # and check-core run FUZZ_SMOKE_RUNS inputs (tests/run.sh, as the suite
@@ -182,7 +182,7 @@ FUZZ_HAVE        = printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned lo
 	$(FUZZ_CC) -fsanitize=fuzzer -x c - -o $(FUZZ_BIN).probe >/dev/null 2>&1; \
 	rc=$$?; rm -f $(FUZZ_BIN).probe; [ $$rc -eq 0 ]
 
-$(FUZZ_BIN): fuzz/readlink_fuzz.c readlink_shim.c fastpath.c settings.c $(HDRS)
+$(FUZZ_BIN): fuzz/readlink_fuzz.c readlink_path.c readlink_shim.c fastpath.c settings.c $(HDRS)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) -D_GNU_SOURCE -std=gnu11 -pthread $(WARN) -g -O1 \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \

@@ -18,6 +18,7 @@
  * real call, which decides the errno.
  */
 #include "fastpath.h"
+#include "readlink.h"
 #ifdef FP_VALGRIND_ANNOTATE
 #include <valgrind/helgrind.h>
 #endif
@@ -35,115 +36,6 @@ static struct fp_stripe rl_counters[FP_STRIPES];
  * another readlink policy, to exercise the illumos layout on Linux. */
 static char rl_test_proc_root[PATH_MAX];
 static char rl_test_policy[16];
-
-/* ------------------------------------------------------------------------
- * The parser: <root>/<who>[/task/<tid>]/<fd|path>/<n>, nothing else.
- * ---------------------------------------------------------------------- */
-enum rl_who { RL_PID, RL_SELF, RL_THREAD_SELF };
-enum rl_dir { RL_DIR_FD, RL_DIR_PATH };
-
-struct rl_path {
-	enum rl_who who;
-	int pid;              /* RL_PID only */
-	int tid;              /* task/<tid>, 0 when absent */
-	enum rl_dir dir;
-	int fd;
-	size_t dir_off;       /* where "fd" or "path" starts in the string */
-};
-
-/* A /proc name number, as the kernel's name_to_int() reads it: digits only,
- * no leading zero (except "0" itself), at most INT_MAX.  Returns the end. */
-static const char *rl_num(const char *s, int *out)
-{
-	unsigned long v = 0;
-	const char *p = s;
-
-	if (*p == '0' && p[1] >= '0' && p[1] <= '9')
-		return NULL;
-	while (*p >= '0' && *p <= '9') {
-		v = v * 10 + (unsigned long)(*p - '0');
-		if (v > INT_MAX)
-			return NULL;
-		p++;
-	}
-	if (p == s)
-		return NULL;
-	*out = (int)v;
-	return p;
-}
-
-/* s starts with word followed by '/'?  Returns what follows.  By hand, not
- * strncmp: every unrelated /proc readlink pays for these, and the library
- * call costs more than the few bytes compared. */
-static inline const char *rl_word(const char *s, const char *word, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (s[i] != word[i])
-			return NULL;
-	return s[n] == '/' ? s + n + 1 : NULL;
-}
-
-/* 0 and *out filled when path is exactly such a name under root (root
- * without a trailing slash); -1 for anything else. */
-static int rl_parse(const char *path, const char *root, size_t rootlen,
-                       struct rl_path *out)
-{
-	const char *p, *q;
-
-	if (!path || !(p = rl_word(path, root, rootlen)))
-		return -1;
-	out->tid = 0;
-	out->pid = 0;
-	if ((q = rl_word(p, "self", 4)) != NULL) {
-		out->who = RL_SELF;
-	} else if ((q = rl_word(p, "thread-self", 11)) != NULL) {
-		out->who = RL_THREAD_SELF;
-	} else {
-		out->who = RL_PID;
-		if (!(q = rl_num(p, &out->pid)) || out->pid == 0 || *q++ != '/')
-			return -1;
-	}
-	p = q;
-	if (out->who != RL_THREAD_SELF && (q = rl_word(p, "task", 4)) != NULL) {
-		if (!(p = rl_num(q, &out->tid)) || out->tid == 0 || *p++ != '/')
-			return -1;
-	}
-	out->dir_off = (size_t)(p - path);
-	if ((q = rl_word(p, "fd", 2)) != NULL)
-		out->dir = RL_DIR_FD;
-	else if ((q = rl_word(p, "path", 4)) != NULL)
-		out->dir = RL_DIR_PATH;
-	else
-		return -1;
-	if (!(p = rl_num(q, &out->fd)) || *p != '\0')
-		return -1;
-	/* Only a long root could get here with a name the kernel refuses. */
-	if ((size_t)(p - path) >= PATH_MAX)
-		return -1;
-	return 0;
-}
-
-#ifdef RL_TESTING
-/* The inverse of rl_parse, for the tests' round-trip property. */
-static void rl_unparse(const struct rl_path *x, const char *root, char *buf,
-                          size_t len)
-{
-	char who[16], task[32] = "";
-
-	if (x->who == RL_SELF)
-		snprintf(who, sizeof who, "self");
-	else if (x->who == RL_THREAD_SELF)
-		snprintf(who, sizeof who, "thread-self");
-	else
-		snprintf(who, sizeof who, "%d", x->pid);
-	if (x->tid)
-		snprintf(task, sizeof task, "/task/%d", x->tid);
-	snprintf(buf, len, "%s/%s%s/%s/%d", root, who, task,
-	         x->dir == RL_DIR_FD ? "fd" : "path", x->fd);
-}
-#endif
 
 /* ------------------------------------------------------------------------
  * The decision: a table, the same code on every platform.

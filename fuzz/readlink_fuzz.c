@@ -1,5 +1,6 @@
 /*
- * libFuzzer target for readlink_shim.c's /proc path parser (make fuzz).
+ * libFuzzer target for readlink_path.c's /proc path parser and
+ * readlink_shim.c's copy contract (make fuzz).
  *
  * Properties, on any bytes:
  *   - the parser never reads or writes out of bounds (ASan, UBSan);
@@ -16,6 +17,7 @@
 #define RL_TESTING 1
 #include "../fastpath.c"
 #include "../settings.c"
+#include "../readlink_path.c"
 #include "../readlink_shim.c"
 FP_TABLE(&fp_mit_readlink);
 

@@ -18,6 +18,7 @@ static void *test_dlsym(const char *name);
 /* The whole library, as fastpath.so has it: the settings and the summary
  * line are checked against the real registry. */
 #include "../mitigations.c"
+#include "../readlink_path.c"
 #include "../readlink_shim.c"
 #include "../urandom_pool.c"
 #include "../urandom_fd.c"
