@@ -97,6 +97,13 @@ PROG_LIBS_early := -learly
 deps:
 	@sh .ci/deps
 
+# The benchmark programs: make demo and make bench run them, and the
+# survey's tests (tests/t_survey.sh) survey them.  Defined before any rule
+# names them: a prerequisite list is expanded where the rule stands.
+BENCH_BINS := $(patsubst bench/%.c,bench/bin/%,$(wildcard bench/*.c))
+BENCH_SOS  := $(patsubst bench/%.so.c,bench/bin/%.so,$(wildcard bench/*.so.c))
+BENCH_BINS := $(filter-out %.so,$(BENCH_BINS))
+
 # The README's example mitigation (tests/mit_example.c), registered by its
 # line in mitigations.h, in a test variant of the object (tests/t_example.sh).
 EXAMPLE_SO := tests/bin/fastpath_example.so
@@ -118,9 +125,6 @@ check-core: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS) $(EXAMPLE_SO) $(BENCH_BINS
 	@sh tests/run.sh
 
 # ---- benchmarks ----------------------------------------------------------
-BENCH_BINS := $(patsubst bench/%.c,bench/bin/%,$(wildcard bench/*.c))
-BENCH_SOS  := $(patsubst bench/%.so.c,bench/bin/%.so,$(wildcard bench/*.so.c))
-BENCH_BINS := $(filter-out %.so,$(BENCH_BINS))
 
 bench/bin/%.so: bench/%.so.c
 	@mkdir -p $(@D)
@@ -219,7 +223,7 @@ lint:
 
 # UBSan and ASan builds of fastpath.so, the programs and the unit tests go
 # to tests/bin/san/ (the script builds them: other flags, same sources).
-check-sanitize: all $(PROG_BINS) $(TLIB_SOS)
+check-sanitize: all $(PROG_BINS) $(TLIB_SOS) $(BENCH_BINS) $(BENCH_SOS)
 	@sh tests/h_sanitize.sh
 
 .PHONY: check-sanitize
@@ -251,7 +255,7 @@ check-m32-build-only:
 
 .PHONY: check-musl check-m32 check-m32-build-only
 
-check-eatmydata: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS)
+check-eatmydata: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS) $(BENCH_BINS) $(BENCH_SOS)
 	@sh tests/h_eatmydata.sh
 
 .PHONY: check-eatmydata
