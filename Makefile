@@ -114,7 +114,7 @@ $(EXAMPLE_SO): $(SRCS) $(HDRS) tests/mit_example.c
 		$(SO_LDFLAGS) $(LDFLAGS) -o $@ $(SRCS) tests/mit_example.c $(LIBS)
 
 # make check: every suite, then every skip with its reason, then one total
-# line "check: N passed, N failed, K skipped"; about 5 minutes on 2 cores.
+# line "check: N passed, N failed, K skipped"; about 9 minutes on 2 cores.
 # check-core is the quick part (unit and integration suites and the fuzz
 # smoke run, about a minute); check-hardening the rest (the block at the
 # end of this file).
