@@ -1,7 +1,7 @@
 # fastpath: GNU make, no autotools.
 #   make            build fastpath.so
 #   make deps       install the Debian packages the tests need (as root)
-#   make check      every test: unit, integration, hardening (~5 min)
+#   make check      every test: unit, integration, hardening (~9 min)
 #   make check-core the quick part: unit and integration (about a minute)
 #   make demo       the three mitigations, native vs fastpath, one table
 #   make bench      the full benchmarks
