@@ -104,6 +104,8 @@ static inline const void *ur_opaque(const void *p)
 size_t ur_take(unsigned char *dst, size_t n, int fd) FP_HIDDEN;
 /* In a fork child: no byte the parent holds may be served here. */
 void ur_pool_atfork_child(void) FP_HIDDEN;
+/* At initialisation: how refills reach the kernel. */
+void ur_pool_init(void) FP_HIDDEN;
 
 /* ------------------------------------------------------------------------
  * The descriptor table (urandom_fd.c).  Read inline on every call; written
@@ -198,6 +200,7 @@ int ur_dup23(int old, int new, int flags) FP_HIDDEN;
  * these on its parent's memory. */
 void ur_exec_guard(int fds[UR_NDEV]) FP_HIDDEN;
 void ur_exec_unguard(const int fds[UR_NDEV]) FP_HIDDEN;
+void ur_fd_init(void) FP_HIDDEN;
 void ur_fd_atfork_prepare(void) FP_HIDDEN;
 void ur_fd_atfork_parent(void) FP_HIDDEN;
 void ur_fd_atfork_child(void) FP_HIDDEN;

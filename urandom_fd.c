@@ -162,6 +162,36 @@ static int ur_hidden_floor(void)
 
 static bool ur_is_device(int fd, int dev);
 
+/* Exact mode, at initialisation.  The first time a process with threads
+ * grows its descriptor table past 64, Linux waits for an RCU grace period
+ * (expand_fdtable: 13 ms here), and the hidden descriptor's number is what
+ * would grow it.  Grown now, while the process almost surely has one thread,
+ * the first open of the device costs what the others do.  Through a
+ * descriptor of our own, never the program's: closing a duplicate of a file
+ * the program holds would drop its POSIX locks on it. */
+void ur_fd_init(void)
+{
+#ifdef O_PATH
+	int floor, d, h, saved = errno;
+
+	if (ur_mode != UR_MODE_EXACT || !(fp_cfg.enabled & FP_BIT(urandom)) ||
+	    (floor = ur_hidden_floor()) < 64)
+		return;
+	d = fp_real.r_openat.f(AT_FDCWD, "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (d < 0) {
+		errno = saved;
+		return;
+	}
+	ur_heal(d);
+	if ((h = fp_real.r_fcntl.f(d, F_DUPFD_CLOEXEC, floor)) >= 0) {
+		ur_heal(h);
+		fp_real.r_close.f(h);
+	}
+	fp_real.r_close.f(d);
+	errno = saved;
+#endif
+}
+
 /* Opens the hidden descriptor of dev, unless another thread did (then it
  * is left alone); false when none can be had (see ur_hidden_bad). */
 static bool ur_hidden_make(int dev, const char *path, uint64_t w)

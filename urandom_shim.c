@@ -635,13 +635,19 @@ static void ur_stats(struct fp_buf *b, const unsigned long *c)
 	fp_buf_str(b, ur_mode == UR_MODE_RESERVE ? " refills, mode reserve" : " refills, mode exact");
 }
 
+static void ur_init(void)
+{
+	ur_pool_init();
+	ur_fd_init();
+}
+
 static void ur_atfork_child(void)
 {
 	ur_fd_atfork_child();
 	ur_pool_atfork_child();
 }
 
-FP_MITIGATION(urandom, .load = ur_load, .syms = ur_exec_syms, .nsyms = UR_EXEC_NSYMS,
+FP_MITIGATION(urandom, .load = ur_load, .init = ur_init, .syms = ur_exec_syms, .nsyms = UR_EXEC_NSYMS,
               .stats = ur_stats, .counters = ur_counters, .ncounters = UR_NCOUNTERS,
               .survey = &ur_sv, .prepare = ur_fd_atfork_prepare,
               .parent = ur_fd_atfork_parent, .child = ur_atfork_child);

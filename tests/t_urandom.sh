@@ -74,6 +74,27 @@ case $h in
 esac
 expect_eq "natively none is left" "0 0" "$("$C" hidden 2 10)"
 
+# Exact mode grows the descriptor table at start-up, past the hidden
+# descriptor's number, while the process has one thread: a threaded
+# program's first open then never waits out the RCU grace period of a
+# table grown later (13 ms here).  Reserve mode and the mitigation off
+# leave it as native.
+fdsize() { "$@" sed -n 's/^FDSize:[[:space:]]*//p' /proc/self/status; }
+lim=$(ulimit -n)
+case $lim in unlimited | *[!0-9]*) lim=4096 ;; esac
+[ "$lim" -gt 4096 ] && lim=4096
+n_fds=$(fdsize env)
+e_fds=$(fdsize env LD_PRELOAD="$FASTPATH_SO" FASTPATH_URANDOM=exact)
+if [ "${e_fds:-0}" -gt $((lim - 16)) ] && [ "${n_fds:-0}" -le $((lim - 16)) ]; then
+	ok "exact: the descriptor table grown at start-up ($n_fds -> $e_fds slots)"
+else
+	fail "exact: table grown at start-up" "native $n_fds, fastpath $e_fds, hidden at $((lim - 16))"
+fi
+expect_eq "reserve: the table left as native" "$n_fds" \
+	"$(fdsize env LD_PRELOAD="$FASTPATH_SO" FASTPATH_URANDOM=reserve)"
+expect_eq "urandom off: the table left as native" "$n_fds" \
+	"$(fdsize env LD_PRELOAD="$FASTPATH_SO" FASTPATH_DISABLE=urandom)"
+
 # ---- entry points: native and preloaded runs log the same observations --
 pre "$P" >"$T_TMP/fast" 2>&1
 expect_eq "prog_urandom under fastpath passes" 0 $?

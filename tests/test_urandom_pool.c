@@ -274,6 +274,131 @@ static void test_slice_after_fork(void **state)
 	assert_true(t->len > t->pos);  /* the parent keeps its own */
 }
 
+
+/* Empties the pool and this thread's slice: the next take refills. */
+static struct ur_pool *emptied(void)
+{
+	struct ur_pool *p = ur_pool_get();
+
+	assert_non_null(p);
+	explicit_bzero(p->buf + p->pos, ur_fresh(p));
+	p->pos = p->len;
+	ur_slice_drop(&ur_slice);
+	return p;
+}
+
+/* Refills through the vDSO's getrandom where the kernel has one and the
+ * getrandom bound is libc's: a refill, and no system call counted.  Where
+ * it is missing (forced: ur_vgr NULL, as on Linux < 6.11), or something
+ * else stands in for getrandom, the refill is a system call through it. */
+#ifdef UR_VDSO
+static int counting_calls;
+static ssize_t counting_getrandom(void *buf, size_t n, unsigned flags)
+{
+	counting_calls++;
+	return syscall(SYS_getrandom, buf, n, flags);
+}
+
+static void test_refill_vdso(void **state)
+{
+	unsigned long sys, refills;
+	unsigned char b[16];
+	void *saved = fp_real.r_getrandom.p;
+
+	(void)state;
+	assert_null(ur_vdso_sym("no_such_symbol"));
+	ur_vgr_bind();
+	if (!ur_vdso_sym("__vdso_getrandom")) {
+		assert_null(ur_vgr);
+		print_message("skip: this kernel's vDSO has no getrandom (Linux < 6.11); "
+		              "test_refill_no_vdso takes the other branch\n");
+		skip();
+	}
+	assert_non_null(ur_vgr);
+	/* The pool, made before the bind here, maps its state now. */
+	ur_vgr_map();
+	assert_non_null(atomic_load(&ur_vgr_state));
+	emptied();
+	sys = counter(UR_C_SYSCALLS);
+	refills = counter(UR_C_REFILLS);
+	assert_int_equal(ur_take(b, 16, -1), 16);
+	assert_false(all_zero(b, 16));
+	assert_int_equal(counter(UR_C_REFILLS), refills + 1);
+	assert_int_equal(counter(UR_C_SYSCALLS), sys);
+	/* A stand-in for getrandom sees every refill. */
+	fp_real.r_getrandom.f = counting_getrandom;
+	counting_calls = 0;
+	emptied();
+	assert_int_equal(ur_take(b, 16, -1), 16);
+	assert_int_equal(counting_calls, 1);
+	fp_real.r_getrandom.p = saved;
+}
+
+static void test_refill_no_vdso(void **state)
+{
+	ur_vgr_fn was = ur_vgr;
+	unsigned long sys;
+	unsigned char b[16];
+
+	(void)state;
+	ur_vgr = NULL;  /* as on a kernel without it */
+	emptied();
+	sys = counter(UR_C_SYSCALLS);
+	assert_int_equal(ur_take(b, 16, -1), 16);
+	assert_int_equal(counter(UR_C_SYSCALLS), sys + 1);
+	ur_vgr = was;
+}
+#endif
+
+/* Another thread is refilling: a thread that needs a slice has the kernel
+ * fill it (one system call) instead of waiting; with no getrandom to do so
+ * it waits for the lock, and is served from the pool. */
+static void *release_later(void *arg)
+{
+	struct ur_pool *p = arg;
+
+	usleep(20000);
+	atomic_store(&p->filling, false);
+	atomic_store(&p->owner, 0);
+	return NULL;
+}
+
+static void test_slice_direct_while_filling(void **state)
+{
+	struct ur_pool *p;
+	unsigned char b[16];
+	unsigned long sys, refills;
+	void *saved = fp_real.r_getrandom.p;
+	size_t pos;
+	pthread_t t;
+
+	(void)state;
+	assert_int_equal(ur_take(b, 16, -1), 16);  /* a generation */
+	p = ur_pool_get();
+	ur_slice_drop(&ur_slice);
+	atomic_store(&p->owner, (uintptr_t)1);  /* held by "another thread" */
+	atomic_store(&p->filling, true);
+	pos = p->pos;
+	sys = counter(UR_C_SYSCALLS);
+	assert_int_equal(ur_take(b, 16, -1), 16);
+	assert_false(all_zero(b, 16));
+	assert_int_equal(counter(UR_C_SYSCALLS), sys + 1);
+	assert_int_equal(ur_slice.len, UR_SLICE);
+	assert_int_equal(ur_slice.pos, 16);
+	assert_true(ur_slice.gen == atomic_load(&p->gen));
+	assert_int_equal(p->pos, pos);  /* the pool untouched */
+	/* No getrandom: wait for the holder, then cut from the pool. */
+	ur_slice_drop(&ur_slice);
+	fp_real.r_getrandom.p = NULL;
+	refills = counter(UR_C_REFILLS);
+	assert_int_equal(pthread_create(&t, NULL, release_later, p), 0);
+	assert_int_equal(ur_take(b, 16, -1), 16);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	fp_real.r_getrandom.p = saved;
+	assert_int_equal(atomic_load(&p->owner), 0);
+	assert_true(p->pos == pos + UR_SLICE || counter(UR_C_REFILLS) == refills + 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -282,6 +407,11 @@ int main(void)
 		cmocka_unit_test(test_slice_short_fill),
 		cmocka_unit_test(test_slice_after_fork),
 		cmocka_unit_test(test_fork_mid_copy),
+#ifdef UR_VDSO
+		cmocka_unit_test(test_refill_vdso),
+		cmocka_unit_test(test_refill_no_vdso),
+#endif
+		cmocka_unit_test(test_slice_direct_while_filling),
 	};
 
 	return cmocka_run_group_tests_name("urandom_pool", tests, setup, NULL);
