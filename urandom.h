@@ -31,7 +31,7 @@ extern struct fp_stripe ur_counters[FP_STRIPES] FP_HIDDEN;
 #define UR_POOL 65536        /* reservoir size */
 #define UR_SERVE_MAX 4096    /* larger reads go straight to the kernel */
 #define UR_CHUNK 256         /* bytes copied per lock hold (signal stacks are small) */
-#define UR_SLICE 256         /* bytes a thread takes from the pool at once */
+#define UR_SLICE 1024        /* bytes a thread takes from the pool at once */
 #define UR_SLICE_MAX 64      /* larger reads take from the pool directly */
 
 enum { UR_DEV_URANDOM, UR_DEV_RANDOM, UR_NDEV };

@@ -1,9 +1,10 @@
 /*
  * urandom_pool.c: the reservoir the urandom mitigation serves reads from.
  *
- * A 64 KiB pool that one getrandom() refills, zeroing bytes as they are
- * handed out; each thread takes a 256-byte slice of it at a time, so that
- * threads cycling at once do not fight over the pool lock on every read.
+ * A 64 KiB pool that one getrandom() refills (the vDSO's, where there is
+ * one), zeroing bytes as they are handed out; each thread takes a 1 KiB
+ * slice of it at a time, so that threads cycling at once do not fight over
+ * the pool lock on every read, nor wait while another thread refills.
  * Invariant kept here, and only here: a pool byte is served at most once,
  * then zeroed (ur_take, ur_slice), and a forked child never sees the
  * parent's bytes (ur_pool_get, ur_pool_atfork_child, the pool generation).
@@ -43,7 +44,7 @@
 #endif
 
 #define UR_CHUNK 256         /* bytes copied per lock hold (signal stacks are small) */
-#define UR_SLICE 256         /* bytes a thread takes from the pool at once */
+#define UR_SLICE 1024        /* bytes a thread takes from the pool at once */
 #define UR_SLICE_MAX 64      /* larger reads take from the pool directly */
 
 static _Atomic bool ur_no_getrandom;
