@@ -3,6 +3,11 @@
  *   seed N [THREADS] [noclo]   seed 001: per "uuid", twice open/read(16)/close
  *                              of /dev/urandom (O_CLOEXEC as libuuid on Linux;
  *                              "noclo": plain O_RDONLY as illumos libuuid)
+ *   floor N [THREADS] [noclo]  the kernel's part of exact mode alone: per
+ *                              "uuid", twice a duplicate of one descriptor of
+ *                              the device (F_DUPFD_CLOEXEC, or dup) and its
+ *                              close; no read, no fastpath.  Run natively, it
+ *                              bounds what exact mode can reach.
  *   kept N                     read(16) N times on one open descriptor
  *   getrandom N                getrandom(buf, 16, 0) N times
  *   file N PATH                open/read(16)/close of a regular file N times
@@ -18,10 +23,17 @@
 
 static long n_per_thread;
 static int open_flags = O_RDONLY | O_CLOEXEC;
+static int floor_fd = -1;
 
 static int cycle(const char *path, unsigned char *buf)
 {
-	int fd = open(path, open_flags);
+	int fd;
+
+	if (floor_fd >= 0) {
+		fd = (open_flags & O_CLOEXEC) ? fcntl(floor_fd, F_DUPFD_CLOEXEC, 0) : dup(floor_fd);
+		return fd < 0 ? -1 : close(fd);
+	}
+	fd = open(path, open_flags);
 
 	if (fd < 0 || read(fd, buf, 16) != 16)
 		return -1;
@@ -53,6 +65,15 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	n = atol(argv[2]);
+	if (strcmp(argv[1], "floor") == 0) {
+		int d = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+
+		/* Where exact mode keeps its hidden descriptor: high. */
+		if (d < 0 || (floor_fd = fcntl(d, F_DUPFD_CLOEXEC, 1000)) < 0)
+			return 1;
+		close(d);
+		argv[1] = "seed";
+	}
 	if (strcmp(argv[1], "seed") == 0) {
 		int t, threads = argc > 3 ? atoi(argv[3]) : 1;
 		pthread_t tid[64];
