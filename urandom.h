@@ -22,6 +22,7 @@ enum {
 	UR_C_GETRANDOM, /* getrandom/getentropy calls served from the pool */
 	UR_C_SYSCALLS,  /* system calls the pool itself had to make */
 	UR_C_REFILLS,   /* reservoir refills (a subset of syscalls) */
+	UR_C_SLICES,    /* slices the kernel filled while another thread refilled */
 	UR_NCOUNTERS
 };
 extern struct fp_stripe ur_counters[FP_STRIPES] FP_HIDDEN;

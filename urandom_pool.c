@@ -77,32 +77,30 @@ static void *_Atomic ur_vgr_state;      /* mapped with the pool */
  * kernel links it with both hash styles). */
 static void *ur_vdso_sym(const char *name)
 {
-	const ElfW(Ehdr) *eh = (const void *)getauxval(AT_SYSINFO_EHDR);
+	/* The auxiliary vector gives the image's address as a number. */
+	const char *img = (const char *)getauxval(AT_SYSINFO_EHDR); // NOLINT(performance-no-int-to-ptr)
+	const ElfW(Ehdr) *eh = (const void *)img;
 	const ElfW(Phdr) *ph;
 	const ElfW(Dyn) *dyn = NULL;
 	const ElfW(Sym) *sym = NULL;
 	const Elf32_Word *hash = NULL;
-	const char *str = NULL;
-	uintptr_t base = 0;
-	bool have_base = false;
+	const char *str = NULL, *base = NULL;
 	int i;
 
-	if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0)
+	if (!img || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0)
 		return NULL;
-	ph = (const void *)((const char *)eh + eh->e_phoff);
+	ph = (const void *)(img + eh->e_phoff);
 	for (i = 0; i < eh->e_phnum; i++) {
-		if (ph[i].p_type == PT_LOAD && !have_base) {
-			base = (uintptr_t)eh + ph[i].p_offset - ph[i].p_vaddr;
-			have_base = true;
-		} else if (ph[i].p_type == PT_DYNAMIC) {
-			dyn = (const void *)((const char *)eh + ph[i].p_offset);
-		}
+		if (ph[i].p_type == PT_LOAD && !base)
+			base = img + ph[i].p_offset - ph[i].p_vaddr;
+		else if (ph[i].p_type == PT_DYNAMIC)
+			dyn = (const void *)(img + ph[i].p_offset);
 	}
-	if (!have_base || !dyn)
+	if (!base || !dyn)
 		return NULL;
 	for (; dyn->d_tag != DT_NULL; dyn++) {
 		if (dyn->d_tag == DT_STRTAB)
-			str = (const char *)(base + dyn->d_un.d_ptr);
+			str = base + dyn->d_un.d_ptr;
 		else if (dyn->d_tag == DT_SYMTAB)
 			sym = (const void *)(base + dyn->d_un.d_ptr);
 		else if (dyn->d_tag == DT_HASH)
@@ -501,6 +499,7 @@ static bool ur_slice_direct(struct ur_slice *t, struct ur_pool *p)
 	    atomic_load_explicit(&ur_no_getrandom, memory_order_relaxed))
 		return false;
 	ur_count(SYSCALLS);
+	ur_count(SLICES);
 	r = fp_real.r_getrandom.f(t->b, UR_SLICE, GRND_NONBLOCK);
 	errno = saved;
 	if (r != UR_SLICE || ur_forked_under_us(p, gen)) {

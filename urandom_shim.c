@@ -620,7 +620,7 @@ static bool ur_load(fp_getenv_fn get)
 }
 
 /* "<n> opens, <n> reads, <n> getrandom[ (off)], <n> syscalls, <n> refills,
- * mode exact|reserve" */
+ * <n> slice fills, mode exact|reserve" */
 static void ur_stats(struct fp_buf *b, const unsigned long *c)
 {
 	fp_buf_ulong(b, c[UR_C_OPENS]);
@@ -632,7 +632,10 @@ static void ur_stats(struct fp_buf *b, const unsigned long *c)
 	fp_buf_ulong(b, c[UR_C_SYSCALLS]);
 	fp_buf_str(b, " syscalls, ");
 	fp_buf_ulong(b, c[UR_C_REFILLS]);
-	fp_buf_str(b, ur_mode == UR_MODE_RESERVE ? " refills, mode reserve" : " refills, mode exact");
+	fp_buf_str(b, " refills, ");
+	fp_buf_ulong(b, c[UR_C_SLICES]);
+	fp_buf_str(b, ur_mode == UR_MODE_RESERVE ? " slice fills, mode reserve"
+	                                         : " slice fills, mode exact");
 }
 
 static void ur_init(void)

@@ -434,6 +434,7 @@ static void test_format_stats_all(void **state)
 	c[FP_M_urandom][UR_C_READS] = 1000000;
 	c[FP_M_urandom][UR_C_SYSCALLS] = 66;
 	c[FP_M_urandom][UR_C_REFILLS] = 64;
+	c[FP_M_urandom][UR_C_SLICES] = 2;
 	c[FP_M_cpus][CPUS_C_QUERIES] = 3;
 	c[FP_M_cpus][CPUS_C_REAL] = 256;
 	cpus_wanted = 8;
@@ -442,7 +443,7 @@ static void test_format_stats_all(void **state)
 	assert_string_equal(line,
 	                    "fastpath[1234]: readlink 1000 short-circuited of 1003; "
 	                    "urandom 2000000 opens, 1000000 reads, 0 getrandom (off), "
-	                    "66 syscalls, 64 refills, mode exact; cpus 8 reported (real 256) to 3 queries");
+	                    "66 syscalls, 64 refills, 2 slice fills, mode exact; cpus 8 reported (real 256) to 3 queries");
 	assert_int_equal(n, strlen(line));
 	ur_getrandom = true;
 	c[FP_M_urandom][UR_C_GETRANDOM] = 5;
