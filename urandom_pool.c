@@ -122,8 +122,10 @@ static void ur_vgr_bind(void)
 	Dl_info self, next;
 	ur_vgr_fn f;
 
+	/* getpid: in libc itself on every version (glibc before 2.33 linked
+	 * fstat into each object from libc_nonshared.a), and not ours. */
 	if (!fp_real.r_getrandom.f || !dladdr((void *)fp_real.r_getrandom.f, &next) ||
-	    !dladdr((void *)&fstat, &self) || !next.dli_fname || !self.dli_fname ||
+	    !dladdr((void *)&getpid, &self) || !next.dli_fname || !self.dli_fname ||
 	    strcmp(next.dli_fname, self.dli_fname) != 0)
 		return;
 	f = (ur_vgr_fn)ur_vdso_sym("__vdso_getrandom");

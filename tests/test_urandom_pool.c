@@ -319,7 +319,7 @@ static bool libc_getrandom_bound(void)
 	Dl_info a, b;
 
 	return fp_real.r_getrandom.f && dladdr((void *)fp_real.r_getrandom.f, &a) &&
-	       dladdr((void *)&fstat, &b) && strcmp(a.dli_fname, b.dli_fname) == 0;
+	       dladdr((void *)&getpid, &b) && strcmp(a.dli_fname, b.dli_fname) == 0;
 }
 
 static void test_refill_vdso(void **state)
