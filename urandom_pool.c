@@ -43,10 +43,6 @@
 #define UR_ANN_SEEN(p) ((void)0)
 #endif
 
-#define UR_CHUNK 256         /* bytes copied per lock hold (signal stacks are small) */
-#define UR_SLICE 1024        /* bytes a thread takes from the pool at once */
-#define UR_SLICE_MAX 64      /* larger reads take from the pool directly */
-
 static _Atomic bool ur_no_getrandom;
 
 #if defined(FP_LINUX) && defined(AT_SYSINFO_EHDR)
@@ -344,6 +340,28 @@ static inline bool ur_forked_under_us(const struct ur_pool *p, uint64_t g)
 #define UR_TEST_MIDCOPY() ((void)0)
 #endif
 
+/* A refill through the vDSO (under the pool lock); -1 when it is not to
+ * be used: no vDSO getrandom, something else now stands in for getrandom
+ * (the unit tests' fault stand-ins), or getrandom proved missing.  It
+ * returns what the system call would, -errno on failure: the system call
+ * then says it again, with errno. */
+static ssize_t ur_refill_vdso(struct ur_pool *p)
+{
+#ifdef UR_VDSO
+	void *st = atomic_load_explicit(&ur_vgr_state, memory_order_acquire);
+	ssize_t r;
+
+	if (!st || !ur_vgr || fp_real.r_getrandom.p != ur_vgr_libc ||
+	    atomic_load_explicit(&ur_no_getrandom, memory_order_relaxed))
+		return -1;
+	r = ur_vgr(p->buf, sizeof p->buf, GRND_NONBLOCK, st, ur_vgr_p.size_of_opaque_state);
+	return r > 0 ? r : -1;
+#else
+	(void)p;
+	return -1;
+#endif
+}
+
 /* Refills from getrandom; where that does not exist (ENOSYS), from the
  * descriptor being read, which is the device itself: no private descriptor
  * that closefrom() could take from under us.  Never blocks: before the
@@ -359,26 +377,8 @@ static bool ur_refill(struct ur_pool *p, int fd)
 
 	ur_count(REFILLS);
 	atomic_store_explicit(&p->filling, true, memory_order_relaxed);
-#ifdef UR_VDSO
-	{
-		void *st = atomic_load_explicit(&ur_vgr_state, memory_order_acquire);
-
-		/* Not when something else now stands in for getrandom (the
-		 * unit tests' fault stand-ins), nor once it proved missing. */
-		if (!ur_vgr || fp_real.r_getrandom.p != ur_vgr_libc ||
-		    atomic_load_explicit(&ur_no_getrandom, memory_order_relaxed))
-			st = NULL;
-		/* It returns what the system call would, -errno on failure;
-		 * the system call then says it again, with errno. */
-		if (st && (r = ur_vgr(p->buf, sizeof p->buf, GRND_NONBLOCK, st,
-		                      ur_vgr_p.size_of_opaque_state)) <= 0)
-			r = -1;
-	}
-	if (r < 0)
+	if ((r = ur_refill_vdso(p)) < 0)
 		ur_count(SYSCALLS);
-#else
-	ur_count(SYSCALLS);
-#endif
 #ifdef FP_LINUX
 	if (r < 0 && !atomic_load_explicit(&ur_no_getrandom, memory_order_relaxed) &&
 	    fp_real.r_getrandom.f) {
