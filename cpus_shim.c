@@ -415,6 +415,20 @@ FP_EXPORT int pthread_getaffinity_np(pthread_t thread, size_t setsize, cpu_set_t
 	return rc;
 }
 
+/* Wherever we may really run: the mask we were started with, or, if the
+ * kernel would not tell us (cpus_learn_real), every CPU it has (it keeps
+ * only the allowed ones). */
+static void cpus_anywhere(cpu_set_t *out)
+{
+	if (cpus_real.have_allowed) {
+		memcpy(out, &cpus_real.allowed, sizeof *out);
+		return;
+	}
+	CPU_ZERO(out);
+	for (long i = 0; i < cpus_real.possible && i < CPU_SETSIZE; i++)
+		CPU_SET((size_t)i, out);
+}
+
 /*
  * Drops made-up ids from a mask the program built from our answers.  Writes
  * the result to `out` (outsize bytes, zeroed) and returns it, updating
@@ -438,11 +452,12 @@ static const cpu_set_t *cpus_real_mask(const cpu_set_t *mask, size_t *setsize, c
 		return mask;
 	if (!any_real) {
 		/* The program's set may be smaller than ours: pass ours. */
-		if (!cpus_real.have_allowed || sizeof cpus_real.allowed > outsize)
+		if (sizeof(cpu_set_t) > outsize)
 			return mask;
-		memcpy(out, &cpus_real.allowed, sizeof cpus_real.allowed);
-		if (*setsize < sizeof cpus_real.allowed)
-			*setsize = sizeof cpus_real.allowed;
+		memset(out, 0, outsize);
+		cpus_anywhere(out);
+		if (*setsize < sizeof(cpu_set_t))
+			*setsize = sizeof(cpu_set_t);
 		return out;
 	}
 	memcpy(out, mask, *setsize);
@@ -548,7 +563,7 @@ static int cpus_set(enum cpus_who who, pid_t pid, size_t setsize, const cpu_set_
 		for (size_t i = (size_t)cpus_real.possible; i < CPU_SETSIZE; i++)
 			CPU_CLR(i, &buf.set);
 		if (CPU_COUNT(&buf.set) == 0)
-			memcpy(&buf.set, &cpus_real.allowed, sizeof buf.set);
+			cpus_anywhere(&buf.set);
 		rc = real(pid, th, sizeof buf.set, &buf.set);
 	} else {
 		rc = real(pid, th, setsize, cpus_for_set(mask, &setsize, &buf));

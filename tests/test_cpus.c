@@ -206,6 +206,41 @@ static void test_setaffinity_drops_made_up_ids(void **state)
 	                                               &cpus_real.allowed), 0);
 }
 
+/* The kernel would not give our mask at start (cpus_learn_real): a set of
+ * made-up ids only still runs somewhere real, on either path. */
+static void test_setaffinity_without_allowed_mask(void **state)
+{
+	union cpus_mask_buf buf;
+	cpu_set_t in, saved, now, all;
+	const cpu_set_t *out;
+	size_t size = sizeof in;
+	long fake = cpus_real.possible;
+
+	(void)state;
+	cpus_wanted = fake + 8;
+	cpus_learn_real();
+	saved = cpus_real.allowed;
+	assert_true(cpus_real.have_allowed);
+	cpus_real.have_allowed = false;
+	CPU_ZERO(&cpus_real.allowed); /* never read */
+	CPU_ZERO(&all);
+	for (long i = 0; i < fake && i < CPU_SETSIZE; i++)
+		CPU_SET((size_t)i, &all);
+	CPU_ZERO(&in);
+	CPU_SET(fake + 3, &in);
+	out = cpus_for_set(&in, &size, &buf);
+	assert_true(CPU_EQUAL(out, &all));
+	/* Through the remembered-mask path (cpus_virtual) and the real call. */
+	assert_int_equal(sched_setaffinity(0, sizeof in, &in), 0);
+	assert_int_equal(fp_real.r_sched_getaffinity.f(0, sizeof now, &now), 0);
+	CPU_AND(&all, &all, &saved);
+	assert_true(CPU_EQUAL(&now, &all));
+	assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof in, &in), 0);
+	cpus_real.allowed = saved;
+	cpus_real.have_allowed = true;
+	assert_int_equal(fp_real.r_sched_setaffinity.f(0, sizeof saved, &saved), 0);
+}
+
 static void test_counters(void **state)
 {
 	unsigned long before;
@@ -232,6 +267,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rewrite_mask_cap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rewrite_mask_inflate, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_setaffinity_drops_made_up_ids, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_setaffinity_without_allowed_mask, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_counters, setup, teardown),
 	};
 
