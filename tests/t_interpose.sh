@@ -20,6 +20,10 @@ if grep -q '^Usage: interpose \[OPTION\]... \[--\] COMMAND \[ARG\]...' "$T_TMP/o
 for opt in --no-readlink --no-urandom --cpus --getrandom --stats --debug --print-path --version; do
 	if grep -q -- "$opt" "$T_TMP/out"; then ok "--help mentions $opt"; else fail "--help mentions $opt"; fi
 done
+# --cpus reaches the CPU files too (cpus_files_shim.c): the help says so.
+for src in sysconf get_nprocs sched_getaffinity /proc/cpuinfo /proc/stat /sys/devices/system/cpu/ OMP_NUM_THREADS; do
+	if grep -q -- "$src" "$T_TMP/out"; then ok "--help: --cpus names $src"; else fail "--help: --cpus names $src"; fi
+done
 version=$(sed -n 's/^VERSION *= *//p' Makefile)
 expect_eq "--version matches the Makefile" "interpose (fastpath) $version" "$("$I" --version)"
 # Installed, the version is still the Makefile's: the script, the man
