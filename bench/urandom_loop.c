@@ -8,6 +8,9 @@
  *                              the device (F_DUPFD_CLOEXEC, or dup) and its
  *                              close; no read, no fastpath.  Run natively, it
  *                              bounds what exact mode can reach.
+ *   floorpt N [THREADS] [noclo]  the same with a descriptor of the device
+ *                              per thread: against floor, what the threads'
+ *                              sharing of one descriptor costs.
  *   kept N                     read(16) N times on one open descriptor
  *   getrandom N                getrandom(buf, 16, 0) N times
  *   file N PATH                open/read(16)/close of a regular file N times
@@ -23,14 +26,28 @@
 
 static long n_per_thread;
 static int open_flags = O_RDONLY | O_CLOEXEC;
-static int floor_fd = -1;
+static int floor_fd = -1, floor_per_thread;
+static _Thread_local int my_floor = -1;
+
+/* A descriptor of the device at a high number (where exact mode keeps
+ * its hidden one), at or above min. */
+static int high_descriptor(int min)
+{
+	int d = open("/dev/urandom", O_RDONLY | O_CLOEXEC), h;
+
+	if (d < 0)
+		return -1;
+	h = fcntl(d, F_DUPFD_CLOEXEC, min);
+	close(d);
+	return h;
+}
 
 static int cycle(const char *path, unsigned char *buf)
 {
 	int fd;
 
-	if (floor_fd >= 0) {
-		fd = (open_flags & O_CLOEXEC) ? fcntl(floor_fd, F_DUPFD_CLOEXEC, 0) : dup(floor_fd);
+	if (my_floor >= 0) {
+		fd = (open_flags & O_CLOEXEC) ? fcntl(my_floor, F_DUPFD_CLOEXEC, 0) : dup(my_floor);
 		return fd < 0 ? -1 : close(fd);
 	}
 	fd = open(path, open_flags);
@@ -45,7 +62,9 @@ static void *seed_worker(void *arg)
 	unsigned char uuid[16], tmp[16];
 	long i;
 
-	(void)arg;
+	my_floor = floor_fd;
+	if (floor_per_thread && (my_floor = high_descriptor(1000 + (int)(long)arg)) < 0)
+		exit(1);
 	for (i = 0; i < n_per_thread; i++) {
 		/* libuuid: one read for the node part, one for the random part */
 		if (cycle("/dev/urandom", uuid) < 0 || cycle("/dev/urandom", tmp) < 0)
@@ -66,12 +85,11 @@ int main(int argc, char **argv)
 	}
 	n = atol(argv[2]);
 	if (strcmp(argv[1], "floor") == 0) {
-		int d = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-
-		/* Where exact mode keeps its hidden descriptor: high. */
-		if (d < 0 || (floor_fd = fcntl(d, F_DUPFD_CLOEXEC, 1000)) < 0)
+		if ((floor_fd = high_descriptor(1000)) < 0)
 			return 1;
-		close(d);
+		argv[1] = "seed";
+	} else if (strcmp(argv[1], "floorpt") == 0) {
+		floor_per_thread = 1;
 		argv[1] = "seed";
 	}
 	if (strcmp(argv[1], "seed") == 0) {
@@ -84,7 +102,7 @@ int main(int argc, char **argv)
 			return 2;
 		n_per_thread = n / threads;
 		for (t = 0; t < threads; t++)
-			pthread_create(&tid[t], NULL, seed_worker, NULL);
+			pthread_create(&tid[t], NULL, seed_worker, (void *)(long)t);
 		for (t = 0; t < threads; t++)
 			pthread_join(tid[t], NULL);
 	} else if (strcmp(argv[1], "kept") == 0) {
