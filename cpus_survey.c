@@ -19,7 +19,7 @@ static const char *const cpus_sv_keys[CPUS_NSURVEY] = {
 #undef CPUS_X
 };
 static _Atomic unsigned long cpus_sv_c[CPUS_NSURVEY];
-const struct fp_survey cpus_sv = { cpus_sv_c, cpus_sv_keys, CPUS_NSURVEY };
+const struct fp_survey cpus_sv = { cpus_sv_c, cpus_sv_keys, CPUS_NSURVEY, NULL };
 /* Threads alive now: the main thread, and those made since start-up
  * through pthread_create (others, made by raw clone, are not seen). */
 static _Atomic unsigned long cpus_alive = 1;

@@ -532,6 +532,8 @@ static bool fp_sv_body(int fd, long pid, bool final, const struct timespec *now)
 	for (i = 0; ok && i < fp_nmitigations; i++) {
 		const struct fp_survey *sv = fp_mitigations[i]->survey;
 
+		if (sv && sv->calibrate)
+			sv->calibrate(fd);
 		for (k = 0; ok && sv && k < sv->n; k++)
 			ok = fp_sv_line(fd, sv->keys[k], NULL,
 			                atomic_load_explicit(&sv->c[k], memory_order_relaxed));

@@ -514,6 +514,10 @@ struct fp_survey {
 	_Atomic unsigned long *c;   /* [n], plain atomics: exact, not striped */
 	const char *const *keys;    /* [n] "<row>.<key>", as the record says */
 	unsigned n;                 /* all zeroed in a fork child */
+	/* Optional: called by the record writer with the record's own
+	 * descriptor just before the counters are written, to time what the
+	 * mitigation would do instead on this machine.  Async-signal-safe. */
+	void (*calibrate)(int fd);
 };
 /* 56 ticks of 2^30 ns: 60.1 s. */
 #define FP_SURVEY_EVERY_TICKS 56ul

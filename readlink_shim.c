@@ -411,7 +411,7 @@ static const char *const rl_sv_keys[RL_NSURVEY] = {
 	"readlink.short", "readlink.short_ns", "readlink.stat", "readlink.stat_ns",
 };
 static _Atomic unsigned long rl_sv_c[RL_NSURVEY];
-static const struct fp_survey rl_sv = { rl_sv_c, rl_sv_keys, RL_NSURVEY };
+static const struct fp_survey rl_sv = { rl_sv_c, rl_sv_keys, RL_NSURVEY, NULL };
 
 /* What one surveyed call was: filled by rl_short, finished by rl_sv_done. */
 struct rl_sv_call {

@@ -109,6 +109,14 @@ if [ "$m" -ge 2 ] && [ "$m" -le 9 ]; then ok "threads: $m alive at most (2..9)"
 else fail "threads: most alive out of range" "$m"; fi
 if [ "$(key "$T_TMP/d" urandom.open_ns)" -gt 0 ]; then ok "record: open time measured"
 else fail "record: no open time"; fi
+# Exact mode's own cost, timed in the process: a duplicate and its close,
+# cheaper than the native open and close it would replace.
+dc=$(key "$T_TMP/d" urandom.dup_close_ns)
+cyc=$(( ($(key "$T_TMP/d" urandom.open_ns) + $(key "$T_TMP/d" urandom.close_ns)) / 8000 ))
+if [ "$dc" -gt 0 ] && [ "$dc" -lt "$cyc" ]; then ok "record: a duplicate and its close timed ($dc ns; native open+close $cyc ns)"
+else fail "record: dup_close_ns" "dup+close $dc ns, native open+close $cyc ns"; fi
+sv "$T_TMP/d" sh -c 'exec true'
+expect_eq "record: no device opened, no duplicate made or timed" 0 "$(key "$T_TMP/d" urandom.dup_close_ns)"
 
 if [ -n "$PYTHON" ]; then
 	# Across fork: the child's record has only the child's calls; the
@@ -281,16 +289,19 @@ expect_eq "report rule: fork flat: no --cpus" \
 	"suggest: nothing to mitigate" "$("$INTERPOSE" --survey-report "$T_TMP/m" | tail -n 1)"
 
 # The urandom row and reason quote what the suggested command saves
-# (exact mode: the opens and reads, less a close's time per open for the
-# dup); reserve mode, which changes what a closed number shows, is named
-# beside it and never suggested.
-mkurec() { # DIR OPENS OPEN_NS READ_NS CLOSE_NS
+# (exact mode: the pool's calls less a duplicate and its close per open,
+# timed in the process, or, in a record without that time, the opens and
+# reads less a native close per open); reserve mode, which changes what a
+# closed number shows, is named beside it and never suggested.
+mkurec() { # DIR OPENS OPEN_NS READ_NS CLOSE_NS [DUP_CLOSE_NS]
 	{
 		printf 'fastpath-survey 1\npid 200\nppid 1\nprog tok\nstate exited\n'
 		printf 'start_s 1.000000000\nnow_s 11.000000000\n'
 		printf 'urandom.open_cloexec %s\nurandom.open_ns %s\n' "$2" "$3"
 		printf 'urandom.read_le16 %s\nurandom.read_ns %s\n' "$2" "$4"
-		printf 'urandom.close %s\nurandom.close_ns %s\nend 0\n' "$2" "$5"
+		printf 'urandom.close %s\nurandom.close_ns %s\n' "$2" "$5"
+		[ $# -ge 6 ] && printf 'urandom.dup_close_ns %s\n' "$6"
+		printf 'end 0\n'
 	} >"$1/200.rec"
 }
 rm -rf "$T_TMP/m" && mkdir "$T_TMP/m"
@@ -303,6 +314,15 @@ if grep -Eq '^urandom +3000 calls +1700\.0 ms native +17\.0% of the run  saves ~
 	ok "report rule: urandom: the row saves what the suggested command saves"
 else fail "report rule: urandom row" "$(grep '^urandom' "$T_TMP/rep")"; fi
 expect_eq "report rule: urandom: suggests the default mode" "suggest: interpose -- tok ..." "$(tail -n 1 "$T_TMP/rep")"
+# With the duplicate's cost timed in the process (100 us each here).
+mkurec "$T_TMP/m" 1000 1000000000 500000000 200000000 100000
+"$INTERPOSE" --survey-report "$T_TMP/m" >"$T_TMP/rep" 2>&1
+expect_eq "report rule: urandom: exact mode's saving with the timed duplicate" \
+	"reason: urandom would save ~1600.0 ms (16.0% of the run; ~1700.0 ms with --urandom=reserve)" \
+	"$(grep '^reason: ' "$T_TMP/rep")"
+if grep -q '^urandom .*(exact mode, the default; 100\.0 us each here)' "$T_TMP/rep"; then
+	ok "report rule: urandom: the row names the timed cost"
+else fail "report rule: urandom row, timed" "$(grep '^urandom' "$T_TMP/rep")"; fi
 # Closes dear, opens cheap: only reserve mode would save enough.
 mkurec "$T_TMP/m" 1000 50000000 10000000 80000000
 "$INTERPOSE" --survey-report "$T_TMP/m" >"$T_TMP/rep" 2>&1
