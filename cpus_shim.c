@@ -9,6 +9,7 @@
  *   sysconf(_SC_NPROCESSORS_ONLN/_CONF)   getconf, Python, most C programs
  *   get_nprocs(), get_nprocs_conf()       glibc's sysconf does not call these
  *   sched_getaffinity(), pthread_getaffinity_np()   nproc, libuv, OpenMP
+ *   sched_getcpu(), getcpu()              below the real count, a CPU shown
  *
  * N may exceed the real count (to study a big machine's behaviour on a small
  * one).  The affinity mask then holds the real CPUs plus made-up ones whose
@@ -599,5 +600,80 @@ FP_EXPORT int pthread_setaffinity_np(pthread_t thread, size_t setsize, const cpu
 {
 	return cpus_set(pthread_equal(thread, pthread_self()) ? CPUS_THREAD : CPUS_OTHER, 0,
 	                setsize, mask, cpus_real_pthread_set, thread);
+}
+
+/* ------------------------------------------------------------------------
+ * sched_getcpu() and getcpu() while the cap is below the CPUs we may run
+ * on: a CPU outside the machine the cap shows answers as one inside it
+ * (the i-th id outside folds onto the (i mod N)-th shown), so that per-CPU
+ * slots sized from the count (an array of get_nprocs() entries indexed by
+ * sched_getcpu()) stay in bounds.  A cap at or
+ * above the real count shows every CPU we may run on: nothing folds.
+ * Learnt once, at the first such call; then a load and a table read.
+ * ---------------------------------------------------------------------- */
+static struct {
+	_Atomic int state;  /* FP_INIT_NONE / RUNNING / DONE */
+	bool fold;
+	unsigned short map[CPU_SETSIZE];
+} cpus_fold;
+
+static void cpus_fold_learn(void)
+{
+	int expect = FP_INIT_NONE;
+	cpu_set_t shown;
+	unsigned short ids[CPU_SETSIZE];
+	long bound, lo, n;
+	size_t i, nshown = 0, k = 0;
+
+	if (fp_likely(atomic_load_explicit(&cpus_fold.state, memory_order_acquire) == FP_INIT_DONE))
+		return;
+	if (!atomic_compare_exchange_strong(&cpus_fold.state, &expect, FP_INIT_RUNNING)) {
+		/* Another thread is at the same few loops; bounded. */
+		while (atomic_load_explicit(&cpus_fold.state, memory_order_acquire) != FP_INIT_DONE)
+			sched_yield();
+		return;
+	}
+	fp_cpus_machine(&shown, &bound, &lo, &n);
+	for (i = 0; i < CPU_SETSIZE; i++)
+		if (CPU_ISSET(i, &shown))
+			ids[nshown++] = (unsigned short)i;
+	for (i = 0; i < CPU_SETSIZE; i++)
+		cpus_fold.map[i] = (unsigned short)(CPU_ISSET(i, &shown) || !nshown ? i : ids[k++ % nshown]);
+	cpus_fold.fold = n == 0 && nshown > 0;
+	atomic_store_explicit(&cpus_fold.state, FP_INIT_DONE, memory_order_release);
+}
+
+static unsigned cpus_fold_id(unsigned cpu)
+{
+	cpus_fold_learn();
+	return cpus_fold.fold && cpu < CPU_SETSIZE ? cpus_fold.map[cpu] : cpu;
+}
+
+/* A call of a few nanoseconds: without the cap, a tail call to libc's
+ * (one branch, no frame of ours). */
+FP_EXPORT int sched_getcpu(void)
+{
+	int (*real)(void) = FP_REAL(sched_getcpu);
+	int cpu;
+
+	if (fp_likely(!(fp_cfg.enabled & FP_BIT(cpus))) && real)
+		return real();
+	cpu = real ? real() : fp_nr_sched_getcpu();
+	if (fp_enabled(FP_BIT(cpus)) && cpu >= 0)
+		cpu = (int)cpus_fold_id((unsigned)cpu);
+	return cpu;
+}
+
+FP_EXPORT int getcpu(unsigned int *cpu, unsigned int *node)
+{
+	int (*real)(unsigned int *, unsigned int *) = FP_REAL(getcpu);
+	int rc;
+
+	if (fp_likely(!(fp_cfg.enabled & FP_BIT(cpus))) && real)
+		return real(cpu, node);
+	rc = real ? real(cpu, node) : (int)syscall(SYS_getcpu, cpu, node, NULL);
+	if (fp_enabled(FP_BIT(cpus)) && rc == 0 && cpu)
+		*cpu = cpus_fold_id(*cpu);
+	return rc;
 }
 #endif /* FP_HAVE_AFFINITY */

@@ -181,6 +181,14 @@ bool fp_secure_mode(void) FP_HIDDEN;
  * and gets the stand-in or the bound function: it never loops, and never
  * waits for itself.
  * ---------------------------------------------------------------------- */
+#ifdef FP_LINUX
+static inline int fp_nr_sched_getcpu(void)
+{
+	unsigned int cpu;
+
+	return syscall(SYS_getcpu, &cpu, NULL, NULL) == 0 ? (int)cpu : -1;
+}
+#endif
 #define FP_NR_FAIL(v) errno = ENOSYS; return v;
 #define FP_NR_RET(v) return v;
 #define FP_NR_DO(call) return call;
@@ -293,7 +301,11 @@ bool fp_secure_mode(void) FP_HIDDEN;
 	               unsigned long flags, const void *data), FP_NR_FAIL(-1))                   \
 	X(int, umount, (const char *dst), FP_NR_FAIL(-1))                                        \
 	X(int, umount2, (const char *dst, int flags), FP_NR_FAIL(-1))                            \
-	X(int, setns, (int fd, int type), FP_NR_FAIL(-1))
+	X(int, setns, (int fd, int type), FP_NR_FAIL(-1))                                        \
+	/* getcpu: glibc >= 2.29 (NULL before: the wrapper makes the call). */                   \
+	X(int, sched_getcpu, (void), FP_NR_DO(fp_nr_sched_getcpu()))                             \
+	X(int, getcpu, (unsigned int *cpu, unsigned int *node),                                  \
+	  FP_NR_DO((int)syscall(SYS_getcpu, cpu, node, NULL)))
 #else
 #define FP_REAL_LINUX(X)
 #endif

@@ -75,6 +75,29 @@ filerow "/sys/devices/system/cpu/online, --cpus 3" /sys/devices/system/cpu/onlin
 filerow "/etc/hostname, cap unset (target: noise)" /etc/hostname
 filerow "/etc/hostname, --cpus 3 (one prefix test)" /etc/hostname FASTPATH_CPUS=3
 
+# sched_getcpu(): without the cap a tail call to libc's; with a cap below
+# the real count, the answer folded onto a CPU the cap shows.  ns per call
+# (bench/getcpu_loop, 20M calls), median of FREPS alternating runs.
+callrow() {
+	# callrow LABEL ENV...: native vs the same under ENV
+	label=$1
+	shift
+	: >"$TMPB.n"
+	: >"$TMPB.f"
+	i=0
+	while [ "$i" -lt "$FREPS" ]; do
+		"$BENCHBIN/getcpu_loop" 20000000 >>"$TMPB.n"
+		env LD_PRELOAD="$FASTPATH_SO" "$@" "$BENCHBIN/getcpu_loop" 20000000 >>"$TMPB.f"
+		i=$((i + 1))
+	done
+	awk -v l="$label" -v a="$(median <"$TMPB.n")" -v b="$(median <"$TMPB.f")" \
+		'BEGIN { printf "%-46s %9.2f %9.2f %6.2fx\n", l, a, b, b / a }'
+}
+echo
+printf '%-46s %9s %9s %7s\n' "sched_getcpu(), ns per call" native fastpath ratio
+callrow "sched_getcpu, cap unset (not ours)"
+callrow "sched_getcpu, --cpus 1 (folded)" FASTPATH_CPUS=1
+
 # Issue 12: every common way of counting CPUs, native and under --cpus 3
 # and --cpus 64, from one run (tests/cpus_probe.sh).
 echo

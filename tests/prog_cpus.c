@@ -6,6 +6,9 @@
  *   prog_cpus roundtrip  the affinity round trip (get, remove one, set,
  *                        get) in the main thread, a second thread and a
  *                        forked child: "main ok thread ok child ok"
+ *   prog_cpus getcpu     asks the CPU count, then has the kernel run it on
+ *                        the last CPU it may (a raw system call, out of the
+ *                        cap's sight): "<sched_getcpu> <getcpu>"
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -13,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -142,12 +146,35 @@ static int roundtrip(void)
 	return 0;
 }
 
+static int getcpu_mode(void)
+{
+	cpu_set_t m;
+	unsigned cpu = 0;
+	int last = -1;
+
+	/* The cap shows its machine from the first question on. */
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 1 ||
+	    syscall(SYS_sched_getaffinity, 0, sizeof m, &m) < 0)
+		return 1;
+	for (int i = 0; i < CPU_SETSIZE; i++)
+		if (CPU_ISSET(i, &m))
+			last = i;
+	CPU_ZERO(&m);
+	CPU_SET(last, &m);
+	if (syscall(SYS_sched_setaffinity, 0, sizeof m, &m) != 0 || getcpu(&cpu, NULL) != 0)
+		return 1;
+	printf("%d %u\n", sched_getcpu(), cpu);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "entries") == 0)
 		return entries();
 	if (argc > 1 && strcmp(argv[1], "roundtrip") == 0)
 		return roundtrip();
-	fprintf(stderr, "usage: prog_cpus entries|roundtrip\n");
+	if (argc > 1 && strcmp(argv[1], "getcpu") == 0)
+		return getcpu_mode();
+	fprintf(stderr, "usage: prog_cpus entries|roundtrip|getcpu\n");
 	return 2;
 }

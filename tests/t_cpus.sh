@@ -192,4 +192,23 @@ done
 expect_eq "affinity round trip natively" "thread ok main ok child ok" \
 	"$(WANT=$native "$TESTBIN/prog_cpus" roundtrip)"
 
+# sched_getcpu()/getcpu() on the last CPU we may run on: under a cap below
+# it, a CPU of the machine the cap shows (an array of N per-CPU slots stays
+# in bounds); at or above the real count, the kernel's own id.
+last=$("$TESTBIN/prog_cpus" getcpu)
+case $last in
+"0 0") skip "sched_getcpu under a cap" "one CPU to run on, none to fold (test_cpus forces the fold)" ;;
+*)
+	l=${last%% *}
+	expect_eq "sched_getcpu/getcpu natively: the last CPU, twice" "$l $l" "$last"
+	expect_eq "sched_getcpu/getcpu at 1 on CPU $l: CPU 0" "0 0" \
+		"$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=1 "$TESTBIN/prog_cpus" getcpu)"
+	for n in "$native" 64; do
+		expect_eq "sched_getcpu/getcpu at $n on CPU $l: its own id" "$l $l" \
+			"$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=$n "$TESTBIN/prog_cpus" getcpu)"
+	done
+	expect_eq "sched_getcpu/getcpu, cap unset: its own id" "$l $l" \
+		"$(LD_PRELOAD=$FASTPATH_SO "$TESTBIN/prog_cpus" getcpu)" ;;
+esac
+
 finish

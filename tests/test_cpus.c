@@ -241,6 +241,77 @@ static void test_setaffinity_without_allowed_mask(void **state)
 	assert_int_equal(fp_real.r_sched_setaffinity.f(0, sizeof saved, &saved), 0);
 }
 
+/* The fold, on a made-up machine of 4 CPUs we may run on: a cap of 2
+ * shows CPUs 0 and 1, and 2 and 3 answer as 0 and 1; a cap of 8 shows all
+ * four, and nothing folds. */
+static void test_getcpu_fold_map(void **state)
+{
+	__typeof__(cpus_real) saved;
+
+	(void)state;
+	cpus_learn_real();
+	saved = cpus_real;
+	cpus_real.possible = 4;
+	cpus_real.online = 4;
+	cpus_real.have_allowed = true;
+	CPU_ZERO(&cpus_real.allowed);
+	for (int i = 0; i < 4; i++)
+		CPU_SET(i, &cpus_real.allowed);
+	cpus_wanted = 2;
+	atomic_store(&cpus_fold.state, FP_INIT_NONE);
+	assert_int_equal(cpus_fold_id(0), 0);
+	assert_int_equal(cpus_fold_id(1), 1);
+	assert_int_equal(cpus_fold_id(2), 0);
+	assert_int_equal(cpus_fold_id(3), 1);
+	assert_int_equal(cpus_fold_id(4), 0); /* not ours to run on: still in bounds */
+	assert_int_equal(cpus_fold_id(CPU_SETSIZE + 5), CPU_SETSIZE + 5);
+	cpus_wanted = 8;
+	atomic_store(&cpus_fold.state, FP_INIT_NONE);
+	for (unsigned i = 0; i < 8; i++)
+		assert_int_equal(cpus_fold_id(i), i);
+	cpus_real = saved;
+	atomic_store(&cpus_fold.state, FP_INIT_NONE);
+}
+
+/* On this machine: a thread the kernel runs on its last CPU, under a cap
+ * of 1, is on CPU 0 for sched_getcpu() and getcpu(); the node is the
+ * kernel's.  Off, the real id. */
+static void test_getcpu_live(void **state)
+{
+	cpu_set_t one, saved;
+	unsigned cpu = 99, node = 99, rnode = 99, rcpu = 99;
+	int last = -1;
+
+	(void)state;
+	cpus_learn_real();
+	for (int i = 0; i < CPU_SETSIZE; i++)
+		if (CPU_ISSET(i, &cpus_real.allowed))
+			last = i;
+	if (CPU_COUNT(&cpus_real.allowed) < 2 || last < 1) {
+		printf("skip: one CPU to run on: no CPU for the fold (test_getcpu_fold_map forces it)\n");
+		skip();
+	}
+	assert_int_equal(fp_real.r_sched_getaffinity.f(0, sizeof saved, &saved), 0);
+	CPU_ZERO(&one);
+	CPU_SET(last, &one);
+	assert_int_equal(fp_real.r_sched_setaffinity.f(0, sizeof one, &one), 0);
+	cpus_wanted = 1;
+	atomic_store(&cpus_fold.state, FP_INIT_NONE);
+	assert_int_equal(sched_getcpu(), 0);
+	assert_int_equal(getcpu(&cpu, &node), 0);
+	assert_int_equal(cpu, 0);
+	assert_int_equal(syscall(SYS_getcpu, &rcpu, &rnode, NULL), 0);
+	assert_int_equal(rcpu, last);
+	assert_int_equal(node, rnode);
+	assert_int_equal(getcpu(&cpu, NULL), 0);
+	assert_int_equal(getcpu(NULL, &node), 0);
+	fp_cfg.enabled &= ~FP_BIT(cpus);
+	assert_int_equal(sched_getcpu(), last);
+	fp_cfg.enabled |= FP_BIT(cpus);
+	assert_int_equal(fp_real.r_sched_setaffinity.f(0, sizeof saved, &saved), 0);
+	atomic_store(&cpus_fold.state, FP_INIT_NONE);
+}
+
 static void test_counters(void **state)
 {
 	unsigned long before;
@@ -268,6 +339,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rewrite_mask_inflate, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_setaffinity_drops_made_up_ids, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_setaffinity_without_allowed_mask, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_getcpu_fold_map, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_getcpu_live, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_counters, setup, teardown),
 	};
 
