@@ -100,19 +100,32 @@ static struct {
 #endif
 } cpus_real;
 
-static void cpus_learn_real(void)
+/* Something learnt once, by the first caller: true when the caller is to
+ * learn it (and then calls cpus_once_done), false once it is known.  The
+ * learning asks libc only (it never calls back into us), so another
+ * thread's wait is bounded. */
+static bool cpus_once(_Atomic int *state)
 {
 	int expect = FP_INIT_NONE;
 
-	if (fp_likely(atomic_load_explicit(&cpus_real.state, memory_order_acquire) == FP_INIT_DONE))
+	if (fp_likely(atomic_load_explicit(state, memory_order_acquire) == FP_INIT_DONE))
+		return false;
+	if (atomic_compare_exchange_strong(state, &expect, FP_INIT_RUNNING))
+		return true;
+	while (atomic_load_explicit(state, memory_order_acquire) != FP_INIT_DONE)
+		sched_yield();
+	return false;
+}
+
+static void cpus_once_done(_Atomic int *state)
+{
+	atomic_store_explicit(state, FP_INIT_DONE, memory_order_release);
+}
+
+static void cpus_learn_real(void)
+{
+	if (!cpus_once(&cpus_real.state))
 		return;
-	if (!atomic_compare_exchange_strong(&cpus_real.state, &expect, FP_INIT_RUNNING)) {
-		/* Another thread is asking the same libc questions; they do
-		 * not call back into us, so waiting is bounded. */
-		while (atomic_load_explicit(&cpus_real.state, memory_order_acquire) != FP_INIT_DONE)
-			sched_yield();
-		return;
-	}
 	cpus_real.online = fp_real.r_sysconf.f(_SC_NPROCESSORS_ONLN);
 	cpus_real.possible = fp_real.r_sysconf.f(_SC_NPROCESSORS_CONF);
 	if (cpus_real.possible < cpus_real.online)
@@ -123,7 +136,7 @@ static void cpus_learn_real(void)
 #endif
 	if (cpus_real.online > 0)
 		fp_gauge_set(cpus_counters, CPUS_C_REAL, (unsigned long)cpus_real.online);
-	atomic_store_explicit(&cpus_real.state, FP_INIT_DONE, memory_order_release);
+	cpus_once_done(&cpus_real.state);
 }
 
 /* Is this one of the CPU-count questions? */
@@ -619,20 +632,13 @@ static struct {
 
 static void cpus_fold_learn(void)
 {
-	int expect = FP_INIT_NONE;
 	cpu_set_t shown;
 	unsigned short ids[CPU_SETSIZE];
 	long bound, lo, n;
 	size_t i, nshown = 0, k = 0;
 
-	if (fp_likely(atomic_load_explicit(&cpus_fold.state, memory_order_acquire) == FP_INIT_DONE))
+	if (!cpus_once(&cpus_fold.state))
 		return;
-	if (!atomic_compare_exchange_strong(&cpus_fold.state, &expect, FP_INIT_RUNNING)) {
-		/* Another thread is at the same few loops; bounded. */
-		while (atomic_load_explicit(&cpus_fold.state, memory_order_acquire) != FP_INIT_DONE)
-			sched_yield();
-		return;
-	}
 	fp_cpus_machine(&shown, &bound, &lo, &n);
 	for (i = 0; i < CPU_SETSIZE; i++)
 		if (CPU_ISSET(i, &shown))
@@ -640,7 +646,7 @@ static void cpus_fold_learn(void)
 	for (i = 0; i < CPU_SETSIZE; i++)
 		cpus_fold.map[i] = (unsigned short)(CPU_ISSET(i, &shown) || !nshown ? i : ids[k++ % nshown]);
 	cpus_fold.fold = n == 0 && nshown > 0;
-	atomic_store_explicit(&cpus_fold.state, FP_INIT_DONE, memory_order_release);
+	cpus_once_done(&cpus_fold.state);
 }
 
 static unsigned cpus_fold_id(unsigned cpu)

@@ -43,26 +43,29 @@ fi
 # without the cap within noise of native (the hook is one branch).
 ITER=${ITER:-3000}
 : "${FREPS:=9}"
-ns() {
-	# ns PATH [ENV...]: one run's ns per round
-	p=$1
-	shift
-	env "$@" "$BENCHBIN/cpufile_loop" "$p" "$ITER"
-}
-filerow() {
-	# filerow LABEL PATH ENV...: native vs the same under ENV
-	label=$1 p=$2
-	shift 2
+# alternate FORMAT LABEL ENVS PROGRAM ARGS...: FREPS alternating runs of
+# PROGRAM, natively and preloaded with ENVS (assignments, space-separated),
+# each printing its own figure; one row of the two medians and their ratio.
+alternate() {
+	fmt=$1 label=$2 envs=$3
+	shift 3
 	: >"$TMPB.n"
 	: >"$TMPB.f"
 	i=0
 	while [ "$i" -lt "$FREPS" ]; do
-		ns "$p" >>"$TMPB.n"
-		ns "$p" LD_PRELOAD="$FASTPATH_SO" "$@" >>"$TMPB.f"
+		"$@" >>"$TMPB.n"
+		# shellcheck disable=SC2086 # one assignment per word
+		env LD_PRELOAD="$FASTPATH_SO" $envs "$@" >>"$TMPB.f"
 		i=$((i + 1))
 	done
-	awk -v l="$label" -v a="$(median <"$TMPB.n")" -v b="$(median <"$TMPB.f")" \
-		'BEGIN { printf "%-46s %9d %9d %6.2fx\n", l, a, b, b / a }'
+	awk -v l="$label" -v f="$fmt" -v a="$(median <"$TMPB.n")" -v b="$(median <"$TMPB.f")" \
+		'BEGIN { printf "%-46s " f " " f " %6.2fx\n", l, a, b, b / a }'
+}
+filerow() {
+	# filerow LABEL PATH ENV...: ns per open+read+close, native vs under ENV
+	label=$1 p=$2
+	shift 2
+	alternate %9d "$label" "$*" "$BENCHBIN/cpufile_loop" "$p" "$ITER"
 }
 echo
 printf '%-46s %9s %9s %7s\n' "open+read+close, ns per round" native fastpath ratio
@@ -79,19 +82,10 @@ filerow "/etc/hostname, --cpus 3 (one prefix test)" /etc/hostname FASTPATH_CPUS=
 # the real count, the answer folded onto a CPU the cap shows.  ns per call
 # (bench/getcpu_loop, 20M calls), median of FREPS alternating runs.
 callrow() {
-	# callrow LABEL ENV...: native vs the same under ENV
+	# callrow LABEL ENV...: ns per sched_getcpu(), native vs under ENV
 	label=$1
 	shift
-	: >"$TMPB.n"
-	: >"$TMPB.f"
-	i=0
-	while [ "$i" -lt "$FREPS" ]; do
-		"$BENCHBIN/getcpu_loop" 20000000 >>"$TMPB.n"
-		env LD_PRELOAD="$FASTPATH_SO" "$@" "$BENCHBIN/getcpu_loop" 20000000 >>"$TMPB.f"
-		i=$((i + 1))
-	done
-	awk -v l="$label" -v a="$(median <"$TMPB.n")" -v b="$(median <"$TMPB.f")" \
-		'BEGIN { printf "%-46s %9.2f %9.2f %6.2fx\n", l, a, b, b / a }'
+	alternate %9.2f "$label" "$*" "$BENCHBIN/getcpu_loop" 20000000
 }
 echo
 printf '%-46s %9s %9s %7s\n' "sched_getcpu(), ns per call" native fastpath ratio
