@@ -77,8 +77,9 @@ extern _Atomic uint64_t ur_hidden[UR_NDEV] FP_HIDDEN;
 int ur_hidden_forget(int dev, int fd) FP_HIDDEN;
 /* Forgets and closes every hidden descriptor: its open file description
  * may have been changed through a duplicate (F_SETFL, flock), or shared
- * with another process (fork, spawn).  The next open makes a fresh one. */
-void ur_hidden_retire(void) FP_HIDDEN;
+ * with another process (fork, spawn).  The next open makes a fresh one.
+ * True when there was one. */
+bool ur_hidden_retire(void) FP_HIDDEN;
 
 /* The descriptor to pass to the real call: the reserve is closed as far as
  * the program knows (-1 gives the kernel's EBADF); any other, itself. */

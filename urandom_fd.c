@@ -135,15 +135,18 @@ int ur_hidden_forget(int dev, int fd)
 	return h;
 }
 
-void ur_hidden_retire(void)
+bool ur_hidden_retire(void)
 {
+	bool any = false;
 	int d, h;
 
 	for (d = 0; d < UR_NDEV; d++)
 		if ((h = ur_hidden_forget(d, -1)) >= 0) {
 			ur_count(SYSCALLS);
 			fp_real.r_close.f(h);
+			any = true;
 		}
+	return any;
 }
 
 /* The number to keep the hidden descriptor at: high, below our table's end
@@ -248,13 +251,10 @@ bool ur_give_back(int err)
 			fp_real.r_close.f(fd);
 			any = true;
 		}
-		/* The hidden descriptor too: the open that needed a slot is
-		 * then a real one (ur_open_exact). */
-		if ((fd = ur_hidden_forget(d, -1)) >= 0) {
-			fp_real.r_close.f(fd);
-			any = true;
-		}
 	}
+	/* The hidden descriptors too: the open that needed a slot is then a
+	 * real one (ur_open_exact). */
+	any = ur_hidden_retire() || any;
 	errno = err;
 	return any;
 }

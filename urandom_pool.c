@@ -481,10 +481,6 @@ static void ur_slice_drop(struct ur_slice *t)
 
 enum ur_cut { UR_CUT, UR_CUT_SHORT, UR_CUT_NONE };
 
-/* Cuts a new slice from the pool.  UR_CUT_SHORT: the pool has bytes but
- * not a slice (a fill cut short by a signal, or too short to draw a
- * generation from), to be served under its lock; UR_CUT_NONE: re-entered,
- * or the refill failed, so the kernel must serve. */
 /* While another thread refills the pool (64 KiB of ChaCha20: 90-170 us), a
  * thread that needs a slice has the kernel fill it rather than wait, so
  * that threads reading at once generate side by side, as their native reads
@@ -519,6 +515,10 @@ static bool ur_slice_direct(struct ur_slice *t, struct ur_pool *p)
 #endif
 }
 
+/* Cuts a new slice from the pool.  UR_CUT_SHORT: the pool has bytes but
+ * not a slice (a fill cut short by a signal, or too short to draw a
+ * generation from), to be served under its lock; UR_CUT_NONE: re-entered,
+ * or the refill failed, so the kernel must serve. */
 static enum ur_cut ur_slice_cut(struct ur_slice *t, struct ur_pool *p, int fd)
 {
 	enum ur_cut r = UR_CUT_SHORT;

@@ -297,17 +297,15 @@ FP_EXPORT int dup2(int old, int new)
 
 #ifdef FP_HAVE_DUP3
 /* On illumos dup3 arrived later than the oldest platform we load on: bound
- * only through the table, a NULL pointer (a libc without it) says ENOSYS. */
+ * only through the table, a NULL pointer (a libc without it) says ENOSYS
+ * (ur_real_dup3). */
 FP_EXPORT int dup3(int old, int new, int flags)
 {
 	/* Bad flags: the kernel's EINVAL, nothing closed. */
 	if (fp_unlikely(ur_state(old) | ur_state(new)) && !(flags & ~O_CLOEXEC))
 		return ur_dup23(old, new, flags);
-	if (fp_unlikely(!FP_REAL(dup3))) {
-		errno = ENOSYS;
-		return -1;
-	}
-	return fp_real.r_dup3.f(old, new, flags);
+	(void)fp_ready();
+	return ur_real_dup3(old, new, flags);
 }
 #endif
 
@@ -446,7 +444,6 @@ UR_WRAP_FCNTL(__fcntl_time64, UR_FCNTL_OR_PLAIN(__fcntl_time64))
 
 /* flock locks belong to the open file description: in exact mode, one
  * taken through a pooled descriptor must not reach later opens. */
-
 FP_EXPORT int flock(int fd, int op)
 {
 	unsigned st = ur_state(fd);
