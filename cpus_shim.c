@@ -620,8 +620,8 @@ FP_EXPORT int pthread_setaffinity_np(pthread_t thread, size_t setsize, const cpu
  * on: a CPU outside the machine the cap shows answers as one inside it
  * (the i-th id outside folds onto the (i mod N)-th shown), so that per-CPU
  * slots sized from the count (an array of get_nprocs() entries indexed by
- * sched_getcpu()) stay in bounds.  A cap at or
- * above the real count shows every CPU we may run on: nothing folds.
+ * sched_getcpu()) stay in bounds.  A cap at or above the real count shows
+ * every CPU we may run on: nothing folds.
  * Learnt once, at the first such call; then a load and a table read.
  * ---------------------------------------------------------------------- */
 static struct {
@@ -665,7 +665,7 @@ FP_EXPORT int sched_getcpu(void)
 	if (fp_likely(!(fp_cfg.enabled & FP_BIT(cpus))) && real)
 		return real();
 	cpu = real ? real() : fp_nr_sched_getcpu();
-	if (fp_enabled(FP_BIT(cpus)) && cpu >= 0)
+	if ((fp_cfg.enabled & FP_BIT(cpus)) && cpu >= 0)
 		cpu = (int)cpus_fold_id((unsigned)cpu);
 	return cpu;
 }
@@ -677,8 +677,8 @@ FP_EXPORT int getcpu(unsigned int *cpu, unsigned int *node)
 
 	if (fp_likely(!(fp_cfg.enabled & FP_BIT(cpus))) && real)
 		return real(cpu, node);
-	rc = real ? real(cpu, node) : (int)syscall(SYS_getcpu, cpu, node, NULL);
-	if (fp_enabled(FP_BIT(cpus)) && rc == 0 && cpu)
+	rc = real ? real(cpu, node) : fp_nr_getcpu(cpu, node);
+	if ((fp_cfg.enabled & FP_BIT(cpus)) && rc == 0 && cpu)
 		*cpu = cpus_fold_id(*cpu);
 	return rc;
 }

@@ -182,11 +182,17 @@ bool fp_secure_mode(void) FP_HIDDEN;
  * waits for itself.
  * ---------------------------------------------------------------------- */
 #ifdef FP_LINUX
+/* getcpu(2) itself: before binding, and where libc lacks getcpu. */
+static inline int fp_nr_getcpu(unsigned int *cpu, unsigned int *node)
+{
+	return (int)syscall(SYS_getcpu, cpu, node, NULL);
+}
+
 static inline int fp_nr_sched_getcpu(void)
 {
 	unsigned int cpu;
 
-	return syscall(SYS_getcpu, &cpu, NULL, NULL) == 0 ? (int)cpu : -1;
+	return fp_nr_getcpu(&cpu, NULL) == 0 ? (int)cpu : -1;
 }
 #endif
 #define FP_NR_FAIL(v) errno = ENOSYS; return v;
@@ -304,8 +310,7 @@ static inline int fp_nr_sched_getcpu(void)
 	X(int, setns, (int fd, int type), FP_NR_FAIL(-1))                                        \
 	/* getcpu: glibc >= 2.29 (NULL before: the wrapper makes the call). */                   \
 	X(int, sched_getcpu, (void), FP_NR_DO(fp_nr_sched_getcpu()))                             \
-	X(int, getcpu, (unsigned int *cpu, unsigned int *node),                                  \
-	  FP_NR_DO((int)syscall(SYS_getcpu, cpu, node, NULL)))
+	X(int, getcpu, (unsigned int *cpu, unsigned int *node), FP_NR_DO(fp_nr_getcpu(cpu, node)))
 #else
 #define FP_REAL_LINUX(X)
 #endif
