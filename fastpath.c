@@ -50,42 +50,17 @@ _Atomic int fp_init_state;
 static _Atomic(pthread_t) fp_init_thread;
 
 /*
- * FASTPATH_STATS=stderr writes to a private duplicate of fd 2, taken at
- * start-up: many programs (coreutils among them) close stderr in an atexit
- * handler, before our destructor runs.  It sits at a high number, close-on-
- * exec, and is used only if it is still the same file at exit (the program
- * may have closed it and reused the number).
- */
-static int fp_stats_fd = -1;
-/* The process that has written its line: exit() then _exit() in one process
+ * FASTPATH_STATS=stderr writes to the descriptor the program has as 2 when
+ * it exits, and holds none of its own: a copy would be a descriptor the
+ * program can see (bash takes it for its own, "exec 100>lock" finds it, a
+ * reader of the pipe waits for it).  A program that closed stderr (coreutils
+ * do, in an atexit handler) gets no line; FASTPATH_STATS=FILE keeps it.
+ *
+ * The process that has written its line: exit() then _exit() in one process
  * must not print two.  A pid, not a flag, because a vfork()ed child shares
- * our memory and must not silence its parent. */
+ * our memory and must not silence its parent.
+ */
 static _Atomic long fp_stats_pid;
-static dev_t fp_stats_dev;
-static ino_t fp_stats_ino;
-
-static void fp_keep_stderr(void)
-{
-	struct stat st;
-
-	fp_stats_fd = fp_real.r_fcntl.f(STDERR_FILENO, F_DUPFD_CLOEXEC, 100);
-	if (fp_stats_fd < 0)
-		fp_stats_fd = fp_real.r_fcntl.f(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
-	if (fp_stats_fd >= 0 && fstat(fp_stats_fd, &st) == 0) {
-		fp_stats_dev = st.st_dev;
-		fp_stats_ino = st.st_ino;
-	}
-}
-
-static int fp_stats_stderr(void)
-{
-	struct stat st;
-
-	if (fp_stats_fd >= 0 && fstat(fp_stats_fd, &st) == 0 && st.st_dev == fp_stats_dev &&
-	    st.st_ino == fp_stats_ino)
-		return fp_stats_fd;
-	return STDERR_FILENO;
-}
 
 /* ------------------------------------------------------------------------
  * Raw system calls: syscall(2) with the same call numbers on Linux and
@@ -354,8 +329,6 @@ bool fp_init_slow(void)
 		} else {
 			fp_load_settings(&fp_cfg, fp_secure_getenv);
 		}
-		if (fp_cfg.stats == FP_STATS_STDERR)
-			fp_keep_stderr();
 		fp_init_each();
 		fp_survey_start();
 		pthread_atfork(fp_atfork_prepare, fp_atfork_parent, fp_atfork_child);
@@ -407,7 +380,6 @@ static void fp_write_stats(void)
 	char line[512];
 	size_t i, k, n;
 	long pid;
-	int fd;
 
 	if (atomic_load(&fp_init_state) != FP_INIT_DONE || fp_cfg.stats == FP_STATS_NONE)
 		return;
@@ -419,28 +391,10 @@ static void fp_write_stats(void)
 			snap[i][k] = fp_counter(fp_mitigations[i]->counters, (unsigned)k);
 	n = fp_format_stats(line, sizeof line - 1, pid, snap, fp_cfg.enabled);
 	line[n++] = '\n';
-	if (fp_cfg.stats == FP_STATS_STDERR) {
-		(void)fp_raw_write(fp_stats_stderr(), line, n);
-		return;
-	}
-	fd = (int)fp_raw_openat(AT_FDCWD, fp_cfg.stats_path,
-	                        O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
-	if (fd < 0)
-		return;
-	if (fp_raw_write(fd, line, n) != (ssize_t)n) {
-		/* Opened at start-up but not writable now (/dev/full, a full
-		 * disk, a /proc file): say so once rather than lose it silently. */
-		char text[PATH_MAX + 64];
-		struct fp_buf b = { text, 0, sizeof text };
-
-		fp_buf_str(&b, "FASTPATH_STATS=\"");
-		fp_buf_str(&b, fp_cfg.stats_path);
-		fp_buf_str(&b, "\": the summary could not be written (errno ");
-		fp_buf_long(&b, errno);
-		fp_buf_str(&b, ")");
-		fp_log_line(STDERR_FILENO, text);
-	}
-	fp_raw_close(fd);
+	if (fp_cfg.stats == FP_STATS_STDERR)
+		(void)fp_raw_write(STDERR_FILENO, line, n);
+	else
+		fp_of_stats_write(fp_cfg.stats_path, line, n);
 }
 
 /* ------------------------------------------------------------------------
@@ -543,26 +497,30 @@ static bool fp_sv_body(int fd, long pid, bool final, const struct timespec *now)
 
 static void fp_sv_write(bool final)
 {
-	char tmp[48], rec[32];
-	struct fp_buf t = { tmp, 0, sizeof tmp }, r = { rec, 0, sizeof rec };
+	char pre[32], tmp[64], rec[32];
+	struct fp_buf t = { pre, 0, sizeof pre }, r = { rec, 0, sizeof rec };
 	long pid = (long)getpid();
 	struct timespec now;
 	int saved = errno, dfd, fd;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
 
+	/* .<pid>.p.<random>.tmp: a name nobody can plant a link at first
+	 * (outfile.c), in a directory nobody else can swap. */
 	fp_buf_str(&t, ".");
 	fp_buf_long(&t, pid);
-	fp_buf_str(&t, final ? ".f.tmp" : ".p.tmp");
+	fp_buf_str(&t, final ? ".f." : ".p.");
 	fp_buf_long(&r, pid);
 	fp_buf_str(&r, ".rec");
-	dfd = (int)fp_raw_openat(AT_FDCWD, fp_cfg.survey_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+	dfd = fp_of_opendir(fp_cfg.survey_dir, strlen(fp_cfg.survey_dir), NULL, 0);
 	if (dfd >= 0) {
-		fd = (int)fp_raw_openat(dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		fd = fp_of_create(dfd, pre, tmp, sizeof tmp);
 		if (fd >= 0) {
 			bool ok = fp_sv_body(fd, pid, final, &now);
 
 			ok = fp_raw_close(fd) == 0 && ok;
+			/* Over a planted <pid>.rec link: rename replaces the
+			 * link itself, never what it points at. */
 			if (!ok || renameat(dfd, tmp, dfd, rec) != 0)
 				(void)unlinkat(dfd, tmp, 0);
 		}

@@ -133,6 +133,25 @@ int fp_raw_close(int fd) FP_HIDDEN;
 ssize_t fp_raw_readlinkat(int dirfd, const char *path, char *buf, size_t n) FP_HIDDEN;
 ssize_t fp_raw_write(int fd, const void *buf, size_t n) FP_HIDDEN;
 void fp_raw_closefrom(int lo) FP_HIDDEN;
+
+/* ------------------------------------------------------------------------
+ * The files the preload writes (outfile.c): reached so that no other user
+ * can choose what they land in.  Each returns a descriptor, or -1 (a system
+ * call failed; errno) or FP_OF_REFUSED (another user could redirect it),
+ * with a one-line reason in why.  No strerror: async-signal-safe.
+ * ---------------------------------------------------------------------- */
+#define FP_OF_REFUSED (-2)
+/* The directory dir[0..dirlen), absolute, every directory on the way safe. */
+int fp_of_opendir(const char *dir, size_t dirlen, char *why, size_t whylen) FP_HIDDEN;
+/* name in that directory, for appending: a regular file of ours, one link. */
+int fp_of_append(const char *dir, size_t dirlen, const char *name, char *why,
+                 size_t whylen) FP_HIDDEN;
+/* A new file in dfd named prefix + 12 random hex digits + ".tmp" (O_EXCL). */
+int fp_of_create(int dfd, const char *prefix, char *name, size_t namelen) FP_HIDDEN;
+/* FASTPATH_STATS's file (a path) or DIR/<euid>.log (a path ending in /). */
+int fp_of_stats_open(const char *path, char *why, size_t whylen) FP_HIDDEN;
+/* Appends the summary line there; says why in one line on stderr if not. */
+void fp_of_stats_write(const char *path, const char *line, size_t n) FP_HIDDEN;
 __attribute__((noreturn)) void fp_raw_exit(int status) FP_HIDDEN;
 
 /*
@@ -589,13 +608,13 @@ extern const size_t fp_nmitigations FP_HIDDEN;
 /* ------------------------------------------------------------------------
  * Settings, read once from the environment (secure_getenv).
  * ---------------------------------------------------------------------- */
-enum fp_stats_mode { FP_STATS_NONE, FP_STATS_STDERR, FP_STATS_FILE };
+enum fp_stats_mode { FP_STATS_NONE, FP_STATS_STDERR, FP_STATS_FILE, FP_STATS_DIR };
 
 struct fp_settings {
 	unsigned enabled;          /* FP_BIT()s of the mitigations that are on */
 	bool debug;                /* FASTPATH_DEBUG */
 	enum fp_stats_mode stats;  /* FASTPATH_STATS */
-	char stats_path[PATH_MAX]; /* absolute, when stats == FP_STATS_FILE */
+	char stats_path[PATH_MAX]; /* absolute; FP_STATS_DIR's ends in '/' */
 	bool survey;               /* FASTPATH_SURVEY */
 	char survey_dir[PATH_MAX]; /* absolute */
 	unsigned long survey_every; /* record rewrite interval, in 2^30 ns ticks */

@@ -132,8 +132,9 @@ bad:
 }
 
 /*
- * "1" or "stderr" means standard error; anything else is a file the line is
- * appended to.  A relative path is made absolute against the start-up
+ * "1" or "stderr" means standard error; a path ending in "/" is a directory
+ * each user appends to a file of its own in (outfile.c); anything else is a
+ * file the line is appended to.  A relative path is made absolute against the start-up
  * directory now, so a program that later chdir()s still writes where the
  * operator asked.  A path that cannot name a file is rejected here; whether
  * it can be opened is the caller's concern.
@@ -152,10 +153,6 @@ int fp_parse_stats(const char *s, const char *cwd, enum fp_stats_mode *mode,
 		*mode = FP_STATS_STDERR;
 		return 0;
 	}
-	if (s[n - 1] == '/') {
-		fp_why(why, whylen, "a directory, not a file", NULL, NULL);
-		return -1;
-	}
 	if (s[0] != '/') {
 		if (!cwd || cwd[0] != '/') {
 			fp_why(why, whylen, "relative path and no working directory", NULL, NULL);
@@ -167,7 +164,7 @@ int fp_parse_stats(const char *s, const char *cwd, enum fp_stats_mode *mode,
 	} else if ((size_t)snprintf(path, pathlen, "%s", s) >= pathlen) {
 		goto toolong;
 	}
-	*mode = FP_STATS_FILE;
+	*mode = s[n - 1] == '/' ? FP_STATS_DIR : FP_STATS_FILE;
 	return 0;
 toolong:
 	path[0] = '\0';
@@ -214,17 +211,28 @@ void fp_warn(const char *var, const char *val, const char *why, const char *fall
 	fp_log_line(STDERR_FILENO, text);
 }
 
-/* Is the summary file writable?  Asked once at start-up so that a bad path
- * is reported while the operator is still watching, not at exit. */
-static int fp_stats_file_ok(const char *path)
+/* Is the summary file writable, and ours (outfile.c)?  Asked once at
+ * start-up so that a bad path is reported while the operator is still
+ * watching, not at exit. */
+static int fp_stats_file_ok(const char *path, char *why, size_t whylen)
 {
-	int fd = (int)fp_raw_openat(AT_FDCWD, path,
-	                            O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+	int fd = fp_of_stats_open(path, why, whylen);
 
 	if (fd < 0)
-		return -errno;
+		return -1;
 	fp_raw_close(fd);
 	return 0;
+}
+
+/* A survey directory another user could swap or fill is refused now, with
+ * its reason; one that is not there yet is found at each write. */
+static bool fp_survey_dir_refused(const char *dir, char *why, size_t whylen)
+{
+	int fd = fp_of_opendir(dir, strlen(dir), why, whylen);
+
+	if (fd >= 0)
+		fp_raw_close(fd);
+	return fd == FP_OF_REFUSED;
 }
 
 void fp_load_settings(struct fp_settings *cfg, fp_getenv_fn get)
@@ -254,7 +262,8 @@ void fp_load_settings(struct fp_settings *cfg, fp_getenv_fn get)
 		char cwd[PATH_MAX];
 
 		if (fp_parse_dir(v, getcwd(cwd, sizeof cwd), cfg->survey_dir,
-		                 sizeof cfg->survey_dir, why, sizeof why) < 0) {
+		                 sizeof cfg->survey_dir, why, sizeof why) < 0 ||
+		    fp_survey_dir_refused(cfg->survey_dir, why, sizeof why)) {
 			fp_warn("FASTPATH_SURVEY", v, why, "no survey");
 		} else {
 			long every = 0;
@@ -278,15 +287,14 @@ void fp_load_settings(struct fp_settings *cfg, fp_getenv_fn get)
 
 	if ((v = get("FASTPATH_STATS")) != NULL) {
 		char cwd[PATH_MAX];
-		int err;
 
 		if (fp_parse_stats(v, getcwd(cwd, sizeof cwd), &cfg->stats,
 		                   cfg->stats_path, sizeof cfg->stats_path, why,
 		                   sizeof why) < 0) {
 			fp_warn("FASTPATH_STATS", v, why, "no summary is written");
-		} else if (cfg->stats == FP_STATS_FILE &&
-		           (err = fp_stats_file_ok(cfg->stats_path)) < 0) {
-			fp_warn("FASTPATH_STATS", v, strerror(-err), "no summary is written");
+		} else if (cfg->stats >= FP_STATS_FILE &&
+		           fp_stats_file_ok(cfg->stats_path, why, sizeof why) < 0) {
+			fp_warn("FASTPATH_STATS", v, why, "no summary is written");
 			cfg->stats = FP_STATS_NONE;
 		}
 	}
