@@ -38,12 +38,17 @@ expect_eq "stats: exit status kept" 7 $?
 expect_eq "stats: the line names the process's own pid" 1 \
 	"$(grep -c "^fastpath\[$(cat "$T_TMP/out")\]: " "$T_TMP/err")"
 
-# coreutils close stderr in an atexit handler: the line must still appear.
+# --stats holds no descriptor: the line goes to the program's own fd 2 at
+# exit.  coreutils close stderr in an atexit handler, so nproc gets no line
+# there; a file keeps it.
 LD_PRELOAD=$P FASTPATH_STATS=stderr FASTPATH_CPUS=3 nproc >/dev/null 2>"$T_TMP/err"
-if grep -q 'cpus 3 reported (real [0-9]*) to 1 queries' "$T_TMP/err"; then
-	ok "stats: printed after the program closed stderr"
+expect_eq "stats: a program that closed stderr gets no line on it" "" "$(cat "$T_TMP/err")"
+LD_PRELOAD=$P FASTPATH_STATS=$T_TMP/nproc.log FASTPATH_CPUS=3 nproc >/dev/null 2>"$T_TMP/err"
+if grep -q 'cpus 3 reported (real [0-9]*) to 1 queries' "$T_TMP/nproc.log"; then
+	ok "stats: FASTPATH_STATS=FILE keeps the line of a program that closed stderr"
 else
-	fail "stats: printed after the program closed stderr" "$(cat "$T_TMP/err")"
+	fail "stats: FASTPATH_STATS=FILE keeps the line of a program that closed stderr" \
+		"$(cat "$T_TMP/err" "$T_TMP/nproc.log")"
 fi
 
 # A file: appended, one line per process, relative to the start directory.
@@ -87,9 +92,17 @@ else
 fi
 
 # --- malformed settings: one line each, the program runs as ever ----------
+# Directories another user could fill or swap count too (outfile.c): one
+# writable by all and not sticky, one group-writable by a group not root's.
+mkdir -m 0777 "$T_TMP/ww" "$T_TMP/gw"
+chmod 0777 "$T_TMP/ww" && chmod 0775 "$T_TMP/gw"
+gw=
+chgrp 65534 "$T_TMP/gw" 2>/dev/null && gw=$T_TMP/gw
 for setting in FASTPATH_STATS=garbage-not-a-path/ FASTPATH_DISABLE=bogus FASTPATH_CPUS=x \
 	FASTPATH_DEBUG=maybe FASTPATH_GETRANDOM=2 FASTPATH_STATS=/nonexistent/dir/file \
-	"FASTPATH_DISABLE=readlink,,nope" "FASTPATH_CPUS=" "FASTPATH_STATS="; do
+	"FASTPATH_DISABLE=readlink,,nope" "FASTPATH_CPUS=" "FASTPATH_STATS=" \
+	"FASTPATH_SURVEY=$T_TMP/ww" "FASTPATH_STATS=$T_TMP/ww/s.log" "FASTPATH_STATS=$T_TMP/ww/" \
+	"FASTPATH_SURVEY=$T_TMP/ww/sub" ${gw:+"FASTPATH_SURVEY=$gw" "FASTPATH_STATS=$gw/s.log"}; do
 	env LD_PRELOAD="$P" "$setting" sh -c 'echo out; exit 5' >"$T_TMP/out" 2>"$T_TMP/err"
 	rc=$?
 	case $setting in
@@ -106,7 +119,18 @@ for setting in FASTPATH_STATS=garbage-not-a-path/ FASTPATH_DISABLE=bogus FASTPAT
 			fail "$setting: the line names the variable" "$(cat "$T_TMP/err")"
 		fi
 	fi
+	case $setting in
+	*"$T_TMP/"[wg]w*)
+		if grep -q "directory \"$T_TMP/[wg]w\" is writable by other users and not sticky" \
+			"$T_TMP/err"; then
+			ok "$setting: the line names the directory and why"
+		else
+			fail "$setting: the line names the directory and why" "$(cat "$T_TMP/err")"
+		fi
+		;;
+	esac
 done
+[ -n "$gw" ] || skip "a group-writable directory" "cannot chgrp to 65534 here"
 
 # --- debug lines ---------------------------------------------------------
 LD_PRELOAD=$P FASTPATH_DEBUG=1 FASTPATH_CPUS=2 getconf _NPROCESSORS_ONLN >/dev/null 2>"$T_TMP/err"

@@ -15,6 +15,7 @@ static void *test_dlsym(const char *name);
 #define FP_DLSYM(name) test_dlsym(name)
 #include "../fastpath.c"
 #include "../settings.c"
+#include "../outfile.c"
 /* The whole library, as fastpath.so has it: the settings and the summary
  * line are checked against the real registry. */
 #include "../mitigations.c"
@@ -226,6 +227,14 @@ static void test_stats_values(void **state)
 	assert_string_equal(path, "/fp.log");
 	assert_int_equal(fp_parse_stats("a/b", "/w/", &m, path, sizeof path, why, sizeof why), 0);
 	assert_string_equal(path, "/w/a/b");
+	/* A trailing slash: a directory of per-user files (outfile.c). */
+	assert_int_equal(fp_parse_stats("d/", "/w", &m, path, sizeof path, why, sizeof why), 0);
+	assert_int_equal(m, FP_STATS_DIR);
+	assert_string_equal(path, "/w/d/");
+	assert_int_equal(fp_parse_stats("/var/log/fp/", "/w", &m, path, sizeof path, why, sizeof why),
+	                 0);
+	assert_int_equal(m, FP_STATS_DIR);
+	assert_string_equal(path, "/var/log/fp/");
 }
 
 static void test_stats_malformed(void **state)
@@ -235,11 +244,6 @@ static void test_stats_malformed(void **state)
 	char longp[64];
 
 	(void)state;
-	assert_int_equal(fp_parse_stats("garbage-not-a-path/", "/w", &m, path, sizeof path,
-	                                why, sizeof why), -1);
-	assert_int_equal(m, FP_STATS_NONE);
-	assert_string_equal(why, "a directory, not a file");
-	assert_int_equal(fp_parse_stats("/", "/w", &m, path, sizeof path, why, sizeof why), -1);
 	assert_int_equal(fp_parse_stats("rel", NULL, &m, path, sizeof path, why, sizeof why), -1);
 	assert_int_equal(m, FP_STATS_NONE);
 	assert_int_equal(fp_parse_stats("rel", "w", &m, path, sizeof path, why, sizeof why), -1);
@@ -349,7 +353,8 @@ static void test_load_each_malformed(void **state)
 		{ "FASTPATH_CPUS=0", "FASTPATH_CPUS=\"0\"" },
 		{ "FASTPATH_DEBUG=maybe", "FASTPATH_DEBUG=\"maybe\": not a boolean" },
 		{ "FASTPATH_GETRANDOM=2", "FASTPATH_GETRANDOM=\"2\": not a boolean" },
-		{ "FASTPATH_STATS=garbage-not-a-path/", "FASTPATH_STATS=\"garbage-not-a-path/\": a directory" },
+		{ "FASTPATH_STATS=garbage-not-a-path/",
+		  "FASTPATH_STATS=\"garbage-not-a-path/\": \"/" },
 		{ "FASTPATH_STATS=/nonexistent-dir/x/stats", "No such file or directory" },
 	};
 	size_t i;
@@ -420,6 +425,111 @@ static void test_load_stats_file(void **state)
 }
 
 /* ---- the summary line -------------------------------------------------- */
+
+/* ---- the files the preload writes (outfile.c) ---------------------------- */
+
+static void test_outfile_dirs(void **state)
+{
+	char dir[] = "/tmp/fp-test-XXXXXX";
+	char sub[PATH_MAX], lnk[PATH_MAX], why[256];
+	int fd;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(sub, sizeof sub, "%s/d", dir);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	fd = fp_of_opendir(sub, strlen(sub), why, sizeof why);
+	assert_true(fd >= 0);
+	close(fd);
+	/* Writable by others, not sticky: refused, naming it and why. */
+	assert_int_equal(chmod(sub, 0777), 0);
+	assert_int_equal(fp_of_opendir(sub, strlen(sub), why, sizeof why), FP_OF_REFUSED);
+	assert_non_null(strstr(why, sub));
+	assert_non_null(strstr(why, "writable by other users and not sticky"));
+	/* ... a directory under it too: the walk checks every one. */
+	snprintf(lnk, sizeof lnk, "%s/d/e", dir);
+	assert_int_equal(mkdir(lnk, 0755), 0);
+	assert_int_equal(fp_of_opendir(lnk, strlen(lnk), why, sizeof why), FP_OF_REFUSED);
+	assert_non_null(strstr(why, sub));
+	/* Sticky, as /tmp: accepted; the length bounds the walk. */
+	assert_int_equal(chmod(sub, 01777), 0);
+	fd = fp_of_opendir(lnk, strlen(sub), why, sizeof why);
+	assert_true(fd >= 0);
+	close(fd);
+	/* Group-writable by a group other than root's: refused. */
+	assert_int_equal(chmod(sub, 0770), 0);
+	if (chown(sub, (uid_t)-1, 65534) == 0)
+		assert_int_equal(fp_of_opendir(sub, strlen(sub), why, sizeof why), FP_OF_REFUSED);
+	assert_int_equal(chmod(sub, 0755), 0);
+	/* A symbolic link of ours on the way is followed. */
+	snprintf(lnk, sizeof lnk, "%s/l", dir);
+	assert_int_equal(symlink(sub, lnk), 0);
+	fd = fp_of_opendir(lnk, strlen(lnk), why, sizeof why);
+	assert_true(fd >= 0);
+	close(fd);
+	/* Another user's is not (root only: it takes a chown). */
+	if (geteuid() == 0) {
+		assert_int_equal(lchown(lnk, 65534, 65534), 0);
+		assert_int_equal(fp_of_opendir(lnk, strlen(lnk), why, sizeof why), FP_OF_REFUSED);
+		assert_non_null(strstr(why, "symbolic link"));
+		assert_non_null(strstr(why, "owned by uid 65534"));
+		assert_int_equal(chown(sub, 65534, 65534), 0);
+		assert_int_equal(fp_of_opendir(sub, strlen(sub), why, sizeof why), FP_OF_REFUSED);
+		assert_non_null(strstr(why, "owned by uid 65534"));
+	}
+	assert_int_equal(fp_of_opendir("rel", 3, why, sizeof why), -1);
+	assert_int_equal(fp_of_opendir(dir, strlen(dir), NULL, 0) >= 0, 1);
+	snprintf(lnk, sizeof lnk, "rm -rf '%s'", dir);
+	assert_int_equal(system(lnk), 0);
+}
+
+static void test_outfile_files(void **state)
+{
+	char dir[] = "/tmp/fp-test-XXXXXX";
+	char p[PATH_MAX], q[PATH_MAX], why[256], n1[64], n2[64];
+	int fd, dfd, fd2;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	fd = fp_of_append(dir, strlen(dir), "s.log", why, sizeof why);
+	assert_true(fd >= 0);
+	close(fd);
+	/* A symbolic link at the name: not followed. */
+	snprintf(p, sizeof p, "%s/s.log", dir);
+	snprintf(q, sizeof q, "%s/ln", dir);
+	assert_int_equal(symlink(p, q), 0);
+	assert_int_equal(fp_of_append(dir, strlen(dir), "ln", why, sizeof why), -1);
+	assert_string_equal(why, "a symbolic link");
+	/* A hard link: refused. */
+	snprintf(q, sizeof q, "%s/hl", dir);
+	assert_int_equal(link(p, q), 0);
+	assert_int_equal(fp_of_append(dir, strlen(dir), "hl", why, sizeof why), FP_OF_REFUSED);
+	assert_string_equal(why, "has more than one link");
+	/* Not a regular file. */
+	assert_int_equal(fp_of_stats_open("/dev/null", why, sizeof why), FP_OF_REFUSED);
+	assert_string_equal(why, "not a regular file");
+	/* DIR/: DIR/<euid>.log. */
+	snprintf(p, sizeof p, "%s/", dir);
+	fd = fp_of_stats_open(p, why, sizeof why);
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(q, sizeof q, "%s/%lu.log", dir, (unsigned long)geteuid());
+	assert_int_equal(access(q, F_OK), 0);
+	/* New files: O_EXCL, random names, never the same twice. */
+	dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	assert_true(dfd >= 0);
+	fd = fp_of_create(dfd, ".1.p.", n1, sizeof n1);
+	fd2 = fp_of_create(dfd, ".1.p.", n2, sizeof n2);
+	assert_true(fd >= 0 && fd2 >= 0);
+	assert_int_equal(strlen(n1), strlen(".1.p.") + 12 + 4);
+	assert_int_equal(strncmp(n1, ".1.p.", 5), 0);
+	assert_string_not_equal(n1, n2);
+	close(fd);
+	close(fd2);
+	close(dfd);
+	snprintf(p, sizeof p, "rm -rf '%s'", dir);
+	assert_int_equal(system(p), 0);
+}
 
 static void test_format_stats_all(void **state)
 {
@@ -759,6 +869,8 @@ int main(void)
 		cmocka_unit_test(test_load_partial_disable),
 		cmocka_unit_test(test_load_all_malformed_one_line_each),
 		cmocka_unit_test(test_load_stats_file),
+		cmocka_unit_test(test_outfile_dirs),
+		cmocka_unit_test(test_outfile_files),
 		cmocka_unit_test(test_format_stats_all),
 		cmocka_unit_test(test_format_stats_off),
 		cmocka_unit_test(test_format_stats_truncates),

@@ -11,6 +11,7 @@
 
 #include "../fastpath.c"
 #include "../settings.c"
+#include "../outfile.c"
 #include "../cpus_shim.c"
 #include "../cpus_survey.c"
 /* The cpus descriptor binds fopen for the CPU files: the unit is whole. */

@@ -11,6 +11,7 @@
 
 #include "../fastpath.c"
 #include "../settings.c"
+#include "../outfile.c"
 #include "../cpus_shim.c"
 #include "../cpus_survey.c"
 #include "../cpus_text.c"

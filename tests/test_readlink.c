@@ -17,6 +17,7 @@ static void dress_door(struct stat *st);
 #define RL_TEST_DOOR(st) dress_door(st)
 #include "../fastpath.c"
 #include "../settings.c"
+#include "../outfile.c"
 #include "../readlink_path.c"
 #include "../readlink_shim.c"
 FP_TABLE(&fp_mit_readlink);

@@ -21,6 +21,7 @@
 
 #include "../fastpath.c"
 #include "../settings.c"
+#include "../outfile.c"
 #include "../urandom_pool.c"
 #include "../urandom_fd.c"
 #include "../urandom_shim.c"

@@ -25,6 +25,7 @@ static void (*midcopy)(void);
 
 #include "../fastpath.c"
 #include "../settings.c"
+#include "../outfile.c"
 #include "../urandom_pool.c"
 
 /* The core's table: the pool alone, with its own fork hook (the urandom
