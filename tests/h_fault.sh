@@ -147,8 +147,8 @@ fi
 
 # ---- malformed settings: one warning line, the program's own output ------------
 # bad VAR VALUE: exactly one line on stderr, naming VAR; stdout and status
-# are the program's.  A stats file that opens but cannot be written
-# (/dev/full, a /proc file as root) is reported when the write fails, at exit.
+# are the program's.  A stats file that opens but cannot be written (a
+# /proc file as root) is reported when the write fails, at exit.
 bad() {
 	env "$1=$2" LD_PRELOAD="$FP" sh -c 'echo out; exit 5' >"$T_TMP/out" 2>"$T_TMP/err"
 	rc=$?
@@ -178,9 +178,12 @@ for var in FASTPATH_DEBUG FASTPATH_GETRANDOM; do
 		bad "$var" "$v"
 	done
 done
-mkdir "$T_TMP/adir"
-for v in "$T_TMP/adir" "$T_TMP/adir/" / /nonexistent/dir/file "/$long" /proc/version \
-	/dev/full "$T_TMP/adir/$ff/x"; do
+mkdir "$T_TMP/adir" "$T_TMP/ww"
+chmod 0777 "$T_TMP/ww"
+# A directory (no slash), a DIR/ that is not there, directories another
+# user could write (outfile.c), a device, a /proc file.
+for v in "$T_TMP/adir" "$T_TMP/nodir/" "$T_TMP/ww/" "$T_TMP/ww/x" /nonexistent/dir/file \
+	"/$long" /proc/version /dev/full "$T_TMP/adir/$ff/x"; do
 	bad FASTPATH_STATS "$v"
 done
 finish
