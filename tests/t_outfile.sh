@@ -88,6 +88,7 @@ for m in native stats; do
 	t1=$(now)
 	echo "$(elapsed "$t0" "$t1") $(echo "$out" | tr '\n' ' ')" >"$T_TMP/wait.$m"
 done
+# shellcheck disable=SC2016 # awk expands it
 precond "native: the reader returns at once" awk '$1 + 0 < 3 && $2 == "started" { ok = 1 } END { exit !ok }' \
 	"$T_TMP/wait.native"
 if awk '$1 + 0 < 3 && $2 == "started" { ok = 1 } END { exit !ok }' "$T_TMP/wait.stats"; then
