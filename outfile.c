@@ -40,6 +40,7 @@ static void fp_of_errno(struct fp_buf *b, int e)
 		{ ENOSPC, "No space left on device" },   { EMFILE, "Too many open files" },
 		{ ENAMETOOLONG, "File name too long" },  { EPERM, "Operation not permitted" },
 		{ EIO, "Input/output error" },           { EDQUOT, "Disk quota exceeded" },
+		{ ENXIO, "No such device or address" },
 	};
 	size_t i;
 
@@ -234,8 +235,12 @@ int fp_of_append(const char *dir, size_t dirlen, const char *name, char *why, si
 
 	if (dfd < 0)
 		return dfd;
+	/* O_NONBLOCK: a FIFO planted at the name must not hang us (no
+	 * reader: ENXIO; a reader: fstat refuses it); on a regular file it
+	 * changes nothing. */
 	fd = (int)fp_raw_openat(dfd, name,
-	                        O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC,
+	                        O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK |
+	                                O_CLOEXEC,
 	                        0644);
 	if (fd < 0) {
 		struct fp_buf b = { why, 0, whylen };

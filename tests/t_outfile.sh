@@ -282,6 +282,22 @@ matrix() {
 	done
 }
 
+# A FIFO planted at the summary file must not hang the program (at start-up
+# or at exit), with or without a reader.
+layout sticky fifo
+as_nobody mkfifo "$D/fp.log"
+timeout 20 env LD_PRELOAD="$P" FASTPATH_STATS="$D/fp.log" /bin/true 2>"$T_TMP/err"
+rc=$?
+expect_eq "a FIFO at the summary file, no reader: the program runs on" 0 "$rc"
+expect_eq "a FIFO at the summary file, no reader: one line on stderr" 1 "$(wc -l <"$T_TMP/err")"
+(timeout 20 cat "$D/fp.log" >/dev/null &)
+sleep 0.2
+timeout 20 env LD_PRELOAD="$P" FASTPATH_STATS="$D/fp.log" /bin/true 2>"$T_TMP/err"
+rc=$?
+expect_eq "a FIFO at the summary file, a reader: the program runs on" 0 "$rc"
+if grep -q "not a regular file" "$T_TMP/err"; then ok "a FIFO at the summary file, a reader: refused"; else
+	fail "a FIFO at the summary file, a reader: refused" "$(cat "$T_TMP/err")"; fi
+
 # fs.protected_symlinks: both settings where this machine lets us set it
 # (it is global; restored on the way out), else the one it has; the
 # group-sticky layout is the unprotected case either way.
