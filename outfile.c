@@ -287,7 +287,7 @@ static void fp_of_nonce(char *hex)
 
 int fp_of_create(int dfd, const char *prefix, char *name, size_t namelen)
 {
-	char hex[13], why[8];
+	char hex[13];
 	int tries, fd;
 
 	for (tries = 0; tries < 8; tries++) {
@@ -303,7 +303,7 @@ int fp_of_create(int dfd, const char *prefix, char *name, size_t namelen)
 		                        0644);
 		if (fd < 0 && errno == EEXIST)
 			continue;
-		if (fd >= 0 && fp_of_file_ok(fd, why, sizeof why) != 0) {
+		if (fd >= 0 && fp_of_file_ok(fd, NULL, 0) != 0) {
 			/* O_EXCL made it, so this cannot happen; if it does,
 			 * the name is not ours to remove. */
 			fp_raw_close(fd);
