@@ -11,7 +11,8 @@ SIGSTART=$TESTBIN/prog_sigstart
 version=$(sed -n 's/^VERSION *= *//p' Makefile)
 # shellcheck disable=SC2016 # the inner shells expand these
 show_preload='printf "%s" "${LD_PRELOAD-unset}"'
-sigs() { grep -E '^Sig(Blk|Ign):' /proc/self/status; }
+# shellcheck disable=SC2016 # the inner shells expand it
+pidsleep='echo $$ >"$0"; exec sleep "$1"'
 
 # same NAME NATIVE WRAPPED: both command lines (sh -c text) give the same
 # output and exit status.
@@ -68,10 +69,10 @@ same "survey: a command not found" "env no-such-command-fp 2>/dev/null" \
 # natively; the old shell-started command ignored SIGQUIT and ran on.
 if command -v timeout >/dev/null 2>&1; then
 	rm -f "$T_TMP/qpid"
-	timeout --preserve-status -s QUIT 1 sh -c 'echo $$ >"$0"; exec sleep 5' "$T_TMP/qn"
+	timeout --preserve-status -s QUIT 1 sh -c "$pidsleep" "$T_TMP/qn" 5
 	nrc=$?
 	timeout --preserve-status -s QUIT 1 "$I" --survey="$T_TMP/rep" \
-		sh -c 'echo $$ >"$0"; exec sleep 5' "$T_TMP/qpid"
+		sh -c "$pidsleep" "$T_TMP/qpid" 5
 	wrc=$?
 	expect_eq "survey: SIGQUIT from timeout: status as native" "$nrc" "$wrc"
 	if [ -s "$T_TMP/qpid" ] && kill -0 "$(cat "$T_TMP/qpid")" 2>/dev/null; then
@@ -86,7 +87,7 @@ fi
 # Forwarding, as before: a SIGTERM sent to interpose's pid reaches the
 # command; the report is written; the status is the command's.
 rm -f "$T_TMP/fpid" "$T_TMP/rep"
-"$I" --survey="$T_TMP/rep" sh -c 'echo $$ >"$0"; exec sleep 30' "$T_TMP/fpid" &
+"$I" --survey="$T_TMP/rep" sh -c "$pidsleep" "$T_TMP/fpid" 30 &
 ipid=$!
 n=0
 while [ ! -s "$T_TMP/fpid" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done

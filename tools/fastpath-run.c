@@ -35,7 +35,7 @@
 static const int fp_fwd[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2 };
 #define FP_NFWD (sizeof fp_fwd / sizeof fp_fwd[0])
 
-static void fp_die(const char *what, const char *arg, int err, int status)
+__attribute__((noreturn)) static void fp_die(const char *what, const char *arg, int err, int status)
 {
 	fprintf(stderr, "interpose: %s%s%s\n", arg ? arg : "", arg ? ": " : "",
 	        err ? strerror(err) : what);
@@ -96,7 +96,7 @@ static void fp_end_like(int st)
 	sigemptyset(&one);
 	sigaddset(&one, WTERMSIG(st));
 	(void)sigprocmask(SIG_UNBLOCK, &one, NULL);
-	(void)raise(WTERMSIG(st));
+	(void)kill(getpid(), WTERMSIG(st));
 	exit(128 + WTERMSIG(st)); /* a signal that does not end a process */
 }
 
