@@ -57,6 +57,8 @@ if [ -x "$SIGSTART" ]; then
 else
 	fail "prog_sigstart" "missing $SIGSTART (make check builds it)"
 fi
+same "survey: the same descriptors as native (one opened by the caller too)" \
+	"exec 7</dev/null; ls /proc/self/fd" "exec 7</dev/null; exec '$I' --survey='$T_TMP/rep' ls /proc/self/fd"
 # Fields 5 and 7 of /proc/self/stat: process group and controlling terminal.
 same "survey: same process group and terminal as native" \
 	"cut -d' ' -f5,7 /proc/self/stat" "'$I' --survey='$T_TMP/rep' cut -d' ' -f5,7 /proc/self/stat"
