@@ -7,6 +7,9 @@
 . "$(dirname "$0")/lib.sh"
 
 I=$INTERPOSE
+# interpose preloads its own tree's object, whatever the harness tests
+# (check-sanitize and check-eatmydata skip this script).
+FASTPATH_SO=$TOP/fastpath.so
 SIGSTART=$TESTBIN/prog_sigstart
 version=$(sed -n 's/^VERSION *= *//p' Makefile)
 # shellcheck disable=SC2016 # the inner shells expand these
