@@ -257,6 +257,14 @@ if make -s install DESTDIR="$T_TMP/inst" PREFIX=/usr >"$T_TMP/inst.log" 2>&1; th
 			>"$T_TMP/out" 2>/dev/null
 		expect_eq "two copies loaded: one answer (the first acts)" 3 "$(cat "$T_TMP/out")"
 		expect_eq "two copies loaded: one summary line" 1 "$(wc -l <"$T_TMP/s" | tr -d ' ')"
+		# Debug and summary lines, pids aside, as with one copy: the
+		# second neither acts nor speaks.
+		one=$(LD_PRELOAD=$FASTPATH_SO FASTPATH_DEBUG=1 FASTPATH_STATS=1 head -c 100 /dev/urandom 2>&1 >/dev/null |
+			sed 's/^fastpath\[[0-9]*\]//')
+		two=$(LD_PRELOAD=$list FASTPATH_DEBUG=1 FASTPATH_STATS=1 head -c 100 /dev/urandom 2>&1 >/dev/null |
+			sed 's/^fastpath\[[0-9]*\]//')
+		case $one in *urandom*) expect_eq "two copies loaded: the lines of one copy" "$one" "$two" ;;
+		*) fail "two copies loaded: one copy's lines" "[$one]" ;; esac
 		if [ -x "$TESTBIN/prog_urandom" ]; then
 			"$TESTBIN/prog_urandom" >"$T_TMP/n" 2>&1
 			nrc=$?

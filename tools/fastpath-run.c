@@ -56,6 +56,7 @@ static int fp_should_forward(const siginfo_t *si, pid_t child)
 static int fp_wait(pid_t child, const sigset_t *set)
 {
 	siginfo_t si;
+	pid_t pid;
 	int st, sig;
 
 	for (;;) {
@@ -67,8 +68,13 @@ static int fp_wait(pid_t child, const sigset_t *set)
 				(void)kill(child, sig);
 			continue;
 		}
-		if (waitpid(child, &st, WNOHANG) == child)
+		pid = waitpid(child, &st, WNOHANG);
+		if (pid == child)
 			return st;
+		/* Reaped by someone else (cannot happen with SIGCHLD at its
+		 * default): the status is lost, as a shell's would be. */
+		if (pid < 0 && errno == ECHILD)
+			return 127 << 8;
 	}
 }
 
