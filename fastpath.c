@@ -17,11 +17,14 @@ __attribute__((used)) static const char fp_version[] = "fastpath " FASTPATH_VERS
 
 /* One copy of fastpath per process: every copy exports this marker, so the
  * first in the global lookup order is found by name (fp_other_copy), and
- * interpose finds the name in an object's dynamic strings without loading it. */
-FP_EXPORT const char fastpath_object_marker[9] = "fastpath";
+ * interpose finds the name in an object's dynamic strings without loading
+ * it.  A function: ASan adds a symbol of its own for each exported variable. */
+FP_EXPORT void fastpath_object_marker(void)
+{
+}
 /* Our own copy's address: a reference to the exported name from inside the
  * object goes through the GOT, which a first copy's definition interposes. */
-extern const char fp_object_marker_here[9]
+extern void fp_object_marker_here(void)
 	__attribute__((alias("fastpath_object_marker"), visibility("hidden")));
 
 /* Tests substitute their own lookup to provoke re-entry during binding. */
@@ -282,9 +285,12 @@ static char *fp_no_env(const char *name)
  * wrappers pass each call on to the next object, and writes no summary. */
 static bool fp_other_copy(void)
 {
-	const void *first = dlsym(RTLD_DEFAULT, "fastpath_object_marker");
+	union {
+		void *p;
+		void (*f)(void);
+	} first = { .p = dlsym(RTLD_DEFAULT, "fastpath_object_marker") };
 
-	return first && first != (const void *)fp_object_marker_here;
+	return first.f && first.f != fp_object_marker_here;
 }
 
 unsigned fp_stripe_deal(void)
