@@ -288,8 +288,9 @@ static bool fp_other_copy(void)
 	union {
 		void *p;
 		void (*f)(void);
-	} first = { .p = dlsym(RTLD_DEFAULT, "fastpath_object_marker") };
+	} first;
 
+	first.p = dlsym(RTLD_DEFAULT, "fastpath_object_marker");
 	return first.f && first.f != fp_object_marker_here;
 }
 
