@@ -1,5 +1,5 @@
 # fastpath: GNU make, no autotools.
-#   make            build fastpath.so
+#   make            build fastpath.so, fastpath-run and the man pages
 #   make deps       install the Debian packages the tests need (as root)
 #   make check      every test: unit, integration, hardening (~9 min)
 #   make check-core the quick part: unit and integration (about a minute)
@@ -51,7 +51,19 @@ SO_LDFLAGS := -Wl,-z,now -Wl,-z,relro
 SOS       := fastpath.so
 endif
 
-all: $(SOS)
+# interpose --survey's starter (tools/fastpath-run.c): a program of its
+# own, not a unit of the object, so it lives outside the top level.
+RUN_BIN := fastpath-run
+# The man pages, with the version: the build tree's read as installed ones.
+MANS := man/interpose.1 man/fastpath.7
+
+all: $(SOS) $(RUN_BIN) $(MANS)
+
+$(RUN_BIN): tools/fastpath-run.c
+	$(CC) $(CPPFLAGS) -std=gnu11 $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $<
+
+man/%: man/%.in Makefile
+	sed 's|@VERSION@|$(VERSION)|g' $< > $@
 
 $(SOS): $(SRCS) $(HDRS)
 	@mkdir -p $(@D)
@@ -143,7 +155,7 @@ bench: all $(BENCH_BINS) $(BENCH_SOS)
 
 # ---- install -------------------------------------------------------------
 INSTALLED := $(DESTDIR)$(BINDIR)/interpose \
-	$(patsubst %,$(DESTDIR)$(LIBDIR)/fastpath/%,$(SOS)) \
+	$(patsubst %,$(DESTDIR)$(LIBDIR)/fastpath/%,$(SOS) $(RUN_BIN)) \
 	$(DESTDIR)$(MANDIR)/man1/interpose.1 \
 	$(DESTDIR)$(MANDIR)/man7/fastpath.7
 
@@ -158,8 +170,10 @@ install: all
 		cp $$so $(DESTDIR)$(LIBDIR)/fastpath/$$so && \
 		chmod 755 $(DESTDIR)$(LIBDIR)/fastpath/$$so || exit 1; \
 	done
-	sed 's|@VERSION@|$(VERSION)|g' man/interpose.1 > $(DESTDIR)$(MANDIR)/man1/interpose.1
-	sed 's|@VERSION@|$(VERSION)|g' man/fastpath.7 > $(DESTDIR)$(MANDIR)/man7/fastpath.7
+	cp $(RUN_BIN) $(DESTDIR)$(LIBDIR)/fastpath/$(RUN_BIN)
+	chmod 755 $(DESTDIR)$(LIBDIR)/fastpath/$(RUN_BIN)
+	cp man/interpose.1 $(DESTDIR)$(MANDIR)/man1/interpose.1
+	cp man/fastpath.7 $(DESTDIR)$(MANDIR)/man7/fastpath.7
 	chmod 644 $(DESTDIR)$(MANDIR)/man1/interpose.1 $(DESTDIR)$(MANDIR)/man7/fastpath.7
 
 uninstall:
@@ -168,7 +182,7 @@ uninstall:
 	rmdir $(DESTDIR)$(LIBDIR)/fastpath 2>/dev/null || true
 
 clean:
-	rm -rf fastpath.so 64 tests/bin bench/bin
+	rm -rf fastpath.so 64 $(RUN_BIN) $(MANS) tests/bin bench/bin
 
 .PHONY: all deps check check-core demo bench install uninstall clean
 

@@ -15,6 +15,18 @@
 __attribute__((used)) static const char fp_version[] = "fastpath " FASTPATH_VERSION;
 #endif
 
+/* One copy of fastpath per process: every copy exports this marker, so the
+ * first in the global lookup order is found by name (fp_other_copy), and
+ * interpose finds the name in an object's dynamic strings without loading
+ * it.  A function: ASan adds a symbol of its own for each exported variable. */
+FP_EXPORT void fastpath_object_marker(void)
+{
+}
+/* Our own copy's address: a reference to the exported name from inside the
+ * object goes through the GOT, which a first copy's definition interposes. */
+extern void fp_object_marker_here(void)
+	__attribute__((alias("fastpath_object_marker"), visibility("hidden")));
+
 /* Tests substitute their own lookup to provoke re-entry during binding. */
 #ifndef FP_DLSYM
 #define FP_DLSYM(name) dlsym(RTLD_NEXT, name)
@@ -242,6 +254,21 @@ static char *fp_no_env(const char *name)
 	return NULL;
 }
 
+/* Another copy of fastpath loaded before us (an installed one preloaded
+ * beside the build tree's, say): the program's calls reach it first, and
+ * it acts; this copy stands aside, as if everything were off, so that its
+ * wrappers pass each call on to the next object, and writes no summary. */
+static bool fp_other_copy(void)
+{
+	union {
+		void *p;
+		void (*f)(void);
+	} first;
+
+	first.p = dlsym(RTLD_DEFAULT, "fastpath_object_marker");
+	return first.f && first.f != fp_object_marker_here;
+}
+
 unsigned fp_stripe_deal(void)
 {
 	/* A signal handler dealt in between only picks another stripe. */
@@ -321,9 +348,10 @@ bool fp_init_slow(void)
 	if (atomic_compare_exchange_strong(&fp_init_state, &expect, FP_INIT_RUNNING)) {
 		atomic_store(&fp_init_thread, pthread_self());
 		fp_bind_all();
-		/* In secure-execution mode every setting is ignored and every
-		 * shim stays off: no warnings, no files, no test hooks. */
-		if (fp_secure_mode()) {
+		/* In secure-execution mode, and in a second copy, every setting
+		 * is ignored and every shim stays off: no warnings, no files,
+		 * no test hooks. */
+		if (fp_secure_mode() || fp_other_copy()) {
 			fp_load_settings(&fp_cfg, fp_no_env);
 			fp_cfg.enabled = 0;
 		} else {

@@ -5,7 +5,7 @@
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-SRCS=$(echo ./*.c)
+SRCS=$(echo ./*.c tools/*.c)
 
 # ---- shellcheck -----------------------------------------------------------
 # Sourced helper files have no shebang: they are POSIX sh (-s sh).

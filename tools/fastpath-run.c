@@ -1,0 +1,177 @@
+/*
+ * fastpath-run: how `interpose --survey` starts and waits for the command.
+ *
+ *   fastpath-run N [THEN...] COMMAND [ARG]...
+ *
+ * Runs COMMAND as a child that starts as a shell's foreground command
+ * would: the standard streams, signal dispositions, signal mask, process
+ * group and terminal this process was given (a shell's asynchronous
+ * command gets stdin from /dev/null and SIGINT and SIGQUIT ignored, which
+ * is why the survey is not started by `&`).  The signals in fp_fwd[] sent
+ * to this process are passed on to the command; it is waited for; then
+ * the N words THEN are exec'd with three more: the command's pid, its
+ * status as a shell's $? (the exit code, or 128 plus the signal number),
+ * and the signal number (0 when it exited).  With N = 0 this process ends
+ * as the command did: the same exit code, or death by the same signal.
+ *
+ * Not part of fastpath.so: an ordinary program, built by `make` beside it
+ * and installed with it (interpose finds it the same way).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* What `interpose --survey` forwarded as a shell (HUP, INT, TERM), and the
+ * other signals a supervisor commonly sends to a command's pid. */
+static const int fp_fwd[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2 };
+#define FP_NFWD (sizeof fp_fwd / sizeof fp_fwd[0])
+
+__attribute__((noreturn)) static void fp_die(const char *what, const char *arg, int err, int status)
+{
+	fprintf(stderr, "interpose: %s%s%s\n", arg ? arg : "", arg ? ": " : "",
+	        err ? strerror(err) : what);
+	_exit(status); /* also in the fork child: no atexit, no stdio flush */
+}
+
+/* Whether a signal this process received should be passed on: not one the
+ * terminal sent to the whole foreground process group (the command, in the
+ * same group, has it already), nor one the command sent to us. */
+static int fp_should_forward(const siginfo_t *si, pid_t child)
+{
+	if (si->si_code > 0)
+		return 0;
+	return si->si_pid != child;
+}
+
+/* Waits for the child, forwarding; returns its wait status. */
+static int fp_wait(pid_t child, const sigset_t *set)
+{
+	siginfo_t si;
+	pid_t pid;
+	int st, sig;
+
+	for (;;) {
+		sig = sigwaitinfo(set, &si);
+		if (sig < 0)
+			continue; /* EINTR: a signal outside the set (SIGCONT) */
+		if (sig != SIGCHLD) {
+			if (fp_should_forward(&si, child))
+				(void)kill(child, sig);
+			continue;
+		}
+		pid = waitpid(child, &st, WNOHANG);
+		if (pid == child)
+			return st;
+		/* Reaped by someone else (cannot happen with SIGCHLD at its
+		 * default): the status is lost, as a shell's would be. */
+		if (pid < 0 && errno == ECHILD)
+			return 127 << 8;
+	}
+}
+
+/* Consumes what arrived for us after the child ended, so that unblocking
+ * the set does not kill this process before it reports. */
+static void fp_drain(const sigset_t *set)
+{
+	struct timespec zero = { 0, 0 };
+
+	while (sigtimedwait(set, NULL, &zero) > 0)
+		;
+}
+
+/* N = 0: end as the command did.  The core, if any, was the command's to
+ * dump: ours would only overwrite it. */
+static void fp_end_like(int st)
+{
+	struct rlimit no_core = { 0, 0 };
+	sigset_t one;
+
+	if (!WIFSIGNALED(st))
+		exit(WIFEXITED(st) ? WEXITSTATUS(st) : 125);
+	(void)setrlimit(RLIMIT_CORE, &no_core);
+	signal(WTERMSIG(st), SIG_DFL);
+	sigemptyset(&one);
+	sigaddset(&one, WTERMSIG(st));
+	(void)sigprocmask(SIG_UNBLOCK, &one, NULL);
+	(void)kill(getpid(), WTERMSIG(st));
+	exit(128 + WTERMSIG(st)); /* a signal that does not end a process */
+}
+
+/* Execs THEN with the pid, the shell-style status and the signal. */
+static void fp_then(char **then, int n, pid_t child, int st)
+{
+	char **av = calloc((size_t)n + 4, sizeof *av);
+	char num[3][24];
+	int sig = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+
+	if (!av)
+		fp_die("out of memory", NULL, 0, 125);
+	memcpy(av, then, (size_t)n * sizeof *av);
+	snprintf(num[0], sizeof num[0], "%ld", (long)child);
+	snprintf(num[1], sizeof num[1], "%d", sig ? 128 + sig : WIFEXITED(st) ? WEXITSTATUS(st) : 125);
+	snprintf(num[2], sizeof num[2], "%d", sig);
+	av[n] = num[0];
+	av[n + 1] = num[1];
+	av[n + 2] = num[2];
+	execvp(av[0], av);
+	fp_die(NULL, av[0], errno, 125);
+}
+
+int main(int argc, char **argv)
+{
+	sigset_t set, orig;
+	struct sigaction chld;
+	char *end;
+	long n;
+	pid_t child;
+	size_t i;
+	int st;
+
+	n = argc > 1 ? strtol(argv[1], &end, 10) : -1;
+	if (argc < 3 || *end || n < 0 || n > argc - 3)
+		fp_die("usage: fastpath-run N [THEN...] COMMAND [ARG]...", NULL, 0, 125);
+	/* A SIGCHLD the caller ignores would reap the child before we could
+	 * wait for it: ours is the default, the child gets the caller's back. */
+	sigaction(SIGCHLD, NULL, &chld);
+	if (chld.sa_handler == SIG_IGN)
+		signal(SIGCHLD, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	/* A signal the caller ignores stays ignored for the command: nothing
+	 * to forward. */
+	for (i = 0; i < FP_NFWD; i++) {
+		struct sigaction sa;
+
+		if (sigaction(fp_fwd[i], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN)
+			sigaddset(&set, fp_fwd[i]);
+	}
+	sigprocmask(SIG_BLOCK, &set, &orig);
+	child = fork();
+	if (child < 0)
+		fp_die(NULL, "fork", errno, 125);
+	if (child == 0) {
+		if (chld.sa_handler == SIG_IGN)
+			signal(SIGCHLD, SIG_IGN);
+		sigprocmask(SIG_SETMASK, &orig, NULL);
+		execvp(argv[2 + n], argv + 2 + n);
+		fp_die(NULL, argv[2 + n], errno, errno == ENOENT ? 127 : 126);
+	}
+	st = fp_wait(child, &set);
+	fp_drain(&set);
+	if (chld.sa_handler == SIG_IGN)
+		signal(SIGCHLD, SIG_IGN);
+	sigprocmask(SIG_SETMASK, &orig, NULL);
+	if (n == 0)
+		fp_end_like(st);
+	fp_then(argv + 2, (int)n, child, st);
+	return 125;
+}
