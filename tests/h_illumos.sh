@@ -13,7 +13,11 @@
 #      missing from the table;
 #      The objects' exports are checked against tests/t_core.sh's lists;
 #   3. the Makefile's illumos branch (gcc by default, both objects);
-#   4. interpose's illumos branch, with uname faked to say SunOS.
+#   4. interpose's illumos branch, with uname faked to say SunOS;
+#   5. the illumos readlink rules, compiled as for illumos (the stand-in
+#      declarations; no Linux translation compiled in) and run against the
+#      kernel's answer for each descriptor type as read in illumos-gate
+#      (tests/test_readlink_illumos.c, which cites the source of each).
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -246,6 +250,25 @@ if [ -z "${ILLUMOS_SYSROOT:-}" ] && command -v gcc >/dev/null 2>&1; then
 		fi
 		stand_in_sysroot "$T_TMP/sysroot$bits" $bits
 		sysroot_check "$T_TMP/sysroot$bits" "a stand-in sysroot (ILLUMOS_SYSROOT branch forced)" $bits
+	done
+fi
+
+# ---- 5: the readlink rules against the kernel's answers ---------------------------
+# Linked with glibc and cmocka: the test supplies what illumos libc has and
+# glibc lacks.  Run once per compiler, 64-bit (cmocka is this machine's).
+if ! printf '#include <stdarg.h>\n#include <stddef.h>\n#include <setjmp.h>\n#include <stdint.h>\n#include <cmocka.h>\n' |
+	"${CC:-gcc}" -fsyntax-only -x c - >/dev/null 2>&1; then
+	skip "illumos readlink rules, run" "cmocka headers not installed (Debian: libcmocka-dev)"
+else
+	for cc in $COMPILERS; do
+		# shellcheck disable=SC2086
+		if "$cc" -m64 -o "$OUT/rl_illumos_$cc" $IFLAGS -include "$TOP/tests/h_illumos_stand_in.h" \
+			-I. tests/test_readlink_illumos.c -lcmocka -ldl >"$T_TMP/rl_$cc.log" 2>&1; then
+			check "illumos readlink rules: sockets, unnamed/named doors, pipes, named FIFOs, ports ($cc)" \
+				"$OUT/rl_illumos_$cc"
+		else
+			fail "illumos readlink rules: build ($cc)" "$(head -20 "$T_TMP/rl_$cc.log")"
+		fi
 	done
 fi
 
