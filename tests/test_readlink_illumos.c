@@ -42,6 +42,19 @@ const char *getexecname(void)
 {
 	return "test_readlink_illumos";
 }
+/* illumos's public name of syscall(2) (fastpath.c, FP_SYSCALL). */
+int _syscall(int n, ...)
+{
+	va_list ap;
+	long a[6];
+	int i;
+
+	va_start(ap, n);
+	for (i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	return (int)syscall(n, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
 int memcntl(void *a, size_t n, int cmd, void *arg, int attr, int mask)
 {
 	(void)a, (void)n, (void)cmd, (void)arg, (void)attr, (void)mask;
