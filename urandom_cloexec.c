@@ -97,6 +97,7 @@ static int ur_dup_two_calls(int fd, int floor)
 /* See urandom.h. */
 int ur_dup_cloexec(int fd, int floor)
 {
+#ifdef F_DUPFD_CLOEXEC
 	int r;
 
 	if (fp_likely(!atomic_load_explicit(&ur_dup_fallback, memory_order_relaxed))) {
@@ -113,6 +114,7 @@ int ur_dup_cloexec(int fd, int floor)
 		}
 		return r;
 	}
+#endif  /* headers from before it: the fallback only */
 	return ur_dup_two_calls(fd, floor);
 }
 
@@ -141,7 +143,9 @@ void ur_exec_leave(bool entered)
 void ur_cloexec_init(void)
 {
 	atomic_store(&ur_win_pid, (long)getpid());
+#ifdef F_DUPFD_CLOEXEC
 	if (ur_dup_forced)
+#endif
 		atomic_store(&ur_dup_fallback, true);
 }
 
