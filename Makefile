@@ -250,7 +250,10 @@ check-fault: all $(PROG_BINS) $(TLIB_SOS)
 
 # No illumos machine here: compile checks as for illumos (and against
 # ILLUMOS_SYSROOT's headers when set), the symbol-era check against
-# tests/illumos_libc_symbols.txt, and interpose's illumos branch.
+# tests/illumos_libc_symbols.txt (no SUNWprivate symbol, _syscall not
+# syscall), the readlink rules compiled as for illumos and run against the
+# kernel's answer per descriptor type (tests/test_readlink_illumos.c), and
+# interpose's illumos branch.
 check-illumos:
 	@sh tests/h_illumos.sh
 

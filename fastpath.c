@@ -79,26 +79,41 @@ static _Atomic long fp_stats_pid;
  * illumos (whose <sys/syscall.h> has openat, readlinkat, read, write and
  * close too).  Only how a process ends and how secure-execution mode is
  * told differ.
+ *
+ * illumos libc exports syscall(2) under two names (usr/src/lib/libc/port/
+ * mapfile-vers): _syscall in SUNW_0.7, a public version set every illumos
+ * has, and syscall itself in SUNWprivate_1.1, whose symbols may change
+ * between releases.  We link _syscall, declared as illumos declares
+ * syscall (int syscall(int, ...); its callers here need no more than an
+ * int's worth of result), and tests/illumos_libc_symbols.txt rejects a
+ * plain syscall.
  * ---------------------------------------------------------------------- */
+#if defined(FP_ILLUMOS)
+int _syscall(int, ...);
+#  define FP_SYSCALL _syscall
+#else
+#  define FP_SYSCALL syscall
+#endif
+
 long fp_raw_openat(int dirfd, const char *path, int flags, mode_t mode)
 {
-	return syscall(SYS_openat, dirfd, path, flags, mode);
+	return FP_SYSCALL(SYS_openat, dirfd, path, flags, mode);
 }
 ssize_t fp_raw_read(int fd, void *buf, size_t n)
 {
-	return syscall(SYS_read, fd, buf, n);
+	return FP_SYSCALL(SYS_read, fd, buf, n);
 }
 int fp_raw_close(int fd)
 {
-	return (int)syscall(SYS_close, fd);
+	return (int)FP_SYSCALL(SYS_close, fd);
 }
 ssize_t fp_raw_readlinkat(int dirfd, const char *path, char *buf, size_t n)
 {
-	return syscall(SYS_readlinkat, dirfd, path, buf, n);
+	return FP_SYSCALL(SYS_readlinkat, dirfd, path, buf, n);
 }
 ssize_t fp_raw_write(int fd, const void *buf, size_t n)
 {
-	return syscall(SYS_write, fd, buf, n);
+	return FP_SYSCALL(SYS_write, fd, buf, n);
 }
 /* closefrom(lo) without libc: close_range(2) where the kernel has it, else
  * every number up to the descriptor limit. */
@@ -110,7 +125,7 @@ void fp_raw_closefrom(int lo)
 	if (lo < 0)
 		lo = 0;
 #if defined(SYS_close_range)
-	if (syscall(SYS_close_range, (unsigned)lo, ~0u, 0) == 0)
+	if (FP_SYSCALL(SYS_close_range, (unsigned)lo, ~0u, 0) == 0)
 		return;
 #endif
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
@@ -134,7 +149,7 @@ bool fp_secure_mode(void)
 void fp_raw_exit(int status)
 {
 	for (;;)
-		syscall(SYS_exit, status);
+		FP_SYSCALL(SYS_exit, status);
 }
 bool fp_secure_mode(void)
 {

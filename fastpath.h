@@ -113,6 +113,11 @@
 #  define S_IFDOOR 0xD000
 #endif
 #define FP_S_ISDOOR(m) (((m) & S_IFMT) == S_IFDOOR)
+/* An illumos event port (port_create(3C)): S_IFPORT, 0xE000 in illumos's
+ * <sys/stat.h>; known everywhere for the same reason. */
+#ifndef S_IFPORT
+#  define S_IFPORT 0xE000
+#endif
 
 #define FP_EXPORT __attribute__((visibility("default")))
 #define FP_HIDDEN __attribute__((visibility("hidden")))

@@ -1,13 +1,18 @@
 /*
- * readlink_shim.c: answer readlink of /proc socket, door and pipe fds
- * without the slow kernel path, with the answer the kernel would give.
+ * readlink_shim.c: answer readlink of /proc socket, door, pipe and port
+ * fds without the slow kernel path, with the answer the kernel would give.
  *
  * illumos (pfiles on 1000 sockets took 45 s): readlink of
- * /proc/<pid>/path/<n> for a socket or an unnamed door has no v_path, so
- * the kernel scans the whole name cache before failing with ENOENT.  We
- * learn the type from stat("/proc/<pid>/fd/<n>") (fstat(n) for our own
- * process) and give that ENOENT ourselves.  A door fattach()ed on a file
- * has a name, which the kernel answers: that passes through.
+ * /proc/<pid>/path/<n> resolves the fd's own vnode (prvnops.c:
+ * pr_lookup_pathdir keeps f_vnode, prreadlink_lookup calls vnodetopath).
+ * Before Joyent's 2015 change, vnodetopath_common (fs/lookup.c) gave every
+ * non-directory vnode without a usable cached path (v_path) to
+ * dnlc_reverse_lookup, a walk of the whole name cache, then ENOENT; since,
+ * ENOENT at once.  Sockets, unnamed doors, anonymous pipes and event ports
+ * never have a v_path (rl_rules[] says why for each).  We learn the type
+ * from stat("/proc/<pid>/fd/<n>") (fstat(n) for our own process) and give
+ * that ENOENT ourselves.  A door fattach()ed on a file and a named FIFO have
+ * a name, which the kernel answers: those pass through.
  *
  * Linux: the kernel's answer is cheap, so we only take the calls we can
  * make cheaper: our own socket and pipe fds, answered from one fstat() as
@@ -41,7 +46,7 @@ static char rl_test_policy[16];
  * The decision: a table, the same code on every platform.
  * ---------------------------------------------------------------------- */
 enum rl_policy { RL_LINUX, RL_ILLUMOS };
-enum rl_fs { RL_FS_ANY, RL_FS_SOCKFS, RL_FS_PIPEFS, RL_FS_DOORFS };
+enum rl_fs { RL_FS_ANY, RL_FS_SOCKFS, RL_FS_PIPEFS, RL_FS_DOORFS, RL_FS_FIFOFS };
 enum rl_act { RL_PASS, RL_ENOENT, RL_SOCKET, RL_PIPE };
 
 static const struct {
@@ -51,10 +56,34 @@ static const struct {
 	enum rl_fs fs;   /* the file must live there (ANY: anywhere) */
 	enum rl_act act;
 } rl_rules[] = {
-	/* illumos: no v_path, so the kernel would scan, then say ENOENT.  A
-	 * door on namefs (fattach()ed on a file) has a name: the kernel's. */
+	/*
+	 * illumos: no v_path, so the kernel would scan, then say ENOENT.  A
+	 * stat of /proc/<pid>/fd/<n> is the fd vnode's own getattr (prvnops.c:
+	 * pr_lookup_fddir keeps f_vnode, prgetattr asks it and zeroes only the
+	 * permission bits of a non-regular file), as fstat(n) is.
+	 *  - Socket: a sockfs node from socket()/accept(), never looked up by
+	 *    name (a bound AF_UNIX socket's file is another vnode).
+	 *  - Door: node id 0 on doorfs (door_vnops.c, door_getattr); one
+	 *    fattach()ed on a file is a named namefs node, node id >= 1
+	 *    (namevfs.c, nm_mount): passes.
+	 *  - FIFO: a pipe() end shadows no vnode and says nlink 0 (fifosubr.c,
+	 *    makepipe; fifovnops.c, fifo_getattr); a named FIFO shows its
+	 *    file's attributes (nlink >= 1), a pipe opened by its fattach()
+	 *    name is a namefs node of nlink 1: both pass.  A named FIFO
+	 *    unlinked says nlink 0 and has no name left: its stale path no
+	 *    longer resolves and the name cache holds the file's vnode, not
+	 *    the fifonode: ENOENT either way.
+	 *  - Event port: S_IFPORT, node id 0 (port_vnops.c, port_getattr);
+	 *    nm_mount refuses to fattach a VPORT.
+	 * Passed through: an unlinked regular file (nlink 0 is not proven to
+	 * mean "no name" on every file system: a device without a shadowed
+	 * vnode may say 0 and have one), directories (dirtopath walks ".."),
+	 * devices, /proc files.
+	 */
 	{ RL_ILLUMOS, RL_DIR_PATH, S_IFSOCK, RL_FS_ANY, RL_ENOENT },
 	{ RL_ILLUMOS, RL_DIR_PATH, S_IFDOOR, RL_FS_DOORFS, RL_ENOENT },
+	{ RL_ILLUMOS, RL_DIR_PATH, S_IFIFO, RL_FS_FIFOFS, RL_ENOENT },
+	{ RL_ILLUMOS, RL_DIR_PATH, S_IFPORT, RL_FS_ANY, RL_ENOENT },
 	/* Linux: sockfs and pipefs name their dentries "<fs>:[<ino>]".  A
 	 * socket or FIFO elsewhere (an O_PATH fd of a socket file, a named
 	 * FIFO) is answered with its path: that stays the kernel's job. */
@@ -212,7 +241,9 @@ static _Atomic unsigned long long rl_sockfs_dev, rl_pipefs_dev;
  * this chroot or container: the kernel would say ENOENT, so must we). */
 static _Atomic int rl_procfs;
 
-static enum rl_fs rl_fs_of(int fd, const struct stat *st)
+/* By fstatfs(fd), or statfs(path) when path is set; with neither, from
+ * what is already known only. */
+static enum rl_fs rl_fs_of(int fd, const char *path, const struct stat *st)
 {
 	_Atomic unsigned long long *known;
 	unsigned long long dev = (unsigned long long)st->st_dev + 1, k;
@@ -230,7 +261,8 @@ static enum rl_fs rl_fs_of(int fd, const struct stat *st)
 	k = atomic_load_explicit(known, memory_order_relaxed);
 	if (k)
 		return k == dev ? fs : RL_FS_ANY;
-	if (fstatfs(fd, &sf) != 0 || (long)sf.f_type != magic)
+	if ((!path && fd < 0) || (path ? statfs(path, &sf) : fstatfs(fd, &sf)) != 0 ||
+	    (long)sf.f_type != magic)
 		return RL_FS_ANY;
 	atomic_store_explicit(known, dev, memory_order_relaxed);
 	return fs;
@@ -290,7 +322,7 @@ static enum rl_act rl_linux(const struct rl_path *x, const char *root,
 		return RL_PASS;
 	*ino = (unsigned long)st.st_ino;
 	*type = st.st_mode & S_IFMT;
-	return rl_decide(RL_LINUX, x->dir, st.st_mode, rl_fs_of(x->fd, &st));
+	return rl_decide(RL_LINUX, x->dir, st.st_mode, rl_fs_of(x->fd, NULL, &st));
 #else
 	/* Only Linux's /proc/<pid>/fd links name sockets after sockfs. */
 	(void)x, (void)root, (void)ino, (void)type;
@@ -298,29 +330,68 @@ static enum rl_act rl_linux(const struct rl_path *x, const char *root,
 #endif
 }
 
-/* The unit tests dress fixture files up as doors here: Linux has none. */
-#ifndef RL_TEST_DOOR
-#define RL_TEST_DOOR(st) ((void)0)
+/* The unit tests dress fixture files up as illumos nodes here. */
+#ifndef RL_TEST_DRESS
+#define RL_TEST_DRESS(st) ((void)0)
+#endif
+
+#ifdef FP_LINUX
+/*
+ * The illumos policy run on Linux (FASTPATH_TEST_POLICY=illumos: the demo
+ * and the tests) sees Linux's counterparts of the illumos nodes that have
+ * no name as illumos shows them: a pipefs pipe as a fifonode of no links
+ * (fifo_getattr), and an anonymous inode (epoll, eventfd, timerfd: no file
+ * type at all) as an event port, node id 0 (port_getattr).  Sockets need
+ * nothing; a named FIFO is one on both.
+ */
+static void rl_linux_as_illumos(struct stat *st, bool pipefs)
+{
+	if (S_ISFIFO(st->st_mode) && pipefs) {
+		st->st_nlink = 0;
+		st->st_mode = S_IFIFO;
+	} else if ((st->st_mode & S_IFMT) == 0) {
+		st->st_mode = S_IFPORT;
+		st->st_ino = 0;
+	}
+}
 #endif
 
 /*
- * The illumos decision for one stat of the fd.  Which file system a door
- * lives on shows in its node id, at no cost and in every stat we make
- * (fstat, stat, fstatat): an unnamed door (door_create) is a doorfs vnode,
- * whose getattr reports node id 0 (door_vnops.c, door_getattr); a door that
- * fattach() mounted on a file (/var/run/name_service_door) is a namefs
- * vnode, whose node id namenodeno_alloc() takes from an arena that starts
- * at 1 (namevfs.c, nm_mount).  fstatvfs's f_basetype would say the same
- * ("namefs" or a failure on doorfs's empty vfs ops) for one more system
- * call, and only with an open descriptor.
+ * The illumos decision for one stat of the fd (rl_rules[] cites the
+ * kernel for each row).  Which file system a door or a FIFO lives on
+ * shows in what every stat we make returns (fstat, stat, fstatat), at no
+ * cost: a door's node id (0 on doorfs, from 1 up on namefs), a FIFO's link
+ * count (0 for a pipe on fifofs).  fstatvfs's f_basetype would say the
+ * same for one more system call, and only with an open descriptor.
  */
-static enum rl_act rl_illumos_type(struct stat *st, mode_t *type)
+static enum rl_act rl_illumos_type(struct stat *st, bool pipefs, mode_t *type)
 {
-	RL_TEST_DOOR(st);
+	enum rl_fs fs = RL_FS_ANY;
+
+#ifdef FP_LINUX
+	rl_linux_as_illumos(st, pipefs);
+#else
+	(void)pipefs;
+#endif
+	RL_TEST_DRESS(st);
 	*type = st->st_mode & S_IFMT;
-	return rl_decide(RL_ILLUMOS, RL_DIR_PATH, st->st_mode,
-	                    FP_S_ISDOOR(st->st_mode) && st->st_ino == 0 ? RL_FS_DOORFS
-	                                                                 : RL_FS_ANY);
+	if (FP_S_ISDOOR(st->st_mode) && st->st_ino == 0)
+		fs = RL_FS_DOORFS;
+	else if (S_ISFIFO(st->st_mode) && st->st_nlink == 0)
+		fs = RL_FS_FIFOFS;
+	return rl_decide(RL_ILLUMOS, RL_DIR_PATH, st->st_mode, fs);
+}
+
+/* On Linux under the test policy: is this FIFO a pipefs pipe?  Asked only
+ * of FIFOs; by fd, by path, or (neither) from what is known. */
+static bool rl_pipefs(const struct stat *st, int fd, const char *path)
+{
+#ifdef FP_LINUX
+	return S_ISFIFO(st->st_mode) && rl_fs_of(fd, path, st) == RL_FS_PIPEFS;
+#else
+	(void)st, (void)fd, (void)path;
+	return false;
+#endif
 }
 
 static enum rl_act rl_illumos(const struct rl_path *x, const char *path, mode_t *type)
@@ -344,7 +415,9 @@ static enum rl_act rl_illumos(const struct rl_path *x, const char *path, mode_t 
 	}
 	if (r != 0)
 		return RL_PASS;
-	return rl_illumos_type(&st, type);
+	/* fdpath was built (b.len) when the stat was by name. */
+	return rl_illumos_type(&st, rl_pipefs(&st, b.len ? -1 : x->fd, b.len ? fdpath : NULL),
+	                       type);
 }
 
 /*
@@ -377,7 +450,7 @@ static enum rl_act rl_illumos_at(int dirfd, const char *name, const char *root,
 	fp_buf_long(&b, fd);
 	if (fstatat(dirfd, rel, &st, 0) != 0)
 		return RL_PASS;
-	return rl_illumos_type(&st, type);
+	return rl_illumos_type(&st, rl_pipefs(&st, -1, NULL), type);
 }
 
 static void rl_debug(const char *path, const char *ans)
@@ -393,7 +466,8 @@ static void rl_debug(const char *path, const char *ans)
 		fp_buf_str(&b, ans);  /* NUL-terminated by rl_format */
 		fp_buf_str(&b, "\" from fstat");
 	} else {
-		fp_buf_str(&b, "ENOENT (a socket or unnamed door: no kernel name-cache scan)");
+		fp_buf_str(&b, "ENOENT (no cached path: socket, unnamed door, pipe or port; "
+		               "no kernel name-cache scan)");
 	}
 	fp_debug("readlink", path, what);
 }

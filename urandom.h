@@ -208,6 +208,36 @@ void ur_fd_atfork_parent(void) FP_HIDDEN;
 void ur_fd_atfork_child(void) FP_HIDDEN;
 
 /* ------------------------------------------------------------------------
+ * Duplicating close-on-exec (urandom_cloexec.c), with F_DUPFD_CLOEXEC or,
+ * where the kernel lacks it, F_DUPFD then F_SETFD with no exec or fork in
+ * between.
+ * ---------------------------------------------------------------------- */
+/* fcntl(fd, F_DUPFD_CLOEXEC, floor), or its fallback: the number, -1 with
+ * errno, or UR_DUP_LATER when an exec, spawn or fork is under way (no
+ * descriptor made, errno untouched: open the device for real instead). */
+#define UR_DUP_LATER (-2)
+int ur_dup_cloexec(int fd, int floor) FP_HIDDEN;
+/* True once close-on-exec duplicates take the fallback. */
+extern _Atomic bool ur_dup_fallback FP_HIDDEN;
+/* The test aid FASTPATH_TEST_NO_DUPFD_CLOEXEC (ur_load): take the fallback
+ * from the start, as on a kernel without F_DUPFD_CLOEXEC. */
+extern bool ur_dup_forced FP_HIDDEN;
+/* With the fallback, a span in which a number made without O_CLOEXEC's
+ * atomicity may be open (ur_hidden_make: a kernel without F_DUPFD_CLOEXEC
+ * may lack O_CLOEXEC too): false when an exec or fork is under way.  Free
+ * without the fallback. */
+bool ur_cloexec_hold(void) FP_HIDDEN;
+void ur_cloexec_release(void) FP_HIDDEN;
+/* Around every exec, spawn and fork: waits for the windows open to close,
+ * and keeps new ones shut until ur_exec_leave (given what enter said). */
+bool ur_exec_enter(void) FP_HIDDEN;
+void ur_exec_leave(bool entered) FP_HIDDEN;
+void ur_cloexec_init(void) FP_HIDDEN;
+void ur_cloexec_atfork_prepare(void) FP_HIDDEN;
+void ur_cloexec_atfork_parent(void) FP_HIDDEN;
+void ur_cloexec_atfork_child(void) FP_HIDDEN;
+
+/* ------------------------------------------------------------------------
  * Survey (urandom_survey.c): FASTPATH_SURVEY, the pool off, calls timed.
  * ---------------------------------------------------------------------- */
 extern const struct fp_survey ur_sv FP_HIDDEN;

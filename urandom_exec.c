@@ -14,6 +14,10 @@
  * In exact mode nothing is kept; a spawned child inherits what the program
  * opened without O_CLOEXEC, whose open file description is the hidden
  * descriptor's, so the hidden one is retired after a spawn (as after fork).
+ *
+ * On a kernel without F_DUPFD_CLOEXEC, every exec and spawn also waits for
+ * the two-call duplicates under way and keeps new ones from starting
+ * (ur_exec_enter, urandom_cloexec.c); one relaxed load elsewhere.
  */
 #include "fastpath.h"
 #include "urandom.h"
@@ -70,13 +74,14 @@ static inline bool ur_guarding(void)
 #define UR_EXEC(call)                                                        \
 	do {                                                                 \
 		int g_[UR_NDEV], r_;                                         \
-		bool on_ = ur_guarding();                                    \
+		bool on_ = ur_guarding(), x_ = ur_exec_enter();              \
                                                                              \
 		if (on_)                                                     \
 			ur_exec_guard(g_);                                   \
 		r_ = (call);                                                 \
 		if (on_)                                                     \
 			ur_exec_unguard(g_);                                 \
+		ur_exec_leave(x_);  /* changes no errno */                   \
 		return r_;                                                   \
 	} while (0)
 
@@ -156,13 +161,14 @@ FP_EXPORT int execle(const char *path, const char *arg, ...)
 #define UR_SPAWN(type, call)                                                 \
 	do {                                                                 \
 		int g_[UR_NDEV], saved_;                                     \
-		bool on_ = ur_guarding();                                    \
+		bool on_ = ur_guarding(), x_ = ur_exec_enter();              \
 		type r_;                                                     \
                                                                              \
 		if (on_)                                                     \
 			ur_exec_guard(g_);                                   \
 		r_ = (call);                                                 \
 		saved_ = errno;                                              \
+		ur_exec_leave(x_);                                           \
 		if (on_)                                                     \
 			ur_exec_unguard(g_);                                 \
 		else if (fp_unlikely(atomic_load_explicit(&ur_hiwater,       \

@@ -174,25 +174,30 @@ static bool ur_is_device(int fd, int dev);
  * the program holds would drop its POSIX locks on it. */
 void ur_fd_init(void)
 {
-#ifdef O_PATH
 	int floor, d, h, saved = errno;
 
+	ur_cloexec_init();
 	if (ur_mode != UR_MODE_EXACT || !(fp_cfg.enabled & FP_BIT(urandom)) ||
 	    (floor = ur_hidden_floor()) < 64)
 		return;
+	/* The same duplicate learns, while there is most likely one thread,
+	 * whether F_DUPFD_CLOEXEC works (ur_dup_cloexec). */
+#ifdef O_PATH
 	d = fp_real.r_openat.f(AT_FDCWD, "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+#else
+	d = fp_real.r_openat.f(AT_FDCWD, "/", O_RDONLY | O_CLOEXEC);
+#endif
 	if (d < 0) {
 		errno = saved;
 		return;
 	}
 	ur_heal(d);
-	if ((h = fp_real.r_fcntl.f(d, F_DUPFD_CLOEXEC, floor)) >= 0) {
+	if ((h = ur_dup_cloexec(d, floor)) >= 0) {
 		ur_heal(h);
 		fp_real.r_close.f(h);
 	}
 	fp_real.r_close.f(d);
 	errno = saved;
-#endif
 }
 
 /* Opens the hidden descriptor of dev, unless another thread did (then it
@@ -201,9 +206,13 @@ static bool ur_hidden_make(int dev, const char *path, uint64_t w)
 {
 	int lo, fd, floor = ur_hidden_floor(), saved = errno, flags = O_RDONLY | O_CLOEXEC;
 
+	/* No exec or fork until lo is closed and the copy close-on-exec. */
+	if (!ur_cloexec_hold())
+		return false;
 	ur_count(SYSCALLS);
 	lo = fp_real.r_openat.f(AT_FDCWD, path, flags | O_LARGEFILE);
 	if (lo < 0) {
+		ur_cloexec_release();
 		errno = saved;
 		return false;
 	}
@@ -211,11 +220,14 @@ static bool ur_hidden_make(int dev, const char *path, uint64_t w)
 	fd = -1;
 	if (floor > 2 && ur_is_device(lo, dev)) {
 		ur_count(SYSCALLS);
-		fd = fp_real.r_fcntl.f(lo, F_DUPFD_CLOEXEC, floor);
+		fd = ur_dup_cloexec(lo, floor);
 	}
 	ur_count(SYSCALLS);
 	fp_real.r_close.f(lo);
+	ur_cloexec_release();
 	errno = saved;
+	if (fd == UR_DUP_LATER)  /* an exec or fork under way: real, this once */
+		return false;
 	if (fd < 0 || fd >= UR_MAXFD) {
 		if (fd >= 0)
 			fp_real.r_close.f(fd);
@@ -264,6 +276,7 @@ bool ur_give_back(int err)
  * caught by ur_forks) and again in the child, where only one thread runs. */
 void ur_fd_atfork_prepare(void)
 {
+	ur_cloexec_atfork_prepare();
 	atomic_fetch_add(&ur_forks, 1);
 	ur_mark_all_shared();
 }
@@ -275,10 +288,12 @@ void ur_fd_atfork_parent(void)
 {
 	atomic_fetch_add(&ur_forks, 1);
 	ur_hidden_retire();
+	ur_cloexec_atfork_parent();
 }
 
 void ur_fd_atfork_child(void)
 {
+	ur_cloexec_atfork_child();
 	atomic_fetch_add(&ur_forks, 1);
 	ur_mark_all_shared();
 	ur_hidden_retire();
@@ -430,8 +445,9 @@ static int ur_open_exact(int dev, const char *path, int flags)
 		}
 		/* dup(h) is fcntl(h, F_DUPFD, 0), and 15% cheaper a cycle
 		 * (no fcntl dispatch or security hook in the kernel). */
-		fd = (flags & O_CLOEXEC) ? fp_real.r_fcntl.f(h, F_DUPFD_CLOEXEC, 0)
-		                         : fp_real.r_dup.f(h);
+		fd = (flags & O_CLOEXEC) ? ur_dup_cloexec(h, 0) : fp_real.r_dup.f(h);
+		if (fp_unlikely(fd == UR_DUP_LATER))  /* an exec or fork under way */
+			return ur_open_real(dev, path, flags);
 		/* The number may have been freed or replaced meanwhile (dup2
 		 * onto it, close_range): what we duplicated is then unknown. */
 		if (fp_unlikely(atomic_load(&ur_hidden[dev]) != w)) {

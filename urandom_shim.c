@@ -613,11 +613,15 @@ static bool ur_load(fp_getenv_fn get)
 	ur_mode = UR_MODE_EXACT;
 	if (v && ur_parse_mode(v, &ur_mode, why, sizeof why) < 0)
 		fp_warn("FASTPATH_URANDOM", v, why, "mode exact");
+	/* Test aid: act as on a kernel without F_DUPFD_CLOEXEC. */
+	v = get("FASTPATH_TEST_NO_DUPFD_CLOEXEC");
+	ur_dup_forced = v && strcmp(v, "1") == 0;
 	return true;
 }
 
 /* "<n> opens, <n> reads, <n> getrandom[ (off)], <n> syscalls, <n> refills,
- * <n> slice fills, mode exact|reserve" */
+ * <n> slice fills, mode exact|reserve[, cloexec dups F_DUPFD+F_SETFD]" (the
+ * last where the kernel refused F_DUPFD_CLOEXEC, urandom_cloexec.c) */
 static void ur_stats(struct fp_buf *b, const unsigned long *c)
 {
 	fp_buf_ulong(b, c[UR_C_OPENS]);
@@ -633,6 +637,8 @@ static void ur_stats(struct fp_buf *b, const unsigned long *c)
 	fp_buf_ulong(b, c[UR_C_SLICES]);
 	fp_buf_str(b, ur_mode == UR_MODE_RESERVE ? " slice fills, mode reserve"
 	                                         : " slice fills, mode exact");
+	if (atomic_load(&ur_dup_fallback))
+		fp_buf_str(b, ", cloexec dups F_DUPFD+F_SETFD");
 }
 
 static void ur_init(void)

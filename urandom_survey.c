@@ -22,7 +22,7 @@
 	X(READBIG_NS, "urandom.read_big_ns")                                 \
 	X(CLOSE, "urandom.close") X(CLOSE_NS, "urandom.close_ns")             \
 	X(GETRANDOM, "getrandom.calls") X(GETRANDOM_NS, "getrandom.ns")    \
-	X(DUPCLOSE_NS, "urandom.dup_close_ns")
+	X(DUPCLOSE_NS, "urandom.dup_close_ns") X(DUPFALLBACK, "urandom.dup_fallback")
 
 enum {
 #define UR_X(e, key) UR_S_##e,
@@ -41,8 +41,10 @@ const struct fp_survey ur_sv = { ur_sv_c, ur_sv_keys, UR_NSURVEY, ur_sv_calibrat
 
 /*
  * What exact mode would pay per cycle instead of open, read and close: a
- * duplicate (F_DUPFD_CLOEXEC, the dearer of its two ways) and the close of
- * a duplicate, which, unlike the native close, does not release the file.
+ * duplicate (F_DUPFD_CLOEXEC, the dearer of its two ways; on a kernel that
+ * lacks it, F_DUPFD then F_SETFD, and "urandom.dup_fallback" 1 says so) and
+ * the close of a duplicate, which, unlike the native close, does not
+ * release the file.
  * Timed on the survey record's own descriptor while it is written (the
  * number taken is one above it, for a moment, like the record's own), and
  * only in a process that opened the device.  The least of 4 pairs, and of
@@ -58,10 +60,10 @@ static void ur_sv_calibrate(int fd)
 		return;
 	for (i = 0; i < 4; i++) {
 		uint64_t t0 = fp_now_ns();
-		int d = fp_real.r_fcntl.f(fd, F_DUPFD_CLOEXEC, fd + 1);
+		int d = ur_dup_cloexec(fd, fd + 1);
 		unsigned long dt;
 
-		if (d < 0)
+		if (d < 0)  /* failed, or an exec or fork under way */
 			break;
 		fp_raw_close(d);
 		dt = (unsigned long)(fp_now_ns() - t0);
@@ -69,6 +71,8 @@ static void ur_sv_calibrate(int fd)
 			best = dt;
 	}
 	atomic_store_explicit(&ur_sv_c[UR_S_DUPCLOSE_NS], best, memory_order_relaxed);
+	atomic_store_explicit(&ur_sv_c[UR_S_DUPFALLBACK], atomic_load(&ur_dup_fallback),
+	                      memory_order_relaxed);
 	errno = saved;
 }
 

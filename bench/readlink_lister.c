@@ -25,6 +25,9 @@
 #ifndef S_IFDOOR
 #define S_IFDOOR 0xD000
 #endif
+#ifndef S_IFPORT
+#define S_IFPORT 0xE000
+#endif
 
 static const char *type_name(mode_t m)
 {
@@ -37,6 +40,8 @@ static const char *type_name(mode_t m)
 	case S_IFCHR: return "S_IFCHR";
 	case S_IFBLK: return "S_IFBLK";
 	case S_IFLNK: return "S_IFLNK";
+	case S_IFPORT: return "S_IFPORT";
+	case 0: return "anon_inode";  /* Linux: epoll, eventfd (no file type) */
 	}
 	return "?";
 }

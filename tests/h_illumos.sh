@@ -8,12 +8,17 @@
 #      with ILLUMOS_SYSROOT set, against real illumos headers too;
 #   2. the symbol-era check: every libc symbol those objects leave undefined
 #      is in tests/illumos_libc_symbols.txt, in a version set no newer than
-#      the floor there; newer ones must be looked up at run time.  Negative
-#      controls prove the check rejects a direct explicit_bzero and a symbol
-#      missing from the table;
+#      the floor there, and none in a private (SUNWprivate) set; newer ones
+#      must be looked up at run time.  Negative controls prove the check
+#      rejects a direct explicit_bzero, a direct syscall (private; we link
+#      _syscall) and a symbol missing from the table;
 #      The objects' exports are checked against tests/t_core.sh's lists;
 #   3. the Makefile's illumos branch (gcc by default, both objects);
-#   4. interpose's illumos branch, with uname faked to say SunOS.
+#   4. interpose's illumos branch, with uname faked to say SunOS;
+#   5. the illumos readlink rules, compiled as for illumos (the stand-in
+#      declarations; no Linux translation compiled in) and run against the
+#      kernel's answer for each descriptor type as read in illumos-gate
+#      (tests/test_readlink_illumos.c, which cites the source of each).
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -44,6 +49,7 @@ era_check() {
 	$1 == "set" { rank[$2] = ++n; year[$2] = $3 }
 	$1 == "sym" { set[$2] = $3 }
 	$1 == "alias" { alias[$2] = $3 }
+	$1 == "private" { private[$2] = 1 }
 	$1 == "ignore" { ignore[$2] = 1 }
 	END {
 		bad = 0
@@ -55,6 +61,9 @@ era_check() {
 			lib = (name in alias) ? alias[name] : name
 			if (!(lib in set)) {
 				print "not in the table: " lib " (add it with its version set from mapfile-vers)"
+				bad = 1
+			} else if (set[lib] in private) {
+				print "private: " lib " is in " set[lib] ", libc-internal: link its public name"
 				bad = 1
 			} else if (rank[set[lib]] > rank[floor]) {
 				print "too new: " lib " is in " set[lib] " (" year[set[lib]] "), newer than the floor " \
@@ -126,6 +135,13 @@ for cc in $COMPILERS; do
 		fi
 		check "symbol eras: nothing newer than the floor is linked ($cc, ${bits}-bit)" era_check "$d/all.o"
 		check "exports: only interposed functions, each on the lists ($cc, ${bits}-bit)" export_check "$d/all.o"
+		# What the table says the object links for syscall(2): the public name.
+		if nm -u "$d/all.o" | awk '{ print $NF }' | grep -qx _syscall &&
+			! nm -u "$d/all.o" | awk '{ print $NF }' | grep -qx syscall; then
+			ok "raw system calls through _syscall (SUNW_0.7), no syscall (SUNWprivate_1.1) ($cc, ${bits}-bit)"
+		else
+			fail "raw system calls through _syscall ($cc, ${bits}-bit)" "$(nm -u "$d/all.o" | grep -i syscall)"
+		fi
 		# The newer symbols we need are looked up by name instead.
 		if tr -c '[:print:]' '\n' <"$d/all.o" | grep -qx explicit_bzero; then
 			ok "explicit_bzero is looked up at run time ($cc, ${bits}-bit)"
@@ -136,7 +152,8 @@ for cc in $COMPILERS; do
 		# (what fastpath.so did before) and a symbol it has no entry for.
 		printf '#include <string.h>\nvoid ctl(void *p, size_t n) { explicit_bzero(p, n); }\n' >"$T_TMP/ctl1.c"
 		printf '#include <stdlib.h>\nint ctl(void) { return rand(); }\n' >"$T_TMP/ctl2.c"
-		for c in ctl1 ctl2; do
+		printf 'long syscall(long, ...);\nlong ctl(void) { return syscall(20); }\n' >"$T_TMP/ctl3.c"
+		for c in ctl1 ctl2 ctl3; do
 			# shellcheck disable=SC2086
 			"$cc" -m$bits -c -o "$T_TMP/$c.o" $IFLAGS "$T_TMP/$c.c" &&
 				"$cc" -m$bits -r -nostdlib -o "$T_TMP/$c.all.o" "$d/all.o" "$T_TMP/$c.o" ||
@@ -144,7 +161,8 @@ for cc in $COMPILERS; do
 			if era_check "$T_TMP/$c.all.o" >"$T_TMP/$c.out"; then
 				fail "symbol-era check rejects $c ($cc, ${bits}-bit)" "it passed"
 			elif { [ $c = ctl1 ] && line=$(grep '^too new: explicit_bzero is in ILLUMOS_0.12' "$T_TMP/$c.out"); } ||
-			     { [ $c = ctl2 ] && line=$(grep '^not in the table: rand' "$T_TMP/$c.out"); }; then
+			     { [ $c = ctl2 ] && line=$(grep '^not in the table: rand' "$T_TMP/$c.out"); } ||
+			     { [ $c = ctl3 ] && line=$(grep '^private: syscall is in SUNWprivate_1.1' "$T_TMP/$c.out"); }; then
 				ok "symbol-era check rejects $c: $line ($cc, ${bits}-bit)"
 			else
 				fail "symbol-era check rejects $c ($cc, ${bits}-bit)" "$(cat "$T_TMP/$c.out")"
@@ -246,6 +264,25 @@ if [ -z "${ILLUMOS_SYSROOT:-}" ] && command -v gcc >/dev/null 2>&1; then
 		fi
 		stand_in_sysroot "$T_TMP/sysroot$bits" $bits
 		sysroot_check "$T_TMP/sysroot$bits" "a stand-in sysroot (ILLUMOS_SYSROOT branch forced)" $bits
+	done
+fi
+
+# ---- 5: the readlink rules against the kernel's answers ---------------------------
+# Linked with glibc and cmocka: the test supplies what illumos libc has and
+# glibc lacks.  Run once per compiler, 64-bit (cmocka is this machine's).
+if ! printf '#include <stdarg.h>\n#include <stddef.h>\n#include <setjmp.h>\n#include <stdint.h>\n#include <cmocka.h>\n' |
+	"${CC:-gcc}" -fsyntax-only -x c - >/dev/null 2>&1; then
+	skip "illumos readlink rules, run" "cmocka headers not installed (Debian: libcmocka-dev)"
+else
+	for cc in $COMPILERS; do
+		# shellcheck disable=SC2086
+		if "$cc" -m64 -o "$OUT/rl_illumos_$cc" $IFLAGS -include "$TOP/tests/h_illumos_stand_in.h" \
+			-I. tests/test_readlink_illumos.c -lcmocka -ldl >"$T_TMP/rl_$cc.log" 2>&1; then
+			check "illumos readlink rules: sockets, unnamed/named doors, pipes, named FIFOs, ports ($cc)" \
+				"$OUT/rl_illumos_$cc"
+		else
+			fail "illumos readlink rules: build ($cc)" "$(head -20 "$T_TMP/rl_$cc.log")"
+		fi
 	done
 fi
 

@@ -12,11 +12,18 @@
  *                             vfork child: the next plain open's FD_CLOEXEC
  *                             must be 0, as natively, and a later exec
  *                             still guarded
+ *   prog_urandom_exec race N  4 threads cycle O_CLOEXEC opens while the
+ *                             main one forks and execs itself N times; the
+ *                             total the new programs inherited (natively 0,
+ *                             and so with F_DUPFD then F_SETFD, whose window
+ *                             no fork or exec may fall into)
  *   prog_urandom_exec child   (internal) prints the count
+ *   prog_urandom_exec childrc (internal) exits with the count
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,6 +132,48 @@ static int start(const char *via, const char *self)
 
 static char *const bad_argv[] = { "nonexistent", NULL };
 
+static volatile int stop_spinning;
+
+static void *spin(void *arg)
+{
+	char b[16];
+
+	(void)arg;
+	while (!stop_spinning) {
+		int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0 || read(fd, b, sizeof b) != 16 || close(fd) != 0)
+			abort();
+	}
+	return NULL;
+}
+
+static int race(long n, const char *self)
+{
+	char *argv[] = { (char *)self, "childrc", NULL };
+	pthread_t t[4];
+	long i, sum = 0;
+	int k;
+
+	for (k = 0; k < 4; k++)
+		if (pthread_create(&t[k], NULL, spin, NULL) != 0)
+			return 2;
+	for (i = 0; i < n; i++) {
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			execve(self, argv, environ);
+			_exit(98);
+		}
+		sum += wait_child(pid);
+	}
+	stop_spinning = 1;
+	for (k = 0; k < 4; k++)
+		pthread_join(t[k], NULL);
+	printf("inherited %ld\n", sum);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -132,6 +181,10 @@ int main(int argc, char **argv)
 		printf("inherited %d\n", count_dev());
 		return 0;
 	}
+	if (argc == 2 && strcmp(argv[1], "childrc") == 0)
+		return count_dev();
+	if (argc == 4 && strcmp(argv[1], "race") == 0)
+		return race(atol(argv[2]), argv[3]);
 	if (argc != 3) {
 		fprintf(stderr, "usage: prog_urandom_exec VIA|failed SELF\n");
 		return 2;

@@ -115,6 +115,16 @@ dc=$(key "$T_TMP/d" urandom.dup_close_ns)
 cyc=$(( ($(key "$T_TMP/d" urandom.open_ns) + $(key "$T_TMP/d" urandom.close_ns)) / 8000 ))
 if [ "$dc" -gt 0 ] && [ "$dc" -lt "$cyc" ]; then ok "record: a duplicate and its close timed ($dc ns; native open+close $cyc ns)"
 else fail "record: dup_close_ns" "dup+close $dc ns, native open+close $cyc ns"; fi
+expect_eq "record: F_DUPFD_CLOEXEC works here: no fallback" 0 "$(key "$T_TMP/d" urandom.dup_fallback)"
+# A kernel without F_DUPFD_CLOEXEC (forced): the duplicate is timed the way
+# exact mode would make it there, and the record and the report say so.
+sv "$T_TMP/d" env FASTPATH_TEST_NO_DUPFD_CLOEXEC=1 "$B/urandom_loop" seed 200 2
+expect_eq "no F_DUPFD_CLOEXEC: the record names the fallback" 1 "$(key "$T_TMP/d" urandom.dup_fallback)"
+if [ "$(key "$T_TMP/d" urandom.dup_close_ns)" -gt 0 ]; then ok "no F_DUPFD_CLOEXEC: F_DUPFD and F_SETFD timed"
+else fail "no F_DUPFD_CLOEXEC: duplicate not timed" "$(cat "$T_TMP/d"/*.rec)"; fi
+"$INTERPOSE" --survey-report "$T_TMP/d" >"$T_TMP/rep" 2>&1
+check "no F_DUPFD_CLOEXEC: the report's urandom row says so" \
+	grep -q '^urandom .*by F_DUPFD then F_SETFD: no F_DUPFD_CLOEXEC here' "$T_TMP/rep"
 sv "$T_TMP/d" sh -c 'exec true'
 expect_eq "record: no device opened, no duplicate made or timed" 0 "$(key "$T_TMP/d" urandom.dup_close_ns)"
 

@@ -230,6 +230,47 @@ for M in exact reserve; do
 	fi
 done
 
+# ---- a kernel without F_DUPFD_CLOEXEC (forced) ---------------------------------
+# illumos before 2013-2015 refuses it with EINVAL (urandom_cloexec.c); the
+# test aid FASTPATH_TEST_NO_DUPFD_CLOEXEC=1 makes this kernel's run take the
+# same fallback: F_DUPFD then F_SETFD, with no fork or exec in between.
+T_TAG="no F_DUPFD_CLOEXEC"
+env FASTPATH_TEST_NO_DUPFD_CLOEXEC=1 LD_PRELOAD="$FASTPATH_SO" "$P" >"$T_TMP/ncf" 2>&1
+expect_eq "prog_urandom passes" 0 $?
+grep -v 'passed,' "$T_TMP/ncf" >"$T_TMP/ncf2"
+if [ "$(wc -l <"$T_TMP/n")" -gt 60 ] && cmp -s "$T_TMP/n" "$T_TMP/ncf2"; then
+	ok "every observation identical to native, FD_CLOEXEC included ($(wc -l <"$T_TMP/n") lines)"
+else
+	fail "observations differ from native" "$(diff "$T_TMP/n" "$T_TMP/ncf2" | head -20)"
+fi
+stats_run "$T_TMP/ncs" env FASTPATH_TEST_NO_DUPFD_CLOEXEC=1 LD_PRELOAD="$FASTPATH_SO" "$S" cycles 1000
+expect_eq "open pooling still works: 1,000 opens and reads served" "1000 1000" \
+	"$(stats_get "$T_TMP/ncs" ur_opens) $(stats_get "$T_TMP/ncs" ur_reads)"
+check "the stats line names the fallback" grep -q ', mode exact, cloexec dups F_DUPFD+F_SETFD;' "$T_TMP/ncs"
+stats_run "$T_TMP/ncs0" env LD_PRELOAD="$FASTPATH_SO" "$S" cycles 10
+check "(and says nothing of it where F_DUPFD_CLOEXEC works)" \
+	sh -c "grep -q ', mode exact;' '$T_TMP/ncs0' && ! grep -q 'cloexec dups' '$T_TMP/ncs0'"
+if [ -n "$HAVE_STRACE" ]; then
+	strace -f -qq -e trace=openat,fcntl -o "$T_TMP/st.nc" \
+		env FASTPATH_TEST_NO_DUPFD_CLOEXEC=1 LD_PRELOAD="$FASTPATH_SO" "$S" cycles 1000
+	a=$(sed -n '/urandom/,$p' "$T_TMP/st.nc" | grep -c 'F_DUPFD, 0)')
+	b=$(sed -n '/urandom/,$p' "$T_TMP/st.nc" | grep -c 'F_SETFD, FD_CLOEXEC)')
+	c=$(grep -c 'F_DUPFD_CLOEXEC' "$T_TMP/st.nc")
+	o=$(grep -c 'open.*"/dev/urandom"' "$T_TMP/st.nc")
+	if [ "$a" -eq 1000 ] && [ "$b" -ge 1000 ] && [ "$c" -eq 0 ] && [ "$o" -ge 1 ] && [ "$o" -le 2 ]; then
+		ok "strace: an F_DUPFD and an F_SETFD(FD_CLOEXEC) per open, no F_DUPFD_CLOEXEC, $o device opens"
+	else
+		fail "strace of the fallback" "F_DUPFD $a, F_SETFD $b, F_DUPFD_CLOEXEC $c, opens $o"
+	fi
+else
+	skip "strace of the fallback" "strace not installed (Debian package strace)"
+fi
+# 4 threads cycle O_CLOEXEC opens while the main one forks and execs 200
+# times: a fork or exec between the two calls would hand a descriptor on.
+expect_eq "fork+exec during two-call duplicates: nothing inherited" "inherited 0" \
+	"$(env FASTPATH_TEST_NO_DUPFD_CLOEXEC=1 LD_PRELOAD="$FASTPATH_SO" "$E" race 200 "$E" 2>&1)"
+T_TAG=
+
 if [ -n "$HAVE_STRACE" ]; then
 	# /dev/random: pooled where the kernel made it the urandom generator,
 	# Linux 5.6, which also brought getrandom's GRND_INSECURE (4).  The

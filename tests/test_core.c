@@ -23,6 +23,7 @@ static void *test_dlsym(const char *name);
 #include "../readlink_shim.c"
 #include "../urandom_pool.c"
 #include "../urandom_fd.c"
+#include "../urandom_cloexec.c"
 #include "../urandom_shim.c"
 #include "../urandom_exec.c"
 #include "../urandom_survey.c"

@@ -11,10 +11,12 @@
 #include <cmocka.h>
 
 #define RL_TESTING 1
-/* Linux has no doors: fixture files with these modes stand in for them. */
+/* Linux has no doors: fixture files with these modes stand in for them.
+ * (Pipes and anonymous inodes, the event ports' stand-ins, are real: the
+ * illumos policy on Linux shows them as illumos would, rl_linux_as_illumos.) */
 struct stat;
 static void dress_door(struct stat *st);
-#define RL_TEST_DOOR(st) dress_door(st)
+#define RL_TEST_DRESS(st) dress_door(st)
 #include "../fastpath.c"
 #include "../settings.c"
 #include "../outfile.c"
@@ -22,6 +24,7 @@ static void dress_door(struct stat *st);
 #include "../readlink_shim.c"
 FP_TABLE(&fp_mit_readlink);
 
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 
@@ -259,10 +262,10 @@ static void test_parse_other_root(void **state)
 
 static void test_decide_table(void **state)
 {
-	static const mode_t types[] = { S_IFSOCK, S_IFDOOR, S_IFIFO, S_IFREG, S_IFDIR,
-		                        S_IFCHR, S_IFBLK, S_IFLNK, 0 };
+	static const mode_t types[] = { S_IFSOCK, S_IFDOOR, S_IFIFO, S_IFPORT, S_IFREG,
+		                        S_IFDIR, S_IFCHR, S_IFBLK, S_IFLNK, 0 };
 	static const enum rl_fs fss[] = { RL_FS_ANY, RL_FS_SOCKFS, RL_FS_PIPEFS,
-		                             RL_FS_DOORFS };
+		                             RL_FS_DOORFS, RL_FS_FIFOFS };
 	size_t t, f;
 	int p, d;
 
@@ -274,10 +277,12 @@ static void test_decide_table(void **state)
 					enum rl_act want = RL_PASS;
 					mode_t m = types[t] | 0777;
 
-					/* a door only when unnamed (doorfs) */
+					/* a door only when unnamed (doorfs), a
+					 * FIFO only when a pipe (fifofs) */
 					if (p == RL_ILLUMOS && d == RL_DIR_PATH &&
-					    (types[t] == S_IFSOCK ||
-					     (types[t] == S_IFDOOR && fss[f] == RL_FS_DOORFS)))
+					    (types[t] == S_IFSOCK || types[t] == S_IFPORT ||
+					     (types[t] == S_IFDOOR && fss[f] == RL_FS_DOORFS) ||
+					     (types[t] == S_IFIFO && fss[f] == RL_FS_FIFOFS)))
 						want = RL_ENOENT;
 					if (p == RL_LINUX && d == RL_DIR_FD &&
 					    types[t] == S_IFSOCK && fss[f] == RL_FS_SOCKFS)
@@ -658,12 +663,18 @@ static void test_disabled(void **state)
  * <root>/self/path/<our fd of fd/7>  -> /var/run/self-named-door
  * <root>/self/path/<our socket fd>  -> /fixture/self-socket
  * <root>/self/path/<our file fd>    -> /fixture/self-file
+ * <root>/4242/fd/11   our pipe's read end (a link to /proc/self/fd/<n>)
+ *                                            path/11 -> /fixture/pipe
+ * <root>/4242/fd/12   a named FIFO             path/12 -> /fixture/named-fifo
+ * <root>/4242/fd/13   our epoll fd, an event port's stand-in (a link)
+ *                                            path/13 -> /fixture/port
+ * <root>/self/path/<our pipe, FIFO, epoll fd> -> /fixture/self-{pipe,fifo,port}
  * <root>/deep/7/fd/3 a bound unix socket      deep/7/path/3 -> /fixture/deep
  *   (a "path" directory whose grandparent is not the root: not a proc dir)
  */
 struct fixture {
 	char root[64];
-	int sock, file, listener, listener2, door, named_door;
+	int sock, file, listener, listener2, door, named_door, pipe[2], fifo, port;
 };
 
 static void mk(const char *root, const char *rel, bool dir)
@@ -751,6 +762,30 @@ static void fixture_make(struct fixture *f)
 	f->named_door = open_at_root(f->root, "4242/fd/7");
 	ln(f->root, "/fixture/self-door", "self/path/%d", f->door);
 	ln(f->root, "/var/run/self-named-door", "self/path/%d", f->named_door);
+	/* a pipe, a named FIFO and an epoll fd, real ones */
+	{
+		char p[256], proc[64];
+
+		assert_int_equal(pipe(f->pipe), 0);
+		snprintf(proc, sizeof proc, "/proc/self/fd/%d", f->pipe[0]);
+		snprintf(p, sizeof p, "%s/4242/fd/11", f->root);
+		assert_int_equal(symlink(proc, p), 0);
+		snprintf(p, sizeof p, "%s/4242/fd/12", f->root);
+		assert_int_equal(mkfifo(p, 0600), 0);
+		f->fifo = open(p, O_RDWR);
+		assert_true(f->fifo >= 0);
+		f->port = epoll_create1(0);
+		assert_true(f->port >= 0);
+		snprintf(proc, sizeof proc, "/proc/self/fd/%d", f->port);
+		snprintf(p, sizeof p, "%s/4242/fd/13", f->root);
+		assert_int_equal(symlink(proc, p), 0);
+	}
+	ln(f->root, "/fixture/pipe", "4242/path/%d", 11);
+	ln(f->root, "/fixture/named-fifo", "4242/path/%d", 12);
+	ln(f->root, "/fixture/port", "4242/path/%d", 13);
+	ln(f->root, "/fixture/self-pipe", "self/path/%d", f->pipe[0]);
+	ln(f->root, "/fixture/self-fifo", "self/path/%d", f->fifo);
+	ln(f->root, "/fixture/self-port", "self/path/%d", f->port);
 }
 
 static void fixture_remove(struct fixture *f)
@@ -763,6 +798,10 @@ static void fixture_remove(struct fixture *f)
 	close(f->listener2);
 	close(f->door);
 	close(f->named_door);
+	close(f->pipe[0]);
+	close(f->pipe[1]);
+	close(f->fifo);
+	close(f->port);
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->root);
 	assert_int_equal(system(cmd), 0);
 }
@@ -821,13 +860,24 @@ static void test_illumos_fixture(void **state)
 	expect_at(AT_FDCWD, f.root, rel, NULL, true);
 	snprintf(rel, sizeof rel, "self/path/%d", f.named_door);
 	expect_at(AT_FDCWD, f.root, rel, "/var/run/self-named-door", false);
+	/* a pipe and an event port (epoll's stand-in) have no name; a named
+	 * FIFO has its own, which the kernel answers (rl_rules[]) */
+	expect_at(AT_FDCWD, f.root, "4242/path/11", NULL, true);
+	expect_at(AT_FDCWD, f.root, "4242/path/12", "/fixture/named-fifo", false);
+	expect_at(AT_FDCWD, f.root, "4242/path/13", NULL, true);
+	snprintf(rel, sizeof rel, "self/path/%d", f.pipe[0]);
+	expect_at(AT_FDCWD, f.root, rel, NULL, true);
+	snprintf(rel, sizeof rel, "self/path/%d", f.fifo);
+	expect_at(AT_FDCWD, f.root, rel, "/fixture/self-fifo", false);
+	snprintf(rel, sizeof rel, "self/path/%d", f.port);
+	expect_at(AT_FDCWD, f.root, rel, NULL, true);
 	/* fd/<n> entries are not links on illumos: the kernel's EINVAL
 	 * (counted: a /proc fd name, passed through) */
 	errno = 0;
 	snprintf(rel, sizeof rel, "%s/4242/fd/3", f.root);
 	assert_int_equal(readlink(rel, buf, sizeof buf), -1);
 	assert_int_equal(errno, EINVAL);
-	assert_int_equal(counter(RL_C_CALLS) - calls, 11);
+	assert_int_equal(counter(RL_C_CALLS) - calls, 17);
 
 	/* readlinkat relative to an open <root>/<pid>/path */
 	{
@@ -846,6 +896,9 @@ static void test_illumos_fixture(void **state)
 		expect_at(dfd, f.root, "5", "/fixture/unknown", false);
 		expect_at(dfd, f.root, "6", NULL, true);      /* unnamed door */
 		expect_at(dfd, f.root, "7", "/var/run/name_service_door", false);
+		expect_at(dfd, f.root, "11", NULL, true);     /* pipe */
+		expect_at(dfd, f.root, "12", "/fixture/named-fifo", false);
+		expect_at(dfd, f.root, "13", NULL, true);     /* port */
 		/* a "path" directory whose grandparent is not the root, and
 		 * whose ../fd/3 is a socket: not ours */
 		expect_at(other, f.root, "3", "/fixture/deep", false);

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include "../fastpath.c"
@@ -24,6 +25,7 @@
 #include "../outfile.c"
 #include "../urandom_pool.c"
 #include "../urandom_fd.c"
+#include "../urandom_cloexec.c"
 #include "../urandom_shim.c"
 #include "../urandom_exec.c"
 #include "../urandom_survey.c"
@@ -480,6 +482,68 @@ static void test_dup2fd(void **state)
 	fp_real.r_fcntl.f = real_fcntl_saved;
 }
 
+/* A kernel without F_DUPFD_CLOEXEC (illumos before 2013-2015): EINVAL. */
+static int old_kernel_fcntl(int fd, int cmd, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (cmd == F_DUPFD_CLOEXEC) {
+		errno = EINVAL;
+		return -1;
+	}
+	return real_fcntl_saved(fd, cmd, arg);
+}
+
+/* ur_dup_cloexec learns the fallback from EINVAL, makes close-on-exec
+ * copies with it, is not fooled by a floor out of range (which F_DUPFD
+ * refuses too), and makes no copy while an exec or fork is announced. */
+static void test_dup_cloexec_fallback(void **state)
+{
+	struct rlimit rl;
+	int fd, d;
+	bool in;
+
+	(void)state;
+	real_fcntl_saved = fp_real.r_fcntl.f;
+	fp_real.r_fcntl.f = old_kernel_fcntl;
+	atomic_store(&ur_dup_fallback, false);
+	fd = open("/dev/null", O_RDONLY);
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	errno = 0;
+	assert_int_equal(ur_dup_cloexec(fd, (int)rl.rlim_cur), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_false(atomic_load(&ur_dup_fallback));  /* the floor, not the command */
+	d = ur_dup_cloexec(fd, 0);
+	assert_true(d >= 0);
+	assert_true(atomic_load(&ur_dup_fallback));   /* learnt */
+	assert_int_equal(fcntl(d, F_GETFD), FD_CLOEXEC);
+	close(d);
+	/* an exec announced: no window opens, the caller opens for real */
+	in = ur_exec_enter();
+	assert_true(in);
+	assert_int_equal(ur_dup_cloexec(fd, 0), UR_DUP_LATER);
+	assert_false(ur_cloexec_hold());
+	ur_exec_leave(in);
+	assert_true(ur_cloexec_hold());
+	ur_cloexec_release();
+	d = ur_dup_cloexec(fd, 0);
+	assert_true(d >= 0);
+	close(d);
+	/* and an open of the device through it: pooled, close-on-exec */
+	d = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	assert_true(d >= 0);
+	assert_true(ur_state(d) & UR_OPEN);
+	assert_int_equal(fcntl(d, F_GETFD), FD_CLOEXEC);
+	close(d);
+	close(fd);
+	fp_real.r_fcntl.f = real_fcntl_saved;
+	atomic_store(&ur_dup_fallback, false);
+}
+
 /* A C library without dup3 (illumos before ILLUMOS_0.4): ENOSYS. */
 static void test_dup3_missing(void **state)
 {
@@ -664,6 +728,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_exact_hidden, exact_mode, NULL),
 		cmocka_unit_test_setup_teardown(test_dup2fd, exact_mode, NULL),
 		cmocka_unit_test(test_dup3_missing),
+		cmocka_unit_test_setup_teardown(test_dup_cloexec_fallback, exact_mode, NULL),
 		cmocka_unit_test(test_fork_with_lock_held),
 		cmocka_unit_test(test_heal),
 		cmocka_unit_test(test_getrandom_pooling),

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 /* Runs once, in the middle of the next copy out of the pool or a slice:
@@ -22,6 +23,18 @@ static void (*midcopy)(void);
 		if (h_)                                                      \
 			h_();                                                \
 	} while (0)
+
+/* Wipe-on-fork as the kernel gives it, or (no_wipe) as on one that has
+ * neither MADV_WIPEONFORK nor MC_INHERIT_ZERO: illumos before the latter,
+ * Linux before 4.14.  The pid check must then keep a child's bytes apart. */
+#include <stdbool.h>
+#include <sys/mman.h>
+static bool no_wipe;
+static bool test_wipe(void *p, size_t n)
+{
+	return !no_wipe && madvise(p, n, MADV_WIPEONFORK) == 0;
+}
+#define UR_TEST_WIPE(p, n) test_wipe(p, n)
 
 #include "../fastpath.c"
 #include "../settings.c"
@@ -427,6 +440,42 @@ static void test_slice_direct_while_filling(void **state)
 	assert_true(p->pos == pos + UR_SLICE || counter(UR_C_REFILLS) == refills + 1);
 }
 
+/* No wipe-on-fork (forced): a child made without atfork handlers (a raw
+ * clone, _Fork) has a byte-for-byte copy of the pool and of this thread's
+ * slice; ur_check_pid must see the new pid and start over, so that the
+ * child never serves a byte the parent serves. */
+static void test_pid_check_without_wipe(void **state)
+{
+	unsigned char a[32], b[32];
+	int pfd[2], status;
+	long pid;
+
+	(void)state;
+	no_wipe = true;
+	ur_slice_drop(&ur_slice);
+	atomic_store(&ur_pool, NULL);  /* the old mapping is left: a test */
+	atomic_store(&ur_wipe, false);
+	assert_int_equal(ur_take(a, 16, -1), 16);
+	assert_false(atomic_load(&ur_wipe));
+	assert_true(ur_slice.len > ur_slice.pos);  /* bytes left to copy */
+	assert_int_equal(pipe(pfd), 0);
+	pid = syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+	if (pid == 0) {
+		if (ur_take(b, sizeof b, -1) != sizeof b || write(pfd[1], b, sizeof b) != sizeof b)
+			syscall(SYS_exit, 3);
+		syscall(SYS_exit, 0);
+	}
+	assert_true(pid > 0);
+	assert_int_equal(ur_take(a, sizeof a, -1), sizeof a);
+	assert_int_equal(read(pfd[0], b, sizeof b), sizeof b);
+	assert_int_equal(waitpid((pid_t)pid, &status, 0), pid);
+	assert_int_equal(status, 0);
+	assert_memory_not_equal(a, b, sizeof a);
+	close(pfd[0]);
+	close(pfd[1]);
+	no_wipe = false;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -440,6 +489,7 @@ int main(void)
 		cmocka_unit_test(test_refill_no_vdso),
 #endif
 		cmocka_unit_test(test_slice_direct_while_filling),
+		cmocka_unit_test(test_pid_check_without_wipe),
 	};
 
 	return cmocka_run_group_tests_name("urandom_pool", tests, setup, NULL);

@@ -1,0 +1,170 @@
+/*
+ * urandom_cloexec.c: "duplicate this descriptor, close-on-exec" for the
+ * urandom mitigation (its hidden descriptors, and exact mode's opens with
+ * O_CLOEXEC), on kernels that lack F_DUPFD_CLOEXEC too.
+ *
+ * F_DUPFD_CLOEXEC is Linux 2.6.24's, and illumos's only since 2013-2015
+ * (the copyright lines of fcntl.h and fcntl.c): the platform images of the
+ * illumos reports may refuse it with EINVAL.  The fallback is F_DUPFD then
+ * F_SETFD, two calls between which the new number is open without
+ * FD_CLOEXEC: a fork or an exec by another thread in that window would
+ * hand it to another program, where natively (one atomic call) it could
+ * never go.  So:
+ *   - the window is counted (ur_windows) and never opens while an exec, a
+ *     spawn or a fork is announced (ur_execs): that duplicate is then not
+ *     made, and the caller opens the device for real (the kernel's own
+ *     O_CLOEXEC, as natively);
+ *   - every exec, spawn and fork announces itself (ur_exec_enter: the
+ *     wrappers of urandom_exec.c, the atfork prepare handler) and waits for
+ *     the windows already open to close: two fcntl calls at most.
+ * A window never waits: it opens or it is not made.  The two sides are
+ * Dekker's: each increments its own count, then reads the other's (C11
+ * sequentially consistent atomics), so at least one of them sees the other.
+ *
+ * Left open, and said in fastpath(7): vfork() (which no wrapper can take:
+ * it returns twice in one frame) while a window is open copies the window's
+ * number into the child's table without FD_CLOEXEC; so does a raw clone or
+ * _Fork (no atfork handlers); and an exec from a signal handler that
+ * interrupted this thread's own window does not wait for it.
+ *
+ * Where F_DUPFD_CLOEXEC works, none of this runs: one fcntl, and every
+ * exec and fork pays one relaxed load (ur_dup_fallback).
+ */
+#include "fastpath.h"
+#include "urandom.h"
+
+/* Set when F_DUPFD_CLOEXEC is missing (learnt from its EINVAL) or when the
+ * test aid FASTPATH_TEST_NO_DUPFD_CLOEXEC says to act as if. */
+_Atomic bool ur_dup_fallback;
+bool ur_dup_forced;
+
+static _Atomic int ur_windows;   /* windows open, in this process */
+static _Atomic int ur_execs;     /* execs, spawns and forks announced */
+static _Atomic long ur_win_pid;  /* the process these counts are for */
+/* Windows this thread holds: an exec from a signal handler that interrupted
+ * one must not wait for it.  Initial-exec: safe in a handler. */
+static FP_TLS int ur_win_depth;
+/* Whether this thread's fork announced itself (prepare, to parent). */
+static FP_TLS bool ur_fork_entered;
+
+/* Opens a window, unless an exec or fork is announced (false). */
+static bool ur_window_open(void)
+{
+	atomic_fetch_add(&ur_windows, 1);
+	if (atomic_load(&ur_execs) != 0) {
+		atomic_fetch_sub(&ur_windows, 1);
+		return false;
+	}
+	ur_win_depth++;
+	return true;
+}
+
+static void ur_window_close(void)
+{
+	ur_win_depth--;
+	atomic_fetch_sub(&ur_windows, 1);
+}
+
+bool ur_cloexec_hold(void)
+{
+	return !atomic_load_explicit(&ur_dup_fallback, memory_order_relaxed) || ur_window_open();
+}
+
+void ur_cloexec_release(void)
+{
+	if (atomic_load_explicit(&ur_dup_fallback, memory_order_relaxed))
+		ur_window_close();
+}
+
+/* F_DUPFD, then FD_CLOEXEC on the copy, inside a window. */
+static int ur_dup_two_calls(int fd, int floor)
+{
+	int r, saved;
+
+	if (!ur_window_open())
+		return UR_DUP_LATER;
+	r = fp_real.r_fcntl.f(fd, F_DUPFD, floor);
+	if (r >= 0 && fp_real.r_fcntl.f(r, F_SETFD, FD_CLOEXEC) != 0) {
+		saved = errno;
+		fp_real.r_close.f(r);
+		errno = saved;
+		r = -1;
+	}
+	ur_window_close();
+	return r;
+}
+
+/* See urandom.h. */
+int ur_dup_cloexec(int fd, int floor)
+{
+#ifdef F_DUPFD_CLOEXEC
+	int r;
+
+	if (fp_likely(!atomic_load_explicit(&ur_dup_fallback, memory_order_relaxed))) {
+		r = fp_real.r_fcntl.f(fd, F_DUPFD_CLOEXEC, floor);
+		if (fp_likely(r >= 0) || errno != EINVAL)
+			return r;
+		/* EINVAL: the command is unknown, or the floor is out of
+		 * range, which F_DUPFD would refuse as well. */
+		r = ur_dup_two_calls(fd, floor);
+		if (r >= 0) {
+			atomic_store(&ur_dup_fallback, true);
+			ur_debug("F_DUPFD_CLOEXEC refused: close-on-exec duplicates by F_DUPFD "
+			         "then F_SETFD from now on");
+		}
+		return r;
+	}
+#endif  /* headers from before it: the fallback only */
+	return ur_dup_two_calls(fd, floor);
+}
+
+/* See urandom.h. */
+bool ur_exec_enter(void)
+{
+	if (fp_likely(!atomic_load_explicit(&ur_dup_fallback, memory_order_relaxed)))
+		return false;
+	/* A vfork child (or one made by raw clone) runs on a copy of the
+	 * table taken already, and an exec that succeeds there would leave
+	 * the parent's count raised for ever. */
+	if ((long)getpid() != atomic_load(&ur_win_pid))
+		return false;
+	atomic_fetch_add(&ur_execs, 1);
+	while (atomic_load(&ur_windows) > ur_win_depth)
+		sched_yield();
+	return true;
+}
+
+void ur_exec_leave(bool entered)
+{
+	if (entered)
+		atomic_fetch_sub(&ur_execs, 1);
+}
+
+void ur_cloexec_init(void)
+{
+	atomic_store(&ur_win_pid, (long)getpid());
+#ifdef F_DUPFD_CLOEXEC
+	if (ur_dup_forced)
+#endif
+		atomic_store(&ur_dup_fallback, true);
+}
+
+void ur_cloexec_atfork_prepare(void)
+{
+	ur_fork_entered = ur_exec_enter();
+}
+
+void ur_cloexec_atfork_parent(void)
+{
+	ur_exec_leave(ur_fork_entered);
+}
+
+/* The child's only thread is the forking one: its windows are the only
+ * ones open, and no exec of another thread is under way. */
+void ur_cloexec_atfork_child(void)
+{
+	atomic_store(&ur_win_pid, (long)getpid());
+	atomic_store(&ur_windows, ur_win_depth);
+	atomic_store(&ur_execs, 0);
+	ur_fork_entered = false;
+}
