@@ -37,9 +37,7 @@ _Alignas(FP_CACHELINE) _Atomic int ur_reserve[UR_NDEV] = { -1, -1 };
 _Atomic unsigned ur_forks;
 int ur_mode = UR_MODE_EXACT;
 _Alignas(FP_CACHELINE) _Atomic uint64_t ur_hidden[UR_NDEV] = { UR_HW(0, -1), UR_HW(0, -1) };
-/* Set when the device could not be opened as a hidden descriptor (not the
- * device, as in a chroot, or no high number free): opens are then real. */
-static _Atomic bool ur_hidden_bad[UR_NDEV];
+_Atomic bool ur_hidden_bad[UR_NDEV];
 
 int ur_parse_mode(const char *s, int *mode, char *why, size_t whylen)
 {
@@ -163,7 +161,6 @@ static int ur_hidden_floor(void)
 	return lim >= 64 ? (int)(lim - 16) : -1;
 }
 
-static bool ur_is_device(int fd, int dev);
 
 /* Exact mode, at initialisation.  The first time a process with threads
  * grows its descriptor table past 64, Linux waits for an RCU grace period
@@ -264,6 +261,8 @@ bool ur_give_back(int err)
  * caught by ur_forks) and again in the child, where only one thread runs. */
 void ur_fd_atfork_prepare(void)
 {
+	if (ur_mode == UR_MODE_EXACT)
+		ur_cow_all();
 	atomic_fetch_add(&ur_forks, 1);
 	ur_mark_all_shared();
 }
@@ -338,7 +337,7 @@ int ur_match(const char *path, int flags)
 
 /* A fresh open is tracked only if it really is the device (not a file put
  * there in a chroot or a container). */
-static bool ur_is_device(int fd, int dev)
+bool ur_is_device(int fd, int dev)
 {
 	struct stat st;
 
@@ -448,7 +447,7 @@ static int ur_open_exact(int dev, const char *path, int flags)
 			return ur_open_real(dev, path, flags);
 		}
 		ur_heal(fd);  /* a number freed behind our back (raw close) */
-		ur_set(fd, ur_open_bits(dev, flags));
+		ur_set(fd, ur_open_bits(dev, flags) | UR_COW);
 		ur_count(OPENS);
 		ur_debug("open: duplicate of the hidden descriptor");
 		errno = saved;
@@ -491,15 +490,11 @@ int ur_close(int fd, unsigned st)
 {
 	int dev = ur_dev(st), none = -1;
 
-	if (st & UR_RESERVE) {
+	if (st & UR_HELD) {
+		/* Closed as far as the program knows (the reserve, or a hidden
+		 * number a close-everything loop found): as natively. */
 		errno = EBADF;
 		return -1;
-	}
-	if (st & UR_HIDDEN) {
-		/* The program closes a number it found open (a close-everything
-		 * loop): it is gone, and the next open makes another. */
-		(void)ur_hidden_forget(dev, fd);
-		return fp_real.r_close.f(fd);
 	}
 	if (ur_mode == UR_MODE_RESERVE && fd > 2 && !(st & UR_SHARED) &&
 	    atomic_load(&ur_reserve[dev]) < 0) {
@@ -554,13 +549,15 @@ int ur_dup(int old, unsigned so)
 {
 	int fd;
 
-	UR_RETRY(fd, fp_real.r_dup.f((so & UR_RESERVE) ? -1 : old));
-
+	/* A copy of a pooled description would share it with every other
+	 * pooled open: the copy is made of one of its own. */
+	ur_own(old, so);
+	UR_RETRY(fd, fp_real.r_dup.f(ur_real_fd(old, so)));
 	if (fd >= 0) {
 		ur_heal(fd);
 		if (so & UR_OPEN) {
 			ur_update(old, 0, UR_SHARED);
-			ur_set(fd, (so & ~UR_CLOEXEC) | UR_SHARED);
+			ur_set(fd, (so & ~(UR_CLOEXEC | UR_COW)) | UR_SHARED);
 		}
 	}
 	return fd;
@@ -602,7 +599,7 @@ int ur_dup23(int old, int new, int how)
 	bool took, clo = how == UR_AS_DUP2FD_CLOEXEC || (how > 0 && (how & O_CLOEXEC));
 	int r;
 
-	if (so & UR_RESERVE) {
+	if (so & UR_HELD) {
 		/* old is closed as far as the program knows: the kernel's answer
 		 * for a closed descriptor (EBADF, or dup3's EINVAL when old ==
 		 * new), with new left alone. */
@@ -612,7 +609,10 @@ int ur_dup23(int old, int new, int how)
 	}
 	if (old == new)  /* nothing is closed: dup2 checks old, dup3 says EINVAL */
 		return ur_dup_call(old, new, how);
+	ur_own(old, so);
 	g = atomic_load(&ur_forks);
+	/* A hidden number as new is moved out of the way: forgotten here,
+	 * closed by the kernel's dup2, remade by the next open. */
 	took = ur_untrack(new);
 	r = ur_dup_call(old, new, how);
 	if (r < 0) {
@@ -624,7 +624,7 @@ int ur_dup23(int old, int new, int how)
 	}
 	if (so & UR_OPEN) {
 		ur_update(old, 0, UR_SHARED);
-		ur_set(new, (so & ~UR_CLOEXEC) | UR_SHARED | (clo ? UR_CLOEXEC : 0));
+		ur_set(new, (so & ~(UR_CLOEXEC | UR_COW)) | UR_SHARED | (clo ? UR_CLOEXEC : 0));
 	}
 	return r;
 }

@@ -316,8 +316,9 @@ FP_EXPORT int dup3(int old, int new, int flags)
 typedef int (*ur_fcntl_fn)(int, int, ...);
 
 /* Commands that change the open file description itself (status flags,
- * owner, signal, lease, an open-file-description lock): in exact mode it
- * is shared with the hidden descriptor, which later opens must not see. */
+ * owner, signal, lease, an open-file-description lock): in exact mode a
+ * pooled one is shared with the hidden descriptor and the other pooled
+ * opens, which must not see the change. */
 static bool ur_changes_ofd(int cmd)
 {
 	switch (cmd) {
@@ -366,32 +367,31 @@ static int ur_fcntl(ur_fcntl_fn real, int fd, int cmd, void *arg)
 		if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) {
 			if (r < 0 && ur_give_back(errno))
 				r = real(fd, cmd, arg);
+			r = ur_dupfd_native(real, fd, cmd, (int)(intptr_t)arg, r);
 			if (r >= 0)
 				ur_heal(r);
 		}
 		return r;
 	}
-	if (st & UR_RESERVE)
+	/* The reserve and the hidden descriptors are closed to the program. */
+	if (st & UR_HELD)
 		return real(-1, cmd, arg);
-	if (ur_mode == UR_MODE_EXACT && ur_changes_ofd(cmd))
-		ur_hidden_retire();
+	/* A pooled description gets one of its own before it changes or is
+	 * copied (ur_cow). */
+	if (ur_changes_ofd(cmd) || cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)
+		ur_own(fd, st);
 	r = real(fd, cmd, arg);
 	if (r < 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) && ur_give_back(errno))
 		r = real(fd, cmd, arg);
 	if (r < 0)
 		return r;
-	if (st & UR_HIDDEN) {
-		/* Not the program's: a copy it makes is its own file. */
-		if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)
-			ur_heal(r);
-		return r;
-	}
 	switch (cmd) {
 	case F_DUPFD:
 	case F_DUPFD_CLOEXEC:
+		r = ur_dupfd_native(real, fd, cmd, (int)(intptr_t)arg, r);
 		ur_heal(r);
 		ur_update(fd, 0, UR_SHARED);
-		ur_set(r, (st & ~UR_CLOEXEC) | UR_SHARED |
+		ur_set(r, (st & ~(UR_CLOEXEC | UR_COW)) | UR_SHARED |
 		          (cmd == F_DUPFD_CLOEXEC ? UR_CLOEXEC : 0));
 		break;
 	case F_SETFD:
@@ -442,14 +442,13 @@ UR_WRAP_FCNTL(fcntl64, UR_FCNTL_OR_PLAIN(fcntl64))
 UR_WRAP_FCNTL(__fcntl_time64, UR_FCNTL_OR_PLAIN(__fcntl_time64))
 #endif
 
-/* flock locks belong to the open file description: in exact mode, one
- * taken through a pooled descriptor must not reach later opens. */
+/* flock locks belong to the open file description: one taken through a
+ * pooled descriptor must reach no other open. */
 FP_EXPORT int flock(int fd, int op)
 {
 	unsigned st = ur_state(fd);
 
-	if (fp_unlikely(st) && ur_mode == UR_MODE_EXACT && !(st & UR_RESERVE))
-		ur_hidden_retire();
+	ur_own(fd, st);
 	/* illumos has had flock only since 2015: a NULL pointer says ENOSYS. */
 	if (fp_unlikely(!FP_REAL(flock))) {
 		errno = ENOSYS;
@@ -474,13 +473,11 @@ FP_EXPORT FILE *fdopen(int fd, const char *mode)
 	unsigned st = ur_state(fd), g;
 	FILE *f;
 
-	if (fp_likely(!st) || (st & UR_RESERVE))
+	if (fp_likely(!st) || (st & UR_HELD))
 		return FP_REAL(fdopen)(ur_real_fd(fd, st), mode);
-	if (st & UR_HIDDEN) {
-		/* The program takes the number it found: ours no more. */
-		(void)ur_untrack(fd);
-		return fp_real.r_fdopen.f(fd, mode);
-	}
+	/* stdio's own calls on it are out of our sight from now on. */
+	ur_own(fd, st);
+	st &= ~UR_COW;
 	g = atomic_load(&ur_forks);
 	atomic_store(ur_fd(fd), 0);
 	f = fp_real.r_fdopen.f(fd, mode);
@@ -650,4 +647,5 @@ static void ur_atfork_child(void)
 FP_MITIGATION(urandom, .load = ur_load, .init = ur_init, .syms = ur_exec_syms, .nsyms = UR_EXEC_NSYMS,
               .stats = ur_stats, .counters = ur_counters, .ncounters = UR_NCOUNTERS,
               .survey = &ur_sv, .prepare = ur_fd_atfork_prepare,
-              .parent = ur_fd_atfork_parent, .child = ur_atfork_child);
+              .parent = ur_fd_atfork_parent, .child = ur_atfork_child,
+              .rooted = ur_root_changed);

@@ -53,8 +53,8 @@ if [ $M = exact ]; then
 else
 	# The documented differences of reserve mode (README): the number
 	# stays open until the next open takes it.
-	check "reserve: fstat on the closed number succeeds (documented)" \
-		grep -q '^O_RDONLY: fstat = 0$' "$T_TMP/cfast"
+	check "reserve: fstat on the closed number: EBADF, as native" \
+		grep -q '^O_RDONLY: fstat = -1 EBADF$' "$T_TMP/cfast"
 	check "reserve: the next open gets the number after it (documented)" \
 		grep -q "^O_RDONLY: next open's number = 4$" "$T_TMP/cfast"
 	# read, close, dup, dup2 and fcntl on it are native in both modes.
@@ -67,7 +67,9 @@ else
 	fi
 fi
 # One descriptor of each device kept, however many threads cycle.
-h=$(pre "$C" hidden 8 2000)
+# Counted through readlink of /proc/self/fd/N, to which the readlink
+# mitigation answers ENOENT for them, as for any closed number: off here.
+h=$(FASTPATH_DISABLE=readlink pre "$C" hidden 8 2000)
 case $h in
 "1 1" | "1 0") ok "8 threads x 2,000 cycles of each device: one kept descriptor per pooled device ($h)" ;;
 *) fail "kept descriptors per device" "$h" ;;

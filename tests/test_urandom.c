@@ -25,8 +25,11 @@
 #include "../urandom_fd.c"
 #include "../urandom_shim.c"
 #include "../urandom_exec.c"
+#include "../urandom_cow.c"
+#include "../urandom_seen.c"
 #include "../urandom_survey.c"
 FP_TABLE(&fp_mit_urandom);
+#include "../roots.c"
 
 #include <sys/random.h>
 #include <sys/syscall.h>
@@ -371,7 +374,7 @@ static int count_dev(void)
  * duplicates at the lowest free number; close really closes. */
 static void test_exact_hidden(void **state)
 {
-	int fd, fd2, h, base;
+	int fd, fd2, fd3, h, base;
 	uint64_t w;
 
 	(void)state;
@@ -395,21 +398,37 @@ static void test_exact_hidden(void **state)
 	close(fd2);
 	assert_int_equal(count_dev(), base + 1);
 
-	/* F_SETFL through a pooled one retires it: later opens get a fresh
-	 * description without O_NONBLOCK. */
+	/* F_SETFL through a pooled one gives it a description of its own
+	 * first (copy-on-write): the hidden one stays, and the other pooled
+	 * opens keep the description they share with it. */
 	fd = open("/dev/urandom", O_RDONLY);
-	assert_int_equal(fcntl(fd, F_SETFL, O_NONBLOCK), 0);
-	assert_true(atomic_load(&ur_hidden[UR_DEV_URANDOM]) != w);
-	assert_int_equal(fp_real.r_fcntl.f(h, F_GETFD), -1);  /* the old one closed */
 	fd2 = open("/dev/urandom", O_RDONLY);
+	assert_true(ur_state(fd) & UR_COW);
+	assert_int_equal(fcntl(fd, F_SETFL, O_NONBLOCK), 0);
+	assert_false(ur_state(fd) & UR_COW);
+	assert_true(ur_state(fd2) & UR_COW);
+	assert_int_equal(atomic_load(&ur_hidden[UR_DEV_URANDOM]), w);
 	assert_int_equal(fcntl(fd2, F_GETFL) & O_NONBLOCK, 0);
 	assert_int_equal(fcntl(fd, F_GETFL) & O_NONBLOCK, O_NONBLOCK);
-	/* flock too. */
-	w = atomic_load(&ur_hidden[UR_DEV_URANDOM]);
-	assert_int_equal(flock(fd2, LOCK_SH), 0);
-	assert_true(atomic_load(&ur_hidden[UR_DEV_URANDOM]) != w);
+	assert_int_equal(fp_real.r_fcntl.f(fd, F_GETFD), 0);  /* its flag kept */
+	/* flock too: a lock on one pooled open excludes another. */
+	assert_int_equal(flock(fd2, LOCK_EX | LOCK_NB), 0);
+	assert_false(ur_state(fd2) & UR_COW);
+	fd3 = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	assert_int_equal(flock(fd3, LOCK_EX | LOCK_NB), -1);
+	assert_int_equal(errno, EWOULDBLOCK);
+	assert_int_equal(fp_real.r_fcntl.f(fd3, F_GETFD), FD_CLOEXEC);
+	assert_int_equal(atomic_load(&ur_hidden[UR_DEV_URANDOM]), w);
+	/* The hidden number is closed to the program's own calls. */
+	assert_int_equal(fcntl(h, F_GETFD), -1);
+	assert_int_equal(errno, EBADF);
+	assert_int_equal(dup(h), -1);
+	assert_int_equal(close(h), -1);
+	assert_int_equal(errno, EBADF);
+	assert_int_equal(fp_real.r_fcntl.f(h, F_GETFD), FD_CLOEXEC);
 	close(fd);
 	close(fd2);
+	close(fd3);
 
 	/* dup2 onto the hidden number: it goes, the program's file is there,
 	 * and the next open makes another hidden one. */
