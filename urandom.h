@@ -184,6 +184,17 @@ static inline void ur_heal(int fd)
 			fd = (call);                                         \
 	} while (0)
 
+/* O_LARGEFILE as the C library's plain open() adds it: musl always does;
+ * glibc and illumos only in their 64 twins (a 64-bit glibc build has it
+ * 0: the kernel sets it for every open of a 64-bit program). */
+#if defined(FP_LINUX) && !defined(__GLIBC__)
+#define UR_LFS_PLAIN O_LARGEFILE
+#else
+#define UR_LFS_PLAIN 0
+#endif
+/* An open with the status flags of the hidden and COW descriptions. */
+#define UR_LFS(flags) (((flags) & O_LARGEFILE) == O_LARGEFILE)
+
 /* The device an open is for, or -1 when it is not ours. */
 int ur_match(const char *path, int flags) FP_HIDDEN;
 /* An open of the device: the reserve when it fits, else a fresh one. */
@@ -236,11 +247,18 @@ void ur_root_changed(void) FP_HIDDEN;
 int ur_dupfd_native(int (*real)(int, int, ...), int fd, int cmd, int lo, int r) FP_HIDDEN;
 
 /* Before a call that changes fd's open file description or copies it
- * out of sight: one branch unless it is a pooled one. */
+ * out of sight: a pooled one gets its own (exact mode); in reserve mode
+ * it is never kept (UR_SHARED), since a close must then release what the
+ * change took (a lock, an epoll entry) or what the copy shares.  One
+ * branch for a descriptor that is not ours. */
 static inline void ur_own(int fd, unsigned st)
 {
-	if (fp_unlikely(st & UR_COW))
+	if (fp_likely(!(st & (UR_COW | UR_OPEN))))
+		return;
+	if (st & UR_COW)
 		(void)ur_cow(fd);
+	else if (ur_mode == UR_MODE_RESERVE)
+		ur_update(fd, 0, UR_SHARED);
 }
 
 /* ------------------------------------------------------------------------

@@ -395,12 +395,14 @@ static int ur_open_real(int dev, const char *path, int flags)
 
 	ur_count(SYSCALLS);
 	g = atomic_load(&ur_forks);
-	UR_RETRY(fd, fp_real.r_openat.f(AT_FDCWD, path, flags | O_LARGEFILE));
+	UR_RETRY(fd, fp_real.r_openat.f(AT_FDCWD, path, flags));
 	if (fd < 0)
 		return fd;
 	ur_heal(fd);
 	if (fd < UR_MAXFD && ur_is_device(fd, dev)) {
-		ur_track_new(fd, ur_open_bits(dev, flags), g);
+		/* Without O_LARGEFILE (a 32-bit program without large-file
+		 * support) it is never kept: the reserve has it. */
+		ur_track_new(fd, ur_open_bits(dev, flags) | (UR_LFS(flags) ? 0 : UR_SHARED), g);
 		ur_count(OPENS);
 		ur_debug("open: real descriptor, now tracked");
 	}
@@ -409,13 +411,14 @@ static int ur_open_real(int dev, const char *path, int flags)
 }
 
 /* Exact mode: a duplicate of the hidden descriptor, the lowest free number
- * (dup, or F_DUPFD_CLOEXEC from 0), close-on-exec as the open asked.  O_NONBLOCK is a
- * status flag of the open file description: such opens are real. */
+ * (dup, or F_DUPFD_CLOEXEC from 0), close-on-exec as the open asked.
+ * O_NONBLOCK and O_LARGEFILE are status flags of the open file description:
+ * an open with the first, or without the second, is real. */
 static int ur_open_exact(int dev, const char *path, int flags)
 {
 	int saved = errno;
 
-	if (fp_unlikely(flags & O_NONBLOCK) ||
+	if (fp_unlikely(flags & O_NONBLOCK) || !UR_LFS(flags) ||
 	    atomic_load_explicit(&ur_hidden_bad[dev], memory_order_relaxed))
 		return ur_open_real(dev, path, flags);
 	for (;;) {
@@ -464,6 +467,8 @@ int ur_open(int dev, const char *path, int flags)
 
 	if (fp_likely(ur_mode == UR_MODE_EXACT))
 		return ur_open_exact(dev, path, flags);
+	if (fp_unlikely(!UR_LFS(flags)))
+		return ur_open_real(dev, path, flags);
 	fd = atomic_exchange(&ur_reserve[dev], -1);
 	if (fd >= 0) {
 		int saved;

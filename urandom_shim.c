@@ -33,55 +33,59 @@ static inline int ur_after_open(int fd)
 /* Every open form reaches the CPU cap's files first (cpus.h: one branch
  * while the cap is unset or we are not ready), then the device; surveying
  * (dev_ == UR_SURVEY), the device's real open, timed. */
-#define UR_OPEN_BODY(dirfd, call)                                            \
+#define UR_OPEN_BODY(dirfd, call, lfs)                                       \
 	int dev_, fd_;                                                       \
 	if (fp_cpus_open(dirfd, path, flags, &fd_))                          \
 		return ur_after_open(fd_);                                   \
 	if (fp_unlikely((dev_ = ur_match(path, flags)) >= 0)) {              \
 		if (fp_likely(dev_ != UR_SURVEY))                            \
-			return ur_open(dev_, path, flags);                   \
+			return ur_open(dev_, path, flags | (lfs));           \
 		UR_SV_TIMED(fd_, call, ur_sv_opened, fd_, flags);            \
 		return fd_;                                                  \
 	}                                                                    \
 	UR_RETRY(fd_, call);                                                 \
 	return ur_after_open(fd_)
 
-#define UR_WRAP_OPEN(name)                                                   \
+#define UR_WRAP_OPEN(name, lfs)                                                  \
 	FP_EXPORT int name(const char *path, int flags, ...)                 \
 	{                                                                    \
 		mode_t mode = 0;                                             \
 		FP_MODE(flags, mode);                                        \
-		UR_OPEN_BODY(AT_FDCWD, FP_REAL(name)(path, flags, mode));    \
+		UR_OPEN_BODY(AT_FDCWD, FP_REAL(name)(path, flags, mode), lfs); \
 	}
-#define UR_WRAP_OPENAT(name)                                                 \
+#define UR_WRAP_OPENAT(name, lfs)                                                \
 	FP_EXPORT int name(int dirfd, const char *path, int flags, ...)      \
 	{                                                                    \
 		mode_t mode = 0;                                             \
 		FP_MODE(flags, mode);                                        \
-		UR_OPEN_BODY(dirfd, FP_REAL(name)(dirfd, path, flags, mode)); \
+		UR_OPEN_BODY(dirfd, FP_REAL(name)(dirfd, path, flags, mode), lfs); \
 	}
-#define UR_WRAP_OPEN_2(name)                                                 \
+#define UR_WRAP_OPEN_2(name, lfs)                                                \
 	FP_EXPORT int name(const char *path, int flags)                      \
 	{                                                                    \
-		UR_OPEN_BODY(AT_FDCWD, FP_REAL(name)(path, flags));          \
+		UR_OPEN_BODY(AT_FDCWD, FP_REAL(name)(path, flags), lfs);     \
 	}
-#define UR_WRAP_OPENAT_2(name)                                               \
+#define UR_WRAP_OPENAT_2(name, lfs)                                              \
 	FP_EXPORT int name(int dirfd, const char *path, int flags)           \
 	{                                                                    \
-		UR_OPEN_BODY(dirfd, FP_REAL(name)(dirfd, path, flags));      \
+		UR_OPEN_BODY(dirfd, FP_REAL(name)(dirfd, path, flags), lfs); \
 	}
 
-UR_WRAP_OPEN(open)
-UR_WRAP_OPENAT(openat)
+/* The 64 twins add O_LARGEFILE, as the C library's do (it is 0 in a
+ * 64-bit glibc build, where the kernel always sets it); the plain forms
+ * add what the C library's plain open does (UR_LFS_PLAIN): a 32-bit glibc
+ * program built without large-file support opens the device without. */
+UR_WRAP_OPEN(open, UR_LFS_PLAIN)
+UR_WRAP_OPENAT(openat, UR_LFS_PLAIN)
 #ifdef FP_HAVE_LFS64
-UR_WRAP_OPEN(open64)
-UR_WRAP_OPENAT(openat64)
+UR_WRAP_OPEN(open64, O_LARGEFILE)
+UR_WRAP_OPENAT(openat64, O_LARGEFILE)
 #endif
 #ifdef FP_HAVE_GLIBC_CHK
-UR_WRAP_OPEN_2(__open_2)
-UR_WRAP_OPEN_2(__open64_2)
-UR_WRAP_OPENAT_2(__openat_2)
-UR_WRAP_OPENAT_2(__openat64_2)
+UR_WRAP_OPEN_2(__open_2, UR_LFS_PLAIN)
+UR_WRAP_OPEN_2(__open64_2, O_LARGEFILE)
+UR_WRAP_OPENAT_2(__openat_2, UR_LFS_PLAIN)
+UR_WRAP_OPENAT_2(__openat64_2, O_LARGEFILE)
 #endif
 
 /* ------------------------------------------------------------------------
