@@ -363,7 +363,13 @@ static inline int fp_nr_sched_getcpu(void)
 #endif
 
 #if defined(FP_HAVE_FCNTL_TIME64)
-#define FP_REAL_FCNTL_TIME64(X) X(int, __fcntl_time64, (int fd, int cmd, ...), FP_NR_FAIL(-1))
+/* What fstat, ioctl and sendmsg are in such programs too (urandom_seen.c);
+ * the stat structure is glibc's internal 64-bit-time one, passed on. */
+#define FP_REAL_FCNTL_TIME64(X)                                                               \
+	X(int, __fcntl_time64, (int fd, int cmd, ...), FP_NR_FAIL(-1))                           \
+	X(int, __fstat64_time64, (int fd, void *st), FP_NR_FAIL(-1))                             \
+	X(int, __ioctl_time64, (int fd, unsigned long req, ...), FP_NR_FAIL(-1))                 \
+	X(ssize_t, __sendmsg64, (int fd, const struct msghdr *msg, int flags), FP_NR_FAIL(-1))
 #else
 #define FP_REAL_FCNTL_TIME64(X)
 #endif

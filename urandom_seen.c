@@ -38,20 +38,32 @@ FP_EXPORT off_t lseek(int fd, off_t off, int whence)
 }
 
 /* FIONBIO and FIOASYNC set status flags of the open file description, as
- * F_SETFL does. */
-FP_EXPORT int ioctl(int fd, FP_IOCTL_REQ req, ...)
-{
-	unsigned st = ur_state(fd);
-	void *arg;
-	va_list ap;
+ * F_SETFL does.  ioctl and __ioctl_time64 (32-bit programs with 64-bit
+ * time_t), written once. */
+#define UR_WRAP_IOCTL(name, req_type)                                        \
+	FP_EXPORT int name(int fd, req_type req, ...)                        \
+	{                                                                    \
+		unsigned st = ur_state(fd);                                  \
+		void *arg;                                                   \
+		va_list ap;                                                  \
+                                                                             \
+		va_start(ap, req);                                           \
+		arg = va_arg(ap, void *);                                    \
+		va_end(ap);                                                  \
+		if (fp_unlikely(st) && (req == FIONBIO || req == FIOASYNC))  \
+			ur_own(fd, st);                                      \
+		return UR_CALL(name, ur_real_fd(fd, st), req, arg);          \
+	}
 
-	va_start(ap, req);
-	arg = va_arg(ap, void *);
-	va_end(ap);
-	if (fp_unlikely(st) && (req == FIONBIO || req == FIOASYNC))
-		ur_own(fd, st);
-	return UR_CALL(ioctl, ur_real_fd(fd, st), req, arg);
+UR_WRAP_IOCTL(ioctl, FP_IOCTL_REQ)
+#ifdef FP_HAVE_FCNTL_TIME64
+UR_WRAP_IOCTL(__ioctl_time64, unsigned long)
+
+FP_EXPORT int __fstat64_time64(int fd, void *st)
+{
+	return UR_CALL(__fstat64_time64, UR_FD(fd), st);
 }
+#endif
 
 /* The vector reads at an offset go to the kernel (the device ignores the
  * offset; few programs read it so): only the held numbers matter here. */
@@ -155,15 +167,22 @@ static bool ur_rights_ok(const struct msghdr *msg)
 	return true;
 }
 
-FP_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
-{
-	if (fp_unlikely(atomic_load_explicit(&ur_hiwater, memory_order_relaxed)) &&
-	    !ur_rights_ok(msg)) {
-		errno = EBADF;
-		return -1;
+/* sendmsg and __sendmsg64 (32-bit programs with 64-bit time_t). */
+#define UR_WRAP_SENDMSG(name)                                                \
+	FP_EXPORT ssize_t name(int fd, const struct msghdr *msg, int flags)  \
+	{                                                                    \
+		if (fp_unlikely(atomic_load_explicit(&ur_hiwater, memory_order_relaxed)) && \
+		    !ur_rights_ok(msg)) {                                    \
+			errno = EBADF;                                       \
+			return -1;                                           \
+		}                                                            \
+		return UR_CALL(name, UR_FD(fd), msg, flags);                 \
 	}
-	return UR_CALL(sendmsg, UR_FD(fd), msg, flags);
-}
+
+UR_WRAP_SENDMSG(sendmsg)
+#ifdef FP_HAVE_FCNTL_TIME64
+UR_WRAP_SENDMSG(__sendmsg64)
+#endif
 
 /* Spawn file actions run in the child, where the held numbers are still
  * open until the exec.  A dup2 or fchdir from one is made to fail there
