@@ -363,6 +363,7 @@ static inline int fp_nr_sched_getcpu(void)
 #endif
 
 #if defined(FP_HAVE_FCNTL_TIME64)
+struct msghdr;
 /* What fstat, ioctl and sendmsg are in such programs too (urandom_seen.c);
  * the stat structure is glibc's internal 64-bit-time one, passed on. */
 #define FP_REAL_FCNTL_TIME64(X)                                                               \
