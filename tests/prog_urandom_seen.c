@@ -291,8 +291,13 @@ static void held(void)
 	fd = dev("/dev/urandom", O_RDONLY);
 	obs("open after", fd >= 0);
 	close(fd);
-	obs("next F_DUPFD from 4079", fcntl(0, F_DUPFD, 4079));
-	close(4079);
+	obs("F_DUPFD from 4080 (the hidden one's number)", fcntl(0, F_DUPFD, 4080));
+	close(4080);
+	fd = dev("/dev/urandom", O_RDONLY);
+	obs("dup2 onto 4081 after an open", dup2(0, 4081));
+	obs("fcntl 4081 F_GETFD", fcntl(4081, F_GETFD));
+	close(4081);
+	close(fd);
 }
 
 static void spawn1(int n, const char *what)
