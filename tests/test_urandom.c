@@ -452,6 +452,63 @@ static void test_exact_hidden(void **state)
 	assert_int_equal(count_dev(), base);
 }
 
+/* A change of root or mounts (the rooted hook): the hidden descriptor and
+ * the reserve are given up, and a path once found not to be the device is
+ * tried again, so the next open goes through the path. */
+static void test_root_changed(void **state)
+{
+	int fd, h;
+
+	(void)state;
+	fd = open("/dev/urandom", O_RDONLY);
+	h = UR_HW_FD(atomic_load(&ur_hidden[UR_DEV_URANDOM]));
+	assert_true(h > fd);
+	close(fd);
+	atomic_store(&ur_hidden_bad[UR_DEV_RANDOM], true);
+	errno = 1234;
+	ur_root_changed();
+	assert_int_equal(errno, 1234);
+	assert_int_equal(UR_HW_FD(atomic_load(&ur_hidden[UR_DEV_URANDOM])), -1);
+	assert_int_equal(fp_real.r_fcntl.f(h, F_GETFD), -1);
+	assert_false(atomic_load(&ur_hidden_bad[UR_DEV_RANDOM]));
+	/* Reserve mode: the kept one goes. */
+	ur_mode = UR_MODE_RESERVE;
+	fd = open("/dev/urandom", O_RDONLY);
+	close(fd);
+	assert_int_equal(atomic_load(&ur_reserve[UR_DEV_URANDOM]), fd);
+	ur_root_changed();
+	assert_int_equal(atomic_load(&ur_reserve[UR_DEV_URANDOM]), -1);
+	assert_int_equal(ur_state(fd), 0);
+	assert_int_equal(fp_real.r_fcntl.f(fd, F_GETFD), -1);
+	ur_mode = UR_MODE_EXACT;
+}
+
+/* F_DUPFD from a number at or below a hidden one gets the hidden one's
+ * number when everything between is taken, as natively: it moves away. */
+static void test_dupfd_native(void **state)
+{
+	int fd, h, r, n = open("/dev/null", O_RDONLY);
+
+	(void)state;
+	fd = open("/dev/urandom", O_RDONLY);
+	h = UR_HW_FD(atomic_load(&ur_hidden[UR_DEV_URANDOM]));
+	r = fcntl(n, F_DUPFD, h);
+	assert_int_equal(r, h);
+	assert_int_equal(ur_state(r), 0);
+	assert_int_equal(UR_HW_FD(atomic_load(&ur_hidden[UR_DEV_URANDOM])), -1);
+	close(r);
+	/* Below the hidden one: untouched. */
+	close(fd);
+	fd = open("/dev/urandom", O_RDONLY);
+	h = UR_HW_FD(atomic_load(&ur_hidden[UR_DEV_URANDOM]));
+	r = fcntl(n, F_DUPFD, 10);
+	assert_true(r < h);
+	assert_int_equal(UR_HW_FD(atomic_load(&ur_hidden[UR_DEV_URANDOM])), h);
+	close(r);
+	close(fd);
+	close(n);
+}
+
 /* The stand-in of the real fcntl that knows F_DUP2FD, as illumos's does. */
 static ur_fcntl_fn real_fcntl_saved;
 static int fake_fcntl(int fd, int cmd, ...)
@@ -680,6 +737,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_low_fds_never_kept, reserve_mode, exact_mode),
 		cmocka_unit_test_setup_teardown(test_shared_never_kept, reserve_mode, exact_mode),
 		cmocka_unit_test_setup_teardown(test_exact_hidden, exact_mode, NULL),
+		cmocka_unit_test_setup_teardown(test_root_changed, exact_mode, NULL),
+		cmocka_unit_test_setup_teardown(test_dupfd_native, exact_mode, NULL),
 		cmocka_unit_test_setup_teardown(test_dup2fd, exact_mode, NULL),
 		cmocka_unit_test(test_dup3_missing),
 		cmocka_unit_test(test_fork_with_lock_held),
