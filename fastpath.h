@@ -427,6 +427,10 @@ struct mount_attr;
 #endif
 #if defined(FP_LINUX) && defined(FP_HAVE_LFS64)
 #define FP_REAL_SEEN64(X)                                                                     \
+	X(ssize_t, __pread_chk, (int fd, void *buf, size_t n, off_t off, size_t buflen),         \
+	  FP_NR_FAIL(-1))                                                                        \
+	X(ssize_t, __pread64_chk, (int fd, void *buf, size_t n, off64_t off, size_t buflen),     \
+	  FP_NR_FAIL(-1))                                                                        \
 	X(int, fstat64, (int fd, struct stat64 *st), FP_NR_FAIL(-1))                             \
 	X(off64_t, lseek64, (int fd, off64_t off, int whence), FP_NR_FAIL(-1))                   \
 	X(ssize_t, preadv64, (int fd, const struct iovec *iov, int cnt, off64_t off),            \

@@ -100,6 +100,18 @@ FP_EXPORT ssize_t copy_file_range(int in, fp_loff_t *ioff, int out, fp_loff_t *o
 }
 
 #ifdef FP_HAVE_LFS64
+/* The fortified preads (glibc): a size past the buffer is theirs to abort
+ * on; a pooled descriptor's read goes to the kernel here. */
+FP_EXPORT ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen)
+{
+	return UR_CALL(__pread_chk, UR_FD(fd), buf, n, off, buflen);
+}
+
+FP_EXPORT ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off, size_t buflen)
+{
+	return UR_CALL(__pread64_chk, UR_FD(fd), buf, n, off, buflen);
+}
+
 FP_EXPORT int fstat64(int fd, struct stat64 *st)
 {
 	return UR_CALL(fstat64, UR_FD(fd), st);
