@@ -287,10 +287,12 @@ static enum rl_act rl_linux(const struct rl_path *x, const char *root,
 
 	if (x->dir != RL_DIR_FD || !rl_linux_ours(x) || !rl_root_is_procfs(root))
 		return RL_PASS;
-	/* A closed number has no link; so has one our fstat says is closed
-	 * (a descriptor fastpath holds, urandom_seen.c). */
+	/* A descriptor fastpath holds (urandom_seen.c: our fstat says EBADF,
+	 * the kernel's does not) is closed to the program: no link, as for
+	 * any closed number.  A really closed one passes, as before. */
 	if (fstat(x->fd, &st) != 0)
-		return errno == EBADF ? RL_ENOENT : RL_PASS;
+		return errno == EBADF && fp_real.r_fstat.f && fp_real.r_fstat.f(x->fd, &st) == 0 ?
+		               RL_ENOENT : RL_PASS;
 	*ino = (unsigned long)st.st_ino;
 	*type = st.st_mode & S_IFMT;
 	return rl_decide(RL_LINUX, x->dir, st.st_mode, rl_fs_of(x->fd, &st));

@@ -242,6 +242,7 @@ extern _Atomic bool ur_hidden_bad[UR_NDEV] FP_HIDDEN;
  * ---------------------------------------------------------------------- */
 bool ur_cow(int fd) FP_HIDDEN;
 void ur_cow_all(void) FP_HIDDEN;
+void ur_cow_forget(int fd, unsigned st) FP_HIDDEN;
 void ur_cow_exec(void) FP_HIDDEN;
 void ur_root_changed(void) FP_HIDDEN;
 int ur_dupfd_native(int (*real)(int, int, ...), int fd, int cmd, int lo, int r) FP_HIDDEN;

@@ -70,33 +70,50 @@ static int ur_put(int src, int fd, bool cloexec)
 bool ur_cow(int fd)
 {
 	unsigned char st = atomic_load(ur_fd(fd));
-	int saved = errno, fl, nfd, r = -1;
+	int saved = errno, fl, nfd = -1, r = -1;
 
-	if (!(st & UR_COW))
-		return true;
-	fl = fp_real.r_fcntl.f(fd, F_GETFD);
-	nfd = fl < 0 ? -1 : ur_cow_open(ur_dev(st));
-	if (nfd >= 0) {
-		/* Claimed first, so that two threads do not both replace it. */
-		while ((st & UR_COW) &&
-		       !atomic_compare_exchange_weak(ur_fd(fd), &st, (unsigned char)(st & ~UR_COW)))
-			;
-		if (st & UR_COW) {
-			r = ur_put(nfd, fd, (fl & FD_CLOEXEC) != 0);
-		} else {
-			fp_real.r_close.f(nfd);
-			r = 0;
+	for (;;) {
+		unsigned char was = st;
+
+		if (!(st & UR_COW))
+			break;
+		/* Closed by a raw system call and the number reused (a
+		 * socket): the state was stale, the file none of ours. */
+		if (!ur_is_device(fd, ur_dev(st))) {
+			(void)ur_untrack(fd);
+			break;
 		}
+		if ((fl = fp_real.r_fcntl.f(fd, F_GETFD)) < 0 ||
+		    (nfd < 0 && (nfd = ur_cow_open(ur_dev(st))) < 0))
+			break;
+		/* Claimed with the very state read before the flag: if it
+		 * changed, the number may be another open now (its owner
+		 * closed and reopened it), whose flag is read again.  Once
+		 * claimed, a close of it waits (ur_cow_forget). */
+		if (atomic_compare_exchange_strong(ur_fd(fd), &was, (unsigned char)(st & ~UR_COW))) {
+			r = ur_put(nfd, fd, (fl & FD_CLOEXEC) != 0);
+			nfd = -1;
+			break;
+		}
+		st = was;
 	}
-	if (r < 0) {
+	if (nfd >= 0)
+		fp_real.r_close.f(nfd);
+	if (r < 0 && (st & UR_COW)) {
 		ur_update(fd, UR_COW, 0);
 		(void)ur_hidden_retire();
-	} else {
+	} else if (r >= 0) {
 		ur_debug("copy-on-write: a description of its own");
 	}
 	errno = saved;
-	return r >= 0;
+	return r >= 0 || !(st & UR_COW);
 }
+
+/* Threads in ur_cow_all, which copies descriptors other threads own: an
+ * owner's close must not free the number between its claim and its dup3,
+ * which would put the device back on a freed number (ur_cow_forget). */
+static _Atomic unsigned ur_cowing;
+static FP_TLS bool ur_cow_me;
 
 /* Before a fork, a spawn or a clone: every pooled descriptor gets its own
  * description, so that the child's copies share with the parent's only
@@ -105,9 +122,28 @@ void ur_cow_all(void)
 {
 	int fd, end = atomic_load(&ur_hiwater);
 
+	atomic_fetch_add(&ur_cowing, 1);
+	ur_cow_me = true;
 	for (fd = 0; fd < end; fd++)
 		if (atomic_load_explicit(ur_fd(fd), memory_order_relaxed) & UR_COW)
 			(void)ur_cow(fd);
+	ur_cow_me = false;
+	atomic_fetch_sub(&ur_cowing, 1);
+}
+
+/* A pooled number (state st) is about to be freed or replaced (close, dup2
+ * onto it, a range closed): forgotten first.  If ur_cow_all in another
+ * thread has claimed it, that copy is waited for (a few system calls);
+ * not from inside it (a signal handler of that thread). */
+void ur_cow_forget(int fd, unsigned st)
+{
+	unsigned char s = (unsigned char)st;
+
+	if (atomic_compare_exchange_strong(ur_fd(fd), &s, 0))
+		return;
+	while (atomic_load(&ur_cowing) && !ur_cow_me)
+		sched_yield();
+	atomic_store(ur_fd(fd), 0);
 }
 
 /* Before an exec: the same for the numbers the new program keeps, in the
@@ -125,7 +161,8 @@ void ur_cow_exec(void)
 		int fl, nfd;
 
 		if (!(st & UR_COW) || (fl = fp_real.r_fcntl.f(fd, F_GETFD)) < 0 ||
-		    (fl & FD_CLOEXEC) || (nfd = ur_cow_open(ur_dev(st))) < 0)
+		    (fl & FD_CLOEXEC) || !ur_is_device(fd, ur_dev(st)) ||
+		    (nfd = ur_cow_open(ur_dev(st))) < 0)
 			continue;
 		(void)ur_put(nfd, fd, false);
 	}

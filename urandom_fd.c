@@ -110,7 +110,10 @@ bool ur_untrack(int fd)
 		return false;
 	if (st & UR_HIDDEN)
 		return ur_hidden_forget(ur_dev(st), fd) >= 0;
-	atomic_store(ur_fd(fd), 0);
+	if (st & UR_COW)
+		ur_cow_forget(fd, st);
+	else
+		atomic_store(ur_fd(fd), 0);
 	return (st & UR_RESERVE) &&
 	       atomic_compare_exchange_strong(&ur_reserve[ur_dev(st)], &expect, -1);
 }
@@ -515,7 +518,10 @@ int ur_close(int fd, unsigned st)
 			return 0;
 		}
 	}
-	atomic_store(ur_fd(fd), 0);
+	if (st & UR_COW)
+		ur_cow_forget(fd, st);
+	else
+		atomic_store(ur_fd(fd), 0);
 	return fp_real.r_close.f(fd);
 }
 
@@ -541,8 +547,14 @@ void ur_untrack_range(unsigned lo, unsigned hi, int taken[UR_NTAKEN])
 		if (h >= 0 && (unsigned)h >= lo && (unsigned)h <= hi)
 			taken[UR_NDEV + d] = ur_hidden_forget(d, h);
 	}
-	for (fd = lo; fd < end && fd <= hi; fd++)
-		atomic_store(ur_fd(fd), 0);
+	for (fd = lo; fd < end && fd <= hi; fd++) {
+		unsigned st = atomic_load(ur_fd(fd));
+
+		if (st & UR_COW)
+			ur_cow_forget((int)fd, st);
+		else if (st)
+			atomic_store(ur_fd(fd), 0);
+	}
 }
 #endif
 
