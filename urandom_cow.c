@@ -77,11 +77,17 @@ bool ur_cow(int fd)
 
 		if (!(st & UR_COW))
 			break;
-		/* Closed by a raw system call and the number reused (a
-		 * socket): the state was stale, the file none of ours. */
+		/* Not the device: closed by a raw system call and the number
+		 * reused (a socket), and the state stale, if it is still the
+		 * one read (else its owner closed it meanwhile, and may have
+		 * put another open there: read again). */
 		if (!ur_is_device(fd, ur_dev(st))) {
-			(void)ur_untrack(fd);
-			break;
+			if (atomic_compare_exchange_strong(ur_fd(fd), &was, 0)) {
+				st = 0;
+				break;
+			}
+			st = was;
+			continue;
 		}
 		if ((fl = fp_real.r_fcntl.f(fd, F_GETFD)) < 0 ||
 		    (nfd < 0 && (nfd = ur_cow_open(ur_dev(st))) < 0))
