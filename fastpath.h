@@ -387,15 +387,90 @@ static inline int fp_nr_sched_getcpu(void)
 #endif
 
 #if defined(FP_HAVE_FCNTL_TIME64)
-#define FP_REAL_FCNTL_TIME64(X) X(int, __fcntl_time64, (int fd, int cmd, ...), FP_NR_FAIL(-1))
+struct msghdr;
+/* What fstat, ioctl and sendmsg are in such programs too (urandom_seen.c);
+ * the stat structure is glibc's internal 64-bit-time one, passed on. */
+#define FP_REAL_FCNTL_TIME64(X)                                                               \
+	X(int, __fcntl_time64, (int fd, int cmd, ...), FP_NR_FAIL(-1))                           \
+	X(int, __fstat64_time64, (int fd, void *st), FP_NR_FAIL(-1))                             \
+	X(int, __ioctl_time64, (int fd, unsigned long req, ...), FP_NR_FAIL(-1))                 \
+	X(ssize_t, __sendmsg64, (int fd, const struct msghdr *msg, int flags), FP_NR_FAIL(-1))
 #else
 #define FP_REAL_FCNTL_TIME64(X)
+#endif
+
+/* Calls that must see the descriptors we hold as closed, and those that
+ * change or copy an open file description (urandom_seen.c), and the
+ * mount calls (roots.c).  Linux only; NULL where libc lacks one. */
+#ifdef FP_LINUX
+#  include <spawn.h>
+#  include <sys/epoll.h>
+#  include <sys/sendfile.h>
+#  include <sys/socket.h>
+#  ifdef __GLIBC__
+#    define FP_IOCTL_REQ unsigned long
+typedef __off64_t fp_loff_t;
+#  else
+#    define FP_IOCTL_REQ int
+typedef off_t fp_loff_t;
+#  endif
+struct mount_attr;
+#define FP_REAL_SEEN(X)                                                                       \
+	X(int, fstat, (int fd, struct stat *st), FP_NR_FAIL(-1))                                 \
+	X(off_t, lseek, (int fd, off_t off, int whence), FP_NR_FAIL(-1))                         \
+	X(int, ioctl, (int fd, FP_IOCTL_REQ req, ...), FP_NR_FAIL(-1))                           \
+	X(ssize_t, preadv, (int fd, const struct iovec *iov, int cnt, off_t off), FP_NR_FAIL(-1)) \
+	X(ssize_t, preadv2, (int fd, const struct iovec *iov, int cnt, off_t off, int flags),    \
+	  FP_NR_FAIL(-1))                                                                        \
+	X(ssize_t, sendfile, (int out, int in, off_t *off, size_t n), FP_NR_FAIL(-1))            \
+	X(ssize_t, splice, (int in, fp_loff_t *ioff, int out, fp_loff_t *ooff, size_t n,         \
+	                    unsigned flags), FP_NR_FAIL(-1))                                     \
+	X(ssize_t, tee, (int in, int out, size_t n, unsigned flags), FP_NR_FAIL(-1))             \
+	X(ssize_t, copy_file_range, (int in, fp_loff_t *ioff, int out, fp_loff_t *ooff,          \
+	                             size_t n, unsigned flags), FP_NR_FAIL(-1))                  \
+	X(int, epoll_ctl, (int epfd, int op, int fd, struct epoll_event *ev), FP_NR_FAIL(-1))    \
+	X(ssize_t, sendmsg, (int fd, const struct msghdr *msg, int flags), FP_NR_FAIL(-1))       \
+	X(int, posix_spawn_file_actions_adddup2,                                                 \
+	  (posix_spawn_file_actions_t *fa, int fd, int to), FP_NR_RET(ENOSYS))                   \
+	X(int, posix_spawn_file_actions_addclose, (posix_spawn_file_actions_t *fa, int fd),      \
+	  FP_NR_RET(ENOSYS))                                                                     \
+	X(int, posix_spawn_file_actions_addfchdir_np, (posix_spawn_file_actions_t *fa, int fd),  \
+	  FP_NR_RET(ENOSYS))                                                                     \
+	X(pid_t, _Fork, (void), FP_NR_FAIL(-1))                                                  \
+	X(int, clone, (int (*fn)(void *), void *stack, int flags, void *arg, ...),               \
+	  FP_NR_FAIL(-1))                                                                        \
+	X(int, unshare, (int flags), FP_NR_FAIL(-1))                                             \
+	X(int, move_mount, (int fdir, const char *fpath, int tdir, const char *tpath,            \
+	                    unsigned flags), FP_NR_FAIL(-1))                                     \
+	X(int, fsmount, (int fsfd, unsigned flags, unsigned attr), FP_NR_FAIL(-1))               \
+	X(int, open_tree, (int dirfd, const char *path, unsigned flags), FP_NR_FAIL(-1))         \
+	X(int, mount_setattr, (int dirfd, const char *path, unsigned flags, struct mount_attr *attr, \
+	                       size_t size), FP_NR_FAIL(-1))
+#else
+#define FP_REAL_SEEN(X)
+#endif
+#if defined(FP_LINUX) && defined(FP_HAVE_LFS64)
+#define FP_REAL_SEEN64(X)                                                                     \
+	X(ssize_t, __pread_chk, (int fd, void *buf, size_t n, off_t off, size_t buflen),         \
+	  FP_NR_FAIL(-1))                                                                        \
+	X(ssize_t, __pread64_chk, (int fd, void *buf, size_t n, off64_t off, size_t buflen),     \
+	  FP_NR_FAIL(-1))                                                                        \
+	X(int, fstat64, (int fd, struct stat64 *st), FP_NR_FAIL(-1))                             \
+	X(off64_t, lseek64, (int fd, off64_t off, int whence), FP_NR_FAIL(-1))                   \
+	X(ssize_t, preadv64, (int fd, const struct iovec *iov, int cnt, off64_t off),            \
+	  FP_NR_FAIL(-1))                                                                        \
+	X(ssize_t, preadv64v2, (int fd, const struct iovec *iov, int cnt, off64_t off,           \
+	                        int flags), FP_NR_FAIL(-1))                                      \
+	X(ssize_t, sendfile64, (int out, int in, off64_t *off, size_t n), FP_NR_FAIL(-1))
+#else
+#define FP_REAL_SEEN64(X)
 #endif
 
 #define FP_REAL_ALL(X)                                                       \
 	FP_REAL_COMMON(X) FP_REAL_LFS64(X) FP_REAL_CHK(X) FP_REAL_LINUX(X)      \
 	FP_REAL_NEWER(X) FP_REAL_CLOSE_RANGE(X) FP_REAL_CLOSEFROM(X) FP_REAL_FCNTL64(X)         \
-	FP_REAL_FCNTL_TIME64(X) FP_REAL_GET_NPROCS(X) FP_REAL_SYSCONF_XPG5(X) FP_REAL_DUP3(X)
+	FP_REAL_FCNTL_TIME64(X) FP_REAL_GET_NPROCS(X) FP_REAL_SYSCONF_XPG5(X) FP_REAL_DUP3(X)  \
+	FP_REAL_SEEN(X) FP_REAL_SEEN64(X)
 
 /* Members are named r_<symbol>: musl #defines open64 as open, and token
  * pasting keeps such macros from renaming our members. */
@@ -542,6 +617,10 @@ struct fp_mitigation {
 	void (*prepare)(void);
 	void (*parent)(void);
 	void (*child)(void);
+	/* The process changed its root or its mounts by its own hand
+	 * (chroot, mount, setns, unshare...: roots.c): what it learnt about
+	 * the files under a path is to be learnt again.  Async-signal-safe. */
+	void (*rooted)(void);
 };
 
 /* ------------------------------------------------------------------------

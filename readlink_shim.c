@@ -317,9 +317,14 @@ static enum rl_act rl_linux(const struct rl_path *x, const char *root,
 #ifdef FP_LINUX
 	struct stat st;
 
-	if (x->dir != RL_DIR_FD || !rl_linux_ours(x) || !rl_root_is_procfs(root) ||
-	    fstat(x->fd, &st) != 0)
+	if (x->dir != RL_DIR_FD || !rl_linux_ours(x) || !rl_root_is_procfs(root))
 		return RL_PASS;
+	/* A descriptor fastpath holds (urandom_seen.c: our fstat says EBADF,
+	 * the kernel's does not) is closed to the program: no link, as for
+	 * any closed number.  A really closed one passes, as before. */
+	if (fstat(x->fd, &st) != 0)
+		return errno == EBADF && fp_real.r_fstat.f && fp_real.r_fstat.f(x->fd, &st) == 0 ?
+		               RL_ENOENT : RL_PASS;
 	*ino = (unsigned long)st.st_ino;
 	*type = st.st_mode & S_IFMT;
 	return rl_decide(RL_LINUX, x->dir, st.st_mode, rl_fs_of(x->fd, NULL, &st));
@@ -638,47 +643,17 @@ RL_WRAP(__readlinkat_chk, (int dirfd, const char *path, char *buf, size_t n, siz
            dirfd, n, n <= buflen, dirfd, path, buf, n, buflen)
 #endif
 
+/* The reset hook: what the proc root is changes under a running program
+ * only by its own hand (chroot, a mount or unmount, joining another mount
+ * namespace: roots.c), and the next readlink asks again.  A change made by
+ * another process in a mount namespace we share stays out of sight: that
+ * is a documented limit. */
+static void rl_rooted(void)
+{
 #ifdef FP_LINUX
-/*
- * What the proc root is changes under a running program only by its own
- * hand (chroot, a mount or unmount, joining another mount namespace): each
- * of those, once made, forgets what we learnt, and the next readlink asks
- * again.  A change made by another process in a mount namespace we share
- * stays out of sight: that is a documented limit.
- */
-#define RL_FORGET(call)                                                   \
-	do {                                                                 \
-		int r_ = (call);                                             \
-		atomic_store(&rl_procfs, 0);                              \
-		return r_;                                                   \
-	} while (0)
-
-FP_EXPORT int chroot(const char *path)
-{
-	RL_FORGET(FP_REAL(chroot)(path));
+	atomic_store(&rl_procfs, 0);
+#endif
 }
-
-FP_EXPORT int mount(const char *src, const char *dst, const char *type,
-                    unsigned long flags, const void *data)
-{
-	RL_FORGET(FP_REAL(mount)(src, dst, type, flags, data));
-}
-
-FP_EXPORT int umount(const char *dst)
-{
-	RL_FORGET(FP_REAL(umount)(dst));
-}
-
-FP_EXPORT int umount2(const char *dst, int flags)
-{
-	RL_FORGET(FP_REAL(umount2)(dst, flags));
-}
-
-FP_EXPORT int setns(int fd, int type)
-{
-	RL_FORGET(FP_REAL(setns)(fd, type));
-}
-#endif /* FP_LINUX */
 
 /* ------------------------------------------------------------------------
  * The descriptor.
@@ -704,4 +679,5 @@ static void rl_stats(struct fp_buf *b, const unsigned long *c)
 }
 
 FP_MITIGATION(readlink, .load = rl_load, .stats = rl_stats, .counters = rl_counters,
-              .ncounters = RL_NCOUNTERS, .survey = &rl_sv, .init = rl_init, .child = rl_atfork_child);
+              .ncounters = RL_NCOUNTERS, .survey = &rl_sv, .init = rl_init, .child = rl_atfork_child,
+              .rooted = rl_rooted);

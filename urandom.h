@@ -10,6 +10,11 @@
  *                    getrandom; each unpacks its call and asks the two above.
  *   urandom_exec.c   exec, posix_spawn, system, popen: the reserve made
  *                    close-on-exec around them (reserve mode).
+ *   urandom_cow.c    a pooled descriptor's description made its own before
+ *                    it changes or is copied (exact mode).
+ *   urandom_seen.c   the other calls that must see what we hold as closed
+ *                    (fstat, lseek, ioctl, preadv, sendfile, spawn file
+ *                    actions...) or that change or copy a description.
  *
  * Internal to fastpath.so: include it after fastpath.h, in those three only.
  */
@@ -51,7 +56,14 @@ enum {
 	/* Exact mode: our own hidden descriptor of the device (ur_hidden),
 	 * which the program never opened.  Calls on it are passed through. */
 	UR_HIDDEN = 64,
+	/* Exact mode: a duplicate of the hidden descriptor, so its open file
+	 * description is the hidden one's and every other pooled open's.
+	 * Before anything changes that description, or a copy of it leaves
+	 * our sight, the number gets a description of its own (ur_cow). */
+	UR_COW = 128,
 };
+/* Descriptors we hold that the program must see as closed. */
+#define UR_HELD (UR_RESERVE | UR_HIDDEN)
 
 /* FASTPATH_URANDOM.  exact: every open is a duplicate (F_DUPFD) of one
  * hidden descriptor per device, and close really closes; reserve: close
@@ -81,11 +93,12 @@ int ur_hidden_forget(int dev, int fd) FP_HIDDEN;
  * True when there was one. */
 bool ur_hidden_retire(void) FP_HIDDEN;
 
-/* The descriptor to pass to the real call: the reserve is closed as far as
- * the program knows (-1 gives the kernel's EBADF); any other, itself. */
+/* The descriptor to pass to the real call: the reserve and the hidden
+ * descriptors are closed as far as the program knows (-1 gives the
+ * kernel's EBADF); any other, itself. */
 static inline int ur_real_fd(int fd, unsigned st)
 {
-	return (st & UR_RESERVE) ? -1 : fd;
+	return (st & UR_HELD) ? -1 : fd;
 }
 
 /* The compiler may not assume a declared-nonnull argument is non-NULL:
@@ -171,6 +184,17 @@ static inline void ur_heal(int fd)
 			fd = (call);                                         \
 	} while (0)
 
+/* O_LARGEFILE as the C library's plain open() adds it: musl always does;
+ * glibc and illumos only in their 64 twins (a 64-bit glibc build has it
+ * 0: the kernel sets it for every open of a 64-bit program). */
+#if defined(FP_LINUX) && !defined(__GLIBC__)
+#define UR_LFS_PLAIN O_LARGEFILE
+#else
+#define UR_LFS_PLAIN 0
+#endif
+/* An open with the status flags of the hidden and COW descriptions. */
+#define UR_LFS(flags) (((flags) & O_LARGEFILE) == O_LARGEFILE)
+
 /* The device an open is for, or -1 when it is not ours. */
 int ur_match(const char *path, int flags) FP_HIDDEN;
 /* An open of the device: the reserve when it fits, else a fresh one. */
@@ -206,6 +230,37 @@ void ur_fd_init(void) FP_HIDDEN;
 void ur_fd_atfork_prepare(void) FP_HIDDEN;
 void ur_fd_atfork_parent(void) FP_HIDDEN;
 void ur_fd_atfork_child(void) FP_HIDDEN;
+
+/* A fresh open is tracked only if it really is the device. */
+bool ur_is_device(int fd, int dev) FP_HIDDEN;
+/* Set when the device could not be opened as a hidden descriptor (not the
+ * device, as in a chroot, or no high number free): opens are then real. */
+extern _Atomic bool ur_hidden_bad[UR_NDEV] FP_HIDDEN;
+
+/* ------------------------------------------------------------------------
+ * Copy-on-write of the pooled descriptions (urandom_cow.c).
+ * ---------------------------------------------------------------------- */
+bool ur_cow(int fd) FP_HIDDEN;
+void ur_cow_all(void) FP_HIDDEN;
+void ur_cow_forget(int fd, unsigned st) FP_HIDDEN;
+void ur_cow_exec(void) FP_HIDDEN;
+void ur_root_changed(void) FP_HIDDEN;
+int ur_dupfd_native(int (*real)(int, int, ...), int fd, int cmd, int lo, int r) FP_HIDDEN;
+
+/* Before a call that changes fd's open file description or copies it
+ * out of sight: a pooled one gets its own (exact mode); in reserve mode
+ * it is never kept (UR_SHARED), since a close must then release what the
+ * change took (a lock, an epoll entry) or what the copy shares.  One
+ * branch for a descriptor that is not ours. */
+static inline void ur_own(int fd, unsigned st)
+{
+	if (fp_likely(!(st & (UR_COW | UR_OPEN))))
+		return;
+	if (st & UR_COW)
+		(void)ur_cow(fd);
+	else if (ur_mode == UR_MODE_RESERVE)
+		ur_update(fd, 0, UR_SHARED);
+}
 
 /* ------------------------------------------------------------------------
  * Duplicating close-on-exec (urandom_cloexec.c), with F_DUPFD_CLOEXEC or,

@@ -11,9 +11,10 @@
  * parent's memory.  A raw execve system call is the one way around it
  * (README, "Reserve mode").
  *
- * In exact mode nothing is kept; a spawned child inherits what the program
- * opened without O_CLOEXEC, whose open file description is the hidden
- * descriptor's, so the hidden one is retired after a spawn (as after fork).
+ * In exact mode nothing is kept; a spawned child or a new program inherits
+ * what the program opened without O_CLOEXEC: each pooled one gets its own
+ * description first (urandom_cow.c), and the hidden descriptor, which the
+ * child holds until it execs, is retired after a spawn (as after fork).
  *
  * On a kernel without F_DUPFD_CLOEXEC, every exec and spawn also waits for
  * the two-call duplicates under way and keeps new ones from starting
@@ -65,6 +66,14 @@ static inline bool ur_guarding(void)
 	                   atomic_load_explicit(&ur_hiwater, memory_order_relaxed) != 0);
 }
 
+/* Exact mode, before the new program or the child gets copies of pooled
+ * descriptors: each gets a description of its own first (ur_cow). */
+static inline bool ur_sharing(void)
+{
+	return fp_unlikely(ur_mode == UR_MODE_EXACT &&
+	                   atomic_load_explicit(&ur_hiwater, memory_order_relaxed) != 0);
+}
+
 /* A real function that the C library may lack (execveat, execvpe on an
  * old one): ENOSYS, as for any other missing function. */
 #define UR_EXEC_CALL(name, ...)                                              \
@@ -78,6 +87,8 @@ static inline bool ur_guarding(void)
                                                                              \
 		if (on_)                                                     \
 			ur_exec_guard(g_);                                   \
+		else if (ur_sharing())                                       \
+			ur_cow_exec();                                       \
 		r_ = (call);                                                 \
 		if (on_)                                                     \
 			ur_exec_unguard(g_);                                 \
@@ -166,6 +177,8 @@ FP_EXPORT int execle(const char *path, const char *arg, ...)
                                                                              \
 		if (on_)                                                     \
 			ur_exec_guard(g_);                                   \
+		else if (ur_sharing())                                       \
+			ur_cow_all();                                        \
 		r_ = (call);                                                 \
 		saved_ = errno;                                              \
 		ur_exec_leave(x_);                                           \

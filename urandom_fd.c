@@ -37,9 +37,7 @@ _Alignas(FP_CACHELINE) _Atomic int ur_reserve[UR_NDEV] = { -1, -1 };
 _Atomic unsigned ur_forks;
 int ur_mode = UR_MODE_EXACT;
 _Alignas(FP_CACHELINE) _Atomic uint64_t ur_hidden[UR_NDEV] = { UR_HW(0, -1), UR_HW(0, -1) };
-/* Set when the device could not be opened as a hidden descriptor (not the
- * device, as in a chroot, or no high number free): opens are then real. */
-static _Atomic bool ur_hidden_bad[UR_NDEV];
+_Atomic bool ur_hidden_bad[UR_NDEV];
 
 int ur_parse_mode(const char *s, int *mode, char *why, size_t whylen)
 {
@@ -112,7 +110,10 @@ bool ur_untrack(int fd)
 		return false;
 	if (st & UR_HIDDEN)
 		return ur_hidden_forget(ur_dev(st), fd) >= 0;
-	atomic_store(ur_fd(fd), 0);
+	if (st & UR_COW)
+		ur_cow_forget(fd, st);
+	else
+		atomic_store(ur_fd(fd), 0);
 	return (st & UR_RESERVE) &&
 	       atomic_compare_exchange_strong(&ur_reserve[ur_dev(st)], &expect, -1);
 }
@@ -163,7 +164,6 @@ static int ur_hidden_floor(void)
 	return lim >= 64 ? (int)(lim - 16) : -1;
 }
 
-static bool ur_is_device(int fd, int dev);
 
 /* Exact mode, at initialisation.  The first time a process with threads
  * grows its descriptor table past 64, Linux waits for an RCU grace period
@@ -277,6 +277,8 @@ bool ur_give_back(int err)
 void ur_fd_atfork_prepare(void)
 {
 	ur_cloexec_atfork_prepare();
+	if (ur_mode == UR_MODE_EXACT)
+		ur_cow_all();
 	atomic_fetch_add(&ur_forks, 1);
 	ur_mark_all_shared();
 }
@@ -353,7 +355,7 @@ int ur_match(const char *path, int flags)
 
 /* A fresh open is tracked only if it really is the device (not a file put
  * there in a chroot or a container). */
-static bool ur_is_device(int fd, int dev)
+bool ur_is_device(int fd, int dev)
 {
 	struct stat st;
 
@@ -411,12 +413,14 @@ static int ur_open_real(int dev, const char *path, int flags)
 
 	ur_count(SYSCALLS);
 	g = atomic_load(&ur_forks);
-	UR_RETRY(fd, fp_real.r_openat.f(AT_FDCWD, path, flags | O_LARGEFILE));
+	UR_RETRY(fd, fp_real.r_openat.f(AT_FDCWD, path, flags));
 	if (fd < 0)
 		return fd;
 	ur_heal(fd);
 	if (fd < UR_MAXFD && ur_is_device(fd, dev)) {
-		ur_track_new(fd, ur_open_bits(dev, flags), g);
+		/* Without O_LARGEFILE (a 32-bit program without large-file
+		 * support) it is never kept: the reserve has it. */
+		ur_track_new(fd, ur_open_bits(dev, flags) | (UR_LFS(flags) ? 0 : UR_SHARED), g);
 		ur_count(OPENS);
 		ur_debug("open: real descriptor, now tracked");
 	}
@@ -425,13 +429,14 @@ static int ur_open_real(int dev, const char *path, int flags)
 }
 
 /* Exact mode: a duplicate of the hidden descriptor, the lowest free number
- * (dup, or F_DUPFD_CLOEXEC from 0), close-on-exec as the open asked.  O_NONBLOCK is a
- * status flag of the open file description: such opens are real. */
+ * (dup, or F_DUPFD_CLOEXEC from 0), close-on-exec as the open asked.
+ * O_NONBLOCK and O_LARGEFILE are status flags of the open file description:
+ * an open with the first, or without the second, is real. */
 static int ur_open_exact(int dev, const char *path, int flags)
 {
 	int saved = errno;
 
-	if (fp_unlikely(flags & O_NONBLOCK) ||
+	if (fp_unlikely(flags & O_NONBLOCK) || !UR_LFS(flags) ||
 	    atomic_load_explicit(&ur_hidden_bad[dev], memory_order_relaxed))
 		return ur_open_real(dev, path, flags);
 	for (;;) {
@@ -464,7 +469,7 @@ static int ur_open_exact(int dev, const char *path, int flags)
 			return ur_open_real(dev, path, flags);
 		}
 		ur_heal(fd);  /* a number freed behind our back (raw close) */
-		ur_set(fd, ur_open_bits(dev, flags));
+		ur_set(fd, ur_open_bits(dev, flags) | UR_COW);
 		ur_count(OPENS);
 		ur_debug("open: duplicate of the hidden descriptor");
 		errno = saved;
@@ -481,6 +486,8 @@ int ur_open(int dev, const char *path, int flags)
 
 	if (fp_likely(ur_mode == UR_MODE_EXACT))
 		return ur_open_exact(dev, path, flags);
+	if (fp_unlikely(!UR_LFS(flags)))
+		return ur_open_real(dev, path, flags);
 	fd = atomic_exchange(&ur_reserve[dev], -1);
 	if (fd >= 0) {
 		int saved;
@@ -507,15 +514,11 @@ int ur_close(int fd, unsigned st)
 {
 	int dev = ur_dev(st), none = -1;
 
-	if (st & UR_RESERVE) {
+	if (st & UR_HELD) {
+		/* Closed as far as the program knows (the reserve, or a hidden
+		 * number a close-everything loop found): as natively. */
 		errno = EBADF;
 		return -1;
-	}
-	if (st & UR_HIDDEN) {
-		/* The program closes a number it found open (a close-everything
-		 * loop): it is gone, and the next open makes another. */
-		(void)ur_hidden_forget(dev, fd);
-		return fp_real.r_close.f(fd);
 	}
 	if (ur_mode == UR_MODE_RESERVE && fd > 2 && !(st & UR_SHARED) &&
 	    atomic_load(&ur_reserve[dev]) < 0) {
@@ -531,7 +534,10 @@ int ur_close(int fd, unsigned st)
 			return 0;
 		}
 	}
-	atomic_store(ur_fd(fd), 0);
+	if (st & UR_COW)
+		ur_cow_forget(fd, st);
+	else
+		atomic_store(ur_fd(fd), 0);
 	return fp_real.r_close.f(fd);
 }
 
@@ -557,8 +563,14 @@ void ur_untrack_range(unsigned lo, unsigned hi, int taken[UR_NTAKEN])
 		if (h >= 0 && (unsigned)h >= lo && (unsigned)h <= hi)
 			taken[UR_NDEV + d] = ur_hidden_forget(d, h);
 	}
-	for (fd = lo; fd < end && fd <= hi; fd++)
-		atomic_store(ur_fd(fd), 0);
+	for (fd = lo; fd < end && fd <= hi; fd++) {
+		unsigned st = atomic_load(ur_fd(fd));
+
+		if (st & UR_COW)
+			ur_cow_forget((int)fd, st);
+		else if (st)
+			atomic_store(ur_fd(fd), 0);
+	}
 }
 #endif
 
@@ -570,13 +582,15 @@ int ur_dup(int old, unsigned so)
 {
 	int fd;
 
-	UR_RETRY(fd, fp_real.r_dup.f((so & UR_RESERVE) ? -1 : old));
-
+	/* A copy of a pooled description would share it with every other
+	 * pooled open: the copy is made of one of its own. */
+	ur_own(old, so);
+	UR_RETRY(fd, fp_real.r_dup.f(ur_real_fd(old, so)));
 	if (fd >= 0) {
 		ur_heal(fd);
 		if (so & UR_OPEN) {
 			ur_update(old, 0, UR_SHARED);
-			ur_set(fd, (so & ~UR_CLOEXEC) | UR_SHARED);
+			ur_set(fd, (so & ~(UR_CLOEXEC | UR_COW)) | UR_SHARED);
 		}
 	}
 	return fd;
@@ -618,7 +632,7 @@ int ur_dup23(int old, int new, int how)
 	bool took, clo = how == UR_AS_DUP2FD_CLOEXEC || (how > 0 && (how & O_CLOEXEC));
 	int r;
 
-	if (so & UR_RESERVE) {
+	if (so & UR_HELD) {
 		/* old is closed as far as the program knows: the kernel's answer
 		 * for a closed descriptor (EBADF, or dup3's EINVAL when old ==
 		 * new), with new left alone. */
@@ -628,7 +642,10 @@ int ur_dup23(int old, int new, int how)
 	}
 	if (old == new)  /* nothing is closed: dup2 checks old, dup3 says EINVAL */
 		return ur_dup_call(old, new, how);
+	ur_own(old, so);
 	g = atomic_load(&ur_forks);
+	/* A hidden number as new is moved out of the way: forgotten here,
+	 * closed by the kernel's dup2, remade by the next open. */
 	took = ur_untrack(new);
 	r = ur_dup_call(old, new, how);
 	if (r < 0) {
@@ -640,7 +657,7 @@ int ur_dup23(int old, int new, int how)
 	}
 	if (so & UR_OPEN) {
 		ur_update(old, 0, UR_SHARED);
-		ur_set(new, (so & ~UR_CLOEXEC) | UR_SHARED | (clo ? UR_CLOEXEC : 0));
+		ur_set(new, (so & ~(UR_CLOEXEC | UR_COW)) | UR_SHARED | (clo ? UR_CLOEXEC : 0));
 	}
 	return r;
 }

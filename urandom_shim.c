@@ -33,55 +33,59 @@ static inline int ur_after_open(int fd)
 /* Every open form reaches the CPU cap's files first (cpus.h: one branch
  * while the cap is unset or we are not ready), then the device; surveying
  * (dev_ == UR_SURVEY), the device's real open, timed. */
-#define UR_OPEN_BODY(dirfd, call)                                            \
+#define UR_OPEN_BODY(dirfd, call, lfs)                                       \
 	int dev_, fd_;                                                       \
 	if (fp_cpus_open(dirfd, path, flags, &fd_))                          \
 		return ur_after_open(fd_);                                   \
 	if (fp_unlikely((dev_ = ur_match(path, flags)) >= 0)) {              \
 		if (fp_likely(dev_ != UR_SURVEY))                            \
-			return ur_open(dev_, path, flags);                   \
+			return ur_open(dev_, path, flags | (lfs));           \
 		UR_SV_TIMED(fd_, call, ur_sv_opened, fd_, flags);            \
 		return fd_;                                                  \
 	}                                                                    \
 	UR_RETRY(fd_, call);                                                 \
 	return ur_after_open(fd_)
 
-#define UR_WRAP_OPEN(name)                                                   \
+#define UR_WRAP_OPEN(name, lfs)                                                  \
 	FP_EXPORT int name(const char *path, int flags, ...)                 \
 	{                                                                    \
 		mode_t mode = 0;                                             \
 		FP_MODE(flags, mode);                                        \
-		UR_OPEN_BODY(AT_FDCWD, FP_REAL(name)(path, flags, mode));    \
+		UR_OPEN_BODY(AT_FDCWD, FP_REAL(name)(path, flags, mode), lfs); \
 	}
-#define UR_WRAP_OPENAT(name)                                                 \
+#define UR_WRAP_OPENAT(name, lfs)                                                \
 	FP_EXPORT int name(int dirfd, const char *path, int flags, ...)      \
 	{                                                                    \
 		mode_t mode = 0;                                             \
 		FP_MODE(flags, mode);                                        \
-		UR_OPEN_BODY(dirfd, FP_REAL(name)(dirfd, path, flags, mode)); \
+		UR_OPEN_BODY(dirfd, FP_REAL(name)(dirfd, path, flags, mode), lfs); \
 	}
-#define UR_WRAP_OPEN_2(name)                                                 \
+#define UR_WRAP_OPEN_2(name, lfs)                                                \
 	FP_EXPORT int name(const char *path, int flags)                      \
 	{                                                                    \
-		UR_OPEN_BODY(AT_FDCWD, FP_REAL(name)(path, flags));          \
+		UR_OPEN_BODY(AT_FDCWD, FP_REAL(name)(path, flags), lfs);     \
 	}
-#define UR_WRAP_OPENAT_2(name)                                               \
+#define UR_WRAP_OPENAT_2(name, lfs)                                              \
 	FP_EXPORT int name(int dirfd, const char *path, int flags)           \
 	{                                                                    \
-		UR_OPEN_BODY(dirfd, FP_REAL(name)(dirfd, path, flags));      \
+		UR_OPEN_BODY(dirfd, FP_REAL(name)(dirfd, path, flags), lfs); \
 	}
 
-UR_WRAP_OPEN(open)
-UR_WRAP_OPENAT(openat)
+/* The 64 twins add O_LARGEFILE, as the C library's do (it is 0 in a
+ * 64-bit glibc build, where the kernel always sets it); the plain forms
+ * add what the C library's plain open does (UR_LFS_PLAIN): a 32-bit glibc
+ * program built without large-file support opens the device without. */
+UR_WRAP_OPEN(open, UR_LFS_PLAIN)
+UR_WRAP_OPENAT(openat, UR_LFS_PLAIN)
 #ifdef FP_HAVE_LFS64
-UR_WRAP_OPEN(open64)
-UR_WRAP_OPENAT(openat64)
+UR_WRAP_OPEN(open64, O_LARGEFILE)
+UR_WRAP_OPENAT(openat64, O_LARGEFILE)
 #endif
 #ifdef FP_HAVE_GLIBC_CHK
-UR_WRAP_OPEN_2(__open_2)
-UR_WRAP_OPEN_2(__open64_2)
-UR_WRAP_OPENAT_2(__openat_2)
-UR_WRAP_OPENAT_2(__openat64_2)
+UR_WRAP_OPEN_2(__open_2, UR_LFS_PLAIN)
+UR_WRAP_OPEN_2(__open64_2, O_LARGEFILE)
+UR_WRAP_OPENAT_2(__openat_2, UR_LFS_PLAIN)
+UR_WRAP_OPENAT_2(__openat64_2, O_LARGEFILE)
 #endif
 
 /* ------------------------------------------------------------------------
@@ -316,8 +320,9 @@ FP_EXPORT int dup3(int old, int new, int flags)
 typedef int (*ur_fcntl_fn)(int, int, ...);
 
 /* Commands that change the open file description itself (status flags,
- * owner, signal, lease, an open-file-description lock): in exact mode it
- * is shared with the hidden descriptor, which later opens must not see. */
+ * owner, signal, lease, an open-file-description lock): in exact mode a
+ * pooled one is shared with the hidden descriptor and the other pooled
+ * opens, which must not see the change. */
 static bool ur_changes_ofd(int cmd)
 {
 	switch (cmd) {
@@ -366,32 +371,31 @@ static int ur_fcntl(ur_fcntl_fn real, int fd, int cmd, void *arg)
 		if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) {
 			if (r < 0 && ur_give_back(errno))
 				r = real(fd, cmd, arg);
+			r = ur_dupfd_native(real, fd, cmd, (int)(intptr_t)arg, r);
 			if (r >= 0)
 				ur_heal(r);
 		}
 		return r;
 	}
-	if (st & UR_RESERVE)
+	/* The reserve and the hidden descriptors are closed to the program. */
+	if (st & UR_HELD)
 		return real(-1, cmd, arg);
-	if (ur_mode == UR_MODE_EXACT && ur_changes_ofd(cmd))
-		ur_hidden_retire();
+	/* A pooled description gets one of its own before it changes or is
+	 * copied (ur_cow). */
+	if (ur_changes_ofd(cmd) || cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)
+		ur_own(fd, st);
 	r = real(fd, cmd, arg);
 	if (r < 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) && ur_give_back(errno))
 		r = real(fd, cmd, arg);
 	if (r < 0)
 		return r;
-	if (st & UR_HIDDEN) {
-		/* Not the program's: a copy it makes is its own file. */
-		if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)
-			ur_heal(r);
-		return r;
-	}
 	switch (cmd) {
 	case F_DUPFD:
 	case F_DUPFD_CLOEXEC:
+		r = ur_dupfd_native(real, fd, cmd, (int)(intptr_t)arg, r);
 		ur_heal(r);
 		ur_update(fd, 0, UR_SHARED);
-		ur_set(r, (st & ~UR_CLOEXEC) | UR_SHARED |
+		ur_set(r, (st & ~(UR_CLOEXEC | UR_COW)) | UR_SHARED |
 		          (cmd == F_DUPFD_CLOEXEC ? UR_CLOEXEC : 0));
 		break;
 	case F_SETFD:
@@ -442,14 +446,13 @@ UR_WRAP_FCNTL(fcntl64, UR_FCNTL_OR_PLAIN(fcntl64))
 UR_WRAP_FCNTL(__fcntl_time64, UR_FCNTL_OR_PLAIN(__fcntl_time64))
 #endif
 
-/* flock locks belong to the open file description: in exact mode, one
- * taken through a pooled descriptor must not reach later opens. */
+/* flock locks belong to the open file description: one taken through a
+ * pooled descriptor must reach no other open. */
 FP_EXPORT int flock(int fd, int op)
 {
 	unsigned st = ur_state(fd);
 
-	if (fp_unlikely(st) && ur_mode == UR_MODE_EXACT && !(st & UR_RESERVE))
-		ur_hidden_retire();
+	ur_own(fd, st);
 	/* illumos has had flock only since 2015: a NULL pointer says ENOSYS. */
 	if (fp_unlikely(!FP_REAL(flock))) {
 		errno = ENOSYS;
@@ -474,13 +477,11 @@ FP_EXPORT FILE *fdopen(int fd, const char *mode)
 	unsigned st = ur_state(fd), g;
 	FILE *f;
 
-	if (fp_likely(!st) || (st & UR_RESERVE))
+	if (fp_likely(!st) || (st & UR_HELD))
 		return FP_REAL(fdopen)(ur_real_fd(fd, st), mode);
-	if (st & UR_HIDDEN) {
-		/* The program takes the number it found: ours no more. */
-		(void)ur_untrack(fd);
-		return fp_real.r_fdopen.f(fd, mode);
-	}
+	/* stdio's own calls on it are out of our sight from now on. */
+	ur_own(fd, st);
+	st &= ~UR_COW;
 	g = atomic_load(&ur_forks);
 	atomic_store(ur_fd(fd), 0);
 	f = fp_real.r_fdopen.f(fd, mode);
@@ -656,4 +657,5 @@ static void ur_atfork_child(void)
 FP_MITIGATION(urandom, .load = ur_load, .init = ur_init, .syms = ur_exec_syms, .nsyms = UR_EXEC_NSYMS,
               .stats = ur_stats, .counters = ur_counters, .ncounters = UR_NCOUNTERS,
               .survey = &ur_sv, .prepare = ur_fd_atfork_prepare,
-              .parent = ur_fd_atfork_parent, .child = ur_atfork_child);
+              .parent = ur_fd_atfork_parent, .child = ur_atfork_child,
+              .rooted = ur_root_changed);

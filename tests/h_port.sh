@@ -61,7 +61,7 @@ check "$flavour: fastpath.so builds warning-free" $CC -D_GNU_SOURCE \
 	-fvisibility=hidden -Wl,-z,now -o "$SO" ./*.c -ldl
 if [ ! -f "$SO" ]; then finish; exit; fi
 
-PROGS="prog_urandom prog_urandom_stress prog_readlink_oracle prog_early"
+PROGS="prog_urandom prog_urandom_stress prog_urandom_seen prog_readlink_oracle prog_early"
 [ "$flavour" = m32 ] && PROGS="$PROGS prog_urandom_fortify prog_readlink_fortify"
 
 build() {
@@ -147,6 +147,18 @@ for v in $VARIANTS; do
 	n=$(stats_get "$T_TMP/st" ur_opens)
 	if [ "${n:-0}" -gt 0 ]; then ok "$t: the pool served $n opens (the shim is active)"
 	else fail "$t: the shim did not act" "$(cat "$T_TMP/st" 2>/dev/null)"; fi
+
+	# Issue 25's cases in both modes; on i386 without large-file
+	# support (m32/plain) F_GETFL and fdinfo show no O_LARGEFILE.
+	"$d/prog_urandom_seen" >"$T_TMP/sn" 2>&1
+	for M in exact reserve; do
+		FASTPATH_URANDOM=$M pre "$d/prog_urandom_seen" >"$T_TMP/sf" 2>&1
+		if [ "$(wc -l <"$T_TMP/sn")" -gt 100 ] && cmp -s "$T_TMP/sn" "$T_TMP/sf"; then
+			ok "$t: prog_urandom_seen ($M) identical to native"
+		else
+			fail "$t: prog_urandom_seen ($M) differs" "$(diff "$T_TMP/sn" "$T_TMP/sf" | head -20)"
+		fi
+	done
 
 	S=$d/prog_urandom_stress
 	check "$t: forks share no block" pre "$S" forks 200

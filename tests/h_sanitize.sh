@@ -40,7 +40,7 @@ AS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-point
 TESTSAN=-fno-sanitize=nonnull-attribute
 W="-Wall -Wextra -Werror"
 SRCS="$(echo ./*.c)"
-PROGS="prog_urandom prog_urandom_fortify prog_urandom_stress prog_urandom_closed prog_urandom_exec
+PROGS="prog_urandom prog_urandom_fortify prog_urandom_stress prog_urandom_closed prog_urandom_exec prog_urandom_seen
 	prog_readlink_oracle prog_readlink_fortify prog_readlink_hold prog_readlink_lister prog_early
 	prog_cpus"
 
@@ -206,7 +206,8 @@ elif [ -f "$ASO" ]; then
 		expect_eq "asan, $M: prog_urandom_closed" 0 $?
 		[ $M = exact ] && check "asan, exact: closed numbers as native" cmp "$T_TMP/cn" "$T_TMP/cf"
 		# /dev/random is pooled on Linux >= 5.6 only: "1 1" or "1 0".
-		h=$(a "$TESTBIN/prog_urandom_closed" hidden 4 2000 2>&1)
+		# readlink of a held number says ENOENT while that mitigation is on.
+		h=$(FASTPATH_DISABLE=readlink a "$TESTBIN/prog_urandom_closed" hidden 4 2000 2>&1)
 		case $h in
 		"1 1" | "1 0") ok "asan, $M: one kept descriptor per pooled device ($h)" ;;
 		*) fail "asan, $M: kept descriptors per device" "$h" ;;

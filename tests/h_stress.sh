@@ -68,7 +68,14 @@ s_short=$1 s_rl=$2 s_opens=$3 s_reads=$4 s_sys=$5 s_refills=$6 s_slices=$7
 expect_eq "stats: every device open counted ($opens)" "$opens" "$s_opens"
 expect_eq "stats: every device read counted ($reads)" "$reads" "$s_reads"
 expect_eq "stats: every /proc fd readlink counted ($rl)" "$rl" "$s_rl"
-expect_eq "stats: own pipes/sockets via thread-self short-circuited ($short)" "$short" "$s_short"
+# The /proc scans also readlink the numbers fastpath holds (the hidden
+# ones, the reserve), which it answers with ENOENT itself, as for a closed
+# number: those add to the count, at most one per scanned readlink.
+if [ "$s_short" -ge "$short" ] && [ "$s_short" -le "$rl" ]; then
+	ok "stats: own pipes/sockets via thread-self short-circuited ($short, +$((s_short - short)) held numbers)"
+else
+	fail "stats: own pipes/sockets via thread-self short-circuited" "program $short, stats $s_short"
+fi
 # Each refill is 64 KiB, and every read is 16 bytes.  Only a handler's read
 # that interrupted the pool goes to the kernel instead; a signal can cut a
 # refill short (getrandom returns what it had), so each may add one.  A

@@ -19,6 +19,7 @@ static void *test_dlsym(const char *name);
 /* The whole library, as fastpath.so has it: the settings and the summary
  * line are checked against the real registry. */
 #include "../mitigations.c"
+#include "../roots.c"
 #include "../readlink_path.c"
 #include "../readlink_shim.c"
 #include "../urandom_pool.c"
@@ -26,6 +27,8 @@ static void *test_dlsym(const char *name);
 #include "../urandom_cloexec.c"
 #include "../urandom_shim.c"
 #include "../urandom_exec.c"
+#include "../urandom_cow.c"
+#include "../urandom_seen.c"
 #include "../urandom_survey.c"
 #include "../cpus_shim.c"
 #include "../cpus_survey.c"

@@ -23,6 +23,7 @@ static void dress_door(struct stat *st);
 #include "../readlink_path.c"
 #include "../readlink_shim.c"
 FP_TABLE(&fp_mit_readlink);
+#include "../roots.c"
 
 #include <sys/epoll.h>
 #include <sys/socket.h>

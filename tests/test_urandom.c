@@ -28,8 +28,11 @@
 #include "../urandom_cloexec.c"
 #include "../urandom_shim.c"
 #include "../urandom_exec.c"
+#include "../urandom_cow.c"
+#include "../urandom_seen.c"
 #include "../urandom_survey.c"
 FP_TABLE(&fp_mit_urandom);
+#include "../roots.c"
 
 #include <sys/random.h>
 #include <sys/syscall.h>
@@ -374,7 +377,7 @@ static int count_dev(void)
  * duplicates at the lowest free number; close really closes. */
 static void test_exact_hidden(void **state)
 {
-	int fd, fd2, h, base;
+	int fd, fd2, fd3, h, base;
 	uint64_t w;
 
 	(void)state;
@@ -398,21 +401,37 @@ static void test_exact_hidden(void **state)
 	close(fd2);
 	assert_int_equal(count_dev(), base + 1);
 
-	/* F_SETFL through a pooled one retires it: later opens get a fresh
-	 * description without O_NONBLOCK. */
+	/* F_SETFL through a pooled one gives it a description of its own
+	 * first (copy-on-write): the hidden one stays, and the other pooled
+	 * opens keep the description they share with it. */
 	fd = open("/dev/urandom", O_RDONLY);
-	assert_int_equal(fcntl(fd, F_SETFL, O_NONBLOCK), 0);
-	assert_true(atomic_load(&ur_hidden[UR_DEV_URANDOM]) != w);
-	assert_int_equal(fp_real.r_fcntl.f(h, F_GETFD), -1);  /* the old one closed */
 	fd2 = open("/dev/urandom", O_RDONLY);
+	assert_true(ur_state(fd) & UR_COW);
+	assert_int_equal(fcntl(fd, F_SETFL, O_NONBLOCK), 0);
+	assert_false(ur_state(fd) & UR_COW);
+	assert_true(ur_state(fd2) & UR_COW);
+	assert_int_equal(atomic_load(&ur_hidden[UR_DEV_URANDOM]), w);
 	assert_int_equal(fcntl(fd2, F_GETFL) & O_NONBLOCK, 0);
 	assert_int_equal(fcntl(fd, F_GETFL) & O_NONBLOCK, O_NONBLOCK);
-	/* flock too. */
-	w = atomic_load(&ur_hidden[UR_DEV_URANDOM]);
-	assert_int_equal(flock(fd2, LOCK_SH), 0);
-	assert_true(atomic_load(&ur_hidden[UR_DEV_URANDOM]) != w);
+	assert_int_equal(fp_real.r_fcntl.f(fd, F_GETFD), 0);  /* its flag kept */
+	/* flock too: a lock on one pooled open excludes another. */
+	assert_int_equal(flock(fd2, LOCK_EX | LOCK_NB), 0);
+	assert_false(ur_state(fd2) & UR_COW);
+	fd3 = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	assert_int_equal(flock(fd3, LOCK_EX | LOCK_NB), -1);
+	assert_int_equal(errno, EWOULDBLOCK);
+	assert_int_equal(fp_real.r_fcntl.f(fd3, F_GETFD), FD_CLOEXEC);
+	assert_int_equal(atomic_load(&ur_hidden[UR_DEV_URANDOM]), w);
+	/* The hidden number is closed to the program's own calls. */
+	assert_int_equal(fcntl(h, F_GETFD), -1);
+	assert_int_equal(errno, EBADF);
+	assert_int_equal(dup(h), -1);
+	assert_int_equal(close(h), -1);
+	assert_int_equal(errno, EBADF);
+	assert_int_equal(fp_real.r_fcntl.f(h, F_GETFD), FD_CLOEXEC);
 	close(fd);
 	close(fd2);
+	close(fd3);
 
 	/* dup2 onto the hidden number: it goes, the program's file is there,
 	 * and the next open makes another hidden one. */
@@ -434,6 +453,63 @@ static void test_exact_hidden(void **state)
 	assert_int_equal(UR_HW_FD(atomic_load(&ur_hidden[UR_DEV_URANDOM])), -1);
 	assert_int_equal(fp_real.r_fcntl.f(h, F_GETFD), -1);
 	assert_int_equal(count_dev(), base);
+}
+
+/* A change of root or mounts (the rooted hook): the hidden descriptor and
+ * the reserve are given up, and a path once found not to be the device is
+ * tried again, so the next open goes through the path. */
+static void test_root_changed(void **state)
+{
+	int fd, h;
+
+	(void)state;
+	fd = open("/dev/urandom", O_RDONLY);
+	h = UR_HW_FD(atomic_load(&ur_hidden[UR_DEV_URANDOM]));
+	assert_true(h > fd);
+	close(fd);
+	atomic_store(&ur_hidden_bad[UR_DEV_RANDOM], true);
+	errno = 1234;
+	ur_root_changed();
+	assert_int_equal(errno, 1234);
+	assert_int_equal(UR_HW_FD(atomic_load(&ur_hidden[UR_DEV_URANDOM])), -1);
+	assert_int_equal(fp_real.r_fcntl.f(h, F_GETFD), -1);
+	assert_false(atomic_load(&ur_hidden_bad[UR_DEV_RANDOM]));
+	/* Reserve mode: the kept one goes. */
+	ur_mode = UR_MODE_RESERVE;
+	fd = open("/dev/urandom", O_RDONLY);
+	close(fd);
+	assert_int_equal(atomic_load(&ur_reserve[UR_DEV_URANDOM]), fd);
+	ur_root_changed();
+	assert_int_equal(atomic_load(&ur_reserve[UR_DEV_URANDOM]), -1);
+	assert_int_equal(ur_state(fd), 0);
+	assert_int_equal(fp_real.r_fcntl.f(fd, F_GETFD), -1);
+	ur_mode = UR_MODE_EXACT;
+}
+
+/* F_DUPFD from a number at or below a hidden one gets the hidden one's
+ * number when everything between is taken, as natively: it moves away. */
+static void test_dupfd_native(void **state)
+{
+	int fd, h, r, n = open("/dev/null", O_RDONLY);
+
+	(void)state;
+	fd = open("/dev/urandom", O_RDONLY);
+	h = UR_HW_FD(atomic_load(&ur_hidden[UR_DEV_URANDOM]));
+	r = fcntl(n, F_DUPFD, h);
+	assert_int_equal(r, h);
+	assert_int_equal(ur_state(r), 0);
+	assert_int_equal(UR_HW_FD(atomic_load(&ur_hidden[UR_DEV_URANDOM])), -1);
+	close(r);
+	/* Below the hidden one: untouched. */
+	close(fd);
+	fd = open("/dev/urandom", O_RDONLY);
+	h = UR_HW_FD(atomic_load(&ur_hidden[UR_DEV_URANDOM]));
+	r = fcntl(n, F_DUPFD, 10);
+	assert_true(r < h);
+	assert_int_equal(UR_HW_FD(atomic_load(&ur_hidden[UR_DEV_URANDOM])), h);
+	close(r);
+	close(fd);
+	close(n);
 }
 
 /* The stand-in of the real fcntl that knows F_DUP2FD, as illumos's does. */
@@ -726,6 +802,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_low_fds_never_kept, reserve_mode, exact_mode),
 		cmocka_unit_test_setup_teardown(test_shared_never_kept, reserve_mode, exact_mode),
 		cmocka_unit_test_setup_teardown(test_exact_hidden, exact_mode, NULL),
+		cmocka_unit_test_setup_teardown(test_root_changed, exact_mode, NULL),
+		cmocka_unit_test_setup_teardown(test_dupfd_native, exact_mode, NULL),
 		cmocka_unit_test_setup_teardown(test_dup2fd, exact_mode, NULL),
 		cmocka_unit_test(test_dup3_missing),
 		cmocka_unit_test_setup_teardown(test_dup_cloexec_fallback, exact_mode, NULL),

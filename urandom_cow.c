@@ -1,0 +1,222 @@
+/*
+ * urandom_cow.c: a pooled descriptor's open file description is never
+ * shared where the program could see it.
+ *
+ * In exact mode an open is a duplicate of the hidden descriptor, so every
+ * pooled open (UR_COW) shares one description with it and with the other
+ * pooled opens.  Natively each open has its own.  Nobody can tell while
+ * the description stays as the kernel made it (read-only, blocking, no
+ * owner, no lock), so the sharing is copy-on-write: just before anything
+ * would change the description (F_SETFL, F_SETOWN, F_SETSIG, F_SETLEASE,
+ * flock, an OFD lock, FIONBIO, epoll_ctl's ADD), or a copy of it would
+ * leave our sight (dup and its forms, fork, spawn, exec, SCM_RIGHTS,
+ * clone), ur_cow puts a fresh open of the device on the same number, with
+ * its close-on-exec flag kept.  The common path (open, read, close) never
+ * comes here.  A copy made of a private description needs nothing more:
+ * the hidden descriptor itself never escapes, so it is not retired then.
+ *
+ * Also here: ur_root_changed (the next open goes through the path again)
+ * and ur_dupfd_native (F_DUPFD never skips a hidden number).
+ */
+#include "fastpath.h"
+#include "urandom.h"
+
+static const char *const ur_paths[UR_NDEV] = { "/dev/urandom", "/dev/random" };
+
+/* A description of the device of its own: a real open through the path,
+ * checked to be the device (a chroot may have a file there).  -1 if none. */
+static int ur_cow_open(int dev)
+{
+	int fd;
+
+	ur_count(SYSCALLS);
+	/* Read-only (O_RDONLY is 0), as the hidden one. */
+	fd = fp_real.r_openat.f(AT_FDCWD, ur_paths[dev], O_CLOEXEC | O_LARGEFILE);
+	if (fd < 0)
+		return -1;
+	ur_heal(fd);
+	if (!ur_is_device(fd, dev)) {
+		fp_real.r_close.f(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Puts src's description on fd, with FD_CLOEXEC as cloexec says; src is
+ * closed either way. */
+static int ur_put(int src, int fd, bool cloexec)
+{
+	int r;
+
+	ur_count(SYSCALLS);
+	r = ur_real_dup3(src, fd, cloexec ? O_CLOEXEC : 0);
+	if (r < 0 && errno == ENOSYS) {
+		r = fp_real.r_dup2.f(src, fd);
+		if (r >= 0 && cloexec)
+			(void)fp_real.r_fcntl.f(fd, F_SETFD, FD_CLOEXEC);
+	}
+	fp_real.r_close.f(src);
+	return r;
+}
+
+/*
+ * Gives fd a description of its own, if it shares the hidden one; errno
+ * is kept.  False when none could be had (no device at the path, no
+ * number free): the change then reaches the shared description, and the
+ * hidden descriptor is retired so that later opens at least get a fresh
+ * one.  Two threads changing one fresh descriptor at the same instant may
+ * see one change land on the description the other then replaces.
+ */
+bool ur_cow(int fd)
+{
+	unsigned char st = atomic_load(ur_fd(fd));
+	int saved = errno, fl, nfd = -1, r = -1;
+
+	for (;;) {
+		unsigned char was = st;
+
+		if (!(st & UR_COW))
+			break;
+		/* Not the device: closed by a raw system call and the number
+		 * reused (a socket), and the state stale, if it is still the
+		 * one read (else its owner closed it meanwhile, and may have
+		 * put another open there: read again). */
+		if (!ur_is_device(fd, ur_dev(st))) {
+			if (atomic_compare_exchange_strong(ur_fd(fd), &was, 0)) {
+				st = 0;
+				break;
+			}
+			st = was;
+			continue;
+		}
+		if ((fl = fp_real.r_fcntl.f(fd, F_GETFD)) < 0 ||
+		    (nfd < 0 && (nfd = ur_cow_open(ur_dev(st))) < 0))
+			break;
+		/* Claimed with the very state read before the flag: if it
+		 * changed, the number may be another open now (its owner
+		 * closed and reopened it), whose flag is read again.  Once
+		 * claimed, a close of it waits (ur_cow_forget). */
+		if (atomic_compare_exchange_strong(ur_fd(fd), &was, (unsigned char)(st & ~UR_COW))) {
+			r = ur_put(nfd, fd, (fl & FD_CLOEXEC) != 0);
+			nfd = -1;
+			break;
+		}
+		st = was;
+	}
+	if (nfd >= 0)
+		fp_real.r_close.f(nfd);
+	if (r < 0 && (st & UR_COW)) {
+		ur_update(fd, UR_COW, 0);
+		(void)ur_hidden_retire();
+	} else if (r >= 0) {
+		ur_debug("copy-on-write: a description of its own");
+	}
+	errno = saved;
+	return r >= 0 || !(st & UR_COW);
+}
+
+/* Threads in ur_cow_all, which copies descriptors other threads own: an
+ * owner's close must not free the number between its claim and its dup3,
+ * which would put the device back on a freed number (ur_cow_forget). */
+static _Atomic unsigned ur_cowing;
+static FP_TLS bool ur_cow_me;
+
+/* Before a fork, a spawn or a clone: every pooled descriptor gets its own
+ * description, so that the child's copies share with the parent's only
+ * what they share natively. */
+void ur_cow_all(void)
+{
+	int fd, end = atomic_load(&ur_hiwater);
+
+	atomic_fetch_add(&ur_cowing, 1);
+	ur_cow_me = true;
+	for (fd = 0; fd < end; fd++)
+		if (atomic_load_explicit(ur_fd(fd), memory_order_relaxed) & UR_COW)
+			(void)ur_cow(fd);
+	ur_cow_me = false;
+	atomic_fetch_sub(&ur_cowing, 1);
+}
+
+/* A pooled number (state st) is about to be freed or replaced (close, dup2
+ * onto it, a range closed): forgotten first.  If ur_cow_all in another
+ * thread has claimed it, that copy is waited for (a few system calls);
+ * not from inside it (a signal handler of that thread). */
+void ur_cow_forget(int fd, unsigned st)
+{
+	unsigned char s = (unsigned char)st;
+
+	if (atomic_compare_exchange_strong(ur_fd(fd), &s, 0))
+		return;
+	while (atomic_load(&ur_cowing) && !ur_cow_me)
+		sched_yield();
+	atomic_store(ur_fd(fd), 0);
+}
+
+/* Before an exec: the same for the numbers the new program keeps, in the
+ * kernel only.  Our memory is left as it is: a vfork child runs this on
+ * its parent's (its table is its own), and a failed exec only leaves the
+ * number marked for a copy it no longer needs. */
+void ur_cow_exec(void)
+{
+	int fd, end = atomic_load(&ur_hiwater), saved = errno;
+
+	if (fp_likely(ur_mode != UR_MODE_EXACT))
+		return;
+	for (fd = 0; fd < end; fd++) {
+		unsigned st = atomic_load_explicit(ur_fd(fd), memory_order_relaxed);
+		int fl, nfd;
+
+		if (!(st & UR_COW) || (fl = fp_real.r_fcntl.f(fd, F_GETFD)) < 0 ||
+		    (fl & FD_CLOEXEC) || !ur_is_device(fd, ur_dev(st)) ||
+		    (nfd = ur_cow_open(ur_dev(st))) < 0)
+			continue;
+		(void)ur_put(nfd, fd, false);
+	}
+	errno = saved;
+}
+
+/* The process's root or mounts changed: /dev/urandom may now be another
+ * file, or none.  The next open goes through the path, as the first did:
+ * the hidden descriptors are retired, the reserve is given back, and a
+ * path found not to be the device is tried again. */
+void ur_root_changed(void)
+{
+	int d, saved = errno;
+
+	for (d = 0; d < UR_NDEV; d++) {
+		int fd = atomic_exchange(&ur_reserve[d], -1);
+
+		atomic_store(&ur_hidden_bad[d], false);
+		if (fd >= 0) {
+			atomic_store(ur_fd(fd), 0);
+			fp_real.r_close.f(fd);
+		}
+	}
+	(void)ur_hidden_retire();
+	errno = saved;
+}
+
+/* F_DUPFD's answer r for a lowest number lo, before it is tracked:
+ * natively a hidden number h with lo <= h < r would have been free, and
+ * the answer.  Then the hidden descriptor moves out of the way (the next
+ * open makes another) and the copy is made again.  Two loads when no
+ * hidden one is in the way, the common case: it sits near the top. */
+int ur_dupfd_native(int (*real)(int, int, ...), int fd, int cmd, int lo, int r)
+{
+	int d;
+
+	for (d = 0; r >= 0 && lo >= 0 && d < UR_NDEV; d++) {
+		int h = UR_HW_FD(atomic_load(&ur_hidden[d])), again;
+
+		if (h < lo || h >= r || ur_hidden_forget(d, h) < 0)
+			continue;
+		ur_count(SYSCALLS);
+		fp_real.r_close.f(h);
+		if ((again = real(fd, cmd, lo)) >= 0) {
+			fp_real.r_close.f(r);
+			r = again;
+			d = -1;  /* the other device's may be in the way now */
+		}
+	}
+	return r;
+}

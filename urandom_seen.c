@@ -1,0 +1,283 @@
+/*
+ * urandom_seen.c: the calls beyond open, read, close, dup and fcntl that
+ * could see what the urandom mitigation holds, or change or copy a pooled
+ * open file description.
+ *
+ * Held descriptors (UR_HELD: the reserve, the hidden ones) are closed as
+ * far as the program knows: each call here passes -1 for them, which gives
+ * the kernel's own EBADF.  A pooled description (UR_COW) gets one of its
+ * own before a call changes it (FIONBIO, FIOASYNC, epoll_ctl's ADD) or
+ * copies it out of sight (SCM_RIGHTS, _Fork, clone): urandom_cow.c.
+ * Each wrapper costs one compare for a descriptor that is not ours.
+ *
+ * Out of reach, documented in fastpath(7): raw system calls, a listing of
+ * /proc/self/fd or a read of /proc/self/fdinfo, and the calls not wrapped
+ * here (poll and select, fstatat and statx with AT_EMPTY_PATH, fchdir,
+ * fsync, mmap, fstatfs...), which see the held numbers as open.
+ */
+#include "fastpath.h"
+#include "urandom.h"
+
+#ifdef FP_LINUX
+#include <sys/ioctl.h>
+
+/* The real call, or ENOSYS where the C library lacks it. */
+#define UR_CALL(name, ...)                                                   \
+	(FP_REAL(name) ? fp_real.r_##name.f(__VA_ARGS__) : (errno = ENOSYS, -1))
+/* The number to pass on for fd. */
+#define UR_FD(fd) ur_real_fd(fd, ur_state(fd))
+
+FP_EXPORT int fstat(int fd, struct stat *st)
+{
+	return UR_CALL(fstat, UR_FD(fd), st);
+}
+
+FP_EXPORT off_t lseek(int fd, off_t off, int whence)
+{
+	return UR_CALL(lseek, UR_FD(fd), off, whence);
+}
+
+/* FIONBIO and FIOASYNC set status flags of the open file description, as
+ * F_SETFL does.  ioctl and __ioctl_time64 (32-bit programs with 64-bit
+ * time_t), written once. */
+#define UR_WRAP_IOCTL(name, req_type)                                        \
+	FP_EXPORT int name(int fd, req_type req, ...)                        \
+	{                                                                    \
+		unsigned st = ur_state(fd);                                  \
+		void *arg;                                                   \
+		va_list ap;                                                  \
+                                                                             \
+		va_start(ap, req);                                           \
+		arg = va_arg(ap, void *);                                    \
+		va_end(ap);                                                  \
+		if (fp_unlikely(st) && (req == FIONBIO || req == FIOASYNC))  \
+			ur_own(fd, st);                                      \
+		return UR_CALL(name, ur_real_fd(fd, st), req, arg);          \
+	}
+
+UR_WRAP_IOCTL(ioctl, FP_IOCTL_REQ)
+#ifdef FP_HAVE_FCNTL_TIME64
+UR_WRAP_IOCTL(__ioctl_time64, unsigned long)
+
+FP_EXPORT int __fstat64_time64(int fd, void *st)
+{
+	return UR_CALL(__fstat64_time64, UR_FD(fd), st);
+}
+#endif
+
+/* The vector reads at an offset go to the kernel (the device ignores the
+ * offset; few programs read it so): only the held numbers matter here. */
+FP_EXPORT ssize_t preadv(int fd, const struct iovec *iov, int cnt, off_t off)
+{
+	return UR_CALL(preadv, UR_FD(fd), iov, cnt, off);
+}
+
+FP_EXPORT ssize_t preadv2(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
+{
+	return UR_CALL(preadv2, UR_FD(fd), iov, cnt, off, flags);
+}
+
+FP_EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t n)
+{
+	return UR_CALL(sendfile, UR_FD(out), UR_FD(in), off, n);
+}
+
+FP_EXPORT ssize_t splice(int in, fp_loff_t *ioff, int out, fp_loff_t *ooff, size_t n,
+                         unsigned flags)
+{
+	return UR_CALL(splice, UR_FD(in), ioff, UR_FD(out), ooff, n, flags);
+}
+
+FP_EXPORT ssize_t tee(int in, int out, size_t n, unsigned flags)
+{
+	return UR_CALL(tee, UR_FD(in), UR_FD(out), n, flags);
+}
+
+FP_EXPORT ssize_t copy_file_range(int in, fp_loff_t *ioff, int out, fp_loff_t *ooff, size_t n,
+                                  unsigned flags)
+{
+	return UR_CALL(copy_file_range, UR_FD(in), ioff, UR_FD(out), ooff, n, flags);
+}
+
+#ifdef FP_HAVE_LFS64
+/* The fortified preads (glibc): a size past the buffer is theirs to abort
+ * on; a pooled descriptor's read goes to the kernel here. */
+FP_EXPORT ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen)
+{
+	return UR_CALL(__pread_chk, UR_FD(fd), buf, n, off, buflen);
+}
+
+FP_EXPORT ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off, size_t buflen)
+{
+	return UR_CALL(__pread64_chk, UR_FD(fd), buf, n, off, buflen);
+}
+
+FP_EXPORT int fstat64(int fd, struct stat64 *st)
+{
+	return UR_CALL(fstat64, UR_FD(fd), st);
+}
+
+FP_EXPORT off64_t lseek64(int fd, off64_t off, int whence)
+{
+	return UR_CALL(lseek64, UR_FD(fd), off, whence);
+}
+
+FP_EXPORT ssize_t preadv64(int fd, const struct iovec *iov, int cnt, off64_t off)
+{
+	return UR_CALL(preadv64, UR_FD(fd), iov, cnt, off);
+}
+
+FP_EXPORT ssize_t preadv64v2(int fd, const struct iovec *iov, int cnt, off64_t off, int flags)
+{
+	return UR_CALL(preadv64v2, UR_FD(fd), iov, cnt, off, flags);
+}
+
+FP_EXPORT ssize_t sendfile64(int out, int in, off64_t *off, size_t n)
+{
+	return UR_CALL(sendfile64, UR_FD(out), UR_FD(in), off, n);
+}
+#endif
+
+/* An epoll registration is released when the description is: it must be
+ * the program's alone, or a close() would leave the entry in the set. */
+FP_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
+{
+	unsigned st = ur_state(fd);
+
+	if (op == EPOLL_CTL_ADD)
+		ur_own(fd, st);
+	return UR_CALL(epoll_ctl, UR_FD(epfd), op, ur_real_fd(fd, st), ev);
+}
+
+/* Descriptors passed with SCM_RIGHTS: a held one is EBADF, as natively; a
+ * pooled one is sent with a description of its own.  Returns false for
+ * EBADF. */
+static bool ur_rights_ok(const struct msghdr *msg)
+{
+	struct cmsghdr *c;
+
+	if (!ur_opaque(msg) || !msg->msg_control || msg->msg_controllen < sizeof(struct cmsghdr))
+		return true;
+	for (c = CMSG_FIRSTHDR((struct msghdr *)msg); c; c = CMSG_NXTHDR((struct msghdr *)msg, c)) {
+		size_t i, n;
+		int fd;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+		    c->cmsg_len < CMSG_LEN(0))
+			continue;
+		n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (i = 0; i < n; i++) {
+			unsigned st;
+
+			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
+			st = ur_state(fd);
+			if (st & UR_HELD)
+				return false;
+			ur_own(fd, st);
+		}
+	}
+	return true;
+}
+
+/* sendmsg and __sendmsg64 (32-bit programs with 64-bit time_t). */
+#define UR_WRAP_SENDMSG(name)                                                \
+	FP_EXPORT ssize_t name(int fd, const struct msghdr *msg, int flags)  \
+	{                                                                    \
+		if (fp_unlikely(atomic_load_explicit(&ur_hiwater, memory_order_relaxed)) && \
+		    !ur_rights_ok(msg)) {                                    \
+			errno = EBADF;                                       \
+			return -1;                                           \
+		}                                                            \
+		return UR_CALL(name, UR_FD(fd), msg, flags);                 \
+	}
+
+UR_WRAP_SENDMSG(sendmsg)
+#ifdef FP_HAVE_FCNTL_TIME64
+UR_WRAP_SENDMSG(__sendmsg64)
+#endif
+
+/* Spawn file actions run in the child, where the held numbers are still
+ * open until the exec.  A dup2 or fchdir from one is made to fail there
+ * as natively (EBADF from posix_spawn) by closing it in the child first:
+ * a close action on a number the program thinks closed changes nothing
+ * it can see (the C library ignores its failure).  A number the reserve
+ * hands out between the action and the spawn is then wrongly closed: a
+ * documented limit. */
+static int ur_spawn_closed(posix_spawn_file_actions_t *fa, int fd)
+{
+	if (fp_likely(!(ur_state(fd) & UR_HELD)))
+		return 0;
+	return FP_REAL(posix_spawn_file_actions_addclose) ?
+	               fp_real.r_posix_spawn_file_actions_addclose.f(fa, fd) : ENOSYS;
+}
+
+FP_EXPORT int posix_spawn_file_actions_adddup2(posix_spawn_file_actions_t *fa, int fd, int to)
+{
+	int r = ur_spawn_closed(fa, fd);
+
+	if (r)
+		return r;
+	return FP_REAL(posix_spawn_file_actions_adddup2) ?
+	               fp_real.r_posix_spawn_file_actions_adddup2.f(fa, fd, to) : ENOSYS;
+}
+
+FP_EXPORT int posix_spawn_file_actions_addfchdir_np(posix_spawn_file_actions_t *fa, int fd)
+{
+	int r = ur_spawn_closed(fa, fd);
+
+	if (r)
+		return r;
+	return FP_REAL(posix_spawn_file_actions_addfchdir_np) ?
+	               fp_real.r_posix_spawn_file_actions_addfchdir_np.f(fa, fd) : ENOSYS;
+}
+
+/* _Fork runs no atfork handler, but the child gets our descriptors all
+ * the same: what our fork handlers do for the descriptor table, done
+ * here (the pool's bytes are wiped in the child too). */
+FP_EXPORT pid_t _Fork(void)
+{
+	pid_t r;
+	int saved;
+
+	if (fp_likely(!atomic_load_explicit(&ur_hiwater, memory_order_relaxed)))
+		return UR_CALL(_Fork);
+	ur_fd_atfork_prepare();
+	r = UR_CALL(_Fork);
+	saved = errno;
+	if (r == 0) {
+		ur_fd_atfork_child();
+		ur_pool_atfork_child();
+	} else {
+		ur_fd_atfork_parent();
+	}
+	errno = saved;
+	return r;
+}
+
+/* clone: a child with a copy of the descriptor table (no CLONE_FILES)
+ * holds copies of ours.  Only the parent's side can be done here: the
+ * child runs fn, not us (and with CLONE_VM shares our memory). */
+FP_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
+{
+	void *ptid, *tls, *ctid;
+	va_list ap;
+	bool ours = !(flags & CLONE_FILES) &&
+	            atomic_load_explicit(&ur_hiwater, memory_order_relaxed) != 0;
+	int r, saved;
+
+	/* The C library reads these only when the flags say so. */
+	va_start(ap, arg);
+	ptid = va_arg(ap, void *);
+	tls = va_arg(ap, void *);
+	ctid = va_arg(ap, void *);
+	va_end(ap);
+	if (ours && ur_mode == UR_MODE_EXACT)
+		ur_cow_all();
+	r = UR_CALL(clone, fn, stack, flags, arg, ptid, tls, ctid);
+	saved = errno;
+	if (ours && r > 0)
+		(void)ur_hidden_retire();
+	errno = saved;
+	return r;
+}
+#endif /* FP_LINUX */
