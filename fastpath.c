@@ -99,6 +99,18 @@ long fp_raw_openat(int dirfd, const char *path, int flags, mode_t mode)
 {
 	return FP_SYSCALL(SYS_openat, dirfd, path, flags, mode);
 }
+/* The kernel's getrandom where the headers name it (Linux 3.17, illumos
+ * 2015), else -1 with ENOSYS. */
+long fp_raw_getrandom(void *buf, size_t n, unsigned flags)
+{
+#ifdef SYS_getrandom
+	return FP_SYSCALL(SYS_getrandom, buf, n, flags);
+#else
+	(void)buf, (void)n, (void)flags;
+	errno = ENOSYS;
+	return -1;
+#endif
+}
 ssize_t fp_raw_read(int fd, void *buf, size_t n)
 {
 	return FP_SYSCALL(SYS_read, fd, buf, n);

@@ -133,6 +133,7 @@
 /* The kernel's entry points, for the few places where no libc function may
  * be called (a wrapped call made while we are still binding symbols). */
 long fp_raw_openat(int dirfd, const char *path, int flags, mode_t mode) FP_HIDDEN;
+long fp_raw_getrandom(void *buf, size_t n, unsigned flags) FP_HIDDEN;
 ssize_t fp_raw_read(int fd, void *buf, size_t n) FP_HIDDEN;
 int fp_raw_close(int fd) FP_HIDDEN;
 ssize_t fp_raw_readlinkat(int dirfd, const char *path, char *buf, size_t n) FP_HIDDEN;

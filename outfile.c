@@ -270,9 +270,7 @@ static void fp_of_nonce(char *hex)
 	uint64_t v = 0;
 	int i;
 
-#ifdef SYS_getrandom
-	if (syscall(SYS_getrandom, &v, sizeof v, 1 /* GRND_NONBLOCK */) != (long)sizeof v)
-#endif
+	if (fp_raw_getrandom(&v, sizeof v, 1 /* GRND_NONBLOCK */) != (long)sizeof v)
 	{
 		struct timespec ts;
 
