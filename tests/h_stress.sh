@@ -13,9 +13,9 @@ P=$TESTBIN/prog_stress_mixed
 secs=${STRESS_SECONDS:-60}
 nsecs=${STRESS_NATIVE_SECONDS:-10}
 # The program runs SECONDS and until each thread made its minimum (at most
-# 180 s more), and its own alarm ends it 60 s after that; this is for a
+# 300 s more), and its own alarm ends it 120 s after that; this is for a
 # hang neither can see.  It bounds a hang only: no verdict is by the clock.
-limit=$((secs + 300))
+limit=$((secs + 480))
 to=
 command -v timeout >/dev/null 2>&1 && to="timeout -s KILL $limit"
 

@@ -18,7 +18,7 @@ vg() {
 	shift 2
 	# A hang under a tool fails the check instead of blocking CI.  Only a
 	# hang: generous, so that a slow host (drd, a loaded CI runner) is not
-	# one; prog_stress_mixed's own alarm fires before (SECONDS + 240 s).
+	# one; prog_stress_mixed's own alarm fires before (SECONDS + 420 s).
 	# shellcheck disable=SC2086 # tool is a word list
 	if LD_PRELOAD=$FASTPATH_SO timeout 600 $tool --log-file="$T_TMP/vg.log" "$@" >"$T_TMP/vg.out" 2>&1 &&
 	   [ ! -s "$T_TMP/vg.log" ]; then

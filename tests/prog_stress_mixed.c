@@ -58,8 +58,8 @@ enum { T_FORK = NREADERS + NRL, T_EXEC, T_SIG };
 #define CHILD_BLOCKS 5
 /* Every limit below bounds a hang; none decides a pass by speed. */
 #define MIN_ITER 10               /* iterations every thread makes before the stop */
-#define STALL_SECS 60             /* a thread without progress this long: deadlock */
-#define GRACE_SECS 180            /* past SECONDS, for the slowest to reach MIN_ITER */
+#define STALL_SECS 120            /* a thread without progress this long: deadlock */
+#define GRACE_SECS 300            /* past SECONDS, for the slowest to reach MIN_ITER */
 
 extern char **environ;
 
@@ -694,6 +694,9 @@ static double now_s(void)
  * not stuck).  A thread without progress for STALL_SECS is a deadlock: the
  * others cannot be joined either, so the process ends there.  Time only
  * bounds how long a run may take; what passes is what the threads did. */
+static double pause_max;         /* the longest a thread went without progress */
+static int pause_who;
+
 static bool watch(int secs)
 {
 	double start = now_s(), seen[NTHREADS];
@@ -718,7 +721,9 @@ static bool watch(int secs)
 			}
 			if (p != last[i])
 				last[i] = p, seen[i] = now;
-			else if (now - seen[i] > STALL_SECS) {
+			if (now - seen[i] > pause_max)
+				pause_max = now - seen[i], pause_who = i;
+			if (now - seen[i] > STALL_SECS) {
 				fprintf(stderr, "FAIL: %s thread %d: no progress for %d s (deadlock?)\n",
 				        tname(i), i, STALL_SECS);
 				_exit(3);
@@ -789,8 +794,9 @@ int main(int argc, char **argv)
 		pthread_join(tids[i], NULL);
 	alarm(0);
 	close(g_fd);
-	printf("ran %.0f s: %lu forks, %lu execs, %lu signals\n", now_s() - start,
-	       atomic_load(&n_forks), atomic_load(&n_execs), atomic_load(&n_sigs));
+	printf("ran %.0f s: %lu forks, %lu execs, %lu signals; longest pause %.1f s (%s thread %d)\n",
+	       now_s() - start, atomic_load(&n_forks), atomic_load(&n_execs), atomic_load(&n_sigs),
+	       pause_max, tname(pause_who), pause_who);
 
 	TU_CHECK(watched, "the watchdog's verdict (above)");
 	/* What each thread did, counted to the end. */
