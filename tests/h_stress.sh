@@ -3,9 +3,11 @@
 # and closing the device; forks; execs; signal handlers that read it;
 # readlink of /proc/self/fd) for STRESS_SECONDS (default 60) under
 # fastpath.so, and for STRESS_NATIVE_SECONDS (default 10) natively, which
-# proves the test itself.  The program checks: no stall (watchdog), no fd
-# leak, no 16-byte block twice.  Here: fastpath's FASTPATH_STATS counters
-# for the process agree with what the program counted.
+# proves the test itself; each run lasts longer where a thread needs it to
+# make its minimum of iterations.  The program checks: no stall
+# (watchdog), every thread's minimum, no fd leak, no 16-byte block twice.
+# Here: fastpath's FASTPATH_STATS counters for the process agree with what
+# the program counted.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 
