@@ -249,7 +249,7 @@ static int mode_forklock(int n)
  * (a loaded host, valgrind): counted, not hoped for in SECS; SIG_LATE
  * seconds past SECS without them is a failure, never a pass. */
 #define SIG_MIN 101
-#define SIG_LATE 60
+#define SIG_LATE 600
 static block sig_v[SIG_MAX];
 static volatile sig_atomic_t sig_n, sig_bad;
 
