@@ -164,7 +164,7 @@ for v in $VARIANTS; do
 	check "$t: forks share no block" pre "$S" forks 200
 	check "$t: 4 threads, no repeated block" pre "$S" threads 4 20000
 	check "$t: fork while the pool lock is held" timeout 120 env LD_PRELOAD="$SO" "$S" forklock 100
-	check "$t: signal handler reads" timeout 60 env LD_PRELOAD="$SO" "$S" signal 1
+	check "$t: signal handler reads" timeout 900 env LD_PRELOAD="$SO" "$S" signal 1
 	check "$t: noclo cycles" pre "$S" cycles 2000 noclo
 
 	# readlink: the kernel as oracle (small: 2000 sockets, 200 pipes).

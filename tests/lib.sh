@@ -136,6 +136,23 @@ stats_field() {
 	fi
 }
 
+# wait_for LIMIT WHAT COMMAND...: polls COMMAND every 0.05 s until it
+# succeeds: an event the next checks need (a background process ready), not
+# a sleep that hopes for it.  LIMIT (seconds of polls, more under load)
+# bounds a hang only: then it fails, naming WHAT, and returns 1.
+wait_for() {
+	_wf_lim=$1 _wf_n=$(($1 * 20)) _wf_what=$2
+	shift 2
+	until "$@" >/dev/null 2>&1; do
+		_wf_n=$((_wf_n - 1))
+		if [ "$_wf_n" -le 0 ]; then
+			fail "waiting for $_wf_what" "not after $_wf_lim s of polls: $*"
+			return 1
+		fi
+		sleep 0.05
+	done
+}
+
 finish() {
 	echo "$T_PASSED passed, $T_FAILED failed, $T_SKIPPED skipped"
 	[ "$T_FAILED" -eq 0 ]

@@ -86,10 +86,9 @@ mkdir "$T_TMP/h2"
 # its stdout must not be a file that grows while we compare listings
 "$TESTBIN/prog_readlink_hold" -e 4 200 100 "$T_TMP/h2" sleep 300 </dev/null >/dev/null 2>&1 &
 hp=$!
-i=0
-while [ ! -p "$T_TMP/h2/fifo" ] || [ "$(readlink "/proc/$hp/exe")" = "$(readlink -f "$TESTBIN/prog_readlink_hold")" ]; do
-	i=$((i + 1)); [ "$i" -lt 100 ] || break; sleep 0.05
-done
+# Ready: its FIFO made and the command exec'd (every descriptor open).
+held() { [ -p "$T_TMP/h2/fifo" ] && [ "$(readlink "/proc/$hp/exe")" = "$(command -v sleep | xargs readlink -f)" ]; }
+wait_for 60 "the descriptor holder" held
 $LS >/dev/null 2>&1  # warm
 ls -l --time-style=+ "/proc/$hp/fd/" >"$T_TMP/ols.native" 2>&1
 LD_PRELOAD=$FASTPATH_SO ls -l --time-style=+ "/proc/$hp/fd/" >"$T_TMP/ols.fp" 2>&1

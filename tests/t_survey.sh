@@ -180,12 +180,14 @@ sv "$T_TMP/d" sh -c 'exec "$0" seed 10' "$B/urandom_loop"
 expect_eq "exec: the exec'd program's record" "prog urandom_loop" "$(grep -h '^prog ' "$T_TMP/d"/*.rec)"
 
 # A long-running process rewrites its record while it runs (every 60 s; 1 s
-# here, by a test aid).
+# here, by a test aid).  Read once it has (an event, not a sleep); the loop
+# outlasts any wait, and is killed.
 rm -rf "$T_TMP/d" && mkdir "$T_TMP/d"
 env LD_PRELOAD="$P" FASTPATH_SURVEY="$T_TMP/d" FASTPATH_TEST_SURVEY_EVERY=1 \
-	"$B/urandom_loop" seed 2000000 &
+	"$B/urandom_loop" seed 2000000000 &
 lp=$!
-sleep 2.5
+rewritten() { grep -q '^state running$' "$T_TMP/d/$lp.rec" && grep -q '^urandom.open_cloexec [1-9]' "$T_TMP/d/$lp.rec"; }
+wait_for 60 "the running record" rewritten
 running=$(cat "$T_TMP/d/$lp.rec" 2>/dev/null)
 kill "$lp" 2>/dev/null
 wait "$lp" 2>/dev/null
@@ -204,7 +206,14 @@ expect_eq "--survey: the command's exit status" 3 $?
 expect_eq "--survey: 128+signal" 143 $?
 "$INTERPOSE" --survey=/dev/null sleep 30 &
 ip=$!
-sleep 0.5
+# Sent once interpose has its TERM trap (SigCgt bit 15), its command forked:
+# before, the signal would end interpose itself, also with 143.
+trapped() {
+	m=$(sed -n 's/^SigCgt:[[:space:]]*//p' "/proc/$ip/status") || return 1
+	case $m in '' | *[!0-9a-f]*) return 1 ;; esac
+	[ $((0x$m >> 14 & 1)) -eq 1 ]
+}
+wait_for 60 "interpose's TERM trap" trapped
 kill -TERM "$ip"
 wait "$ip"
 expect_eq "--survey: SIGTERM forwarded to the command" 143 $?
@@ -239,13 +248,9 @@ RL_DIR=$T_TMP/rl
 mkdir -p "$RL_DIR"
 "$B/readlink_hold" 100 10 "$RL_DIR" sleep 3600 </dev/null >/dev/null 2>&1 &
 hp=$!
-i=0
-while [ "$(find "/proc/$hp/fd/" -mindepth 1 2>/dev/null | wc -l)" -lt 100 ] ||
-	[ "$(readlink "/proc/$hp/exe")" != "$(command -v sleep | xargs readlink -f)" ]; do
-	i=$((i + 1))
-	[ "$i" -lt 200 ] || break
-	sleep 0.05
-done
+held() { [ "$(find "/proc/$hp/fd/" -mindepth 1 2>/dev/null | wc -l)" -ge 100 ] &&
+	[ "$(readlink "/proc/$hp/exe")" = "$(command -v sleep | xargs readlink -f)" ]; }
+wait_for 60 "the descriptor holder" held
 mkdir -p "$RL_DIR/proc/$hp"
 ln -s "/proc/$hp/fd" "$RL_DIR/proc/$hp/fd"
 ln -s "/proc/$hp/fd" "$RL_DIR/proc/$hp/path"
@@ -347,10 +352,16 @@ if command -v node >/dev/null 2>&1; then
 const crypto = require("crypto"); const fs = require("fs");
 setInterval(() => { crypto.randomUUID(); const fd = fs.openSync("/dev/urandom", "r");
   fs.readSync(fd, Buffer.alloc(16)); fs.closeSync(fd); }, 5);
-setTimeout(() => process.exit(0), 20000);' &
+setTimeout(() => process.exit(0), 600000);' &
 	np=$!
-	sleep 3
-	"$INTERPOSE" --survey-report "$T_TMP/svc" >"$T_TMP/rep" 2>&1
+	# The report once the service has rewritten its record with some
+	# calls (node may take seconds to start on a loaded host); the service
+	# outlasts the wait and is killed.
+	svc_report() {
+		"$INTERPOSE" --survey-report "$T_TMP/svc" >"$T_TMP/rep" 2>&1
+		grep -q 'still running' "$T_TMP/rep" && grep -Eq '^urandom +[1-9][0-9]* calls' "$T_TMP/rep"
+	}
+	wait_for 120 "the node service's record" svc_report
 	kill "$np" 2>/dev/null
 	wait "$np" 2>/dev/null
 	if grep -q 'still running' "$T_TMP/rep" && grep -Eq '^urandom +[1-9][0-9]* calls' "$T_TMP/rep" &&
