@@ -4,6 +4,7 @@
 # dist/, runs the installed interpose, purges it, and finds nothing of it
 # left that was not there before.  Needs root and the Debian tools
 # (make deps); without them each part is a skip with its reason.
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 have() { command -v "$1" >/dev/null 2>&1; }
@@ -25,7 +26,7 @@ else
 fi
 set -- dist/fastpath_*_*.deb
 deb=$1
-[ -f "$deb" ] && [ $# -eq 1 ] && ok "one package in dist/ ($deb)" || fail "one package in dist/" "$*"
+if [ -f "$deb" ] && [ $# -eq 1 ]; then ok "one package in dist/ ($deb)"; else fail "one package in dist/" "$*"; fi
 
 lintian --fail-on none dist/fastpath_*.changes >"$T_TMP/lintian" 2>&1
 if grep -E '^[EW]: ' "$T_TMP/lintian" >"$T_TMP/lintian.ew"; then
