@@ -80,6 +80,14 @@ if printf '%s\n' "$line" | grep -Eq "$FP_STATS_RE"; then
 else
 	fail "installed interpose --stats -- true: a summary line" "$line"
 fi
+rep=$(cd / && /usr/bin/interpose --survey -- true 2>&1 >/dev/null)
+case $rep in
+"fastpath survey of: true"*) ok "installed interpose --survey: finds the installed fastpath-run, a report" ;;
+*) fail "installed interpose --survey: finds the installed fastpath-run, a report" "$rep" ;;
+esac
+conf=$(/usr/bin/interpose --unit web --root "$T_TMP" --dry-run 2>/dev/null | grep '^Environment=LD_PRELOAD=')
+expect_eq "installed interpose --unit: the installed object" \
+	"Environment=LD_PRELOAD=/usr/lib/$multiarch/fastpath/fastpath.so" "$conf"
 v=$(/usr/bin/interpose --version)
 expect_eq "installed interpose --version" "interpose (fastpath) $(sed -n 's/^VERSION *= *//p' Makefile)" "$v"
 if [ -x /usr/lib/i386-linux-gnu/fastpath/fastpath.so ] || [ -f /usr/lib/i386-linux-gnu/fastpath/fastpath.so ]; then

@@ -136,6 +136,17 @@ unit "Environment=LD_PRELOAD=$lib:/usr/lib/libz.so" >"$R/lib/systemd/system/web.
 expect_eq "ours already in the unit's list: not added twice" \
 	"Environment=LD_PRELOAD=$lib:/usr/lib/libz.so" "$(grep LD_PRELOAD= "$F")"
 
+# An instance: the template's file and drop-ins, then the instance's.
+unit 'Environment=LD_PRELOAD=/usr/lib/libt.so' >"$R/lib/systemd/system/getty@.service"
+"$I" --unit getty@tty1 --root "$R" >/dev/null 2>&1
+expect_eq "an instance: the template's LD_PRELOAD kept" \
+	"Environment=LD_PRELOAD=$lib:/usr/lib/libt.so" "$(grep LD_PRELOAD= "$R/etc/systemd/system/getty@tty1.service.d/fastpath.conf")"
+mkdir -p "$R/etc/systemd/system/getty@tty1.service.d"
+printf '[Service]\nEnvironment=LD_PRELOAD=/usr/lib/libi.so\n' >"$R/etc/systemd/system/getty@tty1.service.d/x.conf"
+"$I" --unit getty@tty1 --root "$R" >/dev/null 2>&1
+expect_eq "an instance: its own drop-in after the template's" \
+	"Environment=LD_PRELOAD=$lib:/usr/lib/libi.so" "$(grep LD_PRELOAD= "$R/etc/systemd/system/getty@tty1.service.d/fastpath.conf")"
+
 # --- systemd-analyze verify ----------------------------------------------------
 if ! command -v systemd-analyze >/dev/null 2>&1; then
 	skip "systemd-analyze verify" "systemd-analyze is not installed (make deps installs systemd)"
