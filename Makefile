@@ -6,6 +6,7 @@
 #   make demo       the three mitigations, native vs fastpath, one table
 #   make bench      the full benchmarks
 #   make install    bin/interpose, lib/fastpath/fastpath.so, man pages
+#   make deb        the Debian package, into dist/ (make check-deb tests it)
 
 # The one place the version is written: fastpath.so (FASTPATH_VERSION),
 # interpose --version and the man pages take it from here.
