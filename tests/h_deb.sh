@@ -56,8 +56,9 @@ if dpkg -s fastpath >/dev/null 2>&1; then
 	exit
 fi
 
-# Every path under what the package touches, before it comes.
-listing() { find /usr /etc /var/lib/dpkg/info -xdev 2>/dev/null | LC_ALL=C sort; }
+# Every path under what a package can touch (/usr, /etc, /var, /opt), before
+# it comes.
+listing() { find /usr /etc /var /opt -xdev 2>/dev/null | LC_ALL=C sort; }
 listing >"$T_TMP/before"
 
 if DEBIAN_FRONTEND=noninteractive apt-get install -y -q -o DPkg::Lock::Timeout=120 \
