@@ -6,6 +6,7 @@
 #   make demo       the three mitigations, native vs fastpath, one table
 #   make bench      the full benchmarks
 #   make install    bin/interpose, lib/fastpath/fastpath.so, man pages
+#   make deb        the Debian package, into dist/ (make check-deb tests it)
 
 # The one place the version is written: fastpath.so (FASTPATH_VERSION),
 # interpose --version and the man pages take it from here.
@@ -306,3 +307,25 @@ check-stress: all $(PROG_BINS) $(TLIB_SOS)
 	@sh tests/h_stress.sh
 
 .PHONY: check-stress
+
+# ---- Debian package (issue 21) ---------------------------------------------
+# make deb: the binary package, built by dpkg-buildpackage from debian/ in a
+# copy of the tree (its outputs land in the copy's parent, never beside
+# this worktree), then moved to dist/.  make check-deb (tests/h_deb.sh):
+# builds it, lintian, installs it with apt, runs it, purges it, and looks
+# for anything left.
+DEB_WORK := dist/build
+
+deb:
+	rm -rf $(DEB_WORK) dist/fastpath_* dist/fastpath-dbgsym_* && mkdir -p $(DEB_WORK)/fastpath-$(VERSION)
+	tar -cf - --exclude=./.git --exclude=./dist --exclude=./tests/bin \
+		--exclude=./bench/bin --exclude=./fuzz/bin . | \
+		tar -xf - -C $(DEB_WORK)/fastpath-$(VERSION)
+	cd $(DEB_WORK)/fastpath-$(VERSION) && dpkg-buildpackage -b -us -uc
+	mv $(DEB_WORK)/*.deb $(DEB_WORK)/*.changes $(DEB_WORK)/*.buildinfo dist/
+	rm -rf $(DEB_WORK)
+
+check-deb:
+	@sh tests/h_deb.sh
+
+.PHONY: deb check-deb

@@ -10,7 +10,7 @@ skipped=0
 bad=
 out=$(mktemp) || exit 2
 trap 'rm -f "$out"' EXIT
-for t in lint check-illumos check-musl check-m32 check-m32-build-only check-valgrind \
+for t in lint check-deb check-illumos check-musl check-m32 check-m32-build-only check-valgrind \
 	check-sanitize check-fault check-eatmydata check-stress; do
 	s=tests/h_${t#check-}.sh
 	case $t in check-musl | check-m32*) s=tests/h_port.sh ;; esac

@@ -284,7 +284,7 @@ if grep -q 'env LD_PRELOAD;' man/fastpath.7 && grep -q 'env FASTPATH_CPUS;' man/
 else
 	fail "fastpath(7): nginx's env directives keep the preload"
 fi
-if grep -q 'drop-in' man/fastpath.7 && grep -q 'systemctl edit' man/fastpath.7; then
+if grep -q 'drop-in' man/fastpath.7 && grep -q 'interpose \\-\\-unit' man/fastpath.7; then
 	ok "fastpath(7): a systemd drop-in"
 else
 	fail "fastpath(7): a systemd drop-in"
