@@ -35,16 +35,21 @@
 /* ------------------------------------------------------------------------
  * Which files: one table, checked against the kernel's paths.
  * ---------------------------------------------------------------------- */
+enum cf_dir { CF_PROC, CF_CPUDIR, CF_NDIRS };
+static const char *const cf_dir_path[CF_NDIRS] = { "/proc", "/sys/devices/system/cpu" };
+
 static const struct cf_file {
 	const char *path;
+	enum cf_dir dir;  /* its directory */
 	const char *name; /* its last component */
 	enum cf_kind kind;
 } cf_files[] = {
-	{ "/proc/cpuinfo", "cpuinfo", CF_CPUINFO },
-	{ "/proc/stat", "stat", CF_STAT },
-	{ "/sys/devices/system/cpu/online", "online", CF_LIST },
-	{ "/sys/devices/system/cpu/possible", "possible", CF_LIST },
-	{ "/sys/devices/system/cpu/present", "present", CF_LIST },
+	{ "/proc/cpuinfo", CF_PROC, "cpuinfo", CF_CPUINFO },
+	{ "/proc/stat", CF_PROC, "stat", CF_STAT },
+	{ "/sys/devices/system/cpu/online", CF_CPUDIR, "online", CF_LIST },
+	{ "/sys/devices/system/cpu/possible", CF_CPUDIR, "possible", CF_LIST },
+	{ "/sys/devices/system/cpu/present", CF_CPUDIR, "present", CF_LIST },
+	{ "/sys/devices/system/cpu/kernel_max", CF_CPUDIR, "kernel_max", CF_KMAX },
 };
 #define CF_NFILES (sizeof cf_files / sizeof cf_files[0])
 
@@ -58,44 +63,108 @@ static const struct cf_file *cf_lookup_abs(const char *path)
 	return NULL;
 }
 
-/*
- * A relative path (lscpu opens "online" under a descriptor of
- * /sys/devices/system/cpu, "cpuinfo" under one of /proc): only when its
- * last component is one of our names is the directory looked up, through
- * /proc/self/fd or /proc/self/cwd.
- */
+/* ------------------------------------------------------------------------
+ * Directory descriptors known to be /proc or the cpu directory: those the
+ * program opened by that absolute name while the cap or the survey was on
+ * (lscpu opens "/sys/devices/system/cpu", then "online" under it).  A
+ * relative name is ours only under one of them: any other open, "stat"
+ * under a /proc/<pid> descriptor as htop makes it, pays a load and a
+ * branch (no readlink).  Lock-free slots, fd + 1 (0: free), checked by
+ * fstat when used, since the number may have been closed and reused.
+ * ---------------------------------------------------------------------- */
+#define CF_NSLOTS 8
+static struct cf_slot {
+	_Atomic int fd1;
+	dev_t dev;
+	ino_t ino;
+	enum cf_dir dir;
+} cf_slots[CF_NSLOTS];
+static _Atomic int cf_nslots; /* 1 once a slot was taken: 0 skips the walk */
+
+static int cf_dir_named(const char *path)
+{
+	size_t n;
+
+	for (int d = 0; d < CF_NDIRS; d++) {
+		n = strlen(cf_dir_path[d]);
+		if (strncmp(path, cf_dir_path[d], n) == 0 &&
+		    (path[n] == '\0' || (path[n] == '/' && path[n + 1] == '\0')))
+			return d;
+	}
+	return -1;
+}
+
+/* Takes a slot for fd: the one already naming it (stale: the number was
+ * closed and reused), else a free one; -1 marks it busy. */
+static struct cf_slot *cf_slot_take(int fd)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < CF_NSLOTS; i++) {
+			int cur = pass == 0 ? fd + 1 : 0;
+
+			if (atomic_compare_exchange_strong(&cf_slots[i].fd1, &cur, -1))
+				return &cf_slots[i];
+		}
+	}
+	return NULL; /* all taken: this one is not known (the kernel's) */
+}
+
+void fp_cpus_note_dir(const char *path, int fd)
+{
+	int d = cf_dir_named(path), saved = errno;
+	struct cf_slot *s;
+	struct stat st;
+
+	if (d >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && (s = cf_slot_take(fd))) {
+		s->dev = st.st_dev;
+		s->ino = st.st_ino;
+		s->dir = (enum cf_dir)d;
+		atomic_store_explicit(&s->fd1, fd + 1, memory_order_release);
+		atomic_store_explicit(&cf_nslots, 1, memory_order_relaxed);
+	}
+	errno = saved;
+}
+
+/* Which directory dirfd is known to be, or -1. */
+static int cf_dir_of(int dirfd)
+{
+	struct stat st;
+	int saved;
+
+	if (fp_likely(atomic_load_explicit(&cf_nslots, memory_order_relaxed) == 0) || dirfd < 0)
+		return -1;
+	for (int i = 0; i < CF_NSLOTS; i++) {
+		struct cf_slot *s = &cf_slots[i];
+
+		if (atomic_load_explicit(&s->fd1, memory_order_acquire) != dirfd + 1)
+			continue;
+		saved = errno;
+		if (fstat(dirfd, &st) == 0 && st.st_dev == s->dev && st.st_ino == s->ino) {
+			errno = saved;
+			return (int)s->dir;
+		}
+		errno = saved;
+		/* Closed and reused for something else: free the slot. */
+		int cur = dirfd + 1;
+		(void)atomic_compare_exchange_strong(&s->fd1, &cur, 0);
+		return -1;
+	}
+	return -1;
+}
+
+/* A relative name: one of ours under a known directory descriptor only (a
+ * relative name under the working directory is the kernel's). */
 static const struct cf_file *cf_lookup_rel(int dirfd, const char *path)
 {
-	char link[64], full[PATH_MAX];
-	const char *base = strrchr(path, '/');
-	struct fp_buf b = { link, 0, sizeof link };
-	size_t i, n;
-	ssize_t k;
+	int d = dirfd == AT_FDCWD ? -1 : cf_dir_of(dirfd);
+	size_t i;
 
-	base = base ? base + 1 : path;
+	if (fp_likely(d < 0))
+		return NULL;
 	for (i = 0; i < CF_NFILES; i++)
-		if (strcmp(base, cf_files[i].name) == 0)
-			break;
-	if (i == CF_NFILES)
-		return NULL;
-	if (dirfd == AT_FDCWD) {
-		fp_buf_str(&b, "/proc/self/cwd");
-	} else {
-		fp_buf_str(&b, "/proc/self/fd/");
-		fp_buf_long(&b, dirfd);
-	}
-	k = fp_raw_readlinkat(AT_FDCWD, link, full, sizeof full - 1);
-	if (k <= 0 || full[0] != '/')
-		return NULL;
-	n = (size_t)k;
-	if (n > 1)
-		full[n++] = '/';
-	else
-		n = 1;
-	if (n + strlen(path) >= sizeof full)
-		return NULL;
-	memcpy(full + n, path, strlen(path) + 1);
-	return cf_lookup_abs(full);
+		if ((int)cf_files[i].dir == d && strcmp(path, cf_files[i].name) == 0)
+			return &cf_files[i];
+	return NULL;
 }
 
 /* Only plain read-only opens are ours: anything else (O_WRONLY, O_PATH,
@@ -254,7 +323,7 @@ bool fp_cpus_open_slow(int dirfd, const char *path, int flags, int *fd_out)
 	char stage[8192], small[16384];
 	struct cf_out o = { stage, 0, sizeof stage, -1, 0 };
 	struct cf_text in = { small, 0, sizeof small, false };
-	struct cf_mask m;
+	struct cpus_map m;
 	int saved = errno, err;
 
 	if (fp_likely(!f))
@@ -262,7 +331,7 @@ bool fp_cpus_open_slow(int dirfd, const char *path, int flags, int *fd_out)
 	/* The kernel resolves the path (and dirfd): same errors as native. */
 	err = cf_read_real(dirfd, path, &in);
 	if (!err) {
-		fp_cpus_machine(&m.real, &m.real_bound, &m.fake_lo, &m.fake_n);
+		fp_cpus_map(&m);
 		o.fd = cf_scratch(f->name);
 		err = o.fd < 0 ? errno : 0;
 	}

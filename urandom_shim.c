@@ -44,6 +44,7 @@ static inline int ur_after_open(int fd)
 		return fd_;                                                  \
 	}                                                                    \
 	UR_RETRY(fd_, call);                                                 \
+	fp_cpus_opened(path, fd_);                                           \
 	return ur_after_open(fd_)
 
 #define UR_WRAP_OPEN(name)                                                   \

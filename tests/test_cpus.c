@@ -12,6 +12,7 @@
 #include "../fastpath.c"
 #include "../settings.c"
 #include "../cpus_shim.c"
+#include "../cpus_map.c"
 #include "../cpus_survey.c"
 /* The cpus descriptor binds fopen for the CPU files: the unit is whole. */
 #include "../cpus_text.c"

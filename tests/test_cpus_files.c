@@ -12,6 +12,7 @@
 #include "../fastpath.c"
 #include "../settings.c"
 #include "../cpus_shim.c"
+#include "../cpus_map.c"
 #include "../cpus_survey.c"
 #include "../cpus_text.c"
 #include "../cpus_files_shim.c"
