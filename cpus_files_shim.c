@@ -270,6 +270,64 @@ static int cf_scratch(const char *name)
 	return fd;
 }
 
+/* The bytes of rw, written to a new file `name` one descriptor at a time
+ * and opened read-only (then unlinked): the descriptor or -1. */
+static int cf_named_copy(const char *name, const char *p, size_t len, int flags)
+{
+	int fd = (int)fp_raw_openat(AT_FDCWD, name,
+	                            O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0400);
+	size_t done = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	while (done < len && ((n = fp_raw_write(fd, p + done, len - done)) > 0 || errno == EINTR))
+		done += n > 0 ? (size_t)n : 0;
+	fp_raw_close(fd);
+	fd = done == len ? (int)fp_raw_openat(AT_FDCWD, name,
+	                                      O_RDONLY | (flags & (O_CLOEXEC | O_NONBLOCK)), 0)
+	                 : -1;
+	(void)syscall(SYS_unlinkat, AT_FDCWD, name, 0);
+	return fd;
+}
+
+/*
+ * At the descriptor limit the read-only reopen finds no number to take:
+ * the copy, held by a mapping, goes into a named file in /dev/shm or /tmp
+ * (written, closed, opened read-only, unlinked), so that at no moment two
+ * descriptors are needed.  Returns the descriptor (rw's number) or -errno.
+ */
+static int cf_read_only_at_limit(int rw, int flags)
+{
+	static const char *const dirs[] = { "/dev/shm", "/tmp" };
+	static _Atomic unsigned long seq;
+	char name[128];
+	struct stat st;
+	void *map = NULL;
+	int fd = -1, err = EMFILE;
+
+	if (fstat(rw, &st) != 0 || (st.st_size > 0 &&
+	    (map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, rw, 0)) == MAP_FAILED)) {
+		err = errno;
+		fp_raw_close(rw);
+		return -err;
+	}
+	fp_raw_close(rw);
+	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0] && fd < 0; i++) {
+		struct fp_buf b = { name, 0, sizeof name };
+
+		fp_buf_str(&b, dirs[i]);
+		fp_buf_str(&b, "/.fastpath-cpus-");
+		fp_buf_long(&b, (long)getpid());
+		fp_buf_str(&b, "-");
+		fp_buf_ulong(&b, atomic_fetch_add(&seq, 1));
+		fd = cf_named_copy(name, map, (size_t)st.st_size, flags);
+	}
+	if (map)
+		munmap(map, (size_t)st.st_size);
+	return fd >= 0 ? fd : -err;
+}
+
 /*
  * The scratch file, reopened read-only on the same number: as on procfs a
  * write then fails with EBADF, and the descriptor is the lowest free one,
@@ -284,6 +342,8 @@ static int cf_read_only(int rw, int flags)
 	fp_buf_str(&b, "/proc/self/fd/");
 	fp_buf_long(&b, rw);
 	ro = (int)fp_raw_openat(AT_FDCWD, link, O_RDONLY | O_CLOEXEC | (flags & O_NONBLOCK), 0);
+	if (ro < 0 && (errno == EMFILE || errno == ENFILE))
+		return cf_read_only_at_limit(rw, flags);
 	if (ro < 0) {
 		/* No /proc: the read-write descriptor, rewound; writes then
 		 * succeed into our copy, never into the kernel's file. */
