@@ -144,12 +144,12 @@ enum cf_kind { CF_CPUINFO, CF_STAT, CF_LIST, CF_KMAX };
 void cf_transform(enum cf_kind kind, const char *in, size_t len, const struct cpus_map *m,
                   struct cf_out *o) FP_HIDDEN;
 
-/* fopen and fopen64 (cpus_files_shim.c): their real rows (FP_REAL_OWN) are
- * bound with the cpus descriptor's. */
+/* fopen, lseek and mmap, and their 64 twins (cpus_files_shim.c): their
+ * real rows (FP_REAL_OWN) are bound with the cpus descriptor's. */
 #ifdef FP_HAVE_LFS64
-#define CPUS_NSYMS 2
+#define CPUS_NSYMS 6
 #else
-#define CPUS_NSYMS 1
+#define CPUS_NSYMS 3
 #endif
 extern const struct fp_sym cpus_syms[CPUS_NSYMS] FP_HIDDEN;
 #else /* !FP_LINUX */

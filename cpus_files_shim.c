@@ -267,6 +267,10 @@ static int cf_scratch(const char *name)
 	if (fd < 0)
 		fd = (int)fp_raw_openat(AT_FDCWD, "/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 #endif
+	/* The mode fstat shows, as procfs's and sysfs's files: r--r--r--
+	 * (this descriptor, opened read-write before, still writes). */
+	if (fd >= 0)
+		(void)fchmod(fd, 0444);
 	return fd;
 }
 
@@ -377,6 +381,8 @@ void fp_cpus_sv_file(int dirfd, const char *path, int flags)
 	errno = saved;
 }
 
+static void cf_serve(int fd, const struct cf_file *f);
+
 bool fp_cpus_open_slow(int dirfd, const char *path, int flags, int *fd_out)
 {
 	const struct cf_file *f = cf_match(dirfd, path, flags);
@@ -411,6 +417,7 @@ bool fp_cpus_open_slow(int dirfd, const char *path, int flags, int *fd_out)
 		errno = err;
 		*fd_out = -1;
 	} else {
+		cf_serve(o.fd, f);
 		errno = saved;
 		*fd_out = o.fd;
 	}
@@ -431,10 +438,19 @@ FP_REAL_OWN(FILE *, fopen64, (const char *path, const char *how), // NOLINT(misc
             FP_NR_FAIL(NULL));
 #endif
 
-const struct fp_sym cpus_syms[CPUS_NSYMS] = {
-	FP_SYM(fopen),
+FP_REAL_OWN(off_t, lseek, (int fd, off_t off, int whence), FP_NR_FAIL(-1));
+FP_REAL_OWN(void *, mmap, (void *a, size_t len, int prot, int flags, int fd, off_t off),
+            FP_NR_FAIL(MAP_FAILED));
 #ifdef FP_HAVE_LFS64
-	FP_SYM(fopen64),
+FP_REAL_OWN(off64_t, lseek64, (int fd, off64_t off, int whence), FP_NR_FAIL(-1));
+FP_REAL_OWN(void *, mmap64, (void *a, size_t len, int prot, int flags, int fd, off64_t off),
+            FP_NR_FAIL(MAP_FAILED));
+#endif
+
+const struct fp_sym cpus_syms[CPUS_NSYMS] = {
+	FP_SYM(fopen), FP_SYM(lseek), FP_SYM(mmap),
+#ifdef FP_HAVE_LFS64
+	FP_SYM(fopen64), FP_SYM(lseek64), FP_SYM(mmap64),
 #endif
 };
 
@@ -491,5 +507,116 @@ static bool cf_fopen(const char *path, const char *mode, FILE **out)
 CPUS_WRAP_FOPEN(fopen)
 #ifdef FP_HAVE_LFS64
 CPUS_WRAP_FOPEN(fopen64)
+#endif
+
+/* ------------------------------------------------------------------------
+ * lseek and mmap on the descriptors we served, as procfs and sysfs answer
+ * them (the copy is a regular file, which would seek to its end and map):
+ *
+ *   procfs (cpuinfo, stat)  SEEK_END, SEEK_DATA, SEEK_HOLE: EINVAL; mmap: EIO
+ *   sysfs (the cpu dir)     a file of 4096 bytes to seek in; mmap: ENODEV
+ *
+ * A served descriptor below CF_NSERVED is noted with its file's identity,
+ * checked by fstat when used (the number may have been closed and reused);
+ * a duplicate of it is a plain regular file.  Until the first one is
+ * served, every lseek and mmap pays one branch.
+ * ---------------------------------------------------------------------- */
+#define CF_NSERVED 1024
+#define CF_SYSFS_SIZE 4096 /* what sysfs says of every attribute file */
+enum { CF_NOT_OURS, CF_AS_PROCFS, CF_AS_SYSFS };
+static struct {
+	_Atomic unsigned long ino; /* 0: not served */
+	dev_t dev;
+	unsigned char as;
+} cf_served[CF_NSERVED];
+static _Atomic bool cf_any_served;
+
+static void cf_serve(int fd, const struct cf_file *f)
+{
+	struct stat st;
+
+	if (fd < 0 || fd >= CF_NSERVED || fstat(fd, &st) != 0)
+		return;
+	atomic_store_explicit(&cf_served[fd].ino, 0, memory_order_relaxed);
+	cf_served[fd].dev = st.st_dev;
+	cf_served[fd].as = f->dir == CF_PROC ? CF_AS_PROCFS : CF_AS_SYSFS;
+	atomic_store_explicit(&cf_served[fd].ino, (unsigned long)st.st_ino, memory_order_release);
+	atomic_store_explicit(&cf_any_served, true, memory_order_relaxed);
+}
+
+static int cf_served_as(int fd)
+{
+	unsigned long ino;
+	struct stat st;
+	int saved, as = CF_NOT_OURS;
+
+	if (fp_likely(!atomic_load_explicit(&cf_any_served, memory_order_relaxed)) || fd < 0 ||
+	    fd >= CF_NSERVED || !(ino = atomic_load_explicit(&cf_served[fd].ino, memory_order_acquire)))
+		return CF_NOT_OURS;
+	saved = errno;
+	if (fstat(fd, &st) == 0 && st.st_ino == ino && st.st_dev == cf_served[fd].dev)
+		as = cf_served[fd].as;
+	else
+		(void)atomic_compare_exchange_strong(&cf_served[fd].ino, &ino, 0);
+	errno = saved;
+	return as;
+}
+
+/* Where a seek on a served descriptor goes: false with errno when the file
+ * system would refuse it, else *off and *whence for the real call. */
+static bool cf_seek(int as, long long *off, int *whence)
+{
+	long long o = *off;
+
+	if (*whence == SEEK_SET || *whence == SEEK_CUR)
+		return true;
+	if (as == CF_AS_PROCFS && (*whence == SEEK_END || *whence == SEEK_DATA || *whence == SEEK_HOLE)) {
+		errno = EINVAL;
+		return false;
+	}
+	if (*whence == SEEK_END) {
+		*off = o + CF_SYSFS_SIZE;
+	} else if (*whence == SEEK_DATA || *whence == SEEK_HOLE) {
+		if (o < 0 || o >= CF_SYSFS_SIZE) {
+			errno = ENXIO;
+			return false;
+		}
+		*off = *whence == SEEK_DATA ? o : CF_SYSFS_SIZE;
+	} else {
+		return true; /* not a whence we know: the kernel's EINVAL */
+	}
+	*whence = SEEK_SET;
+	return true;
+}
+
+/* lseek and lseek64, mmap and mmap64, written once. */
+#define CPUS_WRAP_LSEEK(name, off_type)                                      \
+	FP_EXPORT off_type name(int fd, off_type off, int whence)            \
+	{                                                                    \
+		int as = cf_served_as(fd);                                   \
+		long long o = (long long)off;                                \
+                                                                             \
+		if (fp_likely(as == CF_NOT_OURS))                            \
+			return FP_OWN(name)(fd, off, whence);                \
+		if (!cf_seek(as, &o, &whence))                               \
+			return -1;                                           \
+		return FP_OWN(name)(fd, (off_type)o, whence);                \
+	}
+#define CPUS_WRAP_MMAP(name, off_type)                                       \
+	FP_EXPORT void *name(void *a, size_t len, int prot, int flags, int fd, off_type off) \
+	{                                                                    \
+		int as = (flags & MAP_ANONYMOUS) ? CF_NOT_OURS : cf_served_as(fd); \
+                                                                             \
+		if (fp_likely(as == CF_NOT_OURS) || len == 0)                \
+			return FP_OWN(name)(a, len, prot, flags, fd, off);   \
+		errno = as == CF_AS_PROCFS ? EIO : ENODEV;                   \
+		return MAP_FAILED;                                           \
+	}
+
+CPUS_WRAP_LSEEK(lseek, off_t)
+CPUS_WRAP_MMAP(mmap, off_t)
+#ifdef FP_HAVE_LFS64
+CPUS_WRAP_LSEEK(lseek64, off64_t)
+CPUS_WRAP_MMAP(mmap64, off64_t)
 #endif
 #endif /* FP_LINUX */
