@@ -279,7 +279,7 @@ static int cf_scratch(const char *name)
 static int cf_named_copy(const char *name, const char *p, size_t len, int flags)
 {
 	int fd = (int)fp_raw_openat(AT_FDCWD, name,
-	                            O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0400);
+	                            O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0444);
 	size_t done = 0;
 	ssize_t n;
 

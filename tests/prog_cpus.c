@@ -15,6 +15,8 @@
  *                        "pin <CPUs> ok" or the first that failed
  *   prog_cpus vm         the cross-checks of one machine (see vm()): "vm N
  *                        ok" or the first that failed
+ *   prog_cpus file PATH  access mode, a write, lseek of every whence, mmap:
+ *                        "acc=r write=9 seek0=3 ... mmap=5"
  *   prog_cpus MODE raw   MODE after the mask was set to {last CPU} by a raw
  *                        system call (numactl's way), after a first question
  */
@@ -27,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/sysinfo.h>
 #include <sys/wait.h>
@@ -395,6 +398,29 @@ static int vm(void)
 	return 0;
 }
 
+/* What a program sees of a file's descriptor: access mode, a write, the
+ * seeks and a map, each a result or an errno number. */
+static int file_mode(const char *path)
+{
+	static const int whence[] = { SEEK_SET, SEEK_CUR, SEEK_END, SEEK_DATA, SEEK_HOLE };
+	int fd = open(path, O_RDONLY), fl;
+	void *p;
+
+	if (fd < 0)
+		return printf("open: %d\n", errno), 1;
+	fl = fcntl(fd, F_GETFL) & O_ACCMODE;
+	printf("acc=%s", fl == O_RDONLY ? "r" : fl == O_WRONLY ? "w" : "rw");
+	printf(" write=%d", write(fd, "x", 1) < 0 ? errno : 0);
+	for (int i = 0; i < 5; i++) {
+		off_t r = lseek(fd, i == 0 ? 3 : 0, whence[i]);
+
+		printf(" seek%d=%s%ld", whence[i], r < 0 ? "errno " : "", r < 0 ? (long)errno : (long)r);
+	}
+	p = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+	printf(" mmap=%d\n", p == MAP_FAILED ? errno : 0);
+	return 0;
+}
+
 /* numactl's way: after a first question, the mask {last CPU} set by a
  * raw system call, out of the cap's sight. */
 static int raw_mask(void)
@@ -419,6 +445,8 @@ int main(int argc, char **argv)
 {
 	if (argc > 2 && strcmp(argv[2], "raw") == 0 && raw_mask())
 		return 1;
+	if (argc > 2 && strcmp(argv[1], "file") == 0)
+		return file_mode(argv[2]);
 	if (argc > 1 && strcmp(argv[1], "slot") == 0)
 		return slot();
 	if (argc > 1 && strcmp(argv[1], "pin") == 0)
