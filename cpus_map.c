@@ -116,25 +116,24 @@ bool fp_cpus_to_real(const struct cpus_map *m, const cpu_set_t *v, size_t setsiz
 static unsigned cpus_virtual_cpu(unsigned cpu)
 {
 	struct cpus_vmask *t = &fp_cpus_vthread;
-	struct cpus_map m;
-	long k, mod, v;
+	long n = fp_cpus_wanted(), k, mod, v;
 
-	fp_cpus_map(&m);
-	if (m.identity && (long)cpu < m.n)
+	fp_cpus_learn();
+	if (cm.prefix && n == cm.r && (long)cpu < n) /* the identity */
 		return cpu;
 	k = fp_cpus_real_index((long)cpu);
 	if (k < 0)
-		return (unsigned)((long)cpu % m.n);
-	mod = m.n < m.r ? m.n : m.r;
-	if (t->valid && t->last_real == (int)cpu)
+		return (unsigned)((long)cpu % n);
+	mod = n < cm.r ? n : cm.r;
+	if (fp_likely(!t->valid))
+		return (unsigned)(k < mod ? k : k % mod); /* no division above the real count */
+	if (t->last_real == (int)cpu)
 		return (unsigned)t->last_virt;
-	if (t->valid) {
-		for (v = k % mod; v < m.n && v < CPUS_VBITS; v += mod) {
-			if (CPU_ISSET_S((size_t)v, sizeof t->bits, t->bits)) {
-				t->last_real = (int)cpu;
-				t->last_virt = (int)v;
-				return (unsigned)v;
-			}
+	for (v = k % mod; v < n && v < CPUS_VBITS; v += mod) {
+		if (CPU_ISSET_S((size_t)v, sizeof t->bits, t->bits)) {
+			t->last_real = (int)cpu;
+			t->last_virt = (int)v;
+			return (unsigned)v;
 		}
 	}
 	return (unsigned)(k % mod);
