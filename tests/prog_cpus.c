@@ -17,15 +17,20 @@
  *                        ok" or the first that failed
  *   prog_cpus file PATH  access mode, a write, lseek of every whence, mmap:
  *                        "acc=r write=9 seek0=3 ... mmap=5"
+ *   prog_cpus jemalloc   the arenas that served a thread pinned to each
+ *                        CPU of the mask: "percpu percpu arenas 2 max 1
+ *                        cpus 2"
  *   prog_cpus MODE raw   MODE after the mask was set to {last CPU} by a raw
  *                        system call (numactl's way), after a first question
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -421,6 +426,73 @@ static int file_mode(const char *path)
 	return 0;
 }
 
+/* A thread pinned to CPU arg that then allocates: its first allocation
+ * picks the arena of the CPU sched_getcpu() says. */
+static void *jemalloc_worker(void *arg)
+{
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET((int)(long)arg, &one);
+	if (sched_setaffinity(0, sizeof one, &one))
+		return (void *)"pin failed";
+	for (int k = 0; k < 100; k++) {
+		void *volatile q = malloc(64); /* volatile: not elided */
+
+		free(q);
+	}
+	return NULL;
+}
+
+/* jemalloc's per-CPU arenas (MALLOC_CONF=percpu_arena:percpu,tcache:false,
+ * jemalloc preloaded): it sizes them from the count and picks one by
+ * sched_getcpu().  A thread pinned to each CPU of the mask allocates; then
+ * the arenas that served them, which must lie below the count (arena N is
+ * jemalloc's arena for huge allocations).  "percpu <mode> arenas <how
+ * many> max <highest> cpus N", or "no jemalloc". */
+static int jemalloc_mode(void)
+{
+	int (*ctl)(const char *, void *, size_t *, void *, size_t) =
+		(int (*)(const char *, void *, size_t *, void *, size_t))dlsym(RTLD_DEFAULT, "mallctl");
+	unsigned narenas = 0, used = 0, max = 0;
+	size_t len;
+	const char *mode = "?";
+	uint64_t epoch = 1;
+	cpu_set_t m;
+
+	if (!ctl)
+		return printf("no jemalloc\n"), 0;
+	len = sizeof mode;
+	if (ctl("opt.percpu_arena", &mode, &len, NULL, 0) || sched_getaffinity(0, sizeof m, &m))
+		return printf("mallctl failed\n"), 1;
+	for (int i = 0; i < CPU_SETSIZE && i < 256; i++) {
+		pthread_t t;
+		void *r;
+
+		if (!CPU_ISSET(i, &m))
+			continue;
+		if (pthread_create(&t, NULL, jemalloc_worker, (void *)(long)i) || pthread_join(t, &r) || r)
+			return printf("worker %d failed\n", i), 1;
+	}
+	len = sizeof narenas;
+	if (ctl("epoch", NULL, NULL, &epoch, sizeof epoch) ||
+	    ctl("arenas.narenas", &narenas, &len, NULL, 0))
+		return printf("mallctl failed\n"), 1;
+	for (unsigned a = 0; a < narenas; a++) {
+		char name[64];
+		uint64_t n = 0;
+
+		snprintf(name, sizeof name, "stats.arenas.%u.small.nmalloc", a);
+		len = sizeof n;
+		if (ctl(name, &n, &len, NULL, 0) == 0 && n >= 100) {
+			used++;
+			max = a;
+		}
+	}
+	printf("percpu %s arenas %u max %u cpus %d\n", mode, used, max, get_nprocs());
+	return 0;
+}
+
 /* numactl's way: after a first question, the mask {last CPU} set by a
  * raw system call, out of the cap's sight. */
 static int raw_mask(void)
@@ -445,6 +517,8 @@ int main(int argc, char **argv)
 {
 	if (argc > 2 && strcmp(argv[2], "raw") == 0 && raw_mask())
 		return 1;
+	if (argc > 1 && strcmp(argv[1], "jemalloc") == 0)
+		return jemalloc_mode();
 	if (argc > 2 && strcmp(argv[1], "file") == 0)
 		return file_mode(argv[2]);
 	if (argc > 1 && strcmp(argv[1], "slot") == 0)

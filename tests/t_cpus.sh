@@ -268,6 +268,39 @@ else
 		"$(taskset -c "$lastcpu" env LD_PRELOAD="$FASTPATH_SO" FASTPATH_CPUS=2 awk '/^processor/ { printf "%s%s", s, $3; s = " " }' /proc/cpuinfo)"
 fi
 
+# Runtimes that size per-CPU state from the count: OpenMP (libgomp asks
+# the affinity mask at start-up) and jemalloc's per-CPU arenas (sized from
+# the count, picked by sched_getcpu(): arena N is its arena for huge
+# allocations, and a CPU id past the count lands there or beyond).
+if [ -x "$TESTBIN/prog_omp" ]; then
+	expect_eq "OpenMP natively" "procs $native threads $native" "$("$TESTBIN/prog_omp")"
+	for n in 1 3 64; do
+		expect_eq "OpenMP omp_get_num_procs at $n" "procs $n threads $n" \
+			"$(env -u OMP_NUM_THREADS LD_PRELOAD="$FASTPATH_SO" FASTPATH_CPUS=$n "$TESTBIN/prog_omp")"
+		expect_eq "OpenMP omp_get_num_procs at $n under taskset -c $lastcpu" "procs $n threads $n" \
+			"$(taskset -c "$lastcpu" env LD_PRELOAD="$FASTPATH_SO" FASTPATH_CPUS=$n "$TESTBIN/prog_omp")"
+	done
+else
+	skip "OpenMP" "the compiler has no OpenMP (-fopenmp): tests/bin/prog_omp was not built"
+fi
+JEMALLOC=$(for d in /usr/lib/*-linux-gnu /usr/lib /usr/lib64; do
+	[ -e "$d/libjemalloc.so.2" ] && echo "$d/libjemalloc.so.2" && break; done)
+if [ -n "$JEMALLOC" ]; then
+	jm() { MALLOC_CONF=percpu_arena:percpu,tcache:false "$@" "$P" jemalloc 2>&1; }
+	expect_eq "jemalloc percpu natively: an arena per CPU" \
+		"percpu percpu arenas $native max $((native - 1)) cpus $native" "$(jm env LD_PRELOAD="$JEMALLOC")"
+	for n in 1 2 3 64; do
+		expect_eq "jemalloc percpu at $n: arenas 0..$((n - 1))" \
+			"percpu percpu arenas $n max $((n - 1)) cpus $n" \
+			"$(jm env LD_PRELOAD="$FASTPATH_SO $JEMALLOC" FASTPATH_CPUS=$n)"
+		expect_eq "jemalloc percpu at $n under taskset -c $lastcpu: arenas 0..$((n - 1))" \
+			"percpu percpu arenas $n max $((n - 1)) cpus $n" \
+			"$(jm taskset -c "$lastcpu" env LD_PRELOAD="$FASTPATH_SO $JEMALLOC" FASTPATH_CPUS=$n)"
+	done
+else
+	skip "jemalloc percpu_arena" "libjemalloc2 is not installed"
+fi
+
 # Made-up blocks are those of a consistent machine: at 64, siblings and
 # cpu cores 64 everywhere, 64 distinct apicids (x86 only has them).
 if grep -q '^apicid' /proc/cpuinfo; then
