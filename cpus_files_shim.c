@@ -24,8 +24,8 @@
  * output text, unit-tested in tests/test_cpus_files.c), and here one entry,
  * fp_cpus_open() (cpus.h), which every open wrapper calls (UR_OPEN_BODY in
  * urandom_shim.c), plus fopen/fopen64.  The entry uses raw system calls and
- * mmap'd or stack buffers only: no malloc, no lock, none of our own
- * exports.  Linux only: illumos has no such files (psrinfo and kstat are
+ * a static or mmap'd scratch area only (a frame of a few hundred bytes):
+ * no malloc, no lock that waits, none of our own exports.  Linux only: illumos has no such files (psrinfo and kstat are
  * its ways).
  */
 #include "fastpath.h"
@@ -62,14 +62,19 @@ static const struct cf_file *cf_lookup_abs(const char *path)
  * A relative path (lscpu opens "online" under a descriptor of
  * /sys/devices/system/cpu, "cpuinfo" under one of /proc): only when its
  * last component is one of our names is the directory looked up, through
- * /proc/self/fd or /proc/self/cwd.
+ * /proc/self/fd or /proc/self/cwd.  A directory and name that together
+ * are longer than our longest path cannot be one of ours, so the buffers
+ * are small (an open's frame stays a few hundred bytes: it may run on a
+ * 16 KiB thread stack or a signal's alternate stack).
  */
+#define CF_PATH_MAX 64 /* > strlen of every cf_files[].path */
+
 static const struct cf_file *cf_lookup_rel(int dirfd, const char *path)
 {
-	char link[64], full[PATH_MAX];
+	char link[32], full[CF_PATH_MAX];
 	const char *base = strrchr(path, '/');
 	struct fp_buf b = { link, 0, sizeof link };
-	size_t i, n;
+	size_t i, n, plen;
 	ssize_t k;
 
 	base = base ? base + 1 : path;
@@ -84,17 +89,19 @@ static const struct cf_file *cf_lookup_rel(int dirfd, const char *path)
 		fp_buf_str(&b, "/proc/self/fd/");
 		fp_buf_long(&b, dirfd);
 	}
+	/* A target that fills the buffer may have been cut: too long. */
 	k = fp_raw_readlinkat(AT_FDCWD, link, full, sizeof full - 1);
-	if (k <= 0 || full[0] != '/')
+	if (k <= 0 || (size_t)k >= sizeof full - 1 || full[0] != '/')
 		return NULL;
 	n = (size_t)k;
 	if (n > 1)
 		full[n++] = '/';
 	else
 		n = 1;
-	if (n + strlen(path) >= sizeof full)
+	plen = strlen(path);
+	if (n + plen >= sizeof full)
 		return NULL;
-	memcpy(full + n, path, strlen(path) + 1);
+	memcpy(full + n, path, plen + 1);
 	return cf_lookup_abs(full);
 }
 
@@ -119,14 +126,51 @@ static const struct cf_file *cf_match(int dirfd, const char *path, int flags)
 
 /* ------------------------------------------------------------------------
  * Reading the real file: procfs and sysfs files are read to the end with
- * plain reads, into the caller's stack buffer while it holds them (a
- * small machine's files fit), then into an mmap'd buffer that doubles.
+ * plain reads, into the scratch area while it holds them (a small
+ * machine's files fit), then into an mmap'd buffer that doubles.
+ *
+ * The scratch area is never on the stack: an open may run on a 16 KiB
+ * thread stack (PTHREAD_STACK_MIN) or on a signal's alternate stack, and a
+ * frame of tens of KiB there steps over the guard page or into whatever
+ * lies below.  It is one static area taken with a try-lock, or, when that
+ * is taken (another thread, a signal handler that interrupted an open of
+ * ours, a fork child that copied it taken), an anonymous mapping of the
+ * same size: mmap is a system call, safe in a handler; no malloc.
  * ---------------------------------------------------------------------- */
 struct cf_text {
 	char *p;
 	size_t len, cap;
 	bool mapped;
 };
+
+#define CF_IN_SMALL 16384
+#define CF_STAGE 8192
+struct cf_mem {
+	char in[CF_IN_SMALL];
+	char stage[CF_STAGE];
+};
+static struct cf_mem cf_static;
+static _Atomic int cf_static_busy;
+
+static struct cf_mem *cf_mem_take(void)
+{
+	int idle = 0;
+	void *q;
+
+	if (atomic_compare_exchange_strong(&cf_static_busy, &idle, 1))
+		return &cf_static;
+	q = mmap(NULL, sizeof(struct cf_mem), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+	         -1, 0);
+	return q == MAP_FAILED ? NULL : q;
+}
+
+static void cf_mem_give(struct cf_mem *m)
+{
+	if (m == &cf_static)
+		atomic_store_explicit(&cf_static_busy, 0, memory_order_release);
+	else
+		munmap(m, sizeof *m);
+}
 
 /* Makes room for more; false (ENOMEM) when there is none. */
 static bool cf_grow(struct cf_text *t)
@@ -248,19 +292,24 @@ void fp_cpus_sv_file(int dirfd, const char *path, int flags)
 	errno = saved;
 }
 
-bool fp_cpus_open_slow(int dirfd, const char *path, int flags, int *fd_out)
+/* The generated copy of f: the descriptor in *fd_out, or -1 and errno.
+ * Kept out of line so that an open of any other file never reserves its
+ * frame (the buffers are in the scratch area, cf_mem_take). */
+__attribute__((noinline)) static void cf_serve(const struct cf_file *f, int dirfd,
+                                               const char *path, int flags, int *fd_out)
 {
-	const struct cf_file *f = cf_match(dirfd, path, flags);
-	char stage[8192], small[16384];
-	struct cf_out o = { stage, 0, sizeof stage, -1, 0 };
-	struct cf_text in = { small, 0, sizeof small, false };
+	struct cf_mem *mem = cf_mem_take();
+	struct cf_out o = { NULL, 0, CF_STAGE, -1, 0 };
+	struct cf_text in = { NULL, 0, CF_IN_SMALL, false };
 	struct cf_mask m;
-	int saved = errno, err;
+	int saved = errno, err = mem ? 0 : ENOMEM;
 
-	if (fp_likely(!f))
-		return false;
 	/* The kernel resolves the path (and dirfd): same errors as native. */
-	err = cf_read_real(dirfd, path, &in);
+	if (!err) {
+		o.p = mem->stage;
+		in.p = mem->in;
+		err = cf_read_real(dirfd, path, &in);
+	}
 	if (!err) {
 		fp_cpus_machine(&m.real, &m.real_bound, &m.fake_lo, &m.fake_n);
 		o.fd = cf_scratch(f->name);
@@ -274,6 +323,8 @@ bool fp_cpus_open_slow(int dirfd, const char *path, int flags, int *fd_out)
 			fp_raw_close(o.fd);
 	}
 	cf_text_free(&in);
+	if (mem)
+		cf_mem_give(mem);
 	if (!err && (o.fd = cf_read_only(o.fd, flags)) < 0)
 		err = -o.fd;
 	if (fp_unlikely(fp_cfg.debug))
@@ -285,8 +336,20 @@ bool fp_cpus_open_slow(int dirfd, const char *path, int flags, int *fd_out)
 		errno = saved;
 		*fd_out = o.fd;
 	}
+}
+
+/* The path test comes first, in a small frame: it is all that an open of
+ * any other file pays. */
+bool fp_cpus_open_slow(int dirfd, const char *path, int flags, int *fd_out)
+{
+	const struct cf_file *f = cf_match(dirfd, path, flags);
+
+	if (fp_likely(!f))
+		return false;
+	cf_serve(f, dirfd, path, flags, fd_out);
 	return true;
 }
+
 /* ------------------------------------------------------------------------
  * fopen and fopen64, for our files only.  glibc's fopen opens through an
  * internal call the open wrappers never see.  The stream is a plain one
