@@ -90,31 +90,36 @@ long fp_cpus_wanted(void)
 
 /* The process's real view, learnt once at first use (not at load time: a
  * program that never asks pays nothing). */
-static struct {
-	_Atomic int state; /* FP_INIT_NONE / RUNNING / DONE */
+struct cpus_view {
+	_Atomic int state; /* FP_INIT_NONE / RUNNING / DONE (cpus_real's only) */
 	long online;       /* real sysconf(_SC_NPROCESSORS_ONLN) */
 	long possible;     /* real sysconf(_SC_NPROCESSORS_CONF): ids below are real */
 #ifdef FP_HAVE_AFFINITY
 	cpu_set_t allowed; /* the affinity mask at first use */
 	bool have_allowed;
 #endif
-} cpus_real;
+};
+static struct cpus_view cpus_real;
 
-/* Something learnt once, by the first caller: true when the caller is to
- * learn it (and then calls cpus_once_done), false once it is known.  The
- * learning asks libc only (it never calls back into us), so another
- * thread's wait is bounded. */
-static bool cpus_once(_Atomic int *state)
+/*
+ * Something learnt once.  CPUS_DONE: it is known; CPUS_MINE: the caller
+ * learns it into the shared copy and then calls cpus_once_done; CPUS_BUSY:
+ * someone else is learning it, and the caller works the answer out for
+ * itself, into its own storage.  Never a wait: the one learning may be
+ * this very thread, interrupted by the signal handler that asks now, or a
+ * thread of the parent that a fork child does not have.
+ */
+enum cpus_once_is { CPUS_DONE, CPUS_MINE, CPUS_BUSY };
+
+static enum cpus_once_is cpus_once(_Atomic int *state)
 {
 	int expect = FP_INIT_NONE;
 
 	if (fp_likely(atomic_load_explicit(state, memory_order_acquire) == FP_INIT_DONE))
-		return false;
+		return CPUS_DONE;
 	if (atomic_compare_exchange_strong(state, &expect, FP_INIT_RUNNING))
-		return true;
-	while (atomic_load_explicit(state, memory_order_acquire) != FP_INIT_DONE)
-		sched_yield();
-	return false;
+		return CPUS_MINE;
+	return expect == FP_INIT_DONE ? CPUS_DONE : CPUS_BUSY;
 }
 
 static void cpus_once_done(_Atomic int *state)
@@ -122,21 +127,42 @@ static void cpus_once_done(_Atomic int *state)
 	atomic_store_explicit(state, FP_INIT_DONE, memory_order_release);
 }
 
-static void cpus_learn_real(void)
+/* Asks libc only (it never calls back into us). */
+static void cpus_learn(struct cpus_view *v)
 {
-	if (!cpus_once(&cpus_real.state))
-		return;
-	cpus_real.online = fp_real.r_sysconf.f(_SC_NPROCESSORS_ONLN);
-	cpus_real.possible = fp_real.r_sysconf.f(_SC_NPROCESSORS_CONF);
-	if (cpus_real.possible < cpus_real.online)
-		cpus_real.possible = cpus_real.online;
+	v->online = fp_real.r_sysconf.f(_SC_NPROCESSORS_ONLN);
+	v->possible = fp_real.r_sysconf.f(_SC_NPROCESSORS_CONF);
+	if (v->possible < v->online)
+		v->possible = v->online;
 #ifdef FP_HAVE_AFFINITY
-	cpus_real.have_allowed = fp_real.r_sched_getaffinity.f(0, sizeof cpus_real.allowed,
-	                                                       &cpus_real.allowed) == 0;
+	v->have_allowed = fp_real.r_sched_getaffinity.f(0, sizeof v->allowed, &v->allowed) == 0;
 #endif
+}
+
+/* The caller won cpus_once: learns the shared view and publishes it. */
+static void cpus_learn_shared(void)
+{
+	cpus_learn(&cpus_real);
 	if (cpus_real.online > 0)
 		fp_gauge_set(cpus_counters, CPUS_C_REAL, (unsigned long)cpus_real.online);
 	cpus_once_done(&cpus_real.state);
+}
+
+/* The real view: the shared one, or, while another caller is learning it,
+ * one learnt afresh into *mine. */
+static const struct cpus_view *cpus_view(struct cpus_view *mine)
+{
+	switch (cpus_once(&cpus_real.state)) {
+	case CPUS_DONE:
+		return &cpus_real;
+	case CPUS_MINE:
+		cpus_learn_shared();
+		return &cpus_real;
+	case CPUS_BUSY:
+		break;
+	}
+	cpus_learn(mine);
+	return mine;
 }
 
 /* Is this one of the CPU-count questions? */
@@ -156,7 +182,10 @@ static bool cpus_is_count(int name)
 /* One answer, counted; the caller has checked that the feature is on. */
 static long cpus_answer(const char *via)
 {
-	cpus_learn_real();
+	/* Only the summary's "real" figure needs the view: a caller that
+	 * finds it being learnt leaves that to whoever is learning it. */
+	if (fp_unlikely(cpus_once(&cpus_real.state) == CPUS_MINE))
+		cpus_learn_shared();
 	cpus_count(QUERIES);
 	if (fp_unlikely(fp_cfg.debug))
 		fp_debug("cpus", via, "answered from FASTPATH_CPUS");
@@ -219,6 +248,11 @@ CPUS_WRAP_NPROCS(get_nprocs_conf, _SC_NPROCESSORS_CONF)
 #endif
 
 #ifdef FP_HAVE_AFFINITY
+/* Bits in one word of a cpu_set_t, and the word holding bit i of a set
+ * of any size (as CPU_ISSET_S reads it). */
+#define CPUS_WBITS (8 * sizeof(__cpu_mask))
+#define cpus_word(mask, i) (((const __cpu_mask *)(const void *)(mask))[(i) / CPUS_WBITS])
+
 /*
  * Rewrites a mask the kernel just filled (setsize bytes) so that it holds
  * exactly `want` CPUs: the first `want` real ones when capping, or all the
@@ -232,6 +266,11 @@ static bool cpus_rewrite_mask(cpu_set_t *mask, size_t setsize, long want, long f
 	long have = 0;
 
 	for (i = 0; i < bits; i++) {
+		/* A set of 1 MiB is zeros past the kernel's mask: a word at a time. */
+		if (i % CPUS_WBITS == 0 && bits - i >= CPUS_WBITS && !cpus_word(mask, i)) {
+			i += CPUS_WBITS - 1;
+			continue;
+		}
 		if (!CPU_ISSET_S(i, setsize, mask))
 			continue;
 		if (have < want)
@@ -250,23 +289,51 @@ static bool cpus_rewrite_mask(cpu_set_t *mask, size_t setsize, long want, long f
 
 /* The machine the cap shows: the first N CPUs we may run on (at first
  * use), then made-up ids from the first id past every possible CPU. */
-void fp_cpus_machine(cpu_set_t *real, long *real_bound, long *fake_lo, long *fake_n)
+static void cpus_machine_of(const struct cpus_view *rv, cpu_set_t *real, long *real_bound,
+                            long *fake_lo, long *fake_n)
 {
 	long have = 0;
 	size_t i;
 
-	cpus_learn_real();
 	CPU_ZERO(real);
-	for (i = 0; i < CPU_SETSIZE && (long)i < cpus_real.possible && have < cpus_wanted; i++) {
-		if (cpus_real.have_allowed ? CPU_ISSET(i, &cpus_real.allowed)
-		                           : (long)i < cpus_real.online) {
+	for (i = 0; i < CPU_SETSIZE && (long)i < rv->possible && have < cpus_wanted; i++) {
+		if (rv->have_allowed ? CPU_ISSET(i, &rv->allowed) : (long)i < rv->online) {
 			CPU_SET(i, real);
 			have++;
 		}
 	}
-	*real_bound = cpus_real.possible;
-	*fake_lo = cpus_real.possible;
+	*real_bound = rv->possible;
+	*fake_lo = rv->possible;
 	*fake_n = cpus_wanted - have;
+}
+
+void fp_cpus_machine(cpu_set_t *real, long *real_bound, long *fake_lo, long *fake_n)
+{
+	struct cpus_view mine;
+
+	cpus_machine_of(cpus_view(&mine), real, real_bound, fake_lo, fake_n);
+}
+
+/*
+ * How many bytes of a caller's mask of setsize bytes the machine shown has
+ * ids in: the kernel reads no more than its own mask (the longs that hold
+ * its CPU ids), whatever size a caller passes (a program may pass 1 MiB
+ * with a 128-byte set).  Here that mask holds the ids below the possible
+ * count and, when the cap inflates, the made-up ids after them.  Never
+ * more than setsize.
+ */
+static size_t cpus_span(size_t setsize)
+{
+	struct cpus_view mine;
+	cpu_set_t real;
+	long bound, lo, n;
+	size_t bytes;
+
+	cpus_machine_of(cpus_view(&mine), &real, &bound, &lo, &n);
+	if (n < 0)
+		n = 0;
+	bytes = CPU_ALLOC_SIZE(lo + n > 0 ? lo + n : 1);
+	return bytes < setsize ? bytes : setsize;
 }
 
 /* ------------------------------------------------------------------------
@@ -314,6 +381,10 @@ static uint64_t cpus_sig(const cpu_set_t *mask, size_t setsize)
 	size_t i, bits = setsize * 8;
 
 	for (i = 0; i < bits; i++) {
+		if (i % CPUS_WBITS == 0 && bits - i >= CPUS_WBITS && !cpus_word(mask, i)) {
+			i += CPUS_WBITS - 1;
+			continue;
+		}
 		if (CPU_ISSET_S(i, setsize, mask)) {
 			h ^= i + 1;
 			h *= 1099511628211ull;
@@ -380,6 +451,7 @@ static int cpus_fix_mask(int rc, enum cpus_who who, size_t setsize, cpu_set_t *m
                          const char *via)
 {
 	struct cpus_vmask v;
+	struct cpus_view mine;
 	int back = 1;
 
 	if (rc != 0)
@@ -387,7 +459,7 @@ static int cpus_fix_mask(int rc, enum cpus_who who, size_t setsize, cpu_set_t *m
 	cpus_answer(via);
 	if (cpus_recall(who, &v))
 		back = cpus_give_back(&v, setsize, mask);
-	if (back == 1 && !cpus_rewrite_mask(mask, setsize, cpus_wanted, cpus_real.possible))
+	if (back == 1 && !cpus_rewrite_mask(mask, setsize, cpus_wanted, cpus_view(&mine)->possible))
 		back = -1;
 	if (back < 0) {
 		errno = EINVAL;
@@ -430,73 +502,70 @@ FP_EXPORT int pthread_getaffinity_np(pthread_t thread, size_t setsize, cpu_set_t
 }
 
 /* Wherever we may really run: the mask we were started with, or, if the
- * kernel would not tell us (cpus_learn_real), every CPU it has (it keeps
- * only the allowed ones). */
-static void cpus_anywhere(cpu_set_t *out)
+ * kernel would not tell us (cpus_learn), every CPU it has (it keeps only
+ * the allowed ones). */
+static void cpus_anywhere(const struct cpus_view *rv, cpu_set_t *out)
 {
-	if (cpus_real.have_allowed) {
-		memcpy(out, &cpus_real.allowed, sizeof *out);
+	if (rv->have_allowed) {
+		memcpy(out, &rv->allowed, sizeof *out);
 		return;
 	}
 	CPU_ZERO(out);
-	for (long i = 0; i < cpus_real.possible && i < CPU_SETSIZE; i++)
+	for (long i = 0; i < rv->possible && i < CPU_SETSIZE; i++)
 		CPU_SET((size_t)i, out);
 }
 
 /*
  * Drops made-up ids from a mask the program built from our answers.  Writes
- * the result to `out` (outsize bytes, zeroed) and returns it, updating
+ * the result to `out` (a whole cpu_set_t) and returns it, updating
  * *setsize, or returns the caller's mask untouched when nothing is made up.
+ * Only the bytes the machine shown has ids in are read (cpus_span).  On a
+ * machine of more possible CPUs than a cpu_set_t holds, a mask of real and
+ * made-up ids goes as it is: the kernel keeps only its possible CPUs.
  */
-static const cpu_set_t *cpus_real_mask(const cpu_set_t *mask, size_t *setsize, cpu_set_t *out,
-                                       size_t outsize)
+static const cpu_set_t *cpus_real_mask(const struct cpus_view *rv, const cpu_set_t *mask,
+                                       size_t *setsize, cpu_set_t *out)
 {
-	size_t bits = *setsize * 8, i;
+	size_t span = cpus_span(*setsize), bits = span * 8, i;
 	bool fake = false, any_real = false;
 
 	for (i = 0; i < bits; i++) {
-		if (!CPU_ISSET_S(i, *setsize, mask))
+		if (!CPU_ISSET_S(i, span, mask))
 			continue;
-		if ((long)i >= cpus_real.possible)
+		if ((long)i >= rv->possible)
 			fake = true;
 		else
 			any_real = true;
 	}
-	if (!fake || *setsize > outsize)
+	if (!fake)
 		return mask;
+	CPU_ZERO(out);
 	if (!any_real) {
 		/* The program's set may be smaller than ours: pass ours. */
-		if (sizeof(cpu_set_t) > outsize)
+		cpus_anywhere(rv, out);
+	} else {
+		if (rv->possible > CPU_SETSIZE)
 			return mask;
-		memset(out, 0, outsize);
-		cpus_anywhere(out);
-		if (*setsize < sizeof(cpu_set_t))
-			*setsize = sizeof(cpu_set_t);
-		return out;
+		memcpy(out, mask, span < sizeof *out ? span : sizeof *out);
+		for (i = (size_t)rv->possible; i < CPU_SETSIZE; i++)
+			CPU_CLR(i, out);
 	}
-	memcpy(out, mask, *setsize);
-	for (i = (size_t)cpus_real.possible; i < bits; i++)
-		CPU_CLR_S(i, *setsize, out);
+	*setsize = sizeof *out;
 	return out;
 }
 
-/* Large enough for any mask a program could build from a count <= 65536. */
-union cpus_mask_buf {
-	cpu_set_t set;
-	char bytes[CPUS_MAX / 8 + sizeof(long)];
-};
-
-static const cpu_set_t *cpus_for_set(const cpu_set_t *mask, size_t *setsize,
-                                     union cpus_mask_buf *buf)
+static const cpu_set_t *cpus_for_set(const cpu_set_t *mask, size_t *setsize, cpu_set_t *buf)
 {
+	struct cpus_view mine;
+	const struct cpus_view *rv;
+
 	if (!fp_enabled(FP_BIT(cpus)) || !mask)
 		return mask;
-	cpus_learn_real();
+	rv = cpus_view(&mine);
 	/* Capping hands out only real ids: nothing to translate. */
-	if (cpus_wanted <= cpus_real.online)
+	if (cpus_wanted <= rv->online)
 		return mask;
-	memset(buf, 0, sizeof *buf);
-	return cpus_real_mask(mask, setsize, &buf->set, sizeof *buf);
+	return cpus_real_mask(rv, mask, setsize, buf);
 }
 
 /*
@@ -504,15 +573,19 @@ static const cpu_set_t *cpus_for_set(const cpu_set_t *mask, size_t *setsize,
  * False when it names none of them (a kernel says EINVAL; we let the real
  * call decide, as before) or one past CPUS_VBITS (not remembered).
  */
-static bool cpus_virtual(const cpu_set_t *mask, size_t setsize, struct cpus_vmask *v)
+/* Out of line: its frame and cpus_set's are each a few hundred bytes. */
+__attribute__((noinline)) static bool cpus_virtual(const cpu_set_t *mask, size_t setsize,
+                                                   struct cpus_vmask *v)
 {
 	cpu_set_t mreal;
 	long bound, flo, fn;
-	size_t i, bits = setsize * 8;
+	size_t i, bits;
 	bool any = false;
 
 	if (!mask)
 		return false;
+	setsize = cpus_span(setsize);
+	bits = setsize * 8;
 	fp_cpus_machine(&mreal, &bound, &flo, &fn);
 	memset(v, 0, sizeof *v);
 	for (i = 0; i < bits; i++) {
@@ -562,8 +635,9 @@ static void cpus_forget(enum cpus_who who)
 static int cpus_set(enum cpus_who who, pid_t pid, size_t setsize, const cpu_set_t *mask,
                     int (*real)(pid_t, pthread_t, size_t, const cpu_set_t *), pthread_t th)
 {
-	union cpus_mask_buf buf;
+	cpu_set_t buf;
 	struct cpus_vmask v;
+	struct cpus_view mine;
 	bool keep;
 	int rc;
 
@@ -571,14 +645,15 @@ static int cpus_set(enum cpus_who who, pid_t pid, size_t setsize, const cpu_set_
 		return real(pid, th, setsize, cpus_for_set(mask, &setsize, &buf));
 	keep = cpus_virtual(mask, setsize, &v);
 	if (keep) {
+		const struct cpus_view *rv = cpus_view(&mine);
+
 		/* The real ids asked for, or wherever we may run if none. */
-		memset(&buf, 0, sizeof buf);
-		memcpy(&buf.set, v.bits, sizeof buf.set);
-		for (size_t i = (size_t)cpus_real.possible; i < CPU_SETSIZE; i++)
-			CPU_CLR(i, &buf.set);
-		if (CPU_COUNT(&buf.set) == 0)
-			cpus_anywhere(&buf.set);
-		rc = real(pid, th, sizeof buf.set, &buf.set);
+		memcpy(&buf, v.bits, sizeof buf);
+		for (size_t i = (size_t)rv->possible; i < CPU_SETSIZE; i++)
+			CPU_CLR(i, &buf);
+		if (CPU_COUNT(&buf) == 0)
+			cpus_anywhere(rv, &buf);
+		rc = real(pid, th, sizeof buf, &buf);
 	} else {
 		rc = real(pid, th, setsize, cpus_for_set(mask, &setsize, &buf));
 	}
@@ -630,29 +705,51 @@ static struct {
 	unsigned short map[CPU_SETSIZE];
 } cpus_fold;
 
-static void cpus_fold_learn(void)
+/*
+ * Where the ids up to `upto` fold, in map[] if it is given; returns where
+ * `upto` itself folds.  The shown ids are taken in turn, in order, by the
+ * ids outside them (as ids[k++ % nshown] would, without the array).
+ */
+static unsigned cpus_fold_walk(const cpu_set_t *shown, unsigned short *map, size_t upto)
 {
-	cpu_set_t shown;
-	unsigned short ids[CPU_SETSIZE];
-	long bound, lo, n;
-	size_t i, nshown = 0, k = 0;
+	size_t i, next = 0;
+	unsigned to = 0;
 
-	if (!cpus_once(&cpus_fold.state))
-		return;
-	fp_cpus_machine(&shown, &bound, &lo, &n);
-	for (i = 0; i < CPU_SETSIZE; i++)
-		if (CPU_ISSET(i, &shown))
-			ids[nshown++] = (unsigned short)i;
-	for (i = 0; i < CPU_SETSIZE; i++)
-		cpus_fold.map[i] = (unsigned short)(CPU_ISSET(i, &shown) || !nshown ? i : ids[k++ % nshown]);
-	cpus_fold.fold = n == 0 && nshown > 0;
-	cpus_once_done(&cpus_fold.state);
+	for (i = 0; i <= upto && i < CPU_SETSIZE; i++) {
+		to = (unsigned)i;
+		if (!CPU_ISSET(i, shown)) {
+			while (!CPU_ISSET(next, shown))
+				next = (next + 1) % CPU_SETSIZE;
+			to = (unsigned)next;
+			next = (next + 1) % CPU_SETSIZE;
+		}
+		if (map)
+			map[i] = (unsigned short)to;
+	}
+	return to;
 }
 
+/* Where cpu folds: from the map learnt once, or, while another caller is
+ * learning it (cpus_once), worked out for this one id. */
 static unsigned cpus_fold_id(unsigned cpu)
 {
-	cpus_fold_learn();
-	return cpus_fold.fold && cpu < CPU_SETSIZE ? cpus_fold.map[cpu] : cpu;
+	cpu_set_t shown;
+	long bound, lo, n;
+	enum cpus_once_is is = cpus_once(&cpus_fold.state);
+
+	if (fp_likely(is == CPUS_DONE))
+		return cpus_fold.fold && cpu < CPU_SETSIZE ? cpus_fold.map[cpu] : cpu;
+	fp_cpus_machine(&shown, &bound, &lo, &n);
+	if (is == CPUS_MINE) {
+		cpus_fold.fold = n == 0 && CPU_COUNT(&shown) > 0;
+		if (cpus_fold.fold)
+			(void)cpus_fold_walk(&shown, cpus_fold.map, CPU_SETSIZE - 1);
+		cpus_once_done(&cpus_fold.state);
+		return cpus_fold.fold && cpu < CPU_SETSIZE ? cpus_fold.map[cpu] : cpu;
+	}
+	if (n != 0 || CPU_COUNT(&shown) == 0 || cpu >= CPU_SETSIZE)
+		return cpu;
+	return cpus_fold_walk(&shown, NULL, cpu);
 }
 
 /* A call of a few nanoseconds: without the cap, a tail call to libc's

@@ -18,6 +18,14 @@
 #include "../cpus_files_shim.c"
 FP_TABLE(&fp_mit_cpus);
 
+/* The shared real view, learnt now if nobody has. */
+static void learn_real(void)
+{
+	struct cpus_view mine;
+
+	assert_ptr_equal(cpus_view(&mine), &cpus_real);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -157,7 +165,7 @@ static void test_rewrite_mask_inflate(void **state)
 
 static void test_setaffinity_drops_made_up_ids(void **state)
 {
-	union cpus_mask_buf buf;
+	cpu_set_t buf;
 	cpu_set_t in;
 	const cpu_set_t *out;
 	size_t size = sizeof in;
@@ -165,7 +173,7 @@ static void test_setaffinity_drops_made_up_ids(void **state)
 
 	(void)state;
 	cpus_wanted = fake + 8;
-	cpus_learn_real();
+	learn_real();
 	/* Real plus made-up: only the real ids go to the kernel. */
 	CPU_ZERO(&in);
 	CPU_SET(0, &in);
@@ -210,7 +218,7 @@ static void test_setaffinity_drops_made_up_ids(void **state)
  * made-up ids only still runs somewhere real, on either path. */
 static void test_setaffinity_without_allowed_mask(void **state)
 {
-	union cpus_mask_buf buf;
+	cpu_set_t buf;
 	cpu_set_t in, saved, now, all;
 	const cpu_set_t *out;
 	size_t size = sizeof in;
@@ -218,7 +226,7 @@ static void test_setaffinity_without_allowed_mask(void **state)
 
 	(void)state;
 	cpus_wanted = fake + 8;
-	cpus_learn_real();
+	learn_real();
 	saved = cpus_real.allowed;
 	assert_true(cpus_real.have_allowed);
 	cpus_real.have_allowed = false;
@@ -249,7 +257,7 @@ static void test_getcpu_fold_map(void **state)
 	__typeof__(cpus_real) saved;
 
 	(void)state;
-	cpus_learn_real();
+	learn_real();
 	saved = cpus_real;
 	cpus_real.possible = 4;
 	cpus_real.online = 4;
@@ -283,7 +291,7 @@ static void test_getcpu_live(void **state)
 	int last = -1;
 
 	(void)state;
-	cpus_learn_real();
+	learn_real();
 	for (int i = 0; i < CPU_SETSIZE; i++)
 		if (CPU_ISSET(i, &cpus_real.allowed))
 			last = i;
