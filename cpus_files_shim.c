@@ -32,6 +32,8 @@
 #include "cpus.h"
 
 #ifdef FP_LINUX
+#include <sys/vfs.h>
+
 /* ------------------------------------------------------------------------
  * Which files: one table, checked against the kernel's paths.
  * ---------------------------------------------------------------------- */
@@ -193,6 +195,24 @@ static bool cf_grow(struct cf_text *t)
 	return true;
 }
 
+/*
+ * The kernel's text of a CPU file, or CF_NOT_OURS: the path names no
+ * procfs or sysfs file (a chroot or a bind mount put something else there,
+ * /dev/zero say), or one larger than any CPU file (CF_TEXT_MAX; /proc/cpuinfo
+ * of 8192 CPUs is about 12 MB).  Such an open is the real one: the program
+ * reads what is there, as natively, and the copy never reads on for ever.
+ */
+#define CF_NOT_OURS (-1)
+#define CF_TEXT_MAX ((size_t)64 << 20)
+
+static bool cf_kernel_file(int fd)
+{
+	struct statfs sf;
+
+	return fstatfs(fd, &sf) == 0 &&
+	       (sf.f_type == PROC_SUPER_MAGIC || sf.f_type == SYSFS_MAGIC);
+}
+
 static int cf_read_real(int dirfd, const char *path, struct cf_text *t)
 {
 	int fd = (int)fp_raw_openat(dirfd, path, O_RDONLY | O_CLOEXEC, 0);
@@ -200,11 +220,15 @@ static int cf_read_real(int dirfd, const char *path, struct cf_text *t)
 
 	if (fd < 0)
 		return errno;
+	if (!cf_kernel_file(fd)) {
+		fp_raw_close(fd);
+		return CF_NOT_OURS;
+	}
 	for (;;) {
 		ssize_t n;
 
-		if (t->len == t->cap && !cf_grow(t)) {
-			err = ENOMEM;
+		if (t->len == t->cap && (t->cap >= CF_TEXT_MAX || !cf_grow(t))) {
+			err = t->cap >= CF_TEXT_MAX ? CF_NOT_OURS : ENOMEM;
 			break;
 		}
 		n = fp_raw_read(fd, t->p + t->len, t->cap - t->len);
@@ -292,10 +316,11 @@ void fp_cpus_sv_file(int dirfd, const char *path, int flags)
 	errno = saved;
 }
 
-/* The generated copy of f: the descriptor in *fd_out, or -1 and errno.
- * Kept out of line so that an open of any other file never reserves its
- * frame (the buffers are in the scratch area, cf_mem_take). */
-__attribute__((noinline)) static void cf_serve(const struct cf_file *f, int dirfd,
+/* The generated copy of f: the descriptor in *fd_out, or -1 and errno;
+ * false when the file there is not the kernel's (cf_read_real).  Kept out
+ * of line so that an open of any other file never reserves its frame (the
+ * buffers are in the scratch area, cf_mem_take). */
+__attribute__((noinline)) static bool cf_serve(const struct cf_file *f, int dirfd,
                                                const char *path, int flags, int *fd_out)
 {
 	struct cf_mem *mem = cf_mem_take();
@@ -325,6 +350,10 @@ __attribute__((noinline)) static void cf_serve(const struct cf_file *f, int dirf
 	cf_text_free(&in);
 	if (mem)
 		cf_mem_give(mem);
+	if (err == CF_NOT_OURS) {
+		errno = saved;
+		return false;
+	}
 	if (!err && (o.fd = cf_read_only(o.fd, flags)) < 0)
 		err = -o.fd;
 	if (fp_unlikely(fp_cfg.debug))
@@ -336,6 +365,7 @@ __attribute__((noinline)) static void cf_serve(const struct cf_file *f, int dirf
 		errno = saved;
 		*fd_out = o.fd;
 	}
+	return true;
 }
 
 /* The path test comes first, in a small frame: it is all that an open of
@@ -346,8 +376,7 @@ bool fp_cpus_open_slow(int dirfd, const char *path, int flags, int *fd_out)
 
 	if (fp_likely(!f))
 		return false;
-	cf_serve(f, dirfd, path, flags, fd_out);
-	return true;
+	return cf_serve(f, dirfd, path, flags, fd_out);
 }
 
 /* ------------------------------------------------------------------------

@@ -23,6 +23,8 @@
  *                          kernel reads only its own mask), the set at the
  *                          end of a page before an unmapped one:
  *                          "set 0 0 pthread 0"
+ *   prog_robust endless    opens /proc/stat and reads 4 KiB of it (run
+ *                          where /dev/zero is bound over it): "read 4096"
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -281,6 +283,23 @@ static int big_set(void)
 	return 0;
 }
 
+/* ---- endless ------------------------------------------------------------ */
+static int endless(void)
+{
+	static char buf[4096];
+	size_t got = 0;
+	ssize_t n = 0;
+	int fd = open("/proc/stat", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return perror("open /proc/stat"), 2;
+	while (got < sizeof buf && (n = read(fd, buf + got, sizeof buf - got)) > 0)
+		got += (size_t)n;
+	close(fd);
+	printf("read %zu\n", got);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -296,6 +315,8 @@ int main(int argc, char **argv)
 		return fork_ask(argc > 2 ? atoi(argv[2]) : 100);
 	if (!strcmp(m, "bigset"))
 		return big_set();
-	fprintf(stderr, "usage: prog_robust thread|altstack|sigalrm|forkask [N]|bigset\n");
+	if (!strcmp(m, "endless"))
+		return endless();
+	fprintf(stderr, "usage: prog_robust thread|altstack|sigalrm|forkask [N]|bigset|endless\n");
 	return 2;
 }
