@@ -92,17 +92,26 @@ struct cpus_map {
 	long n;          /* N: the virtual CPUs */
 	long r;          /* the real CPUs mapped onto, >= 1 */
 	bool identity;   /* N == r, R[k] == k and all of them online: the kernel's view */
-	const unsigned short *real; /* R[0..r-1] */
+	/* R[k] and the k of each real id: the tables learnt once, or NULL
+	 * while another caller is learning them (then worked out from
+	 * `allowed`, never waited for). */
+	const unsigned short *real;
+	const short *index;
+	cpu_set_t allowed; /* R as a mask */
 };
-/* The real view (cpus_shim.c), learnt once: what the map is built from. */
-void fp_cpus_learn(void) FP_HIDDEN;
-/* Builds the map from the start-up mask (NULL when it could not be read:
- * then CPUs 0..online-1); called once, by fp_cpus_learn. */
-void fp_cpus_map_build(const cpu_set_t *allowed, long online) FP_HIDDEN;
-/* The map at the count N now in force (learns the real view first). */
+/* The map at the count N now in force (cpus_shim.c: learns the real view
+ * first, at the first question). */
 void fp_cpus_map(struct cpus_map *m) FP_HIDDEN;
-/* k of real CPU c (R[k] == c), or -1 when c is not mapped. */
-long fp_cpus_real_index(long c) FP_HIDDEN;
+/* The map of the start-up mask `allowed` (NULL when it could not be read:
+ * then CPUs 0..online-1), with the shared tables when `shared`. */
+void fp_cpus_map_of(struct cpus_map *m, const cpu_set_t *allowed, long online,
+                    bool shared) FP_HIDDEN;
+/* Builds the shared tables; called once, by the caller that learns the
+ * real view. */
+void fp_cpus_map_build(const cpu_set_t *allowed, long online) FP_HIDDEN;
+/* R[k], and the k of real CPU c (-1 when c is not mapped). */
+long fp_cpus_real_of(const struct cpus_map *m, long k) FP_HIDDEN;
+long fp_cpus_real_index(const struct cpus_map *m, long c) FP_HIDDEN;
 /* The real mask `now` (nowsize bytes) as the virtual mask it holds, written
  * to out (outsize bytes, outsize * 8 >= N). */
 void fp_cpus_to_virtual(const struct cpus_map *m, const cpu_set_t *now, size_t nowsize,
@@ -113,14 +122,24 @@ bool fp_cpus_to_real(const struct cpus_map *m, const cpu_set_t *v, size_t setsiz
                      cpu_set_t *out) FP_HIDDEN;
 
 /* The virtual mask a thread last set (cpus_shim.c), which getcpu answers
- * from (cpus_map.c): ids below CPUS_VBITS. */
-#define CPUS_VBITS CPUS_LINUX_MAX
+ * from (cpus_map.c).  Static TLS comes out of every thread's stack (a
+ * 16 KiB helper thread's too), so it is small: the ids below CPU_SETSIZE
+ * as bits, or a mask past them when it is one run of ids (a pin, the whole
+ * machine); any other mask past them is not remembered. */
 struct cpus_vmask {
 	bool valid;
+	bool run;                  /* the ids are [lo, hi], not bits */
+	int lo, hi;
 	int last_real, last_virt;  /* getcpu's last answer from it; -1: none */
-	uint64_t sig;                             /* cpus_sig() of the real mask left */
-	cpu_set_t bits[CPUS_VBITS / CPU_SETSIZE]; /* the virtual ids */
+	uint64_t sig;              /* cpus_sig() of the real mask left */
+	cpu_set_t bits;
 };
+static inline bool cpus_vmask_has(const struct cpus_vmask *v, long id)
+{
+	if (v->run)
+		return id >= v->lo && id <= v->hi;
+	return id >= 0 && id < CPU_SETSIZE && CPU_ISSET((size_t)id, &v->bits);
+}
 extern FP_TLS struct cpus_vmask fp_cpus_vthread FP_HIDDEN;
 
 /* ------------------------------------------------------------------------

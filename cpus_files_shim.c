@@ -1,37 +1,38 @@
 /*
- * cpus_files_shim.c: the CPU files as a kernel with N CPUs would show them
- * (issue 12), while FASTPATH_CPUS is set.
+ * cpus_files_shim.c: the CPU files as a kernel of the machine the cap shows
+ * would give them (issues 12, 28), while FASTPATH_CPUS is set.
  *
  *   /proc/cpuinfo                         one block per CPU
  *   /proc/stat                            the "cpu" total and one cpuN line per CPU
- *   /sys/devices/system/cpu/{online,possible,present}   CPU lists
+ *   /sys/devices/system/cpu/{online,possible,present,kernel_max}
  *
  * libuv (node's os.cpus()) reads the first two, `grep -c ^processor` the
  * first, lscpu all of them: none of it goes through sysconf.  Anchor: LXCFS,
  * which gives a container /proc/cpuinfo and /proc/stat matching its cpuset;
  * we do the same per process, without FUSE and without root.
  *
- * The CPUs shown are exactly the ids of the mask the cap reports from
- * sched_getaffinity (fp_cpus_machine): the first N CPUs we may run on, or
- * all of them plus made-up ids, each made-up CPU a copy of a real CPU's
- * block or line with its number changed.  Every open reads the real file
- * afresh (counters move), transforms it and hands back a read-only
- * descriptor of a memfd (an unlinked O_TMPFILE where memfd_create is
- * missing) holding the result.  With N equal to the real count the bytes
- * are the kernel's own.
+ * The CPUs shown are those of the machine the cap shows (cpus_map.c),
+ * 0..N-1, each the real CPU it maps to (cpus_text.c says which fields are
+ * derived).  Every open reads the real file afresh (counters move),
+ * transforms it and hands back a read-only descriptor of a memfd (an
+ * unlinked O_TMPFILE where memfd_create is missing) holding the result,
+ * which lseek and mmap treat as procfs and sysfs do.  When the map is the
+ * identity the bytes are the kernel's own.
  *
- * Two layers: pure text transforms (cpus_text.c: input text + mask ->
+ * Two layers: pure text transforms (cpus_text.c: input text + map ->
  * output text, unit-tested in tests/test_cpus_files.c), and here one entry,
  * fp_cpus_open() (cpus.h), which every open wrapper calls (UR_OPEN_BODY in
  * urandom_shim.c), plus fopen/fopen64.  The entry uses raw system calls and
- * mmap'd or stack buffers only: no malloc, no lock, none of our own
- * exports.  Linux only: illumos has no such files (psrinfo and kstat are
- * its ways).
+ * a static or mmap'd scratch area only (a frame of a few hundred bytes):
+ * no malloc, no lock that waits, none of our own exports.  Linux only:
+ * illumos has no such files (psrinfo and kstat are its ways).
  */
 #include "fastpath.h"
 #include "cpus.h"
 
 #ifdef FP_LINUX
+#include <sys/vfs.h>
+
 /* ------------------------------------------------------------------------
  * Which files: one table, checked against the kernel's paths.
  * ---------------------------------------------------------------------- */
@@ -188,14 +189,51 @@ static const struct cf_file *cf_match(int dirfd, const char *path, int flags)
 
 /* ------------------------------------------------------------------------
  * Reading the real file: procfs and sysfs files are read to the end with
- * plain reads, into the caller's stack buffer while it holds them (a
- * small machine's files fit), then into an mmap'd buffer that doubles.
+ * plain reads, into the scratch area while it holds them (a small
+ * machine's files fit), then into an mmap'd buffer that doubles.
+ *
+ * The scratch area is never on the stack: an open may run on a 16 KiB
+ * thread stack (PTHREAD_STACK_MIN) or on a signal's alternate stack, and a
+ * frame of tens of KiB there steps over the guard page or into whatever
+ * lies below.  It is one static area taken with a try-lock, or, when that
+ * is taken (another thread, a signal handler that interrupted an open of
+ * ours, a fork child that copied it taken), an anonymous mapping of the
+ * same size: mmap is a system call, safe in a handler; no malloc.
  * ---------------------------------------------------------------------- */
 struct cf_text {
 	char *p;
 	size_t len, cap;
 	bool mapped;
 };
+
+#define CF_IN_SMALL 16384
+#define CF_STAGE 8192
+struct cf_mem {
+	char in[CF_IN_SMALL];
+	char stage[CF_STAGE];
+};
+static struct cf_mem cf_static;
+static _Atomic int cf_static_busy;
+
+static struct cf_mem *cf_mem_take(void)
+{
+	int idle = 0;
+	void *q;
+
+	if (atomic_compare_exchange_strong(&cf_static_busy, &idle, 1))
+		return &cf_static;
+	q = mmap(NULL, sizeof(struct cf_mem), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+	         -1, 0);
+	return q == MAP_FAILED ? NULL : q;
+}
+
+static void cf_mem_give(struct cf_mem *m)
+{
+	if (m == &cf_static)
+		atomic_store_explicit(&cf_static_busy, 0, memory_order_release);
+	else
+		munmap(m, sizeof *m);
+}
 
 /* Makes room for more; false (ENOMEM) when there is none. */
 static bool cf_grow(struct cf_text *t)
@@ -218,6 +256,24 @@ static bool cf_grow(struct cf_text *t)
 	return true;
 }
 
+/*
+ * The kernel's text of a CPU file, or CF_NOT_OURS: the path names no
+ * procfs or sysfs file (a chroot or a bind mount put something else there,
+ * /dev/zero say), or one larger than any CPU file (CF_TEXT_MAX; /proc/cpuinfo
+ * of 8192 CPUs is about 12 MB).  Such an open is the real one: the program
+ * reads what is there, as natively, and the copy never reads on for ever.
+ */
+#define CF_NOT_OURS (-1)
+#define CF_TEXT_MAX ((size_t)64 << 20)
+
+static bool cf_kernel_file(int fd)
+{
+	struct statfs sf;
+
+	return fstatfs(fd, &sf) == 0 &&
+	       (sf.f_type == PROC_SUPER_MAGIC || sf.f_type == SYSFS_MAGIC);
+}
+
 static int cf_read_real(int dirfd, const char *path, struct cf_text *t)
 {
 	int fd = (int)fp_raw_openat(dirfd, path, O_RDONLY | O_CLOEXEC, 0);
@@ -225,11 +281,15 @@ static int cf_read_real(int dirfd, const char *path, struct cf_text *t)
 
 	if (fd < 0)
 		return errno;
+	if (!cf_kernel_file(fd)) {
+		fp_raw_close(fd);
+		return CF_NOT_OURS;
+	}
 	for (;;) {
 		ssize_t n;
 
-		if (t->len == t->cap && !cf_grow(t)) {
-			err = ENOMEM;
+		if (t->len == t->cap && (t->cap >= CF_TEXT_MAX || !cf_grow(t))) {
+			err = t->cap >= CF_TEXT_MAX ? CF_NOT_OURS : ENOMEM;
 			break;
 		}
 		n = fp_raw_read(fd, t->p + t->len, t->cap - t->len);
@@ -381,21 +441,27 @@ void fp_cpus_sv_file(int dirfd, const char *path, int flags)
 	errno = saved;
 }
 
-static void cf_serve(int fd, const struct cf_file *f);
+static void cf_note_served(int fd, const struct cf_file *f);
 
-bool fp_cpus_open_slow(int dirfd, const char *path, int flags, int *fd_out)
+/* The generated copy of f: the descriptor in *fd_out, or -1 and errno;
+ * false when the file there is not the kernel's (cf_read_real).  Kept out
+ * of line so that an open of any other file never reserves its frame (the
+ * buffers are in the scratch area, cf_mem_take). */
+__attribute__((noinline)) static bool cf_serve(const struct cf_file *f, int dirfd,
+                                               const char *path, int flags, int *fd_out)
 {
-	const struct cf_file *f = cf_match(dirfd, path, flags);
-	char stage[8192], small[16384];
-	struct cf_out o = { stage, 0, sizeof stage, -1, 0 };
-	struct cf_text in = { small, 0, sizeof small, false };
+	struct cf_mem *mem = cf_mem_take();
+	struct cf_out o = { NULL, 0, CF_STAGE, -1, 0 };
+	struct cf_text in = { NULL, 0, CF_IN_SMALL, false };
 	struct cpus_map m;
-	int saved = errno, err;
+	int saved = errno, err = mem ? 0 : ENOMEM;
 
-	if (fp_likely(!f))
-		return false;
 	/* The kernel resolves the path (and dirfd): same errors as native. */
-	err = cf_read_real(dirfd, path, &in);
+	if (!err) {
+		o.p = mem->stage;
+		in.p = mem->in;
+		err = cf_read_real(dirfd, path, &in);
+	}
 	if (!err) {
 		fp_cpus_map(&m);
 		o.fd = cf_scratch(f->name);
@@ -409,6 +475,12 @@ bool fp_cpus_open_slow(int dirfd, const char *path, int flags, int *fd_out)
 			fp_raw_close(o.fd);
 	}
 	cf_text_free(&in);
+	if (mem)
+		cf_mem_give(mem);
+	if (err == CF_NOT_OURS) {
+		errno = saved;
+		return false;
+	}
 	if (!err && (o.fd = cf_read_only(o.fd, flags)) < 0)
 		err = -o.fd;
 	if (fp_unlikely(fp_cfg.debug))
@@ -417,12 +489,24 @@ bool fp_cpus_open_slow(int dirfd, const char *path, int flags, int *fd_out)
 		errno = err;
 		*fd_out = -1;
 	} else {
-		cf_serve(o.fd, f);
+		cf_note_served(o.fd, f);
 		errno = saved;
 		*fd_out = o.fd;
 	}
 	return true;
 }
+
+/* The path test comes first, in a small frame: it is all that an open of
+ * any other file pays. */
+bool fp_cpus_open_slow(int dirfd, const char *path, int flags, int *fd_out)
+{
+	const struct cf_file *f = cf_match(dirfd, path, flags);
+
+	if (fp_likely(!f))
+		return false;
+	return cf_serve(f, dirfd, path, flags, fd_out);
+}
+
 /* ------------------------------------------------------------------------
  * fopen and fopen64, for our files only.  glibc's fopen opens through an
  * internal call the open wrappers never see.  The stream is a plain one
@@ -523,7 +607,7 @@ CPUS_WRAP_FOPEN(fopen64)
  * ---------------------------------------------------------------------- */
 #define CF_NSERVED 1024
 #define CF_SYSFS_SIZE 4096 /* what sysfs says of every attribute file */
-enum { CF_NOT_OURS, CF_AS_PROCFS, CF_AS_SYSFS };
+enum { CF_AS_NONE, CF_AS_PROCFS, CF_AS_SYSFS };
 static struct {
 	_Atomic unsigned long ino; /* 0: not served */
 	dev_t dev;
@@ -531,7 +615,7 @@ static struct {
 } cf_served[CF_NSERVED];
 static _Atomic bool cf_any_served;
 
-static void cf_serve(int fd, const struct cf_file *f)
+static void cf_note_served(int fd, const struct cf_file *f)
 {
 	struct stat st;
 
@@ -548,11 +632,11 @@ static int cf_served_as(int fd)
 {
 	unsigned long ino;
 	struct stat st;
-	int saved, as = CF_NOT_OURS;
+	int saved, as = CF_AS_NONE;
 
 	if (fp_likely(!atomic_load_explicit(&cf_any_served, memory_order_relaxed)) || fd < 0 ||
 	    fd >= CF_NSERVED || !(ino = atomic_load_explicit(&cf_served[fd].ino, memory_order_acquire)))
-		return CF_NOT_OURS;
+		return CF_AS_NONE;
 	saved = errno;
 	if (fstat(fd, &st) == 0 && st.st_ino == ino && st.st_dev == cf_served[fd].dev)
 		as = cf_served[fd].as;
@@ -596,7 +680,7 @@ static bool cf_seek(int as, long long *off, int *whence)
 		int as = cf_served_as(fd);                                   \
 		long long o = (long long)off;                                \
                                                                              \
-		if (fp_likely(as == CF_NOT_OURS))                            \
+		if (fp_likely(as == CF_AS_NONE))                            \
 			return FP_OWN(name)(fd, off, whence);                \
 		if (!cf_seek(as, &o, &whence))                               \
 			return -1;                                           \
@@ -605,9 +689,9 @@ static bool cf_seek(int as, long long *off, int *whence)
 #define CPUS_WRAP_MMAP(name, off_type)                                       \
 	FP_EXPORT void *name(void *a, size_t len, int prot, int flags, int fd, off_type off) \
 	{                                                                    \
-		int as = (flags & MAP_ANONYMOUS) ? CF_NOT_OURS : cf_served_as(fd); \
+		int as = (flags & MAP_ANONYMOUS) ? CF_AS_NONE : cf_served_as(fd); \
                                                                              \
-		if (fp_likely(as == CF_NOT_OURS) || len == 0)                \
+		if (fp_likely(as == CF_AS_NONE) || len == 0)                \
 			return FP_OWN(name)(a, len, prot, flags, fd, off);   \
 		errno = as == CF_AS_PROCFS ? EIO : ENODEV;                   \
 		return MAP_FAILED;                                           \

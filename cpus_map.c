@@ -18,16 +18,16 @@
  * runs there still answers with a CPU below N.  With N == r and R the
  * CPUs 0..r-1, all online, the map is the identity: the kernel's view.
  *
- * The start-up mask is learnt at the first question (fp_cpus_learn in
- * cpus_shim.c), not at load time.  Real ids at or past CPU_SETSIZE (1024)
+ * The start-up mask is learnt at the first question (cpus_view in
+ * cpus_shim.c), not at load time, and with it the tables below.  Real ids at or past CPU_SETSIZE (1024)
  * are not mapped: such CPUs answer sched_getcpu() with their id mod N.
  */
 #include "fastpath.h"
 #include "cpus.h"
 
 #ifdef FP_HAVE_AFFINITY
-/* Written once, by fp_cpus_learn's one caller, before its release store;
- * read after its acquire. */
+/* Written once, by the caller that learns the real view, before its
+ * release store; read after the acquire that finds it done. */
 static struct {
 	long r;
 	bool prefix;                      /* R[k] == k for every k, r == online */
@@ -56,18 +56,54 @@ void fp_cpus_map_build(const cpu_set_t *allowed, long online)
 	cm.prefix = k == online && cm.real[k - 1] == k - 1;
 }
 
-void fp_cpus_map(struct cpus_map *m)
+void fp_cpus_map_of(struct cpus_map *m, const cpu_set_t *allowed, long online, bool shared)
 {
-	fp_cpus_learn();
 	m->n = fp_cpus_wanted();
-	m->r = cm.r;
-	m->real = cm.real;
-	m->identity = cm.prefix && m->n == cm.r;
+	if (shared) {
+		m->r = cm.r;
+		m->real = cm.real;
+		m->index = cm.index;
+		m->identity = cm.prefix && m->n == cm.r;
+		return;
+	}
+	/* Being learnt by another caller: the same map, without the tables. */
+	m->real = NULL;
+	m->index = NULL;
+	CPU_ZERO(&m->allowed);
+	for (size_t c = 0; c < CPU_SETSIZE; c++)
+		if (allowed ? CPU_ISSET(c, allowed) : (long)c < online)
+			CPU_SET(c, &m->allowed);
+	if (CPU_COUNT(&m->allowed) == 0)
+		CPU_SET(0, &m->allowed);
+	m->r = CPU_COUNT(&m->allowed);
+	m->identity = m->n == m->r && m->r == online && CPU_ISSET((size_t)(m->r - 1), &m->allowed);
 }
 
-long fp_cpus_real_index(long c)
+long fp_cpus_real_of(const struct cpus_map *m, long k)
 {
-	return c >= 0 && c < CPU_SETSIZE ? cm.index[c] : -1;
+	long c;
+
+	if (m->real)
+		return m->real[k];
+	for (c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET((size_t)c, &m->allowed) && k-- == 0)
+			return c;
+	return 0;
+}
+
+long fp_cpus_real_index(const struct cpus_map *m, long c)
+{
+	long k = 0;
+
+	if (c < 0 || c >= CPU_SETSIZE)
+		return -1;
+	if (m->index)
+		return m->index[c];
+	if (!CPU_ISSET((size_t)c, &m->allowed))
+		return -1;
+	for (long i = 0; i < c; i++)
+		k += CPU_ISSET((size_t)i, &m->allowed) != 0;
+	return k;
 }
 
 void fp_cpus_to_virtual(const struct cpus_map *m, const cpu_set_t *now, size_t nowsize,
@@ -80,7 +116,7 @@ void fp_cpus_to_virtual(const struct cpus_map *m, const cpu_set_t *now, size_t n
 	for (c = 0; c < bits; c++) {
 		if (!CPU_ISSET_S(c, nowsize, now))
 			continue;
-		k = fp_cpus_real_index((long)c);
+		k = fp_cpus_real_index(m, (long)c);
 		if (k < 0) { /* a CPU set from outside the start-up mask */
 			CPU_SET_S((size_t)((long)c % m->n), outsize, out);
 			continue;
@@ -99,7 +135,7 @@ bool fp_cpus_to_real(const struct cpus_map *m, const cpu_set_t *v, size_t setsiz
 	CPU_ZERO(out);
 	for (i = 0; i < bits; i++) {
 		if (CPU_ISSET_S(i, setsize, v)) {
-			CPU_SET(m->real[(long)i % m->r], out);
+			CPU_SET((size_t)fp_cpus_real_of(m, (long)i % m->r), out);
 			any = true;
 		}
 	}
@@ -116,21 +152,22 @@ bool fp_cpus_to_real(const struct cpus_map *m, const cpu_set_t *v, size_t setsiz
 static unsigned cpus_virtual_cpu(unsigned cpu)
 {
 	struct cpus_vmask *t = &fp_cpus_vthread;
-	long n = fp_cpus_wanted(), k, mod, v;
+	struct cpus_map m;
+	long k, mod, v;
 
-	fp_cpus_learn();
-	if (cm.prefix && n == cm.r && (long)cpu < n) /* the identity */
+	fp_cpus_map(&m);
+	if (m.identity && (long)cpu < m.n)
 		return cpu;
-	k = fp_cpus_real_index((long)cpu);
+	k = fp_cpus_real_index(&m, (long)cpu);
 	if (k < 0)
-		return (unsigned)((long)cpu % n);
-	mod = n < cm.r ? n : cm.r;
+		return (unsigned)((long)cpu % m.n);
+	mod = m.n < m.r ? m.n : m.r;
 	if (fp_likely(!t->valid))
 		return (unsigned)(k < mod ? k : k % mod); /* no division above the real count */
 	if (t->last_real == (int)cpu)
 		return (unsigned)t->last_virt;
-	for (v = k % mod; v < n && v < CPUS_VBITS; v += mod) {
-		if (CPU_ISSET_S((size_t)v, sizeof t->bits, t->bits)) {
+	for (v = k % mod; v < m.n; v += mod) {
+		if (cpus_vmask_has(t, v)) {
 			t->last_real = (int)cpu;
 			t->last_virt = (int)v;
 			return (unsigned)v;

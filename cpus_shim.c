@@ -101,31 +101,36 @@ long fp_cpus_wanted(void)
 
 /* The process's real view, learnt once at first use (not at load time: a
  * program that never asks pays nothing). */
-static struct {
-	_Atomic int state; /* FP_INIT_NONE / RUNNING / DONE */
+struct cpus_view {
+	_Atomic int state; /* FP_INIT_NONE / RUNNING / DONE (cpus_real's only) */
 	long online;       /* real sysconf(_SC_NPROCESSORS_ONLN) */
 	long possible;     /* real sysconf(_SC_NPROCESSORS_CONF): ids below are real */
 #ifdef FP_HAVE_AFFINITY
 	cpu_set_t allowed; /* the affinity mask at first use */
 	bool have_allowed;
 #endif
-} cpus_real;
+};
+static struct cpus_view cpus_real;
 
-/* Something learnt once, by the first caller: true when the caller is to
- * learn it (and then calls cpus_once_done), false once it is known.  The
- * learning asks libc only (it never calls back into us), so another
- * thread's wait is bounded. */
-static bool cpus_once(_Atomic int *state)
+/*
+ * Something learnt once.  CPUS_DONE: it is known; CPUS_MINE: the caller
+ * learns it into the shared copy and then calls cpus_once_done; CPUS_BUSY:
+ * someone else is learning it, and the caller works the answer out for
+ * itself, into its own storage.  Never a wait: the one learning may be
+ * this very thread, interrupted by the signal handler that asks now, or a
+ * thread of the parent that a fork child does not have.
+ */
+enum cpus_once_is { CPUS_DONE, CPUS_MINE, CPUS_BUSY };
+
+static enum cpus_once_is cpus_once(_Atomic int *state)
 {
 	int expect = FP_INIT_NONE;
 
 	if (fp_likely(atomic_load_explicit(state, memory_order_acquire) == FP_INIT_DONE))
-		return false;
+		return CPUS_DONE;
 	if (atomic_compare_exchange_strong(state, &expect, FP_INIT_RUNNING))
-		return true;
-	while (atomic_load_explicit(state, memory_order_acquire) != FP_INIT_DONE)
-		sched_yield();
-	return false;
+		return CPUS_MINE;
+	return expect == FP_INIT_DONE ? CPUS_DONE : CPUS_BUSY;
 }
 
 static void cpus_once_done(_Atomic int *state)
@@ -133,18 +138,23 @@ static void cpus_once_done(_Atomic int *state)
 	atomic_store_explicit(state, FP_INIT_DONE, memory_order_release);
 }
 
-void fp_cpus_learn(void)
+/* Asks libc only (it never calls back into us). */
+static void cpus_learn(struct cpus_view *v)
 {
-	if (!cpus_once(&cpus_real.state))
-		return;
-	cpus_real.online = fp_real.r_sysconf.f(_SC_NPROCESSORS_ONLN);
-	cpus_real.possible = fp_real.r_sysconf.f(_SC_NPROCESSORS_CONF);
-	if (cpus_real.possible < cpus_real.online)
-		cpus_real.possible = cpus_real.online;
+	v->online = fp_real.r_sysconf.f(_SC_NPROCESSORS_ONLN);
+	v->possible = fp_real.r_sysconf.f(_SC_NPROCESSORS_CONF);
+	if (v->possible < v->online)
+		v->possible = v->online;
 #ifdef FP_HAVE_AFFINITY
-	cpus_real.have_allowed = fp_real.r_sched_getaffinity.f(0, sizeof cpus_real.allowed,
-	                                                       &cpus_real.allowed) == 0;
+	v->have_allowed = fp_real.r_sched_getaffinity.f(0, sizeof v->allowed, &v->allowed) == 0;
 #endif
+}
+
+/* The caller won cpus_once: learns the shared view, and the map's tables
+ * from it (cpus_map.c), and publishes them. */
+static void cpus_learn_shared(void)
+{
+	cpus_learn(&cpus_real);
 	if (cpus_real.online > 0)
 		fp_gauge_set(cpus_counters, CPUS_C_REAL, (unsigned long)cpus_real.online);
 #ifdef FP_HAVE_AFFINITY
@@ -152,6 +162,33 @@ void fp_cpus_learn(void)
 #endif
 	cpus_once_done(&cpus_real.state);
 }
+
+/* The real view: the shared one, or, while another caller is learning it,
+ * one learnt afresh into *mine. */
+static const struct cpus_view *cpus_view(struct cpus_view *mine)
+{
+	switch (cpus_once(&cpus_real.state)) {
+	case CPUS_DONE:
+		return &cpus_real;
+	case CPUS_MINE:
+		cpus_learn_shared();
+		return &cpus_real;
+	case CPUS_BUSY:
+		break;
+	}
+	cpus_learn(mine);
+	return mine;
+}
+
+#ifdef FP_HAVE_AFFINITY
+void fp_cpus_map(struct cpus_map *m)
+{
+	struct cpus_view mine;
+	const struct cpus_view *v = cpus_view(&mine);
+
+	fp_cpus_map_of(m, v->have_allowed ? &v->allowed : NULL, v->online, v == &cpus_real);
+}
+#endif
 
 /* Is this one of the CPU-count questions? */
 static bool cpus_is_count(int name)
@@ -170,7 +207,10 @@ static bool cpus_is_count(int name)
 /* One answer, counted; the caller has checked that the feature is on. */
 static long cpus_answer(const char *via)
 {
-	fp_cpus_learn();
+	/* Only the summary's "real" figure needs the view: a caller that
+	 * finds it being learnt leaves that to whoever is learning it. */
+	if (fp_unlikely(cpus_once(&cpus_real.state) == CPUS_MINE))
+		cpus_learn_shared();
 	cpus_count(QUERIES);
 	if (fp_unlikely(fp_cfg.debug))
 		fp_debug("cpus", via, "answered from FASTPATH_CPUS");
@@ -242,7 +282,7 @@ CPUS_WRAP_NPROCS(get_nprocs_conf, _SC_NPROCESSORS_CONF)
  * nothing, or another thread asking with our pid, sees it), and given back
  * as long as the real mask is still the one that set left.
  * ---------------------------------------------------------------------- */
-/* 1 KiB of static TLS per thread: no allocation, safe in a handler. */
+/* 160 bytes of static TLS per thread: no allocation, safe in a handler. */
 FP_TLS struct cpus_vmask fp_cpus_vthread;
 /* The main thread's, for threads that set nothing and for callers naming
  * our pid.  Taken with a try-lock owned by a pid: a child forked while a
@@ -312,12 +352,17 @@ static enum cpus_who cpus_who_pid(pid_t pid)
 /* v's ids written to the caller's mask (setsize * 8 >= N). */
 static void cpus_put_vmask(const struct cpus_vmask *v, long n, size_t setsize, cpu_set_t *mask)
 {
-	size_t i, lim = (size_t)(n < CPUS_VBITS ? n : CPUS_VBITS);
+	size_t i;
 
 	memset(mask, 0, setsize);
-	for (i = 0; i < lim; i++)
-		if (CPU_ISSET_S(i, sizeof v->bits, v->bits))
+	for (i = v->run ? (size_t)v->lo : 0; (long)i < n; i++) {
+		if (v->run && (long)i > v->hi)
+			break;
+		if (!v->run && i >= CPU_SETSIZE)
+			break;
+		if (cpus_vmask_has(v, (long)i))
 			CPU_SET_S(i, setsize, mask);
+	}
 }
 
 /* The remembered mask for `who`, given back when the real mask `now` is
@@ -424,20 +469,45 @@ FP_EXPORT int pthread_getaffinity_np(pthread_t thread, size_t setsize, cpu_set_t
 	return rc;
 }
 
-/* After a successful set: remember the virtual ids asked (below N), signed
- * with the real mask the kernel now holds. */
+/* The virtual ids asked (below N) as a cpus_vmask: false when they are
+ * neither all below CPU_SETSIZE nor one run (not remembered). */
+static bool cpus_vmask_of(struct cpus_vmask *t, long n, size_t setsize, const cpu_set_t *mask)
+{
+	size_t i, lim = setsize * 8 < (size_t)n ? setsize * 8 : (size_t)n;
+	long lo = -1, hi = -1;
+	bool gap = false;
+
+	memset(t, 0, sizeof *t);
+	t->last_real = t->last_virt = -1;
+	for (i = 0; i < lim; i++) {
+		if (!CPU_ISSET_S(i, setsize, mask))
+			continue;
+		if (i < CPU_SETSIZE)
+			CPU_SET(i, &t->bits);
+		gap |= hi >= 0 && (long)i != hi + 1;
+		if (lo < 0)
+			lo = (long)i;
+		hi = (long)i;
+	}
+	if (hi < CPU_SETSIZE)
+		return true;
+	t->run = true;
+	t->lo = (int)lo;
+	t->hi = (int)hi;
+	return !gap;
+}
+
+/* After a successful set: remember the virtual ids asked, signed with the
+ * real mask the kernel now holds. */
 static void cpus_remember(enum cpus_who who, pid_t pid, long n, size_t setsize,
                           const cpu_set_t *mask)
 {
 	struct cpus_vmask *t = &fp_cpus_vthread;
-	size_t i, lim = setsize * 8 < (size_t)n ? setsize * 8 : (size_t)n;
 	cpu_set_t now;
 	bool main = who == CPUS_MAIN || (who == CPUS_THREAD && cpus_is_main());
 
 	if (who != CPUS_THREAD && !main)
 		return; /* a sibling's memory is in its TLS, out of reach */
-	if (lim > CPUS_VBITS)
-		lim = CPUS_VBITS;
 	if (main && !cpus_vproc_lock()) {
 		if (who != CPUS_THREAD)
 			return;
@@ -445,13 +515,9 @@ static void cpus_remember(enum cpus_who who, pid_t pid, long n, size_t setsize,
 	}
 	if (who != CPUS_THREAD)
 		t = &cpus_vproc.m;
-	memset(t, 0, sizeof *t);
-	t->last_real = t->last_virt = -1;
-	for (i = 0; i < lim; i++)
-		if (CPU_ISSET_S(i, setsize, mask))
-			CPU_SET_S(i, sizeof t->bits, t->bits);
-	t->valid = fp_real.r_sched_getaffinity.f(who == CPUS_THREAD ? 0 : pid, sizeof now, &now) == 0;
-	t->sig = cpus_sig(&now);
+	t->valid = cpus_vmask_of(t, n, setsize, mask) &&
+	           fp_real.r_sched_getaffinity.f(who == CPUS_THREAD ? 0 : pid, sizeof now, &now) == 0;
+	t->sig = t->valid ? cpus_sig(&now) : 0;
 	if (main && who == CPUS_THREAD)
 		cpus_vproc.m = *t;
 	if (main)

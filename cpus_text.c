@@ -229,7 +229,7 @@ static void cf_cpuinfo(const char *in, size_t len, const struct cpus_map *m, str
 	for (v = 0; v < m->n; v++) {
 		if (v % m->r == 0)
 			at = first;
-		if (cf_find_block(first, at, end, m->real[v % m->r], &b))
+		if (cf_find_block(first, at, end, fp_cpus_real_of(m, v % m->r), &b))
 			at = b.end;
 		else
 			b = tmpl;
@@ -310,7 +310,7 @@ static void cf_stat_walk(const char *lines, const char *end, const struct cpus_m
 	for (v = 0; v < m->n; v++) {
 		if (v % m->r == 0)
 			at = lines;
-		num = cf_find_line(lines, at, end, m->real[v % m->r], &line);
+		num = cf_find_line(lines, at, end, fp_cpus_real_of(m, v % m->r), &line);
 		if (!num) {
 			line = lines;
 			if (!cf_stat_cpu(lines, end, &id, &num))

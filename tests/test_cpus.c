@@ -19,6 +19,14 @@
 #include "../cpus_files_shim.c"
 FP_TABLE(&fp_mit_cpus);
 
+/* The shared real view, learnt now if nobody has. */
+static void learn_real(void)
+{
+	struct cpus_view mine;
+
+	assert_ptr_equal(cpus_view(&mine), &cpus_real);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -121,7 +129,7 @@ static void made_up(const int *ids, long online)
 {
 	cpu_set_t a;
 
-	fp_cpus_learn();
+	learn_real();
 	CPU_ZERO(&a);
 	for (; *ids >= 0; ids++)
 		CPU_SET((size_t)*ids, &a);
@@ -188,20 +196,49 @@ static void test_map_both_ways(void **state)
 	memset(&fp_cpus_vthread, 0, sizeof fp_cpus_vthread);
 	fp_cpus_vthread.valid = true;
 	fp_cpus_vthread.last_real = -1;
-	CPU_SET_S(4, sizeof fp_cpus_vthread.bits, fp_cpus_vthread.bits);
+	CPU_SET(4, &fp_cpus_vthread.bits);
 	assert_int_equal(cpus_virtual_cpu(5), 4);
 	assert_int_equal(cpus_virtual_cpu(5), 4);
 	assert_int_equal(cpus_virtual_cpu(2), 0); /* not on its CPU: the default */
 	cpus_wanted = 2;
 	assert_int_equal(cpus_virtual_cpu(7), 0);
 	fp_cpus_vthread.valid = false;
+	/* While another caller learns the tables (a handler in the learning
+	 * thread, a fork child of it): the same map from the mask alone. */
+	{
+		cpu_set_t a;
+
+		CPU_ZERO(&a);
+		for (const int *p = ids; *p >= 0; p++)
+			CPU_SET((size_t)*p, &a);
+		cpus_wanted = 8;
+		fp_cpus_map_of(&m, &a, 8, false);
+		assert_null(m.real);
+		assert_int_equal(m.r, 3);
+		assert_false(m.identity);
+		assert_int_equal(fp_cpus_real_of(&m, 1), 5);
+		assert_int_equal(fp_cpus_real_index(&m, 7), 2);
+		assert_int_equal(fp_cpus_real_index(&m, 3), -1);
+		v = one_of(7);
+		assert_true(fp_cpus_to_real(&m, &v, sizeof v, &r));
+		assert_true(CPU_ISSET(5, &r) && CPU_COUNT(&r) == 1);
+		r = one_of(5);
+		fp_cpus_to_virtual(&m, &r, sizeof r, &v, sizeof v);
+		assert_true(CPU_COUNT(&v) == 3 && CPU_ISSET(1, &v) && CPU_ISSET(4, &v) && CPU_ISSET(7, &v));
+		CPU_ZERO(&a);
+		CPU_SET(0, &a);
+		CPU_SET(1, &a);
+		cpus_wanted = 2;
+		fp_cpus_map_of(&m, &a, 2, false);
+		assert_true(m.identity);
+	}
 	/* The mask unreadable at start: CPUs 0..online-1. */
 	fp_cpus_map_build(NULL, 2);
 	cpus_wanted = 2;
 	fp_cpus_map(&m);
 	assert_true(m.identity);
-	assert_int_equal(fp_cpus_real_index(1), 1);
-	assert_int_equal(fp_cpus_real_index(2), -1);
+	assert_int_equal(fp_cpus_real_index(&m, 1), 1);
+	assert_int_equal(fp_cpus_real_index(&m, 2), -1);
 	real_again();
 }
 
@@ -214,7 +251,7 @@ static void test_pin_every_cpu(void **state)
 	cpu_set_t saved, s, now;
 
 	(void)state;
-	fp_cpus_learn();
+	learn_real();
 	assert_int_equal(fp_real.r_sched_getaffinity.f(0, sizeof saved, &saved), 0);
 	for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
 		struct cpus_map m;
@@ -292,7 +329,7 @@ static void test_raw_mask(void **state)
 	long k;
 
 	(void)state;
-	fp_cpus_learn();
+	learn_real();
 	cpus_wanted = 2;
 	fp_cpus_map(&m);
 	assert_int_equal(fp_real.r_sched_getaffinity.f(0, sizeof saved, &saved), 0);
@@ -361,7 +398,7 @@ static void test_getcpu_live(void **state)
 	int last = -1;
 
 	(void)state;
-	fp_cpus_learn();
+	learn_real();
 	fp_cpus_vthread.valid = false;
 	for (int i = 0; i < CPU_SETSIZE; i++)
 		if (CPU_ISSET(i, &cpus_real.allowed))

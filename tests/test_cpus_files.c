@@ -47,8 +47,13 @@ static const unsigned short r01[] = { 0, 1 }, r1[] = { 1 };
 /* N virtual CPUs on the real ones of `real` (r of them). */
 static struct cpus_map map_of(long n, const unsigned short *real, long r, bool identity)
 {
-	struct cpus_map m = { n, r, identity, real };
+	struct cpus_map m;
 
+	memset(&m, 0, sizeof m);
+	m.n = n;
+	m.r = r;
+	m.identity = identity;
+	m.real = real;
 	return m;
 }
 
@@ -210,6 +215,25 @@ static void test_identity_on_real_files(void **state)
 	}
 }
 
+/* What is not on procfs or sysfs is not the kernel's CPU file, whatever
+ * its name (t_robust.sh binds /dev/zero over /proc/stat where it may):
+ * the open is the real one, and an endless file is never read to its end. */
+static void test_not_kernel_files(void **state)
+{
+	static const char *const other[] = { "/dev/zero", "/etc/hostname", "/dev/null" };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof other / sizeof other[0]; i++) {
+		struct cf_text t = { NULL, 0, 0, false };
+
+		if (access(other[i], R_OK) != 0)
+			continue;
+		assert_int_equal(cf_read_real(AT_FDCWD, other[i], &t), CF_NOT_OURS);
+		assert_false(t.mapped);
+	}
+}
+
 static void test_match(void **state)
 {
 	static const char *const no[] = {
@@ -364,6 +388,7 @@ int main(void)
 		cmocka_unit_test(test_stat),
 		cmocka_unit_test(test_list),
 		cmocka_unit_test_setup_teardown(test_identity_on_real_files, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_not_kernel_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_match, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_descriptor, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_big, setup, teardown),
