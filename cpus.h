@@ -10,8 +10,9 @@
  *                      translations both ways; sched_getcpu and getcpu.
  *   cpus_text.c        the CPU files' text transforms: pure functions of
  *                      the kernel's text and that machine (unit-tested).
- *   cpus_files_shim.c  which files are ours, their generated copies, and
- *                      fopen/fopen64 for them.
+ *   cpus_files_shim.c  which files are ours and their generated copies.
+ *   cpus_fd.c          fopen/fopen64 of them; lseek/mmap of the copies as
+ *                      procfs and sysfs answer.
  *
  * Internal to fastpath.so: include it after fastpath.h.
  */
@@ -163,7 +164,11 @@ enum cf_kind { CF_CPUINFO, CF_STAT, CF_LIST, CF_KMAX };
 void cf_transform(enum cf_kind kind, const char *in, size_t len, const struct cpus_map *m,
                   struct cf_out *o) FP_HIDDEN;
 
-/* fopen, lseek and mmap, and their 64 twins (cpus_files_shim.c): their
+/* A descriptor cpus_files_shim.c served (cpus_fd.c): lseek and mmap on it
+ * answer as procfs's, or sysfs's when `sysfs`. */
+void fp_cpus_served(int fd, bool sysfs) FP_HIDDEN;
+
+/* fopen, lseek and mmap, and their 64 twins (cpus_fd.c): their
  * real rows (FP_REAL_OWN) are bound with the cpus descriptor's. */
 #ifdef FP_HAVE_LFS64
 #define CPUS_NSYMS 6

@@ -30,6 +30,7 @@ static void *test_dlsym(const char *name);
 #include "../cpus_survey.c"
 #include "../cpus_text.c"
 #include "../cpus_files_shim.c"
+#include "../cpus_fd.c"
 
 static void (*dlsym_hook)(const char *name);
 

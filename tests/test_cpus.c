@@ -17,6 +17,7 @@
 /* The cpus descriptor binds fopen for the CPU files: the unit is whole. */
 #include "../cpus_text.c"
 #include "../cpus_files_shim.c"
+#include "../cpus_fd.c"
 FP_TABLE(&fp_mit_cpus);
 
 /* The shared real view, learnt now if nobody has. */

@@ -17,6 +17,7 @@
 #include "../cpus_survey.c"
 #include "../cpus_text.c"
 #include "../cpus_files_shim.c"
+#include "../cpus_fd.c"
 FP_TABLE(&fp_mit_cpus);
 
 static const char cpuinfo2[] =
