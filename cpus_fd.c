@@ -24,13 +24,45 @@ FP_REAL_OWN(FILE *, fopen64, (const char *path, const char *how), // NOLINT(misc
             FP_NR_FAIL(NULL));
 #endif
 
-FP_REAL_OWN(off_t, lseek, (int fd, off_t off, int whence), FP_NR_FAIL(-1));
+/* Before binding (another object's constructor, or an allocator preloaded
+ * after us that maps its memory while our binding asks it for some): the
+ * system calls themselves. */
+static long long cf_nr_lseek(int fd, long long off, int whence)
+{
+#ifdef SYS__llseek
+	long long res;
+
+	if (syscall(SYS__llseek, fd, (unsigned long)((unsigned long long)off >> 32),
+	            (unsigned long)off, &res, whence) < 0)
+		return -1;
+	return res;
+#else
+	return syscall(SYS_lseek, fd, (long)off, whence);
+#endif
+}
+
+static void *cf_nr_mmap(void *a, size_t len, int prot, int flags, int fd, long long off)
+{
+#ifdef SYS_mmap2
+	if (off & 4095) {
+		errno = EINVAL;
+		return MAP_FAILED;
+	}
+	return (void *)syscall(SYS_mmap2, a, len, prot, flags, fd, (long)(off >> 12));
+#else
+	return (void *)syscall(SYS_mmap, a, len, prot, flags, fd, (long)off);
+#endif
+}
+
+FP_REAL_OWN(off_t, lseek, (int fd, off_t off, int whence),
+            FP_NR_DO((off_t)cf_nr_lseek(fd, off, whence)));
 FP_REAL_OWN(void *, mmap, (void *a, size_t len, int prot, int flags, int fd, off_t off),
-            FP_NR_FAIL(MAP_FAILED));
+            FP_NR_DO(cf_nr_mmap(a, len, prot, flags, fd, off)));
 #ifdef FP_HAVE_LFS64
-FP_REAL_OWN(off64_t, lseek64, (int fd, off64_t off, int whence), FP_NR_FAIL(-1));
+FP_REAL_OWN(off64_t, lseek64, (int fd, off64_t off, int whence),
+            FP_NR_DO(cf_nr_lseek(fd, off, whence)));
 FP_REAL_OWN(void *, mmap64, (void *a, size_t len, int prot, int flags, int fd, off64_t off),
-            FP_NR_FAIL(MAP_FAILED));
+            FP_NR_DO(cf_nr_mmap(a, len, prot, flags, fd, off)));
 #endif
 
 const struct fp_sym cpus_syms[CPUS_NSYMS] = {
