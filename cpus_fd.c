@@ -43,15 +43,20 @@ static long long cf_nr_lseek(int fd, long long off, int whence)
 
 static void *cf_nr_mmap(void *a, size_t len, int prot, int flags, int fd, long long off)
 {
+	void *p;
+	long r;
+
 #ifdef SYS_mmap2
 	if (off & 4095) {
 		errno = EINVAL;
 		return MAP_FAILED;
 	}
-	return (void *)syscall(SYS_mmap2, a, len, prot, flags, fd, (long)(off >> 12));
+	r = syscall(SYS_mmap2, a, len, prot, flags, fd, (long)(off >> 12));
 #else
-	return (void *)syscall(SYS_mmap, a, len, prot, flags, fd, (long)off);
+	r = syscall(SYS_mmap, a, len, prot, flags, fd, (long)off);
 #endif
+	memcpy(&p, &r, sizeof p); /* the address the call returned (-1: MAP_FAILED) */
+	return p;
 }
 
 FP_REAL_OWN(off_t, lseek, (int fd, off_t off, int whence),

@@ -41,16 +41,16 @@ static const char *const cf_dir_path[CF_NDIRS] = { "/proc", "/sys/devices/system
 
 static const struct cf_file {
 	const char *path;
-	enum cf_dir dir;  /* its directory */
 	const char *name; /* its last component */
+	enum cf_dir dir;  /* its directory */
 	enum cf_kind kind;
 } cf_files[] = {
-	{ "/proc/cpuinfo", CF_PROC, "cpuinfo", CF_CPUINFO },
-	{ "/proc/stat", CF_PROC, "stat", CF_STAT },
-	{ "/sys/devices/system/cpu/online", CF_CPUDIR, "online", CF_LIST },
-	{ "/sys/devices/system/cpu/possible", CF_CPUDIR, "possible", CF_LIST },
-	{ "/sys/devices/system/cpu/present", CF_CPUDIR, "present", CF_LIST },
-	{ "/sys/devices/system/cpu/kernel_max", CF_CPUDIR, "kernel_max", CF_KMAX },
+	{ "/proc/cpuinfo", "cpuinfo", CF_PROC, CF_CPUINFO },
+	{ "/proc/stat", "stat", CF_PROC, CF_STAT },
+	{ "/sys/devices/system/cpu/online", "online", CF_CPUDIR, CF_LIST },
+	{ "/sys/devices/system/cpu/possible", "possible", CF_CPUDIR, CF_LIST },
+	{ "/sys/devices/system/cpu/present", "present", CF_CPUDIR, CF_LIST },
+	{ "/sys/devices/system/cpu/kernel_max", "kernel_max", CF_CPUDIR, CF_KMAX },
 };
 #define CF_NFILES (sizeof cf_files / sizeof cf_files[0])
 
@@ -75,9 +75,9 @@ static const struct cf_file *cf_lookup_abs(const char *path)
  * ---------------------------------------------------------------------- */
 #define CF_NSLOTS 8
 static struct cf_slot {
-	_Atomic int fd1;
 	dev_t dev;
 	ino_t ino;
+	_Atomic int fd1;
 	enum cf_dir dir;
 } cf_slots[CF_NSLOTS];
 static _Atomic int cf_nslots; /* 1 once a slot was taken: 0 skips the walk */
@@ -327,10 +327,6 @@ static int cf_scratch(const char *name)
 	if (fd < 0)
 		fd = (int)fp_raw_openat(AT_FDCWD, "/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 #endif
-	/* The mode fstat shows, as procfs's and sysfs's files: r--r--r--
-	 * (this descriptor, opened read-write before, still writes). */
-	if (fd >= 0)
-		(void)fchmod(fd, 0444);
 	return fd;
 }
 
@@ -464,6 +460,10 @@ __attribute__((noinline)) static bool cf_serve(const struct cf_file *f, int dirf
 		fp_cpus_map(&m);
 		o.fd = cf_scratch(f->name);
 		err = o.fd < 0 ? errno : 0;
+		/* The mode fstat shows, as procfs's and sysfs's: r--r--r--
+		 * (this descriptor, opened read-write before, still writes). */
+		if (!err)
+			(void)fchmod(o.fd, 0444);
 	}
 	if (!err) {
 		cf_transform(f->kind, in.p, in.len, &m, &o);

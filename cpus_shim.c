@@ -163,6 +163,7 @@ static void cpus_learn_shared(void)
 	cpus_once_done(&cpus_real.state);
 }
 
+#ifdef FP_HAVE_AFFINITY
 /* The real view: the shared one, or, while another caller is learning it,
  * one learnt afresh into *mine. */
 static const struct cpus_view *cpus_view(struct cpus_view *mine)
@@ -180,7 +181,6 @@ static const struct cpus_view *cpus_view(struct cpus_view *mine)
 	return mine;
 }
 
-#ifdef FP_HAVE_AFFINITY
 void fp_cpus_map(struct cpus_map *m)
 {
 	struct cpus_view mine;

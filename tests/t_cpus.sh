@@ -232,38 +232,40 @@ else
 		taskset) pre="taskset -c $lastcpu" arg="" ;;
 		raw) pre="" arg=raw ;;
 		esac
-		expect_eq "natively ($how): one machine" "vm $native ok" "$($pre "$P" vm $arg 2>&1)"
-		slot=$($pre "$P" slot $arg)
+		expect_eq "natively ($how): one machine" "vm $native ok" "$($pre "$P" vm ${arg:+"$arg"} 2>&1)"
+		slot=$($pre "$P" slot ${arg:+"$arg"})
 		expect_eq "natively ($how): sched_getcpu below get_nprocs ($slot)" yes \
 			"$([ "${slot#* }" -lt "${slot% *}" ] && echo yes)"
-		case $($pre "$P" pin $arg) in
+		case $($pre "$P" pin ${arg:+"$arg"}) in
 		"pin "*" ok") ok "natively ($how): every pin lands" ;;
-		*) fail "natively ($how): every pin lands" "$($pre "$P" pin $arg)" ;;
+		*) fail "natively ($how): every pin lands" "$($pre "$P" pin ${arg:+"$arg"})" ;;
 		esac
 		for n in 1 2 3 64 8192 10000; do
 			w=$n
 			[ "$n" -gt 8192 ] && w=8192
 			run() { $pre env LD_PRELOAD="$FASTPATH_SO" FASTPATH_CPUS=$n "$P" "$@" 2>/dev/null; }
-			expect_eq "FASTPATH_CPUS=$n ($how): one machine of $w" "vm $w ok" "$(run vm $arg)"
-			slot=$(run slot $arg)
+			expect_eq "FASTPATH_CPUS=$n ($how): one machine of $w" "vm $w ok" "$(run vm ${arg:+"$arg"})"
+			slot=$(run slot ${arg:+"$arg"})
 			expect_eq "FASTPATH_CPUS=$n ($how): slot $slot in bounds" yes \
 				"$([ "${slot% *}" = "$w" ] && [ "${slot#* }" -lt "$w" ] && echo yes)"
 			# Every pin of a big machine is seconds of migrations: the
 			# unrestricted one only.
 			[ "$n" -ge 8192 ] && [ "$how" != plain ] && continue
-			case $(run pin $arg) in
+			case $(run pin ${arg:+"$arg"}) in
 			"pin "*" ok") ok "FASTPATH_CPUS=$n ($how): every pin lands" ;;
-			*) fail "FASTPATH_CPUS=$n ($how): every pin lands" "$(run pin $arg)" ;;
+			*) fail "FASTPATH_CPUS=$n ($how): every pin lands" "$(run pin ${arg:+"$arg"})" ;;
 			esac
 		done
 	done
 	# The issue's cases, with a real 1-, 2- and 3-CPU machine's numbers.
 	expect_eq "taskset -c $lastcpu, --cpus 1: slot" "1 0" \
 		"$(taskset -c "$lastcpu" env LD_PRELOAD="$FASTPATH_SO" FASTPATH_CPUS=1 "$P" slot)"
+	# shellcheck disable=SC2016 # awk's own fields
 	expect_eq "taskset -c $lastcpu, --cpus 1: cpuinfo holds processor 0 only" "0" \
 		"$(taskset -c "$lastcpu" env LD_PRELOAD="$FASTPATH_SO" FASTPATH_CPUS=1 awk '/^processor/ { printf "%s", $3 }' /proc/cpuinfo)"
 	expect_eq "taskset -c $lastcpu, --cpus 1: online" "0" \
 		"$(taskset -c "$lastcpu" env LD_PRELOAD="$FASTPATH_SO" FASTPATH_CPUS=1 cat /sys/devices/system/cpu/online)"
+	# shellcheck disable=SC2016 # awk's own fields
 	expect_eq "taskset -c $lastcpu, --cpus 2: cpuinfo processors 0 1" "0 1" \
 		"$(taskset -c "$lastcpu" env LD_PRELOAD="$FASTPATH_SO" FASTPATH_CPUS=2 awk '/^processor/ { printf "%s%s", s, $3; s = " " }' /proc/cpuinfo)"
 fi
