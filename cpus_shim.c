@@ -604,6 +604,19 @@ __attribute__((noinline)) static bool cpus_virtual(const cpu_set_t *mask, size_t
 	return v->valid = any;
 }
 
+/* The real ids of a virtual mask, or wherever we may run if none. */
+__attribute__((noinline)) static void cpus_real_ids(const struct cpus_vmask *v, cpu_set_t *buf)
+{
+	struct cpus_view mine;
+	const struct cpus_view *rv = cpus_view(&mine);
+
+	memcpy(buf, v->bits, sizeof *buf);
+	for (size_t i = (size_t)rv->possible; i < CPU_SETSIZE; i++)
+		CPU_CLR(i, buf);
+	if (CPU_COUNT(buf) == 0)
+		cpus_anywhere(rv, buf);
+}
+
 /* After a successful set: remember what was asked, signed with the real
  * mask the kernel now holds. */
 static void cpus_remember(enum cpus_who who, pid_t pid, struct cpus_vmask *v)
@@ -637,7 +650,6 @@ static int cpus_set(enum cpus_who who, pid_t pid, size_t setsize, const cpu_set_
 {
 	cpu_set_t buf;
 	struct cpus_vmask v;
-	struct cpus_view mine;
 	bool keep;
 	int rc;
 
@@ -645,14 +657,7 @@ static int cpus_set(enum cpus_who who, pid_t pid, size_t setsize, const cpu_set_
 		return real(pid, th, setsize, cpus_for_set(mask, &setsize, &buf));
 	keep = cpus_virtual(mask, setsize, &v);
 	if (keep) {
-		const struct cpus_view *rv = cpus_view(&mine);
-
-		/* The real ids asked for, or wherever we may run if none. */
-		memcpy(&buf, v.bits, sizeof buf);
-		for (size_t i = (size_t)rv->possible; i < CPU_SETSIZE; i++)
-			CPU_CLR(i, &buf);
-		if (CPU_COUNT(&buf) == 0)
-			cpus_anywhere(rv, &buf);
+		cpus_real_ids(&v, &buf);
 		rc = real(pid, th, sizeof buf, &buf);
 	} else {
 		rc = real(pid, th, setsize, cpus_for_set(mask, &setsize, &buf));

@@ -211,39 +211,62 @@ void fp_buf_long(struct fp_buf *b, long v)
 	}
 }
 
-void fp_log_line(int fd, const char *text)
-{
-	char line[PATH_MAX + 256];
-	struct fp_buf b = { line, 0, sizeof line - 1 };
+/*
+ * One line "fastpath[pid]: <parts...>\n", written in one write(2): lines
+ * from many processes sharing a file or a terminal do not interleave;
+ * errors have nowhere to go.  The line is built on the stack when it is
+ * short, else in a mapping made for it: a debug line about a long path
+ * may come from a signal handler on a small alternate stack, where a
+ * PATH_MAX buffer does not fit.  Cut at FP_LOG_MAX, never overrun.
+ */
+#define FP_LOG_SHORT 256
+#define FP_LOG_MAX (PATH_MAX + 256)
 
+void fp_log_parts(int fd, const char *const *parts, size_t n)
+{
+	char small[FP_LOG_SHORT], *line = small;
+	size_t i, need = 40, cap = sizeof small;
+	struct fp_buf b;
+
+	for (i = 0; i < n; i++)
+		need += strlen(parts[i]);
+	if (need > sizeof small) {
+		void *q;
+
+		cap = need < FP_LOG_MAX ? need : FP_LOG_MAX;
+		q = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (q != MAP_FAILED)
+			line = q;
+		else
+			cap = sizeof small;
+	}
+	b = (struct fp_buf){ line, 0, cap - 1 };
 	fp_buf_str(&b, "fastpath[");
 	fp_buf_long(&b, (long)getpid());
 	fp_buf_str(&b, "]: ");
-	fp_buf_str(&b, text);
+	for (i = 0; i < n; i++)
+		fp_buf_str(&b, parts[i]);
 	/* One line, whatever a setting's value or a path held: a newline in
 	 * a setting must not split a warning in two. */
-	for (size_t i = 0; i < b.len; i++)
+	for (i = 0; i < b.len; i++)
 		if ((unsigned char)line[i] < 0x20 || line[i] == 0x7f)
 			line[i] = '?';
 	line[b.len++] = '\n';
-	/* One write, so that lines from many processes sharing a file or a
-	 * terminal do not interleave; errors have nowhere to go. */
 	(void)fp_raw_write(fd, line, b.len);
+	if (line != small)
+		munmap(line, cap);
+}
+
+void fp_log_line(int fd, const char *text)
+{
+	fp_log_parts(fd, &text, 1);
 }
 
 void fp_debug(const char *feature, const char *what, const char *detail)
 {
-	char text[PATH_MAX + 128];
-	struct fp_buf b = { text, 0, sizeof text };
+	const char *parts[] = { feature, ": ", what, ": ", detail };
 
-	fp_buf_str(&b, feature);
-	fp_buf_str(&b, ": ");
-	fp_buf_str(&b, what);
-	if (detail) {
-		fp_buf_str(&b, ": ");
-		fp_buf_str(&b, detail);
-	}
-	fp_log_line(STDERR_FILENO, text);
+	fp_log_parts(STDERR_FILENO, parts, detail ? 5 : 3);
 }
 
 /* ------------------------------------------------------------------------
@@ -430,15 +453,13 @@ static void fp_write_stats(void)
 	if (fp_raw_write(fd, line, n) != (ssize_t)n) {
 		/* Opened at start-up but not writable now (/dev/full, a full
 		 * disk, a /proc file): say so once rather than lose it silently. */
-		char text[PATH_MAX + 64];
-		struct fp_buf b = { text, 0, sizeof text };
+		char num[24];
+		struct fp_buf b = { num, 0, sizeof num };
+		const char *parts[] = { "FASTPATH_STATS=\"", fp_cfg.stats_path,
+			                "\": the summary could not be written (errno ", num, ")" };
 
-		fp_buf_str(&b, "FASTPATH_STATS=\"");
-		fp_buf_str(&b, fp_cfg.stats_path);
-		fp_buf_str(&b, "\": the summary could not be written (errno ");
 		fp_buf_long(&b, errno);
-		fp_buf_str(&b, ")");
-		fp_log_line(STDERR_FILENO, text);
+		fp_log_parts(STDERR_FILENO, parts, 5);
 	}
 	fp_raw_close(fd);
 }

@@ -325,7 +325,7 @@ static enum rl_act rl_illumos_type(struct stat *st, mode_t *type)
 
 static enum rl_act rl_illumos(const struct rl_path *x, const char *path, mode_t *type)
 {
-	char fdpath[PATH_MAX];
+	char fdpath[128];
 	struct stat st;
 	struct fp_buf b = { fdpath, 0, sizeof fdpath };
 	int r;
@@ -335,7 +335,10 @@ static enum rl_act rl_illumos(const struct rl_path *x, const char *path, mode_t 
 	if (x->who == RL_SELF || x->pid == rl_getpid()) {
 		r = fstat(x->fd, &st);
 	} else {
-		/* "<root>/<pid>/" + "fd/<n>": shorter than the path itself. */
+		/* "<root>/<pid>/" + "fd/<n>": shorter than the path itself.  A
+		 * root too long for a small frame (a test's) is the kernel's. */
+		if (x->dir_off + sizeof "fd/-2147483648" > sizeof fdpath)
+			return RL_PASS;
 		memcpy(fdpath, path, x->dir_off);
 		b.len = x->dir_off;
 		fp_buf_str(&b, "fd/");
