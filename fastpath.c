@@ -45,9 +45,12 @@ FP_TLS unsigned fp_stripe_tls;
 static _Alignas(FP_CACHELINE) _Atomic unsigned fp_stripe_next;
 _Atomic int fp_init_state;
 
-/* The thread running initialisation, so that it can tell re-entry (which
- * must not wait for itself) from another thread arriving meanwhile. */
-static _Atomic(pthread_t) fp_init_thread;
+/* Set in the thread that runs initialisation, before it claims it and
+ * until it is done, so that a call re-entering us in that thread (from
+ * dlsym, or from a signal handler, however early it lands) falls back
+ * instead of waiting for itself.  Thread-local in the static TLS block:
+ * readable in a handler. */
+static FP_TLS bool fp_init_here;
 
 /*
  * FASTPATH_STATS=stderr writes to a private duplicate of fd 2, taken at
@@ -362,36 +365,49 @@ static void fp_init_each(void)
 			fp_mitigations[i]->init();
 }
 
+static void fp_init_run(void)
+{
+	fp_bind_all();
+	/* In secure-execution mode every setting is ignored and every shim
+	 * stays off: no warnings, no files, no test hooks. */
+	if (fp_secure_mode()) {
+		fp_load_settings(&fp_cfg, fp_no_env);
+		fp_cfg.enabled = 0;
+	} else {
+		fp_load_settings(&fp_cfg, fp_secure_getenv);
+	}
+	if (fp_cfg.stats == FP_STATS_STDERR)
+		fp_keep_stderr();
+	fp_init_each();
+	fp_survey_start();
+	pthread_atfork(fp_atfork_prepare, fp_atfork_parent, fp_atfork_child);
+	atomic_store_explicit(&fp_init_state, FP_INIT_DONE, memory_order_release);
+}
+
+/*
+ * Waits only for another thread: one that is initialising takes
+ * microseconds and never waits for us.  This thread's own initialisation
+ * is told by fp_init_here, set before the claim, so there is no moment at
+ * which a signal handler here could take it for another thread's.  A fork
+ * child never copies a claim no thread of it will finish: fork() is ours,
+ * and its FP_REAL() waits for initialisation before it forks.
+ */
 bool fp_init_slow(void)
 {
 	int expect = FP_INIT_NONE;
 
+	if (fp_init_here)
+		return false; /* re-entered from inside our own initialisation */
+	fp_init_here = true;
+	atomic_signal_fence(memory_order_seq_cst);
 	if (atomic_compare_exchange_strong(&fp_init_state, &expect, FP_INIT_RUNNING)) {
-		atomic_store(&fp_init_thread, pthread_self());
-		fp_bind_all();
-		/* In secure-execution mode every setting is ignored and every
-		 * shim stays off: no warnings, no files, no test hooks. */
-		if (fp_secure_mode()) {
-			fp_load_settings(&fp_cfg, fp_no_env);
-			fp_cfg.enabled = 0;
-		} else {
-			fp_load_settings(&fp_cfg, fp_secure_getenv);
-		}
-		if (fp_cfg.stats == FP_STATS_STDERR)
-			fp_keep_stderr();
-		fp_init_each();
-		fp_survey_start();
-		pthread_atfork(fp_atfork_prepare, fp_atfork_parent, fp_atfork_child);
-		atomic_store_explicit(&fp_init_state, FP_INIT_DONE, memory_order_release);
+		fp_init_run();
+		fp_init_here = false;
 		return true;
 	}
+	fp_init_here = false;
 	if (expect == FP_INIT_DONE)
 		return true;
-	/* Re-entered from inside our own initialisation: the caller falls back. */
-	if (pthread_equal(atomic_load(&fp_init_thread), pthread_self()))
-		return false;
-	/* Another thread is initialising: it takes microseconds and never
-	 * waits for us, so yielding until it is done cannot deadlock. */
 	while (atomic_load_explicit(&fp_init_state, memory_order_acquire) != FP_INIT_DONE)
 		sched_yield();
 	return true;
