@@ -526,9 +526,13 @@ static bool fp_sv_line(int fd, const char *key, const char *sval, unsigned long 
 	fp_buf_str(&b, key);
 	fp_buf_str(&b, " ");
 	if (sval) {
+		size_t from = b.len;
+
+		/* Cut to the line, then one token: the report reads "key
+		 * value", and a program name is whatever argv[0] said (an
+		 * escape sequence, a newline and a forged line after it). */
 		fp_buf_str(&b, sval);
-		/* One token: the report reads "key value" */
-		for (size_t i = b.len - strlen(sval); i < b.len; i++)
+		for (size_t i = from; i < b.len; i++)
 			if ((unsigned char)line[i] <= 0x20 || line[i] == 0x7f)
 				line[i] = '?';
 	} else {

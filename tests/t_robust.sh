@@ -10,6 +10,36 @@ P=$TESTBIN/prog_robust
 if ! command -v timeout >/dev/null 2>&1; then
 	skip "prog_robust" "timeout is not installed (Debian: coreutils)"
 	
+# A survey record's program name is whatever argv[0] says: an escape
+# sequence, a newline and a forged line must come out as one token of the
+# "prog" line, however long the name (the sanitiser was once skipped past
+# 190 bytes), and the report must print no escape to the operator.
+if [ -z "$PYTHON" ]; then
+	skip "survey record of a hostile argv[0]" "python3 is not installed"
+else
+	for len in 20 185 191 400; do
+		d=$T_TMP/sv-$len
+		mkdir -p "$d"
+		env LD_PRELOAD="$FASTPATH_SO" FASTPATH_SURVEY="$d" "$PYTHON" -c '
+import os, sys
+os.execv("/bin/true", ["x\x1b[2J\npid 1" + "A" * int(sys.argv[1])])' "$len"
+		rec=$(ls "$d"/*.rec 2>/dev/null | head -n 1)
+		if [ -z "$rec" ]; then
+			fail "survey record of a hostile argv[0] ($len): written" "$(ls -a "$d")"
+			continue
+		fi
+		expect_eq "survey record of a hostile argv[0] ($len): one pid line" 1 \
+			"$(grep -c '^pid ' "$rec")"
+		expect_eq "survey record of a hostile argv[0] ($len): no escape byte" 0 \
+			"$(tr -cd '\033' <"$rec" | wc -c | tr -d ' ')"
+		check "survey record of a hostile argv[0] ($len): prog is one token" \
+			grep -q '^prog x?\[2J?pid?1AAA*$' "$rec"
+		"$INTERPOSE" --survey-report "$d" >"$T_TMP/rep" 2>&1
+		expect_eq "survey report of a hostile argv[0] ($len): no escape byte" 0 \
+			"$(tr -cd '\033' <"$T_TMP/rep" | wc -c | tr -d ' ')"
+	done
+fi
+
 # An endless file bound over /proc/stat (a chroot with /dev/zero there):
 # a program that reads 4 KiB of it gets them, as natively; the cap's copy
 # must not read it to the end (it once grew its buffer until mmap failed,
@@ -81,6 +111,36 @@ robust sigalrm
 robust bigset
 # A child hung in 1-5% of attempts before: 300 attempts fail on that object.
 robust forkask 300
+
+# A survey record's program name is whatever argv[0] says: an escape
+# sequence, a newline and a forged line must come out as one token of the
+# "prog" line, however long the name (the sanitiser was once skipped past
+# 190 bytes), and the report must print no escape to the operator.
+if [ -z "$PYTHON" ]; then
+	skip "survey record of a hostile argv[0]" "python3 is not installed"
+else
+	for len in 20 185 191 400; do
+		d=$T_TMP/sv-$len
+		mkdir -p "$d"
+		env LD_PRELOAD="$FASTPATH_SO" FASTPATH_SURVEY="$d" "$PYTHON" -c '
+import os, sys
+os.execv("/bin/true", ["x\x1b[2J\npid 1" + "A" * int(sys.argv[1])])' "$len"
+		rec=$(ls "$d"/*.rec 2>/dev/null | head -n 1)
+		if [ -z "$rec" ]; then
+			fail "survey record of a hostile argv[0] ($len): written" "$(ls -a "$d")"
+			continue
+		fi
+		expect_eq "survey record of a hostile argv[0] ($len): one pid line" 1 \
+			"$(grep -c '^pid ' "$rec")"
+		expect_eq "survey record of a hostile argv[0] ($len): no escape byte" 0 \
+			"$(tr -cd '\033' <"$rec" | wc -c | tr -d ' ')"
+		check "survey record of a hostile argv[0] ($len): prog is one token" \
+			grep -q '^prog x?\[2J?pid?1AAA*$' "$rec"
+		"$INTERPOSE" --survey-report "$d" >"$T_TMP/rep" 2>&1
+		expect_eq "survey report of a hostile argv[0] ($len): no escape byte" 0 \
+			"$(tr -cd '\033' <"$T_TMP/rep" | wc -c | tr -d ' ')"
+	done
+fi
 
 # An endless file bound over /proc/stat (a chroot with /dev/zero there):
 # a program that reads 4 KiB of it gets them, as natively; the cap's copy
