@@ -40,6 +40,26 @@ os.execv("/bin/true", ["x\x1b[2J\npid 1" + "A" * int(sys.argv[1])])' "$len"
 	done
 fi
 
+# /proc of another pid namespace: in `unshare -p -f` without a /proc of
+# its own, getpid() is 1 and /proc/1 is the parent namespace's init, not
+# us; /proc/self is still us (test_readlink forces both answers where this
+# cannot run).
+if [ "$(id -u)" -ne 0 ]; then
+	skip "nsfd in a new pid namespace" "needs root (unshare -p)"
+elif ! unshare -p -f --kill-child true 2>/dev/null; then
+	skip "nsfd in a new pid namespace" "unshare -p -f --kill-child is not permitted here"
+else
+	native=$(timeout 20 unshare -p -f --kill-child "$P" nsfd 2>&1)
+	precond "nsfd in a new pid namespace: /proc/<getpid()> is not us natively ($native)" \
+		expr "$native" : 'pid other.* self ours$'
+	for s in unset FASTPATH_CPUS=4; do
+		# shellcheck disable=SC2086 # the setting, a word
+		expect_eq "nsfd in a new pid namespace [$s]: as natively" "$native" \
+			"$(timeout 20 unshare -p -f --kill-child env LD_PRELOAD="$FASTPATH_SO" ${s#unset} \
+				"$P" nsfd 2>&1)"
+	done
+fi
+
 # An endless file bound over /proc/stat (a chroot with /dev/zero there):
 # a program that reads 4 KiB of it gets them, as natively; the cap's copy
 # must not read it to the end (it once grew its buffer until mmap failed,
@@ -109,6 +129,7 @@ robust thread
 robust altstack
 robust sigalrm
 robust bigset
+robust nsfd
 # A child hung in 1-5% of attempts before: 300 attempts fail on that object.
 robust forkask 300
 
@@ -139,6 +160,26 @@ os.execv("/bin/true", ["x\x1b[2J\npid 1" + "A" * int(sys.argv[1])])' "$len"
 		"$INTERPOSE" --survey-report "$d" >"$T_TMP/rep" 2>&1
 		expect_eq "survey report of a hostile argv[0] ($len): no escape byte" 0 \
 			"$(tr -cd '\033' <"$T_TMP/rep" | wc -c | tr -d ' ')"
+	done
+fi
+
+# /proc of another pid namespace: in `unshare -p -f` without a /proc of
+# its own, getpid() is 1 and /proc/1 is the parent namespace's init, not
+# us; /proc/self is still us (test_readlink forces both answers where this
+# cannot run).
+if [ "$(id -u)" -ne 0 ]; then
+	skip "nsfd in a new pid namespace" "needs root (unshare -p)"
+elif ! unshare -p -f --kill-child true 2>/dev/null; then
+	skip "nsfd in a new pid namespace" "unshare -p -f --kill-child is not permitted here"
+else
+	native=$(timeout 20 unshare -p -f --kill-child "$P" nsfd 2>&1)
+	precond "nsfd in a new pid namespace: /proc/<getpid()> is not us natively ($native)" \
+		expr "$native" : 'pid other.* self ours$'
+	for s in unset FASTPATH_CPUS=4; do
+		# shellcheck disable=SC2086 # the setting, a word
+		expect_eq "nsfd in a new pid namespace [$s]: as natively" "$native" \
+			"$(timeout 20 unshare -p -f --kill-child env LD_PRELOAD="$FASTPATH_SO" ${s#unset} \
+				"$P" nsfd 2>&1)"
 	done
 fi
 
