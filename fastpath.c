@@ -19,6 +19,7 @@ __attribute__((used)) static const char fp_version[] = "fastpath " FASTPATH_VERS
 #ifndef FP_DLSYM
 #define FP_DLSYM(name) dlsym(RTLD_NEXT, name)
 #endif
+#define FP_DLSYM_GLOBAL(name) dlsym(RTLD_DEFAULT, name)
 
 /* ------------------------------------------------------------------------
  * Not ready yet: each real symbol's stand-in until it is bound, made from
@@ -275,16 +276,58 @@ void fp_debug(const char *feature, const char *what, const char *detail)
 /* ------------------------------------------------------------------------
  * Initialisation.
  * ---------------------------------------------------------------------- */
+/* How many real functions were found only in the global scope (said once
+ * under FASTPATH_DEBUG, fp_bind_say). */
+static unsigned fp_bind_global;
+
+/*
+ * The real function: the next definition after ours.  When none comes
+ * after us, because the C library is searched before us (LD_PRELOAD=
+ * "libc.so.6 fastpath.so": then programs reach libc's functions, not ours,
+ * but our constructor, destructor and the calls libc does not have still
+ * run), the first definition in the global scope, unless it is our own.
+ * NULL: the C library under us lacks it (fastpath.h, "Not ready yet").
+ */
+static void *fp_lookup(const char *name)
+{
+	void *p = FP_DLSYM(name);
+	Dl_info them, us;
+
+	if (fp_likely(p != NULL))
+		return p;
+	p = FP_DLSYM_GLOBAL(name);
+	if (!p || !dladdr(p, &them) || !dladdr((void *)fp_lookup, &us) ||
+	    them.dli_fbase == us.dli_fbase)
+		return NULL;
+	fp_bind_global++;
+	return p;
+}
+
 static void fp_bind_all(void)
 {
 	size_t i, k;
 
-#define FP_X(ret, name, params, unready) fp_real.r_##name.p = FP_DLSYM(#name);
+	fp_bind_global = 0;
+#define FP_X(ret, name, params, unready) fp_real.r_##name.p = fp_lookup(#name);
 	FP_REAL_ALL(FP_X)
 #undef FP_X
 	for (i = 0; i < fp_nmitigations; i++)
 		for (k = 0; k < fp_mitigations[i]->nsyms; k++)
-			*fp_mitigations[i]->syms[k].slot = FP_DLSYM(fp_mitigations[i]->syms[k].name);
+			*fp_mitigations[i]->syms[k].slot = fp_lookup(fp_mitigations[i]->syms[k].name);
+}
+
+/* Once settings are known: a preload order that hides our wrappers. */
+static void fp_bind_say(void)
+{
+	char n[24];
+	struct fp_buf b = { n, 0, sizeof n };
+
+	if (fp_likely(!fp_bind_global) || !fp_cfg.debug)
+		return;
+	fp_buf_ulong(&b, fp_bind_global);
+	fp_debug("core", n, "real functions come before fastpath.so in the search order "
+	                    "(LD_PRELOAD names the C library first?): bound from the global "
+	                    "scope; calls to them do not reach fastpath");
 }
 
 static char *fp_no_env(const char *name)
@@ -376,6 +419,7 @@ static void fp_init_run(void)
 	} else {
 		fp_load_settings(&fp_cfg, fp_secure_getenv);
 	}
+	fp_bind_say();
 	if (fp_cfg.stats == FP_STATS_STDERR)
 		fp_keep_stderr();
 	fp_init_each();

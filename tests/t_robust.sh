@@ -10,6 +10,27 @@ P=$TESTBIN/prog_robust
 if ! command -v timeout >/dev/null 2>&1; then
 	skip "prog_robust" "timeout is not installed (Debian: coreutils)"
 	
+# Any preload order an operator writes: with the C library listed before
+# fastpath.so, nothing comes after us to bind (dlsym(RTLD_NEXT) is NULL)
+# and a NULL was called; now the real functions come from the global
+# scope, programs run exactly as natively (libc's functions come first, so
+# the cap is not reached either), and FASTPATH_DEBUG says so once.
+if ! ldd /bin/sh 2>/dev/null | grep -q 'libc\.so\.6'; then
+	skip "LD_PRELOAD=\"libc.so.6 fastpath.so\"" "the C library here is not libc.so.6 (glibc)"
+else
+	for cmd in "sh -c 'echo hi; exit 3'" "ls -d /" "$P thread" "getconf _NPROCESSORS_ONLN"; do
+		native=$(sh -c "$cmd" 2>&1)
+		nrc=$?
+		got=$(env LD_PRELOAD="libc.so.6 $FASTPATH_SO" FASTPATH_CPUS=4 sh -c "$cmd" 2>&1)
+		grc=$?
+		expect_eq "LD_PRELOAD=\"libc.so.6 fastpath.so\" $cmd: exit status" "$nrc" "$grc"
+		expect_eq "LD_PRELOAD=\"libc.so.6 fastpath.so\" $cmd: output" "$native" "$got"
+	done
+	env LD_PRELOAD="libc.so.6 $FASTPATH_SO" FASTPATH_DEBUG=1 "$P" thread >/dev/null 2>"$T_TMP/order"
+	expect_eq "LD_PRELOAD=\"libc.so.6 fastpath.so\": FASTPATH_DEBUG says so once" 1 \
+		"$(grep -c 'come before fastpath.so in the search order' "$T_TMP/order")"
+fi
+
 # A survey record's program name is whatever argv[0] says: an escape
 # sequence, a newline and a forged line must come out as one token of the
 # "prog" line, however long the name (the sanitiser was once skipped past
@@ -132,6 +153,27 @@ robust bigset
 robust nsfd
 # A child hung in 1-5% of attempts before: 300 attempts fail on that object.
 robust forkask 300
+
+# Any preload order an operator writes: with the C library listed before
+# fastpath.so, nothing comes after us to bind (dlsym(RTLD_NEXT) is NULL)
+# and a NULL was called; now the real functions come from the global
+# scope, programs run exactly as natively (libc's functions come first, so
+# the cap is not reached either), and FASTPATH_DEBUG says so once.
+if ! ldd /bin/sh 2>/dev/null | grep -q 'libc\.so\.6'; then
+	skip "LD_PRELOAD=\"libc.so.6 fastpath.so\"" "the C library here is not libc.so.6 (glibc)"
+else
+	for cmd in "sh -c 'echo hi; exit 3'" "ls -d /" "$P thread" "getconf _NPROCESSORS_ONLN"; do
+		native=$(sh -c "$cmd" 2>&1)
+		nrc=$?
+		got=$(env LD_PRELOAD="libc.so.6 $FASTPATH_SO" FASTPATH_CPUS=4 sh -c "$cmd" 2>&1)
+		grc=$?
+		expect_eq "LD_PRELOAD=\"libc.so.6 fastpath.so\" $cmd: exit status" "$nrc" "$grc"
+		expect_eq "LD_PRELOAD=\"libc.so.6 fastpath.so\" $cmd: output" "$native" "$got"
+	done
+	env LD_PRELOAD="libc.so.6 $FASTPATH_SO" FASTPATH_DEBUG=1 "$P" thread >/dev/null 2>"$T_TMP/order"
+	expect_eq "LD_PRELOAD=\"libc.so.6 fastpath.so\": FASTPATH_DEBUG says so once" 1 \
+		"$(grep -c 'come before fastpath.so in the search order' "$T_TMP/order")"
+fi
 
 # A survey record's program name is whatever argv[0] says: an escape
 # sequence, a newline and a forged line must come out as one token of the
