@@ -23,6 +23,10 @@
  *                          kernel reads only its own mask), the set at the
  *                          end of a page before an unmapped one:
  *                          "set 0 0 pthread 0"
+ *   prog_robust nsfd       readlinks /proc/<getpid()>/fd/<a socket> and
+ *                          /proc/self/fd/<it>: "pid ours self ours" in our
+ *                          own /proc; run in a new pid namespace with the
+ *                          parent's /proc, "pid other[ errno] self ours"
  *   prog_robust endless    opens /proc/stat and reads 4 KiB of it (run
  *                          where /dev/zero is bound over it): "read 4096"
  */
@@ -38,6 +42,7 @@
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -283,6 +288,42 @@ static int big_set(void)
 	return 0;
 }
 
+/* ---- nsfd --------------------------------------------------------------- */
+/* "ours" when path names our socket, else "other" and the errno if any. */
+static void link_is(const char *label, const char *path, const char *mine)
+{
+	char got[128];
+	ssize_t n;
+
+	errno = 0;
+	n = readlink(path, got, sizeof got - 1);
+	if (n >= 0)
+		got[n] = '\0';
+	if (n >= 0 && strcmp(got, mine) == 0)
+		printf("%s ours", label);
+	else if (n >= 0)
+		printf("%s other", label);
+	else
+		printf("%s other errno %d", label, errno);
+}
+
+static int ns_fd(void)
+{
+	char path[64], mine[64];
+	struct stat st;
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) || fstat(sv[0], &st))
+		return perror("socketpair"), 2;
+	snprintf(mine, sizeof mine, "socket:[%lu]", (unsigned long)st.st_ino);
+	snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)getpid(), sv[0]);
+	link_is("pid", path, mine);
+	snprintf(path, sizeof path, "/proc/self/fd/%d", sv[0]);
+	link_is(" self", path, mine);
+	printf("\n");
+	return 0;
+}
+
 /* ---- endless ------------------------------------------------------------ */
 static int endless(void)
 {
@@ -317,6 +358,8 @@ int main(int argc, char **argv)
 		return big_set();
 	if (!strcmp(m, "endless"))
 		return endless();
-	fprintf(stderr, "usage: prog_robust thread|altstack|sigalrm|forkask [N]|bigset|endless\n");
+	if (!strcmp(m, "nsfd"))
+		return ns_fd();
+	fprintf(stderr, "usage: prog_robust thread|altstack|sigalrm|forkask [N]|bigset|endless|nsfd\n");
 	return 2;
 }
