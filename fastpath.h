@@ -299,6 +299,8 @@ static inline int fp_nr_sched_getcpu(void)
 	  FP_NR_RET(ENOSYS))                                                                     \
 	X(int, pthread_setaffinity_np, (pthread_t t, size_t size, const cpu_set_t *mask),        \
 	  FP_NR_RET(ENOSYS))                                                                     \
+	/* A thread's own descriptor table (urandom_shim.c, ur_split). */                          \
+	X(int, unshare, (int flags), FP_NR_FAIL(-1))                                             \
 	X(ssize_t, getrandom, (void *buf, size_t n, unsigned int flags),                         \
 	  FP_NR_DO(syscall(SYS_getrandom, buf, n, flags)))                                       \
 	X(int, getentropy, (void *buf, size_t n), FP_NR_FAIL(-1))                                \

@@ -238,10 +238,25 @@ FP_EXPORT int close(int fd)
 }
 
 
+#ifdef FP_LINUX
+/* A descriptor table of the thread's own: see ur_split. */
+FP_EXPORT int unshare(int flags)
+{
+	if (fp_unlikely(flags & CLONE_FILES) && fp_enabled(FP_BIT(urandom)))
+		ur_split();
+	return FP_REAL(unshare)(flags);
+}
+#endif
+
 #ifdef FP_HAVE_CLOSE_RANGE
 FP_EXPORT int close_range(unsigned lo, unsigned hi, int flags)
 {
 	int taken[UR_NTAKEN], r, d;
+
+#ifdef CLOSE_RANGE_UNSHARE
+	if (fp_unlikely(flags & CLOSE_RANGE_UNSHARE) && fp_enabled(FP_BIT(urandom)))
+		ur_split();
+#endif
 
 	if (fp_likely(atomic_load(&ur_hiwater) == 0) || lo > hi)
 		return FP_REAL(close_range)(lo, hi, flags);
