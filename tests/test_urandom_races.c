@@ -42,6 +42,11 @@ void fp_cpus_sv_file(int dirfd, const char *path, int flags)
 	(void)dirfd, (void)path, (void)flags;
 }
 
+void fp_cpus_note_dir(const char *path, int fd)
+{
+	(void)path, (void)fd;
+}
+
 static int setup(void **state)
 {
 	(void)state;
