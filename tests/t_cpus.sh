@@ -356,6 +356,29 @@ expect_eq "ulimit -n 4: still the machine's numbers" 3 \
 # "stat" under /proc/<pid> (htop's) or under the working directory are not.
 expect_eq "openat(/proc dirfd, \"cpuinfo\") under the cap" "openat-dirfd=3" \
 	"$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=3 "$P" entries | sed 's/.* //')"
+# ... and cost no system call of ours: 450 more opens make as many more
+# readlinks and stats as natively, none (the old lookup made a readlink
+# of /proc/self/fd/N per open).
+if command -v strace >/dev/null 2>&1 && [ -x "$TOP/bench/bin/cpufile_loop" ]; then
+	calls() {
+		strace -f -qq -e trace=readlink,readlinkat,fstat,newfstatat,statx -o "$T_TMP/st" "$@" >/dev/null
+		grep -c . "$T_TMP/st"
+	}
+	more() {
+		# more ENV: the calls 500 opens make beyond 50
+		a=$(calls env LD_PRELOAD="$FASTPATH_SO" "$1" "$TOP/bench/bin/cpufile_loop" stat 50 /proc/1)
+		b=$(calls env LD_PRELOAD="$FASTPATH_SO" "$1" "$TOP/bench/bin/cpufile_loop" stat 500 /proc/1)
+		echo $((b - a))
+	}
+	want=$(($(calls "$TOP/bench/bin/cpufile_loop" stat 500 /proc/1) - $(calls "$TOP/bench/bin/cpufile_loop" stat 50 /proc/1)))
+	mkdir -p "$T_TMP/sv"
+	for e in FASTPATH_CPUS=3 "FASTPATH_SURVEY=$T_TMP/sv"; do
+		expect_eq "open(\"stat\") under /proc/1, 450 more [${e%%=*}]: no readlink or stat of ours" \
+			"$want" "$(more "$e")"
+	done
+else
+	skip "relative opens: system calls" "strace or bench/bin/cpufile_loop is missing"
+fi
 expect_eq "cd /proc; cat cpuinfo: the kernel's" "$(cd /proc && grep -c ^processor cpuinfo)" \
 	"$(cd /proc && LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=3 grep -c ^processor cpuinfo)"
 
