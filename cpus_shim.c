@@ -148,6 +148,7 @@ static void cpus_learn_shared(void)
 	cpus_once_done(&cpus_real.state);
 }
 
+#ifdef FP_HAVE_AFFINITY
 /* The real view: the shared one, or, while another caller is learning it,
  * one learnt afresh into *mine. */
 static const struct cpus_view *cpus_view(struct cpus_view *mine)
@@ -164,6 +165,7 @@ static const struct cpus_view *cpus_view(struct cpus_view *mine)
 	cpus_learn(mine);
 	return mine;
 }
+#endif
 
 /* Is this one of the CPU-count questions? */
 static bool cpus_is_count(int name)
@@ -459,6 +461,7 @@ static int cpus_fix_mask(int rc, enum cpus_who who, size_t setsize, cpu_set_t *m
 	cpus_answer(via);
 	if (cpus_recall(who, &v))
 		back = cpus_give_back(&v, setsize, mask);
+	/* cppcheck-suppress uninitvar ; cpus_view fills mine when it returns it */
 	if (back == 1 && !cpus_rewrite_mask(mask, setsize, cpus_wanted, cpus_view(&mine)->possible))
 		back = -1;
 	if (back < 0) {
