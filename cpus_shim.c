@@ -737,16 +737,14 @@ static unsigned cpus_fold_walk(const cpu_set_t *shown, unsigned short *map, size
 	return to;
 }
 
-/* Where cpu folds: from the map learnt once, or, while another caller is
- * learning it (cpus_once), worked out for this one id. */
-static unsigned cpus_fold_id(unsigned cpu)
+/* The first question, or one asked while another caller is learning the
+ * map (cpus_once returned is): out of line, so that the questions after it
+ * pay no frame for the machine's mask. */
+__attribute__((noinline)) static unsigned cpus_fold_slow(unsigned cpu, enum cpus_once_is is)
 {
 	cpu_set_t shown;
 	long bound, lo, n;
-	enum cpus_once_is is = cpus_once(&cpus_fold.state);
 
-	if (fp_likely(is == CPUS_DONE))
-		return cpus_fold.fold && cpu < CPU_SETSIZE ? cpus_fold.map[cpu] : cpu;
 	fp_cpus_machine(&shown, &bound, &lo, &n);
 	if (is == CPUS_MINE) {
 		cpus_fold.fold = n == 0 && CPU_COUNT(&shown) > 0;
@@ -758,6 +756,17 @@ static unsigned cpus_fold_id(unsigned cpu)
 	if (n != 0 || CPU_COUNT(&shown) == 0 || cpu >= CPU_SETSIZE)
 		return cpu;
 	return cpus_fold_walk(&shown, NULL, cpu);
+}
+
+/* Where cpu folds: from the map learnt once, or, while another caller is
+ * learning it, worked out for this one id. */
+static inline unsigned cpus_fold_id(unsigned cpu)
+{
+	enum cpus_once_is is = cpus_once(&cpus_fold.state);
+
+	if (fp_likely(is == CPUS_DONE))
+		return cpus_fold.fold && cpu < CPU_SETSIZE ? cpus_fold.map[cpu] : cpu;
+	return cpus_fold_slow(cpu, is);
 }
 
 /* A call of a few nanoseconds: without the cap, a tail call to libc's
