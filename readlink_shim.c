@@ -188,7 +188,8 @@ static void rl_me_load(void)
  * does not resolve (a /proc of a namespace we are not in) even /proc/self
  * is not ours to answer.  Learnt once per process, with the pid it was
  * learnt for: a fork or clone child, which may be in a new namespace,
- * learns again.  (A /proc mounted over the root later is not seen.)
+ * learns again, and so does a process that mounts, chroots or joins a
+ * namespace (RL_FORGET).
  */
 enum { RL_NS_SAME = 1, RL_NS_OTHER = 2, RL_NS_NONE = 3 };
 static _Atomic long rl_ns_known; /* 4 * pid + RL_NS_*, 0 before */
@@ -324,6 +325,8 @@ static void rl_init(void)
 	                           "readlink: cached pipefs device, atomic");
 	ANNOTATE_BENIGN_RACE_SIZED(&rl_procfs, sizeof rl_procfs,
 	                           "readlink: cached proc root answer, atomic");
+	ANNOTATE_BENIGN_RACE_SIZED(&rl_ns_known, sizeof rl_ns_known,
+	                           "readlink: cached pid namespace answer, atomic");
 #endif
 #endif
 }
@@ -631,6 +634,7 @@ RL_WRAP(__readlinkat_chk, (int dirfd, const char *path, char *buf, size_t n, siz
 	do {                                                                 \
 		int r_ = (call);                                             \
 		atomic_store(&rl_procfs, 0);                              \
+		atomic_store(&rl_ns_known, 0);                            \
 		return r_;                                                   \
 	} while (0)
 

@@ -146,7 +146,7 @@ INTERPOSED="_Exit _exit __open64_2 __open_2 __openat64_2 __openat_2 __read_chk
 	popen posix_spawn posix_spawnp pread pread64 pthread_create
 	pthread_getaffinity_np pthread_setaffinity_np read readlink readlinkat readv
 	sched_getaffinity sched_getcpu sched_setaffinity setns sysconf system umount
-	umount2"
+	umount2 unshare"
 # What only illumos libc has, exported by the illumos objects alone:
 # sysconf's XPG5 name.  tests/h_illumos.sh checks those objects' exports
 # against both lists (it reads them from here).
