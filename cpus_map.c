@@ -34,6 +34,8 @@ static struct {
 	unsigned short real[CPU_SETSIZE]; /* R[k] */
 	short index[CPU_SETSIZE];         /* k of real id c, or -1 */
 } cm;
+/* Set once cm is written: sched_getcpu's fast way to it. */
+static _Atomic bool cm_built;
 
 void fp_cpus_map_build(const cpu_set_t *allowed, long online)
 {
@@ -54,6 +56,7 @@ void fp_cpus_map_build(const cpu_set_t *allowed, long online)
 	}
 	cm.r = k;
 	cm.prefix = k == online && cm.real[k - 1] == k - 1;
+	atomic_store_explicit(&cm_built, true, memory_order_release);
 }
 
 void fp_cpus_map_of(struct cpus_map *m, const cpu_set_t *allowed, long online, bool shared)
@@ -155,15 +158,21 @@ static unsigned cpus_virtual_cpu(unsigned cpu)
 	struct cpus_map m;
 	long k, mod, v;
 
-	fp_cpus_map(&m);
+	/* Built: the tables, without the view's frame and calls. */
+	if (fp_likely(atomic_load_explicit(&cm_built, memory_order_acquire)))
+		fp_cpus_map_of(&m, NULL, 0, true);
+	else
+		fp_cpus_map(&m);
 	if (m.identity && (long)cpu < m.n)
 		return cpu;
 	k = fp_cpus_real_index(&m, (long)cpu);
 	if (k < 0)
 		return (unsigned)((long)cpu % m.n);
 	mod = m.n < m.r ? m.n : m.r;
+	/* No division at or above the real count, nor for one CPU; a 32-bit
+	 * one otherwise (ids are below CPU_SETSIZE). */
 	if (fp_likely(!t->valid))
-		return (unsigned)(k < mod ? k : k % mod); /* no division above the real count */
+		return k < mod ? (unsigned)k : mod == 1 ? 0 : (unsigned)k % (unsigned)mod;
 	if (t->last_real == (int)cpu)
 		return (unsigned)t->last_virt;
 	for (v = k % mod; v < m.n; v += mod) {
