@@ -70,8 +70,14 @@ robust forkask 300
 # and a NULL was called; now the real functions come from the global
 # scope, programs run exactly as natively (libc's functions come first, so
 # the cap is not reached either), and FASTPATH_DEBUG says so once.
+case $FASTPATH_SO in
+*:*) order_skip="a runtime that must come first is preloaded with fastpath.so (ASan)" ;;
+*) order_skip= ;;
+esac
 if ! ldd /bin/sh 2>/dev/null | grep -q 'libc\.so\.6'; then
 	skip "LD_PRELOAD=\"libc.so.6 fastpath.so\"" "the C library here is not libc.so.6 (glibc)"
+elif [ -n "$order_skip" ]; then
+	skip "LD_PRELOAD=\"libc.so.6 fastpath.so\"" "$order_skip"
 else
 	for cmd in "sh -c 'echo hi; exit 3'" "ls -d /" "$P thread" "getconf _NPROCESSORS_ONLN"; do
 		native=$(sh -c "$cmd" 2>&1)
@@ -150,8 +156,10 @@ elif ! unshare -m true 2>/dev/null; then
 else
 	for s in unset FASTPATH_CPUS=4 FASTPATH_CPUS=64; do
 		# shellcheck disable=SC2016,SC3045 # the inner shell expands these;
-		# ulimit -v: dash, bash and busybox sh have it
-		got=$(ulimit -v 4000000; timeout 20 unshare -m sh -c \
+		# ulimit -v: dash, bash and busybox sh have it (not under ASan,
+		# whose shadow memory is a reservation of terabytes)
+		got=$(case $FASTPATH_SO in *asan*) ;; *) ulimit -v 4000000 ;; esac
+			timeout 20 unshare -m sh -c \
 			'mount --bind /dev/zero /proc/stat && exec env "$@"' sh \
 			LD_PRELOAD="$FASTPATH_SO" ${s#unset} "$P" endless 2>&1)
 		expect_eq "endless /proc/stat [$s]: the program reads 4 KiB" "read 4096" "$got"
