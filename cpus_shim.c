@@ -251,9 +251,10 @@ CPUS_WRAP_NPROCS(get_nprocs_conf, _SC_NPROCESSORS_CONF)
 
 #ifdef FP_HAVE_AFFINITY
 /* Bits in one word of a cpu_set_t, and the word holding bit i of a set
- * of any size (as CPU_ISSET_S reads it). */
-#define CPUS_WBITS (8 * sizeof(__cpu_mask))
-#define cpus_word(mask, i) (((const __cpu_mask *)(const void *)(mask))[(i) / CPUS_WBITS])
+ * of any size (as CPU_ISSET_S reads it): an unsigned long in glibc
+ * (__cpu_mask) and musl alike. */
+#define CPUS_WBITS (8 * sizeof(unsigned long))
+#define cpus_word(mask, i) (((const unsigned long *)(const void *)(mask))[(i) / CPUS_WBITS])
 
 /*
  * Rewrites a mask the kernel just filled (setsize bytes) so that it holds
