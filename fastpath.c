@@ -287,10 +287,13 @@ static unsigned fp_bind_global;
  * but our constructor, destructor and the calls libc does not have still
  * run), the first definition in the global scope, unless it is our own.
  * NULL: the C library under us lacks it (fastpath.h, "Not ready yet").
+ * Linux only: on illumos dladdr is not among the symbols checked against
+ * the oldest libc we load on (tests/illumos_libc_symbols.txt).
  */
 static void *fp_lookup(const char *name)
 {
 	void *p = FP_DLSYM(name);
+#ifdef FP_LINUX
 	Dl_info them, us;
 
 	if (fp_likely(p != NULL))
@@ -300,6 +303,7 @@ static void *fp_lookup(const char *name)
 	    them.dli_fbase == us.dli_fbase)
 		return NULL;
 	fp_bind_global++;
+#endif
 	return p;
 }
 

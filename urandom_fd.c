@@ -270,7 +270,7 @@ bool ur_give_back(int err)
  * forgotten (reads of the device go to the kernel), and every later open
  * is real (ur_match).  errno is kept.
  */
-_Atomic bool ur_split_done;
+static _Atomic bool ur_split_done;
 
 void ur_split(void)
 {
