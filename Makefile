@@ -92,6 +92,13 @@ tests/bin/prog_%_fortify: tests/prog_%_fortify.c tests/testutil.h
 	$(CC) -D_GNU_SOURCE $(CPPFLAGS) $(TEST_CFLAGS) $(CFLAGS) -O2 -U_FORTIFY_SOURCE \
 		-D_FORTIFY_SOURCE=2 -o $@ $< $(LDFLAGS) $(LIBS)
 
+# OpenMP (t_cpus: omp_get_num_procs agrees with the cap): a compiler
+# without it leaves no program, and t_cpus.sh says why it skips.
+tests/bin/prog_omp: tests/prog_omp.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(TEST_CFLAGS) $(CFLAGS) -fopenmp -o $@ $< $(LDFLAGS) $(LIBS) 2>/dev/null || \
+		{ echo "$(CC) -fopenmp failed: no OpenMP check"; rm -f $@; }
+
 tests/bin/prog_%: tests/prog_%.c tests/testutil.h $(TLIB_SOS)
 	@mkdir -p $(@D)
 	$(CC) -D_GNU_SOURCE $(CPPFLAGS) $(TEST_CFLAGS) $(CFLAGS) -o $@ $< \

@@ -4,11 +4,15 @@
  *
  *   cpus_shim.c        the settings, the counting questions (sysconf,
  *                      get_nprocs) and the affinity masks with their round
- *                      trip; the machine the cap shows (fp_cpus_machine).
+ *                      trip.
+ *   cpus_map.c         the machine the cap shows: N virtual CPUs 0..N-1,
+ *                      each mapped onto a real CPU we may use; the masks'
+ *                      translations both ways; sched_getcpu and getcpu.
  *   cpus_text.c        the CPU files' text transforms: pure functions of
  *                      the kernel's text and that machine (unit-tested).
- *   cpus_files_shim.c  which files are ours, their generated copies, and
- *                      fopen/fopen64 for them.
+ *   cpus_files_shim.c  which files are ours and their generated copies.
+ *   cpus_fd.c          fopen/fopen64 of them; lseek/mmap of the copies as
+ *                      procfs and sysfs answer.
  *
  * Internal to fastpath.so: include it after fastpath.h.
  */
@@ -16,6 +20,7 @@
 #define CPUS_H
 
 #define CPUS_MAX 65536L  /* the most FASTPATH_CPUS may say */
+#define CPUS_LINUX_MAX 8192L /* NR_CPUS's limit (CONFIG_MAXSMP): N is capped there */
 
 /* ------------------------------------------------------------------------
  * Survey (cpus_survey.c): each CPU-count query by entry point (and the
@@ -63,22 +68,85 @@ static inline bool fp_cpus_open(int dirfd, const char *path, int flags, int *fd_
 	       fp_cpus_open_slow(dirfd, path, flags, fd_out);
 }
 
-/* The CPUs of the machine the cap shows (cpus_shim.c): the real ids set in
- * *real, ids below *real_bound being real CPUs, and the made-up ids
- * [*fake_lo, *fake_lo + *fake_n). */
-void fp_cpus_machine(cpu_set_t *real, long *real_bound, long *fake_lo, long *fake_n) FP_HIDDEN;
+/* After a real open (the open wrappers, once initialised): a descriptor of
+ * /proc or /sys/devices/system/cpu, opened by that absolute name, is noted
+ * so that a relative name under it can be one of ours; with the cap and
+ * the survey off, one branch. */
+void fp_cpus_note_dir(const char *path, int fd) FP_HIDDEN;
+
+static inline void fp_cpus_opened(const char *path, int fd)
+{
+	if (fp_unlikely((fp_cfg.enabled & FP_BIT(cpus)) || fp_cfg.survey) && fd >= 0 &&
+	    path[0] == '/' && (path[1] == 'p' || path[1] == 's'))
+		fp_cpus_note_dir(path, fd);
+}
 
 /* ------------------------------------------------------------------------
- * The text transforms (cpus_text.c).
+ * The machine the cap shows (cpus_map.c): N virtual CPUs 0..N-1 on the r
+ * real CPUs of the start-up affinity mask, R[0] < ... < R[r-1].  Virtual
+ * CPU v runs on R[v mod r]; the other way, real CPU R[k] is the virtual
+ * CPUs v with v mod m == k mod m (m = min(N, r)): with N >= r they are
+ * k, k+r, k+2r...; with N < r, k mod N.  Only real ids below CPU_SETSIZE
+ * are mapped.
  * ---------------------------------------------------------------------- */
-/* The mask of CPUs shown: real ids below real_bound that are set in `real`,
- * plus the made-up run [fake_lo, fake_lo + fake_n). */
-struct cf_mask {
-	cpu_set_t real;
-	long real_bound; /* ids below are real CPUs (sysconf _SC_NPROCESSORS_CONF) */
-	long fake_lo, fake_n;
+struct cpus_map {
+	long n;          /* N: the virtual CPUs */
+	long r;          /* the real CPUs mapped onto, >= 1 */
+	bool identity;   /* N == r, R[k] == k and all of them online: the kernel's view */
+	/* R[k] and the k of each real id: the tables learnt once, or NULL
+	 * while another caller is learning them (then worked out from
+	 * `allowed`, never waited for). */
+	const unsigned short *real;
+	const short *index;
+	cpu_set_t allowed; /* R as a mask */
 };
+/* The map at the count N now in force (cpus_shim.c: learns the real view
+ * first, at the first question). */
+void fp_cpus_map(struct cpus_map *m) FP_HIDDEN;
+/* The map of the start-up mask `allowed` (NULL when it could not be read:
+ * then CPUs 0..online-1), with the shared tables when `shared`. */
+void fp_cpus_map_of(struct cpus_map *m, const cpu_set_t *allowed, long online,
+                    bool shared) FP_HIDDEN;
+/* Builds the shared tables; called once, by the caller that learns the
+ * real view. */
+void fp_cpus_map_build(const cpu_set_t *allowed, long online) FP_HIDDEN;
+/* R[k], and the k of real CPU c (-1 when c is not mapped). */
+long fp_cpus_real_of(const struct cpus_map *m, long k) FP_HIDDEN;
+long fp_cpus_real_index(const struct cpus_map *m, long c) FP_HIDDEN;
+/* The real mask `now` (nowsize bytes) as the virtual mask it holds, written
+ * to out (outsize bytes, outsize * 8 >= N). */
+void fp_cpus_to_virtual(const struct cpus_map *m, const cpu_set_t *now, size_t nowsize,
+                        cpu_set_t *out, size_t outsize) FP_HIDDEN;
+/* The real CPUs a virtual mask runs on (its ids below N; setsize bytes
+ * read at most up to N bits); false when it names none. */
+bool fp_cpus_to_real(const struct cpus_map *m, const cpu_set_t *v, size_t setsize,
+                     cpu_set_t *out) FP_HIDDEN;
 
+/* The virtual mask a thread last set (cpus_shim.c), which getcpu answers
+ * from (cpus_map.c).  Static TLS comes out of every thread's stack (a
+ * 16 KiB helper thread's too), so it is small: the ids below CPU_SETSIZE
+ * as bits, or a mask past them when it is one run of ids (a pin, the whole
+ * machine); any other mask past them is not remembered. */
+struct cpus_vmask {
+	bool valid;
+	bool run;                  /* the ids are [lo, hi], not bits */
+	int lo, hi;
+	int last_real, last_virt;  /* getcpu's last answer from it; -1: none */
+	uint64_t sig;              /* cpus_sig() of the real mask left */
+	cpu_set_t bits;
+};
+static inline bool cpus_vmask_has(const struct cpus_vmask *v, long id)
+{
+	if (v->run)
+		return id >= v->lo && id <= v->hi;
+	return id >= 0 && id < CPU_SETSIZE && CPU_ISSET((size_t)id, &v->bits);
+}
+extern FP_TLS struct cpus_vmask fp_cpus_vthread FP_HIDDEN;
+
+/* ------------------------------------------------------------------------
+ * The text transforms (cpus_text.c): the kernel's text in, the text of the
+ * machine m out.
+ * ---------------------------------------------------------------------- */
 /* Output: a staging buffer flushed to a descriptor with raw write(2).  With
  * fd < 0 (the unit tests) the buffer must hold everything; `err` records
  * the first failure, after which output is dropped. */
@@ -90,21 +158,37 @@ struct cf_out {
 };
 void cf_flush(struct cf_out *o) FP_HIDDEN;
 
-enum cf_kind { CF_CPUINFO, CF_STAT, CF_LIST };
+enum cf_kind { CF_CPUINFO, CF_STAT, CF_LIST, CF_KMAX };
 /* The kernel's text of a file of that kind, as the machine m would show
  * it, written to o. */
-void cf_transform(enum cf_kind kind, const char *in, size_t len, const struct cf_mask *m,
+void cf_transform(enum cf_kind kind, const char *in, size_t len, const struct cpus_map *m,
                   struct cf_out *o) FP_HIDDEN;
 
-/* fopen and fopen64 (cpus_files_shim.c): their real rows (FP_REAL_OWN) are
- * bound with the cpus descriptor's. */
+/* A descriptor cpus_files_shim.c served (cpus_fd.c): lseek and mmap on it
+ * answer as procfs's, or sysfs's when `sysfs`. */
+void fp_cpus_served(int fd, bool sysfs) FP_HIDDEN;
+
+/* Where a seek on fd goes (cpus_fd.c): true with *off and *whence for
+ * the real call, or false with errno where procfs or sysfs would refuse
+ * it.  One branch until a CPU file is served.  The exported lseek and
+ * lseek64 are urandom_seen.c's, which ask this first. */
+bool fp_cpus_seek(int fd, long long *off, int *whence) FP_HIDDEN;
+
+/* fopen and mmap, and their 64 twins (cpus_fd.c): their real rows
+ * (FP_REAL_OWN) are bound with the cpus descriptor's. */
 #ifdef FP_HAVE_LFS64
-#define CPUS_NSYMS 2
+#define CPUS_NSYMS 4
 #else
-#define CPUS_NSYMS 1
+#define CPUS_NSYMS 2
 #endif
 extern const struct fp_sym cpus_syms[CPUS_NSYMS] FP_HIDDEN;
 #else /* !FP_LINUX */
+static inline bool fp_cpus_seek(int fd, long long *off, int *whence)
+{
+	(void)fd, (void)off, (void)whence;
+	return true;
+}
+
 static inline bool fp_cpus_open(int dirfd, const char *path, int flags, int *fd_out)
 {
 	(void)dirfd;
@@ -112,6 +196,12 @@ static inline bool fp_cpus_open(int dirfd, const char *path, int flags, int *fd_
 	(void)flags;
 	(void)fd_out;
 	return false;
+}
+
+static inline void fp_cpus_opened(const char *path, int fd)
+{
+	(void)path;
+	(void)fd;
 }
 #endif
 

@@ -1,46 +1,31 @@
 /*
- * cpus_text.c: the CPU files' text as a kernel with the capped machine
- * would write it (issue 12).  Pure functions: the kernel's text and the
- * mask of CPUs shown (struct cf_mask, cpus.h) in, the new text out
- * (struct cf_out), unit-tested in tests/test_cpus_files.c.  Which files,
- * and the descriptors they are served through, are cpus_files_shim.c's.
+ * cpus_text.c: the CPU files' text as a kernel of the machine the cap shows
+ * would write it (issues 12, 28).  Pure functions: the kernel's text and
+ * the map (struct cpus_map, cpus.h) in, the new text out (struct cf_out),
+ * unit-tested in tests/test_cpus_files.c.  Which files, and the
+ * descriptors they are served through, are cpus_files_shim.c's.
  *
- *   /proc/cpuinfo   one block per CPU shown, a made-up CPU a copy of a
- *                   real CPU's block with its number changed
- *   /proc/stat      the "cpu" total and one cpuN line per CPU shown
- *   CPU lists       /sys/devices/system/cpu/{online,possible,present}
+ *   /proc/cpuinfo   one block per virtual CPU v, 0..N-1: the kernel's block
+ *                   of the real CPU v runs on (R[v mod r]), every line its
+ *                   own but the topology, which is derived for one package
+ *                   of N cores without SMT: processor, core id, apicid and
+ *                   initial apicid say v; physical id 0; siblings and cpu
+ *                   cores N
+ *   /proc/stat      the "cpu" total (the sum of the lines shown), then a
+ *                   cpuN line per virtual CPU, the numbers of its real CPU
+ *   CPU lists       /sys/devices/system/cpu/{online,possible,present}:
+ *                   "0-<N-1>"
+ *   kernel_max      the kernel's when it holds N CPUs, else 8191 (the
+ *                   NR_CPUS of a kernel that boots that many)
  *
- * With N equal to the real count the bytes are the kernel's own.  No
- * allocation, no lock: it runs inside an open wrapper.
+ * When the map is the identity (N equal to the real count, the process
+ * allowed on every CPU) the bytes are the kernel's own.  No allocation, no
+ * lock: it runs inside an open wrapper.
  */
 #include "fastpath.h"
 #include "cpus.h"
 
 #ifdef FP_LINUX
-static bool cf_isset(const struct cf_mask *m, long id)
-{
-	if (id < 0)
-		return false;
-	if (id >= m->fake_lo && id < m->fake_lo + m->fake_n)
-		return true;
-	return id < m->real_bound && id < CPU_SETSIZE && CPU_ISSET((size_t)id, &m->real);
-}
-
-/* The smallest id >= from in the mask, or -1. */
-static long cf_next(const struct cf_mask *m, long from)
-{
-	long id;
-
-	if (from < 0)
-		from = 0;
-	for (id = from; id < m->real_bound && id < CPU_SETSIZE; id++)
-		if (CPU_ISSET((size_t)id, &m->real) && !(id >= m->fake_lo && id < m->fake_lo + m->fake_n))
-			return id;
-	if (from < m->fake_lo)
-		from = m->fake_lo;
-	return from < m->fake_lo + m->fake_n ? from : -1;
-}
-
 void cf_flush(struct cf_out *o)
 {
 	size_t done = 0;
@@ -161,48 +146,103 @@ static bool cf_cpuinfo_block(const char *p, const char *end, struct cf_block *b)
 	return true;
 }
 
-static void cf_block_as(struct cf_out *o, const struct cf_block *b, long id)
+/* The block of real CPU id, searched from `from` to the end, then from the
+ * first block; false when the kernel wrote none (a CPU gone offline). */
+static bool cf_find_block(const char *first, const char *from, const char *end, long id,
+                          struct cf_block *b)
 {
-	cf_put(o, b->start, (size_t)(b->num - b->start));
-	cf_putu(o, (unsigned long long)id);
-	cf_put(o, b->num_end, (size_t)(b->end - b->num_end));
+	const char *p = from;
+	int pass;
+
+	for (pass = 0; pass < 2; pass++, p = first)
+		for (; p < end && cf_cpuinfo_block(p, end, b); p = b->end)
+			if (b->id == id)
+				return true;
+	return false;
 }
 
-static void cf_cpuinfo(const char *in, size_t len, const struct cf_mask *m, struct cf_out *o)
+/* The derived topology of virtual CPU v (see the top): its value for the
+ * line's field, or -1 for a line kept as the kernel wrote it. */
+static long cf_topology(const char *key, size_t klen, const struct cpus_map *m, long v)
 {
-	const char *p = in, *end = in + len;
+	static const struct {
+		const char *key;
+		bool per_cpu; /* v; else N, or 0 for the package */
+		bool count;
+	} f[] = {
+		{ "processor", true, false },  { "core id", true, false },
+		{ "apicid", true, false },     { "initial apicid", true, false },
+		{ "physical id", false, false }, { "siblings", false, true },
+		{ "cpu cores", false, true },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof f / sizeof f[0]; i++)
+		if (strlen(f[i].key) == klen && memcmp(f[i].key, key, klen) == 0)
+			return f[i].per_cpu ? v : f[i].count ? m->n : 0;
+	return -1;
+}
+
+/* A block as virtual CPU v's: each line "key<tabs>: value" whose key has a
+ * derived value gets it, the others are copied. */
+static void cf_block_as(struct cf_out *o, const struct cf_block *b, const struct cpus_map *m,
+                        long v)
+{
+	const char *p, *eol, *colon, *k;
+	long val;
+
+	for (p = b->start; p < b->end; p = eol) {
+		eol = cf_eol(p, b->end);
+		colon = memchr(p, ':', (size_t)(eol - p));
+		for (k = colon; k && k > p && (k[-1] == '\t' || k[-1] == ' '); k--)
+			;
+		if (!colon || (val = cf_topology(p, (size_t)(k - p), m, v)) < 0) {
+			cf_put(o, p, (size_t)(eol - p));
+			continue;
+		}
+		cf_put(o, p, (size_t)(colon + 1 - p));
+		cf_put(o, " ", 1);
+		cf_putu(o, (unsigned long long)val);
+		cf_put(o, "\n", 1);
+	}
+}
+
+static void cf_cpuinfo(const char *in, size_t len, const struct cpus_map *m, struct cf_out *o)
+{
+	const char *p = in, *end = in + len, *first, *at;
 	struct cf_block b, tmpl;
 	bool found = false;
-	long want;
+	long v;
 
+	if (m->identity) {
+		cf_put(o, in, len);
+		return;
+	}
 	/* Text before the first block. */
 	while (p < end && !(found = cf_cpuinfo_block(p, end, &tmpl)))
 		p = cf_eol(p, end);
 	cf_put(o, in, (size_t)(p - in));
 	if (!found) /* no block: the text as it was */
 		return;
-	want = cf_next(m, 0);
-	while (p < end && cf_cpuinfo_block(p, end, &b)) {
-		/* An id shown with no block of its own before this one. */
-		for (; want >= 0 && want < b.id; want = cf_next(m, want + 1))
-			cf_block_as(o, &tmpl, want);
-		if (want == b.id) {
-			cf_put(o, b.start, (size_t)(b.end - b.start));
-			want = cf_next(m, want + 1);
-		}
-		p = b.end;
+	first = at = p;
+	/* R ascends, and so do the kernel's blocks: one walk per round of r. */
+	for (v = 0; v < m->n; v++) {
+		if (v % m->r == 0)
+			at = first;
+		if (cf_find_block(first, at, end, fp_cpus_real_of(m, v % m->r), &b))
+			at = b.end;
+		else
+			b = tmpl;
+		cf_block_as(o, &b, m, v);
 	}
-	for (; want >= 0; want = cf_next(m, want + 1))
-		cf_block_as(o, &tmpl, want);
-	cf_put(o, p, (size_t)(end - p));
 }
 
 /* ------------------------------------------------------------------------
  * /proc/stat: "cpu  a b c ..." (the total), then "cpuN a b c ..." lines,
- * then everything else.  The total becomes the sum of the lines shown;
- * when those are exactly the kernel's own lines it is kept as the kernel
- * wrote it (the kernel rounds the total once, not per line, so its sum
- * may differ from the lines' by a tick: kept byte-identical).
+ * then everything else.  The total becomes the sum of the lines shown
+ * (with the identity map the kernel's text is kept: the kernel rounds the
+ * total once, not per line, so its sum may differ from the lines' by a
+ * tick).
  * ---------------------------------------------------------------------- */
 #define CF_STAT_COLS 16
 
@@ -238,174 +278,118 @@ static void cf_stat_add(unsigned long long *sum, int *ncols, const char *p, cons
 		*ncols = c;
 }
 
-/* A made-up CPU's line: the template line (tmpl, its numbers from
- * tmpl_num) under the number id, summed, and emitted unless emit is NULL. */
-static void cf_stat_made_up(struct cf_out *emit, unsigned long long *sum, int *ncols,
-                            const char *tmpl, const char *tmpl_num, const char *end, long id)
+/* The cpuN line of real CPU id from `from` on, then from the first one:
+ * where its numbers start, or NULL when the kernel wrote none. */
+static const char *cf_find_line(const char *first, const char *from, const char *end, long id,
+                                const char **line)
 {
-	const char *eol = cf_eol(tmpl, end);
+	const char *p = from, *ne;
+	long got;
+	int pass;
 
-	cf_stat_add(sum, ncols, tmpl_num, eol);
-	if (emit) {
-		cf_put(emit, "cpu", 3);
-		cf_putu(emit, (unsigned long long)id);
-		cf_put(emit, tmpl_num, (size_t)(eol - tmpl_num));
+	for (pass = 0; pass < 2; pass++, p = first) {
+		for (; p < end && cf_stat_cpu(p, end, &got, &ne); p = cf_eol(p, end)) {
+			if (got == id) {
+				*line = p;
+				return ne;
+			}
+		}
 	}
+	return NULL;
 }
 
-/* Walks the cpuN lines in [p, end) against the mask; `emit` NULL means
- * only sum.  Returns whether the lines shown are exactly the real ones. */
-static bool cf_stat_walk(const char *p, const char *end, const struct cf_mask *m,
+/* The cpuN lines of the virtual CPUs, from the kernel's lines [lines, end):
+ * summed, and written unless emit is NULL.  A real CPU without a line (gone
+ * offline) takes the first line's numbers. */
+static void cf_stat_walk(const char *lines, const char *end, const struct cpus_map *m,
                          struct cf_out *emit, unsigned long long *sum, int *ncols)
 {
-	const char *tmpl = NULL, *tmpl_num = NULL, *ne;
-	bool same = true;
-	long id, want = cf_next(m, 0);
+	const char *at = lines, *line, *num, *eol;
+	long id, v;
 
-	for (; p < end && cf_stat_cpu(p, end, &id, &ne); p = cf_eol(p, end)) {
-		const char *eol = cf_eol(p, end);
-
-		if (!tmpl) {
-			tmpl = p;
-			tmpl_num = ne;
+	for (v = 0; v < m->n; v++) {
+		if (v % m->r == 0)
+			at = lines;
+		num = cf_find_line(lines, at, end, fp_cpus_real_of(m, v % m->r), &line);
+		if (!num) {
+			line = lines;
+			if (!cf_stat_cpu(lines, end, &id, &num))
+				return;
 		}
-		for (; want >= 0 && want < id; want = cf_next(m, want + 1)) {
-			same = false;
-			cf_stat_made_up(emit, sum, ncols, tmpl, tmpl_num, end, want);
-		}
-		if (want == id) {
-			cf_stat_add(sum, ncols, ne, eol);
-			if (emit)
-				cf_put(emit, p, (size_t)(eol - p));
-			want = cf_next(m, want + 1);
-		} else {
-			same = false;
+		eol = cf_eol(line, end);
+		at = eol;
+		cf_stat_add(sum, ncols, num, eol);
+		if (emit) {
+			cf_put(emit, "cpu", 3);
+			cf_putu(emit, (unsigned long long)v);
+			cf_put(emit, num, (size_t)(eol - num));
 		}
 	}
-	for (; want >= 0 && tmpl; want = cf_next(m, want + 1)) {
-		same = false;
-		cf_stat_made_up(emit, sum, ncols, tmpl, tmpl_num, end, want);
-	}
-	return same;
 }
 
-static void cf_stat(const char *in, size_t len, const struct cf_mask *m, struct cf_out *o)
+static void cf_stat(const char *in, size_t len, const struct cpus_map *m, struct cf_out *o)
 {
-	const char *p = in, *end = in + len, *total, *lines, *rest;
+	const char *p = in, *end = in + len, *lines, *rest;
 	unsigned long long sum[CF_STAT_COLS] = { 0 };
 	int ncols = 0, c;
 	long id;
 	const char *ne;
 
+	if (m->identity) {
+		cf_put(o, in, len);
+		return;
+	}
 	/* Lines before the total (none on any kernel we know) are kept. */
 	while (p < end && !cf_prefix(p, end, "cpu "))
 		p = cf_eol(p, end);
 	cf_put(o, in, (size_t)(p - in));
 	if (p == end)
 		return;
-	total = p;
-	lines = cf_eol(total, end);
+	lines = cf_eol(p, end);
 	for (rest = lines; rest < end && cf_stat_cpu(rest, end, &id, &ne); rest = cf_eol(rest, end))
 		;
-	if (cf_stat_walk(lines, rest, m, NULL, sum, &ncols)) {
-		cf_put(o, total, (size_t)(lines - total));
-	} else {
-		cf_put(o, "cpu ", 4);
-		for (c = 0; c < ncols; c++) {
-			cf_put(o, " ", 1);
-			cf_putu(o, sum[c]);
-		}
-		cf_put(o, "\n", 1);
+	cf_stat_walk(lines, rest, m, NULL, sum, &ncols);
+	cf_put(o, "cpu ", 4);
+	for (c = 0; c < ncols; c++) {
+		cf_put(o, " ", 1);
+		cf_putu(o, sum[c]);
 	}
-	(void)cf_stat_walk(lines, rest, m, o, sum, &ncols);
+	cf_put(o, "\n", 1);
+	cf_stat_walk(lines, rest, m, o, sum, &ncols);
 	cf_put(o, rest, (size_t)(end - rest));
 }
 
 /* ------------------------------------------------------------------------
- * CPU lists ("0-3,8,10-11\n").  What is shown: the real list without the
- * real CPUs the cap hides (ids below real_bound not in the mask), plus
- * every id of the mask.  So online becomes exactly the mask, and possible
- * keeps the ids a kernel reserves for CPUs that are not there.
+ * CPU lists ("0-3,8,10-11\n"): online, possible and present are 0..N-1.
+ * kernel_max: the kernel's when it holds N CPUs, else 8191.
  * ---------------------------------------------------------------------- */
-#define CF_LIST_MAX (CPUS_MAX * 2 + 8192)
-
-/* Is id in the list text? */
-static bool cf_list_has(const char *in, size_t len, long id)
+static void cf_list(const char *in, size_t len, const struct cpus_map *m, struct cf_out *o)
 {
-	const char *p = in, *end = in + len;
-
-	while (p < end) {
-		unsigned long long a, b;
-		const char *e = cf_num(p, end, &a);
-
-		if (!e)
-			return false;
-		b = a;
-		if (e < end && *e == '-' && !(e = cf_num(e + 1, end, &b)))
-			return false;
-		if ((unsigned long long)id >= a && (unsigned long long)id <= b)
-			return true;
-		if (e >= end || *e != ',')
-			return false;
-		p = e + 1;
+	if (m->identity) {
+		cf_put(o, in, len);
+		return;
 	}
-	return false;
-}
-
-static long cf_list_max(const char *in, size_t len)
-{
-	const char *p = in, *end = in + len;
-	unsigned long long v, max = 0;
-
-	while (p < end) {
-		const char *e = cf_num(p, end, &v);
-
-		if (e) {
-			if (v > max)
-				max = v;
-			p = e;
-		} else {
-			p++;
-		}
-	}
-	return max < CF_LIST_MAX ? (long)max : CF_LIST_MAX;
-}
-
-static bool cf_list_shows(const char *in, size_t len, const struct cf_mask *m, long id)
-{
-	if (cf_isset(m, id))
-		return true;
-	return id >= m->real_bound && cf_list_has(in, len, id);
-}
-
-static void cf_list(const char *in, size_t len, const struct cf_mask *m, struct cf_out *o)
-{
-	long hi = cf_list_max(in, len), id, first = -1;
-	bool comma = false;
-
-	if (m->fake_n && m->fake_lo + m->fake_n - 1 > hi)
-		hi = m->fake_lo + m->fake_n - 1;
-	for (id = 0; id <= hi + 1; id++) {
-		bool in_set = id <= hi && cf_list_shows(in, len, m, id);
-
-		if (in_set && first < 0)
-			first = id;
-		if (in_set || first < 0)
-			continue;
-		if (comma)
-			cf_put(o, ",", 1);
-		cf_putu(o, (unsigned long long)first);
-		if (id - 1 > first) {
-			cf_put(o, "-", 1);
-			cf_putu(o, (unsigned long long)(id - 1));
-		}
-		comma = true;
-		first = -1;
+	cf_put(o, "0", 1);
+	if (m->n > 1) {
+		cf_put(o, "-", 1);
+		cf_putu(o, (unsigned long long)(m->n - 1));
 	}
 	cf_put(o, "\n", 1);
 }
 
-void cf_transform(enum cf_kind kind, const char *in, size_t len, const struct cf_mask *m,
+static void cf_kernel_max(const char *in, size_t len, const struct cpus_map *m, struct cf_out *o)
+{
+	unsigned long long k;
+
+	if (cf_num(in, in + len, &k) && k + 1 >= (unsigned long long)m->n) {
+		cf_put(o, in, len);
+		return;
+	}
+	cf_putu(o, (unsigned long long)CPUS_LINUX_MAX - 1);
+	cf_put(o, "\n", 1);
+}
+
+void cf_transform(enum cf_kind kind, const char *in, size_t len, const struct cpus_map *m,
                   struct cf_out *o)
 {
 	switch (kind) {
@@ -417,6 +401,9 @@ void cf_transform(enum cf_kind kind, const char *in, size_t len, const struct cf
 		break;
 	case CF_LIST:
 		cf_list(in, len, m, o);
+		break;
+	case CF_KMAX:
+		cf_kernel_max(in, len, m, o);
 		break;
 	}
 }

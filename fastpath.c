@@ -31,6 +31,7 @@ extern void fp_object_marker_here(void)
 #ifndef FP_DLSYM
 #define FP_DLSYM(name) dlsym(RTLD_NEXT, name)
 #endif
+#define FP_DLSYM_GLOBAL(name) dlsym(RTLD_DEFAULT, name)
 
 /* ------------------------------------------------------------------------
  * Not ready yet: each real symbol's stand-in until it is bound, made from
@@ -57,9 +58,12 @@ FP_TLS unsigned fp_stripe_tls;
 static _Alignas(FP_CACHELINE) _Atomic unsigned fp_stripe_next;
 _Atomic int fp_init_state;
 
-/* The thread running initialisation, so that it can tell re-entry (which
- * must not wait for itself) from another thread arriving meanwhile. */
-static _Atomic(pthread_t) fp_init_thread;
+/* Set in the thread that runs initialisation, before it claims it and
+ * until it is done, so that a call re-entering us in that thread (from
+ * dlsym, or from a signal handler, however early it lands) falls back
+ * instead of waiting for itself.  Thread-local in the static TLS block:
+ * readable in a handler. */
+static FP_TLS bool fp_init_here;
 
 /*
  * FASTPATH_STATS=stderr writes to the descriptor the program has as 2 when
@@ -225,54 +229,123 @@ void fp_buf_long(struct fp_buf *b, long v)
 	}
 }
 
-void fp_log_line(int fd, const char *text)
-{
-	char line[PATH_MAX + 256];
-	struct fp_buf b = { line, 0, sizeof line - 1 };
+/*
+ * One line "fastpath[pid]: <parts...>\n", written in one write(2): lines
+ * from many processes sharing a file or a terminal do not interleave;
+ * errors have nowhere to go.  The line is built on the stack when it is
+ * short, else in a mapping made for it: a debug line about a long path
+ * may come from a signal handler on a small alternate stack, where a
+ * PATH_MAX buffer does not fit.  Cut at FP_LOG_MAX, never overrun.
+ */
+#define FP_LOG_SHORT 256
+#define FP_LOG_MAX (PATH_MAX + 256)
 
+void fp_log_parts(int fd, const char *const *parts, size_t n)
+{
+	char small[FP_LOG_SHORT], *line = small;
+	size_t i, need = 40, cap = sizeof small;
+	struct fp_buf b;
+
+	for (i = 0; i < n; i++)
+		need += strlen(parts[i]);
+	if (need > sizeof small) {
+		void *q;
+
+		cap = need < FP_LOG_MAX ? need : FP_LOG_MAX;
+		q = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (q != MAP_FAILED)
+			line = q;
+		else
+			cap = sizeof small;
+	}
+	b = (struct fp_buf){ line, 0, cap - 1 };
 	fp_buf_str(&b, "fastpath[");
 	fp_buf_long(&b, (long)getpid());
 	fp_buf_str(&b, "]: ");
-	fp_buf_str(&b, text);
+	for (i = 0; i < n; i++)
+		fp_buf_str(&b, parts[i]);
 	/* One line, whatever a setting's value or a path held: a newline in
 	 * a setting must not split a warning in two. */
-	for (size_t i = 0; i < b.len; i++)
+	for (i = 0; i < b.len; i++)
 		if ((unsigned char)line[i] < 0x20 || line[i] == 0x7f)
 			line[i] = '?';
 	line[b.len++] = '\n';
-	/* One write, so that lines from many processes sharing a file or a
-	 * terminal do not interleave; errors have nowhere to go. */
 	(void)fp_raw_write(fd, line, b.len);
+	if (line != small)
+		munmap(line, cap);
+}
+
+void fp_log_line(int fd, const char *text)
+{
+	fp_log_parts(fd, &text, 1);
 }
 
 void fp_debug(const char *feature, const char *what, const char *detail)
 {
-	char text[PATH_MAX + 128];
-	struct fp_buf b = { text, 0, sizeof text };
+	const char *parts[] = { feature, ": ", what, ": ", detail };
 
-	fp_buf_str(&b, feature);
-	fp_buf_str(&b, ": ");
-	fp_buf_str(&b, what);
-	if (detail) {
-		fp_buf_str(&b, ": ");
-		fp_buf_str(&b, detail);
-	}
-	fp_log_line(STDERR_FILENO, text);
+	fp_log_parts(STDERR_FILENO, parts, detail ? 5 : 3);
 }
 
 /* ------------------------------------------------------------------------
  * Initialisation.
  * ---------------------------------------------------------------------- */
+/* How many real functions were found only in the global scope (said once
+ * under FASTPATH_DEBUG, fp_bind_say). */
+static unsigned fp_bind_global;
+
+/*
+ * The real function: the next definition after ours.  When none comes
+ * after us, because the C library is searched before us (LD_PRELOAD=
+ * "libc.so.6 fastpath.so": then programs reach libc's functions, not ours,
+ * but our constructor, destructor and the calls libc does not have still
+ * run), the first definition in the global scope, unless it is our own.
+ * NULL: the C library under us lacks it (fastpath.h, "Not ready yet").
+ * Linux only: on illumos dladdr is not among the symbols checked against
+ * the oldest libc we load on (tests/illumos_libc_symbols.txt).
+ */
+static void *fp_lookup(const char *name)
+{
+	void *p = FP_DLSYM(name);
+#ifdef FP_LINUX
+	Dl_info them, us;
+
+	if (fp_likely(p != NULL))
+		return p;
+	p = FP_DLSYM_GLOBAL(name);
+	if (!p || !dladdr(p, &them) || !dladdr((void *)fp_lookup, &us) ||
+	    them.dli_fbase == us.dli_fbase)
+		return NULL;
+	fp_bind_global++;
+#endif
+	return p;
+}
+
 static void fp_bind_all(void)
 {
 	size_t i, k;
 
-#define FP_X(ret, name, params, unready) fp_real.r_##name.p = FP_DLSYM(#name);
+	fp_bind_global = 0;
+#define FP_X(ret, name, params, unready) fp_real.r_##name.p = fp_lookup(#name);
 	FP_REAL_ALL(FP_X)
 #undef FP_X
 	for (i = 0; i < fp_nmitigations; i++)
 		for (k = 0; k < fp_mitigations[i]->nsyms; k++)
-			*fp_mitigations[i]->syms[k].slot = FP_DLSYM(fp_mitigations[i]->syms[k].name);
+			*fp_mitigations[i]->syms[k].slot = fp_lookup(fp_mitigations[i]->syms[k].name);
+}
+
+/* Once settings are known: a preload order that hides our wrappers. */
+static void fp_bind_say(void)
+{
+	char n[24];
+	struct fp_buf b = { n, 0, sizeof n };
+
+	if (fp_likely(!fp_bind_global) || !fp_cfg.debug)
+		return;
+	fp_buf_ulong(&b, fp_bind_global);
+	fp_debug("core", n, "real functions come before fastpath.so in the search order "
+	                    "(LD_PRELOAD names the C library first?): bound from the global "
+	                    "scope; calls to them do not reach fastpath");
 }
 
 static char *fp_no_env(const char *name)
@@ -368,35 +441,49 @@ static void fp_init_each(void)
 			fp_mitigations[i]->init();
 }
 
+static void fp_init_run(void)
+{
+	fp_bind_all();
+	/* In secure-execution mode, and in a second copy, every setting is
+	 * ignored and every shim stays off: no warnings, no files, no test
+	 * hooks. */
+	if (fp_secure_mode() || fp_other_copy()) {
+		fp_load_settings(&fp_cfg, fp_no_env);
+		fp_cfg.enabled = 0;
+	} else {
+		fp_load_settings(&fp_cfg, fp_secure_getenv);
+	}
+	fp_bind_say();
+	fp_init_each();
+	fp_survey_start();
+	pthread_atfork(fp_atfork_prepare, fp_atfork_parent, fp_atfork_child);
+	atomic_store_explicit(&fp_init_state, FP_INIT_DONE, memory_order_release);
+}
+
+/*
+ * Waits only for another thread: one that is initialising takes
+ * microseconds and never waits for us.  This thread's own initialisation
+ * is told by fp_init_here, set before the claim, so there is no moment at
+ * which a signal handler here could take it for another thread's.  A fork
+ * child never copies a claim no thread of it will finish: fork() is ours,
+ * and its FP_REAL() waits for initialisation before it forks.
+ */
 bool fp_init_slow(void)
 {
 	int expect = FP_INIT_NONE;
 
+	if (fp_init_here)
+		return false; /* re-entered from inside our own initialisation */
+	fp_init_here = true;
+	atomic_signal_fence(memory_order_seq_cst);
 	if (atomic_compare_exchange_strong(&fp_init_state, &expect, FP_INIT_RUNNING)) {
-		atomic_store(&fp_init_thread, pthread_self());
-		fp_bind_all();
-		/* In secure-execution mode, and in a second copy, every setting
-		 * is ignored and every shim stays off: no warnings, no files,
-		 * no test hooks. */
-		if (fp_secure_mode() || fp_other_copy()) {
-			fp_load_settings(&fp_cfg, fp_no_env);
-			fp_cfg.enabled = 0;
-		} else {
-			fp_load_settings(&fp_cfg, fp_secure_getenv);
-		}
-		fp_init_each();
-		fp_survey_start();
-		pthread_atfork(fp_atfork_prepare, fp_atfork_parent, fp_atfork_child);
-		atomic_store_explicit(&fp_init_state, FP_INIT_DONE, memory_order_release);
+		fp_init_run();
+		fp_init_here = false;
 		return true;
 	}
+	fp_init_here = false;
 	if (expect == FP_INIT_DONE)
 		return true;
-	/* Re-entered from inside our own initialisation: the caller falls back. */
-	if (pthread_equal(atomic_load(&fp_init_thread), pthread_self()))
-		return false;
-	/* Another thread is initialising: it takes microseconds and never
-	 * waits for us, so yielding until it is done cannot deadlock. */
 	while (atomic_load_explicit(&fp_init_state, memory_order_acquire) != FP_INIT_DONE)
 		sched_yield();
 	return true;
@@ -498,9 +585,13 @@ static bool fp_sv_line(int fd, const char *key, const char *sval, unsigned long 
 	fp_buf_str(&b, key);
 	fp_buf_str(&b, " ");
 	if (sval) {
+		size_t from = b.len;
+
+		/* Cut to the line, then one token: the report reads "key
+		 * value", and a program name is whatever argv[0] said (an
+		 * escape sequence, a newline and a forged line after it). */
 		fp_buf_str(&b, sval);
-		/* One token: the report reads "key value" */
-		for (size_t i = b.len - strlen(sval); i < b.len; i++)
+		for (size_t i = from; i < b.len; i++)
 			if ((unsigned char)line[i] <= 0x20 || line[i] == 0x7f)
 				line[i] = '?';
 	} else {

@@ -559,8 +559,10 @@ struct fp_buf {
 void fp_buf_str(struct fp_buf *b, const char *s) FP_HIDDEN;
 void fp_buf_ulong(struct fp_buf *b, unsigned long v) FP_HIDDEN;
 void fp_buf_long(struct fp_buf *b, long v) FP_HIDDEN;
-/* Writes "fastpath[pid]: <text>\n" to fd in one write(2). */
+/* Writes "fastpath[pid]: <text>\n" to fd in one write(2); the _parts
+ * form writes the n strings of parts one after another as the text. */
 void fp_log_line(int fd, const char *text) FP_HIDDEN;
+void fp_log_parts(int fd, const char *const *parts, size_t n) FP_HIDDEN;
 /* FASTPATH_DEBUG: one line per short-circuited call, "<feature>: <what>". */
 void fp_debug(const char *feature, const char *what, const char *detail) FP_HIDDEN;
 

@@ -206,17 +206,67 @@ static void rl_me_load(void)
 }
 
 
+/*
+ * Which process the proc root's numbers are about.  A pid is a number in
+ * one pid namespace: after `unshare -p -f` without a /proc of its own, a
+ * process is pid 1 in its namespace while /proc, the parent's, has its
+ * pid 1 be someone else, and /proc/<getpid()> is not us.  The proc root
+ * itself says which of its numbers is us: its "self" link.  When that
+ * number is our getpid(), /proc/<getpid()> is us by its own account;
+ * otherwise our numeric names are another process's, and when "self"
+ * does not resolve (a /proc of a namespace we are not in) even /proc/self
+ * is not ours to answer.  Learnt once per process, with the pid it was
+ * learnt for: a fork or clone child, which may be in a new namespace,
+ * learns again, and so does a process that mounts, chroots or joins a
+ * namespace (RL_FORGET).
+ */
+enum { RL_NS_SAME = 1, RL_NS_OTHER = 2, RL_NS_NONE = 3 };
+static _Atomic long rl_ns_known; /* 4 * pid + RL_NS_*, 0 before */
+
+static int rl_ns_learn(const char *root, int pid)
+{
+	char path[96], link[24];
+	struct fp_buf b = { path, 0, sizeof path };
+	ssize_t n;
+	long self = 0;
+	int v = RL_NS_NONE;
+
+	fp_buf_str(&b, root);
+	fp_buf_str(&b, "/self");
+	if (b.len + 1 < sizeof path &&
+	    (n = fp_raw_readlinkat(AT_FDCWD, path, link, sizeof link - 1)) > 0) {
+		link[n] = '\0';
+		for (char *p = link; *p >= '0' && *p <= '9' && self < INT_MAX; p++)
+			self = self * 10 + (*p - '0');
+		v = self == pid ? RL_NS_SAME : RL_NS_OTHER;
+	}
+	atomic_store_explicit(&rl_ns_known, 4L * pid + v, memory_order_relaxed);
+	return v;
+}
+
+static int rl_ns(const char *root, int pid)
+{
+	long k = atomic_load_explicit(&rl_ns_known, memory_order_relaxed);
+
+	if (fp_likely(k / 4 == pid && k))
+		return (int)(k % 4);
+	return rl_ns_learn(root, pid);
+}
+
 /* Is this name about the caller's own fd table? */
-static bool rl_linux_ours(const struct rl_path *x)
+static bool rl_linux_ours(const struct rl_path *x, const char *root)
 {
 	int pid;
 
-	if (x->who == RL_THREAD_SELF)
-		return true;
+	if (x->who == RL_THREAD_SELF) {
+		if (!rl_me.pid)
+			rl_me_load();
+		return rl_ns(root, rl_me.pid) != RL_NS_NONE;
+	}
 	if (x->who == RL_SELF && !x->tid) {
 		if (!rl_me.pid)
 			rl_me_load();
-		return rl_me.pid == rl_me.tid;
+		return rl_me.pid == rl_me.tid && rl_ns(root, rl_me.pid) != RL_NS_NONE;
 	}
 	/* Another process's pid costs no system call: the cache can only be
 	 * stale in a child made without atfork, and then it names our parent,
@@ -231,6 +281,9 @@ static bool rl_linux_ours(const struct rl_path *x)
 		if (x->who == RL_PID && x->pid != pid)
 			return false;
 	}
+	/* A number, pid or tid, is ours only in our own namespace. */
+	if (rl_ns(root, pid) != RL_NS_SAME)
+		return false;
 	return x->tid ? x->tid == rl_me.tid : pid == rl_me.tid;
 }
 
@@ -304,6 +357,8 @@ static void rl_init(void)
 	                           "readlink: cached pipefs device, atomic");
 	ANNOTATE_BENIGN_RACE_SIZED(&rl_procfs, sizeof rl_procfs,
 	                           "readlink: cached proc root answer, atomic");
+	ANNOTATE_BENIGN_RACE_SIZED(&rl_ns_known, sizeof rl_ns_known,
+	                           "readlink: cached pid namespace answer, atomic");
 #endif
 #endif
 }
@@ -317,7 +372,7 @@ static enum rl_act rl_linux(const struct rl_path *x, const char *root,
 #ifdef FP_LINUX
 	struct stat st;
 
-	if (x->dir != RL_DIR_FD || !rl_linux_ours(x) || !rl_root_is_procfs(root))
+	if (x->dir != RL_DIR_FD || !rl_root_is_procfs(root) || !rl_linux_ours(x, root))
 		return RL_PASS;
 	/* A descriptor fastpath holds (urandom_seen.c: our fstat says EBADF,
 	 * the kernel's does not) is closed to the program: no link, as for
@@ -401,7 +456,7 @@ static bool rl_pipefs(const struct stat *st, int fd, const char *path)
 
 static enum rl_act rl_illumos(const struct rl_path *x, const char *path, mode_t *type)
 {
-	char fdpath[PATH_MAX];
+	char fdpath[128];
 	struct stat st;
 	struct fp_buf b = { fdpath, 0, sizeof fdpath };
 	int r;
@@ -411,7 +466,10 @@ static enum rl_act rl_illumos(const struct rl_path *x, const char *path, mode_t 
 	if (x->who == RL_SELF || x->pid == rl_getpid()) {
 		r = fstat(x->fd, &st);
 	} else {
-		/* "<root>/<pid>/" + "fd/<n>": shorter than the path itself. */
+		/* "<root>/<pid>/" + "fd/<n>": shorter than the path itself.  A
+		 * root too long for a small frame (a test's) is the kernel's. */
+		if (x->dir_off + sizeof "fd/-2147483648" > sizeof fdpath)
+			return RL_PASS;
 		memcpy(fdpath, path, x->dir_off);
 		b.len = x->dir_off;
 		fp_buf_str(&b, "fd/");
@@ -652,6 +710,7 @@ static void rl_rooted(void)
 {
 #ifdef FP_LINUX
 	atomic_store(&rl_procfs, 0);
+	atomic_store(&rl_ns_known, 0);
 #endif
 }
 

@@ -11,6 +11,7 @@
  * a mount namespace we share; raw system calls.
  */
 #include "fastpath.h"
+#include "urandom.h"
 
 #ifdef FP_LINUX
 static void fp_rooted(void)
@@ -61,8 +62,13 @@ FP_EXPORT int setns(int fd, int type)
 	FP_ROOTED(FP_REAL(setns)(fd, type));
 }
 
+/* CLONE_FILES gives the thread a descriptor table of its own: the urandom
+ * pool gives its descriptors back while the table is still one (ur_split),
+ * before the call. */
 FP_EXPORT int unshare(int flags)
 {
+	if (fp_unlikely(flags & CLONE_FILES) && fp_enabled(FP_BIT(urandom)))
+		ur_split();
 	FP_ROOTED_NEWER(unshare, flags);
 }
 

@@ -197,18 +197,9 @@ int fp_parse_dir(const char *s, const char *cwd, char *path, size_t pathlen, cha
 
 void fp_warn(const char *var, const char *val, const char *why, const char *fallback)
 {
-	char text[PATH_MAX + 256];
-	struct fp_buf b = { text, 0, sizeof text };
+	const char *parts[] = { "ignoring ", var, "=\"", val, "\": ", why, "; ", fallback };
 
-	fp_buf_str(&b, "ignoring ");
-	fp_buf_str(&b, var);
-	fp_buf_str(&b, "=\"");
-	fp_buf_str(&b, val);
-	fp_buf_str(&b, "\": ");
-	fp_buf_str(&b, why);
-	fp_buf_str(&b, "; ");
-	fp_buf_str(&b, fallback);
-	fp_log_line(STDERR_FILENO, text);
+	fp_log_parts(STDERR_FILENO, parts, sizeof parts / sizeof parts[0]);
 }
 
 /* Is the summary file writable, and ours (outfile.c)?  Asked once at
@@ -234,6 +225,9 @@ static bool fp_survey_dir_refused(const char *dir, char *why, size_t whylen)
 		fp_raw_close(fd);
 	return fd == FP_OF_REFUSED;
 }
+/* The working directory a relative setting is taken from: off the stack
+ * (PATH_MAX), and used only here, once, under initialisation's guard. */
+static char fp_cwd[PATH_MAX];
 
 void fp_load_settings(struct fp_settings *cfg, fp_getenv_fn get)
 {
@@ -259,9 +253,8 @@ void fp_load_settings(struct fp_settings *cfg, fp_getenv_fn get)
 	cfg->enabled &= ~off;
 
 	if ((v = get("FASTPATH_SURVEY")) != NULL && *v) {
-		char cwd[PATH_MAX];
 
-		if (fp_parse_dir(v, getcwd(cwd, sizeof cwd), cfg->survey_dir,
+		if (fp_parse_dir(v, getcwd(fp_cwd, sizeof fp_cwd), cfg->survey_dir,
 		                 sizeof cfg->survey_dir, why, sizeof why) < 0 ||
 		    fp_survey_dir_refused(cfg->survey_dir, why, sizeof why)) {
 			fp_warn("FASTPATH_SURVEY", v, why, "no survey");
@@ -286,9 +279,8 @@ void fp_load_settings(struct fp_settings *cfg, fp_getenv_fn get)
 		fp_warn("FASTPATH_DEBUG", v, why, "debug output off");
 
 	if ((v = get("FASTPATH_STATS")) != NULL) {
-		char cwd[PATH_MAX];
 
-		if (fp_parse_stats(v, getcwd(cwd, sizeof cwd), &cfg->stats,
+		if (fp_parse_stats(v, getcwd(fp_cwd, sizeof fp_cwd), &cfg->stats,
 		                   cfg->stats_path, sizeof cfg->stats_path, why,
 		                   sizeof why) < 0) {
 			fp_warn("FASTPATH_STATS", v, why, "no summary is written");

@@ -166,6 +166,9 @@ void ur_set(int fd, unsigned st) FP_HIDDEN;
 void ur_update(int fd, unsigned clear, unsigned set) FP_HIDDEN;
 void ur_track_new(int fd, unsigned st, unsigned g) FP_HIDDEN;
 bool ur_give_back(int err) FP_HIDDEN;
+/* A thread is about to get a descriptor table of its own: tracking stops
+ * for the process (ur_split, urandom_fd.c). */
+void ur_split(void) FP_HIDDEN;
 
 /* A fresh number from the kernel cannot be ours: it was closed in a way we
  * did not see (a raw system call).  Forget the stale state. */

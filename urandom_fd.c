@@ -271,6 +271,32 @@ bool ur_give_back(int err)
 	return any;
 }
 
+/*
+ * One record of which numbers are the device's serves one descriptor table.
+ * A thread that takes a table of its own (unshare(CLONE_FILES),
+ * close_range's CLOSE_RANGE_UNSHARE) leaves the process with two, where a
+ * number may be the device in one and the program's file in the other: a
+ * read of that file would be served from the pool.  So, just before, while
+ * the table is still one: the hidden and reserve descriptors are given
+ * back (closed in the one table: no copy keeps them), every number is
+ * forgotten (reads of the device go to the kernel), and every later open
+ * is real (ur_match).  errno is kept.
+ */
+static _Atomic bool ur_split_done;
+
+void ur_split(void)
+{
+	int fd, end, saved = errno;
+
+	atomic_store(&ur_split_done, true);
+	(void)ur_give_back(EMFILE);
+	end = atomic_load(&ur_hiwater);
+	for (fd = 0; fd < end; fd++)
+		atomic_store(ur_fd(fd), 0);
+	ur_debug("a descriptor table of its own: no longer tracked");
+	errno = saved;
+}
+
 /* Every descriptor tracked at a fork is shared with the child's copy from
  * then on, in both processes; marked before the fork (racing opens are
  * caught by ur_forks) and again in the child, where only one thread runs. */
@@ -344,6 +370,8 @@ int ur_match(const char *path, int flags)
 		return -1;
 	/* Surveying: the opens the pool would take, to be timed instead. */
 	survey = !fp_enabled(FP_BIT(urandom));
+	if (!survey && fp_unlikely(atomic_load_explicit(&ur_split_done, memory_order_relaxed)))
+		return -1;
 	if (survey && fp_likely(!fp_surveying()))
 		return -1;
 	if (strcmp(path, "/dev/urandom") == 0)

@@ -17,6 +17,7 @@
  */
 #include "fastpath.h"
 #include "urandom.h"
+#include "cpus.h"
 
 #ifdef FP_LINUX
 #include <sys/ioctl.h>
@@ -32,9 +33,15 @@ FP_EXPORT int fstat(int fd, struct stat *st)
 	return UR_CALL(fstat, UR_FD(fd), st);
 }
 
+/* lseek and lseek64 are both mitigations': a held number is closed to
+ * the program, a served CPU file seeks as procfs does (fp_cpus_seek). */
 FP_EXPORT off_t lseek(int fd, off_t off, int whence)
 {
-	return UR_CALL(lseek, UR_FD(fd), off, whence);
+	long long o = off;
+
+	if (!fp_cpus_seek(fd, &o, &whence))
+		return -1;
+	return UR_CALL(lseek, UR_FD(fd), (off_t)o, whence);
 }
 
 /* FIONBIO and FIOASYNC set status flags of the open file description, as
@@ -119,7 +126,11 @@ FP_EXPORT int fstat64(int fd, struct stat64 *st)
 
 FP_EXPORT off64_t lseek64(int fd, off64_t off, int whence)
 {
-	return UR_CALL(lseek64, UR_FD(fd), off, whence);
+	long long o = off;
+
+	if (!fp_cpus_seek(fd, &o, &whence))
+		return -1;
+	return UR_CALL(lseek64, UR_FD(fd), (off64_t)o, whence);
 }
 
 FP_EXPORT ssize_t preadv64(int fd, const struct iovec *iov, int cnt, off64_t off)

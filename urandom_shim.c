@@ -44,6 +44,7 @@ static inline int ur_after_open(int fd)
 		return fd_;                                                  \
 	}                                                                    \
 	UR_RETRY(fd_, call);                                                 \
+	fp_cpus_opened(path, fd_);                                           \
 	return ur_after_open(fd_)
 
 #define UR_WRAP_OPEN(name, lfs)                                                  \
@@ -241,10 +242,16 @@ FP_EXPORT int close(int fd)
 }
 
 
+
 #ifdef FP_HAVE_CLOSE_RANGE
 FP_EXPORT int close_range(unsigned lo, unsigned hi, int flags)
 {
 	int taken[UR_NTAKEN], r, d;
+
+#ifdef CLOSE_RANGE_UNSHARE
+	if (fp_unlikely(flags & CLOSE_RANGE_UNSHARE) && fp_enabled(FP_BIT(urandom)))
+		ur_split();
+#endif
 
 	if (fp_likely(atomic_load(&ur_hiwater) == 0) || lo > hi)
 		return FP_REAL(close_range)(lo, hi, flags);

@@ -77,6 +77,23 @@ filerow "/proc/stat, --cpus 3" /proc/stat FASTPATH_CPUS=3
 filerow "/sys/devices/system/cpu/online, --cpus 3" /sys/devices/system/cpu/online FASTPATH_CPUS=3
 filerow "/etc/hostname, cap unset (target: noise)" /etc/hostname
 filerow "/etc/hostname, --cpus 3 (one prefix test)" /etc/hostname FASTPATH_CPUS=3
+# Issue 28: a relative name, "stat" under a /proc/1 descriptor (htop's
+# way): a load and a branch, no readlink.  Target: native/fastpath >= 0.97
+# (FREPS alternating runs; the verdict on the ratio of the medians).
+relrow() {
+	# relrow LABEL ENV...
+	label=$1
+	shift
+	line=$(alternate %9d "$label" "$*" "$BENCHBIN/cpufile_loop" stat "$ITER" /proc/1)
+	# The speed from the two medians, not from the rounded ratio column.
+	echo "$line" | awk '{ s = $(NF - 2) / $(NF - 1)
+		printf "%s  %.3fx native %s\n", $0, s, s >= 0.97 ? "ok" : "MISSED" }'
+}
+mkdir -p "$TMPB.sv"
+relrow "open(\"stat\") under /proc/1, cap unset" FASTPATH_CPUS=
+relrow "open(\"stat\") under /proc/1, --cpus 3" FASTPATH_CPUS=3
+relrow "open(\"stat\") under /proc/1, survey" FASTPATH_SURVEY="$TMPB.sv"
+rm -rf "$TMPB.sv"
 
 # sched_getcpu(): without the cap a tail call to libc's; with a cap below
 # the real count, the answer folded onto a CPU the cap shows.  ns per call

@@ -3,6 +3,8 @@
  * ITER times; prints the nanoseconds of one round.  Run natively, under
  * fastpath.so without the cap, and with it (issue 12: at most 2x native
  * for /proc/cpuinfo with the cap; an unrelated file unchanged without).
+ * With DIR, PATH is opened relative to a descriptor of DIR, as htop opens
+ * "stat" under each /proc/<pid> (issue 28: one prefix test, no readlink).
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -15,14 +17,19 @@ int main(int argc, char **argv)
 	static char buf[1 << 16];
 	struct timespec a, b;
 	long iter = argc > 2 ? atol(argv[2]) : 1000, i;
+	int dir = AT_FDCWD;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: cpufile_loop PATH [ITER]\n");
+		fprintf(stderr, "usage: cpufile_loop PATH [ITER [DIR]]\n");
 		return 2;
+	}
+	if (argc > 3 && (dir = open(argv[3], O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		perror(argv[3]);
+		return 1;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	for (i = 0; i < iter; i++) {
-		int fd = open(argv[1], O_RDONLY | O_CLOEXEC);
+		int fd = openat(dir, argv[1], O_RDONLY | O_CLOEXEC);
 
 		if (fd < 0) {
 			perror(argv[1]);

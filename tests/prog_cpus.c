@@ -9,14 +9,34 @@
  *   prog_cpus getcpu     asks the CPU count, then has the kernel run it on
  *                        the last CPU it may (a raw system call, out of the
  *                        cap's sight): "<sched_getcpu> <getcpu>"
+ *   prog_cpus slot       "<get_nprocs()> <sched_getcpu()>"
+ *   prog_cpus pin        pins worker i to the i-th CPU of its mask (a
+ *                        thread each, then the main thread through all):
+ *                        "pin <CPUs> ok" or the first that failed
+ *   prog_cpus vm         the cross-checks of one machine (see vm()): "vm N
+ *                        ok" or the first that failed
+ *   prog_cpus file PATH  access mode, a write, lseek of every whence, mmap:
+ *                        "acc=r write=9 seek0=3 ... mmap=5"
+ *   prog_cpus jemalloc   the arenas that served a thread pinned to each
+ *                        CPU of the mask: "percpu percpu arenas 2 max 1
+ *                        cpus 2"
+ *   prog_cpus MODE raw   MODE after the mask was set to {last CPU} by a raw
+ *                        system call (numactl's way), after a first question
  */
+#include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/sysinfo.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -167,14 +187,352 @@ static int getcpu_mode(void)
 	return 0;
 }
 
+static int slot(void)
+{
+	printf("%d %d\n", get_nprocs(), sched_getcpu());
+	return 0;
+}
+
+/* Sets sized for the machine's count (8192 takes more than a cpu_set_t). */
+static size_t pin_size;
+
+/* Pinned to `id`: the set works, reads back as {id}, and the thread is
+ * there.  NULL or what failed. */
+static const char *pin_to(int id)
+{
+	cpu_set_t *s = CPU_ALLOC(pin_size * 8), *b = CPU_ALLOC(pin_size * 8);
+	const char *r = NULL;
+
+	CPU_ZERO_S(pin_size, s);
+	CPU_SET_S((size_t)id, pin_size, s);
+	if (pthread_setaffinity_np(pthread_self(), pin_size, s))
+		r = "pthread_setaffinity_np failed";
+	else if (pthread_getaffinity_np(pthread_self(), pin_size, b) || !CPU_EQUAL_S(pin_size, s, b))
+		r = "read back differs";
+	else if (sched_getcpu() != id)
+		r = "sched_getcpu is another CPU";
+	else if (sched_setaffinity(0, pin_size, s) || sched_getaffinity(0, pin_size, b) ||
+	         !CPU_EQUAL_S(pin_size, s, b))
+		r = "sched_setaffinity round trip differs";
+	CPU_FREE(s);
+	CPU_FREE(b);
+	return r;
+}
+
+static void *pin_worker(void *arg)
+{
+	return (void *)pin_to((int)(long)arg);
+}
+
+static int pin(void)
+{
+	long n = get_nprocs();
+	cpu_set_t *m;
+	int *ids, k = 0;
+
+	pin_size = CPU_ALLOC_SIZE(n > CPU_SETSIZE ? n : CPU_SETSIZE);
+	m = CPU_ALLOC(pin_size * 8);
+	ids = calloc(pin_size * 8, sizeof *ids);
+	if (pthread_getaffinity_np(pthread_self(), pin_size, m))
+		return printf("pin: pthread_getaffinity_np failed\n"), 1;
+	for (size_t i = 0; i < pin_size * 8; i++)
+		if (CPU_ISSET_S(i, pin_size, m))
+			ids[k++] = (int)i;
+	for (int i = 0; i < k && i < 64; i++) {
+		pthread_t t;
+		void *r;
+
+		if (pthread_create(&t, NULL, pin_worker, (void *)(long)ids[i]) || pthread_join(t, &r))
+			return printf("pin: no thread\n"), 1;
+		if (r)
+			return printf("pin: worker %d to cpu %d: %s\n", i, ids[i], (char *)r), 1;
+	}
+	for (int i = 0; i < k; i++) {
+		const char *r = pin_to(ids[i]);
+
+		if (r)
+			return printf("pin: main to cpu %d: %s\n", ids[i], r), 1;
+	}
+	printf("pin %d ok\n", k);
+	CPU_FREE(m);
+	free(ids);
+	return 0;
+}
+
+static char text[1 << 25]; /* /proc/cpuinfo of 8192 CPUs: 11 MB */
+
+static size_t slurp(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	size_t len = 0;
+	ssize_t k;
+
+	if (fd < 0)
+		return 0;
+	while ((k = read(fd, text + len, sizeof text - 1 - len)) > 0)
+		len += (size_t)k;
+	close(fd);
+	text[len] = '\0';
+	return len;
+}
+
+/* The value of "key<tabs>: v" in the line at p, or -1. */
+static long field(const char *p, const char *key)
+{
+	size_t n = strlen(key);
+
+	if (strncmp(p, key, n) != 0 || (p[n] != '\t' && p[n] != ' ' && p[n] != ':'))
+		return -1;
+	p = strchr(p, ':');
+	return p ? atol(p + 1) : -1;
+}
+
+static pid_t sibling_tid;
+static _Atomic int sibling_go;
+
+static void *sibling(void *arg)
+{
+	(void)arg;
+	sibling_tid = (pid_t)syscall(SYS_gettid);
+	atomic_store(&sibling_go, 1);
+	while (atomic_load(&sibling_go) == 1)
+		sched_yield();
+	return NULL;
+}
+
+#define VM_FAIL(...) return printf("vm: " __VA_ARGS__), printf("\n"), 1
+
+/*
+ * What holds on any real machine of N CPUs, whatever the affinity: the
+ * counts agree; online, possible and present are 0..N-1, kernel_max at
+ * least N-1; /proc/cpuinfo numbers 0..N-1 once each, apicids distinct,
+ * siblings and cpu cores the same in every block and the package count
+ * times siblings is N; /proc/stat has cpu0..cpuN-1; the masks (process,
+ * thread, another thread by pthread_t and by tid) agree and lie below N;
+ * sched_getcpu() is in the mask; a set too small for N is EINVAL and
+ * leaves the buffer alone.
+ */
+static int vm(void)
+{
+	long n = get_nprocs(), want = 0, sib = -1, cores = -1, packages = 0, v;
+	char expect[64];
+	cpu_set_t a, b, c;
+	pthread_t t;
+	unsigned long small[1] = { 0x5a5a5a5aul };
+	int cpu;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) != n || sysconf(_SC_NPROCESSORS_CONF) != n ||
+	    get_nprocs_conf() != n)
+		VM_FAIL("the counts differ");
+	snprintf(expect, sizeof expect, n > 1 ? "0-%ld\n" : "0\n", n - 1);
+	slurp("/sys/devices/system/cpu/online");
+	if (strcmp(text, expect) != 0)
+		VM_FAIL("online is %s", text);
+	slurp("/sys/devices/system/cpu/present");
+	if (strcmp(text, expect) != 0)
+		VM_FAIL("present is %s", text);
+	slurp("/sys/devices/system/cpu/possible");
+	if (strcmp(text, expect) != 0)
+		VM_FAIL("possible is %s", text);
+	slurp("/sys/devices/system/cpu/kernel_max");
+	if (atol(text) < n - 1)
+		VM_FAIL("kernel_max %ld", atol(text));
+	slurp("/proc/cpuinfo");
+	{
+		static char apic[8192];
+		long last_pkg = -1;
+
+		for (char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p) {
+			if ((v = field(p, "processor")) >= 0 && v != want++)
+				VM_FAIL("processor %ld where %ld", v, want - 1);
+			if ((v = field(p, "siblings")) >= 0 && sib >= 0 && v != sib)
+				VM_FAIL("siblings %ld and %ld", v, sib);
+			if (v >= 0)
+				sib = v;
+			if ((v = field(p, "cpu cores")) >= 0 && cores >= 0 && v != cores)
+				VM_FAIL("cpu cores %ld and %ld", v, cores);
+			if (v >= 0)
+				cores = v;
+			if ((v = field(p, "apicid")) >= 0 && v < (long)sizeof apic && apic[v]++)
+				VM_FAIL("apicid %ld twice", v);
+			if ((v = field(p, "physical id")) >= 0 && v != last_pkg) {
+				last_pkg = v;
+				packages++;
+			}
+		}
+	}
+	if (want != n)
+		VM_FAIL("%ld processors in /proc/cpuinfo", want);
+	if (sib >= 0 && (sib < cores || packages * sib != n))
+		VM_FAIL("siblings %ld, cpu cores %ld, %ld packages for %ld CPUs", sib, cores, packages, n);
+	slurp("/proc/stat");
+	for (v = 0; v < n; v++) {
+		char line[32];
+
+		snprintf(line, sizeof line, "\ncpu%ld ", v);
+		if (!strstr(text, line))
+			VM_FAIL("no cpu%ld in /proc/stat", v);
+	}
+	snprintf(expect, sizeof expect, "\ncpu%ld ", n);
+	if (strstr(text, expect))
+		VM_FAIL("cpu%ld in /proc/stat", n);
+	if (n <= CPU_SETSIZE) {
+		if (sched_getaffinity(0, sizeof a, &a) || pthread_getaffinity_np(pthread_self(), sizeof b, &b))
+			VM_FAIL("get failed");
+		if (!CPU_EQUAL(&a, &b) || CPU_COUNT(&a) == 0)
+			VM_FAIL("sched and pthread masks differ");
+		for (int i = (int)n; i < CPU_SETSIZE; i++)
+			if (CPU_ISSET(i, &a))
+				VM_FAIL("CPU %d in the mask", i);
+		if ((cpu = sched_getcpu()) < 0 || cpu >= n || !CPU_ISSET(cpu, &a))
+			VM_FAIL("sched_getcpu() %d", cpu);
+		if (pthread_create(&t, NULL, sibling, NULL))
+			VM_FAIL("no thread");
+		while (!atomic_load(&sibling_go))
+			sched_yield();
+		if (sched_getaffinity(sibling_tid, sizeof b, &b) || pthread_getaffinity_np(t, sizeof c, &c) ||
+		    !CPU_EQUAL(&b, &c) || !CPU_EQUAL(&a, &b))
+			VM_FAIL("another thread's mask differs by tid, by pthread_t or from ours");
+		atomic_store(&sibling_go, 2);
+		pthread_join(t, NULL);
+	}
+	if (n > 64 && (sched_getaffinity(0, sizeof small, (cpu_set_t *)small) != -1 ||
+	               errno != EINVAL || small[0] != 0x5a5a5a5aul))
+		VM_FAIL("a set of 64 for %ld CPUs", n);
+	printf("vm %ld ok\n", n);
+	return 0;
+}
+
+/* What a program sees of a file's descriptor: access mode, a write, the
+ * seeks and a map, each a result or an errno number. */
+static int file_mode(const char *path)
+{
+	static const int whence[] = { SEEK_SET, SEEK_CUR, SEEK_END, SEEK_DATA, SEEK_HOLE };
+	int fd = open(path, O_RDONLY), fl;
+	void *p;
+
+	if (fd < 0)
+		return printf("open: %d\n", errno), 1;
+	fl = fcntl(fd, F_GETFL) & O_ACCMODE;
+	printf("acc=%s", fl == O_RDONLY ? "r" : fl == O_WRONLY ? "w" : "rw");
+	printf(" write=%d", write(fd, "x", 1) < 0 ? errno : 0);
+	for (int i = 0; i < 5; i++) {
+		off_t r = lseek(fd, i == 0 ? 3 : 0, whence[i]);
+
+		printf(" seek%d=%s%ld", whence[i], r < 0 ? "errno " : "", r < 0 ? (long)errno : (long)r);
+	}
+	p = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+	printf(" mmap=%d\n", p == MAP_FAILED ? errno : 0);
+	return 0;
+}
+
+/* A thread pinned to CPU arg that then allocates: its first allocation
+ * picks the arena of the CPU sched_getcpu() says. */
+static void *jemalloc_worker(void *arg)
+{
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET((int)(long)arg, &one);
+	if (sched_setaffinity(0, sizeof one, &one))
+		return (void *)"pin failed";
+	for (int k = 0; k < 100; k++) {
+		void *volatile q = malloc(64); /* volatile: not elided */
+
+		free(q);
+	}
+	return NULL;
+}
+
+/* jemalloc's per-CPU arenas (MALLOC_CONF=percpu_arena:percpu,tcache:false,
+ * jemalloc preloaded): it sizes them from the count and picks one by
+ * sched_getcpu().  A thread pinned to each CPU of the mask allocates; then
+ * the arenas that served them, which must lie below the count (arena N is
+ * jemalloc's arena for huge allocations).  "percpu <mode> arenas <how
+ * many> max <highest> cpus N", or "no jemalloc". */
+static int jemalloc_mode(void)
+{
+	int (*ctl)(const char *, void *, size_t *, void *, size_t) =
+		(int (*)(const char *, void *, size_t *, void *, size_t))dlsym(RTLD_DEFAULT, "mallctl");
+	unsigned narenas = 0, used = 0, max = 0;
+	size_t len;
+	const char *mode = "?";
+	uint64_t epoch = 1;
+	cpu_set_t m;
+
+	if (!ctl)
+		return printf("no jemalloc\n"), 0;
+	len = sizeof mode;
+	if (ctl("opt.percpu_arena", &mode, &len, NULL, 0) || sched_getaffinity(0, sizeof m, &m))
+		return printf("mallctl failed\n"), 1;
+	for (int i = 0; i < CPU_SETSIZE && i < 256; i++) {
+		pthread_t t;
+		void *r;
+
+		if (!CPU_ISSET(i, &m))
+			continue;
+		if (pthread_create(&t, NULL, jemalloc_worker, (void *)(long)i) || pthread_join(t, &r) || r)
+			return printf("worker %d failed\n", i), 1;
+	}
+	len = sizeof narenas;
+	if (ctl("epoch", NULL, NULL, &epoch, sizeof epoch) ||
+	    ctl("arenas.narenas", &narenas, &len, NULL, 0))
+		return printf("mallctl failed\n"), 1;
+	for (unsigned a = 0; a < narenas; a++) {
+		char name[64];
+		uint64_t n = 0;
+
+		snprintf(name, sizeof name, "stats.arenas.%u.small.nmalloc", a);
+		len = sizeof n;
+		if (ctl(name, &n, &len, NULL, 0) == 0 && n >= 100) {
+			used++;
+			max = a;
+		}
+	}
+	printf("percpu %s arenas %u max %u cpus %d\n", mode, used, max, get_nprocs());
+	return 0;
+}
+
+/* numactl's way: after a first question, the mask {last CPU} set by a
+ * raw system call, out of the cap's sight. */
+static int raw_mask(void)
+{
+	cpu_set_t a;
+	int last = -1;
+
+	(void)get_nprocs();
+	if (syscall(SYS_sched_getaffinity, 0, sizeof a, &a) < 0)
+		return printf("raw get failed\n"), 1;
+	for (int i = 0; i < CPU_SETSIZE; i++)
+		if (CPU_ISSET(i, &a))
+			last = i;
+	CPU_ZERO(&a);
+	CPU_SET(last, &a);
+	if (syscall(SYS_sched_setaffinity, 0, sizeof a, &a) != 0)
+		return printf("raw set failed\n"), 1;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 2 && strcmp(argv[2], "raw") == 0 && raw_mask())
+		return 1;
+	if (argc > 1 && strcmp(argv[1], "jemalloc") == 0)
+		return jemalloc_mode();
+	if (argc > 2 && strcmp(argv[1], "file") == 0)
+		return file_mode(argv[2]);
+	if (argc > 1 && strcmp(argv[1], "slot") == 0)
+		return slot();
+	if (argc > 1 && strcmp(argv[1], "pin") == 0)
+		return pin();
+	if (argc > 1 && strcmp(argv[1], "vm") == 0)
+		return vm();
 	if (argc > 1 && strcmp(argv[1], "entries") == 0)
 		return entries();
 	if (argc > 1 && strcmp(argv[1], "roundtrip") == 0)
 		return roundtrip();
 	if (argc > 1 && strcmp(argv[1], "getcpu") == 0)
 		return getcpu_mode();
-	fprintf(stderr, "usage: prog_cpus entries|roundtrip|getcpu\n");
+	fprintf(stderr, "usage: prog_cpus entries|roundtrip|getcpu|slot|pin|vm [raw]\n");
 	return 2;
 }

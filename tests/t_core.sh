@@ -165,12 +165,13 @@ INTERPOSED="_Exit _exit __open64_2 __open_2 __openat64_2 __openat_2 __read_chk
 	__readlink_chk __readlinkat_chk chroot close close_range closefrom daemon dup
 	dup2 dup3 execl execle execlp execv execve execveat execvp execvpe fclose fcntl
 	fcntl64 fdopen fexecve flock fopen fopen64 fork freopen freopen64 get_nprocs
-	get_nprocs_conf getcpu getentropy getrandom mount open open64 openat openat64
+	get_nprocs_conf getcpu getentropy getrandom lseek lseek64 mmap mmap64 mount open
+	open64 openat openat64
 	popen posix_spawn posix_spawnp pread pread64 pthread_create
 	pthread_getaffinity_np pthread_setaffinity_np read readlink readlinkat readv
 	sched_getaffinity sched_getcpu sched_setaffinity setns sysconf system umount
 	umount2 _Fork __pread64_chk __pread_chk clone copy_file_range epoll_ctl fsmount fstat fstat64 ioctl
-	lseek lseek64 mount_setattr move_mount open_tree
+	mount_setattr move_mount open_tree
 	posix_spawn_file_actions_adddup2 posix_spawn_file_actions_addfchdir_np preadv
 	preadv2 preadv64 preadv64v2 sendfile sendfile64 sendmsg splice tee unshare"
 # What only illumos libc has, exported by the illumos objects alone:

@@ -76,12 +76,13 @@ if command -v python3 >/dev/null 2>&1 && command -v taskset >/dev/null 2>&1; the
 	expect_eq "mask for --cpus 1" "[$first]" "$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=1 sh -c "$mask")"
 	last=$(sh -c "$mask" | tr -d '[] ' | awk -F, '{ print $NF }')
 	if [ "$last" != "$first" ]; then
-		expect_eq "mask for --cpus 1 under taskset -c $last" "[$last]" \
+		# A real 1-CPU machine has only CPU 0, whichever CPU it is.
+		expect_eq "mask for --cpus 1 under taskset -c $last" "[0]" \
 			"$(taskset -c "$last" env LD_PRELOAD="$FASTPATH_SO" FASTPATH_CPUS=1 sh -c "$mask")"
 	else
 		skip "mask for --cpus 1 under taskset" "this process may run on one CPU only ($first)"
 	fi
-	# Above the real count: real ids first, then made-up ones past them.
+	# Above the real count: CPUs 0..63.
 	out=$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=64 sh -c "$mask")
 	expect_eq "mask for --cpus 64 holds 64 ids" 64 "$(echo "$out" | tr ',' '\n' | wc -l | tr -d ' ')"
 	# A program pinning itself to a made-up CPU keeps running, where
@@ -203,6 +204,8 @@ case $last in
 	expect_eq "sched_getcpu/getcpu natively: the last CPU, twice" "$l $l" "$last"
 	expect_eq "sched_getcpu/getcpu at 1 on CPU $l: CPU 0" "0 0" \
 		"$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=1 "$TESTBIN/prog_cpus" getcpu)"
+	# CPU $l is the last of those we may use: at or above that count,
+	# the virtual CPU of the same number.
 	for n in "$native" 64; do
 		expect_eq "sched_getcpu/getcpu at $n on CPU $l: its own id" "$l $l" \
 			"$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=$n "$TESTBIN/prog_cpus" getcpu)"
@@ -210,5 +213,173 @@ case $last in
 	expect_eq "sched_getcpu/getcpu, cap unset: its own id" "$l $l" \
 		"$(LD_PRELOAD=$FASTPATH_SO "$TESTBIN/prog_cpus" getcpu)" ;;
 esac
+
+# ---- issue 28: one machine of N CPUs numbered 0..N-1, whatever the real
+# affinity (taskset, a container's cpuset, a raw sched_setaffinity).
+# prog_cpus vm checks what holds on any real machine (its counts, lists,
+# /proc/cpuinfo and /proc/stat numbering, masks by every way of asking,
+# sched_getcpu in the mask): natively first, the oracle, under the same
+# restriction; then every cap.
+P=$TESTBIN/prog_cpus
+lastcpu=$(taskset -pc $$ 2>/dev/null | sed 's/.*: //; s/.*[,-]//')
+if ! command -v taskset >/dev/null 2>&1; then
+	skip "issue 28 matrix" "taskset is not installed"
+else
+	[ "$lastcpu" = 0 ] && skip "taskset -c $lastcpu" "one CPU to run on: the same as no restriction (test_cpus forces a cpuset's map)"
+	for how in plain taskset raw; do
+		case $how in
+		plain) pre="" arg="" ;;
+		taskset) pre="taskset -c $lastcpu" arg="" ;;
+		raw) pre="" arg=raw ;;
+		esac
+		expect_eq "natively ($how): one machine" "vm $native ok" "$($pre "$P" vm ${arg:+"$arg"} 2>&1)"
+		slot=$($pre "$P" slot ${arg:+"$arg"})
+		expect_eq "natively ($how): sched_getcpu below get_nprocs ($slot)" yes \
+			"$([ "${slot#* }" -lt "${slot% *}" ] && echo yes)"
+		case $($pre "$P" pin ${arg:+"$arg"}) in
+		"pin "*" ok") ok "natively ($how): every pin lands" ;;
+		*) fail "natively ($how): every pin lands" "$($pre "$P" pin ${arg:+"$arg"})" ;;
+		esac
+		for n in 1 2 3 64 8192 10000; do
+			w=$n
+			[ "$n" -gt 8192 ] && w=8192
+			run() { $pre env LD_PRELOAD="$FASTPATH_SO" FASTPATH_CPUS=$n "$P" "$@" 2>/dev/null; }
+			expect_eq "FASTPATH_CPUS=$n ($how): one machine of $w" "vm $w ok" "$(run vm ${arg:+"$arg"})"
+			slot=$(run slot ${arg:+"$arg"})
+			expect_eq "FASTPATH_CPUS=$n ($how): slot $slot in bounds" yes \
+				"$([ "${slot% *}" = "$w" ] && [ "${slot#* }" -lt "$w" ] && echo yes)"
+			# Every pin of a big machine is seconds of migrations: the
+			# unrestricted one only.
+			[ "$n" -ge 8192 ] && [ "$how" != plain ] && continue
+			case $(run pin ${arg:+"$arg"}) in
+			"pin "*" ok") ok "FASTPATH_CPUS=$n ($how): every pin lands" ;;
+			*) fail "FASTPATH_CPUS=$n ($how): every pin lands" "$(run pin ${arg:+"$arg"})" ;;
+			esac
+		done
+	done
+	# The issue's cases, with a real 1-, 2- and 3-CPU machine's numbers.
+	expect_eq "taskset -c $lastcpu, --cpus 1: slot" "1 0" \
+		"$(taskset -c "$lastcpu" env LD_PRELOAD="$FASTPATH_SO" FASTPATH_CPUS=1 "$P" slot)"
+	# shellcheck disable=SC2016 # awk's own fields
+	expect_eq "taskset -c $lastcpu, --cpus 1: cpuinfo holds processor 0 only" "0" \
+		"$(taskset -c "$lastcpu" env LD_PRELOAD="$FASTPATH_SO" FASTPATH_CPUS=1 awk '/^processor/ { printf "%s", $3 }' /proc/cpuinfo)"
+	expect_eq "taskset -c $lastcpu, --cpus 1: online" "0" \
+		"$(taskset -c "$lastcpu" env LD_PRELOAD="$FASTPATH_SO" FASTPATH_CPUS=1 cat /sys/devices/system/cpu/online)"
+	# shellcheck disable=SC2016 # awk's own fields
+	expect_eq "taskset -c $lastcpu, --cpus 2: cpuinfo processors 0 1" "0 1" \
+		"$(taskset -c "$lastcpu" env LD_PRELOAD="$FASTPATH_SO" FASTPATH_CPUS=2 awk '/^processor/ { printf "%s%s", s, $3; s = " " }' /proc/cpuinfo)"
+fi
+
+# Runtimes that size per-CPU state from the count: OpenMP (libgomp asks
+# the affinity mask at start-up) and jemalloc's per-CPU arenas (sized from
+# the count, picked by sched_getcpu(): arena N is its arena for huge
+# allocations, and a CPU id past the count lands there or beyond).
+if [ -x "$TESTBIN/prog_omp" ]; then
+	expect_eq "OpenMP natively" "procs $native threads $native" "$("$TESTBIN/prog_omp")"
+	for n in 1 3 64; do
+		expect_eq "OpenMP omp_get_num_procs at $n" "procs $n threads $n" \
+			"$(env -u OMP_NUM_THREADS LD_PRELOAD="$FASTPATH_SO" FASTPATH_CPUS=$n "$TESTBIN/prog_omp")"
+		expect_eq "OpenMP omp_get_num_procs at $n under taskset -c $lastcpu" "procs $n threads $n" \
+			"$(taskset -c "$lastcpu" env LD_PRELOAD="$FASTPATH_SO" FASTPATH_CPUS=$n "$TESTBIN/prog_omp")"
+	done
+else
+	skip "OpenMP" "the compiler has no OpenMP (-fopenmp): tests/bin/prog_omp was not built"
+fi
+JEMALLOC=$(for d in /usr/lib/*-linux-gnu /usr/lib /usr/lib64; do
+	[ -e "$d/libjemalloc.so.2" ] && echo "$d/libjemalloc.so.2" && break; done)
+if [ -n "$JEMALLOC" ]; then
+	jm() { MALLOC_CONF=percpu_arena:percpu,tcache:false "$@" "$P" jemalloc 2>&1; }
+	expect_eq "jemalloc percpu natively: an arena per CPU" \
+		"percpu percpu arenas $native max $((native - 1)) cpus $native" "$(jm env LD_PRELOAD="$JEMALLOC")"
+	for n in 1 2 3 64; do
+		expect_eq "jemalloc percpu at $n: arenas 0..$((n - 1))" \
+			"percpu percpu arenas $n max $((n - 1)) cpus $n" \
+			"$(jm env LD_PRELOAD="$FASTPATH_SO $JEMALLOC" FASTPATH_CPUS=$n)"
+		expect_eq "jemalloc percpu at $n under taskset -c $lastcpu: arenas 0..$((n - 1))" \
+			"percpu percpu arenas $n max $((n - 1)) cpus $n" \
+			"$(jm taskset -c "$lastcpu" env LD_PRELOAD="$FASTPATH_SO $JEMALLOC" FASTPATH_CPUS=$n)"
+	done
+else
+	skip "jemalloc percpu_arena" "libjemalloc2 is not installed"
+fi
+
+# Made-up blocks are those of a consistent machine: at 64, siblings and
+# cpu cores 64 everywhere, 64 distinct apicids (x86 only has them).
+if grep -q '^apicid' /proc/cpuinfo; then
+	expect_eq "cpuinfo at 64: siblings, cores, distinct apicids" "64 64 64" \
+		"$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=64 awk -F': ' '
+			/^siblings/ { s[$2] = 1 } /^cpu cores/ { c[$2] = 1 } /^apicid/ { a[$2] = 1 }
+			END { for (k in s) ss = ss k; for (k in c) cc = cc k; n = 0; for (k in a) n++; print ss, cc, n }' /proc/cpuinfo)"
+else
+	skip "cpuinfo topology at 64" "no apicid lines on this architecture"
+fi
+
+# N above what Linux allows: 8192, with one line saying so; kernel_max and
+# lscpu follow N past the kernel's own kernel_max.
+LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=10000 getconf _NPROCESSORS_ONLN >"$T_TMP/out" 2>"$T_TMP/err"
+expect_eq "FASTPATH_CPUS=10000: 8192" 8192 "$(cat "$T_TMP/out")"
+expect_eq "FASTPATH_CPUS=10000: one warning line" \
+	'FASTPATH_CPUS="10000": Linux has at most 8192 CPUs; 8192 are reported' \
+	"$(sed 's/^fastpath\[[0-9]*\]: //' "$T_TMP/err")"
+kmax=$(cat /sys/devices/system/cpu/kernel_max)
+big=$((kmax + 2))
+expect_eq "kernel_max at $big (past the kernel's $kmax)" 8191 \
+	"$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=$big cat /sys/devices/system/cpu/kernel_max)"
+if command -v lscpu >/dev/null 2>&1; then
+	expect_eq "lscpu at $big: CPU(s) and the on-line list" "$big 0-$((big - 1))" \
+		"$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=$big lscpu | awk -F: '
+			/^CPU\(s\)/ { gsub(/ /, "", $2); c = $2 } /^On-line/ { gsub(/ /, "", $2); o = $2 }
+			END { print c, o }')"
+else
+	skip "lscpu at $big" "lscpu is not installed"
+fi
+if command -v node >/dev/null 2>&1; then
+	expect_eq "node at 10000: os.cpus() and availableParallelism agree" "8192 8192" \
+		"$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=10000 node -e 'const os = require("os"); console.log(os.cpus().length, os.availableParallelism())' 2>/dev/null)"
+else
+	skip "node at 10000" "node is not installed"
+fi
+
+# The CPU files as procfs and sysfs: read-only (even with one descriptor
+# left), lseek and mmap as theirs.  Native is the oracle.
+for f in /proc/cpuinfo /proc/stat /sys/devices/system/cpu/online /sys/devices/system/cpu/kernel_max; do
+	want=$("$P" file "$f")
+	expect_eq "$f under the cap: access, write, seeks, mmap as native" "$want" \
+		"$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=3 "$P" file "$f")"
+	expect_eq "$f under the cap, ulimit -n 4: as native" "$(sh -c "ulimit -n 4; exec $P file $f")" \
+		"$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=3 sh -c "ulimit -n 4; exec $P file $f")"
+done
+expect_eq "ulimit -n 4: still the machine's numbers" 3 \
+	"$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=3 sh -c 'ulimit -n 4; exec grep -c ^processor /proc/cpuinfo')"
+
+# Relative names: lscpu's (a descriptor of the directory) are ours, and
+# "stat" under /proc/<pid> (htop's) or under the working directory are not.
+expect_eq "openat(/proc dirfd, \"cpuinfo\") under the cap" "openat-dirfd=3" \
+	"$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=3 "$P" entries | sed 's/.* //')"
+# ... and cost no system call of ours: 450 more opens make as many more
+# readlinks and stats as natively, none (the old lookup made a readlink
+# of /proc/self/fd/N per open).
+if command -v strace >/dev/null 2>&1 && [ -x "$TOP/bench/bin/cpufile_loop" ]; then
+	calls() {
+		strace -f -qq -e trace=readlink,readlinkat,fstat,newfstatat,statx -o "$T_TMP/st" "$@" >/dev/null
+		grep -c . "$T_TMP/st"
+	}
+	more() {
+		# more ENV: the calls 500 opens make beyond 50
+		a=$(calls env LD_PRELOAD="$FASTPATH_SO" "$1" "$TOP/bench/bin/cpufile_loop" stat 50 /proc/1)
+		b=$(calls env LD_PRELOAD="$FASTPATH_SO" "$1" "$TOP/bench/bin/cpufile_loop" stat 500 /proc/1)
+		echo $((b - a))
+	}
+	want=$(($(calls "$TOP/bench/bin/cpufile_loop" stat 500 /proc/1) - $(calls "$TOP/bench/bin/cpufile_loop" stat 50 /proc/1)))
+	mkdir -p "$T_TMP/sv"
+	for e in FASTPATH_CPUS=3 "FASTPATH_SURVEY=$T_TMP/sv"; do
+		expect_eq "open(\"stat\") under /proc/1, 450 more [${e%%=*}]: no readlink or stat of ours" \
+			"$want" "$(more "$e")"
+	done
+else
+	skip "relative opens: system calls" "strace or bench/bin/cpufile_loop is missing"
+fi
+expect_eq "cd /proc; cat cpuinfo: the kernel's" "$(cd /proc && grep -c ^processor cpuinfo)" \
+	"$(cd /proc && LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=3 grep -c ^processor cpuinfo)"
 
 finish

@@ -31,9 +31,11 @@ static void *test_dlsym(const char *name);
 #include "../urandom_seen.c"
 #include "../urandom_survey.c"
 #include "../cpus_shim.c"
+#include "../cpus_map.c"
 #include "../cpus_survey.c"
 #include "../cpus_text.c"
 #include "../cpus_files_shim.c"
+#include "../cpus_fd.c"
 
 static void (*dlsym_hook)(const char *name);
 
@@ -750,6 +752,49 @@ static void test_unready_policy(void **state)
 	close(unready.open_fd);
 }
 
+/* A signal handler that lands in the binding thread while it binds, as a
+ * crash reporter's or a timer's may: its call into us falls back (the
+ * stand-in, here sysconf's ENOSYS) and returns, instead of waiting for the
+ * binding it interrupted.  And one that lands before the claim itself
+ * (fp_init_here is set first) does the same, leaving the claim to come. */
+static volatile sig_atomic_t handler_ready = -1;
+
+static void on_usr1_ready(int sig)
+{
+	(void)sig;
+	handler_ready = fp_ready();
+}
+
+static void raise_hook(const char *name)
+{
+	if (strcmp(name, "open") == 0)
+		raise(SIGUSR1);
+}
+
+static void test_bind_handler_never_waits(void **state)
+{
+	struct sigaction sa, old;
+
+	(void)state;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_usr1_ready;
+	assert_int_equal(sigaction(SIGUSR1, &sa, &old), 0);
+	reset_init();
+	handler_ready = -1;
+	dlsym_hook = raise_hook;
+	assert_true(fp_ready());
+	dlsym_hook = NULL;
+	assert_int_equal(handler_ready, 0);
+	/* Before the claim: nothing claimed, the caller falls back. */
+	reset_init();
+	fp_init_here = true;
+	assert_false(fp_init_slow());
+	assert_int_equal(atomic_load(&fp_init_state), FP_INIT_NONE);
+	fp_init_here = false;
+	assert_true(fp_ready());
+	assert_int_equal(sigaction(SIGUSR1, &old, NULL), 0);
+}
+
 static _Atomic int other_result = -1;
 static _Atomic unsigned long yields_seen_by_binder;
 static pthread_t other;
@@ -883,6 +928,7 @@ int main(void)
 		cmocka_unit_test(test_bind_reentry_falls_back),
 		cmocka_unit_test(test_unready_policy),
 		cmocka_unit_test(test_bind_second_thread_waits),
+		cmocka_unit_test(test_bind_handler_never_waits),
 		cmocka_unit_test(test_raw_calls),
 		cmocka_unit_test(test_explicit_bzero_both_branches),
 	};

@@ -1,7 +1,7 @@
 /*
- * Unit tests of cpus_shim.c: every CPU-count question gives the same N,
- * masks are capped or inflated exactly, and made-up CPUs never reach the
- * kernel in sched_setaffinity.
+ * Unit tests of cpus_shim.c and cpus_map.c: every CPU-count question gives
+ * the same N, the masks are those of a real machine of CPUs 0..N-1 (the
+ * oracle) and translate both ways onto the real CPUs, every pin lands.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,11 +13,21 @@
 #include "../settings.c"
 #include "../outfile.c"
 #include "../cpus_shim.c"
+#include "../cpus_map.c"
 #include "../cpus_survey.c"
 /* The cpus descriptor binds fopen for the CPU files: the unit is whole. */
 #include "../cpus_text.c"
 #include "../cpus_files_shim.c"
+#include "../cpus_fd.c"
 FP_TABLE(&fp_mit_cpus);
+
+/* The shared real view, learnt now if nobody has. */
+static void learn_real(void)
+{
+	struct cpus_view mine;
+
+	assert_ptr_equal(cpus_view(&mine), &cpus_real);
+}
 
 static int setup(void **state)
 {
@@ -30,19 +40,30 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
+	fp_cpus_vthread.valid = false;
+	cpus_vproc.m.valid = false;
 	fp_cfg.enabled &= ~FP_BIT(cpus);
 	cpus_wanted = 0;
 	return 0;
 }
 
+/* A mask holding exactly the ids [0, n). */
+static bool is_first_n(const cpu_set_t *set, size_t size, long n)
+{
+	for (size_t i = 0; i < size * 8; i++)
+		if ((bool)CPU_ISSET_S(i, size, set) != ((long)i < n))
+			return false;
+	return true;
+}
+
 static void test_every_question_agrees(void **state)
 {
-	static const long ns[] = { 1, 3, 64, 1000, 65536 };
+	static const long ns[] = { 1, 2, 3, 64, 1000, 1024, 1025, 8192 };
 	size_t i;
 
 	(void)state;
 	for (i = 0; i < sizeof ns / sizeof ns[0]; i++) {
-		cpu_set_t set;
+		cpu_set_t set, guard;
 		int rc;
 
 		cpus_wanted = ns[i];
@@ -50,18 +71,24 @@ static void test_every_question_agrees(void **state)
 		assert_int_equal(sysconf(_SC_NPROCESSORS_CONF), ns[i]);
 		assert_int_equal(get_nprocs(), ns[i]);
 		assert_int_equal(get_nprocs_conf(), ns[i]);
+		memset(&set, 0xa5, sizeof set);
+		guard = set;
 		rc = sched_getaffinity(0, sizeof set, &set);
-		if ((size_t)(ns[i] + cpus_real.possible) <= CPU_SETSIZE) {
+		if (ns[i] <= CPU_SETSIZE) {
+			/* A fresh process of a real N-CPU machine: CPUs 0..N-1. */
 			assert_int_equal(rc, 0);
-			assert_int_equal(CPU_COUNT(&set), ns[i]);
+			assert_true(is_first_n(&set, sizeof set, ns[i]));
 			assert_int_equal(pthread_getaffinity_np(pthread_self(), sizeof set, &set), 0);
-			assert_int_equal(CPU_COUNT(&set), ns[i]);
+			assert_true(is_first_n(&set, sizeof set, ns[i]));
 		} else {
-			/* What a kernel with that many CPUs says to a small set. */
+			/* What a kernel with that many CPUs says to a small set,
+			 * the caller's buffer untouched. */
 			assert_int_equal(rc, -1);
 			assert_int_equal(errno, EINVAL);
+			assert_memory_equal(&set, &guard, sizeof set);
 			assert_int_equal(pthread_getaffinity_np(pthread_self(), sizeof set, &set),
 			                 EINVAL);
+			assert_memory_equal(&set, &guard, sizeof set);
 		}
 	}
 }
@@ -72,10 +99,259 @@ static void test_big_set_holds_big_count(void **state)
 	cpu_set_t *set = CPU_ALLOC(70000);
 
 	(void)state;
-	cpus_wanted = 65536;
+	cpus_wanted = 8192;
 	assert_int_equal(sched_getaffinity(0, size, set), 0);
-	assert_int_equal(CPU_COUNT_S(size, set), 65536);
+	assert_int_equal(CPU_COUNT_S(size, set), 8192);
+	assert_true(is_first_n(set, size, 8192));
 	CPU_FREE(set);
+}
+
+/* On a set too small for N, or not a whole number of longs, EINVAL before
+ * anything else (a kernel's order) and the buffer as it was. */
+static void test_einval_leaves_buffer(void **state)
+{
+	unsigned long buf[4], guard[4];
+
+	(void)state;
+	cpus_wanted = 100;
+	memset(buf, 0x5a, sizeof buf);
+	memcpy(guard, buf, sizeof buf);
+	assert_int_equal(sched_getaffinity(0, 8, (cpu_set_t *)buf), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(pthread_getaffinity_np(pthread_self(), 8, (cpu_set_t *)buf), EINVAL);
+	assert_int_equal(sched_getaffinity(0, 20, (cpu_set_t *)buf), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_memory_equal(buf, guard, sizeof buf);
+	assert_int_equal(sched_getaffinity(0, 16, (cpu_set_t *)buf), 0);
+	assert_true(is_first_n((cpu_set_t *)buf, 16, 100));
+}
+
+/* Builds the map of a made-up machine (the ids of `ids`), -1 ended. */
+static void made_up(const int *ids, long online)
+{
+	cpu_set_t a;
+
+	learn_real();
+	CPU_ZERO(&a);
+	for (; *ids >= 0; ids++)
+		CPU_SET((size_t)*ids, &a);
+	fp_cpus_map_build(&a, online);
+}
+
+static void real_again(void)
+{
+	fp_cpus_map_build(cpus_real.have_allowed ? &cpus_real.allowed : NULL, cpus_real.online);
+}
+
+static cpu_set_t one_of(long id)
+{
+	cpu_set_t s;
+
+	CPU_ZERO(&s);
+	CPU_SET((size_t)id, &s);
+	return s;
+}
+
+/* The map both ways, on a machine whose process may use CPUs 2, 5 and 7
+ * (a container's cpuset): virtual v runs on R[v mod 3]; real R[k] is
+ * k mod N below the count, k, k+3, ... above it. */
+static void test_map_both_ways(void **state)
+{
+	static const int ids[] = { 2, 5, 7, -1 };
+	struct cpus_map m;
+	cpu_set_t v, r;
+
+	(void)state;
+	made_up(ids, 8);
+	cpus_wanted = 2;
+	fp_cpus_map(&m);
+	assert_false(m.identity);
+	assert_int_equal(m.r, 3);
+	v = one_of(1);
+	assert_true(fp_cpus_to_real(&m, &v, sizeof v, &r));
+	assert_true(CPU_EQUAL(&r, &(cpu_set_t){ 0 }) == false && CPU_ISSET(5, &r) && CPU_COUNT(&r) == 1);
+	r = one_of(7);
+	fp_cpus_to_virtual(&m, &r, sizeof r, &v, sizeof v);
+	assert_true(is_first_n(&v, sizeof v, 1)); /* k = 2 folds onto 0 */
+	v = one_of(2);                             /* at N: no CPU named */
+	assert_false(fp_cpus_to_real(&m, &v, sizeof v, &r));
+	cpus_wanted = 8;
+	fp_cpus_map(&m);
+	v = one_of(7);
+	assert_true(fp_cpus_to_real(&m, &v, sizeof v, &r));
+	assert_true(CPU_ISSET(5, &r) && CPU_COUNT(&r) == 1);
+	r = one_of(5);
+	fp_cpus_to_virtual(&m, &r, sizeof r, &v, sizeof v);
+	assert_int_equal(CPU_COUNT(&v), 3);
+	assert_true(CPU_ISSET(1, &v) && CPU_ISSET(4, &v) && CPU_ISSET(7, &v));
+	/* A CPU outside the start-up mask still lands below N. */
+	r = one_of(9);
+	fp_cpus_to_virtual(&m, &r, sizeof r, &v, sizeof v);
+	assert_true(CPU_COUNT(&v) == 1 && CPU_ISSET(1, &v));
+	/* sched_getcpu's answer on each real CPU, and for a thread pinned
+	 * through us to virtual CPU 4 (R[1] = 5). */
+	fp_cpus_vthread.valid = false;
+	assert_int_equal(cpus_virtual_cpu(2), 0);
+	assert_int_equal(cpus_virtual_cpu(5), 1);
+	assert_int_equal(cpus_virtual_cpu(7), 2);
+	assert_int_equal(cpus_virtual_cpu(9), 1);
+	memset(&fp_cpus_vthread, 0, sizeof fp_cpus_vthread);
+	fp_cpus_vthread.valid = true;
+	fp_cpus_vthread.last_real = -1;
+	CPU_SET(4, &fp_cpus_vthread.bits);
+	assert_int_equal(cpus_virtual_cpu(5), 4);
+	assert_int_equal(cpus_virtual_cpu(5), 4);
+	assert_int_equal(cpus_virtual_cpu(2), 0); /* not on its CPU: the default */
+	cpus_wanted = 2;
+	assert_int_equal(cpus_virtual_cpu(7), 0);
+	fp_cpus_vthread.valid = false;
+	/* While another caller learns the tables (a handler in the learning
+	 * thread, a fork child of it): the same map from the mask alone. */
+	{
+		cpu_set_t a;
+
+		CPU_ZERO(&a);
+		for (const int *p = ids; *p >= 0; p++)
+			CPU_SET((size_t)*p, &a);
+		cpus_wanted = 8;
+		fp_cpus_map_of(&m, &a, 8, false);
+		assert_null(m.real);
+		assert_int_equal(m.r, 3);
+		assert_false(m.identity);
+		assert_int_equal(fp_cpus_real_of(&m, 1), 5);
+		assert_int_equal(fp_cpus_real_index(&m, 7), 2);
+		assert_int_equal(fp_cpus_real_index(&m, 3), -1);
+		v = one_of(7);
+		assert_true(fp_cpus_to_real(&m, &v, sizeof v, &r));
+		assert_true(CPU_ISSET(5, &r) && CPU_COUNT(&r) == 1);
+		r = one_of(5);
+		fp_cpus_to_virtual(&m, &r, sizeof r, &v, sizeof v);
+		assert_true(CPU_COUNT(&v) == 3 && CPU_ISSET(1, &v) && CPU_ISSET(4, &v) && CPU_ISSET(7, &v));
+		CPU_ZERO(&a);
+		CPU_SET(0, &a);
+		CPU_SET(1, &a);
+		cpus_wanted = 2;
+		fp_cpus_map_of(&m, &a, 2, false);
+		assert_true(m.identity);
+	}
+	/* The mask unreadable at start: CPUs 0..online-1. */
+	fp_cpus_map_build(NULL, 2);
+	cpus_wanted = 2;
+	fp_cpus_map(&m);
+	assert_true(m.identity);
+	assert_int_equal(fp_cpus_real_index(&m, 1), 1);
+	assert_int_equal(fp_cpus_real_index(&m, 2), -1);
+	real_again();
+}
+
+/* On this machine: pin to every virtual CPU in turn; each set succeeds,
+ * lands on the real CPU it maps to, reads back as set, and sched_getcpu()
+ * says it.  Below, at and above the real count. */
+static void test_pin_every_cpu(void **state)
+{
+	static const long ns[] = { 1, 2, 3, 64 };
+	cpu_set_t saved, s, now;
+
+	(void)state;
+	learn_real();
+	assert_int_equal(fp_real.r_sched_getaffinity.f(0, sizeof saved, &saved), 0);
+	for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+		struct cpus_map m;
+
+		cpus_wanted = ns[i];
+		fp_cpus_map(&m);
+		for (long v = 0; v < ns[i]; v++) {
+			s = one_of(v);
+			assert_int_equal(sched_setaffinity(0, sizeof s, &s), 0);
+			assert_int_equal(fp_real.r_sched_getaffinity.f(0, sizeof now, &now), 0);
+			assert_true(CPU_COUNT(&now) == 1 && CPU_ISSET(m.real[v % m.r], &now));
+			assert_int_equal(sched_getaffinity(0, sizeof now, &now), 0);
+			assert_true(CPU_EQUAL(&now, &s));
+			assert_int_equal(sched_getcpu(), v);
+			assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof s, &s), 0);
+			assert_int_equal(pthread_getaffinity_np(pthread_self(), sizeof now, &now), 0);
+			assert_true(CPU_EQUAL(&now, &s));
+		}
+		/* Past N: ignored beside a CPU it has, EINVAL alone. */
+		s = one_of(ns[i] + 5);
+		assert_int_equal(sched_setaffinity(0, sizeof s, &s), -1);
+		assert_int_equal(errno, EINVAL);
+		CPU_SET(0, &s);
+		assert_int_equal(sched_setaffinity(0, sizeof s, &s), 0);
+		assert_int_equal(sched_getaffinity(0, sizeof now, &now), 0);
+		assert_true(is_first_n(&now, sizeof now, 1));
+		assert_int_equal(fp_real.r_sched_setaffinity.f(0, sizeof saved, &saved), 0);
+	}
+}
+
+static void *park(void *arg)
+{
+	_Atomic long *tid = arg;
+
+	atomic_store(tid, (long)syscall(SYS_gettid));
+	while (atomic_load(tid) != 0)
+		sched_yield();
+	return NULL;
+}
+
+/* Another thread's mask, by tid (sched_*affinity) and by pthread_t: the
+ * same virtual answer both ways. */
+static void test_sibling_tid(void **state)
+{
+	_Atomic long tid = -1;
+	pthread_t t;
+	cpu_set_t a, b, s;
+
+	(void)state;
+	cpus_wanted = 3;
+	assert_int_equal(pthread_create(&t, NULL, park, &tid), 0);
+	while (atomic_load(&tid) < 0)
+		sched_yield();
+	assert_int_equal(sched_getaffinity((pid_t)tid, sizeof a, &a), 0);
+	assert_int_equal(pthread_getaffinity_np(t, sizeof b, &b), 0);
+	assert_true(CPU_EQUAL(&a, &b));
+	assert_true(is_first_n(&a, sizeof a, 3));
+	s = one_of(2);
+	assert_int_equal(sched_setaffinity((pid_t)tid, sizeof s, &s), 0);
+	assert_int_equal(sched_getaffinity((pid_t)tid, sizeof a, &a), 0);
+	assert_int_equal(pthread_getaffinity_np(t, sizeof b, &b), 0);
+	assert_true(CPU_EQUAL(&a, &b) && CPU_ISSET(2, &a));
+	for (size_t i = 3; i < CPU_SETSIZE; i++)
+		assert_false(CPU_ISSET(i, &a));
+	atomic_store(&tid, 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+}
+
+/* A mask of {last CPU} set by a raw system call (numactl, libnuma): the
+ * virtual CPUs that CPU is, every one of them a pin that works. */
+static void test_raw_mask(void **state)
+{
+	cpu_set_t saved, s, now;
+	struct cpus_map m;
+	long k;
+
+	(void)state;
+	learn_real();
+	cpus_wanted = 2;
+	fp_cpus_map(&m);
+	assert_int_equal(fp_real.r_sched_getaffinity.f(0, sizeof saved, &saved), 0);
+	s = one_of(m.real[m.r - 1]);
+	assert_int_equal(syscall(SYS_sched_setaffinity, 0, sizeof s, &s), 0);
+	fp_cpus_vthread.valid = false;
+	cpus_vproc.m.valid = false; /* a raw set is the kernel's: nothing remembered */
+	assert_int_equal(sched_getaffinity(0, sizeof now, &now), 0);
+	k = (m.r - 1) % (m.r < 2 ? m.r : 2);
+	for (long v = 0; v < 2; v++)
+		assert_int_equal((bool)CPU_ISSET(v, &now), v % (m.r < 2 ? m.r : 2) == k);
+	assert_true(sched_getcpu() >= 0 && sched_getcpu() < 2 && CPU_ISSET(sched_getcpu(), &now));
+	for (long v = 0; v < 2; v++) {
+		if (!CPU_ISSET(v, &now))
+			continue;
+		s = one_of(v);
+		assert_int_equal(sched_setaffinity(0, sizeof s, &s), 0);
+		assert_int_equal(sched_getcpu(), v);
+	}
+	assert_int_equal(fp_real.r_sched_setaffinity.f(0, sizeof saved, &saved), 0);
 }
 
 static void test_other_names_untouched(void **state)
@@ -117,166 +393,6 @@ static void test_errors_pass_through(void **state)
 	assert_int_equal(errno, EINVAL);
 }
 
-static void test_rewrite_mask_cap(void **state)
-{
-	cpu_set_t set;
-
-	(void)state;
-	CPU_ZERO(&set);
-	CPU_SET(1, &set);
-	CPU_SET(4, &set);
-	CPU_SET(9, &set);
-	assert_true(cpus_rewrite_mask(&set, sizeof set, 2, 16));
-	/* The first two CPUs we may really use, in order. */
-	assert_int_equal(CPU_COUNT(&set), 2);
-	assert_true(CPU_ISSET(1, &set));
-	assert_true(CPU_ISSET(4, &set));
-	assert_false(CPU_ISSET(9, &set));
-}
-
-static void test_rewrite_mask_inflate(void **state)
-{
-	cpu_set_t set;
-	int i;
-
-	(void)state;
-	CPU_ZERO(&set);
-	CPU_SET(0, &set);
-	CPU_SET(1, &set);
-	assert_true(cpus_rewrite_mask(&set, sizeof set, 8, 4));
-	assert_int_equal(CPU_COUNT(&set), 8);
-	/* Real 0 and 1, then made-up ids past every possible CPU (4..9). */
-	assert_true(CPU_ISSET(0, &set) && CPU_ISSET(1, &set));
-	assert_false(CPU_ISSET(2, &set) || CPU_ISSET(3, &set));
-	for (i = 4; i < 10; i++)
-		assert_true(CPU_ISSET(i, &set));
-	/* No room for the made-up ids in the caller's set. */
-	CPU_ZERO(&set);
-	CPU_SET(0, &set);
-	assert_false(cpus_rewrite_mask(&set, 8, 64, 4));
-}
-
-static void test_setaffinity_drops_made_up_ids(void **state)
-{
-	union cpus_mask_buf buf;
-	cpu_set_t in;
-	const cpu_set_t *out;
-	size_t size = sizeof in;
-	long fake = cpus_real.possible;
-
-	(void)state;
-	cpus_wanted = fake + 8;
-	cpus_learn_real();
-	/* Real plus made-up: only the real ids go to the kernel. */
-	CPU_ZERO(&in);
-	CPU_SET(0, &in);
-	CPU_SET(fake + 1, &in);
-	out = cpus_for_set(&in, &size, &buf);
-	assert_int_equal(size, sizeof in);
-	assert_int_equal(CPU_COUNT_S(sizeof in, out), 1);
-	assert_true(CPU_ISSET_S(0, sizeof in, out));
-	/* Only made-up ids: wherever we may really run. */
-	CPU_ZERO(&in);
-	CPU_SET(fake + 3, &in);
-	out = cpus_for_set(&in, &size, &buf);
-	assert_true(CPU_EQUAL_S(sizeof in, out, &cpus_real.allowed));
-	/* A program's set smaller than ours (Python sizes it to the highest
-	 * id it names) still gets somewhere real to run. */
-	{
-		size_t small = 8;
-		cpu_set_t *tiny = CPU_ALLOC(64);
-
-		CPU_ZERO_S(small, tiny);
-		CPU_SET_S(63, small, tiny);
-		if (fake < 63) {
-			out = cpus_for_set(tiny, &small, &buf);
-			assert_int_equal(small, sizeof cpus_real.allowed);
-			assert_true(CPU_EQUAL(out, &cpus_real.allowed));
-			assert_int_equal(sched_setaffinity(0, 8, tiny), 0);
-		}
-		CPU_FREE(tiny);
-	}
-	/* And the real call accepts it. */
-	assert_int_equal(sched_setaffinity(0, sizeof in, &in), 0);
-	/* Only real ids: the caller's own mask, untouched. */
-	CPU_ZERO(&in);
-	CPU_SET(0, &in);
-	assert_ptr_equal(cpus_for_set(&in, &size, &buf), &in);
-	/* Restore what we had. */
-	assert_int_equal(fp_real.r_sched_setaffinity.f(0, sizeof cpus_real.allowed,
-	                                               &cpus_real.allowed), 0);
-}
-
-/* The kernel would not give our mask at start (cpus_learn_real): a set of
- * made-up ids only still runs somewhere real, on either path. */
-static void test_setaffinity_without_allowed_mask(void **state)
-{
-	union cpus_mask_buf buf;
-	cpu_set_t in, saved, now, all;
-	const cpu_set_t *out;
-	size_t size = sizeof in;
-	long fake = cpus_real.possible;
-
-	(void)state;
-	cpus_wanted = fake + 8;
-	cpus_learn_real();
-	saved = cpus_real.allowed;
-	assert_true(cpus_real.have_allowed);
-	cpus_real.have_allowed = false;
-	CPU_ZERO(&cpus_real.allowed); /* never read */
-	CPU_ZERO(&all);
-	for (long i = 0; i < fake && i < CPU_SETSIZE; i++)
-		CPU_SET((size_t)i, &all);
-	CPU_ZERO(&in);
-	CPU_SET(fake + 3, &in);
-	out = cpus_for_set(&in, &size, &buf);
-	assert_true(CPU_EQUAL(out, &all));
-	/* Through the remembered-mask path (cpus_virtual) and the real call. */
-	assert_int_equal(sched_setaffinity(0, sizeof in, &in), 0);
-	assert_int_equal(fp_real.r_sched_getaffinity.f(0, sizeof now, &now), 0);
-	CPU_AND(&all, &all, &saved);
-	assert_true(CPU_EQUAL(&now, &all));
-	assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof in, &in), 0);
-	cpus_real.allowed = saved;
-	cpus_real.have_allowed = true;
-	assert_int_equal(fp_real.r_sched_setaffinity.f(0, sizeof saved, &saved), 0);
-}
-
-/* The fold, on a made-up machine of 4 CPUs we may run on: a cap of 2
- * shows CPUs 0 and 1, and 2 and 3 answer as 0 and 1; a cap of 8 shows all
- * four, and nothing folds. */
-static void test_getcpu_fold_map(void **state)
-{
-	__typeof__(cpus_real) saved;
-
-	(void)state;
-	cpus_learn_real();
-	saved = cpus_real;
-	cpus_real.possible = 4;
-	cpus_real.online = 4;
-	cpus_real.have_allowed = true;
-	CPU_ZERO(&cpus_real.allowed);
-	for (int i = 0; i < 4; i++)
-		CPU_SET(i, &cpus_real.allowed);
-	cpus_wanted = 2;
-	atomic_store(&cpus_fold.state, FP_INIT_NONE);
-	assert_int_equal(cpus_fold_id(0), 0);
-	assert_int_equal(cpus_fold_id(1), 1);
-	assert_int_equal(cpus_fold_id(2), 0);
-	assert_int_equal(cpus_fold_id(3), 1);
-	assert_int_equal(cpus_fold_id(4), 0); /* not ours to run on: still in bounds */
-	assert_int_equal(cpus_fold_id(CPU_SETSIZE + 5), CPU_SETSIZE + 5);
-	cpus_wanted = 8;
-	atomic_store(&cpus_fold.state, FP_INIT_NONE);
-	for (unsigned i = 0; i < 8; i++)
-		assert_int_equal(cpus_fold_id(i), i);
-	cpus_real = saved;
-	atomic_store(&cpus_fold.state, FP_INIT_NONE);
-}
-
-/* On this machine: a thread the kernel runs on its last CPU, under a cap
- * of 1, is on CPU 0 for sched_getcpu() and getcpu(); the node is the
- * kernel's.  Off, the real id. */
 static void test_getcpu_live(void **state)
 {
 	cpu_set_t one, saved;
@@ -284,12 +400,13 @@ static void test_getcpu_live(void **state)
 	int last = -1;
 
 	(void)state;
-	cpus_learn_real();
+	learn_real();
+	fp_cpus_vthread.valid = false;
 	for (int i = 0; i < CPU_SETSIZE; i++)
 		if (CPU_ISSET(i, &cpus_real.allowed))
 			last = i;
 	if (CPU_COUNT(&cpus_real.allowed) < 2 || last < 1) {
-		printf("skip: one CPU to run on: no CPU for the fold (test_getcpu_fold_map forces it)\n");
+		printf("skip: one CPU to run on: no CPU for the fold (test_map_both_ways forces it)\n");
 		skip();
 	}
 	assert_int_equal(fp_real.r_sched_getaffinity.f(0, sizeof saved, &saved), 0);
@@ -297,7 +414,6 @@ static void test_getcpu_live(void **state)
 	CPU_SET(last, &one);
 	assert_int_equal(fp_real.r_sched_setaffinity.f(0, sizeof one, &one), 0);
 	cpus_wanted = 1;
-	atomic_store(&cpus_fold.state, FP_INIT_NONE);
 	assert_int_equal(sched_getcpu(), 0);
 	assert_int_equal(getcpu(&cpu, &node), 0);
 	assert_int_equal(cpu, 0);
@@ -310,7 +426,6 @@ static void test_getcpu_live(void **state)
 	assert_int_equal(sched_getcpu(), last);
 	fp_cfg.enabled |= FP_BIT(cpus);
 	assert_int_equal(fp_real.r_sched_setaffinity.f(0, sizeof saved, &saved), 0);
-	atomic_store(&cpus_fold.state, FP_INIT_NONE);
 }
 
 static void test_counters(void **state)
@@ -336,11 +451,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_other_names_untouched, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_off_is_native, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors_pass_through, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_rewrite_mask_cap, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_rewrite_mask_inflate, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_setaffinity_drops_made_up_ids, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_setaffinity_without_allowed_mask, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_getcpu_fold_map, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_einval_leaves_buffer, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_map_both_ways, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pin_every_cpu, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sibling_tid, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_raw_mask, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_getcpu_live, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_counters, setup, teardown),
 	};

@@ -8,14 +8,17 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <sys/resource.h>
 
 #include "../fastpath.c"
 #include "../settings.c"
 #include "../outfile.c"
 #include "../cpus_shim.c"
+#include "../cpus_map.c"
 #include "../cpus_survey.c"
 #include "../cpus_text.c"
 #include "../cpus_files_shim.c"
+#include "../cpus_fd.c"
 FP_TABLE(&fp_mit_cpus);
 
 static const char cpuinfo2[] =
@@ -31,7 +34,7 @@ static const char stat2[] =
 static char outbuf[1 << 20];
 
 /* Runs a transform into outbuf; returns it, NUL-terminated. */
-static const char *run(enum cf_kind kind, const char *in, const struct cf_mask *m)
+static const char *run(enum cf_kind kind, const char *in, const struct cpus_map *m)
 {
 	struct cf_out o = { outbuf, 0, sizeof outbuf - 1, -1, 0 };
 
@@ -41,19 +44,18 @@ static const char *run(enum cf_kind kind, const char *in, const struct cf_mask *
 	return outbuf;
 }
 
-/* real ids [0, nreal) of which the first `shown` are in the mask, then
- * `fakes` made-up ids from nreal on. */
-static struct cf_mask mask_of(long nreal, long shown, long fakes)
-{
-	struct cf_mask m;
-	long i;
+static const unsigned short r01[] = { 0, 1 }, r1[] = { 1 };
 
-	CPU_ZERO(&m.real);
-	for (i = 0; i < shown; i++)
-		CPU_SET((size_t)i, &m.real);
-	m.real_bound = nreal;
-	m.fake_lo = nreal;
-	m.fake_n = fakes;
+/* N virtual CPUs on the real ones of `real` (r of them). */
+static struct cpus_map map_of(long n, const unsigned short *real, long r, bool identity)
+{
+	struct cpus_map m;
+
+	memset(&m, 0, sizeof m);
+	m.n = n;
+	m.r = r;
+	m.identity = identity;
+	m.real = real;
 	return m;
 }
 
@@ -66,51 +68,87 @@ static int count(const char *s, const char *what)
 	return n;
 }
 
+static const char cpuinfo_x86[] =
+	"processor\t: 0\nvendor_id\t: X\ncpu MHz\t\t: 1000.000\nphysical id\t: 0\nsiblings\t: 2\n"
+	"core id\t\t: 0\ncpu cores\t: 2\napicid\t\t: 0\ninitial apicid\t: 0\nflags\t\t: fpu\n\n"
+	"processor\t: 1\nvendor_id\t: X\ncpu MHz\t\t: 1001.000\nphysical id\t: 0\nsiblings\t: 2\n"
+	"core id\t\t: 1\ncpu cores\t: 2\napicid\t\t: 2\ninitial apicid\t: 2\nflags\t\t: fpu\n\n";
+
+/* Virtual CPU v of a machine of n, as block of real CPU `mhz`'s. */
+static void block(char *out, size_t cap, long v, long n, int mhz)
+{
+	snprintf(out, cap,
+	         "processor\t: %ld\nvendor_id\t: X\ncpu MHz\t\t: %d.000\nphysical id\t: 0\n"
+	         "siblings\t: %ld\ncore id\t\t: %ld\ncpu cores\t: %ld\napicid\t\t: %ld\n"
+	         "initial apicid\t: %ld\nflags\t\t: fpu\n\n",
+	         v, mhz, n, v, n, v, v);
+}
+
 static void test_cpuinfo(void **state)
 {
-	struct cf_mask m;
+	struct cpus_map m;
+	char want[4096], b[512];
 
 	(void)state;
-	m = mask_of(2, 2, 0);
+	m = map_of(2, r01, 2, true);
 	assert_string_equal(run(CF_CPUINFO, cpuinfo2, &m), cpuinfo2);
-	m = mask_of(2, 1, 0);
-	assert_string_equal(run(CF_CPUINFO, cpuinfo2, &m),
-	                    "processor\t: 0\nvendor_id\t: X\ncore id\t\t: 0\ncpu MHz\t\t: 1000.000\n\n");
-	/* Only CPU 1 shown (taskset -c 1, --cpus 1). */
-	CPU_ZERO(&m.real);
-	CPU_SET(1, &m.real);
-	assert_string_equal(run(CF_CPUINFO, cpuinfo2, &m),
-	                    "processor\t: 1\nvendor_id\t: X\ncore id\t\t: 1\ncpu MHz\t\t: 1001.000\n\n");
-	/* Made-up CPUs: copies with the number changed, in order. */
-	m = mask_of(2, 2, 2);
-	run(CF_CPUINFO, cpuinfo2, &m);
-	assert_int_equal(count(outbuf, "processor"), 4);
-	assert_non_null(strstr(outbuf, "processor\t: 1\n"));
-	assert_non_null(strstr(outbuf, "cpu MHz\t\t: 1001.000\n\nprocessor\t: 2\nvendor_id"));
-	assert_non_null(strstr(outbuf, "\n\nprocessor\t: 3\nvendor_id\t: X\ncore id\t\t: 0\n"));
-	/* Text before the first block stays (arm32's "Processor" header). */
-	m = mask_of(2, 1, 0);
+	assert_string_equal(run(CF_CPUINFO, cpuinfo_x86, &m), cpuinfo_x86);
+	/* --cpus 1: CPU 0's block, a 1-CPU machine's topology. */
+	m = map_of(1, r01, 2, false);
+	block(want, sizeof want, 0, 1, 1000);
+	assert_string_equal(run(CF_CPUINFO, cpuinfo_x86, &m), want);
+	/* taskset -c 1, --cpus 1 and 2: processors from 0, CPU 1's own
+	 * numbers (its MHz), the topology of the machine shown. */
+	m = map_of(1, r1, 1, false);
+	block(want, sizeof want, 0, 1, 1001);
+	assert_string_equal(run(CF_CPUINFO, cpuinfo_x86, &m), want);
+	m = map_of(2, r1, 1, false);
+	block(want, sizeof want, 0, 2, 1001);
+	block(b, sizeof b, 1, 2, 1001);
+	strcat(want, b);
+	assert_string_equal(run(CF_CPUINFO, cpuinfo_x86, &m), want);
+	/* Above the real count: round robin, every block its CPU's numbers,
+	 * ids distinct. */
+	m = map_of(64, r01, 2, false);
+	run(CF_CPUINFO, cpuinfo_x86, &m);
+	assert_int_equal(count(outbuf, "processor\t:"), 64);
+	assert_int_equal(count(outbuf, "siblings\t: 64\n"), 64);
+	assert_int_equal(count(outbuf, "cpu cores\t: 64\n"), 64);
+	assert_int_equal(count(outbuf, "\napicid\t\t: 0\n"), 1);
+	block(b, sizeof b, 63, 64, 1001);
+	assert_non_null(strstr(outbuf, b));
+	block(b, sizeof b, 62, 64, 1000);
+	assert_non_null(strstr(outbuf, b));
+	/* Text before the first block stays (arm32's "Processor" header); a
+	 * block without topology lines changes its number only. */
+	m = map_of(1, r1, 1, false);
 	assert_string_equal(run(CF_CPUINFO, "Hdr\t: v7\n\nprocessor : 0\nx\n\nprocessor : 1\ny\n", &m),
-	                    "Hdr\t: v7\n\nprocessor : 0\nx\n\n");
+	                    "Hdr\t: v7\n\nprocessor : 0\ny\n");
 	/* Nothing we understand: unchanged. */
 	assert_string_equal(run(CF_CPUINFO, "vendor : z\n", &m), "vendor : z\n");
 }
 
 static void test_stat(void **state)
 {
-	struct cf_mask m;
+	struct cpus_map m;
 
 	(void)state;
-	/* Exactly the kernel's lines: the kernel's own total, byte for byte. */
-	m = mask_of(2, 2, 0);
+	/* The identity: the kernel's own total, byte for byte. */
+	m = map_of(2, r01, 2, true);
 	assert_string_equal(run(CF_STAT, stat2, &m), stat2);
-	m = mask_of(2, 1, 0);
+	m = map_of(1, r01, 2, false);
 	assert_string_equal(run(CF_STAT, stat2, &m),
 	                    "cpu  10 1 100 1000 0 0 0 0 0 0\n"
 	                    "cpu0 10 1 100 1000 0 0 0 0 0 0\n"
 	                    "intr 5 0 0\nctxt 7\n");
-	/* Above: the total is the sum of the lines shown. */
-	m = mask_of(2, 2, 1);
+	/* taskset -c 1: cpu0 is CPU 1's line. */
+	m = map_of(1, r1, 1, false);
+	assert_string_equal(run(CF_STAT, stat2, &m),
+	                    "cpu  20 2 200 2000 0 0 0 0 0 0\n"
+	                    "cpu0 20 2 200 2000 0 0 0 0 0 0\n"
+	                    "intr 5 0 0\nctxt 7\n");
+	/* Above: round robin; the total is the sum of the lines shown. */
+	m = map_of(3, r01, 2, false);
 	assert_string_equal(run(CF_STAT, stat2, &m),
 	                    "cpu  40 4 400 4000 0 0 0 0 0 0\n"
 	                    "cpu0 10 1 100 1000 0 0 0 0 0 0\n"
@@ -118,34 +156,37 @@ static void test_stat(void **state)
 	                    "cpu2 10 1 100 1000 0 0 0 0 0 0\n"
 	                    "intr 5 0 0\nctxt 7\n");
 	/* A kernel's total that is not the sum of its lines (it rounds once)
-	 * is recomputed as soon as the lines differ. */
-	m = mask_of(2, 1, 0);
+	 * is recomputed as soon as the machine differs. */
+	m = map_of(1, r01, 2, false);
 	run(CF_STAT, "cpu  11 0\ncpu0 5 0\ncpu1 5 0\nctxt 1\n", &m);
 	assert_string_equal(outbuf, "cpu  5 0\ncpu0 5 0\nctxt 1\n");
 }
 
 static void test_list(void **state)
 {
-	struct cf_mask m;
+	struct cpus_map m;
 
 	(void)state;
-	m = mask_of(2, 2, 0);
+	m = map_of(2, r01, 2, true);
 	assert_string_equal(run(CF_LIST, "0-1\n", &m), "0-1\n");
-	m = mask_of(2, 1, 0);
+	assert_string_equal(run(CF_LIST, "0-7\n", &m), "0-7\n");
+	m = map_of(1, r01, 2, false);
 	assert_string_equal(run(CF_LIST, "0-1\n", &m), "0\n");
-	m = mask_of(2, 2, 62);
+	m = map_of(1, r1, 1, false);
+	assert_string_equal(run(CF_LIST, "0-1\n", &m), "0\n");
+	m = map_of(2, r1, 1, false);
+	assert_string_equal(run(CF_LIST, "0-1\n", &m), "0-1\n");
+	m = map_of(64, r01, 2, false);
 	assert_string_equal(run(CF_LIST, "0-1\n", &m), "0-63\n");
-	/* possible keeps ids a kernel reserves beyond the real CPUs. */
-	m = mask_of(2, 1, 0);
-	assert_string_equal(run(CF_LIST, "0-7\n", &m), "0,2-7\n");
-	/* Holes and single ids. */
-	m = mask_of(8, 8, 0);
-	CPU_CLR(3, &m.real);
-	CPU_CLR(6, &m.real);
-	assert_string_equal(run(CF_LIST, "0-2,4-5,7\n", &m), "0-2,4-5,7\n");
-	CPU_ZERO(&m.real);
-	CPU_SET(5, &m.real);
-	assert_string_equal(run(CF_LIST, "0-2,4-5,7\n", &m), "5\n");
+	assert_string_equal(run(CF_LIST, "0-2,4-5,7\n", &m), "0-63\n");
+	/* kernel_max: the kernel's while it holds N, else a MAXSMP kernel's. */
+	assert_string_equal(run(CF_KMAX, "255\n", &m), "255\n");
+	m = map_of(256, r01, 2, false);
+	assert_string_equal(run(CF_KMAX, "255\n", &m), "255\n");
+	m = map_of(257, r01, 2, false);
+	assert_string_equal(run(CF_KMAX, "255\n", &m), "8191\n");
+	m = map_of(8192, r01, 2, false);
+	assert_string_equal(run(CF_KMAX, "8191\n", &m), "8191\n");
 }
 
 /* This machine's own files, read once: with the mask at the real count
@@ -159,16 +200,39 @@ static void test_identity_on_real_files(void **state)
 	for (i = 0; i < CF_NFILES; i++) {
 		struct cf_text t = { NULL, 0, 0, false };
 		struct cf_out o = { outbuf, 0, sizeof outbuf, -1, 0 };
-		struct cf_mask m;
+		struct cpus_map m;
 
 		assert_int_equal(cf_read_real(AT_FDCWD, cf_files[i].path, &t), 0);
-		fp_cpus_machine(&m.real, &m.real_bound, &m.fake_lo, &m.fake_n);
+		fp_cpus_map(&m);
+		if (!m.identity) {
+			printf("skip: this process may not use every CPU (taskset?): no identity\n");
+			cf_text_free(&t);
+			skip();
+		}
 		cf_transform(cf_files[i].kind, t.p, t.len, &m, &o);
 		assert_int_equal(o.err, 0);
 		if (o.len != t.len || memcmp(outbuf, t.p, t.len) != 0)
 			fail_msg("%s differs at the real count", cf_files[i].path);
 		cf_text_free(&t);
 	}
+}
+
+/* An endless file at a CPU file's path (t_robust.sh binds /dev/zero over
+ * /proc/stat where it may) is read no further than CF_TEXT_MAX: the open
+ * is then the real one.  A plain file there is text like any other. */
+static void test_not_kernel_files(void **state)
+{
+	struct cf_text t = { NULL, 0, 0, false };
+
+	(void)state;
+	if (access("/dev/zero", R_OK) == 0) {
+		assert_int_equal(cf_read_real(AT_FDCWD, "/dev/zero", &t), CF_NOT_OURS);
+		assert_true(t.len <= CF_TEXT_MAX);
+		cf_text_free(&t);
+	}
+	t = (struct cf_text){ NULL, 0, 0, false };
+	assert_int_equal(cf_read_real(AT_FDCWD, "/etc/hostname", &t), 0);
+	cf_text_free(&t);
 }
 
 static void test_match(void **state)
@@ -182,6 +246,7 @@ static void test_match(void **state)
 	int dfd;
 
 	(void)state;
+	assert_int_equal(CF_NFILES, 6);
 	for (i = 0; i < CF_NFILES; i++) {
 		assert_ptr_equal(cf_match(AT_FDCWD, cf_files[i].path, O_RDONLY | O_CLOEXEC), &cf_files[i]);
 		assert_null(cf_match(AT_FDCWD, cf_files[i].path, O_RDWR));
@@ -191,17 +256,34 @@ static void test_match(void **state)
 	for (i = 0; i < sizeof no / sizeof no[0]; i++)
 		assert_null(cf_match(AT_FDCWD, no[i], O_RDONLY));
 	assert_null(cf_match(AT_FDCWD, NULL, O_RDONLY));
-	/* lscpu's way: a descriptor of the directory and a relative name. */
+	/* lscpu's way: a descriptor of the directory, noted when opened (the
+	 * open wrappers call fp_cpus_opened), and a relative name. */
 	dfd = open("/sys/devices/system/cpu", O_RDONLY | O_DIRECTORY);
 	assert_true(dfd >= 0);
+	assert_null(cf_match(dfd, "online", O_RDONLY)); /* not noted: not known */
+	fp_cpus_note_dir("/sys/devices/system/cpu", dfd);
 	assert_ptr_equal(cf_match(dfd, "online", O_RDONLY), &cf_files[2]);
-	assert_null(cf_match(dfd, "kernel_max", O_RDONLY));
+	assert_ptr_equal(cf_match(dfd, "kernel_max", O_RDONLY), &cf_files[5]);
+	assert_null(cf_match(dfd, "cpuinfo", O_RDONLY));
 	close(dfd);
-	dfd = open("/proc", O_RDONLY | O_DIRECTORY);
+	/* The number reused for another directory: not known any more. */
+	dfd = open("/sys/devices/system", O_RDONLY | O_DIRECTORY);
+	assert_null(cf_match(dfd, "online", O_RDONLY));
+	close(dfd);
+	dfd = open("/proc/", O_RDONLY | O_DIRECTORY);
+	fp_cpus_opened("/proc/", dfd);
 	assert_ptr_equal(cf_match(dfd, "cpuinfo", O_RDONLY), &cf_files[0]);
 	assert_ptr_equal(cf_match(dfd, "stat", O_RDONLY), &cf_files[1]);
 	assert_null(cf_match(dfd, "self/stat", O_RDONLY));
+	assert_null(cf_match(dfd, "online", O_RDONLY));
 	close(dfd);
+	/* htop's way: "stat" under /proc/<pid>, and relative to the working
+	 * directory: never ours, whatever it is. */
+	dfd = open("/proc/1", O_RDONLY | O_DIRECTORY);
+	fp_cpus_opened("/proc/1", dfd);
+	assert_null(cf_match(dfd, "stat", O_RDONLY));
+	close(dfd);
+	assert_null(cf_match(AT_FDCWD, "cpuinfo", O_RDONLY));
 }
 
 /* The descriptor: reads, pread, lseek, fstat, close, no writes, cloexec
@@ -238,6 +320,24 @@ static void test_descriptor(void **state)
 	assert_true(fp_cpus_open(AT_FDCWD, "/proc/cpuinfo", O_RDONLY | O_CLOEXEC, &fd));
 	assert_int_equal(fcntl(fd, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
 	close(fd);
+	/* At the descriptor limit (one free): still read-only, still ours. */
+	{
+		struct rlimit old, one;
+
+		assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+		one = old;
+		one.rlim_cur = (rlim_t)probe + 1;
+		assert_int_equal(setrlimit(RLIMIT_NOFILE, &one), 0);
+		assert_true(fp_cpus_open(AT_FDCWD, "/sys/devices/system/cpu/online", O_RDONLY, &fd));
+		assert_int_equal(fd, probe);
+		assert_int_equal(fcntl(fd, F_GETFL) & O_ACCMODE, O_RDONLY);
+		assert_int_equal(write(fd, "x", 1), -1);
+		assert_int_equal(errno, EBADF);
+		assert_int_equal(read(fd, buf, sizeof buf), 4);
+		assert_memory_equal(buf, "0-2\n", 4);
+		close(fd);
+		assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+	}
 	/* A path that is not ours, or flags that are not a plain read. */
 	assert_false(fp_cpus_open(AT_FDCWD, "/proc/self/stat", O_RDONLY, &fd));
 	assert_false(fp_cpus_open(AT_FDCWD, "/proc/stat", O_RDWR, &fd));
@@ -289,6 +389,7 @@ int main(void)
 		cmocka_unit_test(test_stat),
 		cmocka_unit_test(test_list),
 		cmocka_unit_test_setup_teardown(test_identity_on_real_files, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_not_kernel_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_match, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_descriptor, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_big, setup, teardown),

@@ -495,6 +495,44 @@ static void test_linux_own_forms(void **state)
 	close(sv[1]);
 }
 
+/* The proc root of another pid namespace (t_robust.sh makes one with
+ * unshare -p where it may): there /proc/<getpid()> is another process, so
+ * only the self forms are ours; and a /proc where "self" does not resolve
+ * (one of a namespace we are not in) has nothing of ours at all.  Forced
+ * here through what was learnt. */
+static void test_linux_other_pid_namespace(void **state)
+{
+	int sv[2];
+	char path[128];
+	int pid = (int)getpid(), tid = (int)syscall(SYS_gettid);
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	snprintf(path, sizeof path, "/proc/%d/fd/%d", pid, sv[0]);
+	expect_same(path, true);
+	assert_int_equal(atomic_load(&rl_ns_known), 4L * pid + RL_NS_SAME);
+	atomic_store(&rl_ns_known, 4L * pid + RL_NS_OTHER);
+	expect_same(path, false);
+	snprintf(path, sizeof path, "/proc/%d/task/%d/fd/%d", pid, tid, sv[0]);
+	expect_same(path, false);
+	snprintf(path, sizeof path, "/proc/self/task/%d/fd/%d", tid, sv[0]);
+	expect_same(path, false);
+	snprintf(path, sizeof path, "/proc/self/fd/%d", sv[0]);
+	expect_same(path, true);
+	snprintf(path, sizeof path, "/proc/thread-self/fd/%d", sv[0]);
+	expect_same(path, true);
+	atomic_store(&rl_ns_known, 4L * pid + RL_NS_NONE);
+	expect_same(path, false);
+	snprintf(path, sizeof path, "/proc/self/fd/%d", sv[0]);
+	expect_same(path, false);
+	/* Learnt for another pid (a fork child's copy): learnt again. */
+	atomic_store(&rl_ns_known, 4L * (pid + 1) + RL_NS_NONE);
+	expect_same(path, true);
+	assert_int_equal(atomic_load(&rl_ns_known), 4L * pid + RL_NS_SAME);
+	close(sv[0]);
+	close(sv[1]);
+}
+
 struct thread_arg {
 	int sock, victim;
 	int errors;
@@ -956,6 +994,7 @@ int main(void)
 		cmocka_unit_test_setup(test_odd_arguments, setup),
 		cmocka_unit_test_setup(test_linux_own_forms, setup),
 		cmocka_unit_test_setup(test_linux_non_leader, setup),
+		cmocka_unit_test_setup(test_linux_other_pid_namespace, setup),
 		cmocka_unit_test_setup(test_linux_lookalikes, setup),
 		cmocka_unit_test_setup(test_linux_needs_procfs, setup),
 		cmocka_unit_test_setup(test_disabled, setup),

@@ -81,6 +81,13 @@ bool fp_cpus_open_slow(int dirfd, const char *path, int flags, int *fd_out)
 	return false;
 }
 
+/* And the directory note after an open: no cap, nothing to note. */
+void fp_cpus_note_dir(const char *path, int fd)
+{
+	(void)path;
+	(void)fd;
+}
+
 /* Its survey hook likewise: no CPU file is opened here. */
 void fp_cpus_sv_file(int dirfd, const char *path, int flags)
 {

@@ -1,0 +1,365 @@
+/*
+ * Run by t_robust.sh natively and under LD_PRELOAD, under every setting:
+ * what real programs do to a preload that a unit test cannot (issue 24).
+ * Each mode prints what it saw, for the script to compare with a native
+ * run, and exits 0 when it got that far.
+ *
+ *   prog_robust thread     a thread on a 16 KiB stack (PTHREAD_STACK_MIN)
+ *                          opens, reads and asks what a helper thread
+ *                          would: "thread ok"
+ *   prog_robust altstack   a SIGUSR1 handler on a 16 KiB sigaltstack opens
+ *                          files (async-signal-safe calls only); the 64 KiB
+ *                          below the stack is checked: "canary intact"
+ *   prog_robust sigalrm    SIGALRM every 20 us, whose handler asks
+ *                          sysconf(_SC_NPROCESSORS_ONLN) while main asks
+ *                          the same: "<n> <n>"
+ *   prog_robust forkask N  N times: a fresh process whose thread asks the
+ *                          CPU count for the first time while its main
+ *                          thread forks children that ask too; a child
+ *                          that does not answer within 5 s is a hang:
+ *                          "hangs 0"
+ *   prog_robust bigset     sched_setaffinity and pthread_setaffinity_np of
+ *                          a 128-byte set passed with a size of 1 MiB (the
+ *                          kernel reads only its own mask), the set at the
+ *                          end of a page before an unmapped one:
+ *                          "set 0 0 pthread 0"
+ *   prog_robust nsfd       readlinks /proc/<getpid()>/fd/<a socket> and
+ *                          /proc/self/fd/<it>: "pid ours self ours" in our
+ *                          own /proc; run in a new pid namespace with the
+ *                          parent's /proc, "pid other[ errno] self ours"
+ *   prog_robust endless    opens /proc/stat and reads 4 KiB of it (run
+ *                          where /dev/zero is bound over it): "read 4096"
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+/* Opens, reads to the end and closes path: the bytes read, or -1. */
+static long slurp(int dirfd, const char *path)
+{
+	char buf[256];
+	long total = 0;
+	ssize_t n;
+	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	while ((n = read(fd, buf, sizeof buf)) > 0)
+		total += n;
+	close(fd);
+	return total;
+}
+
+/* Async-signal-safe calls only: what a crash reporter does.  The number
+ * of calls that failed. */
+static int safe_work(void)
+{
+	char link[64], buf[32];
+	int bad = 0, sv[2], dir;
+
+	bad += slurp(AT_FDCWD, "/etc/hostname") < 0;
+	bad += slurp(AT_FDCWD, "/proc/cpuinfo") <= 0;
+	bad += slurp(AT_FDCWD, "/proc/stat") <= 0;
+	bad += slurp(AT_FDCWD, "/sys/devices/system/cpu/online") <= 0;
+	dir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	bad += dir < 0 || slurp(dir, "cpuinfo") <= 0;
+	if (dir >= 0)
+		close(dir);
+	bad += sysconf(_SC_NPROCESSORS_ONLN) <= 0;
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0) {
+		char p[32];
+
+		snprintf(p, sizeof p, "/proc/self/fd/%d", sv[0]);
+		bad += readlink(p, link, sizeof link) <= 0;
+		close(sv[0]);
+		close(sv[1]);
+	} else {
+		bad++;
+	}
+	dir = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	bad += dir < 0 || read(dir, buf, sizeof buf) != (ssize_t)sizeof buf;
+	if (dir >= 0)
+		close(dir);
+	return bad;
+}
+
+/* And what a helper thread adds: stdio, affinity, the CPU it runs on. */
+static void *thread_work(void *arg)
+{
+	cpu_set_t set;
+	char buf[32];
+	FILE *f;
+	long bad = safe_work();
+
+	(void)arg;
+	f = fopen("/proc/cpuinfo", "r");
+	bad += !f || !fgets(buf, sizeof buf, f);
+	if (f)
+		fclose(f);
+	bad += sched_getaffinity(0, sizeof set, &set) != 0;
+	bad += sched_setaffinity(0, sizeof set, &set) != 0;
+	bad += pthread_getaffinity_np(pthread_self(), sizeof set, &set) != 0;
+	bad += pthread_setaffinity_np(pthread_self(), sizeof set, &set) != 0;
+	bad += sched_getcpu() < 0;
+	bad += getrandom(buf, sizeof buf, 0) != (ssize_t)sizeof buf;
+	return (void *)bad;
+}
+
+static int small_thread(void)
+{
+	pthread_attr_t a;
+	pthread_t t;
+	void *bad = NULL;
+
+	if (pthread_attr_init(&a) || pthread_attr_setstacksize(&a, 16384) ||
+	    pthread_create(&t, &a, thread_work, NULL) || pthread_join(t, &bad))
+		return perror("pthread"), 2;
+	printf("thread %s\n", bad ? "failed" : "ok");
+	return 0;
+}
+
+/* ---- altstack ----------------------------------------------------------- */
+#define ALT_SIZE 16384
+#define CANARY_SIZE 65536
+static volatile sig_atomic_t alt_bad = -1;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	alt_bad = safe_work();
+}
+
+static int alt_stack(void)
+{
+	unsigned char *map = mmap(NULL, CANARY_SIZE + ALT_SIZE, PROT_READ | PROT_WRITE,
+	                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	stack_t ss;
+	struct sigaction sa;
+	size_t i, lo = CANARY_SIZE, hi = 0;
+
+	if (map == MAP_FAILED)
+		return perror("mmap"), 2;
+	memset(map, 0xa5, CANARY_SIZE);
+	ss.ss_sp = map + CANARY_SIZE;
+	ss.ss_size = ALT_SIZE;
+	ss.ss_flags = 0;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_usr1;
+	sa.sa_flags = SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	if (sigaltstack(&ss, NULL) || sigaction(SIGUSR1, &sa, NULL))
+		return perror("sigaltstack"), 2;
+	raise(SIGUSR1);
+	for (i = 0; i < CANARY_SIZE; i++) {
+		if (map[i] != 0xa5) {
+			lo = i < lo ? i : lo;
+			hi = i;
+		}
+	}
+	printf("handler %s\n", alt_bad == 0 ? "ok" : "failed");
+	if (lo == CANARY_SIZE)
+		printf("canary intact\n");
+	else
+		printf("canary overwritten from %zu to %zu bytes below the stack\n",
+		       (size_t)CANARY_SIZE - hi, (size_t)CANARY_SIZE - lo);
+	return 0;
+}
+
+/* ---- sigalrm ------------------------------------------------------------ */
+static volatile long alrm_answer;
+
+static void on_alrm(int sig)
+{
+	(void)sig;
+	alrm_answer = sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+static int sig_alrm(void)
+{
+	struct itimerval it = { { 0, 20 }, { 0, 20 } }, off = { { 0, 0 }, { 0, 0 } };
+	long mine = 0;
+
+	signal(SIGALRM, on_alrm);
+	if (setitimer(ITIMER_REAL, &it, NULL))
+		return perror("setitimer"), 2;
+	for (int i = 0; i < 50; i++)
+		mine = sysconf(_SC_NPROCESSORS_ONLN);
+	/* Let the handler run at least once more after main's questions. */
+	while (alrm_answer == 0)
+		;
+	setitimer(ITIMER_REAL, &off, NULL);
+	printf("%ld %ld\n", mine, (long)alrm_answer);
+	return 0;
+}
+
+/* ---- forkask ------------------------------------------------------------ */
+static atomic_int asked;
+
+static void *ask(void *arg)
+{
+	(void)arg;
+	(void)sysconf(_SC_NPROCESSORS_ONLN);
+	atomic_store(&asked, 1);
+	return NULL;
+}
+
+/* One attempt, in a process that has not asked yet: forks children while
+ * its thread asks for the first time.  Exits with the number of children
+ * that did not answer. */
+static void attempt(void)
+{
+	pthread_t t;
+	pid_t kids[16];
+	int n = 0, hung = 0;
+
+	if (pthread_create(&t, NULL, ask, NULL))
+		_exit(100);
+	while (n < 16 && (n < 2 || !atomic_load(&asked))) {
+		pid_t k = fork();
+
+		if (k == 0) {
+			alarm(2);
+			_exit(sysconf(_SC_NPROCESSORS_ONLN) > 0 ? 0 : 1);
+		}
+		if (k > 0)
+			kids[n++] = k;
+	}
+	for (int i = 0; i < n; i++) {
+		int st;
+
+		if (waitpid(kids[i], &st, 0) == kids[i] && WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM)
+			hung++;
+	}
+	pthread_join(t, NULL);
+	_exit(hung);
+}
+
+static int fork_ask(int rounds)
+{
+	int hangs = 0;
+
+	for (int r = 0; r < rounds; r++) {
+		int st;
+		pid_t p = fork();
+
+		if (p == 0)
+			attempt();
+		if (p < 0 || waitpid(p, &st, 0) != p || !WIFEXITED(st) || WEXITSTATUS(st) >= 100)
+			return perror("attempt"), 2;
+		hangs += WEXITSTATUS(st);
+	}
+	printf("hangs %d\n", hangs);
+	return 0;
+}
+
+/* ---- bigset ------------------------------------------------------------- */
+static int big_set(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *map = mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE,
+	                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	cpu_set_t *set;
+	int a, b, c;
+
+	if (map == MAP_FAILED || mprotect(map + page, (size_t)page, PROT_NONE))
+		return perror("mmap"), 2;
+	set = (cpu_set_t *)(void *)(map + page - sizeof *set);
+	if (sched_getaffinity(0, sizeof *set, set))
+		return perror("sched_getaffinity"), 2;
+	a = sched_setaffinity(0, 1 << 20, set);
+	b = sched_setaffinity(0, (1 << 20) + 8, set);
+	c = pthread_setaffinity_np(pthread_self(), 1 << 20, set);
+	printf("set %d %d pthread %d\n", a, b, c);
+	return 0;
+}
+
+/* ---- nsfd --------------------------------------------------------------- */
+/* "ours" when path names our socket, else "other" and the errno if any. */
+static void link_is(const char *label, const char *path, const char *mine)
+{
+	char got[128];
+	ssize_t n;
+
+	errno = 0;
+	n = readlink(path, got, sizeof got - 1);
+	if (n >= 0)
+		got[n] = '\0';
+	if (n >= 0 && strcmp(got, mine) == 0)
+		printf("%s ours", label);
+	else if (n >= 0)
+		printf("%s other", label);
+	else
+		printf("%s other errno %d", label, errno);
+}
+
+static int ns_fd(void)
+{
+	char path[64], mine[64];
+	struct stat st;
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) || fstat(sv[0], &st))
+		return perror("socketpair"), 2;
+	snprintf(mine, sizeof mine, "socket:[%lu]", (unsigned long)st.st_ino);
+	snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)getpid(), sv[0]);
+	link_is("pid", path, mine);
+	snprintf(path, sizeof path, "/proc/self/fd/%d", sv[0]);
+	link_is(" self", path, mine);
+	printf("\n");
+	return 0;
+}
+
+/* ---- endless ------------------------------------------------------------ */
+static int endless(void)
+{
+	static char buf[4096];
+	size_t got = 0;
+	ssize_t n = 0;
+	int fd = open("/proc/stat", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return perror("open /proc/stat"), 2;
+	while (got < sizeof buf && (n = read(fd, buf + got, sizeof buf - got)) > 0)
+		got += (size_t)n;
+	close(fd);
+	printf("read %zu\n", got);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *m = argc > 1 ? argv[1] : "";
+
+	setvbuf(stdout, NULL, _IONBF, 0);
+	if (!strcmp(m, "thread"))
+		return small_thread();
+	if (!strcmp(m, "altstack"))
+		return alt_stack();
+	if (!strcmp(m, "sigalrm"))
+		return sig_alrm();
+	if (!strcmp(m, "forkask"))
+		return fork_ask(argc > 2 ? atoi(argv[2]) : 100);
+	if (!strcmp(m, "bigset"))
+		return big_set();
+	if (!strcmp(m, "endless"))
+		return endless();
+	if (!strcmp(m, "nsfd"))
+		return ns_fd();
+	fprintf(stderr, "usage: prog_robust thread|altstack|sigalrm|forkask [N]|bigset|endless|nsfd\n");
+	return 2;
+}

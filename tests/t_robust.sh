@@ -1,0 +1,168 @@
+#!/bin/sh
+# What real programs do to a preload (issue 24): small stacks, signal
+# handlers and fork children call us, and callers pass sizes larger than
+# their buffers.  Each case of tests/prog_robust runs natively (the
+# oracle) and under fastpath.so with every setting, bounded by timeout.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+P=$TESTBIN/prog_robust
+if ! command -v timeout >/dev/null 2>&1; then
+	skip "prog_robust" "timeout is not installed (Debian: coreutils)"
+	finish
+	exit
+fi
+mkdir -p "$T_TMP/survey"
+
+# Every setting a program may run under: one assignment list each.
+SETTINGS="unset|FASTPATH_CPUS=4|FASTPATH_CPUS=64|FASTPATH_URANDOM=exact|FASTPATH_URANDOM=reserve|FASTPATH_URANDOM=reserve FASTPATH_CPUS=4|FASTPATH_GETRANDOM=1|FASTPATH_SURVEY=$T_TMP/survey|FASTPATH_SURVEY=$T_TMP/survey FASTPATH_CPUS=4|FASTPATH_DEBUG=1 FASTPATH_CPUS=4"
+
+# robust MODE [ARG...]: the same lines and exit status as natively, in time.
+robust() {
+	native=$(timeout 20 "$P" "$@" 2>&1)
+	nrc=$?
+	precond "prog_robust $*: runs natively" [ "$nrc" -eq 0 ] || return 0
+	old_ifs=$IFS
+	IFS='|'
+	# shellcheck disable=SC2086 # one setting per field
+	set -- "$@" -- $SETTINGS
+	IFS=$old_ifs
+	args=
+	while [ "$1" != -- ]; do
+		args="$args $1"
+		shift
+	done
+	shift
+	for s in "$@"; do
+		# shellcheck disable=SC2086 # the settings and the arguments, a word each
+		got=$(env LD_PRELOAD="$FASTPATH_SO" ${s#unset} timeout 20 "$P" $args 2>/dev/null)
+		rc=$?
+		[ "$s" = unset ] && s="no setting"
+		s=$(printf "%s" "$s" | sed "s|$T_TMP/|T/|g")
+		expect_eq "prog_robust$args [$s]: exit status" 0 "$rc"
+		expect_eq "prog_robust$args [$s]: as natively" "$(expected "$native" "$s")" "$got"
+	done
+}
+
+# What a run under setting $2 says where the native run ($1) says the
+# machine's CPU count: the count the setting gives.
+expected() {
+	case $2 in
+	*FASTPATH_CPUS=*)
+		n=${2#*FASTPATH_CPUS=}
+		n=${n%% *}
+		printf '%s\n' "$1" | sed "s/^[0-9][0-9]* [0-9][0-9]*\$/$n $n/"
+		;;
+	*) printf '%s\n' "$1" ;;
+	esac
+}
+
+robust thread
+robust altstack
+robust sigalrm
+robust bigset
+robust nsfd
+# A child hung in 1-5% of attempts before: 300 attempts fail on that object.
+robust forkask 300
+
+# Any preload order an operator writes: with the C library listed before
+# fastpath.so, nothing comes after us to bind (dlsym(RTLD_NEXT) is NULL)
+# and a NULL was called; now the real functions come from the global
+# scope, programs run exactly as natively (libc's functions come first, so
+# the cap is not reached either), and FASTPATH_DEBUG says so once.
+case $FASTPATH_SO in
+*:*) order_skip="a runtime that must come first is preloaded with fastpath.so (ASan)" ;;
+*) order_skip= ;;
+esac
+if ! ldd /bin/sh 2>/dev/null | grep -q 'libc\.so\.6'; then
+	skip "LD_PRELOAD=\"libc.so.6 fastpath.so\"" "the C library here is not libc.so.6 (glibc)"
+elif [ -n "$order_skip" ]; then
+	skip "LD_PRELOAD=\"libc.so.6 fastpath.so\"" "$order_skip"
+else
+	for cmd in "sh -c 'echo hi; exit 3'" "ls -d /" "$P thread" "getconf _NPROCESSORS_ONLN"; do
+		native=$(sh -c "$cmd" 2>&1)
+		nrc=$?
+		got=$(env LD_PRELOAD="libc.so.6 $FASTPATH_SO" FASTPATH_CPUS=4 sh -c "$cmd" 2>&1)
+		grc=$?
+		expect_eq "LD_PRELOAD=\"libc.so.6 fastpath.so\" $cmd: exit status" "$nrc" "$grc"
+		expect_eq "LD_PRELOAD=\"libc.so.6 fastpath.so\" $cmd: output" "$native" "$got"
+	done
+	env LD_PRELOAD="libc.so.6 $FASTPATH_SO" FASTPATH_DEBUG=1 "$P" thread >/dev/null 2>"$T_TMP/order"
+	expect_eq "LD_PRELOAD=\"libc.so.6 fastpath.so\": FASTPATH_DEBUG says so once" 1 \
+		"$(grep -c 'come before fastpath.so in the search order' "$T_TMP/order")"
+fi
+
+# A survey record's program name is whatever argv[0] says: an escape
+# sequence, a newline and a forged line must come out as one token of the
+# "prog" line, however long the name (the sanitiser was once skipped past
+# 190 bytes), and the report must print no escape to the operator.
+if [ -z "$PYTHON" ]; then
+	skip "survey record of a hostile argv[0]" "python3 is not installed"
+else
+	for len in 20 185 191 400; do
+		d=$T_TMP/sv-$len
+		mkdir -p "$d"
+		env LD_PRELOAD="$FASTPATH_SO" FASTPATH_SURVEY="$d" "$PYTHON" -c '
+import os, sys
+os.execv("/bin/true", ["x\x1b[2J\npid 1" + "A" * int(sys.argv[1])])' "$len"
+		rec=
+		for f in "$d"/*.rec; do
+			[ -f "$f" ] && rec=$f
+		done
+		if [ -z "$rec" ]; then
+			fail "survey record of a hostile argv[0] ($len): written" "$(ls -a "$d")"
+			continue
+		fi
+		expect_eq "survey record of a hostile argv[0] ($len): one pid line" 1 \
+			"$(grep -c '^pid ' "$rec")"
+		expect_eq "survey record of a hostile argv[0] ($len): no escape byte" 0 \
+			"$(tr -cd '\033' <"$rec" | wc -c | tr -d ' ')"
+		check "survey record of a hostile argv[0] ($len): prog is one token" \
+			grep -q '^prog x?\[2J?pid?1AAA*$' "$rec"
+		"$INTERPOSE" --survey-report "$d" >"$T_TMP/rep" 2>&1
+		expect_eq "survey report of a hostile argv[0] ($len): no escape byte" 0 \
+			"$(tr -cd '\033' <"$T_TMP/rep" | wc -c | tr -d ' ')"
+	done
+fi
+
+# /proc of another pid namespace: in `unshare -p -f` without a /proc of
+# its own, getpid() is 1 and /proc/1 is the parent namespace's init, not
+# us; /proc/self is still us (test_readlink forces both answers where this
+# cannot run).
+if [ "$(id -u)" -ne 0 ]; then
+	skip "nsfd in a new pid namespace" "needs root (unshare -p)"
+elif ! unshare -p -f --kill-child true 2>/dev/null; then
+	skip "nsfd in a new pid namespace" "unshare -p -f --kill-child is not permitted here"
+else
+	native=$(timeout 20 unshare -p -f --kill-child "$P" nsfd 2>&1)
+	precond "nsfd in a new pid namespace: /proc/<getpid()> is not us natively ($native)" \
+		expr "$native" : 'pid other.* self ours$'
+	for s in unset FASTPATH_CPUS=4; do
+		# shellcheck disable=SC2086 # the setting, a word
+		expect_eq "nsfd in a new pid namespace [$s]: as natively" "$native" \
+			"$(timeout 20 unshare -p -f --kill-child env LD_PRELOAD="$FASTPATH_SO" ${s#unset} \
+				"$P" nsfd 2>&1)"
+	done
+fi
+
+# An endless file bound over /proc/stat (a chroot with /dev/zero there):
+# a program that reads 4 KiB of it gets them, as natively; the cap's copy
+# must not read it to the end (it once grew its buffer until mmap failed,
+# here bounded by ulimit -v, elsewhere by the OOM killer).
+if [ "$(id -u)" -ne 0 ]; then
+	skip "endless /proc/stat" "needs root for a mount namespace (unshare -m)"
+elif ! unshare -m true 2>/dev/null; then
+	skip "endless /proc/stat" "unshare -m is not permitted here"
+else
+	for s in unset FASTPATH_CPUS=4 FASTPATH_CPUS=64; do
+		# shellcheck disable=SC2016,SC3045 # the inner shell expands these;
+		# ulimit -v: dash, bash and busybox sh have it (not under ASan,
+		# whose shadow memory is a reservation of terabytes)
+		got=$(case $FASTPATH_SO in *asan*) ;; *) ulimit -v 4000000 ;; esac
+			timeout 20 unshare -m sh -c \
+			'mount --bind /dev/zero /proc/stat && exec env "$@"' sh \
+			LD_PRELOAD="$FASTPATH_SO" ${s#unset} "$P" endless 2>&1)
+		expect_eq "endless /proc/stat [$s]: the program reads 4 KiB" "read 4096" "$got"
+	done
+fi
+finish

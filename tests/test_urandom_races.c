@@ -1,0 +1,215 @@
+/*
+ * The suspected urandom races of issue 24, each forced deterministically:
+ * a stand-in of the real dup() (or a program's own call made at the right
+ * moment) does what another thread would have done in between.
+ *
+ *   test_retire_before_dup   exact mode: a retire (fork, F_SETFL) frees
+ *                            the hidden number after an open read it and
+ *                            before its dup(); the program's locked file
+ *                            takes the number.  The open's recovery close()
+ *                            of what it duplicated must not drop the
+ *                            process's POSIX lock on that file.
+ *   test_unshared_table      a thread that unshares its descriptor table
+ *                            (unshare, or close_range's CLOSE_RANGE_UNSHARE)
+ *                            and opens the device: the main thread's file
+ *                            at that number must still read as the file.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <sys/wait.h>
+
+#include "../fastpath.c"
+#include "../settings.c"
+#include "../urandom_pool.c"
+#include "../urandom_fd.c"
+#include "../urandom_shim.c"
+#include "../urandom_exec.c"
+#include "../urandom_survey.c"
+FP_TABLE(&fp_mit_urandom);
+
+/* The open wrappers' hook for the CPU cap's files: never ours here. */
+bool fp_cpus_open_slow(int dirfd, const char *path, int flags, int *fd_out)
+{
+	(void)dirfd, (void)path, (void)flags, (void)fd_out;
+	return false;
+}
+
+void fp_cpus_sv_file(int dirfd, const char *path, int flags)
+{
+	(void)dirfd, (void)path, (void)flags;
+}
+
+void fp_cpus_note_dir(const char *path, int fd)
+{
+	(void)path, (void)fd;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	assert_true(fp_ready());
+	fp_cfg.enabled |= FP_BIT(urandom);
+	ur_give_back(EMFILE);
+	ur_mode = UR_MODE_EXACT;
+	return 0;
+}
+
+/* Does another process see a write lock on path?  (POSIX locks are the
+ * process's: only another one can tell.) */
+static bool locked_elsewhere(const char *path)
+{
+	pid_t p = fork();
+	int st;
+
+	if (p == 0) {
+		struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+		int fd = open(path, O_RDWR);
+
+		_exit(fd >= 0 && fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK ? 0 : 1);
+	}
+	return p > 0 && waitpid(p, &st, 0) == p && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+static char lock_path[64];
+static int lock_fd = -1;
+static int (*real_dup)(int);
+
+/* dup(h), with a retire and the program's file landing on h first. */
+static int racing_dup(int h)
+{
+	fp_real.r_dup.f = real_dup;
+	(void)ur_hidden_retire();
+	assert_int_equal(dup2(lock_fd, h), h);
+	return real_dup(h);
+}
+
+static void test_retire_before_dup(void **state)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	int fd, h;
+
+	(void)state;
+#ifndef UR_RETIRE_RACE_FIXED
+	/* Proved (issue 24, suspected item 1): this test fails on today's
+	 * object (the lock is gone).  The fix belongs to the rework of the
+	 * hidden descriptor (issue 25); build with -DUR_RETIRE_RACE_FIXED to
+	 * run it. */
+	printf("skip: known defect: a retire before the open's dup(hidden) drops the program's "
+	       "POSIX locks (issue 24, left to issue 25; -DUR_RETIRE_RACE_FIXED runs it)\n");
+	skip();
+#endif
+	snprintf(lock_path, sizeof lock_path, "/tmp/fp_race_XXXXXX");
+	lock_fd = mkstemp(lock_path);
+	assert_true(lock_fd >= 0);
+	assert_int_equal(fcntl(lock_fd, F_SETLK, &fl), 0);
+	assert_true(locked_elsewhere(lock_path));
+	/* The hidden descriptor exists. */
+	fd = open("/dev/urandom", O_RDONLY);
+	assert_true(fd >= 0);
+	close(fd);
+	h = UR_HW_FD(atomic_load(&ur_hidden[UR_DEV_URANDOM]));
+	if (h < 0) {
+		printf("skip: no hidden descriptor here (a descriptor limit below 64?)\n");
+		skip();
+	}
+	real_dup = fp_real.r_dup.f;
+	fp_real.r_dup.f = racing_dup;
+	fd = open("/dev/urandom", O_RDONLY);
+	fp_real.r_dup.f = real_dup;
+	assert_true(fd >= 0);
+	close(fd);
+	/* The program's lock is where it was. */
+	assert_true(locked_elsewhere(lock_path));
+	close(h);
+	close(lock_fd);
+	unlink(lock_path);
+}
+
+/* ---- an unshared descriptor table ------------------------------------- */
+static int victim = -1;
+static bool by_close_range;
+
+static void *unsharer(void *arg)
+{
+	int fd;
+
+	(void)arg;
+#ifdef CLOSE_RANGE_UNSHARE
+	if (by_close_range) {
+		/* Unshares, then closes the number in this thread's table. */
+		if (close_range((unsigned)victim, (unsigned)victim, CLOSE_RANGE_UNSHARE) != 0)
+			return (void *)1;
+	} else
+#endif
+	{
+		if (unshare(CLONE_FILES) != 0)
+			return (void *)1;
+		/* In this thread's own table the number is free again. */
+		close(victim);
+	}
+	fd = open("/dev/urandom", O_RDONLY);
+	return (void *)(intptr_t)(fd == victim ? 0 : 2);
+}
+
+static void unshared_table(bool via_close_range)
+{
+	static const char text[] = "the main thread's own file\n";
+	char path[] = "/tmp/fp_unshare_XXXXXX", buf[sizeof text];
+	pthread_t t;
+	void *r;
+	int w;
+
+	by_close_range = via_close_range;
+	w = mkstemp(path);
+	assert_true(w >= 0);
+	assert_int_equal(write(w, text, sizeof text - 1), (ssize_t)sizeof text - 1);
+	close(w);
+	victim = open(path, O_RDONLY);
+	assert_true(victim >= 0);
+	assert_int_equal(pthread_create(&t, NULL, unsharer, NULL), 0);
+	assert_int_equal(pthread_join(t, &r), 0);
+	if (r == (void *)1) {
+		printf("skip: %s is refused here\n",
+		       via_close_range ? "close_range(CLOSE_RANGE_UNSHARE)" : "unshare(CLONE_FILES)");
+		skip();
+	}
+	assert_ptr_equal(r, NULL);
+	memset(buf, 0, sizeof buf);
+	assert_int_equal(read(victim, buf, sizeof buf - 1), (ssize_t)sizeof text - 1);
+	assert_string_equal(buf, text);
+	close(victim);
+	unlink(path);
+}
+
+static void test_unshared_table(void **state)
+{
+	(void)state;
+	unshared_table(false);
+}
+
+static void test_close_range_unshare(void **state)
+{
+	(void)state;
+#ifdef CLOSE_RANGE_UNSHARE
+	/* The first test left tracking off: start from a fresh record. */
+	atomic_store(&ur_split_done, false);
+	unshared_table(true);
+#else
+	printf("skip: no CLOSE_RANGE_UNSHARE in this C library's headers\n");
+	skip();
+#endif
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_retire_before_dup, setup),
+		cmocka_unit_test_setup(test_unshared_table, setup),
+		cmocka_unit_test_setup(test_close_range_unshare, setup),
+	};
+
+	return cmocka_run_group_tests_name("urandom races", tests, NULL, NULL);
+}
