@@ -451,9 +451,17 @@ static void fp_write_stats(void)
  * handler (a surveyed read() there, or _exit) or in a fork child.  A
  * record that cannot be written (no DIR, EMFILE, a full disk) is simply
  * not there, and the report counts it as missing; errno is kept.
+ *
+ * The counters belong to the process whose pid is owner: a vfork, _Fork or
+ * clone child runs no atfork handler to reset them (a vfork child shares
+ * them with its parent), so a process of another pid writes zeros, and
+ * counts itself as a vfork child of the owner (fp_sv_exec, _exit).
  * ---------------------------------------------------------------------- */
 static struct {
 	struct timespec start;      /* this process image's start (or fork) */
+	_Atomic long owner;         /* the pid the counters belong to */
+	long ppid;                  /* its parent at that start */
+	_Atomic unsigned long spawns, vforks;
 	/* The last record written, in ticks of 2^30 ns (about 1.07 s): an
 	 * unsigned long, because 32-bit builds have neither lock-free 64-bit
 	 * atomics nor 64-bit division without libgcc; a shift they have. */
@@ -518,25 +526,33 @@ static bool fp_sv_time(int fd, const char *key, const struct timespec *ts)
 	return fp_sv_line(fd, key, v, 0);
 }
 
-static bool fp_sv_body(int fd, long pid, bool final, const struct timespec *now)
+static bool fp_sv_borrowed(void)
+{
+	return atomic_load(&fp_sv.owner) != (long)getpid();
+}
+
+/* own: the counters are this process's; else zeros, and now as start. */
+static bool fp_sv_body(int fd, long pid, bool final, bool own, const struct timespec *now)
 {
 	bool ok = fp_sv_line(fd, "fastpath-survey", NULL, 1) &&
 	          fp_sv_line(fd, "pid", NULL, (unsigned long)pid) &&
-	          fp_sv_line(fd, "ppid", NULL, (unsigned long)getppid()) &&
+	          fp_sv_line(fd, "ppid", NULL, (unsigned long)(own ? fp_sv.ppid : (long)getppid())) &&
 	          fp_sv_line(fd, "prog", fp_progname(), 0) &&
 	          fp_sv_line(fd, "state", final ? "exited" : "running", 0) &&
-	          fp_sv_time(fd, "start_s", &fp_sv.start) && fp_sv_time(fd, "now_s", now);
+	          fp_sv_time(fd, "start_s", own ? &fp_sv.start : now) && fp_sv_time(fd, "now_s", now) &&
+	          fp_sv_line(fd, "spawns", NULL, own ? atomic_load(&fp_sv.spawns) : 0) &&
+	          fp_sv_line(fd, "vforks", NULL, own ? atomic_load(&fp_sv.vforks) : 0);
 	size_t i;
 	unsigned k;
 
 	for (i = 0; ok && i < fp_nmitigations; i++) {
 		const struct fp_survey *sv = fp_mitigations[i]->survey;
 
-		if (sv && sv->calibrate)
+		if (own && sv && sv->calibrate)
 			sv->calibrate(fd);
 		for (k = 0; ok && sv && k < sv->n; k++)
 			ok = fp_sv_line(fd, sv->keys[k], NULL,
-			                atomic_load_explicit(&sv->c[k], memory_order_relaxed));
+			                own ? atomic_load_explicit(&sv->c[k], memory_order_relaxed) : 0);
 	}
 	return ok && fp_sv_line(fd, "end", NULL, 0);
 }
@@ -560,7 +576,7 @@ static void fp_sv_write(bool final)
 	if (dfd >= 0) {
 		fd = (int)fp_raw_openat(dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (fd >= 0) {
-			bool ok = fp_sv_body(fd, pid, final, &now);
+			bool ok = fp_sv_body(fd, pid, final, !fp_sv_borrowed(), &now);
 
 			ok = fp_raw_close(fd) == 0 && ok;
 			if (!ok || renameat(dfd, tmp, dfd, rec) != 0)
@@ -600,6 +616,7 @@ static void fp_survey_final(void)
 	pid = (long)getpid();
 	if (atomic_exchange(&fp_sv.final_pid, pid) == pid)
 		return;
+	fp_sv_exec(1);
 	/* Wait for a periodic writer in another thread, but not for ever:
 	 * it may be this very thread, interrupted by a signal handler. */
 	for (tries = 0; tries < 1000; tries++) {
@@ -612,10 +629,31 @@ static void fp_survey_final(void)
 	atomic_store(&fp_sv.busy, 0);
 }
 
+void fp_sv_spawned(void)
+{
+	if (atomic_load(&fp_init_state) == FP_INIT_DONE && fp_cfg.survey)
+		atomic_fetch_add(&fp_sv.spawns, 1);
+}
+
+void fp_sv_exec(int step)
+{
+	if (atomic_load(&fp_init_state) == FP_INIT_DONE && fp_cfg.survey && fp_sv_borrowed())
+		atomic_fetch_add(&fp_sv.vforks, (unsigned long)(long)step);
+}
+
+static void fp_sv_own(void)
+{
+	atomic_store(&fp_sv.owner, (long)getpid());
+	fp_sv.ppid = (long)getppid();
+	atomic_store(&fp_sv.spawns, 0);
+	atomic_store(&fp_sv.vforks, 0);
+}
+
 /* At start: a record says "running" from the first moment, so that a
  * service can be reported on at once, and a process killed later shows. */
 static void fp_survey_start(void)
 {
+	fp_sv_own();
 	clock_gettime(CLOCK_MONOTONIC, &fp_sv.start);
 	if (fp_cfg.survey)
 		fp_sv_write(false);
@@ -627,6 +665,7 @@ static void fp_survey_child(void)
 	size_t i;
 	unsigned k;
 
+	fp_sv_own();
 	clock_gettime(CLOCK_MONOTONIC, &fp_sv.start);
 	atomic_store(&fp_sv.last_tick, fp_sv_tick_of(&fp_sv.start));
 	atomic_store(&fp_sv.busy, 0);
