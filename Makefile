@@ -5,7 +5,7 @@
 #   make check-core the quick part: unit and integration (about a minute)
 #   make demo       the three mitigations, native vs fastpath, one table
 #   make bench      the full benchmarks
-#   make install    bin/interpose, lib/fastpath/fastpath.so, man pages
+#   make install    bin/interpose, lib/fastpath/fastpath.so and survey.awk, man pages
 
 # The one place the version is written: fastpath.so (FASTPATH_VERSION),
 # interpose --version and the man pages take it from here.
@@ -144,6 +144,7 @@ bench: all $(BENCH_BINS) $(BENCH_SOS)
 # ---- install -------------------------------------------------------------
 INSTALLED := $(DESTDIR)$(BINDIR)/interpose \
 	$(patsubst %,$(DESTDIR)$(LIBDIR)/fastpath/%,$(SOS)) \
+	$(DESTDIR)$(LIBDIR)/fastpath/survey.awk \
 	$(DESTDIR)$(MANDIR)/man1/interpose.1 \
 	$(DESTDIR)$(MANDIR)/man7/fastpath.7
 
@@ -158,6 +159,9 @@ install: all
 		cp $$so $(DESTDIR)$(LIBDIR)/fastpath/$$so && \
 		chmod 755 $(DESTDIR)$(LIBDIR)/fastpath/$$so || exit 1; \
 	done
+	# The survey report, which interpose finds beside fastpath.so.
+	cp survey.awk $(DESTDIR)$(LIBDIR)/fastpath/survey.awk
+	chmod 644 $(DESTDIR)$(LIBDIR)/fastpath/survey.awk
 	sed 's|@VERSION@|$(VERSION)|g' man/interpose.1 > $(DESTDIR)$(MANDIR)/man1/interpose.1
 	sed 's|@VERSION@|$(VERSION)|g' man/fastpath.7 > $(DESTDIR)$(MANDIR)/man7/fastpath.7
 	chmod 644 $(DESTDIR)$(MANDIR)/man1/interpose.1 $(DESTDIR)$(MANDIR)/man7/fastpath.7

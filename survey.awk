@@ -31,13 +31,20 @@ BEGIN {
 	# The fork histogram: bucket i counts forks begun with 2^i threads
 	# alive (2^i to 2^(i+1) - 1; the last, 256 and more).
 	NBUCKETS = 9
+	BUCKET_THREADS[0] = 1
+	for (bucket = 1; bucket < NBUCKETS; bucket++) BUCKET_THREADS[bucket] = 2 * BUCKET_THREADS[bucket - 1]
 	NQUERIES = split("sysconf get_nprocs get_nprocs_conf sched_getaffinity " \
 		"pthread_getaffinity_np files", CPU_QUERY, " ")
 	split("socket door pipe other", READLINK_KIND, " ")
-	root_pid = ENVIRON["FP_SURVEY_ROOT"]
+	root_pid = environment("FP_SURVEY_ROOT")
 	root_pid = is_count(root_pid) ? root_pid + 0 : 0
-	nproc = 0; unreadable = 0; in_refused = 0; t0 = -1; t1 = 0
+	nproc = 0; nrunning = 0; unreadable = 0; in_refused = 0; cannot_list = 0
+	t0 = -1; t1 = 0; first_prog = ""
+	each_mitigation("init")
 }
+
+# A setting from the environment; unset reads as "".
+function environment(name) { return (name in ENVIRON) ? ENVIRON[name] : "" }
 
 $0 == "//" { in_refused = 1; next }
 # The directory could not be listed: no report.
@@ -57,8 +64,12 @@ END {
 
 # ---- reading ----------------------------------------------------------------
 function is_record_name(s) { return s ~ /^\.\/[0-9]+\.rec$/ && length(s) <= 30 }
+# A count: at most 20 digits (2^64 has 20).  Seconds: such a count, a
+# point and up to 9 more digits.  No sign, exponent, nan or inf.
 function is_count(s) { return s ~ /^[0-9]+$/ && length(s) <= 20 }
-function is_seconds(s) { return s ~ /^[0-9]+(\.[0-9]+)?$/ && length(s) <= 32 }
+function is_seconds(s) {
+	return s ~ /^[0-9]+(\.[0-9]+)?$/ && (index(s, ".") ? index(s, ".") <= 21 && length(s) <= 30 : length(s) <= 20)
+}
 
 # read_record(NAME): the record in rec[key]; false for a record that is
 # incomplete (no "end"), too long, of another version, with a value that is
@@ -78,12 +89,13 @@ function read_record(name,    got, lines, complete) {
 		if ($1 != "prog" && $1 != "state" && !is_seconds($2)) break
 		rec[$1] = $2
 	}
-	close(name)
+	if (got >= 0) close(name)
 	return complete && got > 0 && record_is_whole()
 }
 
 function record_is_whole() {
-	return is_count(rec["pid"]) && rec["pid"] > 0 && !((rec["pid"] + 0) in proc_of_pid) &&
+	return ("pid" in rec) && ("ppid" in rec) && ("prog" in rec) && ("state" in rec) &&
+		("start_s" in rec) && ("now_s" in rec) && is_count(rec["pid"]) && rec["pid"] > 0 && !((rec["pid"] + 0) in proc_of_pid) &&
 		is_count(rec["ppid"]) && rec["prog"] != "" &&
 		(rec["state"] == "running" || rec["state"] == "exited") &&
 		is_seconds(rec["start_s"]) && is_seconds(rec["now_s"])
@@ -100,6 +112,7 @@ function fold_record(    p, start, now) {
 	proc_pid[nproc] = p
 	proc_ppid[nproc] = rec["ppid"] + 0
 	proc_prog[nproc] = rec["prog"]
+	if (!(proc_ppid[nproc] in children_recorded)) children_recorded[proc_ppid[nproc]] = 0
 	children_recorded[proc_ppid[nproc]]++
 	# Children it was seen to start: forks (with _Fork), spawns (posix_spawn,
 	# system, popen), and vfork children counted by themselves.
@@ -116,6 +129,7 @@ function fold_record(    p, start, now) {
 
 # ---- the registry: one line per mitigation, in the report's order ---------
 # Each NAME_rules(phase) is that mitigation's whole part of the report:
+#   "init"     its totals zeroed (before the first record)
 #   "fold"     this record (rec[]) into its totals; returns the native time
 #              the record spent in its calls (the "top processes" list)
 #   "derive"   once all records are in: what its row and suggestion need
@@ -160,7 +174,12 @@ function sh_quote(s,    out) {
 }
 
 # ---- readlink -----------------------------------------------------------------
-function readlink_rules(phase) {
+function readlink_rules(phase,    k) {
+	if (phase == "init") {
+		readlink_calls = readlink_ns = readlink_short = readlink_short_ns = 0
+		readlink_stat = readlink_stat_ns = readlink_stat_each = readlink_saved = 0
+		for (k = 1; k <= 4; k++) readlink_kind_calls[k] = 0
+	}
 	if (phase == "fold") return readlink_fold()
 	if (phase == "derive") readlink_derive()
 	else if (phase == "row") readlink_row()
@@ -201,6 +220,10 @@ function readlink_suggest() {
 
 # ---- urandom ------------------------------------------------------------------
 function urandom_rules(phase) {
+	if (phase == "init")
+		urandom_calls = urandom_ns = urandom_opens_cloexec = urandom_opens = urandom_small_reads = \
+			urandom_big_reads = urandom_closes = urandom_reserve_saved = urandom_exact_saved = \
+			urandom_dup_close_ns = 0
 	if (phase == "fold") return urandom_fold()
 	if (phase == "row") urandom_row()
 	else if (phase == "suggest") urandom_suggest()
@@ -257,6 +280,7 @@ function urandom_suggest() {
 
 # ---- getrandom ----------------------------------------------------------------
 function getrandom_rules(phase) {
+	if (phase == "init") getrandom_calls = getrandom_ns = 0
 	if (phase == "fold") return getrandom_fold()
 	if (phase == "row") getrandom_row()
 	else if (phase == "suggest") getrandom_suggest()
@@ -283,6 +307,7 @@ function getrandom_suggest() {
 
 # ---- cpus ---------------------------------------------------------------------
 function cpus_rules(phase) {
+	if (phase == "init") cpus_init()
 	if (phase == "fold") return cpus_fold()
 	if (phase == "derive") { cpus_find_pool(); cpus_fork_growth() }
 	else if (phase == "row") cpus_row()
@@ -290,11 +315,20 @@ function cpus_rules(phase) {
 	return 0
 }
 
-function bucket_threads(i) { return 2 ^ i }
+function bucket_threads(i) { return BUCKET_THREADS[i] }
 function bucket_label(i) { return i == NBUCKETS - 1 ? "256+" : (i == 0 ? "1" : bucket_threads(i) "-" (2 * bucket_threads(i) - 1)) }
 
-function cpus_fold(    i, q, asked, answer, most) {
+function cpus_init(    i) {
+	cpus_queries = cpus_threads = cpus_threads_max = cpus_forks = cpus_fork_ns = 0
+	pool_size = pool_asker = 0; pool_maker = ""
+	fork_grows = cpus_saved = 0; cap_bucket = cpus_low = cpus_high = -1
+	for (i = 1; i <= NQUERIES; i++) cpus_query_calls[i] = cpus_query_answer[i] = 0
+	for (i = 0; i < NBUCKETS; i++) fork_count[i] = fork_ns[i] = 0
+}
+
+function cpus_fold(    i, q, asked, answer, most, ppid) {
 	asked = 0
+	proc_cpu_answer[nproc] = 0; proc_cpu_query[nproc] = ""
 	for (i = 1; i <= NQUERIES; i++) {
 		q = key("cpus.q_" CPU_QUERY[i]); answer = key("cpus.a_" CPU_QUERY[i])
 		asked += q
@@ -311,8 +345,9 @@ function cpus_fold(    i, q, asked, answer, most) {
 	most = key("cpus.threads_max")
 	if (most > cpus_threads_max) cpus_threads_max = most
 	# A pool's threads, siblings and parents: see cpus_find_pool.
-	if (key("cpus.threads") > children_threads[proc_ppid[nproc]])
-		children_threads[proc_ppid[nproc]] = key("cpus.threads")
+	ppid = proc_ppid[nproc]
+	if (!(ppid in children_threads) || key("cpus.threads") > children_threads[ppid])
+		children_threads[ppid] = key("cpus.threads")
 	cpus_forks += key("cpus.forks")
 	cpus_fork_ns += key("cpus.fork_ns")
 	for (i = 0; i < NBUCKETS; i++) {
@@ -446,7 +481,7 @@ function count_processes(    i, p, kids) {
 # gone[pid] for each "running" record whose process is gone: kill -0, in
 # batches of 200 pids per shell (pids are checked digits).
 function mark_gone_processes(    how, i, j, cmd, pid) {
-	how = ENVIRON["FP_SURVEY_ALIVE"]
+	how = environment("FP_SURVEY_ALIVE")
 	for (i = 1; i <= nrunning; i += 200) {
 		if (how == "all") continue
 		if (how == "none") {
@@ -496,7 +531,7 @@ function top_processes(    j, i, best, chosen) {
 # shell give back its argument vector, whatever its bytes), else the name
 # of the earliest process, quoted, and "...".
 function surveyed_command(    file, line, text, got, lines) {
-	file = ENVIRON["FP_SURVEY_COMMAND"]
+	file = environment("FP_SURVEY_COMMAND")
 	if (file != "") {
 		text = ""; lines = 0
 		while ((got = (getline line < file)) > 0)
