@@ -274,6 +274,7 @@ esac
 # to the program that makes the pool; the pool rule spans the processes.
 # Whether fork grows with live threads here is the machine's: either a
 # --cpus suggestion or the note that it did not grow, both naming the pool.
+# shellcheck disable=SC2016 # for the inner shell
 ( cd "$TESTBIN" && "$INTERPOSE" --survey --cpus 64 -- sh -c './prog_pooln $(getconf _NPROCESSORS_ONLN) 2' ) \
 	>"$T_TMP/out" 2>"$T_TMP/rep"
 precond "prog_pooln made the pool it was told" grep -qx '64 threads, 128 forks' "$T_TMP/out"
