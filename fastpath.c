@@ -451,11 +451,9 @@ static void fp_write_stats(void)
  * handler (a surveyed read() there, or _exit) or in a fork child.  A
  * record that cannot be written (no DIR, EMFILE, a full disk) is simply
  * not there, and the report counts it as missing; errno is kept.
- *
- * The counters belong to the process whose pid is owner: a vfork, _Fork or
- * clone child runs no atfork handler to reset them (a vfork child shares
- * them with its parent), so a process of another pid writes zeros, and
- * counts itself as a vfork child of the owner (fp_sv_exec, _exit).
+ * The counters are owner's: a vfork, _Fork or clone child (no atfork
+ * handler; a vfork child shares them) writes zeros, and counts itself as a
+ * vfork child of the owner (fp_sv_exec, _exit).
  * ---------------------------------------------------------------------- */
 static struct {
 	struct timespec start;      /* this process image's start (or fork) */
@@ -526,11 +524,6 @@ static bool fp_sv_time(int fd, const char *key, const struct timespec *ts)
 	return fp_sv_line(fd, key, v, 0);
 }
 
-static bool fp_sv_borrowed(void)
-{
-	return atomic_load(&fp_sv.owner) != (long)getpid();
-}
-
 /* own: the counters are this process's; else zeros, and now as start. */
 static bool fp_sv_body(int fd, long pid, bool final, bool own, const struct timespec *now)
 {
@@ -576,7 +569,7 @@ static void fp_sv_write(bool final)
 	if (dfd >= 0) {
 		fd = (int)fp_raw_openat(dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (fd >= 0) {
-			bool ok = fp_sv_body(fd, pid, final, !fp_sv_borrowed(), &now);
+			bool ok = fp_sv_body(fd, pid, final, atomic_load(&fp_sv.owner) == pid, &now);
 
 			ok = fp_raw_close(fd) == 0 && ok;
 			if (!ok || renameat(dfd, tmp, dfd, rec) != 0)
@@ -637,7 +630,8 @@ void fp_sv_spawned(void)
 
 void fp_sv_exec(int step)
 {
-	if (atomic_load(&fp_init_state) == FP_INIT_DONE && fp_cfg.survey && fp_sv_borrowed())
+	if (atomic_load(&fp_init_state) == FP_INIT_DONE && fp_cfg.survey &&
+	    atomic_load(&fp_sv.owner) != (long)getpid())
 		atomic_fetch_add(&fp_sv.vforks, (unsigned long)(long)step);
 }
 
