@@ -38,7 +38,7 @@ BEGIN {
 	split("socket door pipe other", READLINK_KIND, " ")
 	root_pid = environment("FP_SURVEY_ROOT")
 	root_pid = is_count(root_pid) ? root_pid + 0 : 0
-	nproc = 0; nrunning = 0; unreadable = 0; in_refused = 0; cannot_list = 0
+	nproc = 0; nrunning = 0; unreadable = 0; in_refused = 0
 	t0 = -1; t1 = 0; first_prog = ""
 	each_mitigation("init")
 }
@@ -47,8 +47,6 @@ BEGIN {
 function environment(name) { return (name in ENVIRON) ? ENVIRON[name] : "" }
 
 $0 == "//" { in_refused = 1; next }
-# The directory could not be listed: no report.
-$0 == "//unlisted" { cannot_list = 1; exit 125 }
 !is_record_name($0) || ($0 in listed) { next }
 in_refused { listed[$0] = 1; unreadable++; next }
 {
@@ -57,10 +55,7 @@ in_refused { listed[$0] = 1; unreadable++; next }
 	else unreadable++
 }
 
-END {
-	if (cannot_list) print "interpose: cannot list the survey directory" | "cat 1>&2"
-	else report()
-}
+END { report() }
 
 # ---- reading ----------------------------------------------------------------
 function is_record_name(s) { return s ~ /^\.\/[0-9]+\.rec$/ && length(s) <= 30 }

@@ -397,6 +397,17 @@ case $out in
 	rm -rf "$kept" ;;
 *) fail "--survey, no report: two lines" "rc $rc, $out" ;;
 esac
+if [ "$(id -u)" -eq 0 ] && command -v runuser >/dev/null 2>&1 && id nobody >/dev/null 2>&1 &&
+	runuser -u nobody -- "$INTERPOSE" --version >/dev/null 2>&1; then
+	# A directory it can see (its parent searchable) but not enter.
+	mkdir -m 711 "$T_TMP/open" && mkdir -m 700 "$T_TMP/open/m" && chmod 711 "$T_TMP"
+	out=$(runuser -u nobody -- "$INTERPOSE" --survey-report "$T_TMP/open/m" 2>&1)
+	expect_eq "a directory the user cannot enter: exit 125, one line" \
+		"125 interpose: cannot enter '$T_TMP/open/m'" "$? $out"
+	chmod 700 "$T_TMP"
+else
+	skip "a directory the user cannot enter" "not root with runuser and a user nobody who can run interpose"
+fi
 mkdir -p "$T_TMP/bin"
 cp "$INTERPOSE" "$T_TMP/bin/interpose"
 out=$("$T_TMP/bin/interpose" --survey-report "$T_TMP/m" 2>&1)
