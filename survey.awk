@@ -90,7 +90,8 @@ function read_record(name,    got, lines, complete) {
 
 function record_is_whole() {
 	return ("pid" in rec) && ("ppid" in rec) && ("prog" in rec) && ("state" in rec) &&
-		("start_s" in rec) && ("now_s" in rec) && is_count(rec["pid"]) && rec["pid"] > 0 && !((rec["pid"] + 0) in proc_of_pid) &&
+		("start_s" in rec) && ("now_s" in rec) &&
+		is_count(rec["pid"]) && rec["pid"] > 0 && !((rec["pid"] + 0) in proc_of_pid) &&
 		is_count(rec["ppid"]) && rec["prog"] != "" &&
 		(rec["state"] == "running" || rec["state"] == "exited") &&
 		is_seconds(rec["start_s"]) && is_seconds(rec["now_s"])
@@ -109,8 +110,9 @@ function fold_record(    p, start, now) {
 	proc_prog[nproc] = rec["prog"]
 	if (!(proc_ppid[nproc] in children_recorded)) children_recorded[proc_ppid[nproc]] = 0
 	children_recorded[proc_ppid[nproc]]++
-	# Children it was seen to start: forks (with _Fork), spawns (posix_spawn,
-	# system, popen), and vfork children counted by themselves.
+	# Children it was seen to start: forks (fork(2); not _Fork), spawns
+	# (posix_spawn, system, popen), and vfork children, which count
+	# themselves in the memory they share with it.
 	proc_started[nproc] = key("cpus.forks") + key("spawns") + key("vforks")
 	if (rec["state"] == "running") running_pid[++nrunning] = p
 	start = rec["start_s"] * 1e9; now = rec["now_s"] * 1e9
