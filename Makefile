@@ -5,7 +5,7 @@
 #   make check-core the quick part: unit and integration (about a minute)
 #   make demo       the three mitigations, native vs fastpath, one table
 #   make bench      the full benchmarks
-#   make install    bin/interpose, lib/fastpath/fastpath.so, man pages
+#   make install    bin/interpose, lib/fastpath/fastpath.so and survey.awk, man pages
 #   make deb        the Debian package, into dist/ (make check-deb tests it)
 
 # The one place the version is written: fastpath.so (FASTPATH_VERSION),
@@ -164,6 +164,7 @@ bench: all $(BENCH_BINS) $(BENCH_SOS)
 # ---- install -------------------------------------------------------------
 INSTALLED := $(DESTDIR)$(BINDIR)/interpose \
 	$(patsubst %,$(DESTDIR)$(LIBDIR)/fastpath/%,$(SOS) $(RUN_BIN)) \
+	$(DESTDIR)$(LIBDIR)/fastpath/survey.awk \
 	$(DESTDIR)$(MANDIR)/man1/interpose.1 \
 	$(DESTDIR)$(MANDIR)/man7/fastpath.7
 
@@ -182,6 +183,9 @@ install: all
 	chmod 755 $(DESTDIR)$(LIBDIR)/fastpath/$(RUN_BIN)
 	cp man/interpose.1 $(DESTDIR)$(MANDIR)/man1/interpose.1
 	cp man/fastpath.7 $(DESTDIR)$(MANDIR)/man7/fastpath.7
+	# The survey report, which interpose finds beside fastpath.so.
+	cp survey.awk $(DESTDIR)$(LIBDIR)/fastpath/survey.awk
+	chmod 644 $(DESTDIR)$(LIBDIR)/fastpath/survey.awk
 	chmod 644 $(DESTDIR)$(MANDIR)/man1/interpose.1 $(DESTDIR)$(MANDIR)/man7/fastpath.7
 
 uninstall:

@@ -547,9 +547,15 @@ static void fp_write_stats(void)
  * handler (a surveyed read() there, or _exit) or in a fork child.  A
  * record that cannot be written (no DIR, EMFILE, a full disk) is simply
  * not there, and the report counts it as missing; errno is kept.
+ * The counters are owner's: a vfork, _Fork or clone child (no atfork
+ * handler; a vfork child shares them) writes zeros, and counts itself as a
+ * vfork child of the owner (fp_sv_exec, _exit).
  * ---------------------------------------------------------------------- */
 static struct {
 	struct timespec start;      /* this process image's start (or fork) */
+	_Atomic long owner;         /* the pid the counters belong to */
+	long ppid;                  /* its parent at that start */
+	_Atomic unsigned long spawns, vforks;
 	/* The last record written, in ticks of 2^30 ns (about 1.07 s): an
 	 * unsigned long, because 32-bit builds have neither lock-free 64-bit
 	 * atomics nor 64-bit division without libgcc; a shift they have. */
@@ -618,25 +624,28 @@ static bool fp_sv_time(int fd, const char *key, const struct timespec *ts)
 	return fp_sv_line(fd, key, v, 0);
 }
 
-static bool fp_sv_body(int fd, long pid, bool final, const struct timespec *now)
+/* own: the counters are this process's; else zeros, and now as start. */
+static bool fp_sv_body(int fd, long pid, bool final, bool own, const struct timespec *now)
 {
 	bool ok = fp_sv_line(fd, "fastpath-survey", NULL, 1) &&
 	          fp_sv_line(fd, "pid", NULL, (unsigned long)pid) &&
-	          fp_sv_line(fd, "ppid", NULL, (unsigned long)getppid()) &&
+	          fp_sv_line(fd, "ppid", NULL, (unsigned long)(own ? fp_sv.ppid : (long)getppid())) &&
 	          fp_sv_line(fd, "prog", fp_progname(), 0) &&
 	          fp_sv_line(fd, "state", final ? "exited" : "running", 0) &&
-	          fp_sv_time(fd, "start_s", &fp_sv.start) && fp_sv_time(fd, "now_s", now);
+	          fp_sv_time(fd, "start_s", own ? &fp_sv.start : now) && fp_sv_time(fd, "now_s", now) &&
+	          fp_sv_line(fd, "spawns", NULL, own ? atomic_load(&fp_sv.spawns) : 0) &&
+	          fp_sv_line(fd, "vforks", NULL, own ? atomic_load(&fp_sv.vforks) : 0);
 	size_t i;
 	unsigned k;
 
 	for (i = 0; ok && i < fp_nmitigations; i++) {
 		const struct fp_survey *sv = fp_mitigations[i]->survey;
 
-		if (sv && sv->calibrate)
+		if (own && sv && sv->calibrate)
 			sv->calibrate(fd);
 		for (k = 0; ok && sv && k < sv->n; k++)
 			ok = fp_sv_line(fd, sv->keys[k], NULL,
-			                atomic_load_explicit(&sv->c[k], memory_order_relaxed));
+			                own ? atomic_load_explicit(&sv->c[k], memory_order_relaxed) : 0);
 	}
 	return ok && fp_sv_line(fd, "end", NULL, 0);
 }
@@ -662,7 +671,7 @@ static void fp_sv_write(bool final)
 	if (dfd >= 0) {
 		fd = fp_of_create(dfd, pre, tmp, sizeof tmp);
 		if (fd >= 0) {
-			bool ok = fp_sv_body(fd, pid, final, &now);
+			bool ok = fp_sv_body(fd, pid, final, atomic_load(&fp_sv.owner) == pid, &now);
 
 			ok = fp_raw_close(fd) == 0 && ok;
 			/* Over a planted <pid>.rec link: rename replaces the
@@ -704,6 +713,7 @@ static void fp_survey_final(void)
 	pid = (long)getpid();
 	if (atomic_exchange(&fp_sv.final_pid, pid) == pid)
 		return;
+	fp_sv_exec(1);
 	/* Wait for a periodic writer in another thread, but not for ever:
 	 * it may be this very thread, interrupted by a signal handler. */
 	for (tries = 0; tries < 1000; tries++) {
@@ -716,10 +726,32 @@ static void fp_survey_final(void)
 	atomic_store(&fp_sv.busy, 0);
 }
 
+void fp_sv_spawned(void)
+{
+	if (atomic_load(&fp_init_state) == FP_INIT_DONE && fp_cfg.survey)
+		atomic_fetch_add(&fp_sv.spawns, 1);
+}
+
+void fp_sv_exec(int step)
+{
+	if (atomic_load(&fp_init_state) == FP_INIT_DONE && fp_cfg.survey &&
+	    atomic_load(&fp_sv.owner) != (long)getpid())
+		atomic_fetch_add(&fp_sv.vforks, (unsigned long)(long)step);
+}
+
+static void fp_sv_own(void)
+{
+	atomic_store(&fp_sv.owner, (long)getpid());
+	fp_sv.ppid = (long)getppid();
+	atomic_store(&fp_sv.spawns, 0);
+	atomic_store(&fp_sv.vforks, 0);
+}
+
 /* At start: a record says "running" from the first moment, so that a
  * service can be reported on at once, and a process killed later shows. */
 static void fp_survey_start(void)
 {
+	fp_sv_own();
 	clock_gettime(CLOCK_MONOTONIC, &fp_sv.start);
 	if (fp_cfg.survey)
 		fp_sv_write(false);
@@ -731,6 +763,7 @@ static void fp_survey_child(void)
 	size_t i;
 	unsigned k;
 
+	fp_sv_own();
 	clock_gettime(CLOCK_MONOTONIC, &fp_sv.start);
 	atomic_store(&fp_sv.last_tick, fp_sv_tick_of(&fp_sv.start));
 	atomic_store(&fp_sv.busy, 0);

@@ -667,6 +667,11 @@ static inline void fp_sv_max(const struct fp_survey *s, unsigned k, unsigned lon
 /* After a surveyed call: rewrites the record if the last one is older
  * than FP_SURVEY_EVERY_TICKS (a long-running service). */
 void fp_survey_tick(uint64_t now) FP_HIDDEN;
+/* Children for the report's process count (fastpath.c): a spawn (the
+ * parent counts it); a vfork child's exec (+1 before, -1 if it failed),
+ * counted in the parent's memory, which the child shares. */
+void fp_sv_spawned(void) FP_HIDDEN;
+void fp_sv_exec(int step) FP_HIDDEN;
 
 #include "mitigations.h"
 

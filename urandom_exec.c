@@ -89,7 +89,9 @@ static inline bool ur_sharing(void)
 			ur_exec_guard(g_);                                   \
 		else if (ur_sharing())                                       \
 			ur_cow_exec();                                       \
+		fp_sv_exec(1);                                               \
 		r_ = (call);                                                 \
+		fp_sv_exec(-1);                                              \
 		if (on_)                                                     \
 			ur_exec_unguard(g_);                                 \
 		ur_exec_leave(x_);  /* changes no errno */                   \
@@ -169,7 +171,7 @@ FP_EXPORT int execle(const char *path, const char *arg, ...)
 
 /* Spawns return to us once the child has exec'd (or failed to).  In exact
  * mode the child may hold duplicates of the hidden descriptor. */
-#define UR_SPAWN(type, call)                                                 \
+#define UR_SPAWN(type, call, started)                                        \
 	do {                                                                 \
 		int g_[UR_NDEV], saved_;                                     \
 		bool on_ = ur_guarding(), x_ = ur_exec_enter();              \
@@ -182,6 +184,8 @@ FP_EXPORT int execle(const char *path, const char *arg, ...)
 		r_ = (call);                                                 \
 		saved_ = errno;                                              \
 		ur_exec_leave(x_);                                           \
+		if (started)                                                 \
+			fp_sv_spawned();                                     \
 		if (on_)                                                     \
 			ur_exec_unguard(g_);                                 \
 		else if (fp_unlikely(atomic_load_explicit(&ur_hiwater,       \
@@ -194,22 +198,22 @@ FP_EXPORT int execle(const char *path, const char *arg, ...)
 FP_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
                           const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-	UR_SPAWN(int, FP_OWN(posix_spawn)(pid, path, fa, attr, argv, envp));
+	UR_SPAWN(int, FP_OWN(posix_spawn)(pid, path, fa, attr, argv, envp), r_ == 0);
 }
 
 FP_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
                            const posix_spawnattr_t *attr, char *const argv[],
                            char *const envp[])
 {
-	UR_SPAWN(int, FP_OWN(posix_spawnp)(pid, file, fa, attr, argv, envp));
+	UR_SPAWN(int, FP_OWN(posix_spawnp)(pid, file, fa, attr, argv, envp), r_ == 0);
 }
 
 FP_EXPORT int system(const char *cmd)
 {
-	UR_SPAWN(int, FP_OWN(system)(cmd));
+	UR_SPAWN(int, FP_OWN(system)(cmd), r_ != -1);
 }
 
 FP_EXPORT FILE *popen(const char *cmd, const char *how)
 {
-	UR_SPAWN(FILE *, FP_OWN(popen)(cmd, how));
+	UR_SPAWN(FILE *, FP_OWN(popen)(cmd, how), r_ != NULL);
 }

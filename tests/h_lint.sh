@@ -27,6 +27,18 @@ else
 	skip shellcheck "not installed (Debian: shellcheck)"
 fi
 
+# ---- the survey report (survey.awk) ----------------------------------------
+# gawk's lint, on the program as parsed and as run on an empty directory
+# (tests/t_survey_report.sh runs it on every case it makes), and --posix:
+# no gawk extension.  Clean means no warning at all.
+if command -v gawk >/dev/null 2>&1; then
+	lint_awk() { echo // | LC_ALL=C gawk "$@" -f survey.awk 2>&1 >/dev/null | grep . && return 1; return 0; }
+	check "gawk --lint survey.awk" lint_awk --lint
+	check "gawk --posix survey.awk" lint_awk --posix
+else
+	skip "gawk --lint survey.awk" "gawk is not installed (Debian: gawk)"
+fi
+
 # ---- cppcheck -------------------------------------------------------------
 # warning, style, portability, performance: everything but "information"
 # (missing system headers, which cppcheck does not need) and unusedFunction

@@ -1,0 +1,555 @@
+# survey.awk: the survey report (interpose(1), SURVEY), from the records of
+# a FASTPATH_SURVEY directory (their format is fastpath(7)'s).  Why awk, and
+# how a mitigation adds its row: docs/survey-report.md.
+#
+# POSIX awk only (mawk, gawk, illumos' nawk and /usr/xpg4/bin/awk, busybox):
+# no gawk extensions, `gawk --lint` clean.  Run by interpose(1) in the
+# record directory, in the C locale, as
+#
+#   find . ! -name . -prune -name '*.rec' <accepted> -print; echo //;
+#   find . ! -name . -prune -name '*.rec' ! <accepted> -print
+#
+# piped into it: the records to read, a line "//", then the *.rec entries
+# refused (not a small regular file owned by root or by the reporting
+# user), which are counted as unreadable.  A name with a newline in it
+# splits into lines; only whole "./<digits>.rec" lines are taken, and no
+# file name can contain "//", so no name forges the separator.
+#
+# From the environment (never -v, which expands backslashes):
+#   FP_SURVEY_ROOT     the surveyed command's pid; unset or 0: unknown
+#   FP_SURVEY_COMMAND  a file holding the command as sh words, quoted by
+#                      interpose; unset: the earliest process's name "..."
+#   FP_SURVEY_ALIVE    "all": take every "running" record's process as
+#                      alive, "none": as gone (tests); unset: kill -0 each
+#
+# Every loop here is bounded by the input (records, their lines, at most
+# MAX_RECORD_LINES each) or by a constant; every value is checked for being
+# a plain decimal before it is used.
+
+BEGIN {
+	MAX_RECORD_LINES = 512
+	# The fork histogram: bucket i counts forks begun with 2^i threads
+	# alive (2^i to 2^(i+1) - 1; the last, 256 and more).
+	NBUCKETS = 9
+	BUCKET_THREADS[0] = 1
+	for (bucket = 1; bucket < NBUCKETS; bucket++) BUCKET_THREADS[bucket] = 2 * BUCKET_THREADS[bucket - 1]
+	NQUERIES = split("sysconf get_nprocs get_nprocs_conf sched_getaffinity " \
+		"pthread_getaffinity_np files", CPU_QUERY, " ")
+	split("socket door pipe other", READLINK_KIND, " ")
+	root_pid = environment("FP_SURVEY_ROOT")
+	root_pid = is_count(root_pid) ? root_pid + 0 : 0
+	nproc = 0; nrunning = 0; unreadable = 0; in_refused = 0
+	t0 = -1; t1 = 0; first_prog = ""
+	each_mitigation("init")
+}
+
+# A setting from the environment; unset reads as "".
+function environment(name) { return (name in ENVIRON) ? ENVIRON[name] : "" }
+
+$0 == "//" { in_refused = 1; next }
+!is_record_name($0) || ($0 in listed) { next }
+in_refused { listed[$0] = 1; unreadable++; next }
+{
+	listed[$0] = 1
+	if (read_record($0)) fold_record()
+	else unreadable++
+}
+
+END { report() }
+
+# ---- reading ----------------------------------------------------------------
+function is_record_name(s) { return s ~ /^\.\/[0-9]+\.rec$/ && length(s) <= 30 }
+# A count: at most 20 digits (2^64 has 20).  Seconds: such a count, a
+# point and up to 9 more digits.  No sign, exponent, nan or inf.
+function is_count(s) { return s ~ /^[0-9]+$/ && length(s) <= 20 }
+function is_seconds(s) {
+	return s ~ /^[0-9]+(\.[0-9]+)?$/ && (index(s, ".") ? index(s, ".") <= 21 && length(s) <= 30 : length(s) <= 20)
+}
+
+# read_record(NAME): the record in rec[key]; false for a record that is
+# incomplete (no "end"), too long, of another version, with a value that is
+# not a plain decimal (nan, -1, 1e9, text), or missing what every record
+# has.  A file gone or unreadable since it was listed reads as nothing.
+function read_record(name,    got, lines, complete) {
+	split("", rec)
+	lines = 0; complete = 0
+	while ((got = (getline < name)) > 0) {
+		if (++lines > MAX_RECORD_LINES) break
+		if (lines == 1) {
+			if ($0 != "fastpath-survey 1") break
+			continue
+		}
+		if (NF != 2) break
+		if ($1 == "end") { complete = 1; break }
+		if ($1 != "prog" && $1 != "state" && !is_seconds($2)) break
+		rec[$1] = $2
+	}
+	if (got >= 0) close(name)
+	return complete && got > 0 && record_is_whole()
+}
+
+function record_is_whole() {
+	return ("pid" in rec) && ("ppid" in rec) && ("prog" in rec) && ("state" in rec) &&
+		("start_s" in rec) && ("now_s" in rec) &&
+		is_count(rec["pid"]) && rec["pid"] > 0 && !((rec["pid"] + 0) in proc_of_pid) &&
+		is_count(rec["ppid"]) && rec["prog"] != "" &&
+		(rec["state"] == "running" || rec["state"] == "exited") &&
+		is_seconds(rec["start_s"]) && is_seconds(rec["now_s"])
+}
+
+# A counter of this record; a key it lacks counts 0.
+function key(k) { return (k in rec) ? rec[k] + 0 : 0 }
+
+# ---- one record into the totals --------------------------------------------
+function fold_record(    p, start, now) {
+	p = rec["pid"] + 0
+	nproc++
+	proc_of_pid[p] = nproc
+	proc_pid[nproc] = p
+	proc_ppid[nproc] = rec["ppid"] + 0
+	proc_prog[nproc] = rec["prog"]
+	if (!(proc_ppid[nproc] in children_recorded)) children_recorded[proc_ppid[nproc]] = 0
+	children_recorded[proc_ppid[nproc]]++
+	# Children it was seen to start: forks (fork(2); not _Fork), spawns
+	# (posix_spawn, system, popen), and vfork children, which count
+	# themselves in the memory they share with it.
+	proc_started[nproc] = key("cpus.forks") + key("spawns") + key("vforks")
+	if (rec["state"] == "running") running_pid[++nrunning] = p
+	start = rec["start_s"] * 1e9; now = rec["now_s"] * 1e9
+	if (t0 < 0 || start < t0) { t0 = start; first_prog = rec["prog"] }
+	if (now > t1) t1 = now
+	top_ns = 0; top_what = ""
+	each_mitigation("fold")
+	proc_top_ns[nproc] = top_ns
+	proc_top_what[nproc] = top_what
+}
+
+# ---- the registry: one line per mitigation, in the report's order ---------
+# Each NAME_rules(phase) is that mitigation's whole part of the report:
+#   "init"     its totals zeroed (before the first record)
+#   "fold"     this record (rec[]) into its totals; returns the native time
+#              the record spent in its calls (the "top processes" list)
+#   "derive"   once all records are in: what its row and suggestion need
+#   "row"      prints its row
+#   "suggest"  adds its reason, option, note or caveat (add_reason & co.)
+function each_mitigation(phase) {
+	mitigation_said(phase, "readlink", readlink_rules(phase))
+	mitigation_said(phase, "urandom", urandom_rules(phase))
+	mitigation_said(phase, "getrandom", getrandom_rules(phase))
+	mitigation_said(phase, "cpus (fork)", cpus_rules(phase))
+}
+
+function mitigation_said(phase, name, ns) {
+	if (phase == "fold" && ns > top_ns) { top_ns = ns; top_what = name }
+}
+
+# ---- helpers -----------------------------------------------------------------
+function ms(ns) { return sprintf("%.1f ms", ns / 1e6) }
+function us(ns) { return sprintf("%.1f us", ns / 1e3) }
+function share_of_run(ns) { return wall_ns > 0 ? sprintf("%.1f%%", 100 * ns / wall_ns) : "-" }
+function mean(total, count) { return count > 0 ? total / count : 0 }
+# Worth suggesting: 100 ms, or 1% of the run.
+function worth(ns) { return ns >= 100e6 || (wall_ns > 0 && ns >= 0.01 * wall_ns) }
+function row(name, calls, ns, saved, basis) {
+	printf "%-10s %8d calls  %10s native  %7s of the run  saves ~%s (%s)\n", \
+		name, calls, ms(ns), share_of_run(ns), ms(saved), basis
+}
+function add_reason(text) { reasons = reasons (reasons == "" ? "" : "; ") text }
+function add_note(text) { notes = notes (notes == "" ? "" : "\n") "note: " text }
+function add_option(text) { options = options " " text }
+
+# One word for sh: as it is when it holds only characters no shell treats
+# specially, else in single quotes, each ' as '\''.
+function sh_quote(s,    out) {
+	if (s != "" && s !~ /[^A-Za-z0-9_.\/:=,+@%-]/) return s
+	out = ""
+	while (match(s, /'/)) {
+		out = out substr(s, 1, RSTART - 1) "'\\''"
+		s = substr(s, RSTART + 1)
+	}
+	return "'" out s "'"
+}
+
+# ---- readlink -----------------------------------------------------------------
+function readlink_rules(phase,    k) {
+	if (phase == "init") {
+		readlink_calls = readlink_ns = readlink_short = readlink_short_ns = 0
+		readlink_stat = readlink_stat_ns = readlink_stat_each = readlink_saved = 0
+		for (k = 1; k <= 4; k++) readlink_kind_calls[k] = 0
+	}
+	if (phase == "fold") return readlink_fold()
+	if (phase == "derive") readlink_derive()
+	else if (phase == "row") readlink_row()
+	else if (phase == "suggest") readlink_suggest()
+	return 0
+}
+
+function readlink_fold(    k) {
+	for (k = 1; k <= 4; k++) {
+		readlink_kind_calls[k] += key("readlink." READLINK_KIND[k])
+		readlink_calls += key("readlink." READLINK_KIND[k])
+	}
+	readlink_ns += key("readlink.ns")
+	readlink_short += key("readlink.short"); readlink_short_ns += key("readlink.short_ns")
+	readlink_stat += key("readlink.stat"); readlink_stat_ns += key("readlink.stat_ns")
+	return key("readlink.ns")
+}
+
+# The saving: each short-circuited call's native time less the stat that
+# answers it instead.
+function readlink_derive() {
+	readlink_stat_each = mean(readlink_stat_ns, readlink_stat)
+	readlink_saved = readlink_short_ns - readlink_short * readlink_stat_each
+	if (readlink_saved < 0) readlink_saved = 0
+}
+
+function readlink_row() {
+	row("readlink", readlink_calls, readlink_ns, readlink_saved, \
+		sprintf("%d of them answered from a stat of %s instead of %s each; socket %d, door %d, pipe %d, other %d", \
+		readlink_short, us(readlink_stat_each), readlink_short ? us(readlink_short_ns / readlink_short) : "-", \
+		readlink_kind_calls[1], readlink_kind_calls[2], readlink_kind_calls[3], readlink_kind_calls[4]))
+}
+
+function readlink_suggest() {
+	if (worth(readlink_saved) && readlink_short)
+		add_reason(sprintf("readlink would save ~%s (%s of the run)", ms(readlink_saved), share_of_run(readlink_saved)))
+}
+
+# ---- urandom ------------------------------------------------------------------
+function urandom_rules(phase) {
+	if (phase == "init")
+		urandom_calls = urandom_ns = urandom_opens_cloexec = urandom_opens = urandom_small_reads = \
+			urandom_big_reads = urandom_closes = urandom_reserve_saved = urandom_exact_saved = \
+			urandom_dup_close_ns = urandom_dup_fallback = 0
+	if (phase == "fold") return urandom_fold()
+	if (phase == "row") urandom_row()
+	else if (phase == "suggest") urandom_suggest()
+	return 0
+}
+
+# Reserve mode answers every call the pool takes; exact mode (the default)
+# keeps a duplicate and its close per open, timed in the process
+# (dup_close_ns), else counted at a native close each for both (a record
+# from before that key).
+function urandom_fold(    opens, reads, pooled_ns, closes, close_ns, dup_close, exact_saved) {
+	opens = key("urandom.open_cloexec") + key("urandom.open_plain")
+	reads = key("urandom.read_le16") + key("urandom.read_le64") + key("urandom.read_le256") + \
+		key("urandom.read_le4096")
+	closes = key("urandom.close"); close_ns = key("urandom.close_ns")
+	urandom_calls += opens + reads + key("urandom.read_big") + closes
+	urandom_ns += key("urandom.open_ns") + key("urandom.read_ns") + key("urandom.read_big_ns") + close_ns
+	urandom_opens_cloexec += key("urandom.open_cloexec"); urandom_opens += opens
+	urandom_small_reads += reads; urandom_big_reads += key("urandom.read_big")
+	urandom_closes += closes
+	pooled_ns = key("urandom.open_ns") + key("urandom.read_ns") + close_ns
+	urandom_reserve_saved += pooled_ns
+	dup_close = key("urandom.dup_close_ns")
+	# A kernel without F_DUPFD_CLOEXEC: the duplicate is two calls.
+	if (key("urandom.dup_fallback")) urandom_dup_fallback = 1
+	if (dup_close > 0) {
+		exact_saved = pooled_ns - opens * dup_close
+		if (!urandom_dup_close_ns || dup_close < urandom_dup_close_ns) urandom_dup_close_ns = dup_close
+	} else {
+		exact_saved = pooled_ns - close_ns - mean(close_ns, closes) * opens
+	}
+	if (exact_saved > 0) urandom_exact_saved += exact_saved
+	return key("urandom.open_ns") + key("urandom.read_ns") + key("urandom.read_big_ns") + close_ns
+}
+
+function urandom_row() {
+	row("urandom", urandom_calls, urandom_ns, urandom_exact_saved, \
+		sprintf("kernel time of %d opens (%d O_CLOEXEC), %d reads <= 4096 B and %d closes, less a duplicate and its close per open (exact mode, the default; %s each here%s); %d larger reads stay; --urandom=reserve, which makes neither, ~%s", \
+		urandom_opens, urandom_opens_cloexec, urandom_small_reads, urandom_closes, \
+		urandom_dup_close_ns ? us(urandom_dup_close_ns) : "as a close twice", \
+		urandom_dup_fallback ? ", by F_DUPFD then F_SETFD: no F_DUPFD_CLOEXEC here" : "", urandom_big_reads, \
+		ms(urandom_reserve_saved)))
+}
+
+# The suggested command keeps the default exact mode: its saving is the one
+# quoted; reserve mode changes what a closed number shows, so it is named
+# for the operator to choose, never suggested.
+function urandom_suggest() {
+	if (!urandom_calls) return
+	if (worth(urandom_exact_saved))
+		add_reason(sprintf("urandom would save ~%s (%s of the run; ~%s with --urandom=reserve)", \
+			ms(urandom_exact_saved), share_of_run(urandom_exact_saved), ms(urandom_reserve_saved)))
+	else if (worth(urandom_reserve_saved))
+		add_note(sprintf("urandom: exact mode would save only ~%s; --urandom=reserve would save ~%s, but a closed descriptor then stays open (fastpath(7))", \
+			ms(urandom_exact_saved), ms(urandom_reserve_saved)))
+}
+
+# ---- getrandom ----------------------------------------------------------------
+function getrandom_rules(phase) {
+	if (phase == "init") getrandom_calls = getrandom_ns = 0
+	if (phase == "fold") return getrandom_fold()
+	if (phase == "row") getrandom_row()
+	else if (phase == "suggest") getrandom_suggest()
+	return 0
+}
+
+function getrandom_fold() {
+	getrandom_calls += key("getrandom.calls")
+	getrandom_ns += key("getrandom.ns")
+	return key("getrandom.ns")
+}
+
+function getrandom_row() {
+	row("getrandom", getrandom_calls, getrandom_ns, getrandom_ns, \
+		"kernel time of the small calls, served from the pool only with --getrandom")
+}
+
+function getrandom_suggest() {
+	if (!worth(getrandom_ns) || !getrandom_calls) return
+	add_reason(sprintf("getrandom would save ~%s (%s of the run)", ms(getrandom_ns), share_of_run(getrandom_ns)))
+	add_option("--getrandom")
+	caveat = "caveat: --getrandom serves getrandom() from a user-space pool, which cannot see a VM snapshot being restored: not for VMs that are snapshotted or cloned"
+}
+
+# ---- cpus ---------------------------------------------------------------------
+function cpus_rules(phase) {
+	if (phase == "init") cpus_init()
+	if (phase == "fold") return cpus_fold()
+	if (phase == "derive") { cpus_find_pool(); cpus_fork_growth() }
+	else if (phase == "row") cpus_row()
+	else if (phase == "suggest") cpus_suggest()
+	return 0
+}
+
+function bucket_threads(i) { return BUCKET_THREADS[i] }
+function bucket_label(i) { return i == NBUCKETS - 1 ? "256+" : (i == 0 ? "1" : bucket_threads(i) "-" (2 * bucket_threads(i) - 1)) }
+
+function cpus_init(    i) {
+	cpus_queries = cpus_threads = cpus_threads_max = cpus_forks = cpus_fork_ns = 0
+	pool_size = pool_asker = 0; pool_maker = ""
+	fork_grows = cpus_saved = 0; cap_bucket = cpus_low = cpus_high = -1
+	for (i = 1; i <= NQUERIES; i++) cpus_query_calls[i] = cpus_query_answer[i] = 0
+	for (i = 0; i < NBUCKETS; i++) fork_count[i] = fork_ns[i] = 0
+}
+
+function cpus_fold(    i, q, asked, answer, most, ppid) {
+	asked = 0
+	proc_cpu_answer[nproc] = 0; proc_cpu_query[nproc] = ""
+	for (i = 1; i <= NQUERIES; i++) {
+		q = key("cpus.q_" CPU_QUERY[i]); answer = key("cpus.a_" CPU_QUERY[i])
+		asked += q
+		cpus_query_calls[i] += q
+		if (answer > cpus_query_answer[i]) cpus_query_answer[i] = answer
+		if (q && answer > proc_cpu_answer[nproc]) {
+			proc_cpu_answer[nproc] = answer
+			proc_cpu_query[nproc] = CPU_QUERY[i]
+		}
+	}
+	cpus_queries += asked
+	proc_threads[nproc] = key("cpus.threads")
+	cpus_threads += key("cpus.threads")
+	most = key("cpus.threads_max")
+	if (most > cpus_threads_max) cpus_threads_max = most
+	# A pool's threads, siblings and parents: see cpus_find_pool.
+	ppid = proc_ppid[nproc]
+	if (!(ppid in children_threads) || key("cpus.threads") > children_threads[ppid])
+		children_threads[ppid] = key("cpus.threads")
+	cpus_forks += key("cpus.forks")
+	cpus_fork_ns += key("cpus.fork_ns")
+	for (i = 0; i < NBUCKETS; i++) {
+		fork_count[i] += key("cpus.fork_t" bucket_threads(i))
+		fork_ns[i] += key("cpus.fork_t" bucket_threads(i) "_ns")
+	}
+	return key("cpus.fork_ns") / (most > 1 ? most - 1 : 1)
+}
+
+# A pool sized from the CPU count: a process was told N CPUs (N > 1), and
+# at least N threads were made in it, in its parent, or in a sibling (a
+# process of the same parent): a shell's $(getconf _NPROCESSORS_ONLN)
+# handed to the program it starts.  The largest such N is the pool.
+function cpus_find_pool(    i, n, parent, threads, maker) {
+	pool_size = 0
+	for (i = 1; i <= nproc; i++) {
+		n = proc_cpu_answer[i]
+		if (n <= 1 || n <= pool_size) continue
+		parent = (proc_ppid[i] in proc_of_pid) ? proc_of_pid[proc_ppid[i]] : 0
+		threads = proc_threads[i]; maker = i
+		if (parent && proc_threads[parent] > threads) { threads = proc_threads[parent]; maker = parent }
+		if (children_threads[proc_ppid[i]] > threads) { threads = children_threads[proc_ppid[i]]; maker = 0 }
+		if (threads < n) continue
+		pool_size = n
+		pool_asker = i
+		pool_maker = maker ? proc_prog[maker] : sibling_with_threads(proc_ppid[i], threads)
+	}
+}
+
+function sibling_with_threads(ppid, threads,    i) {
+	for (i = 1; i <= nproc; i++)
+		if (proc_ppid[i] == ppid && proc_threads[i] == threads) return proc_prog[i]
+	return "?"
+}
+
+# Fork time against live threads: grows when the forks made with the most
+# threads alive (a bucket seen twice) took at least twice those made with
+# the fewest.  Capped at K, the most threads at which fork was seen within
+# 2x of the fewest, the later forks would have cost what those did.  Forks
+# of a pool overlap: its threads wait in fork side by side, so the time
+# saved is per worker (wall time), not the sum over them.
+function cpus_fork_growth(    i, low, high, cheap, workers) {
+	low = -1; high = -1
+	for (i = 0; i < NBUCKETS; i++) {
+		if (fork_count[i] && low < 0) low = i
+		if (fork_count[i] >= 2) high = i
+	}
+	fork_grows = 0; cap_bucket = -1; cpus_saved = 0
+	cpus_low = low; cpus_high = high
+	if (low < 0 || high <= low) return
+	cheap = mean(fork_ns[low], fork_count[low])
+	if (cheap <= 0 || mean(fork_ns[high], fork_count[high]) < 2 * cheap) return
+	fork_grows = 1
+	cap_bucket = low
+	for (i = low + 1; i < NBUCKETS; i++) {
+		if (!fork_count[i]) continue
+		if (mean(fork_ns[i], fork_count[i]) >= 2 * cheap) break
+		cap_bucket = i
+	}
+	for (i = cap_bucket + 1; i < NBUCKETS; i++)
+		if (fork_count[i]) cpus_saved += fork_count[i] * (mean(fork_ns[i], fork_count[i]) - cheap)
+	workers = cpus_threads_max > 1 ? cpus_threads_max - 1 : 1
+	cpus_saved /= workers
+	if (cpus_saved > wall_ns) cpus_saved = wall_ns
+}
+
+function cpus_row(    i, asked, workers) {
+	asked = ""
+	for (i = 1; i <= NQUERIES; i++)
+		if (cpus_query_calls[i])
+			asked = asked sprintf("%s%s x%d -> %d", asked == "" ? "" : ", ", CPU_QUERY[i], \
+				cpus_query_calls[i], cpus_query_answer[i])
+	workers = cpus_threads_max > 1 ? cpus_threads_max - 1 : 1
+	row("cpus", cpus_queries, cpus_fork_ns / workers, cpus_saved, \
+		sprintf("queries: %s; %d threads made, %d alive at most; %d forks, time in fork per worker", \
+		asked == "" ? "none" : asked, cpus_threads, cpus_threads_max, cpus_forks))
+	if (!cpus_forks) return
+	print "  fork time by threads alive when it began:"
+	for (i = 0; i < NBUCKETS; i++)
+		if (fork_count[i])
+			printf "    %-8s %6d forks  mean %s\n", bucket_label(i), fork_count[i], ms(mean(fork_ns[i], fork_count[i]))
+}
+
+# Who was told the count, and who made the pool, when they differ.
+function pool_origin() {
+	if (proc_threads[pool_asker] >= pool_size) return ""
+	return sprintf(" (%s asked %s, %s made the threads)", proc_prog[pool_asker], \
+		proc_cpu_query[pool_asker], pool_maker)
+}
+
+function cpus_suggest(    cap) {
+	if (!pool_size) return
+	if (fork_grows && worth(cpus_saved)) {
+		cap = bucket_threads(cap_bucket)
+		add_reason(sprintf("the program sized a pool of %d from the CPU count%s, and fork took %s with %s threads alive but %s with %s: capped at %d (the most threads at which fork was seen within 2x of that), it would save ~%s", \
+			pool_size, pool_origin(), ms(mean(fork_ns[cpus_low], fork_count[cpus_low])), bucket_label(cpus_low), \
+			ms(mean(fork_ns[cpus_high], fork_count[cpus_high])), bucket_label(cpus_high), cap, ms(cpus_saved)))
+		add_option("--cpus " cap)
+	} else if (cpus_forks && !fork_grows) {
+		add_note(sprintf("the program sized a pool of %d from the CPU count%s, but fork time did not grow with live threads here: no --cpus", \
+			pool_size, pool_origin()))
+	}
+}
+
+# ---- processes ----------------------------------------------------------------
+# Left no record: each recorded process's children seen started less those
+# that left a record, the command itself if it left none, and the records
+# still "running" whose process is gone.  Exact unless a process has more
+# recorded children than it was seen to start (a start the survey cannot
+# see: vfork from a program without our exec wrappers, a raw clone, children
+# of an image that was then replaced by exec), or a record's parent is
+# neither recorded nor the command: then a lower bound, and said so.
+function count_processes(    i, p, kids) {
+	missing = 0; missing_exact = 1
+	for (i = 1; i <= nproc; i++) {
+		p = proc_pid[i]
+		kids = (p in children_recorded) ? children_recorded[p] : 0
+		if (proc_started[i] > kids) missing += proc_started[i] - kids
+		else if (kids > proc_started[i]) missing_exact = 0
+		if (root_pid > 0 && p != root_pid && !(proc_ppid[i] in proc_of_pid) && proc_ppid[i] != root_pid)
+			missing_exact = 0
+	}
+	if (root_pid > 0 && !(root_pid in proc_of_pid)) missing++
+	still_running = 0
+	mark_gone_processes()
+	for (i = 1; i <= nrunning; i++)
+		if (running_pid[i] in gone) missing++
+		else still_running++
+}
+
+# gone[pid] for each "running" record whose process is gone: kill -0, in
+# batches of 200 pids per shell (pids are checked digits).
+function mark_gone_processes(    how, i, j, cmd, pid) {
+	how = environment("FP_SURVEY_ALIVE")
+	for (i = 1; i <= nrunning; i += 200) {
+		if (how == "all") continue
+		if (how == "none") {
+			for (j = i; j <= nrunning && j < i + 200; j++) gone[running_pid[j]] = 1
+			continue
+		}
+		cmd = "for p in"
+		for (j = i; j <= nrunning && j < i + 200; j++) cmd = cmd " " running_pid[j]
+		cmd = cmd "; do kill -0 $p 2>/dev/null || [ -d /proc/$p ] || echo $p; done"
+		while ((cmd | getline pid) > 0) gone[pid + 0] = 1
+		close(cmd)
+	}
+}
+
+# ---- the report ----------------------------------------------------------------
+function report() {
+	wall_ns = t1 > t0 && t0 >= 0 ? t1 - t0 : 0
+	count_processes()
+	each_mitigation("derive")
+	printf "fastpath survey of: %s\n", surveyed_command()
+	printf "processes: %d recorded, %s%d left no record", nproc, missing_exact ? "" : "at least ", missing
+	if (still_running) printf ", %d still running", still_running
+	printf "; wall time %s\n", ms(wall_ns)
+	if (unreadable) printf "(%d unreadable record(s) ignored)\n", unreadable
+	print ""
+	each_mitigation("row")
+	print ""
+	top_processes()
+	print ""
+	suggest()
+}
+
+function top_processes(    j, i, best, chosen) {
+	print "top processes:"
+	for (j = 1; j <= 5; j++) {
+		best = -1; chosen = 0
+		for (i = 1; i <= nproc; i++)
+			if (!(i in shown) && proc_top_ns[i] > best) { best = proc_top_ns[i]; chosen = i }
+		if (!chosen || (best == 0 && j > 1)) break
+		shown[chosen] = 1
+		printf "  %7d %-16s %s %s\n", proc_pid[chosen], proc_prog[chosen], \
+			best ? proc_top_what[chosen] : "-", best ? ms(best) : ""
+	}
+}
+
+# The command, as interpose quoted it (sh words, which pasted into a POSIX
+# shell give back its argument vector, whatever its bytes), else the name
+# of the earliest process, quoted, and "...".
+function surveyed_command(    file, line, text, got, lines) {
+	file = environment("FP_SURVEY_COMMAND")
+	if (file != "") {
+		text = ""; lines = 0
+		while ((got = (getline line < file)) > 0)
+			text = text (lines++ ? "\n" : "") line
+		close(file)
+		if (got == 0 && text != "") return text
+	}
+	return first_prog == "" ? "..." : sh_quote(first_prog) " ..."
+}
+
+# The suggestion: every mitigation's reason, notes and caveat, then the
+# one "suggest:" line, the last of the report.
+function suggest() {
+	reasons = ""; notes = ""; options = ""; caveat = ""
+	each_mitigation("suggest")
+	if (notes != "") print notes
+	if (reasons == "") { print "suggest: nothing to mitigate"; return }
+	if (caveat != "") print caveat
+	print "reason: " reasons
+	print "suggest: interpose" options " -- " surveyed_command()
+}

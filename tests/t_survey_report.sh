@@ -1,0 +1,448 @@
+#!/bin/sh
+# The survey report (survey.awk) as a unit: each row's rule, each
+# suggestion and note, the process count, and hostile or huge record
+# directories, on records made to measure; run under every awk this
+# machine has (mawk, Debian's default; gawk, with --lint; the one true awk,
+# the nearest here to illumos' nawk; busybox), each a [tag].  Then what
+# interpose adds: the command quoted back exactly, one line of reason when
+# no report can be made.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+AWKS=$T_TMP/awks
+nl='
+'
+
+# rec FILE [KEY VALUE]...: a record: the header (the pid from FILE's name,
+# ppid 1, prog p, exited, a run of 10 s), then each KEY VALUE; a header key
+# given replaces the header's value.
+hdr() {
+	_k=$1 _v=$2
+	shift 2
+	while [ $# -ge 2 ]; do
+		[ "$1" = "$_k" ] && _v=$2
+		shift 2
+	done
+	printf '%s %s\n' "$_k" "$_v"
+}
+rec() {
+	_f=$1
+	shift
+	_p=${_f##*/}
+	{
+		printf 'fastpath-survey 1\n'
+		hdr pid "${_p%.rec}" "$@"
+		hdr ppid 1 "$@"
+		hdr prog p "$@"
+		hdr state exited "$@"
+		hdr start_s 1.000000000 "$@"
+		hdr now_s 11.000000000 "$@"
+		while [ $# -ge 2 ]; do
+			case $1 in
+			pid | ppid | prog | state | start_s | now_s) ;;
+			*) printf '%s %s\n' "$1" "$2" ;;
+			esac
+			shift 2
+		done
+		printf 'end 0\n'
+	} >"$_f"
+}
+fresh() { rm -rf "$T_TMP/m" && mkdir "$T_TMP/m"; }
+
+# report [VAR=VALUE]...: interpose --survey-report of $T_TMP/m with the awk
+# under test first in PATH, bounded by timeout; $T_TMP/rep gets stdout,
+# $T_TMP/err stderr; the exit status is the report's.
+report() {
+	env PATH="$AWKS/$AWK_NAME:$PATH" "$@" timeout 60 "$INTERPOSE" --survey-report "$T_TMP/m" \
+		>"$T_TMP/rep" 2>"$T_TMP/err"
+	_rc=$?
+	cat "$T_TMP/err" >>"$T_TMP/lint.$AWK_NAME"
+	return $_rc
+}
+# report_root ROOTPID: the report as interpose --survey starts it, for a
+# known command pid (the listing as interpose makes it).
+report_root() {
+	(cd "$T_TMP/m" && { find . ! -name . -prune -name '*.rec' -type f -print; echo //; } |
+		FP_SURVEY_ROOT=$1 LC_ALL=C timeout 60 "$AWKS/$AWK_NAME/awk" -f "$TOP/survey.awk") \
+		>"$T_TMP/rep" 2>>"$T_TMP/lint.$AWK_NAME"
+}
+last() { tail -n 1 "$T_TMP/rep"; }
+line() { grep "^$1" "$T_TMP/rep"; }
+has() { # NAME ERE: passes when a line of the report matches ERE
+	if grep -Eq "$2" "$T_TMP/rep"; then ok "$1"; else fail "$1" "$(cat "$T_TMP/rep" "$T_TMP/err")"; fi
+}
+hasnt() {
+	if grep -Eq "$2" "$T_TMP/rep"; then fail "$1" "$(grep -E "$2" "$T_TMP/rep")"; else ok "$1"; fi
+}
+unreadable() { # NAME N: the report was made, and counted N unreadable
+	if [ "$(last | cut -c1-9)" = "suggest: " ] && grep -q "^($2 unreadable record(s) ignored)$" "$T_TMP/rep"; then
+		ok "$1"
+	else
+		fail "$1" "$(head -n 3 "$T_TMP/rep"; cat "$T_TMP/err")"
+	fi
+}
+
+# ---- the rows and their rules ----------------------------------------------
+units() {
+	# readlink: each short-circuited call's time less a stat's.
+	fresh
+	rec "$T_TMP/m/10.rec" readlink.socket 1000 readlink.ns 500000000 readlink.short 1000 \
+		readlink.short_ns 500000000 readlink.stat 1000 readlink.stat_ns 2000000
+	report
+	has "readlink row: calls, native time, share, saving, basis" \
+		'^readlink +1000 calls +500\.0 ms native +5\.0% of the run  saves ~498\.0 ms \(1000 of them answered from a stat of 2\.0 us instead of 500\.0 us each; socket 1000, door 0, pipe 0, other 0\)$'
+	expect_eq "readlink rule: the reason" "reason: readlink would save ~498.0 ms (5.0% of the run)" "$(line reason:)"
+	expect_eq "readlink rule: suggests the mitigations, the command by its first process" \
+		"suggest: interpose -- p ..." "$(last)"
+	rec "$T_TMP/m/10.rec" readlink.socket 1000 readlink.ns 500000000
+	report
+	expect_eq "readlink rule: calls none of which it would answer: nothing" "suggest: nothing to mitigate" "$(last)"
+	rec "$T_TMP/m/10.rec" readlink.socket 1000 readlink.ns 500000000 readlink.short 1000 \
+		readlink.short_ns 500000000 readlink.stat 1000 readlink.stat_ns 900000000000
+	report
+	expect_eq "readlink rule: a stat dearer than the call saves nothing" "suggest: nothing to mitigate" "$(last)"
+	has "readlink rule: a saving never below zero" '^readlink .* saves ~0\.0 ms'
+
+	# urandom: exact mode's saving suggested, reserve's named beside it.
+	urec() { # OPENS OPEN_NS READ_NS CLOSE_NS [DUP_CLOSE_NS]
+		set -- urandom.open_cloexec "$1" urandom.open_ns "$2" urandom.read_le16 "$1" \
+			urandom.read_ns "$3" urandom.close "$1" urandom.close_ns "$4" ${5:+urandom.dup_close_ns "$5"}
+		rec "$T_TMP/m/200.rec" prog tok "$@"
+	}
+	fresh
+	urec 1000 1000000000 500000000 200000000
+	report
+	expect_eq "urandom rule: the reason quotes exact mode's saving, and reserve's beside it" \
+		"reason: urandom would save ~1300.0 ms (13.0% of the run; ~1700.0 ms with --urandom=reserve)" \
+		"$(line reason:)"
+	has "urandom row: saves what the suggested command saves" \
+		'^urandom +3000 calls +1700\.0 ms native +17\.0% of the run  saves ~1300\.0 ms .*reserve.* ~1700\.0 ms\)$'
+	expect_eq "urandom rule: suggests the default mode" "suggest: interpose -- tok ..." "$(last)"
+	urec 1000 1000000000 500000000 200000000 100000
+	report
+	expect_eq "urandom rule: exact mode's saving with the timed duplicate" \
+		"reason: urandom would save ~1600.0 ms (16.0% of the run; ~1700.0 ms with --urandom=reserve)" \
+		"$(line reason:)"
+	has "urandom row: names the timed cost" '^urandom .*\(exact mode, the default; 100\.0 us each here\)'
+	urec 1000 50000000 10000000 80000000
+	report
+	expect_eq "urandom rule: reserve alone worth it: a note, not a suggestion" \
+		"note: urandom: exact mode would save only ~0.0 ms; --urandom=reserve would save ~140.0 ms, but a closed descriptor then stays open (fastpath(7))
+suggest: nothing to mitigate" "$(tail -n 2 "$T_TMP/rep")"
+	urec 10 1000000 100000 100000
+	report
+	expect_eq "urandom rule: too little either way: no note, nothing" "suggest: nothing to mitigate" "$(tail -n 2 "$T_TMP/rep" | grep -v '^$')"
+
+	# getrandom: only with --getrandom, and its caveat.
+	fresh
+	rec "$T_TMP/m/7.rec" getrandom.calls 50000 getrandom.ns 200000000
+	report
+	expect_eq "getrandom rule: --getrandom, with its caveat and reason" \
+		"caveat: --getrandom serves getrandom() from a user-space pool, which cannot see a VM snapshot being restored: not for VMs that are snapshotted or cloned
+reason: getrandom would save ~200.0 ms (2.0% of the run)
+suggest: interpose --getrandom -- p ..." "$(tail -n 3 "$T_TMP/rep")"
+	rec "$T_TMP/m/7.rec" getrandom.calls 50 getrandom.ns 200000
+	report
+	expect_eq "getrandom rule: too little: nothing" "suggest: nothing to mitigate" "$(last)"
+
+	# cpus: a pool sized from the count, fork dearer with more threads.
+	pool() { # FILE T1_COUNT T1_NS T128_COUNT T128_NS [KEY VALUE]...
+		_f=$1 _c1=$2 _n1=$3 _c2=$4 _n2=$5
+		shift 5
+		rec "$_f" cpus.threads 128 cpus.threads_max 129 cpus.forks $((_c1 + _c2)) \
+			cpus.fork_ns $((_n1 + _n2)) cpus.fork_t1 "$_c1" cpus.fork_t1_ns "$_n1" \
+			cpus.fork_t128 "$_c2" cpus.fork_t128_ns "$_n2" "$@"
+	}
+	fresh
+	pool "$T_TMP/m/100.rec" 4 4000000 1000 500000000000 prog pool cpus.q_sysconf 1 cpus.a_sysconf 128
+	report
+	expect_eq "cpus rule: fork grows with threads: --cpus at the last cheap count" \
+		"suggest: interpose --cpus 1 -- pool ..." "$(last)"
+	has "cpus rule: the reason, from the histogram" \
+		'^reason: the program sized a pool of 128 from the CPU count, and fork took 1\.0 ms with 1 threads alive but 500\.0 ms with 128-255: capped at 1 '
+	has "cpus row: queries, threads, forks" '^cpus +1 calls .*queries: sysconf x1 -> 128; 128 threads made, 129 alive at most; 1004 forks'
+	has "cpus row: the histogram" '^    128-255 +1000 forks  mean 500\.0 ms$'
+	pool "$T_TMP/m/100.rec" 4 4000000 1000 1100000000 prog pool cpus.q_sysconf 1 cpus.a_sysconf 128
+	report
+	expect_eq "cpus rule: fork flat: a note, no --cpus" \
+		"note: the program sized a pool of 128 from the CPU count, but fork time did not grow with live threads here: no --cpus
+suggest: nothing to mitigate" "$(tail -n 2 "$T_TMP/rep")"
+	rec "$T_TMP/m/100.rec" cpus.q_sysconf 1 cpus.a_sysconf 128 cpus.threads 128 cpus.threads_max 129
+	report
+	expect_eq "cpus rule: a pool that never forks: nothing, no note" "suggest: nothing to mitigate" "$(tail -n 2 "$T_TMP/rep" | grep -v '^$')"
+	pool "$T_TMP/m/100.rec" 4 4000000 1000 500000000000 cpus.q_sysconf 1 cpus.a_sysconf 1
+	report
+	expect_eq "cpus rule: told one CPU: no pool sized from the count" "suggest: nothing to mitigate" "$(last)"
+	pool "$T_TMP/m/100.rec" 4 4000000 1000 500000000000 cpus.q_sysconf 1 cpus.a_sysconf 256
+	report
+	expect_eq "cpus rule: fewer threads than it was told: no pool" "suggest: nothing to mitigate" "$(last)"
+	# Forks at 1 thread that took no time (issue 29: the rule never ended).
+	rec "$T_TMP/m/100.rec" cpus.q_sysconf 1 cpus.a_sysconf 4 cpus.threads 4 cpus.threads_max 5 \
+		cpus.forks 3 cpus.fork_t1 1 cpus.fork_t1_ns 0 cpus.fork_t4 2 cpus.fork_t4_ns 2000000
+	report
+	expect_eq "cpus rule: forks of no time at the fewest threads: ends, fork growth unknown" \
+		"0 note: the program sized a pool of 4 from the CPU count, but fork time did not grow with live threads here: no --cpus" \
+		"$? $(line note:)"
+
+	# The pool across processes: a getconf child told the count, a sibling
+	# (seed 002: $(getconf ...) handed to the program) or the parent made it.
+	fresh
+	rec "$T_TMP/m/100.rec" prog sh cpus.forks 1 vforks 1
+	rec "$T_TMP/m/101.rec" prog getconf ppid 100 start_s 2.0 cpus.q_sysconf 1 cpus.a_sysconf 128
+	pool "$T_TMP/m/102.rec" 4 4000000 1000 500000000000 prog pooln ppid 100 start_s 3.0
+	report
+	expect_eq "cpus rule: a sibling's pool of a getconf child's count: --cpus" \
+		"suggest: interpose --cpus 1 -- sh ..." "$(last)"
+	has "cpus rule: the reason says who asked and who made the pool" \
+		'^reason: the program sized a pool of 128 from the CPU count \(getconf asked sysconf, pooln made the threads\), and fork took'
+	fresh
+	pool "$T_TMP/m/100.rec" 4 4000000 1000 500000000000 prog pooln
+	rec "$T_TMP/m/101.rec" prog nproc ppid 100 start_s 2.0 cpus.q_sched_getaffinity 1 cpus.a_sched_getaffinity 128
+	report
+	expect_eq "cpus rule: the parent's pool of a child's count (nproc): --cpus" \
+		"suggest: interpose --cpus 1 -- pooln ..." "$(last)"
+	fresh
+	rec "$T_TMP/m/100.rec" prog sh cpus.forks 2
+	rec "$T_TMP/m/101.rec" prog sh ppid 100 cpus.forks 1
+	rec "$T_TMP/m/102.rec" prog sh ppid 100 cpus.forks 1
+	rec "$T_TMP/m/103.rec" prog grep ppid 101 cpus.q_files 1 cpus.a_files 128
+	pool "$T_TMP/m/104.rec" 4 4000000 1000 500000000000 prog pooln ppid 102
+	report
+	expect_eq "cpus rule: a cousin's threads are not a pool of that count" "suggest: nothing to mitigate" "$(last)"
+
+	# ---- processes ----------------------------------------------------------
+	fresh
+	rec "$T_TMP/m/100.rec" cpus.forks 1 spawns 1 vforks 1
+	rec "$T_TMP/m/101.rec" ppid 100
+	rec "$T_TMP/m/102.rec" ppid 100
+	rec "$T_TMP/m/103.rec" ppid 100
+	report
+	has "processes: every start seen and recorded: exact" '^processes: 4 recorded, 0 left no record; '
+	rm "$T_TMP/m/102.rec" "$T_TMP/m/103.rec"
+	report
+	has "processes: starts without a record: exact" '^processes: 2 recorded, 2 left no record; '
+	rec "$T_TMP/m/102.rec" ppid 100
+	rec "$T_TMP/m/103.rec" ppid 100
+	rec "$T_TMP/m/104.rec" ppid 100
+	report
+	has "processes: a child whose start was not seen: a lower bound" '^processes: 5 recorded, at least 0 left no record; '
+	fresh
+	rec "$T_TMP/m/101.rec" ppid 100
+	report_root 100
+	has "processes: the command left no record: counted" '^processes: 1 recorded, 1 left no record; '
+	rec "$T_TMP/m/300.rec" ppid 299
+	report_root 100
+	has "processes: a record of an unknown parent: a lower bound" '^processes: 2 recorded, at least 1 left no record; '
+	fresh
+	rec "$T_TMP/m/100.rec" state running
+	report FP_SURVEY_ALIVE=none
+	has "processes: a running record whose process is gone: left no record" '^processes: 1 recorded, 1 left no record; '
+	report FP_SURVEY_ALIVE=all
+	has "processes: a running record whose process runs: still running" '^processes: 1 recorded, 0 left no record, 1 still running; '
+	sleep 30 &
+	alive=$!
+	true &
+	gone=$!
+	wait "$gone"
+	fresh
+	rec "$T_TMP/m/$alive.rec" state running
+	rec "$T_TMP/m/$gone.rec" state running
+	report
+	kill "$alive"
+	has "processes: kill -0 tells the running from the gone" '^processes: 2 recorded, 1 left no record, 1 still running; '
+
+	# ---- records that are not records -----------------------------------------
+	for bad in abc nan -5 1e9 inf 0x10 1.5.2 123456789012345678901234567890; do
+		fresh
+		rec "$T_TMP/m/1.rec"
+		rec "$T_TMP/m/2.rec" cpus.fork_t1_ns "$bad"
+		report
+		unreadable "a value $bad: that record counted unreadable" 1
+	done
+	fresh
+	rec "$T_TMP/m/1.rec"
+	printf 'fastpath-survey 1\npid 2\nppid 1\nprog p\nstate exited\nstart_s 1.0\nnow_s 2.0\n' >"$T_TMP/m/2.rec"
+	printf 'fastpath-survey 2\npid 3\nppid 1\nprog p\nstate exited\nstart_s 1.0\nnow_s 2.0\nend 0\n' >"$T_TMP/m/3.rec"
+	printf 'fastpath-survey 1\nppid 1\nprog p\nstate exited\nstart_s 1.0\nnow_s 2.0\nend 0\n' >"$T_TMP/m/4.rec"
+	rec "$T_TMP/m/5.rec" pid 1
+	printf 'fastpath-survey 1\npid 6\nppid 1\nprog p q\nstate exited\nstart_s 1.0\nnow_s 2.0\nend 0\n' >"$T_TMP/m/6.rec"
+	rec "$T_TMP/m/7.rec" state sleeping
+	: >"$T_TMP/m/8.rec"
+	head -c 70000 /dev/zero | tr '\0' '\n' >"$T_TMP/m/9.rec"
+	report
+	unreadable "no end, another version, no pid, a pid twice, three words, a state unknown, empty, huge: each unreadable" 8
+	fresh
+	rec "$T_TMP/m/1.rec"
+	mkdir "$T_TMP/m/x.rec" "$T_TMP/m/2.rec"
+	ln -s /etc/passwd "$T_TMP/m/3.rec"
+	ln -s "$T_TMP/m/1.rec" "$T_TMP/m/4.rec"
+	rec "$T_TMP/m/.5.rec"
+	rec "$T_TMP/m/6.rec.tmp"
+	if mkfifo "$T_TMP/m/7.rec"; then nfifo=1; else nfifo=0; fi
+	report
+	unreadable "a directory, symlinks, a FIFO as records: unreadable, and no hang" $((3 + nfifo))
+	expect_eq "other names (x.rec, .5.rec, 6.rec.tmp) are not records" "1" \
+		"$(sed -n 's/^processes: \([0-9]*\) recorded.*/\1/p' "$T_TMP/rep")"
+	fresh
+	rec "$T_TMP/m/1.rec"
+	rec "$T_TMP/m/2.rec${nl}3.rec"
+	rec "$T_TMP/m/4${nl}5.rec"
+	rec "$T_TMP/m/3.rec"
+	report
+	expect_eq "names with a newline: not records, and forge none" "processes: 2 recorded" \
+		"$(sed -n 's/^\(processes: [0-9]* recorded\).*/\1/p' "$T_TMP/rep")"
+	if [ "$(id -u)" -eq 0 ] && id nobody >/dev/null 2>&1; then
+		fresh
+		rec "$T_TMP/m/1.rec"
+		rec "$T_TMP/m/2.rec"
+		chown nobody "$T_TMP/m/2.rec"
+		report
+		unreadable "a record owned by another user (not root): unreadable" 1
+	else
+		skip "a record owned by another user" "not root, or no user nobody: cannot make one"
+	fi
+}
+
+# Every awk here, each with a directory that puts it first in PATH as awk.
+mkdir -p "$AWKS"
+for a in mawk gawk original-awk busybox; do
+	command -v "$a" >/dev/null 2>&1 || { skip "the report under $a" "$a is not installed"; continue; }
+	[ "$a" = busybox ] && { busybox awk 'BEGIN {}' >/dev/null 2>&1 || { skip "the report under busybox awk" "this busybox has no awk"; continue; }; }
+	mkdir -p "$AWKS/$a"
+	case $a in
+	busybox) printf '#!/bin/sh\nexec busybox awk "$@"\n' ;;
+	gawk) printf '#!/bin/sh\nexec gawk --lint "$@"\n' ;;
+	*) printf '#!/bin/sh\nexec %s "$@"\n' "$a" ;;
+	esac >"$AWKS/$a/awk"
+	chmod +x "$AWKS/$a/awk"
+	AWK_NAME=$a T_TAG=$a
+	: >"$T_TMP/lint.$a"
+	units
+	T_TAG=
+done
+if [ -f "$T_TMP/lint.gawk" ]; then
+	# A warning about the data (an empty record file) is not the program's.
+	if grep 'warning' "$T_TMP/lint.gawk" | grep -vq "warning: data file \`[^']*' is empty"; then
+		fail "gawk --lint: the report is clean on every case above" "$(sort -u "$T_TMP/lint.gawk" | head -n 20)"
+	else
+		ok "gawk --lint: the report is clean on every case above"
+	fi
+	check "gawk --posix: the report is POSIX awk" sh -c 'echo // | gawk --posix -f survey.awk'
+fi
+
+# ---- huge and changing directories (the machine's own awk) --------------
+AWK_NAME=default
+mkdir -p "$AWKS/default"
+ln -sf "$(command -v awk)" "$AWKS/default/awk"
+: >"$T_TMP/lint.default"
+fresh
+# 100,000 whole records of the present format, parent and children.
+sv=$(mktemp -d)
+env LD_PRELOAD="$FASTPATH_SO" FASTPATH_SURVEY="$sv" sh -c 'exit 0'
+tpl=$(find "$sv" -name '*.rec' | head -n 1)
+(cd "$T_TMP/m" && awk -v tpl="$tpl" 'BEGIN {
+	while ((getline l < tpl) > 0) if (l !~ /^(fastpath-survey|pid|ppid|cpus\.forks|spawns|vforks) /) body[++n] = l
+	for (p = 1000; p < 101000; p++) {
+		f = p ".rec"
+		printf "fastpath-survey 1\npid %d\nppid %d\ncpus.forks %d\n", p, p == 1000 ? 1 : 1000, p == 1000 ? 99999 : 0 > f
+		for (i = 1; i <= n; i++) print body[i] > f
+		close(f)
+	}
+}')
+rm -rf "$sv"
+t0=$(date +%s)
+report
+rc=$?
+t1=$(date +%s)
+expect_eq "100,000 records: reported, exact, in $((t1 - t0)) s (at most 60)" \
+	"0 processes: 100000 recorded, 0 left no record" "$rc $(sed -n 's/;.*//p' "$T_TMP/rep" | grep '^processes')"
+
+# A directory written while it is read: records replaced, added, removed.
+fresh
+rec "$T_TMP/m/1.rec"
+(
+	i=2
+	while [ -d "$T_TMP/m" ]; do
+		rec "$T_TMP/m/.t"
+		mv "$T_TMP/m/.t" "$T_TMP/m/$((i % 50 + 2)).rec" 2>/dev/null
+		rm -f "$T_TMP/m/$(((i + 25) % 50 + 2)).rec"
+		i=$((i + 1))
+	done
+) &
+writer=$!
+good=0
+for i in 1 2 3 4 5; do
+	report && [ "$(last | cut -c1-9)" = "suggest: " ] && good=$((good + 1))
+done
+kill "$writer" 2>/dev/null
+wait "$writer" 2>/dev/null
+expect_eq "a directory written while read: 5 reports of 5, each bounded" 5 "$good"
+
+# ---- interpose: no report, one line ---------------------------------------
+fresh
+rec "$T_TMP/m/1.rec"
+mkdir -p "$AWKS/failing"
+printf '#!/bin/sh\nexit 3\n' >"$AWKS/failing/awk"
+chmod +x "$AWKS/failing/awk"
+AWK_NAME=failing
+report
+expect_eq "awk fails: exit 125, one line of reason" \
+	"125 interpose: the survey report failed (awk exit 3)" "$? $(cat "$T_TMP/err")"
+out=$(env PATH="$AWKS/failing:$PATH" "$INTERPOSE" --survey true 2>&1)
+rc=$?
+case $out in
+"interpose: the survey report failed (awk exit 3)${nl}interpose: the records are kept in "*)
+	kept=${out##* }
+	if [ "$rc" -eq 125 ] && [ -d "$kept" ]; then ok "--survey, no report: 125, the records kept and named"
+	else fail "--survey, no report" "rc $rc, $out"; fi
+	rm -rf "$kept" ;;
+*) fail "--survey, no report: two lines" "rc $rc, $out" ;;
+esac
+if [ "$(id -u)" -eq 0 ] && command -v runuser >/dev/null 2>&1 && id nobody >/dev/null 2>&1 &&
+	runuser -u nobody -- "$INTERPOSE" --version >/dev/null 2>&1; then
+	# A directory it can see (its parent searchable) but not enter.
+	mkdir -m 711 "$T_TMP/open" && mkdir -m 700 "$T_TMP/open/m" && chmod 711 "$T_TMP"
+	out=$(runuser -u nobody -- "$INTERPOSE" --survey-report "$T_TMP/open/m" 2>&1)
+	expect_eq "a directory the user cannot enter: exit 125, one line" \
+		"125 interpose: cannot enter '$T_TMP/open/m'" "$? $out"
+	chmod 700 "$T_TMP"
+else
+	skip "a directory the user cannot enter" "not root with runuser and a user nobody who can run interpose"
+fi
+mkdir -p "$T_TMP/bin"
+cp "$INTERPOSE" "$T_TMP/bin/interpose"
+out=$("$T_TMP/bin/interpose" --survey-report "$T_TMP/m" 2>&1)
+expect_eq "no survey.awk beside interpose: exit 125, one line" \
+	"125 interpose: cannot find survey.awk (looked beside $T_TMP/bin/interpose and in its ../lib/fastpath)" "$? $out"
+
+# ---- the command, quoted back exactly ---------------------------------------
+# Pasted into sh, the suggestion runs the argument vector that ran:
+# backslashes (awk -v would expand them), quotes, newlines, a tab, bytes
+# that are not UTF-8, an empty word, a lone quote, shell syntax.
+L=$TOP/bench/bin/urandom_loop
+if [ -x "$L" ]; then
+	# shellcheck disable=SC2016 # for the inner shell
+	set -- sh -c 'exec "$0" seed 20000' "$L" 'C:\new\dir' 'a\tb\\c' "it's" "'" '' "$(printf 'one\ntwo')" \
+		"$(printf 'tab\there')" "$(printf '\377\376\200')" '$HOME `id` $(id) ; | & * ? [a] ~ #' "$(printf 'end\n\n.')"
+	"$INTERPOSE" --survey -- "$@" 2>"$T_TMP/rep" >/dev/null
+	sugg=$(sed -n '/^suggest: /,$p' "$T_TMP/rep" | sed '1s/^suggest: //')
+	printf '%s\0' "$@" | od -An -c >"$T_TMP/want"
+	# shellcheck disable=SC2016 # for the inner shell
+	sh -c 'interpose() { shift; printf "%s\0" "$@"; }; '"$sugg" | od -An -c >"$T_TMP/got"
+	if cmp -s "$T_TMP/want" "$T_TMP/got"; then ok "the suggestion, pasted into sh, runs the same argument vector"
+	else fail "the suggestion's argument vector" "$(diff "$T_TMP/want" "$T_TMP/got" | head -n 10)"; fi
+	expect_eq "the command survives backslashes: one suggest line" 1 "$(grep -c '^suggest: ' "$T_TMP/rep")"
+	case $sugg in
+	"interpose -- sh -c 'exec \"\$0\" seed 20000' $L 'C:\\new\\dir' 'a\\tb\\\\c' "*) ok "the suggestion keeps each byte of a backslash" ;;
+	*) fail "the suggestion's backslashes" "$sugg" ;;
+	esac
+else
+	fail "the command quoted back" "missing $L (make check builds it)"
+fi
+fresh
+rec "$T_TMP/m/1.rec" prog "it's"
+AWK_NAME=default
+report
+expect_eq "the first process's name, quoted for sh" "suggest: nothing to mitigate" "$(last)"
+expect_eq "the first process's name, quoted for sh, in the title" "fastpath survey of: 'it'\\''s' ..." "$(head -n 1 "$T_TMP/rep")"
+
+finish
