@@ -624,6 +624,9 @@ struct fp_mitigation {
 	 * (chroot, mount, setns, unshare...: roots.c): what it learnt about
 	 * the files under a path is to be learnt again.  Async-signal-safe. */
 	void (*rooted)(void);
+	/* Just before the process's own unshare(flags) (roots.c), while the
+	 * descriptor table is still shared with its other threads. */
+	void (*unsharing)(int flags);
 };
 
 /* ------------------------------------------------------------------------

@@ -11,7 +11,6 @@
  * a mount namespace we share; raw system calls.
  */
 #include "fastpath.h"
-#include "urandom.h"
 
 #ifdef FP_LINUX
 static void fp_rooted(void)
@@ -62,13 +61,16 @@ FP_EXPORT int setns(int fd, int type)
 	FP_ROOTED(FP_REAL(setns)(fd, type));
 }
 
-/* CLONE_FILES gives the thread a descriptor table of its own: the urandom
- * pool gives its descriptors back while the table is still one (ur_split),
- * before the call. */
+/* The unsharing hooks run first: CLONE_FILES gives the thread a
+ * descriptor table of its own, and what a mitigation holds in the shared
+ * one is given back while it is still one. */
 FP_EXPORT int unshare(int flags)
 {
-	if (fp_unlikely(flags & CLONE_FILES) && fp_enabled(FP_BIT(urandom)))
-		ur_split();
+	size_t i;
+
+	for (i = 0; i < fp_nmitigations; i++)
+		if (fp_mitigations[i]->unsharing)
+			fp_mitigations[i]->unsharing(flags);
 	FP_ROOTED_NEWER(unshare, flags);
 }
 

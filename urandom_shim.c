@@ -661,8 +661,20 @@ static void ur_atfork_child(void)
 	ur_pool_atfork_child();
 }
 
+/* A descriptor table of the thread's own (unshare CLONE_FILES): see
+ * ur_split. */
+static void ur_unsharing(int flags)
+{
+#ifdef FP_LINUX
+	if (fp_unlikely(flags & CLONE_FILES) && fp_enabled(FP_BIT(urandom)))
+		ur_split();
+#else
+	(void)flags;
+#endif
+}
+
 FP_MITIGATION(urandom, .load = ur_load, .init = ur_init, .syms = ur_exec_syms, .nsyms = UR_EXEC_NSYMS,
               .stats = ur_stats, .counters = ur_counters, .ncounters = UR_NCOUNTERS,
               .survey = &ur_sv, .prepare = ur_fd_atfork_prepare,
               .parent = ur_fd_atfork_parent, .child = ur_atfork_child,
-              .rooted = ur_root_changed);
+              .rooted = ur_root_changed, .unsharing = ur_unsharing);

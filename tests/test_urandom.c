@@ -88,6 +88,13 @@ void fp_cpus_note_dir(const char *path, int fd)
 	(void)fd;
 }
 
+/* No CPU file is served here: every seek is the real one. */
+bool fp_cpus_seek(int fd, long long *off, int *whence)
+{
+	(void)fd, (void)off, (void)whence;
+	return true;
+}
+
 /* Its survey hook likewise: no CPU file is opened here. */
 void fp_cpus_sv_file(int dirfd, const char *path, int flags)
 {
