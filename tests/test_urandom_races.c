@@ -23,12 +23,17 @@
 
 #include "../fastpath.c"
 #include "../settings.c"
+#include "../outfile.c"
 #include "../urandom_pool.c"
 #include "../urandom_fd.c"
+#include "../urandom_cloexec.c"
 #include "../urandom_shim.c"
 #include "../urandom_exec.c"
+#include "../urandom_cow.c"
+#include "../urandom_seen.c"
 #include "../urandom_survey.c"
 FP_TABLE(&fp_mit_urandom);
+#include "../roots.c"
 
 /* The open wrappers' hook for the CPU cap's files: never ours here. */
 bool fp_cpus_open_slow(int dirfd, const char *path, int flags, int *fd_out)
