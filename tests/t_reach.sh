@@ -171,6 +171,7 @@ for k in $kinds; do
 done
 FASTPATH_TEST_CGROUP_ROOT=$T_TMP/cg "$INTERPOSE" --stats --cpus quota true 2>"$T_TMP/err"
 one_line "no quota: the stats line says so" "cpus $aff reported .*\\(from the affinity count: no cgroup quota\\)" "$T_TMP/err"
+# shellcheck disable=SC2016 # expanded by the inner sh
 expect_eq "--cpus quota: GOMAXPROCS and OMP_NUM_THREADS follow" "$aff $aff" \
 	"$(FASTPATH_TEST_CGROUP_ROOT=$T_TMP/cg "$INTERPOSE" --cpus quota sh -c 'echo $GOMAXPROCS $OMP_NUM_THREADS')"
 
