@@ -13,6 +13,7 @@
 #include "../settings.c"
 #include "../outfile.c"
 #include "../cpus_shim.c"
+#include "../cpus_quota.c"
 #include "../cpus_survey.c"
 #include "../cpus_text.c"
 #include "../cpus_files_shim.c"
