@@ -131,6 +131,15 @@ for ts in taskset none; do
 	got=$(FASTPATH_TASKSET=$ts "$INTERPOSE" --cpus 1 --pin sh -c 'sed -n "s/^Cpus_allowed_list:[[:space:]]*//p" /proc/self/status')
 	expect_eq "--pin ($ts): one allowed CPU" "$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status | sed 's/[-,].*//')" "$got"
 done
+# The caller's signal mask reaches the command through --pin too (dash
+# clears its own after a foreground command).
+if [ -x "$TESTBIN/prog_sigstart" ]; then
+	expect_eq "--pin: the signal mask as native" \
+		"$("$TESTBIN/prog_sigstart" 2,10 3 grep SigBlk /proc/self/status)" \
+		"$("$TESTBIN/prog_sigstart" 2,10 3 "$INTERPOSE" --cpus 1 --pin grep SigBlk /proc/self/status)"
+else
+	skip "--pin: the signal mask" "no $TESTBIN/prog_sigstart (make check-core builds it)"
+fi
 "$INTERPOSE" --cpus $((aff + 1)) --pin true 2>"$T_TMP/err"
 expect_eq "--pin: more CPUs than allowed is a usage error" 125 "$?"
 "$INTERPOSE" --pin true 2>"$T_TMP/err"
