@@ -48,6 +48,10 @@ void cpus_sv_child(void) FP_HIDDEN;
  * query when it is one of the CPU files. */
 void fp_cpus_sv_file(int dirfd, const char *path, int flags) FP_HIDDEN;
 long fp_cpus_wanted(void) FP_HIDDEN;
+/* FASTPATH_CPUS=quota (cpus_quota.c): the CPUs the cgroup quota allows,
+ * rounded up, at most the affinity count (that count with no quota), and
+ * in why where it came from; -1 where there are no cgroups (illumos). */
+long fp_cpus_quota(fp_getenv_fn get, char *why, size_t whylen) FP_HIDDEN;
 
 #ifdef FP_LINUX
 /* ------------------------------------------------------------------------

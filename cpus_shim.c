@@ -42,6 +42,8 @@ static struct fp_stripe cpus_counters[FP_STRIPES];
 /* FASTPATH_CPUS: the count every question is answered with; 0 when unset,
  * and then the mitigation is off. */
 static long cpus_wanted;
+/* With FASTPATH_CPUS=quota: where cpus_wanted came from (cpus_quota.c). */
+static char cpus_from[160];
 
 static bool cpus_load(fp_getenv_fn get)
 {
@@ -49,6 +51,15 @@ static bool cpus_load(fp_getenv_fn get)
 	const char *v = get("FASTPATH_CPUS");
 
 	cpus_wanted = 0;
+	cpus_from[0] = '\0';
+	if (v && strcmp(v, "quota") == 0) {
+		cpus_wanted = fp_cpus_quota(get, cpus_from, sizeof cpus_from);
+		if (cpus_wanted < 0) {
+			fp_warn("FASTPATH_CPUS", v, cpus_from, "the real CPU count is reported");
+			cpus_wanted = 0;
+		}
+		return cpus_wanted != 0;
+	}
 	if (v && fp_parse_count(v, CPUS_MAX, &cpus_wanted, why, sizeof why) < 0)
 		fp_warn("FASTPATH_CPUS", v, why, "the real CPU count is reported");
 	/* No Linux kernel runs more than 8192 CPUs (NR_CPUS's limit): a count
@@ -80,6 +91,11 @@ static void cpus_stats(struct fp_buf *b, const unsigned long *c)
 	fp_buf_str(b, ") to ");
 	fp_buf_ulong(b, c[CPUS_C_QUERIES]);
 	fp_buf_str(b, " queries");
+	if (cpus_from[0]) {
+		fp_buf_str(b, " (from ");
+		fp_buf_str(b, cpus_from);
+		fp_buf_str(b, ")");
+	}
 }
 
 #ifdef FP_LINUX

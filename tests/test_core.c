@@ -32,6 +32,7 @@ static void *test_dlsym(const char *name);
 #include "../urandom_survey.c"
 #include "../cpus_shim.c"
 #include "../cpus_map.c"
+#include "../cpus_quota.c"
 #include "../cpus_survey.c"
 #include "../cpus_text.c"
 #include "../cpus_files_shim.c"

@@ -14,6 +14,7 @@
 #include "../outfile.c"
 #include "../cpus_shim.c"
 #include "../cpus_map.c"
+#include "../cpus_quota.c"
 #include "../cpus_survey.c"
 /* The cpus descriptor binds fopen for the CPU files: the unit is whole. */
 #include "../cpus_text.c"
@@ -443,6 +444,35 @@ static void test_counters(void **state)
 	                 fp_real.r_sysconf.f(_SC_NPROCESSORS_ONLN));
 }
 
+/* cpus_quota.c's parsers: a hybrid machine's v1 cpu line wins over
+ * "0::"; a container mounts its own cgroup as the mount's root. */
+static void test_quota_parsers(void **state)
+{
+	char cg[64], mnt[64], root[64];
+	char info[] = "31 23 0:28 / /sys/fs/cgroup rw - tmpfs tmpfs rw\n"
+	              "32 31 0:29 /kubepods/x /sys/fs/cgroup/cpu,cpuacct rw - cgroup cgroup rw,cpu,cpuacct\n"
+	              "41 31 0:38 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n";
+	char info2[sizeof info];
+	bool v1 = false;
+
+	(void)state;
+	memcpy(info2, info, sizeof info);
+	assert_true(quota_cgroup("4:memory:/m\n2:cpu,cpuacct:/kubepods/x\n0::/\n", cg, sizeof cg, &v1));
+	assert_true(v1);
+	assert_string_equal(cg, "/kubepods/x");
+	assert_true(quota_mount(info, true, mnt, sizeof mnt, root, sizeof root));
+	assert_string_equal(mnt, "/sys/fs/cgroup/cpu,cpuacct");
+	assert_string_equal(root, "/kubepods/x");
+	assert_true(quota_cgroup("0::/a/b\n", cg, sizeof cg, &v1));
+	assert_false(v1);
+	assert_string_equal(cg, "/a/b");
+	assert_true(quota_mount(info2, false, mnt, sizeof mnt, root, sizeof root));
+	assert_string_equal(mnt, "/sys/fs/cgroup/unified");
+	assert_false(quota_cgroup("1:name=systemd:/\n", cg, sizeof cg, &v1));
+	/* "cpu" is a whole word of the list, not a prefix of cpuset. */
+	assert_false(quota_has("cpuset,cpuacct", 14, "cpu"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -458,6 +488,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_raw_mask, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_getcpu_live, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_counters, setup, teardown),
+		cmocka_unit_test(test_quota_parsers),
 	};
 
 	return cmocka_run_group_tests_name("cpus", tests, NULL, NULL);

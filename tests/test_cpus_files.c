@@ -15,6 +15,7 @@
 #include "../outfile.c"
 #include "../cpus_shim.c"
 #include "../cpus_map.c"
+#include "../cpus_quota.c"
 #include "../cpus_survey.c"
 #include "../cpus_text.c"
 #include "../cpus_files_shim.c"

@@ -14,6 +14,11 @@
  * and the signal number (0 when it exited).  With N = 0 this process ends
  * as the command did: the same exit code, or death by the same signal.
  *
+ *   fastpath-run --pin N COMMAND [ARG]...
+ *
+ * interpose --pin where there is no taskset(1): sets this process's real
+ * affinity to the first N CPUs it may use, then execs COMMAND (same pid).
+ *
  * Not part of fastpath.so: an ordinary program, built by `make` beside it
  * and installed with it (interpose finds it the same way).
  */
@@ -21,6 +26,7 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,6 +132,42 @@ static void fp_then(char **then, int n, pid_t child, int st)
 	fp_die(NULL, av[0], errno, 125);
 }
 
+/* --pin N COMMAND...: the first N allowed CPUs, then exec. */
+#ifdef __linux__
+static void fp_pin(int argc, char **argv)
+{
+	cpu_set_t allowed, want;
+	char *end;
+	long n = argc > 3 ? strtol(argv[2], &end, 10) : 0;
+	long have = 0;
+	int i;
+
+	if (argc < 4 || *end || n < 1)
+		fp_die("usage: fastpath-run --pin N COMMAND [ARG]...", NULL, 0, 125);
+	if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
+		fp_die(NULL, "sched_getaffinity", errno, 125);
+	CPU_ZERO(&want);
+	for (i = 0; i < CPU_SETSIZE && have < n; i++)
+		if (CPU_ISSET(i, &allowed)) {
+			CPU_SET(i, &want);
+			have++;
+		}
+	if (have < n)
+		fp_die("--pin: more CPUs than this process may use", NULL, 0, 125);
+	if (sched_setaffinity(0, sizeof want, &want) != 0)
+		fp_die(NULL, "sched_setaffinity", errno, 125);
+	execvp(argv[3], argv + 3);
+	fp_die(NULL, argv[3], errno, errno == ENOENT ? 127 : 126);
+}
+#else
+static void fp_pin(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	fp_die("--pin is not supported here", NULL, 0, 125);
+}
+#endif
+
 int main(int argc, char **argv)
 {
 	sigset_t set, orig;
@@ -136,6 +178,8 @@ int main(int argc, char **argv)
 	size_t i;
 	int st;
 
+	if (argc > 1 && strcmp(argv[1], "--pin") == 0)
+		fp_pin(argc, argv);
 	n = argc > 1 ? strtol(argv[1], &end, 10) : -1;
 	if (argc < 3 || *end || n < 0 || n > argc - 3)
 		fp_die("usage: fastpath-run N [THEN...] COMMAND [ARG]...", NULL, 0, 125);

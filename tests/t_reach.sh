@@ -1,0 +1,209 @@
+#!/bin/sh
+# reach (issue 19): interpose says in one line when the preload cannot act
+# (static, other ELF class, secure-execution, Go) and still execs the
+# program as before; the CPU cap reaches Go (GOMAXPROCS) and everything
+# (--pin); --cpus quota follows a cgroup v2 fixture and a real v1 quota.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+unset GOMAXPROCS FASTPATH_TASKSET
+aff=$(grep -c . <<EOF
+$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status | tr ',' '\n' |
+	awk -F- 'NF == 1 { print $1 } NF == 2 { for (i = $1; i <= $2; i++) print i }')
+EOF
+)
+precond "the affinity count is read ($aff)" expr "$aff" : '[1-9][0-9]*$'
+
+# one_line NAME PATTERN ERRFILE: exactly one line on stderr, matching.
+one_line() {
+	n=$(grep -c . "$3")
+	if [ "$n" = 1 ] && grep -Eq -- "$2" "$3"; then ok "$1"; else fail "$1" "$(cat "$3")"; fi
+}
+
+# --- static ---------------------------------------------------------------
+cat >"$T_TMP/st.c" <<'EOF'
+#include <stdio.h>
+#include <unistd.h>
+int main(void) { printf("%ld\n", (long)getpid()); return 7; }
+EOF
+if gcc -static -o "$T_TMP/st" "$T_TMP/st.c" 2>/dev/null; then
+	out=$(sh -c 'echo $$; exec "$1" "$2"' sh "$INTERPOSE" "$T_TMP/st" 2>"$T_TMP/err")
+	rc=$?
+	expect_eq "static: its own exit status" 7 "$rc"
+	expect_eq "static: the same pid (exec'd)" 1 "$(printf '%s\n' "$out" | sort -u | grep -c .)"
+	one_line "static: one line on stderr" "^interpose: $T_TMP/st: statically linked: LD_PRELOAD cannot reach it; running it unmitigated\$" "$T_TMP/err"
+	"$INTERPOSE" --quiet "$T_TMP/st" >/dev/null 2>"$T_TMP/err"
+	expect_eq "static: --quiet says nothing" "" "$(cat "$T_TMP/err")"
+	# Found along PATH, as exec finds it.
+	PATH=$T_TMP:$PATH "$INTERPOSE" st >/dev/null 2>"$T_TMP/err"
+	one_line "static: found along PATH" "^interpose: $T_TMP/st: statically linked" "$T_TMP/err"
+	# A #! script is judged by its interpreter.
+	printf '#!%s\n' "$T_TMP/st" >"$T_TMP/script"
+	chmod +x "$T_TMP/script"
+	"$INTERPOSE" "$T_TMP/script" >/dev/null 2>"$T_TMP/err"
+	one_line "static: as a script's interpreter" "^interpose: $T_TMP/script: its interpreter $T_TMP/st: statically linked" "$T_TMP/err"
+	"$INTERPOSE" --survey=/dev/null "$T_TMP/st" >/dev/null 2>"$T_TMP/err"
+	one_line "static: --survey says it too" "^interpose: $T_TMP/st: statically linked" "$T_TMP/err"
+else
+	skip "static" "gcc -static cannot link here (no libc.a)"
+fi
+if [ -x /sbin/ldconfig ] && [ "$(od -An -tu1 -j16 -N1 /sbin/ldconfig | tr -d ' ')" = 3 ]; then
+	"$INTERPOSE" --stats /sbin/ldconfig -p >/dev/null 2>"$T_TMP/err"
+	one_line "static-pie /sbin/ldconfig: one line" "^interpose: /sbin/ldconfig: statically linked" "$T_TMP/err"
+fi
+
+# --- a dynamic program: nothing said ---------------------------------------
+"$INTERPOSE" true 2>"$T_TMP/err"
+expect_eq "dynamic: nothing on stderr" "" "$(cat "$T_TMP/err")"
+printf '#!/bin/sh\nexit 3\n' >"$T_TMP/dyn.sh"
+chmod +x "$T_TMP/dyn.sh"
+"$INTERPOSE" "$T_TMP/dyn.sh" 2>"$T_TMP/err"
+expect_eq "dynamic script: its status" 3 "$?"
+expect_eq "dynamic script: nothing on stderr" "" "$(cat "$T_TMP/err")"
+
+# --- another ELF class ------------------------------------------------------
+if gcc -m32 -o "$T_TMP/t32" "$T_TMP/st.c" 2>/dev/null; then
+	"$INTERPOSE" --quiet --version >/dev/null
+	"$INTERPOSE" "$T_TMP/t32" >/dev/null 2>"$T_TMP/err"
+	if grep -q 'wrong ELF class' "$T_TMP/err"; then
+		grep -v 'wrong ELF class' "$T_TMP/err" >"$T_TMP/err2"
+		one_line "i386: one line of ours" "^interpose: $T_TMP/t32: a 32-bit program: .* cannot be preloaded into it; running it unmitigated" "$T_TMP/err2"
+	else
+		expect_eq "i386: no loader error, nothing said" "" "$(cat "$T_TMP/err")"
+	fi
+else
+	skip "i386" "gcc -m32 cannot build here"
+fi
+
+# --- secure-execution ------------------------------------------------------
+if [ "$(id -u)" = 0 ] && cp /bin/true "$T_TMP/suid" && chown 65534 "$T_TMP/suid" && chmod 4755 "$T_TMP/suid"; then
+	"$INTERPOSE" "$T_TMP/suid" 2>"$T_TMP/err"
+	one_line "setuid: one line" "^interpose: $T_TMP/suid: setuid to uid 65534: the loader ignores LD_PRELOAD" "$T_TMP/err"
+	chmod 0755 "$T_TMP/suid" && chgrp 65534 "$T_TMP/suid" && chmod 2755 "$T_TMP/suid"
+	"$INTERPOSE" "$T_TMP/suid" 2>"$T_TMP/err"
+	one_line "setgid: one line" "^interpose: $T_TMP/suid: setgid to gid 65534" "$T_TMP/err"
+	chmod 0755 "$T_TMP/suid"
+	if command -v setcap >/dev/null 2>&1 && setcap cap_net_raw+ep "$T_TMP/suid" 2>/dev/null; then
+		"$INTERPOSE" "$T_TMP/suid" 2>"$T_TMP/err"
+		one_line "file capabilities: one line" "^interpose: $T_TMP/suid: file capabilities" "$T_TMP/err"
+	else
+		skip "file capabilities" "no setcap, or this file system has no xattrs"
+	fi
+else
+	skip "setuid" "needs root to make a setuid file of another user"
+fi
+
+# --- Go ---------------------------------------------------------------------
+if command -v go >/dev/null 2>&1; then
+	mkdir -p "$TESTBIN" "$T_TMP/go"
+	cat >"$T_TMP/go/main.go" <<'EOF'
+package main
+
+import (
+	"fmt"
+	"runtime"
+)
+
+func main() { fmt.Println(runtime.NumCPU(), runtime.GOMAXPROCS(0)) }
+EOF
+	if [ ! -x "$TESTBIN/gocpu" ]; then
+		(cd "$T_TMP/go" && export HOME="$T_TMP" GOPATH="$T_TMP/gopath" GOCACHE="$T_TMP/gocache" GO111MODULE=off &&
+			go build -o "$TESTBIN/gocpu" main.go) >"$T_TMP/goerr" 2>&1
+	fi
+	if [ -x "$TESTBIN/gocpu" ]; then
+		expect_eq "go: natively" "$aff $aff" "$("$TESTBIN/gocpu")"
+		expect_eq "go: --cpus 1 sets GOMAXPROCS" "$aff 1" "$("$INTERPOSE" --cpus 1 "$TESTBIN/gocpu" 2>"$T_TMP/err")"
+		one_line "go: one line" "^interpose: $TESTBIN/gocpu: a (statically linked )?Go program" "$T_TMP/err"
+		expect_eq "go: --cpus 1 --pin" "1 1" "$("$INTERPOSE" --quiet --cpus 1 --pin "$TESTBIN/gocpu")"
+		expect_eq "go: --cpus 1 --pin, no taskset (fastpath-run --pin)" "1 1" \
+			"$(FASTPATH_TASKSET=none "$INTERPOSE" --quiet --cpus 1 --pin "$TESTBIN/gocpu")"
+		expect_eq "go: the operator's GOMAXPROCS wins" "$aff $aff" \
+			"$(GOMAXPROCS=$aff "$INTERPOSE" --quiet --cpus 1 "$TESTBIN/gocpu")"
+	else
+		fail "go: gocpu builds" "$(cat "$T_TMP/goerr")"
+	fi
+else
+	skip "go" "no Go compiler (make deps installs golang-go)"
+fi
+
+# --- --pin ------------------------------------------------------------------
+for ts in taskset none; do
+	got=$(FASTPATH_TASKSET=$ts "$INTERPOSE" --cpus 1 --pin sh -c 'sed -n "s/^Cpus_allowed_list:[[:space:]]*//p" /proc/self/status')
+	expect_eq "--pin ($ts): one allowed CPU" "$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status | sed 's/[-,].*//')" "$got"
+done
+# The caller's signal mask reaches the command through --pin too (dash
+# clears its own after a foreground command).
+if [ -x "$TESTBIN/prog_sigstart" ]; then
+	expect_eq "--pin: the signal mask as native" \
+		"$("$TESTBIN/prog_sigstart" 2,10 3 grep SigBlk /proc/self/status)" \
+		"$("$TESTBIN/prog_sigstart" 2,10 3 "$INTERPOSE" --cpus 1 --pin grep SigBlk /proc/self/status)"
+else
+	skip "--pin: the signal mask" "no $TESTBIN/prog_sigstart (make check-core builds it)"
+fi
+"$INTERPOSE" --cpus $((aff + 1)) --pin true 2>"$T_TMP/err"
+expect_eq "--pin: more CPUs than allowed is a usage error" 125 "$?"
+"$INTERPOSE" --pin true 2>"$T_TMP/err"
+expect_eq "--pin without --cpus is a usage error" 125 "$?"
+
+# --- --cpus quota -------------------------------------------------------------
+probe=$TOP/tests/reach_probe.sh
+kinds=nproc
+[ -n "$PYTHON" ] && kinds="$kinds python"
+command -v node >/dev/null 2>&1 && kinds="$kinds node cluster"
+
+# fixture ROOT CPU.MAX-OF-a CPU.MAX-OF-a/b: a cgroup v2 tree, the process in
+# /a/b.
+fixture() {
+	rm -rf "$T_TMP/cg"
+	mkdir -p "$T_TMP/cg/proc/self" "$T_TMP/cg/sys/fs/cgroup/a/b"
+	echo '0::/a/b' >"$T_TMP/cg/proc/self/cgroup"
+	echo '30 23 0:26 / /sys/fs/cgroup rw,nosuid - cgroup2 cgroup2 rw' >"$T_TMP/cg/proc/self/mountinfo"
+	echo "$1" >"$T_TMP/cg/sys/fs/cgroup/a/cpu.max"
+	echo "$2" >"$T_TMP/cg/sys/fs/cgroup/a/b/cpu.max"
+}
+fixture '50000 100000' 'max 100000'
+for k in $kinds; do
+	expect_eq "quota v2 fixture (nearest limit up, rounded up): interpose, $k" 1 \
+		"$(FASTPATH_TEST_CGROUP_ROOT=$T_TMP/cg "$INTERPOSE" --cpus quota sh "$probe" "$k")"
+	expect_eq "quota v2 fixture: FASTPATH_CPUS=quota alone, $k" 1 \
+		"$(FASTPATH_TEST_CGROUP_ROOT=$T_TMP/cg LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=quota sh "$probe" "$k")"
+done
+FASTPATH_TEST_CGROUP_ROOT=$T_TMP/cg "$INTERPOSE" --stats --cpus quota true 2>"$T_TMP/err"
+one_line "quota: the stats line says where N came from" 'cpus 1 reported .*\(from cgroup v2 quota 50000/100000 in /sys/fs/cgroup/a\)' "$T_TMP/err"
+fixture '1000000 100000' 'max 100000'
+expect_eq "quota v2 fixture above the affinity count: capped" "$aff" \
+	"$(FASTPATH_TEST_CGROUP_ROOT=$T_TMP/cg LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=quota nproc)"
+fixture 'max 100000' 'max 100000'
+for k in $kinds; do
+	expect_eq "no quota (fixture): $k is the affinity count" "$aff" \
+		"$(FASTPATH_TEST_CGROUP_ROOT=$T_TMP/cg "$INTERPOSE" --cpus quota sh "$probe" "$k")"
+done
+FASTPATH_TEST_CGROUP_ROOT=$T_TMP/cg "$INTERPOSE" --stats --cpus quota true 2>"$T_TMP/err"
+one_line "no quota: the stats line says so" "cpus $aff reported .*\\(from the affinity count: no cgroup quota\\)" "$T_TMP/err"
+# shellcheck disable=SC2016 # expanded by the inner sh
+expect_eq "--cpus quota: GOMAXPROCS and OMP_NUM_THREADS follow" "$aff $aff" \
+	"$(FASTPATH_TEST_CGROUP_ROOT=$T_TMP/cg "$INTERPOSE" --cpus quota sh -c 'echo $GOMAXPROCS $OMP_NUM_THREADS')"
+
+# A real cgroup v1 child with a quota of one CPU, where this machine has v1
+# and we may make one.
+v1=$(awk '$0 ~ / - cgroup / && $NF ~ /(^|,)cpu(,|$)/ { print $5; exit }' /proc/self/mountinfo)
+if [ -n "$v1" ] && [ "$(id -u)" = 0 ] && mkdir "$v1/fastpath_t_reach_$$" 2>/dev/null; then
+	cg=$v1/fastpath_t_reach_$$
+	if echo 100000 >"$cg/cpu.cfs_period_us" && echo 100000 >"$cg/cpu.cfs_quota_us"; then
+		for k in $kinds; do
+			got=$(sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$cg" \
+				sh "$probe" "$k" 2>&1)
+			expect_eq "quota v1 (a child cgroup of 1 CPU): $k natively" "$aff" "$got"
+			got=$(sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$cg" \
+				"$INTERPOSE" --cpus quota sh "$probe" "$k" 2>&1)
+			expect_eq "quota v1 (a child cgroup of 1 CPU): $k under --cpus quota" 1 "$got"
+		done
+	else
+		skip "quota v1" "cannot write the quota in $cg"
+	fi
+	rmdir "$cg" 2>/dev/null
+else
+	skip "quota v1" "needs root and a cgroup v1 cpu hierarchy to make a child cgroup in"
+fi
+
+finish
