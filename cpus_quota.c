@@ -155,7 +155,9 @@ static bool quota_mount(char *text, bool v1, char *mnt, size_t msize, char *mroo
 /* The quota of directory DIR in CPUs rounded up; 0 for none, -1 unread. */
 static long quota_at(const char *root, const char *dir, bool v1, char *why, size_t whylen)
 {
-	char path[QUOTA_PATH], buf[64];
+	/* Static for the reason fp_cpus_quota's buffers are. */
+	static char path[QUOTA_PATH];
+	char buf[64];
 	long long q, p;
 
 	if (v1) {
@@ -187,7 +189,9 @@ long fp_cpus_quota(fp_getenv_fn get, char *why, size_t whylen)
 {
 	/* Static: a container's mountinfo is long, and this runs once. */
 	static char text[QUOTA_FILE];
-	char cg[QUOTA_PATH], mnt[QUOTA_PATH], mroot[QUOTA_PATH], dir[QUOTA_PATH];
+	/* Off the stack, as text is: read once, under initialisation's guard
+	 * (cpus_load), so never by two callers at once. */
+	static char cg[QUOTA_PATH], mnt[QUOTA_PATH], mroot[QUOTA_PATH], dir[QUOTA_PATH];
 	const char *root = get("FASTPATH_TEST_CGROUP_ROOT");
 	long aff = quota_affinity(), n = 0;
 	size_t ml, rl;

@@ -337,8 +337,7 @@ int fp_of_stats_open(const char *path, char *why, size_t whylen)
 
 void fp_of_stats_write(const char *path, const char *line, size_t n)
 {
-	char why[192], text[PATH_MAX + 256];
-	struct fp_buf b = { text, 0, sizeof text };
+	char why[192];
 	int fd = fp_of_stats_open(path, why, sizeof why);
 
 	if (fd >= 0) {
@@ -347,15 +346,16 @@ void fp_of_stats_write(const char *path, const char *line, size_t n)
 			return;
 		}
 		/* Opened but not writable now (a full disk, a /proc file). */
+		struct fp_buf b = { why, 0, sizeof why };
+
 		why[0] = '\0';
-		b = (struct fp_buf){ why, 0, sizeof why };
 		fp_of_errno(&b, errno);
 		fp_raw_close(fd);
-		b = (struct fp_buf){ text, 0, sizeof text };
 	}
-	fp_buf_str(&b, "FASTPATH_STATS=\"");
-	fp_buf_str(&b, path);
-	fp_buf_str(&b, "\": the summary could not be written: ");
-	fp_buf_str(&b, why);
-	fp_log_line(STDERR_FILENO, text);
+	/* The path may be PATH_MAX long: the line is put together off the
+	 * stack (fp_log_parts), not in a frame of that size. */
+	const char *parts[] = { "FASTPATH_STATS=\"", path, "\": the summary could not be written: ",
+		                why };
+
+	fp_log_parts(STDERR_FILENO, parts, sizeof parts / sizeof parts[0]);
 }
