@@ -110,8 +110,8 @@ function fold_record(    p, start, now) {
 	proc_prog[nproc] = rec["prog"]
 	if (!(proc_ppid[nproc] in children_recorded)) children_recorded[proc_ppid[nproc]] = 0
 	children_recorded[proc_ppid[nproc]]++
-	# Children it was seen to start: forks (fork(2); not _Fork), spawns
-	# (posix_spawn, system, popen), and vfork children, which count
+	# Children it was seen to start: forks (fork(2)), spawns (posix_spawn,
+	# system, popen, _Fork), and vfork children, which count
 	# themselves in the memory they share with it.
 	proc_started[nproc] = key("cpus.forks") + key("spawns") + key("vforks")
 	if (rec["state"] == "running") running_pid[++nrunning] = p

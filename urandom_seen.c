@@ -250,11 +250,17 @@ FP_EXPORT pid_t _Fork(void)
 	pid_t r;
 	int saved;
 
-	if (fp_likely(!atomic_load_explicit(&ur_hiwater, memory_order_relaxed)))
-		return UR_CALL(_Fork);
+	if (fp_likely(!atomic_load_explicit(&ur_hiwater, memory_order_relaxed))) {
+		r = UR_CALL(_Fork);
+		if (r > 0)
+			fp_sv_spawned(); /* the survey's count of children started */
+		return r;
+	}
 	ur_fd_atfork_prepare();
 	r = UR_CALL(_Fork);
 	saved = errno;
+	if (r > 0)
+		fp_sv_spawned();
 	if (r == 0) {
 		ur_fd_atfork_child();
 		ur_pool_atfork_child();
