@@ -516,6 +516,8 @@ size_t fp_format_stats(char *buf, size_t len, long pid,
 	return b.len;
 }
 
+static bool fp_counters_ours(long pid);
+
 static void fp_write_stats(void)
 {
 	unsigned long snap[FP_NMITIGATIONS][FP_MAX_COUNTERS] = { { 0 } };
@@ -526,7 +528,9 @@ static void fp_write_stats(void)
 	if (atomic_load(&fp_init_state) != FP_INIT_DONE || fp_cfg.stats == FP_STATS_NONE)
 		return;
 	pid = (long)getpid();
-	if (atomic_exchange(&fp_stats_pid, pid) == pid)
+	/* A vfork child (or a _Fork one) has its parent's counters, not its
+	 * own: its _exit writes no line (the parent's would count twice). */
+	if (!fp_counters_ours(pid) || atomic_exchange(&fp_stats_pid, pid) == pid)
 		return;
 	for (i = 0; i < fp_nmitigations && i < FP_NMITIGATIONS; i++)
 		for (k = 0; fp_mitigations[i]->counters && k < fp_mitigations[i]->ncounters; k++)
@@ -737,6 +741,11 @@ void fp_sv_exec(int step)
 	if (atomic_load(&fp_init_state) == FP_INIT_DONE && fp_cfg.survey &&
 	    atomic_load(&fp_sv.owner) != (long)getpid())
 		atomic_fetch_add(&fp_sv.vforks, (unsigned long)(long)step);
+}
+
+static bool fp_counters_ours(long pid)
+{
+	return atomic_load(&fp_sv.owner) == pid;
 }
 
 static void fp_sv_own(void)

@@ -140,6 +140,12 @@ static inline _Atomic unsigned char *ur_fd(int fd)
 /* One past the highest number ever tracked: while it is 0, every call that
  * is not ours costs one compare. */
 extern _Atomic int ur_hiwater FP_HIDDEN;
+/* Is this process's descriptor table the one the records describe?  No in
+ * a vfork child (urandom_fd.c, ur_table_pid).  A getpid() each: only on
+ * paths that change records for numbers outside the common open/close. */
+bool ur_table_ours(void) FP_HIDDEN;
+/* urandom_cow.c: a fork child waits for no copy another thread made. */
+void ur_cow_atfork_child(void) FP_HIDDEN;
 /* Written by every pooled open and close: a line of its own, away from the
  * flags every open reads. */
 extern _Atomic int ur_reserve[UR_NDEV] FP_HIDDEN;

@@ -137,6 +137,15 @@ void ur_cow_all(void)
 	atomic_fetch_sub(&ur_cowing, 1);
 }
 
+/* A fork child has one thread: another thread's ur_cow_all, under way in
+ * the parent at the fork, is not running here and never ends, so nothing
+ * may wait for it (ur_cow_forget). */
+void ur_cow_atfork_child(void)
+{
+	atomic_store(&ur_cowing, 0);
+	ur_cow_me = false;
+}
+
 /* A pooled number (state st) is about to be freed or replaced (close, dup2
  * onto it, a range closed): forgotten first.  If ur_cow_all in another
  * thread has claimed it, that copy is waited for (a few system calls);
@@ -182,6 +191,9 @@ void ur_cow_exec(void)
 void ur_root_changed(void)
 {
 	int d, saved = errno;
+
+	if (!ur_table_ours())  /* a vfork child: the parent's records stay */
+		return;
 
 	for (d = 0; d < UR_NDEV; d++) {
 		int fd = atomic_exchange(&ur_reserve[d], -1);

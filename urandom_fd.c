@@ -33,6 +33,17 @@
 
 _Alignas(FP_CACHELINE) _Atomic unsigned char ur_fd_cells[UR_MAXFD];
 _Atomic int ur_hiwater;
+/* The process whose descriptor table this memory's records describe: set
+ * at start-up and in a fork or _Fork child.  A vfork child shares the
+ * memory but not the table; what it closes or replaces in its own table
+ * must not touch the parent's records (Python's subprocess closes every
+ * descriptor with close_range in a vfork child). */
+static _Atomic long ur_table_pid;
+
+bool ur_table_ours(void)
+{
+	return (long)getpid() == atomic_load_explicit(&ur_table_pid, memory_order_relaxed);
+}
 _Alignas(FP_CACHELINE) _Atomic int ur_reserve[UR_NDEV] = { -1, -1 };
 _Atomic unsigned ur_forks;
 int ur_mode = UR_MODE_EXACT;
@@ -177,6 +188,7 @@ void ur_fd_init(void)
 	int floor, d, h, saved = errno;
 
 	ur_cloexec_init();
+	atomic_store(&ur_table_pid, (long)getpid());
 	if (ur_mode != UR_MODE_EXACT || !(fp_cfg.enabled & FP_BIT(urandom)) ||
 	    (floor = ur_hidden_floor()) < 64)
 		return;
@@ -321,6 +333,8 @@ void ur_fd_atfork_parent(void)
 
 void ur_fd_atfork_child(void)
 {
+	atomic_store(&ur_table_pid, (long)getpid());
+	ur_cow_atfork_child();
 	ur_cloexec_atfork_child();
 	atomic_fetch_add(&ur_forks, 1);
 	ur_mark_all_shared();
@@ -668,7 +682,9 @@ int ur_dup23(int old, int new, int how)
 			return ur_dup_call(-1, old == new ? -1 : new, how);
 		return ur_real_dup3(old == new ? old : -1, new, how);
 	}
-	if (old == new)  /* nothing is closed: dup2 checks old, dup3 says EINVAL */
+	/* Nothing is closed (dup2 checks old, dup3 says EINVAL), or the table
+	 * is a vfork child's, not the one recorded (ur_table_ours). */
+	if (old == new || !ur_table_ours())
 		return ur_dup_call(old, new, how);
 	ur_own(old, so);
 	g = atomic_load(&ur_forks);

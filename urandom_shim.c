@@ -253,7 +253,7 @@ FP_EXPORT int close_range(unsigned lo, unsigned hi, int flags)
 		ur_split();
 #endif
 
-	if (fp_likely(atomic_load(&ur_hiwater) == 0) || lo > hi)
+	if (fp_likely(atomic_load(&ur_hiwater) == 0) || lo > hi || !ur_table_ours())
 		return FP_REAL(close_range)(lo, hi, flags);
 #ifdef CLOSE_RANGE_CLOEXEC
 	if (flags & CLOSE_RANGE_CLOEXEC) {
@@ -280,7 +280,7 @@ FP_EXPORT void closefrom(int lo)
 	int taken[UR_NTAKEN];
 
 	/* A negative lo closes everything, as glibc reads it. */
-	if (fp_unlikely(atomic_load(&ur_hiwater) != 0))
+	if (fp_unlikely(atomic_load(&ur_hiwater) != 0) && ur_table_ours())
 		ur_untrack_range(lo < 0 ? 0 : (unsigned)lo, UINT_MAX, taken);
 	FP_REAL(closefrom)(lo);
 }

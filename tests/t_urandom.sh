@@ -212,6 +212,48 @@ else
 	skip "python tokens" "python3 not installed"
 fi
 
+# ---- a vfork child's closes (Python's subprocess) ------------------------
+# Python 3.10+ starts a child with vfork and closes every descriptor with
+# close_range in it: the child's table, not the parent's records.  Each
+# round opens, reads and closes the device, then runs a child.  Natively
+# nothing stays open; in exact mode at most the hidden descriptor, closed
+# to the program; in reserve mode the kept number, closed too.
+if command -v python3 >/dev/null 2>&1; then
+	vfork_py='import os, subprocess
+for i in range(6):
+    fd = os.open("/dev/urandom", os.O_RDONLY | os.O_CLOEXEC)
+    os.read(fd, 16)
+    os.close(fd)
+    subprocess.run(["true"])
+fds = [int(x) for x in os.listdir("/proc/self/fd")]
+seen = []
+for fd in sorted(fds):
+    try:
+        os.fstat(fd)
+        seen.append(fd)
+    except OSError:
+        pass
+print(seen)'
+	native=$(python3 -c "$vfork_py" 2>&1)
+	got=$(LD_PRELOAD=$FASTPATH_SO python3 -c "$vfork_py" 2>&1)
+	expect_eq "python subprocess (vfork, close_range) x6: what the program sees is native's" \
+		"$native" "$got"
+	# Its exec fails: the vfork child's _exit, on its parent's counters,
+	# writes no summary line (only the parent's counts its open).
+	vfork_stats='import os, subprocess
+fd = os.open("/dev/urandom", os.O_RDONLY)
+os.read(fd, 16)
+os.close(fd)
+try:
+    subprocess.run(["/nonexistent/x"])
+except OSError:
+    pass'
+	n=$(FASTPATH_STATS=1 LD_PRELOAD=$FASTPATH_SO python3 -c "$vfork_stats" 2>&1 | grep -c 'urandom 1 opens')
+	expect_eq "python: a vfork child whose exec fails writes no summary line of its parent's counts" 1 "$n"
+else
+	skip "python subprocess (vfork)" "python3 not installed"
+fi
+
 # ---- issue 25: what fastpath holds looks closed; descriptions are own ----
 # prog_urandom_seen: two live opens' flags and locks, an epoll entry after
 # close, copies past our table, _Fork, SCM_RIGHTS, every call on the
