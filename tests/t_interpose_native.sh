@@ -297,4 +297,20 @@ fi
 if grep -q 'env LD_PRELOAD' README.md; then ok "README: one line on re-exec'd services"
 else fail "README: one line on re-exec'd services"; fi
 
+# --- --survey and a SIGKILL of its pid (a supervisor's kill -9) ------------
+# Natively the command is that pid and dies; under --survey the helper that
+# is that pid dies, and the command must not run on as an orphan.
+"$I" --survey="$T_TMP/k9.rep" sleep 60 &
+k9=$!
+k9_forked() { [ -n "$(cat "/proc/$k9/task/$k9/children" 2>/dev/null)" ]; }
+wait_for 60 "--survey's command started" k9_forked
+kid=$(cat "/proc/$k9/task/$k9/children")
+kill -KILL "$k9"
+wait "$k9" 2>/dev/null
+k9_gone() { ! kill -0 $kid 2>/dev/null || [ "$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' /proc/$kid/status 2>/dev/null)" = Z ]; }
+if wait_for 30 "the command ended with its SIGKILLed interpose" k9_gone; then
+	ok "--survey: a SIGKILL of interpose's pid ends the command too, as natively"
+fi
+kill -KILL $kid 2>/dev/null
+
 finish

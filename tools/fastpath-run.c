@@ -32,6 +32,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -174,7 +177,7 @@ int main(int argc, char **argv)
 	struct sigaction chld;
 	char *end;
 	long n;
-	pid_t child;
+	pid_t child, self;
 	size_t i;
 	int st;
 
@@ -199,10 +202,18 @@ int main(int argc, char **argv)
 			sigaddset(&set, fp_fwd[i]);
 	}
 	sigprocmask(SIG_BLOCK, &set, &orig);
+	self = getpid();
 	child = fork();
 	if (child < 0)
 		fp_die(NULL, "fork", errno, 125);
 	if (child == 0) {
+#ifdef __linux__
+		/* A SIGKILL sent to our pid (a supervisor's kill -9 of the pid
+		 * it started) cannot be forwarded: the command then dies with
+		 * us, as it would have, rather than run on as an orphan. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) == 0 && getppid() != self)
+			_exit(137);
+#endif
 		if (chld.sa_handler == SIG_IGN)
 			signal(SIGCHLD, SIG_IGN);
 		sigprocmask(SIG_SETMASK, &orig, NULL);
