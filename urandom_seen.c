@@ -34,15 +34,19 @@ FP_EXPORT int fstat(int fd, struct stat *st)
 }
 
 /* lseek and lseek64 are both mitigations': a held number is closed to
- * the program, a served CPU file seeks as procfs does (fp_cpus_seek). */
-FP_EXPORT off_t lseek(int fd, off_t off, int whence)
-{
-	long long o = off;
+ * the program, a served CPU file seeks as procfs does (fp_cpus_seek).
+ * Written once. */
+#define UR_WRAP_LSEEK(name, off_type)                                        \
+	FP_EXPORT off_type name(int fd, off_type off, int whence)            \
+	{                                                                    \
+		long long o = off;                                           \
+                                                                             \
+		if (!fp_cpus_seek(fd, &o, &whence))                          \
+			return -1;                                           \
+		return UR_CALL(name, UR_FD(fd), (off_type)o, whence);        \
+	}
 
-	if (!fp_cpus_seek(fd, &o, &whence))
-		return -1;
-	return UR_CALL(lseek, UR_FD(fd), (off_t)o, whence);
-}
+UR_WRAP_LSEEK(lseek, off_t)
 
 /* FIONBIO and FIOASYNC set status flags of the open file description, as
  * F_SETFL does.  ioctl and __ioctl_time64 (32-bit programs with 64-bit
@@ -124,14 +128,7 @@ FP_EXPORT int fstat64(int fd, struct stat64 *st)
 	return UR_CALL(fstat64, UR_FD(fd), st);
 }
 
-FP_EXPORT off64_t lseek64(int fd, off64_t off, int whence)
-{
-	long long o = off;
-
-	if (!fp_cpus_seek(fd, &o, &whence))
-		return -1;
-	return UR_CALL(lseek64, UR_FD(fd), (off64_t)o, whence);
-}
+UR_WRAP_LSEEK(lseek64, off64_t)
 
 FP_EXPORT ssize_t preadv64(int fd, const struct iovec *iov, int cnt, off64_t off)
 {
