@@ -43,6 +43,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -518,8 +519,9 @@ static bool fd_cloexec(int fd)
  *   - exact mode (the default): the hidden descriptors, one per device at
  *     most, close-on-exec, at the high number fastpath(7) gives (16 below
  *     the lower of the descriptor limit and 4096, or just above: the
- *     lowest free from there).  They are real descriptors the program can
- *     see (fastpath(7): "the one visible difference"), so fcntl sees them.
+ *     lowest free from there).  Closed to the program's own calls (fcntl
+ *     says EBADF); only a listing of /proc/self/fd and the kernel's own
+ *     readlink show them (fastpath(7)), which is how they are found here.
  *     Each fork retires them and the next open makes them again, so
  *     whether any remain depends on which thread stopped last: both pass.
  */
@@ -567,9 +569,9 @@ static void check_extra(int fd, enum keep keep, const char *t)
 		if (fd < hidden_floor())
 			BAD("extra fd %d (%s) is below the hidden descriptors' floor %d: a leak", fd,
 			    t, hidden_floor());
-		else if (fl != FD_CLOEXEC)
-			BAD("hidden fd %d (%s): F_GETFD %d (%s), want FD_CLOEXEC", fd, t, fl,
-			    fl < 0 ? strerror(e) : "");
+		else if (fl != -1 || e != EBADF)
+			BAD("hidden fd %d (%s) is visible to the program (F_GETFD %d), want EBADF",
+			    fd, t, fl);
 		break;
 	}
 }
@@ -593,7 +595,9 @@ static void check_fds(const unsigned char *before)
 			continue;
 		extra++;
 		snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
-		n = readlink(p, t, sizeof t - 1);
+		/* The kernel's name: readlink through libc is fastpath's, which
+		 * answers ENOENT for a descriptor it holds (closed to us). */
+		n = syscall(SYS_readlinkat, AT_FDCWD, p, t, sizeof t - 1);
 		atomic_fetch_add(&n_rl, 1);
 		t[n > 0 ? n : 0] = '\0';
 		if (strcmp(t, "/dev/urandom") == 0)
