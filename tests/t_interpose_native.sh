@@ -307,10 +307,10 @@ wait_for 60 "--survey's command started" k9_forked
 kid=$(cat "/proc/$k9/task/$k9/children")
 kill -KILL "$k9"
 wait "$k9" 2>/dev/null
-k9_gone() { ! kill -0 $kid 2>/dev/null || [ "$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' /proc/$kid/status 2>/dev/null)" = Z ]; }
+k9_gone() { ! kill -0 "$kid" 2>/dev/null || [ "$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/$kid/status" 2>/dev/null)" = Z ]; }
 if wait_for 30 "the command ended with its SIGKILLed interpose" k9_gone; then
 	ok "--survey: a SIGKILL of interpose's pid ends the command too, as natively"
 fi
-kill -KILL $kid 2>/dev/null
+kill -KILL "$kid" 2>/dev/null
 
 finish

@@ -177,7 +177,10 @@ int main(int argc, char **argv)
 	struct sigaction chld;
 	char *end;
 	long n;
-	pid_t child, self;
+	pid_t child;
+#ifdef __linux__
+	pid_t self = getpid();
+#endif
 	size_t i;
 	int st;
 
@@ -202,7 +205,6 @@ int main(int argc, char **argv)
 			sigaddset(&set, fp_fwd[i]);
 	}
 	sigprocmask(SIG_BLOCK, &set, &orig);
-	self = getpid();
 	child = fork();
 	if (child < 0)
 		fp_die(NULL, "fork", errno, 125);
