@@ -1,7 +1,7 @@
 # fastpath: GNU make, no autotools.
 #   make            build fastpath.so, fastpath-run and the man pages
 #   make deps       install the Debian packages the tests need (as root)
-#   make check      every test: unit, integration, hardening (~9 min)
+#   make check      every test: unit, integration, hardening (~12 min)
 #   make check-core the quick part: unit and integration (about a minute)
 #   make demo       the three mitigations, native vs fastpath, one table
 #   make bench      the full benchmarks
@@ -134,7 +134,7 @@ $(EXAMPLE_SO): $(SRCS) $(HDRS) tests/mit_example.c
 		$(SO_LDFLAGS) $(LDFLAGS) -o $@ $(SRCS) tests/mit_example.c $(LIBS)
 
 # make check: every suite, then every skip with its reason, then one total
-# line "check: N passed, N failed, K skipped"; about 9 minutes on 2 cores.
+# line "check: N passed, N failed, K skipped"; about 12 minutes on 2 cores.
 # check-core is the quick part (unit and integration suites and the fuzz
 # smoke run, about a minute); check-hardening the rest (the block at the
 # end of this file).
