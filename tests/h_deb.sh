@@ -56,6 +56,17 @@ if dpkg -s fastpath >/dev/null 2>&1; then
 	exit
 fi
 
+# Installing and purging touches the machine's one dpkg database and
+# /usr: two runs of this check at once (two clones) would see each other's
+# package.  dpkg's own binary is the lock every run shares.
+exec 8</usr/bin/dpkg
+command -v flock >/dev/null 2>&1 && flock 8
+if dpkg -s fastpath >/dev/null 2>&1; then
+	skip "install, run, purge" "a fastpath package is installed already: the purge check would remove it"
+	finish
+	exit
+fi
+
 # Every path under what a package can touch (/usr, /etc, /var, /opt), before
 # it comes.
 listing() { find /usr /etc /var /opt -xdev 2>/dev/null | LC_ALL=C sort; }

@@ -304,6 +304,12 @@ if grep -q "not a regular file" "$T_TMP/err"; then ok "a FIFO at the summary fil
 PS=/proc/sys/fs/protected_symlinks
 ps0=$(cat "$PS" 2>/dev/null)
 if [ -n "$ps0" ] && (echo "$ps0" >"$PS") 2>/dev/null; then
+	# The setting is the machine's: a second test run beside this one (two
+	# clones, CI beside a developer) must not flip it under us, nor we
+	# under it.  The lock is the file itself, so every run takes the same.
+	exec 8<"$PS"
+	command -v flock >/dev/null 2>&1 && flock 8
+	ps0=$(cat "$PS")
 	trap 'echo "$ps0" >"$PS"; rm -rf "$T_TMP"' EXIT
 	trap 'exit 130' INT TERM
 	for v in 0 1; do
