@@ -1,6 +1,9 @@
 /*
  * urandom.h: what the three units of the urandom mitigation share.
  *
+ *   urandom_vdso.c   which source serves reads (vdso, kernel, reservoir),
+ *                    the vDSO's getrandom, and each thread's memory (its
+ *                    vDSO state, its reservoir slice), handed on at its end.
  *   urandom_pool.c   the reservoir: slices, lock, refill, generation, and
  *                    the wipe in a fork child.  Links alone (its unit test
  *                    does not interpose the test program's own calls).
@@ -110,6 +113,55 @@ static inline const void *ur_opaque(const void *p)
 }
 
 /* ------------------------------------------------------------------------
+ * The source of the bytes (urandom_vdso.c).  See fastpath(7) for the rule.
+ * ---------------------------------------------------------------------- */
+enum { UR_SRC_VDSO, UR_SRC_KERNEL, UR_SRC_RESERVOIR, UR_SRC_AUTO };
+/* Decided once by ur_source_init, from FASTPATH_URANDOM_SOURCE (asked),
+ * the kernel's release and the vDSO; the test aid FASTPATH_TEST_NO_VDSO
+ * plays a kernel without the vDSO's getrandom. */
+extern int ur_source FP_HIDDEN;
+extern int ur_source_asked FP_HIDDEN;
+extern bool ur_test_no_vdso FP_HIDDEN;
+int ur_parse_source(const char *s, int *src, char *why, size_t whylen) FP_HIDDEN;
+const char *ur_source_name(int src) FP_HIDDEN;
+void ur_source_init(void) FP_HIDDEN;
+void ur_source_atfork_child(void) FP_HIDDEN;
+
+#if defined(FP_LINUX) && defined(AT_SYSINFO_EHDR)
+#define UR_HAVE_VDSO 1
+/* The kernel's getrandom in the vDSO (Linux 6.11 on, where the
+ * architecture has it), and the sizes it gave (vgetrandom_opaque_params). */
+typedef ssize_t (*ur_vgr_fn)(void *buf, size_t n, unsigned flags, void *state, size_t len);
+struct ur_vgr_params {
+	uint32_t size_of_opaque_state, mmap_prot, mmap_flags, reserved[13];
+};
+extern ur_vgr_fn ur_vgr FP_HIDDEN;
+extern struct ur_vgr_params ur_vgr_p FP_HIDDEN;
+/* The getrandom we bound is libc's own (its address in ur_vgr_libc): no
+ * preload after ours wraps it. */
+extern bool ur_vgr_is_libc FP_HIDDEN;
+extern void *ur_vgr_libc FP_HIDDEN;
+#endif
+
+/* This thread's vDSO state and reservoir slice, NULL until it has one. */
+extern FP_TLS void *ur_tls_state FP_HIDDEN;
+extern FP_TLS void *ur_tls_slice FP_HIDDEN;
+/* Takes one for this thread; NULL when none can be had now (a signal
+ * handler interrupted a taking, too many threads): the caller goes on
+ * without (the kernel, or the pool itself). */
+void *ur_thread_state_new(void) FP_HIDDEN;
+void *ur_thread_slice_new(void) FP_HIDDEN;
+/* The vdso source: one vDSO getrandom on this thread's state; the count,
+ * or -errno, as the system call's. */
+ssize_t ur_vdso_call(void *buf, size_t n, unsigned flags) FP_HIDDEN;
+/* As ur_take, from the vDSO (GRND_NONBLOCK): fewer than n, the kernel's
+ * read finishes. */
+size_t ur_vdso_take(unsigned char *dst, size_t n) FP_HIDDEN;
+/* Wipe-on-fork and dont-dump on a private mapping (urandom_pool.c): true
+ * when the kernel will zero it in a child. */
+bool ur_private_advise(void *p, size_t n) FP_HIDDEN;
+
+/* ------------------------------------------------------------------------
  * The reservoir (urandom_pool.c).
  * ---------------------------------------------------------------------- */
 /* Copies up to n fresh bytes to dst; returns how many.  Fewer than n means
@@ -119,8 +171,26 @@ static inline const void *ur_opaque(const void *p)
 size_t ur_take(unsigned char *dst, size_t n, int fd) FP_HIDDEN;
 /* In a fork child: no byte the parent holds may be served here. */
 void ur_pool_atfork_child(void) FP_HIDDEN;
-/* At initialisation: how refills reach the kernel. */
-void ur_pool_init(void) FP_HIDDEN;
+
+/* A thread's slice of the pool (urandom_pool.c, in memory of
+ * urandom_vdso.c's).  Its bytes left the pool when it was cut. */
+struct ur_slice {
+	uint64_t gen;
+	unsigned short pos, len;  /* [pos, len) is fresh; the rest is zero */
+	volatile sig_atomic_t busy;
+	unsigned char b[UR_SLICE];
+};
+
+/* The bytes of a pooled read or getrandom, from the source: fewer than n
+ * means the kernel must supply the rest (all of it, source kernel). */
+static inline size_t ur_serve(unsigned char *dst, size_t n, int fd)
+{
+	if (fp_likely(ur_source == UR_SRC_VDSO))
+		return ur_vdso_take(dst, n);
+	if (ur_source == UR_SRC_RESERVOIR)
+		return ur_take(dst, n, fd);
+	return 0;
+}
 
 /* ------------------------------------------------------------------------
  * The descriptor table (urandom_fd.c).  Read inline on every call; written

@@ -45,92 +45,17 @@
 
 static _Atomic bool ur_no_getrandom;
 
-#if defined(FP_LINUX) && defined(AT_SYSINFO_EHDR)
-#include <dlfcn.h>
-#include <elf.h>
-#include <link.h>
-#define UR_VDSO 1
+#ifdef UR_HAVE_VDSO
 /*
- * The kernel's getrandom in the vDSO (Linux 6.11 on, where the architecture
- * has it): the system call's own generator, a ChaCha20 that the kernel keys
- * and rekeys whenever it reseeds or the process forks, run in user space.
- * It refills the pool in about half the system call's time (91 against
- * 171 us for 64 KiB here).  Used only when the getrandom we bound is libc's
- * own: a preload after ours that wraps getrandom (a replay tool,
- * tests/libfault_getrandom.so) still sees every refill.  Its state is used
- * under the pool lock only, and the kernel wipes it in a fork child.
+ * Refills through the vDSO's getrandom (urandom_vdso.c binds it): the
+ * system call's own generator, run in user space, in about half the system
+ * call's time (91 against 171 us for 64 KiB here).  Used only when the
+ * getrandom we bound is libc's own: a preload after ours that wraps
+ * getrandom (a replay tool, tests/libfault_getrandom.so) still sees every
+ * refill.  Its state is used under the pool lock only, and the kernel
+ * wipes it in a fork child.
  */
-typedef ssize_t (*ur_vgr_fn)(void *buf, size_t n, unsigned flags, void *state, size_t len);
-struct ur_vgr_params {
-	uint32_t size_of_opaque_state, mmap_prot, mmap_flags, reserved[13];
-};
-static ur_vgr_fn ur_vgr;                /* set once by ur_pool_init */
-static void *ur_vgr_libc;               /* libc's getrandom, then */
-static struct ur_vgr_params ur_vgr_p;
 static void *_Atomic ur_vgr_state;      /* mapped with the pool */
-
-/* A symbol of the vDSO image, through its dynamic section and DT_HASH (the
- * kernel links it with both hash styles). */
-static void *ur_vdso_sym(const char *name)
-{
-	/* The auxiliary vector gives the image's address as a number. */
-	const char *img = (const char *)getauxval(AT_SYSINFO_EHDR); // NOLINT(performance-no-int-to-ptr)
-	const ElfW(Ehdr) *eh = (const void *)img;
-	const ElfW(Phdr) *ph;
-	const ElfW(Dyn) *dyn = NULL;
-	const ElfW(Sym) *sym = NULL;
-	const Elf32_Word *hash = NULL;
-	const char *str = NULL, *base = NULL;
-	int i;
-
-	if (!img || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0)
-		return NULL;
-	ph = (const void *)(img + eh->e_phoff);
-	for (i = 0; i < eh->e_phnum; i++) {
-		if (ph[i].p_type == PT_LOAD && !base)
-			base = img + ph[i].p_offset - ph[i].p_vaddr;
-		else if (ph[i].p_type == PT_DYNAMIC)
-			dyn = (const void *)(img + ph[i].p_offset);
-	}
-	if (!base || !dyn)
-		return NULL;
-	for (; dyn->d_tag != DT_NULL; dyn++) {
-		if (dyn->d_tag == DT_STRTAB)
-			str = base + dyn->d_un.d_ptr;
-		else if (dyn->d_tag == DT_SYMTAB)
-			sym = (const void *)(base + dyn->d_un.d_ptr);
-		else if (dyn->d_tag == DT_HASH)
-			hash = (const void *)(base + dyn->d_un.d_ptr);
-	}
-	if (!str || !sym || !hash)
-		return NULL;
-	for (i = 0; i < (int)hash[1]; i++)
-		if (sym[i].st_shndx != SHN_UNDEF && strcmp(str + sym[i].st_name, name) == 0 &&
-		    (sym[i].st_info & 0xf) == STT_FUNC)
-			return (void *)(base + sym[i].st_value);
-	return NULL;
-}
-
-/* Once, at initialisation: the vDSO's getrandom, if there is one and the
- * getrandom we bound is libc's. */
-static void ur_vgr_bind(void)
-{
-	Dl_info self, next;
-	ur_vgr_fn f;
-
-	/* getpid: in libc itself on every version (glibc before 2.33 linked
-	 * fstat into each object from libc_nonshared.a), and not ours. */
-	if (!fp_real.r_getrandom.f || !dladdr((void *)fp_real.r_getrandom.f, &next) ||
-	    !dladdr((void *)&getpid, &self) || !next.dli_fname || !self.dli_fname ||
-	    strcmp(next.dli_fname, self.dli_fname) != 0)
-		return;
-	f = (ur_vgr_fn)ur_vdso_sym("__vdso_getrandom");
-	/* Its sizes come from a call with opaque_len ~0. */
-	if (!f || f(NULL, 0, 0, &ur_vgr_p, ~(size_t)0) != 0 || ur_vgr_p.size_of_opaque_state == 0)
-		return;
-	ur_vgr_libc = fp_real.r_getrandom.p;
-	ur_vgr = f;
-}
 
 /* With the pool: its state, in memory of the kind the kernel asks for
  * (dropped under pressure, wiped in a fork child). */
@@ -138,7 +63,7 @@ static void ur_vgr_map(void)
 {
 	void *m;
 
-	if (!ur_vgr || atomic_load(&ur_vgr_state))
+	if (!ur_vgr || !ur_vgr_is_libc || atomic_load(&ur_vgr_state))
 		return;
 	m = (void *)mmap(NULL, ur_vgr_p.size_of_opaque_state, (int)ur_vgr_p.mmap_prot,
 	                 (int)ur_vgr_p.mmap_flags, -1, 0);
@@ -197,6 +122,30 @@ static long long ur_now_ns(void)
 	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+/* Memory that holds bytes not yet served: zeroed in a fork child (where
+ * the kernel can), and left out of core dumps (MADV_DONTDUMP, Linux 3.4;
+ * illumos has no such advice: see docs/illumos.md).  True with the wipe. */
+bool ur_private_advise(void *p, size_t n)
+{
+	bool wipe = false;
+
+#if defined(UR_TEST_WIPE)
+	/* The unit tests play a kernel with neither (tests/test_urandom_pool.c). */
+	wipe = UR_TEST_WIPE(p, n);
+#elif defined(MADV_WIPEONFORK)
+	wipe = madvise(p, n, MADV_WIPEONFORK) == 0;
+	ur_count(SYSCALLS);
+#elif defined(MC_INHERIT_ZERO)
+	wipe = memcntl((void *)p, n, MC_INHERIT_ZERO, 0, 0, 0) == 0;
+	ur_count(SYSCALLS);
+#endif
+#ifdef MADV_DONTDUMP
+	(void)madvise(p, n, MADV_DONTDUMP);
+	ur_count(SYSCALLS);
+#endif
+	return wipe;
+}
+
 static struct ur_pool *ur_pool_get(void)
 {
 	struct ur_pool *p = atomic_load_explicit(&ur_pool, memory_order_acquire);
@@ -216,16 +165,7 @@ static struct ur_pool *ur_pool_get(void)
 	if (m == (void *)MAP_FAILED)
 		return NULL;
 	p = m;
-#if defined(UR_TEST_WIPE)
-	/* The unit tests play a kernel with neither (tests/test_urandom_pool.c). */
-	wipe = UR_TEST_WIPE(p, sizeof *p);
-#elif defined(MADV_WIPEONFORK)
-	wipe = madvise(p, sizeof *p, MADV_WIPEONFORK) == 0;
-	ur_count(SYSCALLS);
-#elif defined(MC_INHERIT_ZERO)
-	wipe = memcntl((void *)p, sizeof *p, MC_INHERIT_ZERO, 0, 0, 0) == 0;
-	ur_count(SYSCALLS);
-#endif
+	wipe = ur_private_advise(p, sizeof *p);
 	/* Set before publishing, so no thread of this process ever sees a pid
 	 * mismatch (see ur_check_pid). */
 	p->pid = getpid();
@@ -239,7 +179,7 @@ static struct ur_pool *ur_pool_get(void)
 	}
 	/* Until this store, readers assume no wipe and check the pid: safe. */
 	atomic_store(&ur_wipe, wipe);
-#ifdef UR_VDSO
+#ifdef UR_HAVE_VDSO
 	ur_vgr_map();
 #endif
 	return p;
@@ -350,7 +290,7 @@ static inline bool ur_forked_under_us(const struct ur_pool *p, uint64_t g)
  * then says it again, with errno. */
 static ssize_t ur_refill_vdso(struct ur_pool *p)
 {
-#ifdef UR_VDSO
+#ifdef UR_HAVE_VDSO
 	void *st = atomic_load_explicit(&ur_vgr_state, memory_order_acquire);
 	ssize_t r;
 
@@ -465,16 +405,11 @@ static size_t ur_take_pool(struct ur_pool *p, unsigned char *dst, size_t n, int 
  * anyway once it no longer names the pool's generation: that also covers a
  * child made by a raw clone, which runs no atfork handler but whose pool
  * the kernel wiped.  busy keeps a signal handler that interrupted this
- * thread inside its slice out of it (it takes from the pool instead).
+ * thread inside its slice out of it (it takes from the pool instead).  The
+ * slice lives in memory of urandom_vdso.c's, wiped in a child and left out
+ * of core dumps like the pool; a thread that cannot have one yet takes from
+ * the pool directly.
  */
-struct ur_slice {
-	uint64_t gen;
-	unsigned short pos, len;  /* [pos, len) is fresh; the rest is zero */
-	volatile sig_atomic_t busy;
-	unsigned char b[UR_SLICE];
-};
-static FP_TLS struct ur_slice ur_slice;
-
 static void ur_slice_drop(struct ur_slice *t)
 {
 	if (t->pos < t->len)
@@ -567,13 +502,15 @@ static enum ur_cut ur_slice_cut(struct ur_slice *t, struct ur_pool *p, int fd)
 size_t ur_take(unsigned char *dst, size_t n, int fd)
 {
 	struct ur_pool *p = ur_pool_get();
-	struct ur_slice *t = &ur_slice;
+	struct ur_slice *t = ur_tls_slice;
 	enum ur_cut cut = UR_CUT;
 
 	if (!p)
 		return 0;
 	ur_check_pid(p);
-	if (n > UR_SLICE_MAX || t->busy)
+	if (fp_unlikely(!t) && n <= UR_SLICE_MAX)
+		t = ur_thread_slice_new();
+	if (n > UR_SLICE_MAX || !t || t->busy)
 		return ur_take_pool(p, dst, n, fd);
 	t->busy = 1;
 	atomic_signal_fence(memory_order_seq_cst);
@@ -610,8 +547,12 @@ void ur_pool_atfork_child(void)
 
 	/* The forking thread is the child's only one: its slice is the only
 	 * copy of the parent's bytes left outside the pool. */
-	ur_slice_drop(&ur_slice);
-	ur_slice.gen = 0;
+	struct ur_slice *t = ur_tls_slice;
+
+	if (t) {
+		ur_slice_drop(t);
+		t->gen = 0;
+	}
 
 	/* With wipe-on-fork the kernel already zeroed it; writing would only
 	 * fault the pages in. */
@@ -619,11 +560,4 @@ void ur_pool_atfork_child(void)
 		ur_reset(p);
 }
 
-/* Once, at initialisation (settings known, symbols bound). */
-void ur_pool_init(void)
-{
-#ifdef UR_VDSO
-	if (fp_cfg.enabled & FP_BIT(urandom))
-		ur_vgr_bind();
-#endif
-}
+

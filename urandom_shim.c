@@ -110,7 +110,7 @@ static ssize_t ur_read(int fd, void *buf, size_t n)
 		ur_count(SYSCALLS);
 		return fp_real.r_read.f(fd, buf, n);
 	}
-	got = ur_take(buf, n, fd);
+	got = ur_serve(buf, n, fd);
 	if (fp_likely(got == n))
 		return (ssize_t)n;
 	ur_count(SYSCALLS);
@@ -551,6 +551,33 @@ FP_EXPORT int daemon(int nochdir, int noclose)
  * and unknown flags always go to the kernel.
  * ---------------------------------------------------------------------- */
 #ifdef FP_LINUX
+#ifdef UR_HAVE_VDSO
+static inline bool ur_vdso_serves_getrandom(void)
+{
+	return ur_source == UR_SRC_VDSO && ur_vgr_is_libc && fp_real.r_getrandom.p == ur_vgr_libc;
+}
+#endif
+
+/* The vdso source: the vDSO's answer is the system call's, to the errno,
+ * for the flags we pass it; the kernel source has nothing to save.  A
+ * getrandom wrapped by a preload after ours is called, as natively. */
+static ssize_t ur_getrandom_direct(void *buf, size_t n, unsigned flags)
+{
+#ifdef UR_HAVE_VDSO
+	if (ur_vdso_serves_getrandom()) {
+		ssize_t r = ur_vdso_call(buf, n, flags);
+
+		ur_count(GETRANDOM);
+		if (r >= 0)
+			return r;
+		errno = (int)-r;
+		return -1;
+	}
+#endif
+	ur_count(SYSCALLS);
+	return fp_real.r_getrandom.f(buf, n, flags);
+}
+
 FP_EXPORT ssize_t getrandom(void *buf, size_t n, unsigned flags)
 {
 	size_t got;
@@ -568,6 +595,8 @@ FP_EXPORT ssize_t getrandom(void *buf, size_t n, unsigned flags)
 	    !ur_opaque(buf))
 		return FP_REAL(getrandom)(buf, n, flags);
 	pthread_testcancel();  /* as glibc's getrandom */
+	if (ur_source != UR_SRC_RESERVOIR)
+		return ur_getrandom_direct(buf, n, flags);
 	got = ur_take(buf, n, -1);
 	if (got == n) {
 		ur_count(GETRANDOM);
@@ -596,6 +625,17 @@ FP_EXPORT int getentropy(void *buf, size_t n)
 	if (!fp_enabled(FP_BIT(urandom)) || fp_likely(!ur_getrandom) || n == 0 ||
 	    n > 256 || !ur_opaque(buf))
 		return FP_REAL(getentropy)(buf, n);
+	if (ur_source != UR_SRC_RESERVOIR) {
+#ifdef UR_HAVE_VDSO
+		/* Not a byte short for 256 or fewer, but for a signal. */
+		if (ur_vdso_serves_getrandom() && ur_vdso_call(buf, n, 0) == (ssize_t)n) {
+			ur_count(GETRANDOM);
+			return 0;
+		}
+#endif
+		ur_count(SYSCALLS);
+		return fp_real.r_getentropy.f(buf, n);
+	}
 	got = ur_take(buf, n, -1);
 	if (got == n) {
 		ur_count(GETRANDOM);
@@ -617,6 +657,14 @@ static bool ur_load(fp_getenv_fn get)
 	ur_getrandom = false;
 	if (v && fp_parse_bool(v, &ur_getrandom, why, sizeof why) < 0)
 		fp_warn("FASTPATH_GETRANDOM", v, why, "getrandom() is not pooled");
+	v = get("FASTPATH_URANDOM_SOURCE");
+	ur_source_asked = UR_SRC_AUTO;
+	if (v && ur_parse_source(v, &ur_source_asked, why, sizeof why) < 0)
+		fp_warn("FASTPATH_URANDOM_SOURCE", v, why, "source auto");
+	/* Test aid: act as on a kernel without the vDSO's getrandom.  get()
+	 * is secure_getenv: ignored in secure-execution mode. */
+	v = get("FASTPATH_TEST_NO_VDSO");
+	ur_test_no_vdso = v && strcmp(v, "1") == 0;
 	v = get("FASTPATH_URANDOM");
 	ur_mode = UR_MODE_EXACT;
 	if (v && ur_parse_mode(v, &ur_mode, why, sizeof why) < 0)
@@ -628,7 +676,8 @@ static bool ur_load(fp_getenv_fn get)
 }
 
 /* "<n> opens, <n> reads, <n> getrandom[ (off)], <n> syscalls, <n> refills,
- * <n> slice fills, mode exact|reserve[, cloexec dups F_DUPFD+F_SETFD]" (the
+ * <n> slice fills, source vdso|kernel|reservoir, mode exact|reserve[,
+ * cloexec dups F_DUPFD+F_SETFD]" (the
  * last where the kernel refused F_DUPFD_CLOEXEC, urandom_cloexec.c) */
 static void ur_stats(struct fp_buf *b, const unsigned long *c)
 {
@@ -643,21 +692,23 @@ static void ur_stats(struct fp_buf *b, const unsigned long *c)
 	fp_buf_ulong(b, c[UR_C_REFILLS]);
 	fp_buf_str(b, " refills, ");
 	fp_buf_ulong(b, c[UR_C_SLICES]);
-	fp_buf_str(b, ur_mode == UR_MODE_RESERVE ? " slice fills, mode reserve"
-	                                         : " slice fills, mode exact");
+	fp_buf_str(b, " slice fills, source ");
+	fp_buf_str(b, ur_source_name(ur_source));
+	fp_buf_str(b, ur_mode == UR_MODE_RESERVE ? ", mode reserve" : ", mode exact");
 	if (atomic_load(&ur_dup_fallback))
 		fp_buf_str(b, ", cloexec dups F_DUPFD+F_SETFD");
 }
 
 static void ur_init(void)
 {
-	ur_pool_init();
+	ur_source_init();
 	ur_fd_init();
 }
 
 static void ur_atfork_child(void)
 {
 	ur_fd_atfork_child();
+	ur_source_atfork_child();
 	ur_pool_atfork_child();
 }
 

@@ -1,0 +1,430 @@
+/*
+ * urandom_vdso.c: which source serves the urandom mitigation's reads, and
+ * the memory each thread reads through.
+ *
+ *   vdso       (Linux 6.11 on, where the architecture has it) every pooled
+ *              read is one call of the kernel's vDSO getrandom on a state of
+ *              this thread's own: nothing is buffered here, and the vDSO
+ *              checks the kernel's generation on every call, so a fork child
+ *              or a cloned VM diverges at once, as natively.
+ *   kernel     (Linux 5.18 to 6.10, or FASTPATH_URANDOM_SOURCE=kernel) a read
+ *              of a pooled descriptor is the real read: the open is saved,
+ *              no byte is buffered.  The kernel reseeds on a VM generation
+ *              change (vmgenid); a user-space buffer could not follow it.
+ *   reservoir  (Linux before 5.18, illumos, or FASTPATH_URANDOM_SOURCE=
+ *              reservoir) urandom_pool.c's 64 KiB pool and 1 KiB slices,
+ *              MADV_DONTDUMP where the kernel has it: the kernel itself
+ *              cannot tell clones apart there, so the pool is no less safe.
+ *
+ * Per-thread memory (vDSO states, reservoir slices) comes from chunks
+ * mapped as the kernel asks (states: its mmap_prot and mmap_flags, several
+ * to a page, none across a page) or wipe-on-fork and dont-dump (slices);
+ * the thread's pointer is in thread-local storage, and a key's destructor
+ * hands the memory back when the thread ends, for the next thread to take.
+ * A slot is taken under a try-lock: a signal handler that finds it held
+ * (by the thread it interrupted, or another) gets none, and the kernel
+ * serves that read.  No allocation, no lock waited for, on a read.
+ */
+#include "fastpath.h"
+#include "urandom.h"
+
+#ifdef FP_LINUX
+#include <sys/utsname.h>
+#endif
+
+int ur_source = UR_SRC_KERNEL;
+int ur_source_asked = UR_SRC_AUTO;
+bool ur_test_no_vdso;
+FP_TLS void *ur_tls_state;
+FP_TLS void *ur_tls_slice;
+
+int ur_parse_source(const char *s, int *src, char *why, size_t whylen)
+{
+	*src = UR_SRC_AUTO;
+	if (strcmp(s, "auto") == 0)
+		return 0;
+	if (strcmp(s, "reservoir") == 0) {
+		*src = UR_SRC_RESERVOIR;
+		return 0;
+	}
+	if (strcmp(s, "kernel") == 0) {
+		*src = UR_SRC_KERNEL;
+		return 0;
+	}
+	snprintf(why, whylen, "expected auto, kernel or reservoir");
+	return -1;
+}
+
+const char *ur_source_name(int src)
+{
+	return src == UR_SRC_VDSO ? "vdso" : src == UR_SRC_RESERVOIR ? "reservoir" : "kernel";
+}
+
+#ifdef UR_HAVE_VDSO
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+
+ur_vgr_fn ur_vgr;
+bool ur_vgr_is_libc;
+struct ur_vgr_params ur_vgr_p;
+void *ur_vgr_libc;
+
+/* A symbol of the vDSO image, through its dynamic section and DT_HASH (the
+ * kernel links it with both hash styles). */
+static void *ur_vdso_sym(const char *name)
+{
+	/* The auxiliary vector gives the image's address as a number. */
+	const char *img = (const char *)getauxval(AT_SYSINFO_EHDR); // NOLINT(performance-no-int-to-ptr)
+	const ElfW(Ehdr) *eh = (const void *)img;
+	const ElfW(Phdr) *ph;
+	const ElfW(Dyn) *dyn = NULL;
+	const ElfW(Sym) *sym = NULL;
+	const Elf32_Word *hash = NULL;
+	const char *str = NULL, *base = NULL;
+	int i;
+
+	if (!img || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0)
+		return NULL;
+	ph = (const void *)(img + eh->e_phoff);
+	for (i = 0; i < eh->e_phnum; i++) {
+		if (ph[i].p_type == PT_LOAD && !base)
+			base = img + ph[i].p_offset - ph[i].p_vaddr;
+		else if (ph[i].p_type == PT_DYNAMIC)
+			dyn = (const void *)(img + ph[i].p_offset);
+	}
+	if (!base || !dyn)
+		return NULL;
+	for (; dyn->d_tag != DT_NULL; dyn++) {
+		if (dyn->d_tag == DT_STRTAB)
+			str = base + dyn->d_un.d_ptr;
+		else if (dyn->d_tag == DT_SYMTAB)
+			sym = (const void *)(base + dyn->d_un.d_ptr);
+		else if (dyn->d_tag == DT_HASH)
+			hash = (const void *)(base + dyn->d_un.d_ptr);
+	}
+	if (!str || !sym || !hash)
+		return NULL;
+	for (i = 0; i < (int)hash[1]; i++)
+		if (sym[i].st_shndx != SHN_UNDEF && strcmp(str + sym[i].st_name, name) == 0 &&
+		    (sym[i].st_info & 0xf) == STT_FUNC)
+			return (void *)(base + sym[i].st_value);
+	return NULL;
+}
+
+/* Once, at initialisation: the vDSO's getrandom and its sizes, and whether
+ * the getrandom we bound is libc's.  Only then do refills and pooled
+ * getrandom calls use it: a preload after ours that wraps getrandom (a
+ * replay tool, tests/libfault_getrandom.so) still sees each of those.
+ * Reads of the device never reach getrandom natively, so they use the
+ * vDSO whoever wraps getrandom. */
+static void ur_vgr_bind(void)
+{
+	Dl_info self, next;
+	ur_vgr_fn f = (ur_vgr_fn)ur_vdso_sym("__vdso_getrandom");
+
+	/* Its sizes come from a call with opaque_len ~0.  A state must fit
+	 * in a page (the kernel's rule: pages may be dropped one by one). */
+	if (!f || f(NULL, 0, 0, &ur_vgr_p, ~(size_t)0) != 0 || ur_vgr_p.size_of_opaque_state == 0 ||
+	    ur_vgr_p.size_of_opaque_state > (uint32_t)sysconf(_SC_PAGESIZE))
+		return;
+	ur_vgr = f;
+	/* getpid: in libc itself on every version (glibc before 2.33 linked
+	 * fstat into each object from libc_nonshared.a), and not ours. */
+	if (fp_real.r_getrandom.f && dladdr((void *)fp_real.r_getrandom.f, &next) &&
+	    dladdr((void *)&getpid, &self) && next.dli_fname && self.dli_fname &&
+	    strcmp(next.dli_fname, self.dli_fname) == 0) {
+		ur_vgr_libc = fp_real.r_getrandom.p;
+		ur_vgr_is_libc = true;
+	}
+}
+#endif
+
+/* ------------------------------------------------------------------------
+ * Slots: per-thread memory, from chunks of up to 64 slots, none across a
+ * page.  The chunk table and its bitmaps are ordinary memory (a state's
+ * own page may be dropped by the kernel at any time: no list lives there).
+ * ---------------------------------------------------------------------- */
+#define UR_CHUNKS 256  /* 16,000 threads' slots at most; later ones: none */
+struct ur_slots {
+	_Atomic bool busy;   /* the try-lock */
+	size_t size;         /* of a slot, cache-line aligned */
+	unsigned per_page, per_chunk;
+	size_t chunk_bytes;
+	int prot, flags;
+	bool advise;         /* wipe-on-fork and dont-dump, by madvise */
+	unsigned nchunks;
+	unsigned char *chunk[UR_CHUNKS];
+	uint64_t used[UR_CHUNKS];
+};
+static struct ur_slots ur_states, ur_slices;
+static size_t ur_page;
+
+static void ur_slots_setup(struct ur_slots *s, size_t size, int prot, int flags, bool advise)
+{
+	unsigned pages;
+
+	size = (size + FP_CACHELINE - 1) / FP_CACHELINE * FP_CACHELINE;
+	s->size = size;
+	s->per_page = (unsigned)(ur_page / size);
+	pages = 64 / s->per_page ? 64 / s->per_page : 1;
+	s->per_chunk = pages * s->per_page;
+	s->chunk_bytes = pages * ur_page;
+	s->prot = prot;
+	s->flags = flags;
+	s->advise = advise;
+}
+
+static void *ur_slot_at(const struct ur_slots *s, unsigned c, unsigned i)
+{
+	return s->chunk[c] + (i / s->per_page) * ur_page + (i % s->per_page) * s->size;
+}
+
+/* A free slot, or NULL (the lock is held, no memory, too many threads). */
+static void *ur_slot_get(struct ur_slots *s)
+{
+	uint64_t full;
+	void *p = NULL;
+	unsigned c;
+
+	if (s->size == 0 || atomic_exchange_explicit(&s->busy, true, memory_order_acquire))
+		return NULL;
+	full = s->per_chunk >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << s->per_chunk) - 1;
+	for (c = 0; c < s->nchunks && !p; c++)
+		if (s->used[c] != full) {
+			unsigned i = (unsigned)__builtin_ctzll(~s->used[c]);
+
+			s->used[c] |= (uint64_t)1 << i;
+			p = ur_slot_at(s, c, i);
+		}
+	if (!p && s->nchunks < UR_CHUNKS) {
+		/* Through void *: see ur_pool_get on old illumos headers. */
+		void *m = (void *)mmap(NULL, s->chunk_bytes, s->prot, s->flags, -1, 0);
+
+		ur_count(SYSCALLS);
+		if (m != (void *)MAP_FAILED) {
+			if (s->advise)
+				(void)ur_private_advise(m, s->chunk_bytes);
+			s->chunk[s->nchunks] = m;
+			s->used[s->nchunks++] = 1;
+			p = m;
+		}
+	}
+	atomic_store_explicit(&s->busy, false, memory_order_release);
+	return p;
+}
+
+/* Which slot p is: chunk c, bit i; false when it is none of s's. */
+static bool ur_slot_index(const struct ur_slots *s, const void *p, unsigned *c, unsigned *i)
+{
+	for (*c = 0; *c < s->nchunks; (*c)++) {
+		const unsigned char *b = s->chunk[*c];
+
+		if ((const unsigned char *)p >= b && (const unsigned char *)p < b + s->chunk_bytes) {
+			size_t off = (size_t)((const unsigned char *)p - b);
+
+			*i = (unsigned)(off / ur_page * s->per_page + off % ur_page / s->size);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Gives a slot back: at a thread's end, never from a signal handler. */
+static void ur_slot_put(struct ur_slots *s, void *p)
+{
+	unsigned c, i, spins = 0;
+
+	while (atomic_exchange_explicit(&s->busy, true, memory_order_acquire))
+		if (++spins > 64)
+			sched_yield();
+	if (ur_slot_index(s, p, &c, &i))
+		s->used[c] &= ~((uint64_t)1 << i);
+	atomic_store_explicit(&s->busy, false, memory_order_release);
+}
+
+/* In a fork child: only the forking thread exists; every other thread's
+ * slot is free again.  Its memory the kernel wiped (wipe-on-fork). */
+static void ur_slots_child(struct ur_slots *s, const void *keep)
+{
+	unsigned c, i;
+
+	for (c = 0; c < s->nchunks; c++)
+		s->used[c] = 0;
+	if (keep && ur_slot_index(s, keep, &c, &i))
+		s->used[c] |= (uint64_t)1 << i;
+	atomic_store(&s->busy, false);
+}
+
+/* ------------------------------------------------------------------------
+ * The thread's end.  glibc keeps a key's value in the thread's descriptor
+ * for the first 32 keys (PTHREAD_KEY_2NDLEVEL_SIZE): setting it is a store
+ * there, nothing allocated, as musl's always is.  A later key would make
+ * the first setspecific of a thread allocate: then no per-thread memory is
+ * handed out, and the kernel serves (ur_thread_ok).
+ * ---------------------------------------------------------------------- */
+static pthread_key_t ur_key;
+static bool ur_key_ok;
+static FP_TLS bool ur_tls_keyed;
+
+static void ur_thread_gone(void *unused)
+{
+	void *st = ur_tls_state, *sl = ur_tls_slice;
+
+	(void)unused;
+	ur_tls_keyed = false;
+	ur_tls_state = ur_tls_slice = NULL;
+	atomic_signal_fence(memory_order_seq_cst);
+	if (st)
+		ur_slot_put(&ur_states, st);
+	if (sl) {
+		explicit_bzero(sl, ur_slices.size);
+		ur_slot_put(&ur_slices, sl);
+	}
+}
+
+static void ur_key_make(void)
+{
+	if (pthread_key_create(&ur_key, ur_thread_gone) != 0)
+		return;
+#ifdef __GLIBC__
+	if ((unsigned)ur_key >= 32) {
+		(void)pthread_key_delete(ur_key);
+		return;
+	}
+#endif
+	ur_key_ok = true;
+}
+
+static void ur_keyed(void)
+{
+	if (!ur_tls_keyed) {
+		ur_tls_keyed = true;
+		(void)pthread_setspecific(ur_key, &ur_key);
+	}
+}
+
+void *ur_thread_state_new(void)
+{
+	void *p;
+
+	if (!ur_key_ok || !(p = ur_slot_get(&ur_states)))
+		return NULL;
+	ur_tls_state = p;
+	ur_keyed();
+	return p;
+}
+
+void *ur_thread_slice_new(void)
+{
+	void *p;
+
+	if (!ur_key_ok || !(p = ur_slot_get(&ur_slices)))
+		return NULL;
+	ur_tls_slice = p;
+	ur_keyed();
+	return p;
+}
+
+/* The vdso source: n bytes from this thread's state, as the system call
+ * would give them (a count, or -errno).  With no state to be had, the
+ * getrandom system call itself.  A signal handler that re-enters the state
+ * in use is answered by the vDSO with the system call (its in_use flag). */
+ssize_t ur_vdso_call(void *buf, size_t n, unsigned flags)
+{
+#ifdef UR_HAVE_VDSO
+	void *st = ur_tls_state;
+
+	if (fp_unlikely(!st) && !(st = ur_thread_state_new())) {
+		long r;
+
+		ur_count(SYSCALLS);
+		r = syscall(SYS_getrandom, buf, n, flags);
+		return r < 0 ? -errno : r;
+	}
+	return ur_vgr(buf, n, flags, st, ur_vgr_p.size_of_opaque_state);
+#else
+	(void)buf, (void)n, (void)flags;
+	return -ENOSYS;
+#endif
+}
+
+size_t ur_vdso_take(unsigned char *dst, size_t n)
+{
+#ifdef UR_HAVE_VDSO
+	int saved = errno;
+	ssize_t r = ur_vdso_call(dst, n, GRND_NONBLOCK);
+
+	errno = saved;
+	/* Not yet seeded (EAGAIN) or cut short by a signal: the read on the
+	 * device does the rest, as natively. */
+	return r > 0 ? (size_t)r : 0;
+#else
+	(void)dst, (void)n;
+	return 0;
+#endif
+}
+
+/* ------------------------------------------------------------------------
+ * Which source: once, at initialisation, for the mitigation on or surveyed.
+ * ---------------------------------------------------------------------- */
+/* The kernel's release from uname, as maj * 1000 + min; 0 if unknown. */
+static unsigned ur_release(void)
+{
+#ifdef FP_LINUX
+	struct utsname u;
+	unsigned maj = 0, min = 0;
+
+	if (uname(&u) == 0 && sscanf(u.release, "%u.%u", &maj, &min) == 2)
+		return maj * 1000 + min;
+#endif
+	return 0;
+}
+
+void ur_source_init(void)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+
+	ur_page = pg > 0 ? (size_t)pg : 4096;
+#ifdef UR_HAVE_VDSO
+	ur_vgr_bind();
+#endif
+	if (ur_source_asked != UR_SRC_AUTO) {
+		ur_source = ur_source_asked;
+	} else {
+#ifdef FP_LINUX
+		/* vmgenid reseeding came with 5.18: before it, the kernel
+		 * serves a restored VM's clones alike too. */
+		if (ur_release() < 5018)
+			ur_source = UR_SRC_RESERVOIR;
+		else
+			ur_source = UR_SRC_KERNEL;
+#else
+		ur_source = UR_SRC_RESERVOIR;  /* illumos: no vmgenid */
+#endif
+#ifdef UR_HAVE_VDSO
+		if (ur_source == UR_SRC_KERNEL && ur_vgr && !ur_test_no_vdso)
+			ur_source = UR_SRC_VDSO;
+#endif
+	}
+	if (ur_source != UR_SRC_KERNEL && (fp_cfg.enabled & FP_BIT(urandom)))
+		ur_key_make();
+	if (ur_source == UR_SRC_RESERVOIR)
+		ur_slots_setup(&ur_slices, sizeof(struct ur_slice), PROT_READ | PROT_WRITE,
+		               MAP_PRIVATE | MAP_ANONYMOUS, true);
+#ifdef UR_HAVE_VDSO
+	if (ur_source == UR_SRC_VDSO && !ur_key_ok)
+		ur_source = UR_SRC_KERNEL;
+	if (ur_source == UR_SRC_VDSO)
+		ur_slots_setup(&ur_states, ur_vgr_p.size_of_opaque_state, (int)ur_vgr_p.mmap_prot,
+		               (int)ur_vgr_p.mmap_flags, false);
+#endif
+}
+
+/* In a fork child: the forking thread's memory is its own still (wiped by
+ * the kernel: a state starts again, a slice is empty); the rest is free. */
+void ur_source_atfork_child(void)
+{
+	ur_slots_child(&ur_states, ur_tls_state);
+	ur_slots_child(&ur_slices, ur_tls_slice);
+}
