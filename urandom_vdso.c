@@ -285,7 +285,7 @@ static void ur_thread_gone(void *unused)
 
 static void ur_key_make(void)
 {
-	if (pthread_key_create(&ur_key, ur_thread_gone) != 0)
+	if (ur_key_ok || pthread_key_create(&ur_key, ur_thread_gone) != 0)
 		return;
 #ifdef __GLIBC__
 	if ((unsigned)ur_key >= 32) {

@@ -24,6 +24,7 @@
 #include "../settings.c"
 #include "../outfile.c"
 #include "../urandom_pool.c"
+#include "../urandom_vdso.c"
 #include "../urandom_fd.c"
 #include "../urandom_cloexec.c"
 #include "../urandom_shim.c"
@@ -103,10 +104,28 @@ void fp_cpus_sv_file(int dirfd, const char *path, int flags)
 	(void)flags;
 }
 
+/* The reservoir is what these tests are about: the source forced, as
+ * FASTPATH_URANDOM_SOURCE=reservoir would.  The thread's slice lives in
+ * memory of urandom_vdso.c's now, taken on first use. */
+static void reservoir_source(void)
+{
+	ur_source_asked = UR_SRC_RESERVOIR;
+	ur_source_init();
+	ur_key_make();
+}
+
+static struct ur_slice *ur_test_slice(void)
+{
+	if (!ur_tls_slice)
+		assert_non_null(ur_thread_slice_new());
+	return ur_tls_slice;
+}
+
 static int setup(void **state)
 {
 	(void)state;
 	assert_true(fp_ready());
+	reservoir_source();
 	return 0;
 }
 
@@ -213,7 +232,7 @@ static void test_random_this_kernel(void **state)
 static void test_reentry_falls_back(void **state)
 {
 	struct ur_pool *p = ur_pool_get();
-	struct ur_slice *t = &ur_slice, saved;
+	struct ur_slice *t = ur_test_slice(), saved;
 	unsigned char b[16];
 	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
 	unsigned long sys;
@@ -258,7 +277,7 @@ static void test_lock_holder_never_returns(void **state)
 	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
 
 	(void)state;
-	ur_slice_drop(&ur_slice);
+	ur_slice_drop(ur_test_slice());
 	atomic_store(&p->owner, (uintptr_t)0x1234);
 	assert_int_equal(ur_take(b, sizeof b, fd), 0);
 	assert_true(atomic_load(&ur_pool_dead));
@@ -281,16 +300,16 @@ static void test_refill_without_getrandom(void **state)
 	fp_real.r_getrandom.p = NULL;
 	atomic_store(&ur_no_getrandom, true);
 	p->pos = p->len;  /* empty */
-	ur_slice_drop(&ur_slice);
+	ur_slice_drop(ur_test_slice());
 	assert_int_equal(read(fd, b, 16), 16);
 	assert_int_equal(p->len, UR_POOL);
 	assert_int_equal(p->pos, UR_SLICE);  /* the generation was drawn before */
 	/* getrandom pooling has no descriptor: it leaves the caller to the
 	 * kernel, untouched by a failed refill. */
 	p->pos = p->len;
-	ur_slice_drop(&ur_slice);
+	ur_slice_drop(ur_test_slice());
 	assert_int_equal(ur_take(b, 16, -1), 0);
-	assert_int_equal(ur_slice.len, 0);
+	assert_int_equal(ur_test_slice()->len, 0);
 	fp_real.r_getrandom.p = saved;
 	atomic_store(&ur_no_getrandom, false);
 	close(fd);

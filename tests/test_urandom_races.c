@@ -25,6 +25,7 @@
 #include "../settings.c"
 #include "../outfile.c"
 #include "../urandom_pool.c"
+#include "../urandom_vdso.c"
 #include "../urandom_fd.c"
 #include "../urandom_cloexec.c"
 #include "../urandom_shim.c"
@@ -59,10 +60,28 @@ bool fp_cpus_seek(int fd, long long *off, int *whence)
 	return true;
 }
 
+/* The reservoir is what these tests are about: the source forced, as
+ * FASTPATH_URANDOM_SOURCE=reservoir would.  The thread's slice lives in
+ * memory of urandom_vdso.c's now, taken on first use. */
+static void reservoir_source(void)
+{
+	ur_source_asked = UR_SRC_RESERVOIR;
+	ur_source_init();
+	ur_key_make();
+}
+
+static inline struct ur_slice *ur_test_slice(void)
+{
+	if (!ur_tls_slice)
+		assert_non_null(ur_thread_slice_new());
+	return ur_tls_slice;
+}
+
 static int setup(void **state)
 {
 	(void)state;
 	assert_true(fp_ready());
+	reservoir_source();
 	fp_cfg.enabled |= FP_BIT(urandom);
 	ur_give_back(EMFILE);
 	ur_mode = UR_MODE_EXACT;
