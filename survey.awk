@@ -220,7 +220,7 @@ function urandom_rules(phase) {
 	if (phase == "init")
 		urandom_calls = urandom_ns = urandom_opens_cloexec = urandom_opens = urandom_small_reads = \
 			urandom_big_reads = urandom_closes = urandom_reserve_saved = urandom_exact_saved = \
-			urandom_dup_close_ns = urandom_dup_fallback = 0
+			urandom_dup_close_ns = urandom_dup_fallback = urandom_source = 0
 	if (phase == "fold") return urandom_fold()
 	if (phase == "row") urandom_row()
 	else if (phase == "suggest") urandom_suggest()
@@ -241,7 +241,10 @@ function urandom_fold(    opens, reads, pooled_ns, closes, close_ns, dup_close, 
 	urandom_opens_cloexec += key("urandom.open_cloexec"); urandom_opens += opens
 	urandom_small_reads += reads; urandom_big_reads += key("urandom.read_big")
 	urandom_closes += closes
-	pooled_ns = key("urandom.open_ns") + key("urandom.read_ns") + close_ns
+	# urandom.source (1 vdso, 2 kernel, 3 reservoir): from the kernel,
+	# reads stay system calls and save nothing.
+	if (key("urandom.source")) urandom_source = key("urandom.source")
+	pooled_ns = key("urandom.open_ns") + (key("urandom.source") == 2 ? 0 : key("urandom.read_ns")) + close_ns
 	urandom_reserve_saved += pooled_ns
 	dup_close = key("urandom.dup_close_ns")
 	# A kernel without F_DUPFD_CLOEXEC: the duplicate is two calls.
@@ -258,8 +261,10 @@ function urandom_fold(    opens, reads, pooled_ns, closes, close_ns, dup_close, 
 
 function urandom_row() {
 	row("urandom", urandom_calls, urandom_ns, urandom_exact_saved, \
-		sprintf("kernel time of %d opens (%d O_CLOEXEC), %d reads <= 4096 B and %d closes, less a duplicate and its close per open (exact mode, the default; %s each here%s); %d larger reads stay; --urandom=reserve, which makes neither, ~%s", \
-		urandom_opens, urandom_opens_cloexec, urandom_small_reads, urandom_closes, \
+		sprintf("kernel time of %d opens (%d O_CLOEXEC), %d reads <= 4096 B%s and %d closes, less a duplicate and its close per open (exact mode, the default; %s each here%s); %d larger reads stay; --urandom=reserve, which makes neither, ~%s", \
+		urandom_opens, urandom_opens_cloexec, urandom_small_reads, \
+		urandom_source == 1 ? " (reads served by vdso)" : urandom_source == 2 ? " (reads served by kernel: not saved)" : \
+		urandom_source == 3 ? " (reads served by reservoir)" : "", urandom_closes, \
 		urandom_dup_close_ns ? us(urandom_dup_close_ns) : "as a close twice", \
 		urandom_dup_fallback ? ", by F_DUPFD then F_SETFD: no F_DUPFD_CLOEXEC here" : "", urandom_big_reads, \
 		ms(urandom_reserve_saved)))

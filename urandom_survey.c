@@ -22,7 +22,8 @@
 	X(READBIG_NS, "urandom.read_big_ns")                                 \
 	X(CLOSE, "urandom.close") X(CLOSE_NS, "urandom.close_ns")             \
 	X(GETRANDOM, "getrandom.calls") X(GETRANDOM_NS, "getrandom.ns")    \
-	X(DUPCLOSE_NS, "urandom.dup_close_ns") X(DUPFALLBACK, "urandom.dup_fallback")
+	X(DUPCLOSE_NS, "urandom.dup_close_ns") X(DUPFALLBACK, "urandom.dup_fallback") \
+	X(SOURCE, "urandom.source")
 
 enum {
 #define UR_X(e, key) UR_S_##e,
@@ -72,6 +73,10 @@ static void ur_sv_calibrate(int fd)
 	}
 	atomic_store_explicit(&ur_sv_c[UR_S_DUPCLOSE_NS], best, memory_order_relaxed);
 	atomic_store_explicit(&ur_sv_c[UR_S_DUPFALLBACK], atomic_load(&ur_dup_fallback),
+	                      memory_order_relaxed);
+	/* What would serve the reads here: 1 vdso, 2 kernel, 3 reservoir
+	 * (ur_source_init ran, the mitigation on or not). */
+	atomic_store_explicit(&ur_sv_c[UR_S_SOURCE], (unsigned long)ur_source + 1,
 	                      memory_order_relaxed);
 	errno = saved;
 }

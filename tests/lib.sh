@@ -24,6 +24,17 @@ T_SKIPPED=0
 T_TMP=$(mktemp -d) || exit 2
 trap 'rm -rf "$T_TMP"' EXIT
 
+# UR_SOURCE: the urandom source the suites run under (make
+# check-urandom-sources loops over them): unset or vdso, this kernel's
+# default; kernel, the vDSO's getrandom forced absent (the test aid
+# FASTPATH_TEST_NO_VDSO); reservoir, asked for (FASTPATH_URANDOM_SOURCE).
+case ${UR_SOURCE:-} in
+'' | vdso) ;;
+kernel) export FASTPATH_TEST_NO_VDSO=1 ;;
+reservoir) export FASTPATH_URANDOM_SOURCE=reservoir ;;
+*) echo "UR_SOURCE: vdso, kernel or reservoir, not '$UR_SOURCE'" >&2; exit 2 ;;
+esac
+
 # T_TAG, when set, prefixes every name ("[reserve] ..."): a script that runs
 # its checks once per setting tells the runs apart.
 T_TAG=

@@ -125,6 +125,19 @@ else fail "no F_DUPFD_CLOEXEC: duplicate not timed" "$(cat "$T_TMP/d"/*.rec)"; f
 "$INTERPOSE" --survey-report "$T_TMP/d" >"$T_TMP/rep" 2>&1
 check "no F_DUPFD_CLOEXEC: the report's urandom row says so" \
 	grep -q '^urandom .*by F_DUPFD then F_SETFD: no F_DUPFD_CLOEXEC here' "$T_TMP/rep"
+# Which source would serve the reads (issue 20): 1 vdso, 2 kernel, 3
+# reservoir, as the summary line's "source" under the mitigation.
+src_now=$(env LD_PRELOAD="$P" FASTPATH_STATS=1 sh -c : 2>&1 | sed -n 's/.*, source \([a-z]*\), mode.*/\1/p')
+for how in "$src_now" kernel reservoir; do
+	case $how in
+	vdso) n=1 e= ;; kernel) n=2 e=FASTPATH_TEST_NO_VDSO=1 ;; *) n=3 e=FASTPATH_URANDOM_SOURCE=reservoir ;;
+	esac
+	[ "$how" = "$src_now" ] && e=
+	sv "$T_TMP/d" env $e "$B/urandom_loop" seed 200 2
+	expect_eq "record: reads would be served by $how" $n "$(key "$T_TMP/d" urandom.source)"
+	"$INTERPOSE" --survey-report "$T_TMP/d" >"$T_TMP/rep" 2>&1
+	check "the report's urandom row names the source ($how)" grep -q "^urandom .*(reads served by $how" "$T_TMP/rep"
+done
 sv "$T_TMP/d" sh -c 'exec true'
 expect_eq "record: no device opened, no duplicate made or timed" 0 "$(key "$T_TMP/d" urandom.dup_close_ns)"
 
