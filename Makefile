@@ -319,6 +319,13 @@ check-stress: all $(PROG_BINS) $(TLIB_SOS)
 
 .PHONY: check-stress
 
+# The urandom suite under each source of its bytes (vdso, kernel,
+# reservoir: tests/h_sources.sh, UR_SOURCE); UR_SUITES names more suites.
+check-urandom-sources: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS) $(BENCH_BINS) $(BENCH_SOS) $(VG_SO)
+	@sh tests/h_sources.sh
+
+.PHONY: check-urandom-sources
+
 # ---- Debian package (issue 21) ---------------------------------------------
 # make deb: the binary package, built by dpkg-buildpackage from debian/ in a
 # copy of the tree (its outputs land in the copy's parent, never beside

@@ -157,6 +157,10 @@ ssize_t ur_vdso_call(void *buf, size_t n, unsigned flags) FP_HIDDEN;
 /* As ur_take, from the vDSO (GRND_NONBLOCK): fewer than n, the kernel's
  * read finishes. */
 size_t ur_vdso_take(unsigned char *dst, size_t n) FP_HIDDEN;
+/* Pooled getrandom calls: served by the vDSO (source vdso, libc's
+ * getrandom bound), else by the getrandom bound. */
+bool ur_vdso_serves_getrandom(void) FP_HIDDEN;
+ssize_t ur_getrandom_direct(void *buf, size_t n, unsigned flags) FP_HIDDEN;
 /* Wipe-on-fork and dont-dump on a private mapping (urandom_pool.c): true
  * when the kernel will zero it in a child. */
 bool ur_private_advise(void *p, size_t n) FP_HIDDEN;

@@ -551,33 +551,6 @@ FP_EXPORT int daemon(int nochdir, int noclose)
  * and unknown flags always go to the kernel.
  * ---------------------------------------------------------------------- */
 #ifdef FP_LINUX
-#ifdef UR_HAVE_VDSO
-static inline bool ur_vdso_serves_getrandom(void)
-{
-	return ur_source == UR_SRC_VDSO && ur_vgr_is_libc && fp_real.r_getrandom.p == ur_vgr_libc;
-}
-#endif
-
-/* The vdso source: the vDSO's answer is the system call's, to the errno,
- * for the flags we pass it; the kernel source has nothing to save.  A
- * getrandom wrapped by a preload after ours is called, as natively. */
-static ssize_t ur_getrandom_direct(void *buf, size_t n, unsigned flags)
-{
-#ifdef UR_HAVE_VDSO
-	if (ur_vdso_serves_getrandom()) {
-		ssize_t r = ur_vdso_call(buf, n, flags);
-
-		ur_count(GETRANDOM);
-		if (r >= 0)
-			return r;
-		errno = (int)-r;
-		return -1;
-	}
-#endif
-	ur_count(SYSCALLS);
-	return fp_real.r_getrandom.f(buf, n, flags);
-}
-
 FP_EXPORT ssize_t getrandom(void *buf, size_t n, unsigned flags)
 {
 	size_t got;
@@ -626,13 +599,11 @@ FP_EXPORT int getentropy(void *buf, size_t n)
 	    n > 256 || !ur_opaque(buf))
 		return FP_REAL(getentropy)(buf, n);
 	if (ur_source != UR_SRC_RESERVOIR) {
-#ifdef UR_HAVE_VDSO
 		/* Not a byte short for 256 or fewer, but for a signal. */
 		if (ur_vdso_serves_getrandom() && ur_vdso_call(buf, n, 0) == (ssize_t)n) {
 			ur_count(GETRANDOM);
 			return 0;
 		}
-#endif
 		ur_count(SYSCALLS);
 		return fp_real.r_getentropy.f(buf, n);
 	}

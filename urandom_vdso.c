@@ -365,6 +365,38 @@ size_t ur_vdso_take(unsigned char *dst, size_t n)
 #endif
 }
 
+/* Pooled getrandom calls (FASTPATH_GETRANDOM) go to the vDSO only when the
+ * getrandom we bound is libc's: a preload after ours that wraps it (a
+ * replay tool, tests/libfault_getrandom.so) must see the calls it saw. */
+bool ur_vdso_serves_getrandom(void)
+{
+#ifdef UR_HAVE_VDSO
+	return ur_source == UR_SRC_VDSO && ur_vgr_is_libc && fp_real.r_getrandom.p == ur_vgr_libc;
+#else
+	return false;
+#endif
+}
+
+#ifdef FP_LINUX
+/* A pooled getrandom, sources vdso and kernel: the vDSO's answer is the
+ * system call's, to the errno, for the flags it is given; otherwise the
+ * getrandom we bound (the kernel has nothing to save). */
+ssize_t ur_getrandom_direct(void *buf, size_t n, unsigned flags)
+{
+	if (ur_vdso_serves_getrandom()) {
+		ssize_t r = ur_vdso_call(buf, n, flags);
+
+		ur_count(GETRANDOM);
+		if (r >= 0)
+			return r;
+		errno = (int)-r;
+		return -1;
+	}
+	ur_count(SYSCALLS);
+	return fp_real.r_getrandom.f(buf, n, flags);
+}
+#endif
+
 /* ------------------------------------------------------------------------
  * Which source: once, at initialisation, for the mitigation on or surveyed.
  * ---------------------------------------------------------------------- */

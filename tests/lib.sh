@@ -35,6 +35,13 @@ reservoir) export FASTPATH_URANDOM_SOURCE=reservoir ;;
 *) echo "UR_SOURCE: vdso, kernel or reservoir, not '$UR_SOURCE'" >&2; exit 2 ;;
 esac
 
+# ur_source_now [VAR=VALUE...]: the source the summary line names for a run
+# under fastpath.so with those settings (vdso, kernel or reservoir).
+ur_source_now() {
+	env LD_PRELOAD="$FASTPATH_SO" FASTPATH_STATS=1 "$@" sh -c : 2>&1 >/dev/null |
+		sed -n 's/.*, source \([a-z]*\), mode.*/\1/p'
+}
+
 # T_TAG, when set, prefixes every name ("[reserve] ..."): a script that runs
 # its checks once per setting tells the runs apart.
 T_TAG=

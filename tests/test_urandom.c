@@ -798,6 +798,75 @@ static void test_heal(void **state)
 	close(p[0]);
 }
 
+/* Source vdso: a thread's state, in memory mapped as the kernel asks,
+ * several to a page and none across one; handed to the next thread when
+ * its thread ends; kept by a fork child's only thread. */
+static void *state_of_thread(void *arg)
+{
+	unsigned char b[16];
+
+	(void)arg;
+	assert_int_equal(ur_vdso_call(b, sizeof b, 0), 16);
+	return ur_tls_state;
+}
+
+static void *two_states(void *arg)
+{
+	void **out = arg;
+
+	out[0] = state_of_thread(NULL);
+	return NULL;
+}
+
+static void test_vdso_states(void **state)
+{
+	pthread_t t1, t2;
+	void *a, *b, *c[1], *mine;
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	int saved = ur_source;
+	pid_t pid;
+	int st;
+
+	(void)state;
+	ur_vgr_bind();
+	if (!ur_vgr) {
+		print_message("skip: this kernel's vDSO has no getrandom (Linux < 6.11)\n");
+		skip();
+	}
+	ur_source_asked = UR_SRC_AUTO;
+	ur_test_no_vdso = false;
+	ur_source_init();
+	ur_key_make();
+	ur_slots_setup(&ur_states, ur_vgr_p.size_of_opaque_state, (int)ur_vgr_p.mmap_prot,
+	               (int)ur_vgr_p.mmap_flags, false);
+	assert_int_equal(ur_source, UR_SRC_VDSO);
+	assert_true(ur_states.per_page > 1);  /* several to a page */
+	assert_int_equal(pthread_create(&t1, NULL, state_of_thread, NULL), 0);
+	assert_int_equal(pthread_join(t1, &a), 0);
+	assert_non_null(a);
+	assert_true((uintptr_t)a / pg == ((uintptr_t)a + ur_vgr_p.size_of_opaque_state - 1) / pg);
+	/* Its thread ended: the next thread gets the same state. */
+	assert_int_equal(pthread_create(&t1, NULL, state_of_thread, NULL), 0);
+	assert_int_equal(pthread_join(t1, &b), 0);
+	assert_ptr_equal(a, b);
+	/* Two at once: two states. */
+	mine = state_of_thread(NULL);
+	assert_int_equal(pthread_create(&t2, NULL, two_states, c), 0);
+	assert_int_equal(pthread_join(t2, NULL), 0);
+	assert_ptr_not_equal(mine, c[0]);
+	/* A fork child's only thread keeps its own; the others are free. */
+	pid = fork();
+	if (pid == 0) {
+		ur_source_atfork_child();
+		_exit(ur_tls_state == mine && state_of_thread(NULL) == mine &&
+		      ur_slot_get(&ur_states) != mine ? 0 : 1);
+	}
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_int_equal(st, 0);
+	ur_source = saved;
+}
+
 static void test_getrandom_pooling(void **state)
 {
 	unsigned char a[300], b[32];
@@ -843,6 +912,7 @@ int main(void)
 		cmocka_unit_test(test_fork_with_lock_held),
 		cmocka_unit_test(test_heal),
 		cmocka_unit_test(test_getrandom_pooling),
+		cmocka_unit_test(test_vdso_states),
 	};
 
 	return cmocka_run_group_tests_name("urandom", tests, setup, NULL);
