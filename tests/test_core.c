@@ -23,6 +23,7 @@ static void *test_dlsym(const char *name);
 #include "../readlink_path.c"
 #include "../readlink_shim.c"
 #include "../urandom_pool.c"
+#include "../urandom_vdso.c"
 #include "../urandom_fd.c"
 #include "../urandom_cloexec.c"
 #include "../urandom_shim.c"
@@ -556,11 +557,13 @@ static void test_format_stats_all(void **state)
 	c[FP_M_cpus][CPUS_C_REAL] = 256;
 	cpus_wanted = 8;
 	ur_getrandom = false;
+	ur_source = UR_SRC_RESERVOIR;
 	n = fp_format_stats(line, sizeof line, 1234, c, FP_ALL);
 	assert_string_equal(line,
 	                    "fastpath[1234]: readlink 1000 short-circuited of 1003; "
 	                    "urandom 2000000 opens, 1000000 reads, 0 getrandom (off), "
-	                    "66 syscalls, 64 refills, 2 slice fills, mode exact; cpus 8 reported (real 256) to 3 queries");
+	                    "66 syscalls, 64 refills, 2 slice fills, source reservoir, mode exact; "
+	                    "cpus 8 reported (real 256) to 3 queries");
 	assert_int_equal(n, strlen(line));
 	ur_getrandom = true;
 	c[FP_M_urandom][UR_C_GETRANDOM] = 5;
