@@ -166,8 +166,8 @@ static void ur_slots_setup(struct ur_slots *s, size_t size, int prot, int flags,
 
 	size = (size + FP_CACHELINE - 1) / FP_CACHELINE * FP_CACHELINE;
 	s->size = size;
-	s->per_page = (unsigned)(ur_page / size);
-	pages = 64 / s->per_page ? 64 / s->per_page : 1;
+	s->per_page = size < ur_page ? (unsigned)(ur_page / size) : 1;
+	pages = s->per_page < 64 ? 64 / s->per_page : 1;
 	s->per_chunk = pages * s->per_page;
 	s->chunk_bytes = pages * ur_page;
 	s->prot = prot;
@@ -400,18 +400,18 @@ ssize_t ur_getrandom_direct(void *buf, size_t n, unsigned flags)
 /* ------------------------------------------------------------------------
  * Which source: once, at initialisation, for the mitigation on or surveyed.
  * ---------------------------------------------------------------------- */
+#ifdef FP_LINUX
 /* The kernel's release from uname, as maj * 1000 + min; 0 if unknown. */
 static unsigned ur_release(void)
 {
-#ifdef FP_LINUX
 	struct utsname u;
 	unsigned maj = 0, min = 0;
 
 	if (uname(&u) == 0 && sscanf(u.release, "%u.%u", &maj, &min) == 2)
 		return maj * 1000 + min;
-#endif
 	return 0;
 }
+#endif
 
 void ur_source_init(void)
 {

@@ -60,6 +60,7 @@ with_fault() {
 }
 # flog: "calls N faults M" of the fastpath run's own process.
 flog() { sed -n "s/^pid $(cat "$T_TMP/st.pid" 2>/dev/null) //p" "$T_TMP/flog.fastpath" 2>/dev/null; }
+# shellcheck disable=SC2119 # no settings: the run's own
 SRC=$(ur_source_now)
 for fault in ENOSYS:all EINTR:all EINTR:big SHORT:big EINTR:first:5 ENOSYS:first:1; do
 	export FAULT_GETRANDOM="${fault%%:*}" FAULT_GETRANDOM_WHEN="${fault#*:}"

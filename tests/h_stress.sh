@@ -39,6 +39,7 @@ run() {
 }
 
 run pre "native, $nsecs s" "$nsecs"
+# shellcheck disable=SC2119 # no settings: the run's own
 SRC=$(ur_source_now)
 
 # mode_run MODE SECONDS: the program under fastpath.so in that urandom mode,

@@ -461,7 +461,8 @@ precond "native: the cancel test's own sanity" "$S" cancel 50
 # says: the vDSO absent (the test aid FASTPATH_TEST_NO_VDSO), an old kernel
 # (setarch --uname-2.6), and asked (FASTPATH_URANDOM_SOURCE, interpose).
 T_TAG=source
-ENV0="env -u FASTPATH_TEST_NO_VDSO -u FASTPATH_URANDOM_SOURCE"
+# From here on each run says its source itself.
+unset FASTPATH_TEST_NO_VDSO FASTPATH_URANDOM_SOURCE
 src_of() {
 	stats_run "$T_TMP/so" "$@" sh -c : 2>"$T_TMP/so.err"
 	sed -n 's/.*, source \([a-z]*\), mode.*/\1/p' "$T_TMP/so"
@@ -474,25 +475,25 @@ want=reservoir
 if [ "${1:-0}" -gt 6 ] || { [ "${1:-0}" -eq 6 ] && [ "${2:-0}" -ge 11 ]; }; then
 	[ "$(uname -m)" = x86_64 ] && want=vdso
 fi
-expect_eq "default on Linux $1.$2 ($(uname -m)): $want" "$want" "$(src_of $ENV0 LD_PRELOAD="$FASTPATH_SO")"
+expect_eq "default on Linux $1.$2 ($(uname -m)): $want" "$want" "$(src_of env LD_PRELOAD="$FASTPATH_SO")"
 if [ "$want" != reservoir ]; then
 	expect_eq "the vDSO forced absent (FASTPATH_TEST_NO_VDSO=1): kernel" kernel \
-		"$(src_of $ENV0 FASTPATH_TEST_NO_VDSO=1 LD_PRELOAD="$FASTPATH_SO")"
+		"$(src_of env FASTPATH_TEST_NO_VDSO=1 LD_PRELOAD="$FASTPATH_SO")"
 fi
 if command -v setarch >/dev/null 2>&1 && setarch "$(uname -m)" --uname-2.6 true 2>/dev/null; then
 	expect_eq "uname says 2.6 (setarch --uname-2.6): reservoir" reservoir \
-		"$(src_of setarch "$(uname -m)" --uname-2.6 $ENV0 LD_PRELOAD="$FASTPATH_SO")"
+		"$(src_of setarch "$(uname -m)" --uname-2.6 env LD_PRELOAD="$FASTPATH_SO")"
 else
 	skip "an old kernel's source" "setarch --uname-2.6 unavailable (Debian: util-linux)"
 fi
 expect_eq "FASTPATH_URANDOM_SOURCE=reservoir" reservoir \
-	"$(src_of $ENV0 FASTPATH_URANDOM_SOURCE=reservoir LD_PRELOAD="$FASTPATH_SO")"
+	"$(src_of env FASTPATH_URANDOM_SOURCE=reservoir LD_PRELOAD="$FASTPATH_SO")"
 expect_eq "FASTPATH_URANDOM_SOURCE=kernel" kernel \
-	"$(src_of $ENV0 FASTPATH_URANDOM_SOURCE=kernel LD_PRELOAD="$FASTPATH_SO")"
+	"$(src_of env FASTPATH_URANDOM_SOURCE=kernel LD_PRELOAD="$FASTPATH_SO")"
 expect_eq "FASTPATH_URANDOM_SOURCE=bogus: the default, one warning" "$want 1" \
-	"$(src_of $ENV0 FASTPATH_URANDOM_SOURCE=bogus LD_PRELOAD="$FASTPATH_SO") $(grep -c FASTPATH_URANDOM_SOURCE "$T_TMP/so.err")"
+	"$(src_of env FASTPATH_URANDOM_SOURCE=bogus LD_PRELOAD="$FASTPATH_SO") $(grep -c FASTPATH_URANDOM_SOURCE "$T_TMP/so.err")"
 expect_eq "interpose --urandom-source=reservoir" reservoir \
-	"$(src_of $ENV0 "$INTERPOSE" --quiet --urandom-source=reservoir)"
+	"$(src_of "$INTERPOSE" --quiet --urandom-source=reservoir)"
 
 # What a core dump would hold of the bytes not yet read: prog_urandom_core
 # copies its readable mappings, reads 16 bytes more and looks for them in
@@ -506,11 +507,11 @@ precond "prog_urandom_core natively: no byte held before it is read" \
 for how in vdso kernel reservoir old; do
 	case $how in
 	vdso) [ "$want" = vdso ] || { skip "core dump, source vdso" "no vDSO getrandom here"; continue; }
-		run="$ENV0" ;;
-	kernel) run="$ENV0 FASTPATH_TEST_NO_VDSO=1" ;;
-	reservoir) run="$ENV0 FASTPATH_URANDOM_SOURCE=reservoir" ;;
+		run="env" ;;
+	kernel) run="FASTPATH_TEST_NO_VDSO=1" ;;
+	reservoir) run="FASTPATH_URANDOM_SOURCE=reservoir" ;;
 	old) command -v setarch >/dev/null 2>&1 || { skip "core dump, uname 2.6" "no setarch"; continue; }
-		run="setarch $(uname -m) --uname-2.6 $ENV0" ;;
+		run="setarch $(uname -m) --uname-2.6 env" ;;
 	esac
 	for mode in exact reserve getrandom; do
 		what=read M=$mode G=0
@@ -547,7 +548,7 @@ elif [ -z "$HAVE_STRACE" ]; then
 	skip "signal re-entry into a vDSO state" "strace not installed"
 else
 	if timeout 900 strace -f -qq -e trace=getrandom -o "$T_TMP/st.sig" \
-		$ENV0 LD_PRELOAD="$FASTPATH_SO" "$S" signal 2 >"$T_TMP/sig.out" 2>&1; then
+		env LD_PRELOAD="$FASTPATH_SO" "$S" signal 2 >"$T_TMP/sig.out" 2>&1; then
 		ok "signal handler reads inside the main loop's vDSO reads: all served, none repeated"
 	else
 		fail "signal re-entry into a vDSO state" "$(tail -3 "$T_TMP/sig.out")"
@@ -568,9 +569,9 @@ if command -v rngtest >/dev/null 2>&1; then
 	nf=$("$S" stream 20000000 | rngtest -c 8000 2>&1 | fails)
 	for how in vdso kernel reservoir; do
 		case $how in
-		vdso) [ "$want" = vdso ] || continue; run="$ENV0" ;;
-		kernel) run="$ENV0 FASTPATH_TEST_NO_VDSO=1" ;;
-		reservoir) run="$ENV0 FASTPATH_URANDOM_SOURCE=reservoir" ;;
+		vdso) [ "$want" = vdso ] || continue; run="env" ;;
+		kernel) run="FASTPATH_TEST_NO_VDSO=1" ;;
+		reservoir) run="FASTPATH_URANDOM_SOURCE=reservoir" ;;
 		esac
 		# shellcheck disable=SC2086 # the command words
 		ff=$($run LD_PRELOAD="$FASTPATH_SO" "$S" stream 20000000 | rngtest -c 8000 2>&1 | fails)
