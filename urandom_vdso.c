@@ -439,14 +439,14 @@ void ur_source_init(void)
 			ur_source = UR_SRC_VDSO;
 #endif
 	}
+	if (ur_source == UR_SRC_RESERVOIR)
+		ur_slots_setup(&ur_slices, sizeof(struct ur_slice), PROT_READ | PROT_WRITE,
+		               MAP_PRIVATE | MAP_ANONYMOUS, true);
 	/* Surveying, the mitigation is off: the source is what it would be. */
 	if (!(fp_cfg.enabled & FP_BIT(urandom)))
 		return;
 	if (ur_source != UR_SRC_KERNEL)
 		ur_key_make();
-	if (ur_source == UR_SRC_RESERVOIR)
-		ur_slots_setup(&ur_slices, sizeof(struct ur_slice), PROT_READ | PROT_WRITE,
-		               MAP_PRIVATE | MAP_ANONYMOUS, true);
 #ifdef UR_HAVE_VDSO
 	if (ur_source == UR_SRC_VDSO && !ur_key_ok)
 		ur_source = UR_SRC_KERNEL;

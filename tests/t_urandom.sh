@@ -508,8 +508,8 @@ for how in vdso kernel reservoir old; do
 	case $how in
 	vdso) [ "$want" = vdso ] || { skip "core dump, source vdso" "no vDSO getrandom here"; continue; }
 		run="env" ;;
-	kernel) run="FASTPATH_TEST_NO_VDSO=1" ;;
-	reservoir) run="FASTPATH_URANDOM_SOURCE=reservoir" ;;
+	kernel) run="env FASTPATH_TEST_NO_VDSO=1" ;;
+	reservoir) run="env FASTPATH_URANDOM_SOURCE=reservoir" ;;
 	old) command -v setarch >/dev/null 2>&1 || { skip "core dump, uname 2.6" "no setarch"; continue; }
 		run="setarch $(uname -m) --uname-2.6 env" ;;
 	esac
@@ -570,8 +570,8 @@ if command -v rngtest >/dev/null 2>&1; then
 	for how in vdso kernel reservoir; do
 		case $how in
 		vdso) [ "$want" = vdso ] || continue; run="env" ;;
-		kernel) run="FASTPATH_TEST_NO_VDSO=1" ;;
-		reservoir) run="FASTPATH_URANDOM_SOURCE=reservoir" ;;
+		kernel) run="env FASTPATH_TEST_NO_VDSO=1" ;;
+		reservoir) run="env FASTPATH_URANDOM_SOURCE=reservoir" ;;
 		esac
 		# shellcheck disable=SC2086 # the command words
 		ff=$($run LD_PRELOAD="$FASTPATH_SO" "$S" stream 20000000 | rngtest -c 8000 2>&1 | fails)
