@@ -192,8 +192,11 @@ static void *ur_slot_get(struct ur_slots *s)
 	full = s->per_chunk >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << s->per_chunk) - 1;
 	for (c = 0; c < s->nchunks && !p; c++)
 		if (s->used[c] != full) {
-			unsigned i = (unsigned)__builtin_ctzll(~s->used[c]);
+			unsigned i = 0;
 
+			/* A loop, not ctz: no libgcc helper in a 32-bit build. */
+			while (s->used[c] & ((uint64_t)1 << i))
+				i++;
 			s->used[c] |= (uint64_t)1 << i;
 			p = ur_slot_at(s, c, i);
 		}
@@ -288,10 +291,10 @@ static void ur_key_make(void)
 	if (ur_key_ok || pthread_key_create(&ur_key, ur_thread_gone) != 0)
 		return;
 #ifdef __GLIBC__
-	if ((unsigned)ur_key >= 32) {
-		(void)pthread_key_delete(ur_key);
+	/* Kept, unused: one key (and pthread_key_delete is no symbol of the
+	 * oldest illumos libc we load into). */
+	if ((unsigned)ur_key >= 32)
 		return;
-	}
 #endif
 	ur_key_ok = true;
 }
