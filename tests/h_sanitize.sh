@@ -40,7 +40,7 @@ AS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-point
 TESTSAN=-fno-sanitize=nonnull-attribute
 W="-Wall -Wextra -Werror"
 SRCS="$(echo ./*.c)"
-PROGS="prog_urandom prog_urandom_fortify prog_urandom_stress prog_urandom_closed prog_urandom_exec prog_urandom_seen
+PROGS="prog_urandom prog_urandom_fortify prog_urandom_stress prog_urandom_closed prog_urandom_exec prog_urandom_seen prog_urandom_core
 	prog_readlink_oracle prog_readlink_fortify prog_readlink_hold prog_readlink_lister prog_early
 	prog_cpus prog_robust prog_children prog_pooln"
 

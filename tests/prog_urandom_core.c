@@ -99,8 +99,10 @@ static int dump(int fd)
 		struct map *m = &maps[i];
 		size_t n = m->hi - m->lo;
 
-		if (!n || strncmp(m->name, "[vvar", 5) == 0 || strcmp(m->name, "[vsyscall]") == 0 ||
-		    strcmp(m->name, "[vdso]") == 0)
+		/* Nor a sanitizer's shadow (terabytes reserved, never dumped
+		 * whole: a core excludes what was never touched). */
+		if (!n || n > ((size_t)1 << 30) || strncmp(m->name, "[vvar", 5) == 0 ||
+		    strcmp(m->name, "[vsyscall]") == 0 || strcmp(m->name, "[vdso]") == 0)
 			continue;
 		if (write(fd, (void *)m->lo, n) != (ssize_t)n) {
 			/* A mapping we cannot read (a guard page): skipped. */
