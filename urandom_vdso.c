@@ -164,7 +164,7 @@ static void ur_slots_setup(struct ur_slots *s, size_t size, int prot, int flags,
 {
 	unsigned pages;
 
-	size = (size + FP_CACHELINE - 1) / FP_CACHELINE * FP_CACHELINE;
+	size = size ? (size + FP_CACHELINE - 1) / FP_CACHELINE * FP_CACHELINE : FP_CACHELINE;
 	s->size = size;
 	s->per_page = size < ur_page ? (unsigned)(ur_page / size) : 1;
 	pages = s->per_page < 64 ? 64 / s->per_page : 1;
