@@ -127,13 +127,16 @@ check "no F_DUPFD_CLOEXEC: the report's urandom row says so" \
 	grep -q '^urandom .*by F_DUPFD then F_SETFD: no F_DUPFD_CLOEXEC here' "$T_TMP/rep"
 # Which source would serve the reads (issue 20): 1 vdso, 2 kernel, 3
 # reservoir, as the summary line's "source" under the mitigation.
-src_now=$(env LD_PRELOAD="$P" FASTPATH_STATS=1 sh -c : 2>&1 | sed -n 's/.*, source \([a-z]*\), mode.*/\1/p')
+# Each run says its own source, whatever UR_SOURCE (tests/lib.sh) set.
+src_now=$(env -u FASTPATH_TEST_NO_VDSO -u FASTPATH_URANDOM_SOURCE LD_PRELOAD="$P" FASTPATH_STATS=1 \
+	sh -c : 2>&1 | sed -n 's/.*, source \([a-z]*\), mode.*/\1/p')
 for how in "$src_now" kernel reservoir; do
 	case $how in
 	vdso) n=1 e= ;; kernel) n=2 e=FASTPATH_TEST_NO_VDSO=1 ;; *) n=3 e=FASTPATH_URANDOM_SOURCE=reservoir ;;
 	esac
 	[ "$how" = "$src_now" ] && e=
-	sv "$T_TMP/d" env $e "$B/urandom_loop" seed 200 2
+	# shellcheck disable=SC2086 # one setting or none
+	sv "$T_TMP/d" env -u FASTPATH_TEST_NO_VDSO -u FASTPATH_URANDOM_SOURCE $e "$B/urandom_loop" seed 200 2
 	expect_eq "record: reads would be served by $how" $n "$(key "$T_TMP/d" urandom.source)"
 	"$INTERPOSE" --survey-report "$T_TMP/d" >"$T_TMP/rep" 2>&1
 	check "the report's urandom row names the source ($how)" grep -q "^urandom .*(reads served by $how" "$T_TMP/rep"
