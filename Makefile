@@ -234,8 +234,9 @@ install: all
 uninstall:
 	rm -f $(INSTALLED)
 	rmdir $(DESTDIR)$(LIBDIR)/fastpath/64 2>/dev/null || true
-	for d in $(dir $(LIB_LINK) $(filter-out fastpath.so,$(SOS))); do \
-		rmdir -p $(DESTDIR)$(LIBDIR)/fastpath/$$d 2>/dev/null; done; true
+	# the $$LIB directories, each part of them, below fastpath/ only
+	for d in $(patsubst %/,%,$(dir $(LIB_LINK) $(filter-out fastpath.so 64/%,$(SOS)))); do \
+		(cd $(DESTDIR)$(LIBDIR)/fastpath 2>/dev/null && rmdir -p $$d 2>/dev/null); done; true
 	rmdir $(DESTDIR)$(LIBDIR)/fastpath 2>/dev/null || true
 
 clean:
