@@ -159,17 +159,25 @@ FP_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 
 /* Descriptors passed with SCM_RIGHTS: a held one is EBADF, as natively; a
  * pooled one is sent with a description of its own.  Returns false for
- * EBADF. */
+ * EBADF.  The walk stops at a header the kernel rejects (CMSG_OK: shorter
+ * than a header, or longer than what is left of msg_controllen): the
+ * message goes to it as it is, for its EINVAL, in the kernel's order (a
+ * held number in an earlier header is EBADF first, as there). */
 static bool ur_rights_ok(const struct msghdr *msg)
 {
 	struct cmsghdr *c;
+	const char *end;
 
 	if (!ur_opaque(msg) || !msg->msg_control || msg->msg_controllen < sizeof(struct cmsghdr))
 		return true;
+	end = (const char *)msg->msg_control + msg->msg_controllen;
 	for (c = CMSG_FIRSTHDR((struct msghdr *)msg); c; c = CMSG_NXTHDR((struct msghdr *)msg, c)) {
 		size_t i, n;
 		int fd;
 
+		if (c->cmsg_len < sizeof(struct cmsghdr) ||
+		    c->cmsg_len > (size_t)(end - (const char *)c))
+			return true;
 		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
 		    c->cmsg_len < CMSG_LEN(0))
 			continue;
