@@ -457,6 +457,9 @@ struct mount_attr;
 	X(ssize_t, __pread64_chk, (int fd, void *buf, size_t n, off64_t off, size_t buflen),     \
 	  FP_NR_FAIL(-1))                                                                        \
 	X(int, fstat64, (int fd, struct stat64 *st), FP_NR_FAIL(-1))                             \
+	/* What fstat is in programs built against glibc < 2.33 (node). */                      \
+	X(int, __fxstat, (int ver, int fd, struct stat *st), FP_NR_FAIL(-1))                     \
+	X(int, __fxstat64, (int ver, int fd, struct stat64 *st), FP_NR_FAIL(-1))                 \
 	X(off64_t, lseek64, (int fd, off64_t off, int whence), FP_NR_FAIL(-1))                   \
 	X(ssize_t, preadv64, (int fd, const struct iovec *iov, int cnt, off64_t off),            \
 	  FP_NR_FAIL(-1))                                                                        \

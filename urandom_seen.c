@@ -12,8 +12,8 @@
  *
  * Out of reach, documented in fastpath(7): raw system calls, a listing of
  * /proc/self/fd or a read of /proc/self/fdinfo, and the calls not wrapped
- * here (poll and select, fstatat and statx with AT_EMPTY_PATH, fchdir,
- * fsync, mmap, fstatfs...), which see the held numbers as open.
+ * here (poll and select, fstatat, __fxstatat and statx with AT_EMPTY_PATH,
+ * fchdir, fsync, mmap, fstatfs...), which see the held numbers as open.
  */
 #include "fastpath.h"
 #include "urandom.h"
@@ -126,6 +126,19 @@ FP_EXPORT ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off, size_t
 FP_EXPORT int fstat64(int fd, struct stat64 *st)
 {
 	return UR_CALL(fstat64, UR_FD(fd), st);
+}
+
+/* fstat and fstat64 as programs built against glibc before 2.33 call
+ * them (node imports __fxstat64@GLIBC_2.2.5); such a versioned reference
+ * binds to these unversioned definitions, as to fstat's. */
+FP_EXPORT int __fxstat(int ver, int fd, struct stat *st)
+{
+	return UR_CALL(__fxstat, ver, UR_FD(fd), st);
+}
+
+FP_EXPORT int __fxstat64(int ver, int fd, struct stat64 *st)
+{
+	return UR_CALL(__fxstat64, ver, UR_FD(fd), st);
 }
 
 UR_WRAP_LSEEK(lseek64, off64_t)

@@ -23,6 +23,7 @@
  * lower), as on a system whose limit is 4096 or more: the hidden
  * descriptors then sit at 4080 and 4081.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <dirent.h>
@@ -229,6 +230,28 @@ static void copies(void)
 }
 
 /* Every call on number n, which the program has not opened. */
+/* __fxstat and __fxstat64, what programs built against glibc < 2.33 call
+ * for fstat: through the symbol the program would bind (ours, preloaded),
+ * when this C library has it at all. */
+static void fxstat(int n)
+{
+#ifdef __GLIBC__
+	static const char *const names[] = { "__fxstat", "__fxstat64" };
+	void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+	struct stat st;
+
+	for (int i = 0; i < 2; i++) {
+		int (*fx)(int, int, struct stat *) =
+		        (int (*)(int, int, struct stat *))dlsym(RTLD_DEFAULT, names[i]);
+
+		if (libc && dlsym(libc, names[i]) && fx)
+			obs(names[i], fx(1, n, &st));
+	}
+#else
+	(void)n;
+#endif
+}
+
 static void on_number(int n, int e, const int p[2])
 {
 	char b[16], link[64], target[256];
@@ -242,6 +265,7 @@ static void on_number(int n, int e, const int p[2])
 	obs("fcntl F_GETFL", fcntl(n, F_GETFL));
 	obs("fcntl F_DUPFD", fcntl(n, F_DUPFD, 0));
 	obs("fstat", fstat(n, &st));
+	fxstat(n);
 	obs("dup", dup(n));
 	obs("dup2 from", dup2(n, 200));
 	obs("dup3 from", dup3(n, 200, O_CLOEXEC));
