@@ -252,7 +252,7 @@ void fp_log_parts(int fd, const char *const *parts, size_t n)
 		void *q;
 
 		cap = need < FP_LOG_MAX ? need : FP_LOG_MAX;
-		q = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		q = fp_mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (q != MAP_FAILED)
 			line = q;
 		else

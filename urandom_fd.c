@@ -404,7 +404,7 @@ bool ur_is_device(int fd, int dev)
 	struct stat st;
 
 	ur_count(SYSCALLS);
-	if (fstat(fd, &st) != 0 || !S_ISCHR(st.st_mode))
+	if (fp_fstat(fd, &st) != 0 || !S_ISCHR(st.st_mode))
 		return false;
 #ifdef FP_LINUX
 	return st.st_rdev == makedev(1, dev == UR_DEV_RANDOM ? 8 : 9);

@@ -28,6 +28,11 @@
 /* The number to pass on for fd. */
 #define UR_FD(fd) ur_real_fd(fd, ur_state(fd))
 
+bool fp_fd_held(int fd)
+{
+	return (ur_state(fd) & UR_HELD) != 0;
+}
+
 FP_EXPORT int fstat(int fd, struct stat *st)
 {
 	return UR_CALL(fstat, UR_FD(fd), st);
