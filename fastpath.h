@@ -578,7 +578,10 @@ bool fp_fd_held(int fd) __attribute__((weak)) FP_HIDDEN;
 static inline void *fp_mmap(void *a, size_t len, int prot, int flags, int fd, off_t off)
 {
 #ifdef FP_LINUX
-	void *(*real)(void *, size_t, int, int, int, off_t) = FP_REAL(mmap);
+	/* Not FP_REAL: the debug line of our own binding maps its buffer
+	 * here (fp_log_parts); the table's stand-in, until bound, is the
+	 * system call. */
+	void *(*real)(void *, size_t, int, int, int, off_t) = fp_real.r_mmap.f;
 
 	return real ? real(a, len, prot, flags, fd, off) : fp_nr_mmap(a, len, prot, flags, fd, off);
 #else

@@ -323,6 +323,7 @@ expect_eq "FASTPATH_CPUS=10000: one warning line" \
 	"$(sed 's/^fastpath\[[0-9]*\]: //' "$T_TMP/err")"
 # interpose --cpus 10000 says so once and exports 8192: the processes the
 # command starts (a shell that runs another) say nothing more.
+# shellcheck disable=SC2016 # the inner shell expands it
 "$INTERPOSE" --cpus 10000 -- sh -c 'echo "$FASTPATH_CPUS"; sh -c "getconf _NPROCESSORS_ONLN"' \
 	>"$T_TMP/out" 2>"$T_TMP/err"
 expect_eq "interpose --cpus 10000: 8192 exported and reported" "8192 8192" \
