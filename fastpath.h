@@ -572,8 +572,14 @@ static inline int fp_fstat(int fd, struct stat *st)
 
 /* Is fd a number the urandom mitigation holds, closed to the program
  * (urandom_seen.c)?  Weak: a unit test of another mitigation alone links
- * none, and then no number is held. */
+ * none, and then no number is held.  illumos: fstat is not wrapped there,
+ * and a held number looks open to it, from the program or from us. */
+#ifdef FP_LINUX
 bool fp_fd_held(int fd) __attribute__((weak)) FP_HIDDEN;
+#  define FP_FD_HELD(fd) (fp_fd_held && fp_fd_held(fd))
+#else
+#  define FP_FD_HELD(fd) false
+#endif
 
 static inline void *fp_mmap(void *a, size_t len, int prot, int flags, int fd, off_t off)
 {

@@ -377,7 +377,7 @@ static enum rl_act rl_linux(const struct rl_path *x, const char *root,
 	/* A descriptor fastpath holds (fp_fd_held) is closed to the program:
 	 * no link, as for any closed number.  A really closed one passes, as
 	 * before. */
-	if (fp_fd_held && fp_fd_held(x->fd))
+	if (FP_FD_HELD(x->fd))
 		return RL_ENOENT;
 	if (fp_fstat(x->fd, &st) != 0)
 		return RL_PASS;
@@ -466,7 +466,7 @@ static enum rl_act rl_illumos(const struct rl_path *x, const char *path, mode_t 
 		return RL_PASS;
 	if (x->who == RL_SELF || x->pid == rl_getpid()) {
 		/* A number fastpath holds is closed, as to the program. */
-		r = fp_fd_held && fp_fd_held(x->fd) ? (errno = EBADF, -1) : fp_fstat(x->fd, &st);
+		r = FP_FD_HELD(x->fd) ? (errno = EBADF, -1) : fp_fstat(x->fd, &st);
 	} else {
 		/* "<root>/<pid>/" + "fd/<n>": shorter than the path itself.  A
 		 * root too long for a small frame (a test's) is the kernel's. */
