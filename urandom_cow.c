@@ -141,6 +141,8 @@ void ur_cow_all(void)
 {
 	int fd, end = atomic_load(&ur_hiwater);
 
+	if (!ur_table_ours())  /* a vfork child: the records are its parent's */
+		return;
 	atomic_fetch_add(&ur_cowing, 1);
 	ur_cow_me = true;
 	for (fd = 0; fd < end; fd++)

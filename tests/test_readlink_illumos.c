@@ -28,6 +28,7 @@
 #include "../fastpath.c"
 #include "../settings.c"
 #include "../outfile.c"
+#include "../vfork.c"
 #include "../readlink_path.c"
 #include "../readlink_shim.c"
 FP_TABLE(&fp_mit_readlink);

@@ -39,6 +39,7 @@ static bool test_wipe(void *p, size_t n)
 #include "../fastpath.c"
 #include "../settings.c"
 #include "../outfile.c"
+#include "../vfork.c"
 #include "../urandom_pool.c"
 
 /* The core's table: the pool alone, with its own fork hook (the urandom

@@ -30,6 +30,7 @@
 #include "../fastpath.c"
 #include "../settings.c"
 #include "../outfile.c"
+#include "../vfork.c"
 #include "../urandom_pool.c"
 #include "../urandom_fd.c"
 #include "../urandom_cloexec.c"
