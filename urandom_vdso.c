@@ -126,7 +126,7 @@ static void ur_vgr_bind(void)
 	/* Its sizes come from a call with opaque_len ~0.  A state must fit
 	 * in a page (the kernel's rule: pages may be dropped one by one). */
 	if (!f || f(NULL, 0, 0, &ur_vgr_p, ~(size_t)0) != 0 || ur_vgr_p.size_of_opaque_state == 0 ||
-	    ur_vgr_p.size_of_opaque_state > (uint32_t)sysconf(_SC_PAGESIZE))
+	    ur_vgr_p.size_of_opaque_state > (uint32_t)fp_real.r_sysconf.f(_SC_PAGESIZE))
 		return;
 	ur_vgr = f;
 	/* getpid: in libc itself on every version (glibc before 2.33 linked
@@ -224,7 +224,7 @@ static void *ur_slot_get(struct ur_slots *s)
 		}
 	if (!p && s->nchunks < UR_CHUNKS) {
 		/* Through void *: see ur_pool_get on old illumos headers. */
-		void *m = (void *)mmap(NULL, s->chunk_bytes, s->prot, s->flags, -1, 0);
+		void *m = (void *)fp_mmap(NULL, s->chunk_bytes, s->prot, s->flags, -1, 0);
 
 		ur_count(SYSCALLS);
 		if (m != (void *)MAP_FAILED) {
@@ -443,7 +443,7 @@ static unsigned ur_release(void)
 
 void ur_source_init(void)
 {
-	long pg = sysconf(_SC_PAGESIZE);
+	long pg = fp_real.r_sysconf.f(_SC_PAGESIZE);
 
 	ur_page = pg > 0 ? (size_t)pg : 4096;
 #ifdef UR_HAVE_VDSO
