@@ -81,7 +81,21 @@ bool ur_cow(int fd)
 		 * reused (a socket), and the state stale, if it is still the
 		 * one read (else its owner closed it meanwhile, and may have
 		 * put another open there: read again). */
+		errno = 0;  /* EBADF below is fstat's, not the program's */
 		if (!ur_is_device(fd, ur_dev(st))) {
+			/* Closed (EBADF): its owner closed it after our load,
+			 * and cleared the state.  The number may be another
+			 * pooled open's by now, with the very same state
+			 * byte: clearing it would untrack that open, whose
+			 * reads would then go to the kernel uncounted (the
+			 * check-stress "every device read counted" off by
+			 * one, with ur_cow_all racing a close and an open).
+			 * A stale state left by a raw close is healed by the
+			 * next open that gets the number (ur_heal). */
+			if (errno == EBADF) {
+				st = 0;
+				break;
+			}
 			if (atomic_compare_exchange_strong(ur_fd(fd), &was, 0)) {
 				st = 0;
 				break;
