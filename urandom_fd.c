@@ -70,7 +70,7 @@ void ur_set(int fd, unsigned st)
 
 	if (fd < 0 || fd >= UR_MAXFD)
 		return;
-	atomic_store(ur_fd(fd), (unsigned char)st);
+	ur_cell_store(fd, (unsigned char)st);
 	while (st && hw <= fd && !atomic_compare_exchange_weak(&ur_hiwater, &hw, fd + 1))
 		;
 }
@@ -443,8 +443,7 @@ static bool ur_adopt(int fd, int dev, int flags)
 			return false;
 	}
 	/* Fails if a fork marked it meanwhile. */
-	return atomic_compare_exchange_strong(ur_fd(fd), &st,
-	                                      (unsigned char)ur_open_bits(dev, flags));
+	return ur_cell_cas(fd, &st, (unsigned char)ur_open_bits(dev, flags));
 }
 
 /* A real open of the device, tracked if it is the device. */
@@ -530,7 +529,7 @@ int ur_open(int dev, const char *path, int flags)
 		return ur_open_exact(dev, path, flags);
 	if (fp_unlikely(!UR_LFS(flags)))
 		return ur_open_real(dev, path, flags);
-	fd = atomic_exchange(&ur_reserve[dev], -1);
+	fd = ur_slot_xchg(dev, -1);
 	if (fd >= 0) {
 		int saved;
 
@@ -569,9 +568,8 @@ int ur_close(int fd, unsigned st)
 		/* Kept in the close-on-exec state it has: exec and spawn make
 		 * it close-on-exec just before (ur_exec_guard).  The first
 		 * fails if a fork marked it shared meanwhile. */
-		if (atomic_compare_exchange_strong(ur_fd(fd), &was,
-		                                   (unsigned char)((st & ~UR_OPEN) | UR_RESERVE)) &&
-		    atomic_compare_exchange_strong(&ur_reserve[dev], &none, fd)) {
+		if (ur_cell_cas(fd, &was, (unsigned char)((st & ~UR_OPEN) | UR_RESERVE)) &&
+		    ur_slot_cas(dev, &none, fd)) {
 			ur_debug("close: descriptor kept in reserve");
 			return 0;
 		}
@@ -579,7 +577,7 @@ int ur_close(int fd, unsigned st)
 	if (st & UR_COW)
 		ur_cow_forget(fd, st);
 	else
-		atomic_store(ur_fd(fd), 0);
+		ur_cell_store(fd, 0);
 	return fp_real.r_close.f(fd);
 }
 

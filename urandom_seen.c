@@ -285,6 +285,15 @@ FP_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 	tls = va_arg(ap, void *);
 	ctid = va_arg(ap, void *);
 	va_end(ap);
+	/* A child that runs beside us on our memory is a thread, whether or
+	 * not the C library knows it (fp_one_thread): every later
+	 * read-modify-write is a locked one.  With CLONE_VFORK we are
+	 * suspended while it runs.  It takes a stripe of the counters of its
+	 * own at its first count, if it has thread-locals of its own
+	 * (CLONE_SETTLS); without, it shares ours, errno too, which the C
+	 * library does not support either. */
+	if ((flags & CLONE_VM) && !(flags & CLONE_VFORK))
+		fp_threads_made();
 	if (ours && ur_mode == UR_MODE_EXACT)
 		ur_cow_all();
 	r = UR_CALL(clone, fn, stack, flags, arg, ptid, tls, ctid);

@@ -14,6 +14,7 @@
 static void *test_dlsym(const char *name);
 #define FP_DLSYM(name) test_dlsym(name)
 #include "../fastpath.c"
+#include "../counters.c"
 #include "../settings.c"
 #include "../outfile.c"
 /* The whole library, as fastpath.so has it: the settings and the summary

@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 
 #include "../fastpath.c"
+#include "../counters.c"
 #include "../settings.c"
 #include "../outfile.c"
 #include "../urandom_pool.c"

@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 
 #include "../fastpath.c"
+#include "../counters.c"
 #include "../settings.c"
 #include "../outfile.c"
 #include "../urandom_pool.c"
