@@ -123,8 +123,6 @@ void fp_thread_begin(void)
 
 void fp_counters_init(void)
 {
-	size_t i;
-
 	/* glibc 2.32 and later; a C library without it gets no
 	 * one-thread paths (fp_one_thread). */
 	fp_libc_single = (const volatile char *)dlsym(RTLD_DEFAULT, "__libc_single_threaded");
@@ -135,13 +133,11 @@ void fp_counters_init(void)
 	 * ordering through), and read by the summary at any time. */
 	ANNOTATE_BENIGN_RACE_SIZED(fp_stripe_owned, sizeof fp_stripe_owned,
 	                           "counters: stripe owners, atomic");
-	for (i = 0; i < fp_nmitigations; i++)
+	for (size_t i = 0; i < fp_nmitigations; i++)
 		if (fp_mitigations[i]->counters)
 			ANNOTATE_BENIGN_RACE_SIZED(fp_mitigations[i]->counters,
 			                           FP_STRIPES * sizeof(struct fp_stripe),
 			                           "counters: one writer per stripe");
-#else
-	(void)i;
 #endif
 }
 
