@@ -6,6 +6,7 @@
  *                    does not interpose the test program's own calls).
  *   urandom_fd.c     the descriptor table: per-descriptor states, the
  *                    reserve slots, adopt/track/untrack, the close policy.
+ *   urandom_dup.c    dup, dup2, dup3 and F_DUP2FD of tracked descriptors.
  *   urandom_shim.c   the entry points: open, read, close, dup, fcntl, stdio,
  *                    getrandom; each unpacks its call and asks the two above.
  *   urandom_exec.c   exec, posix_spawn, system, popen: the reserve made

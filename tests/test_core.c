@@ -25,6 +25,7 @@ static void *test_dlsym(const char *name);
 #include "../readlink_shim.c"
 #include "../urandom_pool.c"
 #include "../urandom_fd.c"
+#include "../urandom_dup.c"
 #include "../urandom_cloexec.c"
 #include "../urandom_shim.c"
 #include "../urandom_exec.c"

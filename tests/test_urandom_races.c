@@ -27,6 +27,7 @@
 #include "../outfile.c"
 #include "../urandom_pool.c"
 #include "../urandom_fd.c"
+#include "../urandom_dup.c"
 #include "../urandom_cloexec.c"
 #include "../urandom_shim.c"
 #include "../urandom_exec.c"
