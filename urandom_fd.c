@@ -75,23 +75,6 @@ void ur_set(int fd, unsigned st)
 		;
 }
 
-/* ur_set for exact mode's fresh duplicate (ur_open_exact), on every open:
- * no load of ur_forks follows it (ur_track_new's check needs the store
- * before that load), so a release store does, a plain one on x86, not the
- * exchange a sequentially consistent store is there.  A fork in another
- * thread whose scan (ur_cow_all) misses it is the race ur_cow's comment
- * names; no ordering on this side closes it. */
-static void ur_set_fresh(int fd, unsigned char st)
-{
-	int hw = atomic_load_explicit(&ur_hiwater, memory_order_relaxed);
-
-	if (fd < 0 || fd >= UR_MAXFD)
-		return;
-	atomic_store_explicit(ur_fd(fd), st, memory_order_release);
-	while (hw <= fd && !atomic_compare_exchange_weak(&ur_hiwater, &hw, fd + 1))
-		;
-}
-
 /* Changes some bits of a tracked number's state, keeping the others (a
  * fork's UR_SHARED mark may land at any time); an untracked one stays so. */
 void ur_update(int fd, unsigned clear, unsigned set)
@@ -527,7 +510,7 @@ static int ur_open_exact(int dev, const char *path, int flags)
 			return ur_open_real(dev, path, flags);
 		}
 		ur_heal(fd);  /* a number freed behind our back (raw close) */
-		ur_set_fresh(fd, (unsigned char)(ur_open_bits(dev, flags) | UR_COW));
+		ur_set(fd, ur_open_bits(dev, flags) | UR_COW);
 		ur_count(OPENS);
 		ur_debug("open: duplicate of the hidden descriptor");
 		errno = saved;
