@@ -315,7 +315,10 @@ static bool cpus_vproc_lock(void)
 
 	if (atomic_compare_exchange_strong(&cpus_vproc.owner, &cur, me))
 		return true;
-	return cur != me && atomic_compare_exchange_strong(&cpus_vproc.owner, &cur, me);
+	/* A vfork child is another pid on its parent's memory: the holder
+	 * runs on beside it, so it falls back as a signal handler does. */
+	return cur != me && !fp_vfork_child() &&
+	       atomic_compare_exchange_strong(&cpus_vproc.owner, &cur, me);
 }
 
 static void cpus_vproc_unlock(void)

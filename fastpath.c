@@ -395,6 +395,7 @@ static void fp_atfork_child(void)
 
 	fp_survey_child();
 	fp_counters_child();
+	fp_vfork_forget();
 
 	for (i = 0; i < fp_nmitigations; i++) {
 		const struct fp_mitigation *m = fp_mitigations[i];
@@ -419,6 +420,39 @@ static void fp_init_each(void)
 			fp_mitigations[i]->init();
 }
 
+/* --stats to stderr: the file fd 2 was at start-up.  A program that closes
+ * 2 and opens its own file there (a daemon's log, a data file) must not
+ * find our line appended to it. */
+static struct {
+	bool known;
+	dev_t dev;
+	ino_t ino;
+} fp_stderr_id;
+
+static bool fp_stderr_stat(struct stat *st)
+{
+	return fp_real.r_fstat.f && fp_real.r_fstat.f(STDERR_FILENO, st) == 0;
+}
+
+static void fp_stderr_note(void)
+{
+	struct stat st;
+
+	if (fp_cfg.stats == FP_STATS_STDERR && fp_stderr_stat(&st)) {
+		fp_stderr_id.dev = st.st_dev;
+		fp_stderr_id.ino = st.st_ino;
+		fp_stderr_id.known = true;
+	}
+}
+
+static bool fp_stderr_same(void)
+{
+	struct stat st;
+
+	return fp_stderr_id.known && fp_stderr_stat(&st) && st.st_dev == fp_stderr_id.dev &&
+	       st.st_ino == fp_stderr_id.ino;
+}
+
 static void fp_init_run(void)
 {
 	fp_bind_all();
@@ -433,6 +467,7 @@ static void fp_init_run(void)
 		fp_load_settings(&fp_cfg, fp_secure_getenv);
 	}
 	fp_bind_say();
+	fp_stderr_note();
 	fp_init_each();
 	fp_survey_start();
 	pthread_atfork(fp_atfork_prepare, fp_atfork_parent, fp_atfork_child);
@@ -516,8 +551,10 @@ static void fp_write_stats(void)
 			snap[i][k] = fp_counter(fp_mitigations[i]->counters, (unsigned)k);
 	n = fp_format_stats(line, sizeof line - 1, pid, snap, fp_cfg.enabled);
 	line[n++] = '\n';
-	if (fp_cfg.stats == FP_STATS_STDERR)
-		(void)fp_raw_write(STDERR_FILENO, line, n);
+	if (fp_cfg.stats == FP_STATS_STDERR) {
+		if (fp_stderr_same())
+			(void)fp_raw_write(STDERR_FILENO, line, n);
+	}
 	else
 		fp_of_stats_write(fp_cfg.stats_path, line, n);
 }

@@ -91,6 +91,12 @@
 #  define FP_HAVE_AFFINITY 1     /* sched_getaffinity, pthread_getaffinity_np */
 #  define FP_HAVE_GET_NPROCS 1   /* glibc and musl both export get_nprocs */
 #  define FP_HAVE_DUP3 1
+/* vfork is wrapped by a frameless trampoline (vfork.c), written for these
+ * instruction sets only; elsewhere a vfork child is known by getpid on the
+ * rare paths alone (ur_table_ours). */
+#  if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__)
+#    define FP_HAVE_VFORK_TRAMPOLINE 1
+#  endif
 #endif
 /* illumos: getrandom (2018) is not pooled there, see FASTPATH_GETRANDOM in
  * fastpath(7); nothing includes <sys/random.h>, which the platform images
@@ -220,6 +226,17 @@ static inline int fp_nr_sched_getcpu(void)
 	return fp_nr_getcpu(&cpu, NULL) == 0 ? (int)cpu : -1;
 }
 #endif
+/* A fork with no handlers run, as a child that only execs needs (vfork's
+ * stand-in; vfork is wrapped on Linux only). */
+static inline pid_t fp_nr_fork(void)
+{
+#ifdef FP_LINUX
+	return (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+#else
+	errno = ENOSYS;
+	return -1;
+#endif
+}
 #define FP_NR_FAIL(v) errno = ENOSYS; return v;
 #define FP_NR_RET(v) return v;
 #define FP_NR_DO(call) return call;
@@ -280,6 +297,8 @@ static inline int fp_nr_sched_getcpu(void)
 	X(long, sysconf, (int name), FP_NR_FAIL(-1))                                             \
 	/* Survey mode's fork-vs-threads histogram (cpus_survey.c). */                            \
 	X(pid_t, fork, (void), FP_NR_FAIL(-1))                                                   \
+	/* vfork.c: a fork's system call, to jump to before binding. */                          \
+	X(pid_t, vfork, (void), FP_NR_DO(fp_nr_fork()))                                          \
 	X(int, pthread_create,                                                                   \
 	  (pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg),               \
 	  FP_NR_RET(ENOSYS))                                                                     \
@@ -504,6 +523,29 @@ static inline bool fp_ready(void)
 	              FP_INIT_DONE))
 		return true;
 	return fp_init_slow();
+}
+
+/* ------------------------------------------------------------------------
+ * vfork children (vfork.c).  A vfork child runs on its parent's memory,
+ * its thread's TLS included, with a descriptor table of its own: whatever
+ * it records about descriptors would be the parent's records.  The
+ * trampoline marks the calling thread just before the real vfork, and
+ * fp_vfork_child tells the child (another pid) from the parent resumed
+ * (which clears the mark).  One thread-local load while nobody vforks.
+ * ---------------------------------------------------------------------- */
+enum { FP_VFORK_NONE, FP_VFORK_WAITING, FP_VFORK_STICKY };
+extern FP_TLS unsigned char fp_vforking FP_HIDDEN;
+bool fp_vfork_child_slow(void) FP_HIDDEN;
+/* Before a clone(CLONE_VM) of this thread whose child keeps this TLS:
+ * sticky unless the caller waits for the child (CLONE_VFORK), then
+ * fp_vfork_done once it is back. */
+void fp_vfork_mark(bool sticky) FP_HIDDEN;
+void fp_vfork_done(void) FP_HIDDEN;
+void fp_vfork_forget(void) FP_HIDDEN;  /* a fork child: its memory is its own */
+
+static inline bool fp_vfork_child(void)
+{
+	return fp_unlikely(fp_vforking != FP_VFORK_NONE) && fp_vfork_child_slow();
 }
 
 /* ------------------------------------------------------------------------
@@ -736,6 +778,11 @@ struct fp_mitigation {
 	/* Just before the process's own unshare(flags) (roots.c), while the
 	 * descriptor table is still shared with its other threads. */
 	void (*unsharing)(int flags);
+	/* Just before a vfork (vfork.c), in the parent: what a fork's prepare
+	 * does for descriptors the child's copy of the table will share.  No
+	 * parent or child hook follows: the child must not touch our memory
+	 * (fp_vfork_child), and the parent resumes in the C library. */
+	void (*vforking)(void);
 };
 
 /* ------------------------------------------------------------------------

@@ -145,6 +145,7 @@ extern _Atomic int ur_hiwater FP_HIDDEN;
  * a vfork child (urandom_fd.c, ur_table_pid).  A getpid() each: only on
  * paths that change records for numbers outside the common open/close. */
 bool ur_table_ours(void) FP_HIDDEN;
+void ur_vforking(void) FP_HIDDEN;
 /* urandom_cow.c: a fork child waits for no copy another thread made. */
 void ur_cow_atfork_child(void) FP_HIDDEN;
 /* Written by every pooled open and close: a line of its own, away from the
@@ -199,10 +200,19 @@ static inline bool ur_slot_cas(int dev, int *expect, int fd)
 
 static inline unsigned ur_state(int fd)
 {
+	unsigned st;
+
 	if (fp_likely((unsigned)fd >= (unsigned)atomic_load_explicit(&ur_hiwater,
 	                                                              memory_order_relaxed)))
 		return 0;
-	return atomic_load_explicit(ur_fd(fd), memory_order_acquire);
+	st = atomic_load_explicit(ur_fd(fd), memory_order_acquire);
+	/* A vfork child's copy of an open we pool is a plain descriptor of
+	 * the device to it: every call on it is the real one, on its own
+	 * table, and our records (its parent's) stay as they are.  Numbers
+	 * we hold stay closed to it, as they are to its parent. */
+	if (fp_unlikely(st & UR_OPEN) && fp_vfork_child())
+		return 0;
+	return st;
 }
 
 static inline int ur_dev(unsigned st)

@@ -59,6 +59,12 @@ static int ur_put(int src, int fd, bool cloexec)
 	return r;
 }
 
+/* Threads in ur_cow_all, which copies descriptors other threads own: an
+ * owner's close must not free the number between its claim and its dup3,
+ * which would put the device back on a freed number (ur_cow_forget). */
+static _Atomic unsigned ur_cowing;
+static FP_TLS bool ur_cow_me;
+
 /*
  * Gives fd a description of its own, if it shares the hidden one; errno
  * is kept.  False when none could be had (no device at the path, no
@@ -81,18 +87,17 @@ bool ur_cow(int fd)
 		 * reused (a socket), and the state stale, if it is still the
 		 * one read (else its owner closed it meanwhile, and may have
 		 * put another open there: read again). */
-		errno = 0;  /* EBADF below is fstat's, not the program's */
 		if (!ur_is_device(fd, ur_dev(st))) {
-			/* Closed (EBADF): its owner closed it after our load,
-			 * and cleared the state.  The number may be another
-			 * pooled open's by now, with the very same state
-			 * byte: clearing it would untrack that open, whose
-			 * reads would then go to the kernel uncounted (the
-			 * check-stress "every device read counted" off by
-			 * one, with ur_cow_all racing a close and an open).
-			 * A stale state left by a raw close is healed by the
-			 * next open that gets the number (ur_heal). */
-			if (errno == EBADF) {
+			/* Another thread's number (ur_cow_all) may have been
+			 * closed, lent to a file and opened from the pool
+			 * again while we looked: the same state then holds a
+			 * live pooled open, which a clear would hide (reads
+			 * uncounted, later changes not copied).  It is left to
+			 * its owner; an open landing on it now is as one made
+			 * just after the scan passed it. */
+			if (ur_cow_me) {
+				if ((st = atomic_load(ur_fd(fd))) != was)
+					continue;
 				st = 0;
 				break;
 			}
@@ -129,12 +134,6 @@ bool ur_cow(int fd)
 	return r >= 0 || !(st & UR_COW);
 }
 
-/* Threads in ur_cow_all, which copies descriptors other threads own: an
- * owner's close must not free the number between its claim and its dup3,
- * which would put the device back on a freed number (ur_cow_forget). */
-static _Atomic unsigned ur_cowing;
-static FP_TLS bool ur_cow_me;
-
 /* Before a fork, a spawn or a clone: every pooled descriptor gets its own
  * description, so that the child's copies share with the parent's only
  * what they share natively. */
@@ -142,6 +141,8 @@ void ur_cow_all(void)
 {
 	int fd, end = atomic_load(&ur_hiwater);
 
+	if (!ur_table_ours())  /* a vfork child: the records are its parent's */
+		return;
 	atomic_fetch_add(&ur_cowing, 1);
 	ur_cow_me = true;
 	for (fd = 0; fd < end; fd++)

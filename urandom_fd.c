@@ -300,6 +300,8 @@ void ur_split(void)
 {
 	int fd, end, saved = errno;
 
+	if (!ur_table_ours())  /* a vfork child: its table is its own already */
+		return;
 	atomic_store(&ur_split_done, true);
 	(void)ur_give_back(EMFILE);
 	end = atomic_load(&ur_hiwater);
@@ -329,6 +331,20 @@ void ur_fd_atfork_parent(void)
 	atomic_fetch_add(&ur_forks, 1);
 	ur_hidden_retire();
 	ur_cloexec_atfork_parent();
+}
+
+/* Before a vfork: the child's table will share every description with
+ * ours until it execs or exits, as after a fork; nothing runs after it
+ * (vfork.c), and the child leaves our records alone (fp_vfork_child). */
+void ur_vforking(void)
+{
+	if (fp_likely(atomic_load_explicit(&ur_hiwater, memory_order_relaxed) == 0) ||
+	    fp_vfork_child())
+		return;
+	if (ur_mode == UR_MODE_EXACT)
+		ur_cow_all();
+	atomic_fetch_add(&ur_forks, 1);
+	ur_mark_all_shared();
 }
 
 void ur_fd_atfork_child(void)

@@ -49,7 +49,7 @@ FP_EXPORT int fstat(int fd, struct stat *st)
 UR_WRAP_LSEEK(lseek, off_t)
 
 /* FIONBIO and FIOASYNC set status flags of the open file description, as
- * F_SETFL does.  ioctl and __ioctl_time64 (32-bit programs with 64-bit
+ * F_SETFL does; FIOCLEX and FIONCLEX set close-on-exec, as F_SETFD does.  ioctl and __ioctl_time64 (32-bit programs with 64-bit
  * time_t), written once. */
 #define UR_WRAP_IOCTL(name, req_type)                                        \
 	FP_EXPORT int name(int fd, req_type req, ...)                        \
@@ -61,9 +61,18 @@ UR_WRAP_LSEEK(lseek, off_t)
 		va_start(ap, req);                                           \
 		arg = va_arg(ap, void *);                                    \
 		va_end(ap);                                                  \
-		if (fp_unlikely(st) && (req == FIONBIO || req == FIOASYNC))  \
+		int r_;                                                      \
+                                                                             \
+		if (fp_likely(!st))                                          \
+			return UR_CALL(name, fd, req, arg);                  \
+		if (req == FIONBIO || req == FIOASYNC)                       \
 			ur_own(fd, st);                                      \
-		return UR_CALL(name, ur_real_fd(fd, st), req, arg);          \
+		r_ = UR_CALL(name, ur_real_fd(fd, st), req, arg);            \
+		/* As F_SETFD: a reserve kept with a stale close-on-exec bit \
+		 * would come back from an O_CLOEXEC open without it. */     \
+		if (r_ == 0 && (st & UR_OPEN) && (req == FIOCLEX || req == FIONCLEX)) \
+			ur_update(fd, UR_CLOEXEC, req == FIOCLEX ? UR_CLOEXEC : 0); \
+		return r_;                                                   \
 	}
 
 UR_WRAP_IOCTL(ioctl, FP_IOCTL_REQ)
@@ -285,19 +294,28 @@ FP_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 	tls = va_arg(ap, void *);
 	ctid = va_arg(ap, void *);
 	va_end(ap);
+	/* A child on our memory and this thread's TLS, with a table of its
+	 * own, is a vfork child to us (vfork.c): marked for as long as we
+	 * cannot tell when it is done, or until it is (CLONE_VFORK). */
+	bool vm = (flags & (CLONE_VM | CLONE_FILES | CLONE_SETTLS)) == CLONE_VM;
+
 	/* A child that runs beside us on our memory is a thread, whether or
 	 * not the C library knows it (fp_one_thread): every later
 	 * read-modify-write is a locked one.  With CLONE_VFORK we are
 	 * suspended while it runs.  It takes a stripe of the counters of its
 	 * own at its first count, if it has thread-locals of its own
-	 * (CLONE_SETTLS); without, it shares ours, errno too, which the C
-	 * library does not support either. */
+	 * (CLONE_SETTLS); without, it shares ours (errno too, which the C
+	 * library does not support either) and is a vfork child (above). */
 	if ((flags & CLONE_VM) && !(flags & CLONE_VFORK))
 		fp_threads_made();
 	if (ours && ur_mode == UR_MODE_EXACT)
 		ur_cow_all();
+	if (vm)
+		fp_vfork_mark(!(flags & CLONE_VFORK));
 	r = UR_CALL(clone, fn, stack, flags, arg, ptid, tls, ctid);
 	saved = errno;
+	if (vm && (flags & CLONE_VFORK))
+		fp_vfork_done();
 	if (ours && r > 0)
 		(void)ur_hidden_retire();
 	errno = saved;

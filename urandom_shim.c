@@ -38,7 +38,7 @@ static inline int ur_after_open(int fd)
 	if (fp_cpus_open(dirfd, path, flags, &fd_))                          \
 		return ur_after_open(fd_);                                   \
 	if (fp_unlikely((dev_ = ur_match(path, flags)) >= 0)) {              \
-		if (fp_likely(dev_ != UR_SURVEY))                            \
+		if (fp_likely(dev_ != UR_SURVEY) && !fp_vfork_child())       \
 			return ur_open(dev_, path, flags | (lfs));           \
 		UR_SV_TIMED(fd_, call, ur_sv_opened, fd_, flags);            \
 		return fd_;                                                  \
@@ -677,4 +677,5 @@ FP_MITIGATION(urandom, .load = ur_load, .init = ur_init, .syms = ur_exec_syms, .
               .stats = ur_stats, .counters = ur_counters, .ncounters = UR_NCOUNTERS,
               .survey = &ur_sv, .prepare = ur_fd_atfork_prepare,
               .parent = ur_fd_atfork_parent, .child = ur_atfork_child,
-              .rooted = ur_root_changed, .unsharing = ur_unsharing);
+              .rooted = ur_root_changed, .unsharing = ur_unsharing,
+              .vforking = ur_vforking);

@@ -19,6 +19,7 @@
 #include "../counters.c"
 #include "../settings.c"
 #include "../outfile.c"
+#include "../vfork.c"
 #include "../readlink_path.c"
 #include "../readlink_shim.c"
 FP_TABLE(&fp_mit_readlink);

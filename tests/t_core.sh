@@ -51,6 +51,13 @@ else
 		"$(cat "$T_TMP/err" "$T_TMP/nproc.log")"
 fi
 
+# A program that moved another file onto 2 (a daemon's log, a data file)
+# gets no line in it: fd 2 is written only while it is the file it was at
+# start-up.
+LD_PRELOAD=$P FASTPATH_STATS=1 sh -c 'exec 2>"$1"; echo data >&2' sh "$T_TMP/data" 2>"$T_TMP/err"
+expect_eq "stats: no line appended to a file the program put on fd 2" data "$(cat "$T_TMP/data")"
+expect_eq "stats: ... nor on the stderr it had" "" "$(cat "$T_TMP/err")"
+
 # A file: appended, one line per process, relative to the start directory.
 mkdir "$T_TMP/d"
 (cd "$T_TMP/d" && LD_PRELOAD=$P FASTPATH_STATS=stats.log sh -c 'cd /; true; true')
@@ -173,7 +180,8 @@ INTERPOSED="_Exit _exit __open64_2 __open_2 __openat64_2 __openat_2 __read_chk
 	umount2 _Fork __pread64_chk __pread_chk clone copy_file_range epoll_ctl fsmount fstat fstat64 ioctl
 	mount_setattr move_mount open_tree
 	posix_spawn_file_actions_adddup2 posix_spawn_file_actions_addfchdir_np preadv
-	preadv2 preadv64 preadv64v2 sendfile sendfile64 sendmsg splice tee unshare"
+	preadv2 preadv64 preadv64v2 sendfile sendfile64 sendmsg splice tee unshare vfork
+	__vfork"
 # What only illumos libc has, exported by the illumos objects alone:
 # sysconf's XPG5 name.  tests/h_illumos.sh checks those objects' exports
 # against both lists (it reads them from here).

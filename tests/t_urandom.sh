@@ -266,6 +266,45 @@ else
 	skip "python subprocess (vfork)" "python3 not installed"
 fi
 
+# ---- a vfork child's table is its own ----------------------------------
+# prog_vfork: a vfork child closes, dups onto 0, opens, unshares or clears
+# close-on-exec; its parent must see what it sees natively, in each mode.
+# Before vfork.c the child's calls rewrote the parent's records: a read
+# of its own stdin returned the device's bytes, a closed open came back.
+for c in close setfl dup dupfd open unshare setfd; do
+	# One output file for both: the listing names it.
+	"$TESTBIN/prog_vfork" "$c" </dev/null >"$T_TMP/vf.out" 2>&1
+	native=$(cat -v "$T_TMP/vf.out")
+	for m in "$M"; do
+		FASTPATH_URANDOM=$m LD_PRELOAD=$FASTPATH_SO "$TESTBIN/prog_vfork" "$c" \
+			</dev/null >"$T_TMP/vf.out" 2>&1
+		expect_eq "vfork child's $c ($m): what its parent sees is native's" \
+			"$native" "$(cat -v "$T_TMP/vf.out")"
+	done
+done
+if command -v python3 >/dev/null 2>&1; then
+	# os.set_inheritable is ioctl(FIONCLEX): a kept reserve must not
+	# come back from an O_CLOEXEC open without the flag.
+	ioc_py='import os
+f = os.open("/dev/urandom", os.O_RDONLY | os.O_CLOEXEC)
+os.set_inheritable(f, True)
+os.close(f)
+g = os.open("/dev/urandom", os.O_RDONLY | os.O_CLOEXEC)
+print(os.get_inheritable(g))
+os.set_inheritable(g, False)
+os.close(g)
+g = os.open("/dev/urandom", os.O_RDONLY)
+print(os.get_inheritable(g))'
+	native=$(python3 -c "$ioc_py" 2>&1)
+	for m in "$M"; do
+		got=$(FASTPATH_URANDOM=$m LD_PRELOAD=$FASTPATH_SO python3 -c "$ioc_py" 2>&1)
+		expect_eq "python os.set_inheritable (FIONCLEX, FIOCLEX) then a new open ($m): native's" \
+			"$native" "$got"
+	done
+else
+	skip "python os.set_inheritable" "python3 not installed"
+fi
+
 # ---- issue 25: what fastpath holds looks closed; descriptions are own ----
 # prog_urandom_seen: two live opens' flags and locks, an epoll entry after
 # close, copies past our table, _Fork, SCM_RIGHTS, every call on the

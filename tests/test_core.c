@@ -17,6 +17,7 @@ static void *test_dlsym(const char *name);
 #include "../counters.c"
 #include "../settings.c"
 #include "../outfile.c"
+#include "../vfork.c"
 /* The whole library, as fastpath.so has it: the settings and the summary
  * line are checked against the real registry. */
 #include "../mitigations.c"

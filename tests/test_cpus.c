@@ -13,6 +13,7 @@
 #include "../counters.c"
 #include "../settings.c"
 #include "../outfile.c"
+#include "../vfork.c"
 #include "../cpus_shim.c"
 #include "../cpus_map.c"
 #include "../cpus_quota.c"

@@ -24,6 +24,7 @@
 #include "../counters.c"
 #include "../settings.c"
 #include "../outfile.c"
+#include "../vfork.c"
 #include "../urandom_pool.c"
 #include "../urandom_fd.c"
 #include "../urandom_dup.c"

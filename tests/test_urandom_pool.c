@@ -40,6 +40,7 @@ static bool test_wipe(void *p, size_t n)
 #include "../counters.c"
 #include "../settings.c"
 #include "../outfile.c"
+#include "../vfork.c"
 #include "../urandom_pool.c"
 
 /* The core's table: the pool alone, with its own fork hook (the urandom

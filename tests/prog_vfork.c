@@ -1,0 +1,160 @@
+/*
+ * prog_vfork CASE: a vfork child does something to a descriptor of the
+ * device (or to the table) and exits; the parent prints what it can see
+ * afterwards.  t_urandom runs each case natively and under fastpath in
+ * each mode and wants the same lines: a vfork child's table is its own,
+ * so nothing it does to it may show in its parent.
+ *
+ *   close    the child closes the parent's open: the parent still reads
+ *            it, and a second open and both closes work
+ *   setfl    the same, then the parent makes its open non-blocking and
+ *            locks it: a fresh open is neither
+ *   dup      the child closes 0 and dups the open onto it: the parent's
+ *   dupfd    stdin (a pipe) still reads as the pipe (dup, F_DUPFD)
+ *   open     the parent opens and closes the device, the child opens it;
+ *            the parent then execs "list", which prints its descriptors
+ *   unshare  the same with the child's unshare(CLONE_FILES)
+ *   setfd    the child clears close-on-exec on the parent's open; the
+ *            parent's still has it, and after a close an open without
+ *            O_CLOEXEC is inherited by the exec'd "list"
+ *   list     prints this process's descriptors (the exec'd side)
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char *self;
+
+static int dev(int flags)
+{
+	int fd = open("/dev/urandom", O_RDONLY | flags);
+
+	if (fd < 0) {
+		perror("open /dev/urandom");
+		exit(2);
+	}
+	return fd;
+}
+
+static ssize_t rd16(int fd)
+{
+	char b[16];
+
+	return read(fd, b, sizeof b);
+}
+
+/* Runs what(arg) in a vfork child, which then exits. */
+static void in_child(void (*what)(int), int arg)
+{
+	pid_t p = vfork();
+
+	if (p == 0) {
+		what(arg);
+		_exit(0);
+	}
+	if (p < 0 || waitpid(p, NULL, 0) != p) {
+		perror("vfork");
+		exit(2);
+	}
+}
+
+static void c_close(int fd) { close(fd); }
+static void c_dup(int fd) { close(0); (void)!dup(fd); }
+static void c_dupfd(int fd) { close(0); (void)!fcntl(fd, F_DUPFD, 0); }
+static void c_open(int fd) { (void)fd; (void)!open("/dev/urandom", O_RDONLY); }
+static void c_unshare(int fd) { (void)fd; (void)!unshare(CLONE_FILES); }
+static void c_setfd(int fd) { (void)!fcntl(fd, F_SETFD, 0); }
+
+static void list(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	char path[300], to[256];
+
+	if (!d) {
+		perror("/proc/self/fd");
+		exit(2);
+	}
+	while ((e = readdir(d))) {
+		ssize_t n;
+
+		if (e->d_name[0] == '.' || atoi(e->d_name) == dirfd(d))
+			continue;
+		snprintf(path, sizeof path, "/proc/self/fd/%s", e->d_name);
+		n = readlink(path, to, sizeof to - 1);
+		to[n > 0 ? n : 0] = 0;
+		/* What, not where: reserve mode's documented difference is
+		 * the number an open gets. */
+		printf("open: %s\n", to);
+	}
+	closedir(d);
+	printf("listed\n");
+}
+
+static void exec_list(void)
+{
+	fflush(stdout);
+	execl(self, self, "list", (char *)NULL);
+	perror("execl");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	const char *c = argc > 1 ? argv[1] : "";
+	int fd, fd2, p[2];
+
+	self = argv[0];
+	if (!strcmp(c, "list")) {
+		list();
+	} else if (!strcmp(c, "close") || !strcmp(c, "setfl")) {
+		fd = dev(0);
+		in_child(c_close, fd);
+		printf("read after the child's close: %zd\n", rd16(fd));
+		if (!strcmp(c, "setfl")) {
+			printf("F_SETFL: %d\n", fcntl(fd, F_SETFL, O_NONBLOCK));
+			printf("flock: %d\n", flock(fd, LOCK_EX | LOCK_NB));
+		}
+		fd2 = dev(0);
+		printf("a fresh open: non-blocking %d\n", !!(fcntl(fd2, F_GETFL) & O_NONBLOCK));
+		printf("its flock: %d\n", flock(fd2, LOCK_EX | LOCK_NB));
+		printf("close: %d %d\n", close(fd), close(fd2));
+	} else if (!strcmp(c, "dup") || !strcmp(c, "dupfd")) {
+		char b[64] = { 0 };
+
+		if (pipe(p) != 0 || dup2(p[0], 0) != 0 || write(p[1], "hello\n", 6) != 6)
+			return 2;
+		fd = dev(0);
+		in_child(!strcmp(c, "dup") ? c_dup : c_dupfd, fd);
+		printf("stdin reads %zd: %s", read(0, b, sizeof b - 1), b);
+		printf("close: %d\n", close(fd));
+	} else if (!strcmp(c, "open") || !strcmp(c, "unshare")) {
+		fd = dev(0);
+		close(fd);
+		in_child(!strcmp(c, "open") ? c_open : c_unshare, 0);
+		(void)!open("/dev/null", O_RDONLY);
+		exec_list();
+	} else if (!strcmp(c, "setfd")) {
+		fd = dev(O_CLOEXEC);
+		in_child(c_setfd, fd);
+		printf("close-on-exec after the child's F_SETFD: %d\n", fcntl(fd, F_GETFD));
+		close(fd);
+		fd = dev(0);
+		printf("an open without O_CLOEXEC: %d\n", fcntl(fd, F_GETFD));
+		exec_list();
+	} else {
+		fprintf(stderr, "usage: prog_vfork close|setfl|dup|dupfd|open|unshare|setfd\n");
+		return 2;
+	}
+	return 0;
+}

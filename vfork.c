@@ -1,0 +1,125 @@
+/*
+ * vfork.c: vfork and __vfork, and telling a vfork child from its parent.
+ *
+ * A vfork child borrows its parent's memory and the vforking thread's TLS
+ * until it execs or exits, but has a descriptor table of its own.  Every
+ * record fastpath keeps about descriptors (urandom's) describes the
+ * parent's table: a child's close, open or dup must change the child's
+ * table only.  Natively nothing of the child's reaches the parent but
+ * what the kernel shares.  Python's subprocess, bash and many launchers
+ * vfork.
+ *
+ * The wrapper cannot be C: the child returns from vfork first and reuses
+ * the stack below the caller, so any frame of ours would be gone when the
+ * parent returns through it.  The trampoline calls fp_vfork_note and jumps
+ * to the real vfork with the stack exactly as its caller left it, as if
+ * called directly.  The mark it leaves in the thread's TLS costs the child
+ * one getpid per call on a descriptor we track (fp_vfork_child_slow); the
+ * parent's first such call after it resumes clears it.
+ */
+#include "fastpath.h"
+
+FP_TLS unsigned char fp_vforking;
+/* The pid that set the mark: a child is any other. */
+static FP_TLS long fp_vfork_pid;
+
+static long fp_getpid(void)
+{
+#ifdef FP_LINUX
+	return syscall(SYS_getpid);  /* no libc state: right in a vfork child */
+#else
+	return (long)getpid();
+#endif
+}
+
+void fp_vfork_mark(bool sticky)
+{
+	long me = fp_getpid();
+
+	/* A vfork child vforking again stays what it is: a child. */
+	if (fp_vforking != FP_VFORK_NONE && me != fp_vfork_pid)
+		return;
+	fp_vfork_pid = me;
+	if (fp_vforking != FP_VFORK_STICKY)
+		fp_vforking = sticky ? FP_VFORK_STICKY : FP_VFORK_WAITING;
+}
+
+void fp_vfork_done(void)
+{
+	(void)fp_vfork_child_slow();
+}
+
+void fp_vfork_forget(void)
+{
+	fp_vforking = FP_VFORK_NONE;
+}
+
+bool fp_vfork_child_slow(void)
+{
+	if (fp_getpid() != fp_vfork_pid)
+		return true;
+	/* The parent, back: its child has exec'd or exited. */
+	if (fp_vforking == FP_VFORK_WAITING)
+		fp_vforking = FP_VFORK_NONE;
+	return false;
+}
+
+#ifdef FP_HAVE_VFORK_TRAMPOLINE
+typedef pid_t (*fp_vfork_fn)(void);
+fp_vfork_fn fp_vfork_note(void) FP_HIDDEN;
+
+/* Where the C library has no vfork (none we load in lacks it), a fork's
+ * system call: POSIX allows vfork to be a fork. */
+static pid_t fp_vfork_as_fork(void)
+{
+	return fp_nr_fork();
+}
+
+/* Called by the trampoline with no argument; returns what to jump to. */
+fp_vfork_fn fp_vfork_note(void)
+{
+	size_t i;
+	int saved = errno;
+
+	if (fp_ready()) {
+		for (i = 0; i < fp_nmitigations; i++)
+			if (fp_mitigations[i]->vforking)
+				fp_mitigations[i]->vforking();
+	}
+	fp_vfork_mark(false);
+	errno = saved;
+	return fp_real.r_vfork.f ? fp_real.r_vfork.f : fp_vfork_as_fork;
+}
+
+/* The exported symbols; __vfork is glibc's other name for it.  The call
+ * to fp_vfork_note is direct (hidden), so PIC code needs no PLT or GOT. */
+#if defined(__x86_64__)
+#define FP_VFORK_BODY                                                        \
+	"\tsub $8, %rsp\n"                                                   \
+	"\tcall fp_vfork_note\n"                                             \
+	"\tadd $8, %rsp\n"                                                   \
+	"\tjmp *%rax\n"
+#elif defined(__i386__)
+#define FP_VFORK_BODY                                                        \
+	"\tsub $12, %esp\n"                                                  \
+	"\tcall fp_vfork_note\n"                                             \
+	"\tadd $12, %esp\n"                                                  \
+	"\tjmp *%eax\n"
+#elif defined(__aarch64__)
+#define FP_VFORK_BODY                                                        \
+	"\tstp x29, x30, [sp, #-16]!\n"                                      \
+	"\tbl fp_vfork_note\n"                                               \
+	"\tldp x29, x30, [sp], #16\n"                                        \
+	"\tbr x0\n"
+#endif
+#define FP_VFORK_ASM(sym)                                                    \
+	__asm__(".text\n"                                                    \
+	        ".globl " #sym "\n"                                          \
+	        ".type " #sym ", @function\n"                                \
+	        #sym ":\n" FP_VFORK_BODY                                     \
+	        ".size " #sym ", .-" #sym "\n")
+FP_VFORK_ASM(vfork);
+#ifdef FP_HAVE_GLIBC_CHK
+FP_VFORK_ASM(__vfork);
+#endif
+#endif /* FP_HAVE_VFORK_TRAMPOLINE */
