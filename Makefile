@@ -6,6 +6,7 @@
 #   make demo       the three mitigations, native vs fastpath, one table
 #   make bench      the full benchmarks
 #   make install    bin/interpose, lib/fastpath/fastpath.so and survey.awk, man pages
+#                   (with the i386 object: lib/fastpath/$LIB/fastpath.so, per class)
 #   make deb        the Debian package, into dist/ (make check-deb tests it)
 
 # The one place the version is written: fastpath.so (FASTPATH_VERSION),
@@ -50,6 +51,29 @@ else
 LIBS      := -ldl -pthread
 SO_LDFLAGS := -Wl,-z,now -Wl,-z,relro
 SOS       := fastpath.so
+# Both ELF classes (issue 19): where $(CC) -m32 builds and glibc's loader
+# expands $$LIB, the i386 object is built too, and interpose preloads
+# DIR/$$LIB/fastpath.so: each process, 64- or 32-bit, loads the object of
+# its own class, with no loader error.  What $$LIB becomes is asked of the
+# loaders here (tools/dst_lib.sh), not assumed.  M32=no builds the native
+# object alone (the Debian package does); M32=yes fails where it cannot.
+M32 ?= auto
+ifneq ($(M32),no)
+LIB_NATIVE := $(shell sh tools/dst_lib.sh '$(CC)')
+LIB_M32    := $(if $(LIB_NATIVE),$(shell sh tools/dst_lib.sh '$(CC)' -m32))
+ifeq ($(LIB_NATIVE),$(LIB_M32))
+LIB_M32    :=
+endif
+ifeq ($(M32)$(LIB_M32),yes)
+$(error M32=yes: $(CC) -m32 cannot build here, or the loader does not expand $$LIB)
+endif
+endif
+ifneq ($(LIB_M32),)
+SOS       += $(LIB_M32)/fastpath.so
+$(LIB_M32)/fastpath.so: ARCH := -m32
+# The native object keeps its place; its $$LIB name is a link to it.
+LIB_LINK  := $(LIB_NATIVE)/fastpath.so
+endif
 endif
 
 # interpose --survey's starter (tools/fastpath-run.c): a program of its
@@ -58,7 +82,22 @@ RUN_BIN := fastpath-run
 # The man pages, with the version: the build tree's read as installed ones.
 MANS := man/interpose.1 man/fastpath.7
 
-all: $(SOS) $(RUN_BIN) $(MANS)
+all: $(SOS) $(LIB_LINK) libdirs $(RUN_BIN) $(MANS)
+
+# libdirs: "native DIR" and "m32 DIR", what $$LIB is for each class, where
+# both objects are built; interpose reads it beside fastpath.so.  Rewritten
+# only when it changes; removed when there is no i386 object.
+libdirs: FORCE
+	@if [ -n "$(LIB_M32)" ]; then \
+		printf 'native %s\nm32 %s\n' '$(LIB_NATIVE)' '$(LIB_M32)' >$@.tmp && \
+		{ cmp -s $@.tmp $@ || mv -f $@.tmp $@; } && rm -f $@.tmp; \
+	else rm -f $@; fi
+
+$(LIB_LINK): fastpath.so
+	@mkdir -p $(@D)
+	ln -sfn $(shell echo '$(LIB_NATIVE)' | sed 's|[^/][^/]*|..|g')/fastpath.so $@
+
+FORCE:
 
 $(RUN_BIN): tools/fastpath-run.c
 	$(CC) $(CPPFLAGS) -std=gnu11 $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $<
@@ -163,7 +202,7 @@ bench: all $(BENCH_BINS) $(BENCH_SOS)
 
 # ---- install -------------------------------------------------------------
 INSTALLED := $(DESTDIR)$(BINDIR)/interpose \
-	$(patsubst %,$(DESTDIR)$(LIBDIR)/fastpath/%,$(SOS) $(RUN_BIN)) \
+	$(patsubst %,$(DESTDIR)$(LIBDIR)/fastpath/%,$(SOS) $(LIB_LINK) $(RUN_BIN) libdirs) \
 	$(DESTDIR)$(LIBDIR)/fastpath/survey.awk \
 	$(DESTDIR)$(MANDIR)/man1/interpose.1 \
 	$(DESTDIR)$(MANDIR)/man7/fastpath.7
@@ -174,11 +213,15 @@ install: all
 	sed -e 's|^FASTPATH_LIBDIR=.*|FASTPATH_LIBDIR=$(LIBDIR)/fastpath|' \
 		-e 's|^VERSION=.*|VERSION=$(VERSION)|' interpose > $(DESTDIR)$(BINDIR)/interpose
 	chmod 755 $(DESTDIR)$(BINDIR)/interpose
-	for so in $(SOS); do \
+	for so in $(SOS) $(LIB_LINK); do \
 		mkdir -p $$(dirname $(DESTDIR)$(LIBDIR)/fastpath/$$so) && \
-		cp $$so $(DESTDIR)$(LIBDIR)/fastpath/$$so && \
-		chmod 755 $(DESTDIR)$(LIBDIR)/fastpath/$$so || exit 1; \
+		cp -P $$so $(DESTDIR)$(LIBDIR)/fastpath/$$so && \
+		{ [ -h $$so ] || chmod 755 $(DESTDIR)$(LIBDIR)/fastpath/$$so; } || exit 1; \
 	done
+	# Where $$LIB is read per class (both objects), the map interpose reads.
+	rm -f $(DESTDIR)$(LIBDIR)/fastpath/libdirs
+	if [ -f libdirs ]; then cp libdirs $(DESTDIR)$(LIBDIR)/fastpath/libdirs && \
+		chmod 644 $(DESTDIR)$(LIBDIR)/fastpath/libdirs; fi
 	cp $(RUN_BIN) $(DESTDIR)$(LIBDIR)/fastpath/$(RUN_BIN)
 	chmod 755 $(DESTDIR)$(LIBDIR)/fastpath/$(RUN_BIN)
 	cp man/interpose.1 $(DESTDIR)$(MANDIR)/man1/interpose.1
@@ -191,12 +234,17 @@ install: all
 uninstall:
 	rm -f $(INSTALLED)
 	rmdir $(DESTDIR)$(LIBDIR)/fastpath/64 2>/dev/null || true
+	# the $$LIB directories, each part of them, below fastpath/ only
+	for d in $(patsubst %/,%,$(dir $(LIB_LINK) $(filter-out fastpath.so 64/%,$(SOS)))); do \
+		(cd $(DESTDIR)$(LIBDIR)/fastpath 2>/dev/null && rmdir -p $$d 2>/dev/null); done; true
 	rmdir $(DESTDIR)$(LIBDIR)/fastpath 2>/dev/null || true
 
 clean:
-	rm -rf fastpath.so 64 $(RUN_BIN) $(MANS) tests/bin bench/bin
+	rm -rf fastpath.so 64 $(RUN_BIN) $(MANS) tests/bin bench/bin libdirs
+	rm -f $(LIB_LINK) $(filter-out fastpath.so 64/%,$(SOS))
+	for d in $(dir $(LIB_LINK) $(filter-out fastpath.so 64/%,$(SOS))); do rmdir -p $$d 2>/dev/null; done; true
 
-.PHONY: all deps check check-core demo bench install uninstall clean
+.PHONY: all deps check check-core demo bench install uninstall clean FORCE
 
 # ---- fuzz: the /proc path parser (readlink_path.c) ------------------------
 # A block of its own because pattern rules cannot express "only with clang's

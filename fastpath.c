@@ -431,7 +431,11 @@ static struct {
 
 static bool fp_stderr_stat(struct stat *st)
 {
+#ifdef FP_LINUX
 	return fp_real.r_fstat.f && fp_real.r_fstat.f(STDERR_FILENO, st) == 0;
+#else
+	return fstat(STDERR_FILENO, st) == 0;  /* not wrapped there */
+#endif
 }
 
 static void fp_stderr_note(void)

@@ -351,6 +351,57 @@ expect_eq "interpose on illumos: nested, still each once" \
 	"$L32:libumem.so|$L64:libumem.so|libumem.so" \
 	"$(env -u LD_PRELOAD_32 -u LD_PRELOAD_64 LD_PRELOAD=libumem.so PATH="$T_TMP/fakebin:$PATH" \
 		"$tree/interpose" "$tree/interpose" sh -c "$show" 2>/dev/null)"
+# --pin on illumos: pbind(8) on the shell that execs the command (so on
+# the command's own pid), to the first on-line processor pbind accepts;
+# more than one CPU is a usage error that says why.  psrinfo and pbind are
+# stand-ins that log what they were asked; pbind refuses the processors in
+# $FAKE_PBIND_REFUSE as illumos does one in another processor set.
+cat >"$T_TMP/fakebin/psrinfo" <<'EOF'
+#!/bin/sh
+printf '0\toff-line  since 12/01/2026 10:00:00\n1\ton-line   since 12/01/2026 10:00:00\n'
+printf '2\tno-intr   since 12/01/2026 10:00:00\n3\ton-line   since 12/01/2026 10:00:00\n'
+EOF
+cat >"$T_TMP/fakebin/pbind" <<EOF
+#!/bin/sh
+echo "\$*" >>"$T_TMP/pbind.log"
+[ "\$1" = -b ] || exit 2
+case " \${FAKE_PBIND_REFUSE-} " in
+*" \$2 "*) echo "pbind: cannot bind pid \$3: Invalid argument" >&2; exit 1 ;;
+esac
+echo "process id \$3: was not bound, now \$2"
+EOF
+chmod +x "$T_TMP/fakebin/psrinfo" "$T_TMP/fakebin/pbind"
+: >"$T_TMP/pbind.log"
+# shellcheck disable=SC2016 # the inner shell expands it
+pid=$(PATH="$T_TMP/fakebin:$PATH" "$tree/interpose" --cpus 1 --pin sh -c 'echo $$' 2>"$T_TMP/ip.err")
+expect_eq "interpose on illumos: --pin binds the command's own pid to the first on-line processor" \
+	"-b 1 $pid" "$(cat "$T_TMP/pbind.log")"
+expect_eq "interpose on illumos: --pin says nothing" "" "$(cat "$T_TMP/ip.err")"
+: >"$T_TMP/pbind.log"
+# shellcheck disable=SC2016
+pid=$(FAKE_PBIND_REFUSE=1 PATH="$T_TMP/fakebin:$PATH" "$tree/interpose" --cpus 1 --pin sh -c 'echo $$' 2>/dev/null)
+expect_eq "interpose on illumos: --pin takes the next processor pbind accepts (another processor set)" \
+	"-b 1 $pid
+-b 2 $pid" "$(cat "$T_TMP/pbind.log")"
+FAKE_PBIND_REFUSE="1 2 3" PATH="$T_TMP/fakebin:$PATH" "$tree/interpose" --cpus 1 --pin true 2>"$T_TMP/ip.err"
+rc=$?
+if [ $rc -eq 125 ] && grep -q 'pbind could not bind' "$T_TMP/ip.err"; then
+	ok "interpose on illumos: --pin where no processor can be bound is a usage error (125)"
+else
+	fail "interpose on illumos: --pin where none can be bound" "status $rc: $(cat "$T_TMP/ip.err")"
+fi
+: >"$T_TMP/pbind.log"
+PATH="$T_TMP/fakebin:$PATH" "$tree/interpose" --cpus 2 --pin true 2>"$T_TMP/ip.err"
+rc=$?
+if [ $rc -eq 125 ] && grep -q 'on illumos only --cpus 1 (pbind(8)); 2 CPUs need a processor set' "$T_TMP/ip.err" &&
+	[ ! -s "$T_TMP/pbind.log" ]; then
+	ok "interpose on illumos: --cpus 2 --pin is a usage error that names psrset, and binds nothing"
+else
+	fail "interpose on illumos: --cpus 2 --pin" "status $rc: $(cat "$T_TMP/ip.err") pbind: $(cat "$T_TMP/pbind.log")"
+fi
+PATH="$T_TMP/fakebin:$PATH" "$tree/interpose" --pin true 2>"$T_TMP/ip.err"
+expect_eq "interpose on illumos: --pin without --cpus is a usage error" 125 "$?"
+
 rm "$tree/64/fastpath.so"
 PATH="$T_TMP/fakebin:$PATH" "$tree/interpose" true 2>"$T_TMP/ip.err"
 rc=$?

@@ -12,7 +12,7 @@ SRCS=$(echo ./*.c tools/*.c)
 # SC2015 ("A && B || C is not if-then-else") is off for the test scripts
 # only: there B is always ok/skip, which end in echo and cannot fail.
 if command -v shellcheck >/dev/null 2>&1; then
-	for f in interpose .ci/run .ci/deps tests/*.sh bench/*.sh; do
+	for f in interpose .ci/run .ci/deps tests/*.sh bench/*.sh tools/*.sh; do
 		[ -f "$f" ] || continue
 		set --
 		case $f in

@@ -42,7 +42,7 @@ W="-Wall -Wextra -Werror"
 SRCS="$(echo ./*.c)"
 PROGS="prog_urandom prog_urandom_fortify prog_urandom_stress prog_urandom_closed prog_urandom_exec prog_urandom_seen
 	prog_readlink_oracle prog_readlink_fortify prog_readlink_hold prog_readlink_lister prog_early
-	prog_cpus prog_robust prog_children prog_pooln"
+	prog_cpus prog_robust prog_children prog_pooln prog_vfork"
 
 so() {
 	# so OUT FLAGS: fastpath.so with these sanitizer flags

@@ -11,6 +11,24 @@ TOP=$(pwd -P)
 : "${TESTBIN:=$TOP/tests/bin}"
 # shellcheck disable=SC2034 # used by the scripts that source this
 INTERPOSE=$TOP/interpose
+# What interpose puts in LD_PRELOAD for this tree: the object, or, where
+# make built the i386 one too (libdirs: what $LIB is per class), the
+# loader's token, DIR/$LIB/fastpath.so (interpose's both_classes).
+# LIB_NATIVE and LIB_M32: those two directories, or empty.
+LIB_NATIVE='' LIB_M32=''
+if [ -f "$TOP/libdirs" ]; then
+	LIB_NATIVE=$(sed -n 's/^native //p' "$TOP/libdirs")
+	LIB_M32=$(sed -n 's/^m32 //p' "$TOP/libdirs")
+fi
+if [ -n "$LIB_NATIVE" ] && [ -n "$LIB_M32" ] && [ -f "$TOP/$LIB_NATIVE/fastpath.so" ] &&
+	[ -f "$TOP/$LIB_M32/fastpath.so" ]; then
+	# shellcheck disable=SC2016 # the loader's token
+	FASTPATH_ENTRY=$TOP/'$LIB'/fastpath.so
+else
+	LIB_NATIVE='' LIB_M32=''
+	# shellcheck disable=SC2034 # used by the scripts that source this
+	FASTPATH_ENTRY=$TOP/fastpath.so
+fi
 # The real interpreter, not a version manager's shim script (pyenv's runs a
 # dozen processes, each of which would print its own summary line).
 PYTHON=

@@ -41,27 +41,27 @@ if make -s install DESTDIR="$T_TMP/inst" PREFIX=/usr >"$T_TMP/inst.log" 2>&1; th
 else
 	fail "make install" "$(cat "$T_TMP/inst.log")"
 fi
-expect_eq "--print-path: the tree's object" "$FASTPATH_SO" "$("$I" --print-path)"
-expect_eq "--print-path from another directory" "$FASTPATH_SO" "$(cd / && "$I" --print-path)"
+expect_eq "--print-path: the tree's object" "$FASTPATH_ENTRY" "$("$I" --print-path)"
+expect_eq "--print-path from another directory" "$FASTPATH_ENTRY" "$(cd / && "$I" --print-path)"
 
 # --- environment it builds -------------------------------------------------
-expect_eq "defaults" "$FASTPATH_SO|||||" "$("$I" sh -c "$show_env")"
-expect_eq "keeps an existing LD_PRELOAD, ours first" "$FASTPATH_SO:$TESTBIN/libearly.so|||||" \
+expect_eq "defaults" "$FASTPATH_ENTRY|||||" "$("$I" sh -c "$show_env")"
+expect_eq "keeps an existing LD_PRELOAD, ours first" "$FASTPATH_ENTRY:$TESTBIN/libearly.so|||||" \
 	"$(LD_PRELOAD=$TESTBIN/libearly.so "$I" sh -c "$show_env")"
-expect_eq "never adds itself twice" "$FASTPATH_SO|||||" \
+expect_eq "never adds itself twice" "$FASTPATH_ENTRY|||||" \
 	"$("$I" "$I" sh -c "$show_env")"
 expect_eq "finds itself in a space-separated list" "/lib/a.so $FASTPATH_SO|||||" \
 	"$(LD_PRELOAD="/lib/a.so $FASTPATH_SO" "$I" sh -c "$show_env" 2>/dev/null)"
-expect_eq "a longer name is not ours" "$FASTPATH_SO:${FASTPATH_SO}.old|||||" \
+expect_eq "a longer name is not ours" "$FASTPATH_ENTRY:${FASTPATH_SO}.old|||||" \
 	"$(LD_PRELOAD="${FASTPATH_SO}.old" "$I" sh -c "$show_env" 2>/dev/null)"
 expect_eq "options become FASTPATH_* settings" \
-	"$FASTPATH_SO|readlink,urandom|8|stderr|1|1" \
+	"$FASTPATH_ENTRY|readlink,urandom|8|stderr|1|1" \
 	"$("$I" --no-readlink --no-urandom --cpus 8 --stats --debug --getrandom sh -c "$show_env" 2>/dev/null)"
-expect_eq "--cpus=N and --stats=FILE" "$FASTPATH_SO||12|$T_TMP/s.log||" \
+expect_eq "--cpus=N and --stats=FILE" "$FASTPATH_ENTRY||12|$T_TMP/s.log||" \
 	"$("$I" --cpus=12 --stats="$T_TMP/s.log" sh -c "$show_env")"
-expect_eq "keeps an existing FASTPATH_DISABLE" "$FASTPATH_SO|cpus,urandom||||" \
+expect_eq "keeps an existing FASTPATH_DISABLE" "$FASTPATH_ENTRY|cpus,urandom||||" \
 	"$(FASTPATH_DISABLE=cpus "$I" --no-urandom sh -c "$show_env")"
-expect_eq "-- ends the options" "$FASTPATH_SO|||||" "$("$I" -- sh -c "$show_env")"
+expect_eq "-- ends the options" "$FASTPATH_ENTRY|||||" "$("$I" -- sh -c "$show_env")"
 
 # --- the command runs as itself ----------------------------------------------
 expect_eq "arguments with spaces, empty and odd ones" "[a b][][c  d][*][\$x][--cpus]" \
@@ -106,18 +106,29 @@ D=$T_TMP/x
 if make -s install DESTDIR="$D" >"$T_TMP/out" 2>&1; then
 	ok "make install DESTDIR"
 	inst="$D/usr/local/lib/fastpath/fastpath.so"
+	more=
+	if [ -n "$LIB_M32" ]; then
+		# shellcheck disable=SC2016 # the loader's token
+		inst="$D/usr/local/lib/fastpath/"'$LIB'/fastpath.so
+		more="usr/local/lib/fastpath/libdirs usr/local/lib/fastpath/$LIB_M32/fastpath.so"
+		expect_eq "installed: the native object's \$LIB name links to it" "fastpath.so" \
+			"$(cd "$D/usr/local/lib/fastpath/$LIB_NATIVE" && ls -L fastpath.so)"
+		expect_eq "installed: the i386 object (ELFCLASS32)" 1 \
+			"$(od -An -tu1 -j4 -N1 "$D/usr/local/lib/fastpath/$LIB_M32/fastpath.so" | tr -d ' ')"
+	fi
 	expect_eq "installed interpose finds the installed object" "$inst" \
 		"$("$D/usr/local/bin/interpose" --print-path)"
 	expect_eq "installed interpose runs a command" "$inst" \
 		"$("$D/usr/local/bin/interpose" printenv LD_PRELOAD)"
-	expect_eq "installed files" "$(printf '%s\n' usr/local/bin/interpose usr/local/lib/fastpath/fastpath-run usr/local/lib/fastpath/fastpath.so usr/local/lib/fastpath/survey.awk usr/local/share/man/man1/interpose.1 usr/local/share/man/man7/fastpath.7)" \
+	# shellcheck disable=SC2086 # more: a list of words
+	expect_eq "installed files" "$(printf '%s\n' usr/local/bin/interpose usr/local/lib/fastpath/fastpath-run usr/local/lib/fastpath/fastpath.so usr/local/lib/fastpath/survey.awk usr/local/share/man/man1/interpose.1 usr/local/share/man/man7/fastpath.7 $more | sort)" \
 		"$(cd "$D" && find . -type f | sed 's|^\./||' | sort)"
 	mkdir "$T_TMP/x/sv"
 	expect_eq "installed interpose finds the installed report" "suggest: nothing to mitigate" \
 		"$("$D/usr/local/bin/interpose" --survey-report "$T_TMP/x/sv" | tail -n 1)"
 	rmdir "$T_TMP/x/sv"
 	make -s uninstall DESTDIR="$D" >/dev/null 2>&1
-	expect_eq "make uninstall removes exactly those" "" "$(cd "$D" && find . -type f)"
+	expect_eq "make uninstall removes exactly those" "" "$(cd "$D" && find . ! -type d)"
 else
 	fail "make install DESTDIR" "$(cat "$T_TMP/out")"
 fi

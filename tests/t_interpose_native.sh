@@ -117,10 +117,10 @@ expect_eq "survey --stats: one summary line, the command's" 1 "$(grep -c '^fastp
 mkdir -p "$T_TMP/bin" "$T_TMP/l2" "$T_TMP/nobin"
 ln -s "$I" "$T_TMP/bin/interpose"
 ln -s ../bin/interpose "$T_TMP/l2/ip"
-expect_eq "a symlink in PATH finds the tree's object" "$FASTPATH_SO" \
+expect_eq "a symlink in PATH finds the tree's object" "$FASTPATH_ENTRY" \
 	"$(PATH="$T_TMP/bin:$PATH" interpose --print-path 2>&1)"
-expect_eq "a relative chain of symlinks" "$FASTPATH_SO" "$("$T_TMP/l2/ip" --print-path 2>&1)"
-expect_eq "a symlink: runs the command" "$FASTPATH_SO" \
+expect_eq "a relative chain of symlinks" "$FASTPATH_ENTRY" "$("$T_TMP/l2/ip" --print-path 2>&1)"
+expect_eq "a symlink: runs the command" "$FASTPATH_ENTRY" \
 	"$(PATH="$T_TMP/bin:$PATH" interpose sh -c "$show_preload" 2>&1)"
 expect_eq "a symlink: --survey finds fastpath-run" "hi" \
 	"$(echo hi | PATH="$T_TMP/bin:$PATH" interpose --survey="$T_TMP/rep" cat 2>&1)"
@@ -130,16 +130,16 @@ for t in uname ls tr grep sed cat sh; do
 	p=$(command -v "$t") && ln -s "$p" "$T_TMP/nobin/$t"
 done
 ln -s ../l2/ip "$T_TMP/nobin/ip"
-expect_eq "no readlink(1): the fallback follows the links" "$FASTPATH_SO" \
+expect_eq "no readlink(1): the fallback follows the links" "$FASTPATH_ENTRY" \
 	"$(PATH="$T_TMP/nobin" ip --print-path 2>&1)"
 
 # --- 4. CDPATH and the caller's shell options ----------------------------------
 up=${TOP%/*}
 base=${TOP##*/}
-expect_eq "CDPATH=. does not change the object's path" "$FASTPATH_SO" \
+expect_eq "CDPATH=. does not change the object's path" "$FASTPATH_ENTRY" \
 	"$(cd "$up" && CDPATH=. "$base/interpose" sh -c "$show_preload" 2>&1)"
 mkdir -p "$T_TMP/cdp/$base"
-expect_eq "CDPATH naming another tree does not either" "$FASTPATH_SO" \
+expect_eq "CDPATH naming another tree does not either" "$FASTPATH_ENTRY" \
 	"$(cd "$up" && CDPATH="$T_TMP/cdp" "$base/interpose" sh -c "$show_preload" 2>&1)"
 # shellcheck disable=SC2016
 expect_eq "the command still gets the caller's CDPATH" "." \
@@ -240,7 +240,7 @@ if make -s install DESTDIR="$T_TMP/inst" PREFIX=/usr >"$T_TMP/inst.log" 2>&1; th
 	expect_eq "another fastpath in LD_PRELOAD is kept, ours not added" "$other" \
 		"$(LD_PRELOAD=$other "$I" sh -c "$show_preload" 2>"$T_TMP/err")"
 	expect_eq "... and interpose says which one it kept" \
-		"interpose: LD_PRELOAD already holds fastpath $other: keeping it, not adding $FASTPATH_SO" \
+		"interpose: LD_PRELOAD already holds fastpath $other: keeping it, not adding $FASTPATH_ENTRY" \
 		"$(cat "$T_TMP/err")"
 	cp "$FASTPATH_SO" "$T_TMP/librenamed.so"
 	expect_eq "a fastpath object under another name is known by its marker" \

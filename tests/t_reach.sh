@@ -61,18 +61,105 @@ chmod +x "$T_TMP/dyn.sh"
 expect_eq "dynamic script: its status" 3 "$?"
 expect_eq "dynamic script: nothing on stderr" "" "$(cat "$T_TMP/err")"
 
-# --- another ELF class ------------------------------------------------------
-if gcc -m32 -o "$T_TMP/t32" "$T_TMP/st.c" 2>/dev/null; then
-	"$INTERPOSE" --quiet --version >/dev/null
-	"$INTERPOSE" "$T_TMP/t32" >/dev/null 2>"$T_TMP/err"
-	if grep -q 'wrong ELF class' "$T_TMP/err"; then
-		grep -v 'wrong ELF class' "$T_TMP/err" >"$T_TMP/err2"
-		one_line "i386: one line of ours" "^interpose: $T_TMP/t32: a 32-bit program: .* cannot be preloaded into it; running it unmitigated" "$T_TMP/err2"
-	else
-		expect_eq "i386: no loader error, nothing said" "" "$(cat "$T_TMP/err")"
-	fi
+# --- both ELF classes (item 2) -----------------------------------------------
+# Where make built the i386 object (libdirs), interpose preloads
+# DIR/$LIB/fastpath.so and each process loads the object of its own class:
+# an i386 program gets its summary line, with no loader error, and so do a
+# 64-bit child of a 32-bit parent and the reverse (prog_class says its
+# class and the cap's answer, which only a loaded object gives).  Where
+# this kernel cannot run i386 programs, or FASTPATH_TEST_NO_I386 is set
+# (the branch forced here too), build-only: the objects, the entry, what
+# $LIB is, and the native side.
+no_loader_error() {
+	if grep -q -e 'ld\.so' -e 'ELFCLASS' -e 'cannot be preloaded' "$2"; then fail "$1" "$(cat "$2")"
+	else ok "$1"; fi
+}
+# stats_lines ERRFILE: how many summary lines, none other allowed.
+stats_lines() {
+	if grep -Evq "$FP_STATS_RE" "$2"; then fail "$1" "$(cat "$2")"
+	else expect_eq "$1" "$3" "$(grep -Ec "$FP_STATS_RE" "$2")"; fi
+}
+# Built here, both: a probe, not a program under test (the sanitizer runs
+# point TESTBIN at their own builds).
+T32=$T_TMP/prog_class32
+T64=$T_TMP/prog_class64
+if [ -z "$LIB_M32" ]; then
+	skip "i386: both classes" "make built no i386 object here (no gcc -m32, or M32=no): no libdirs"
+elif ! gcc -m32 -std=gnu11 -o "$T32" tests/prog_class.c 2>"$T_TMP/err"; then
+	fail "i386: prog_class builds with gcc -m32" "$(cat "$T_TMP/err")"
+elif ! gcc -std=gnu11 -o "$T64" tests/prog_class.c 2>"$T_TMP/err"; then
+	fail "i386: prog_class builds" "$(cat "$T_TMP/err")"
 else
-	skip "i386" "gcc -m32 cannot build here"
+	elf_class() { od -An -tu1 -j4 -N1 "$1" | tr -d ' '; }
+	for branch in run build-only; do
+		T_TAG="i386, $branch"
+		runs=yes
+		if [ $branch = build-only ]; then
+			runs=
+		elif [ -n "${FASTPATH_TEST_NO_I386:-}" ]; then
+			skip "the run branch" "FASTPATH_TEST_NO_I386 is set"
+			continue
+		elif ! "$T32" >/dev/null 2>&1; then
+			skip "the run branch" "this kernel cannot execute i386 programs (no IA32 emulation)"
+			continue
+		fi
+		# Both branches: the objects and the entry.
+		expect_eq "the i386 object is ELFCLASS32" 1 "$(elf_class "$TOP/$LIB_M32/fastpath.so")"
+		expect_eq "the native object is ELFCLASS64" 2 "$(elf_class "$TOP/$LIB_NATIVE/fastpath.so")"
+		expect_eq "--print-path: the entry with the loader's \$LIB" "$TOP/\$LIB/fastpath.so" \
+			"$("$INTERPOSE" --print-path)"
+		# What $LIB becomes, derived without running an i386 program (the
+		# way taken where none can run) agrees with what make found.
+		expect_eq "\$LIB for i386 derived without running one: $LIB_M32" "$LIB_M32" \
+			"$(FASTPATH_TEST_NO_I386=1 sh tools/dst_lib.sh gcc -m32)"
+		# The native side: mitigated through the entry, no loader error.
+		expect_eq "a 64-bit program loads its object through \$LIB" "64 3" \
+			"$("$INTERPOSE" --stats --cpus 3 "$T64" 2>"$T_TMP/err")"
+		no_loader_error "a 64-bit program: no loader error" "$T_TMP/err"
+		stats_lines "a 64-bit program: its summary line" "$T_TMP/err" 1
+		[ -n "$runs" ] || continue
+		# Nothing to say of an i386 program now: an object of its class.
+		"$INTERPOSE" "$T32" >/dev/null 2>"$T_TMP/err"
+		expect_eq "an i386 program: nothing said" "" "$(cat "$T_TMP/err")"
+		expect_eq "an i386 program: mitigated (--cpus 3)" "32 3" \
+			"$("$INTERPOSE" --stats --cpus 3 "$T32" 2>"$T_TMP/err")"
+		no_loader_error "an i386 program: no loader error" "$T_TMP/err"
+		stats_lines "an i386 program: its summary line" "$T_TMP/err" 1
+		expect_eq "a 64-bit child of an i386 parent: each its own object" "32 3
+64 3" "$("$INTERPOSE" --stats --cpus 3 "$T32" "$T64" 2>"$T_TMP/err")"
+		no_loader_error "a 64-bit child of an i386 parent: no loader error" "$T_TMP/err"
+		stats_lines "a 64-bit child of an i386 parent: two summary lines" "$T_TMP/err" 2
+		expect_eq "an i386 child of a 64-bit parent: each its own object" "64 3
+32 3" "$("$INTERPOSE" --stats --cpus 3 "$T64" "$T32" 2>"$T_TMP/err")"
+		no_loader_error "an i386 child of a 64-bit parent: no loader error" "$T_TMP/err"
+		stats_lines "an i386 child of a 64-bit parent: two summary lines" "$T_TMP/err" 2
+		# Through a shell (a script that starts 32-bit tools), and surveyed.
+		# shellcheck disable=SC2016 # the inner sh expands them
+		expect_eq "sh starting i386 tools: each mitigated" "32 3
+32 3" "$("$INTERPOSE" --cpus 3 sh -c '"$1"; "$1"' sh "$T32" 2>"$T_TMP/err")"
+		no_loader_error "sh starting i386 tools: no loader error" "$T_TMP/err"
+		"$INTERPOSE" --survey "$T32" "$T64" >/dev/null 2>"$T_TMP/err"
+		no_loader_error "--survey of both classes: no loader error" "$T_TMP/err"
+		if grep -q 'processes: 2 recorded' "$T_TMP/err"; then ok "--survey: a record from each class"
+		else fail "--survey: a record from each class" "$(cat "$T_TMP/err")"; fi
+	done
+	T_TAG=
+	# An install without the map (libdirs): the one object, and the one
+	# line that says an i386 program is out of its reach.
+	if make -s install DESTDIR="$T_TMP/inst" >"$T_TMP/inst.log" 2>&1; then
+		rm "$T_TMP/inst/usr/local/lib/fastpath/libdirs"
+		ip=$T_TMP/inst/usr/local/bin/interpose
+		expect_eq "one class (no libdirs): --print-path the object" \
+			"$T_TMP/inst/usr/local/lib/fastpath/fastpath.so" "$("$ip" --print-path)"
+		if "$T32" >/dev/null 2>&1; then
+			"$ip" "$T32" >/dev/null 2>"$T_TMP/err"
+			grep -v 'ELFCLASS64' "$T_TMP/err" >"$T_TMP/err2"
+			one_line "one class: an i386 program is told in one line of ours" \
+				"^interpose: $T32: a 32-bit program: .* cannot be preloaded into it; running it unmitigated" "$T_TMP/err2"
+		fi
+	else
+		fail "make install for the one-class case" "$(cat "$T_TMP/inst.log")"
+	fi
 fi
 
 # --- secure-execution ------------------------------------------------------

@@ -271,11 +271,12 @@ fi
 # close-on-exec; its parent must see what it sees natively, in each mode.
 # Before vfork.c the child's calls rewrote the parent's records: a read
 # of its own stdin returned the device's bytes, a closed open came back.
+[ -x "$TESTBIN/prog_vfork" ] || fail "prog_vfork is built" "$TESTBIN/prog_vfork"
 for c in close setfl dup dupfd open unshare setfd; do
 	# One output file for both: the listing names it.
 	"$TESTBIN/prog_vfork" "$c" </dev/null >"$T_TMP/vf.out" 2>&1
 	native=$(cat -v "$T_TMP/vf.out")
-	for m in "$M"; do
+	for m in $M; do
 		FASTPATH_URANDOM=$m LD_PRELOAD=$FASTPATH_SO "$TESTBIN/prog_vfork" "$c" \
 			</dev/null >"$T_TMP/vf.out" 2>&1
 		expect_eq "vfork child's $c ($m): what its parent sees is native's" \
@@ -296,7 +297,7 @@ os.close(g)
 g = os.open("/dev/urandom", os.O_RDONLY)
 print(os.get_inheritable(g))'
 	native=$(python3 -c "$ioc_py" 2>&1)
-	for m in "$M"; do
+	for m in $M; do
 		got=$(FASTPATH_URANDOM=$m LD_PRELOAD=$FASTPATH_SO python3 -c "$ioc_py" 2>&1)
 		expect_eq "python os.set_inheritable (FIONCLEX, FIOCLEX) then a new open ($m): native's" \
 			"$native" "$got"
