@@ -178,12 +178,12 @@ void fp_cpus_served(int fd, bool sysfs) FP_HIDDEN;
  * lseek64 are urandom_seen.c's, which ask this first. */
 bool fp_cpus_seek(int fd, long long *off, int *whence) FP_HIDDEN;
 
-/* fopen and mmap, and their 64 twins (cpus_fd.c): their real rows
- * (FP_REAL_OWN) are bound with the cpus descriptor's. */
+/* fopen and fopen64 (cpus_fd.c): their real rows (FP_REAL_OWN) are bound
+ * with the cpus descriptor's.  mmap's are the table's (fp_mmap). */
 #ifdef FP_HAVE_LFS64
-#define CPUS_NSYMS 4
-#else
 #define CPUS_NSYMS 2
+#else
+#define CPUS_NSYMS 1
 #endif
 extern const struct fp_sym cpus_syms[CPUS_NSYMS] FP_HIDDEN;
 #else /* !FP_LINUX */

@@ -24,38 +24,10 @@ FP_REAL_OWN(FILE *, fopen64, (const char *path, const char *how), // NOLINT(misc
             FP_NR_FAIL(NULL));
 #endif
 
-/* Before binding (another object's constructor, or an allocator preloaded
- * after us that maps its memory while our binding asks it for some): the
- * system call itself. */
-static void *cf_nr_mmap(void *a, size_t len, int prot, int flags, int fd, long long off)
-{
-	void *p;
-	long r;
-
-#ifdef SYS_mmap2
-	if (off & 4095) {
-		errno = EINVAL;
-		return MAP_FAILED;
-	}
-	r = syscall(SYS_mmap2, a, len, prot, flags, fd, (long)(off >> 12));
-#else
-	r = syscall(SYS_mmap, a, len, prot, flags, fd, (long)off);
-#endif
-	memcpy(&p, &r, sizeof p); /* the address the call returned (-1: MAP_FAILED) */
-	return p;
-}
-
-FP_REAL_OWN(void *, mmap, (void *a, size_t len, int prot, int flags, int fd, off_t off),
-            FP_NR_DO(cf_nr_mmap(a, len, prot, flags, fd, off)));
-#ifdef FP_HAVE_LFS64
-FP_REAL_OWN(void *, mmap64, (void *a, size_t len, int prot, int flags, int fd, off64_t off),
-            FP_NR_DO(cf_nr_mmap(a, len, prot, flags, fd, off)));
-#endif
-
 const struct fp_sym cpus_syms[CPUS_NSYMS] = {
-	FP_SYM(fopen), FP_SYM(mmap),
+	FP_SYM(fopen),
 #ifdef FP_HAVE_LFS64
-	FP_SYM(fopen64), FP_SYM(mmap64),
+	FP_SYM(fopen64),
 #endif
 };
 
@@ -140,7 +112,7 @@ void fp_cpus_served(int fd, bool sysfs)
 {
 	struct stat st;
 
-	if (fd < 0 || fd >= CF_NSERVED || fstat(fd, &st) != 0)
+	if (fd < 0 || fd >= CF_NSERVED || fp_fstat(fd, &st) != 0)
 		return;
 	atomic_store_explicit(&cf_served[fd].ino, 0, memory_order_relaxed);
 	cf_served[fd].dev = st.st_dev;
@@ -159,7 +131,7 @@ static int cf_served_as(int fd)
 	    fd >= CF_NSERVED || !(ino = atomic_load_explicit(&cf_served[fd].ino, memory_order_acquire)))
 		return CF_AS_NONE;
 	saved = errno;
-	if (fstat(fd, &st) == 0 && st.st_ino == ino && st.st_dev == cf_served[fd].dev)
+	if (fp_fstat(fd, &st) == 0 && st.st_ino == ino && st.st_dev == cf_served[fd].dev)
 		as = cf_served[fd].as;
 	else
 		(void)atomic_compare_exchange_strong(&cf_served[fd].ino, &ino, 0);
@@ -201,7 +173,7 @@ static bool cf_seek(int as, long long *off, int *whence)
 		int as = (flags & MAP_ANONYMOUS) ? CF_AS_NONE : cf_served_as(fd); \
                                                                              \
 		if (fp_likely(as == CF_AS_NONE) || len == 0)                \
-			return FP_OWN(name)(a, len, prot, flags, fd, off);   \
+			return FP_REAL(name)(a, len, prot, flags, fd, off);  \
 		errno = as == CF_AS_PROCFS ? EIO : ENODEV;                   \
 		return MAP_FAILED;                                           \
 	}

@@ -114,7 +114,7 @@ void fp_cpus_note_dir(const char *path, int fd)
 	struct cf_slot *s;
 	struct stat st;
 
-	if (d >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && (s = cf_slot_take(fd))) {
+	if (d >= 0 && fp_fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && (s = cf_slot_take(fd))) {
 		s->dev = st.st_dev;
 		s->ino = st.st_ino;
 		s->dir = (enum cf_dir)d;
@@ -138,7 +138,7 @@ static int cf_dir_of(int dirfd)
 		if (atomic_load_explicit(&s->fd1, memory_order_acquire) != dirfd + 1)
 			continue;
 		saved = errno;
-		if (fstat(dirfd, &st) == 0 && st.st_dev == s->dev && st.st_ino == s->ino) {
+		if (fp_fstat(dirfd, &st) == 0 && st.st_dev == s->dev && st.st_ino == s->ino) {
 			errno = saved;
 			return (int)s->dir;
 		}
@@ -220,7 +220,7 @@ static struct cf_mem *cf_mem_take(void)
 
 	if (atomic_compare_exchange_strong(&cf_static_busy, &idle, 1))
 		return &cf_static;
-	q = mmap(NULL, sizeof(struct cf_mem), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+	q = fp_mmap(NULL, sizeof(struct cf_mem), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 	         -1, 0);
 	return q == MAP_FAILED ? NULL : q;
 }
@@ -242,7 +242,7 @@ static bool cf_grow(struct cf_text *t)
 	if (t->mapped) {
 		q = mremap(t->p, t->cap, cap, MREMAP_MAYMOVE);
 	} else {
-		q = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		q = fp_mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (q != MAP_FAILED)
 			memcpy(q, t->p, t->len);
 	}
@@ -354,8 +354,8 @@ static int cf_read_only_at_limit(int rw, int flags)
 	void *map = NULL;
 	int fd = -1, err = EMFILE;
 
-	if (fstat(rw, &st) != 0 || (st.st_size > 0 &&
-	    (map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, rw, 0)) == MAP_FAILED)) {
+	if (fp_fstat(rw, &st) != 0 || (st.st_size > 0 &&
+	    (map = fp_mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, rw, 0)) == MAP_FAILED)) {
 		err = errno;
 		fp_raw_close(rw);
 		return -err;

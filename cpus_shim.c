@@ -408,6 +408,38 @@ static bool cpus_recall(enum cpus_who who, const cpu_set_t *now, long n, size_t 
 	return done;
 }
 
+/*
+ * The caller's mask as the kernel reaches it: an invalid pointer is EFAULT,
+ * not a fault of ours.  0 when the n bytes at p can be read (wr false), or
+ * written (wr: they are zeroed, the caller writes them next); EFAULT when
+ * the kernel says they cannot.  process_vm_readv/writev on our own process
+ * (Linux >= 3.2, no ptrace check for ourselves) copy through the kernel;
+ * where a seccomp filter refuses them (ENOSYS, EPERM) the bytes are taken
+ * as good, as before: an invalid pointer then faults in the caller's
+ * process, where it would have been EFAULT.  errno is kept.
+ */
+static int cpus_user_ok(void *p, size_t n, bool wr)
+{
+	char z[128] = { 0 };
+	struct iovec l = { z, 0 }, r;
+	int saved = errno, err = 0;
+	long got;
+
+	for (size_t off = 0; off < n && !err; off += l.iov_len) {
+		l.iov_len = n - off < sizeof z ? n - off : sizeof z;
+		r.iov_base = (char *)p + off;
+		r.iov_len = l.iov_len;
+		got = syscall(wr ? SYS_process_vm_writev : SYS_process_vm_readv, (long)getpid(), &l,
+		              1ul, &r, 1ul, 0ul);
+		if (got < 0 && (errno == ENOSYS || errno == EPERM))
+			break;
+		if (got != (long)l.iov_len)
+			err = EFAULT;
+	}
+	errno = saved;
+	return err;
+}
+
 /* The real getters, as one shape: 0 or an error number. */
 typedef int (*cpus_get_fn)(pid_t, pthread_t, size_t, cpu_set_t *);
 
@@ -426,9 +458,13 @@ static int cpus_real_pthread_get(pid_t pid, pthread_t th, size_t setsize, cpu_se
 /*
  * The virtual mask of `who`, as a kernel of N CPUs gives it: EINVAL for a
  * set smaller than N bits or not a whole number of longs, before anything
- * else and with the caller's buffer untouched; then the kernel's own
- * errors (ESRCH...).  The real mask is read into our buffer, or, on a
- * machine past CPU_SETSIZE CPUs, into the caller's.  0 or an error number.
+ * else and with the caller's buffer untouched (and for a size past
+ * INT_MAX: glibc passes INT_MAX, never a whole number of longs); then the
+ * kernel's own errors (ESRCH, EFAULT...).  The real mask is read into the
+ * caller's buffer, as natively, so that the kernel checks it, then
+ * translated in place; a set too small for the real machine (but not for
+ * N) is read into ours, the caller's checked (cpus_user_ok).  0 or an
+ * error number.
  */
 static int cpus_get(enum cpus_who who, pid_t pid, pthread_t th, size_t setsize,
                     cpu_set_t *mask, cpus_get_fn real, const char *via)
@@ -438,11 +474,14 @@ static int cpus_get(enum cpus_who who, pid_t pid, pthread_t th, size_t setsize,
 	int err;
 
 	fp_cpus_map(&m);
-	if (setsize % sizeof(long) != 0 || setsize * 8 < (size_t)m.n)
+	if (setsize > INT_MAX || setsize % sizeof(long) != 0 || setsize * 8 < (size_t)m.n)
 		return EINVAL;
-	err = real(pid, th, sizeof now, &now);
-	if (err == EINVAL && setsize > sizeof now && (err = real(pid, th, setsize, mask)) == 0)
-		memcpy(&now, mask, sizeof now);
+	if ((err = real(pid, th, setsize, mask)) == 0) {
+		CPU_ZERO(&now);
+		memcpy(&now, mask, setsize < sizeof now ? setsize : sizeof now);
+	} else if (err == EINVAL && (err = real(pid, th, sizeof now, &now)) == 0) {
+		err = cpus_user_ok(mask, setsize, true);
+	}
 	if (err)
 		return err;
 	(void)cpus_answer(via);
@@ -569,12 +608,20 @@ static int cpus_set(enum cpus_who who, pid_t pid, pthread_t th, size_t setsize,
 {
 	struct cpus_map m;
 	cpu_set_t want;
+	size_t len = (unsigned)setsize, vlen;
 	int err;
 
 	if (!mask)
 		return real(pid, th, setsize, mask); /* the kernel's EFAULT */
 	fp_cpus_map(&m);
-	(void)fp_cpus_to_real(&m, mask, setsize, &want);
+	/* What a kernel of N CPUs reads: its own mask's bytes at most, of
+	 * a length it takes as 32 bits (as this one does); an invalid
+	 * pointer is EFAULT.  (A mask unmapped by another thread between the
+	 * check and the read is that program's race.) */
+	vlen = ((size_t)m.n + 63) / 64 * 8;
+	if ((err = cpus_user_ok((void *)mask, len < vlen ? len : vlen, false)) != 0)
+		return err;
+	(void)fp_cpus_to_real(&m, mask, len, &want);
 	if ((err = real(pid, th, sizeof want, &want)) == 0)
 		cpus_remember(who, pid, m.n, setsize, mask);
 	return err;

@@ -249,7 +249,7 @@ void fp_log_parts(int fd, const char *const *parts, size_t n)
 		void *q;
 
 		cap = need < FP_LOG_MAX ? need : FP_LOG_MAX;
-		q = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		q = fp_mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (q != MAP_FAILED)
 			line = q;
 		else
@@ -431,11 +431,7 @@ static struct {
 
 static bool fp_stderr_stat(struct stat *st)
 {
-#ifdef FP_LINUX
-	return fp_real.r_fstat.f && fp_real.r_fstat.f(STDERR_FILENO, st) == 0;
-#else
-	return fstat(STDERR_FILENO, st) == 0;  /* not wrapped there */
-#endif
+	return fp_fstat(STDERR_FILENO, st) == 0;
 }
 
 static void fp_stderr_note(void)

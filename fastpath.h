@@ -225,6 +225,27 @@ static inline int fp_nr_sched_getcpu(void)
 
 	return fp_nr_getcpu(&cpu, NULL) == 0 ? (int)cpu : -1;
 }
+
+/* mmap(2) itself, before binding (another object's constructor, or an
+ * allocator preloaded after us that maps its memory while our binding asks
+ * it for some); 32-bit: mmap2, whose offset is in pages. */
+static inline void *fp_nr_mmap(void *a, size_t len, int prot, int flags, int fd, long long off)
+{
+	void *p;
+	long r;
+
+#ifdef SYS_mmap2
+	if (off & 4095) {
+		errno = EINVAL;
+		return MAP_FAILED;
+	}
+	r = syscall(SYS_mmap2, a, len, prot, flags, fd, (long)(off >> 12));
+#else
+	r = syscall(SYS_mmap, a, len, prot, flags, fd, (long)off);
+#endif
+	memcpy(&p, &r, sizeof p); /* the address the call returned (-1: MAP_FAILED) */
+	return p;
+}
 #endif
 /* A fork with no handlers run, as a child that only execs needs (vfork's
  * stand-in; vfork is wrapped on Linux only). */
@@ -354,7 +375,9 @@ static inline pid_t fp_nr_fork(void)
 	X(int, setns, (int fd, int type), FP_NR_FAIL(-1))                                        \
 	/* getcpu: glibc >= 2.29 (NULL before: the wrapper makes the call). */                   \
 	X(int, sched_getcpu, (void), FP_NR_DO(fp_nr_sched_getcpu()))                             \
-	X(int, getcpu, (unsigned int *cpu, unsigned int *node), FP_NR_DO(fp_nr_getcpu(cpu, node)))
+	X(int, getcpu, (unsigned int *cpu, unsigned int *node), FP_NR_DO(fp_nr_getcpu(cpu, node))) \
+	X(void *, mmap, (void *a, size_t len, int prot, int flags, int fd, off_t off),           \
+	  FP_NR_DO(fp_nr_mmap(a, len, prot, flags, fd, off)))
 #else
 #define FP_REAL_LINUX(X)
 #endif
@@ -476,6 +499,11 @@ struct mount_attr;
 	X(ssize_t, __pread64_chk, (int fd, void *buf, size_t n, off64_t off, size_t buflen),     \
 	  FP_NR_FAIL(-1))                                                                        \
 	X(int, fstat64, (int fd, struct stat64 *st), FP_NR_FAIL(-1))                             \
+	/* What fstat is in programs built against glibc < 2.33 (node). */                      \
+	X(int, __fxstat, (int ver, int fd, struct stat *st), FP_NR_FAIL(-1))                     \
+	X(int, __fxstat64, (int ver, int fd, struct stat64 *st), FP_NR_FAIL(-1))                 \
+	X(void *, mmap64, (void *a, size_t len, int prot, int flags, int fd, off64_t off),       \
+	  FP_NR_DO(fp_nr_mmap(a, len, prot, flags, fd, off)))                                    \
 	X(off64_t, lseek64, (int fd, off64_t off, int whence), FP_NR_FAIL(-1))                   \
 	X(ssize_t, preadv64, (int fd, const struct iovec *iov, int cnt, off64_t off),            \
 	  FP_NR_FAIL(-1))                                                                        \
@@ -523,6 +551,69 @@ static inline bool fp_ready(void)
 	              FP_INIT_DONE))
 		return true;
 	return fp_init_slow();
+}
+
+/* ------------------------------------------------------------------------
+ * fstat and mmap for our own use.  A plain call in this object binds to
+ * its own exported wrapper (urandom_seen.c's fstat, which sees the numbers
+ * we hold as closed; cpus_fd.c's mmap), the first definition the dynamic
+ * linker finds: these reach the C library's.  glibc before 2.33 exports
+ * no fstat (its fstat is __fxstat, with the stat version the headers of
+ * that time named _STAT_VER): there it is __fxstat.
+ * ---------------------------------------------------------------------- */
+#if defined(_STAT_VER)
+#  define FP_STAT_VER _STAT_VER
+#elif defined(__x86_64__)
+#  define FP_STAT_VER 1
+#elif defined(__aarch64__) || defined(__riscv) || defined(__loongarch__)
+#  define FP_STAT_VER 0 /* the generic ABI's: the kernel's own stat */
+#else
+#  define FP_STAT_VER 3
+#endif
+
+static inline int fp_fstat(int fd, struct stat *st)
+{
+#ifdef FP_LINUX
+	int (*real)(int, struct stat *) = FP_REAL(fstat);
+
+	if (fp_likely(real != NULL))
+		return real(fd, st);
+#  ifdef FP_HAVE_LFS64
+	if (fp_real.r___fxstat.f)
+		return fp_real.r___fxstat.f(FP_STAT_VER, fd, st);
+#  endif
+	errno = ENOSYS;
+	return -1;
+#else
+	return fstat(fd, st);
+#endif
+}
+
+/* Is fd a number the urandom mitigation holds, closed to the program
+ * (urandom_seen.c)?  Weak: a unit test of another mitigation alone links
+ * none, and then no number is held.  illumos: fstat is not wrapped there,
+ * and a held number looks open to it, from the program or from us. */
+#ifdef FP_LINUX
+bool fp_fd_held(int fd) __attribute__((weak)) FP_HIDDEN;
+#  define FP_FD_HELD(fd) (fp_fd_held && fp_fd_held(fd))
+#else
+#  define FP_FD_HELD(fd) false
+#endif
+
+static inline void *fp_mmap(void *a, size_t len, int prot, int flags, int fd, off_t off)
+{
+#ifdef FP_LINUX
+	/* Not FP_REAL: the debug line of our own binding maps its buffer
+	 * here (fp_log_parts); the table's stand-in, until bound, is the
+	 * system call. */
+	void *(*real)(void *, size_t, int, int, int, off_t) = fp_real.r_mmap.f;
+
+	return real ? real(a, len, prot, flags, fd, off) : fp_nr_mmap(a, len, prot, flags, fd, off);
+#else
+	/* Through void *: before illumos#14418 (2022) illumos declared mmap
+	 * to return caddr_t. */
+	return (void *)mmap(a, len, prot, flags, fd, off);
+#endif
 }
 
 /* ------------------------------------------------------------------------

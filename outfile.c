@@ -109,7 +109,7 @@ static int fp_of_dir_ok(int fd, const char *path, size_t n, char *why, size_t wh
 {
 	struct stat st;
 
-	if (fstat(fd, &st) != 0) {
+	if (fp_fstat(fd, &st) != 0) {
 		fp_of_why_errno(why, whylen, path, n, errno);
 		return -1;
 	}
@@ -210,7 +210,7 @@ static int fp_of_file_ok(int fd, char *why, size_t whylen)
 	struct fp_buf b = { why, 0, whylen };
 	struct stat st;
 
-	if (fstat(fd, &st) != 0) {
+	if (fp_fstat(fd, &st) != 0) {
 		fp_of_errno(&b, errno);
 		return -1;
 	}

@@ -374,12 +374,13 @@ static enum rl_act rl_linux(const struct rl_path *x, const char *root,
 
 	if (x->dir != RL_DIR_FD || !rl_root_is_procfs(root) || !rl_linux_ours(x, root))
 		return RL_PASS;
-	/* A descriptor fastpath holds (urandom_seen.c: our fstat says EBADF,
-	 * the kernel's does not) is closed to the program: no link, as for
-	 * any closed number.  A really closed one passes, as before. */
-	if (fstat(x->fd, &st) != 0)
-		return errno == EBADF && fp_real.r_fstat.f && fp_real.r_fstat.f(x->fd, &st) == 0 ?
-		               RL_ENOENT : RL_PASS;
+	/* A descriptor fastpath holds (fp_fd_held) is closed to the program:
+	 * no link, as for any closed number.  A really closed one passes, as
+	 * before. */
+	if (FP_FD_HELD(x->fd))
+		return RL_ENOENT;
+	if (fp_fstat(x->fd, &st) != 0)
+		return RL_PASS;
 	*ino = (unsigned long)st.st_ino;
 	*type = st.st_mode & S_IFMT;
 	return rl_decide(RL_LINUX, x->dir, st.st_mode, rl_fs_of(x->fd, NULL, &st));
@@ -464,7 +465,8 @@ static enum rl_act rl_illumos(const struct rl_path *x, const char *path, mode_t 
 	if (x->dir != RL_DIR_PATH || x->tid || x->who == RL_THREAD_SELF)
 		return RL_PASS;
 	if (x->who == RL_SELF || x->pid == rl_getpid()) {
-		r = fstat(x->fd, &st);
+		/* A number fastpath holds is closed, as to the program. */
+		r = FP_FD_HELD(x->fd) ? (errno = EBADF, -1) : fp_fstat(x->fd, &st);
 	} else {
 		/* "<root>/<pid>/" + "fd/<n>": shorter than the path itself.  A
 		 * root too long for a small frame (a test's) is the kernel's. */
@@ -503,7 +505,7 @@ static enum rl_act rl_illumos_at(int dirfd, const char *name, const char *root,
 
 	if (!(end = rl_num(name, &fd)) || *end != '\0')
 		return RL_PASS;
-	if (fstat(dirfd, &d) != 0 || !S_ISDIR(d.st_mode) ||
+	if (fp_fstat(dirfd, &d) != 0 || !S_ISDIR(d.st_mode) ||
 	    fstatat(dirfd, "../path", &e, 0) != 0 || e.st_dev != d.st_dev ||
 	    e.st_ino != d.st_ino || fstatat(dirfd, "../..", &g, 0) != 0 ||
 	    stat(root, &r) != 0 || g.st_dev != r.st_dev || g.st_ino != r.st_ino)

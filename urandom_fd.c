@@ -388,21 +388,23 @@ static bool ur_random_pooled(void)
 
 #define UR_OK_FLAGS (O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_LARGEFILE)
 
-/* The device an open is for, or -1 when it is not ours. */
+/* The device an open is for, or -1 when it is not ours.  Off (and not
+ * surveying), the path is never read: an invalid one is the kernel's to
+ * answer (EFAULT), as a NULL one always is. */
 int ur_match(const char *path, int flags)
 {
 	bool survey;
 
+	if (!fp_ready() || !((fp_cfg.enabled & FP_BIT(urandom)) || fp_cfg.survey))
+		return -1;
 	path = ur_opaque(path);
 	if (fp_likely(!path || path[0] != '/' || path[1] != 'd'))
 		return -1;
 	if ((flags & O_ACCMODE) != O_RDONLY || (flags & ~(O_ACCMODE | UR_OK_FLAGS)))
 		return -1;
 	/* Surveying: the opens the pool would take, to be timed instead. */
-	survey = !fp_enabled(FP_BIT(urandom));
+	survey = !(fp_cfg.enabled & FP_BIT(urandom));
 	if (!survey && fp_unlikely(atomic_load_explicit(&ur_split_done, memory_order_relaxed)))
-		return -1;
-	if (survey && fp_likely(!fp_surveying()))
 		return -1;
 	if (strcmp(path, "/dev/urandom") == 0)
 		return survey ? UR_SURVEY : UR_DEV_URANDOM;
@@ -418,7 +420,7 @@ bool ur_is_device(int fd, int dev)
 	struct stat st;
 
 	ur_count(SYSCALLS);
-	if (fstat(fd, &st) != 0 || !S_ISCHR(st.st_mode))
+	if (fp_fstat(fd, &st) != 0 || !S_ISCHR(st.st_mode))
 		return false;
 #ifdef FP_LINUX
 	return st.st_rdev == makedev(1, dev == UR_DEV_RANDOM ? 8 : 9);

@@ -140,7 +140,7 @@ static void ur_vgr_map(void)
 
 	if (!ur_vgr || atomic_load(&ur_vgr_state))
 		return;
-	m = (void *)mmap(NULL, ur_vgr_p.size_of_opaque_state, (int)ur_vgr_p.mmap_prot,
+	m = (void *)fp_mmap(NULL, ur_vgr_p.size_of_opaque_state, (int)ur_vgr_p.mmap_prot,
 	                 (int)ur_vgr_p.mmap_flags, -1, 0);
 	ur_count(SYSCALLS);
 	if (m != (void *)MAP_FAILED)
@@ -210,7 +210,7 @@ static struct ur_pool *ur_pool_get(void)
 	}
 	/* Through void *: before illumos#14418 (2022) illumos declared mmap
 	 * and munmap with caddr_t (char *), which GCC 14 will not convert. */
-	m = (void *)mmap(NULL, sizeof *p, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+	m = (void *)fp_mmap(NULL, sizeof *p, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 	                 -1, 0);
 	ur_count(SYSCALLS);
 	if (m == (void *)MAP_FAILED)

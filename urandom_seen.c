@@ -12,8 +12,8 @@
  *
  * Out of reach, documented in fastpath(7): raw system calls, a listing of
  * /proc/self/fd or a read of /proc/self/fdinfo, and the calls not wrapped
- * here (poll and select, fstatat and statx with AT_EMPTY_PATH, fchdir,
- * fsync, mmap, fstatfs...), which see the held numbers as open.
+ * here (poll and select, fstatat, __fxstatat and statx with AT_EMPTY_PATH,
+ * fchdir, fsync, mmap, fstatfs...), which see the held numbers as open.
  */
 #include "fastpath.h"
 #include "urandom.h"
@@ -27,6 +27,11 @@
 	(FP_REAL(name) ? fp_real.r_##name.f(__VA_ARGS__) : (errno = ENOSYS, -1))
 /* The number to pass on for fd. */
 #define UR_FD(fd) ur_real_fd(fd, ur_state(fd))
+
+bool fp_fd_held(int fd)
+{
+	return (ur_state(fd) & UR_HELD) != 0;
+}
 
 FP_EXPORT int fstat(int fd, struct stat *st)
 {
@@ -137,6 +142,19 @@ FP_EXPORT int fstat64(int fd, struct stat64 *st)
 	return UR_CALL(fstat64, UR_FD(fd), st);
 }
 
+/* fstat and fstat64 as programs built against glibc before 2.33 call
+ * them (node imports __fxstat64@GLIBC_2.2.5); such a versioned reference
+ * binds to these unversioned definitions, as to fstat's. */
+FP_EXPORT int __fxstat(int ver, int fd, struct stat *st)
+{
+	return UR_CALL(__fxstat, ver, UR_FD(fd), st);
+}
+
+FP_EXPORT int __fxstat64(int ver, int fd, struct stat64 *st)
+{
+	return UR_CALL(__fxstat64, ver, UR_FD(fd), st);
+}
+
 UR_WRAP_LSEEK(lseek64, off64_t)
 
 FP_EXPORT ssize_t preadv64(int fd, const struct iovec *iov, int cnt, off64_t off)
@@ -168,17 +186,25 @@ FP_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 
 /* Descriptors passed with SCM_RIGHTS: a held one is EBADF, as natively; a
  * pooled one is sent with a description of its own.  Returns false for
- * EBADF. */
+ * EBADF.  The walk stops at a header the kernel rejects (CMSG_OK: shorter
+ * than a header, or longer than what is left of msg_controllen): the
+ * message goes to it as it is, for its EINVAL, in the kernel's order (a
+ * held number in an earlier header is EBADF first, as there). */
 static bool ur_rights_ok(const struct msghdr *msg)
 {
 	struct cmsghdr *c;
+	const char *end;
 
 	if (!ur_opaque(msg) || !msg->msg_control || msg->msg_controllen < sizeof(struct cmsghdr))
 		return true;
+	end = (const char *)msg->msg_control + msg->msg_controllen;
 	for (c = CMSG_FIRSTHDR((struct msghdr *)msg); c; c = CMSG_NXTHDR((struct msghdr *)msg, c)) {
 		size_t i, n;
 		int fd;
 
+		if (c->cmsg_len < sizeof(struct cmsghdr) ||
+		    c->cmsg_len > (size_t)(end - (const char *)c))
+			return true;
 		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
 		    c->cmsg_len < CMSG_LEN(0))
 			continue;

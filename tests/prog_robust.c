@@ -29,9 +29,16 @@
  *                          parent's /proc, "pid other[ errno] self ours"
  *   prog_robust endless    opens /proc/stat and reads 4 KiB of it (run
  *                          where /dev/zero is bound over it): "read 4096"
+ *   prog_robust badmask    the affinity calls with masks and sizes the
+ *                          kernel refuses: "<call> <r> <errno>" each
+ *   prog_robust badpath null|bad   open, openat, fopen, readlink and
+ *                          readlinkat of a NULL or an invalid path:
+ *                          "<call> <r> <errno>" each
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -288,6 +295,95 @@ static int big_set(void)
 	return 0;
 }
 
+/* ---- badmask ------------------------------------------------------------ */
+/* The affinity calls with masks the kernel refuses (NULL, an unmapped
+ * address, a read-only page to get into) and sizes it refuses (0, 4, past
+ * INT_MAX, past 32 bits), sched_ and pthread_ forms: "<call> <r> <errno>". */
+static void mask_line(const char *what, int r, int err)
+{
+	printf("%s %d %d\n", what, r, r ? err : 0);
+}
+
+static int bad_mask(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *ro = mmap(NULL, (size_t)page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	static const size_t sizes[] = { 0, 4, (size_t)INT_MAX + 1, (size_t)1 << 32, SIZE_MAX };
+	cpu_set_t *volatile bad[] = { NULL, (cpu_set_t *)8, (cpu_set_t *)(void *)ro };
+	static char big[1 << 16];
+	cpu_set_t cur;
+	pthread_t me = pthread_self();
+	char what[64];
+	int r;
+
+	if (ro == MAP_FAILED || sched_getaffinity(0, sizeof cur, &cur))
+		return perror("setup"), 2;
+	memcpy(big, &cur, sizeof cur);
+	for (int i = 0; i < 3; i++) {
+		r = sched_getaffinity(0, sizeof cur, bad[i]);
+		snprintf(what, sizeof what, "sched_getaffinity bad%d", i);
+		mask_line(what, r, errno);
+		snprintf(what, sizeof what, "pthread_getaffinity_np bad%d", i);
+		mask_line(what, pthread_getaffinity_np(me, sizeof cur, bad[i]), 0);
+		if (i == 2)
+			continue; /* a read-only mask is a good one to set */
+		for (size_t len = 0; len <= sizeof cur; len += sizeof cur) {
+			r = sched_setaffinity(0, len, bad[i]);
+			snprintf(what, sizeof what, "sched_setaffinity bad%d size %zu", i, len);
+			mask_line(what, r, errno);
+			snprintf(what, sizeof what, "pthread_setaffinity_np bad%d size %zu", i, len);
+			mask_line(what, pthread_setaffinity_np(me, len, bad[i]), 0);
+		}
+	}
+	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+		r = sched_getaffinity(0, sizes[i], (cpu_set_t *)(void *)big);
+		snprintf(what, sizeof what, "sched_getaffinity size %zx", sizes[i]);
+		mask_line(what, r, errno);
+		snprintf(what, sizeof what, "pthread_getaffinity_np size %zx", sizes[i]);
+		mask_line(what, pthread_getaffinity_np(me, sizes[i], (cpu_set_t *)(void *)big), 0);
+		memcpy(big, &cur, sizeof cur);
+		r = sched_setaffinity(0, sizes[i], (cpu_set_t *)(void *)big);
+		snprintf(what, sizeof what, "sched_setaffinity size %zx", sizes[i]);
+		mask_line(what, r, errno);
+		snprintf(what, sizeof what, "pthread_setaffinity_np size %zx", sizes[i]);
+		mask_line(what, pthread_setaffinity_np(me, sizes[i], (cpu_set_t *)(void *)big), 0);
+	}
+	mask_line("sched_setaffinity the mask got", sched_setaffinity(0, sizeof cur, &cur), errno);
+	return 0;
+}
+
+/* ---- badpath ------------------------------------------------------------ */
+/* The open family, fopen and readlink with a NULL path (null) or an
+ * invalid non-NULL one (bad): "<call> <r> <errno>", EFAULT natively. */
+static int bad_path(const char *how)
+{
+	const char *volatile p = strcmp(how, "null") == 0 ? NULL : (const char *)8;
+	int proc = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC), fd;
+	char buf[16];
+	ssize_t n;
+	FILE *f;
+
+	errno = 0;
+	fd = open(p, O_RDONLY);
+	printf("open %d %d\n", fd, fd < 0 ? errno : 0);
+	errno = 0;
+	fd = openat(AT_FDCWD, p, O_RDONLY);
+	printf("openat %d %d\n", fd, fd < 0 ? errno : 0);
+	errno = 0;
+	fd = openat(proc, p, O_RDONLY);
+	printf("openat /proc %d %d\n", fd, fd < 0 ? errno : 0);
+	errno = 0;
+	f = fopen(p, "r");
+	printf("fopen %s %d\n", f ? "stream" : "NULL", f ? 0 : errno);
+	errno = 0;
+	n = readlink(p, buf, sizeof buf);
+	printf("readlink %zd %d\n", n, errno);
+	errno = 0;
+	n = readlinkat(proc, p, buf, sizeof buf);
+	printf("readlinkat %zd %d\n", n, errno);
+	return 0;
+}
+
 /* ---- nsfd --------------------------------------------------------------- */
 /* "ours" when path names our socket, else "other" and the errno if any. */
 static void link_is(const char *label, const char *path, const char *mine)
@@ -360,6 +456,11 @@ int main(int argc, char **argv)
 		return endless();
 	if (!strcmp(m, "nsfd"))
 		return ns_fd();
-	fprintf(stderr, "usage: prog_robust thread|altstack|sigalrm|forkask [N]|bigset|endless|nsfd\n");
+	if (!strcmp(m, "badmask"))
+		return bad_mask();
+	if (argc > 2 && !strcmp(m, "badpath"))
+		return bad_path(argv[2]);
+	fprintf(stderr, "usage: prog_robust thread|altstack|sigalrm|forkask [N]|bigset|endless|nsfd|"
+	                "badmask|badpath null|bad\n");
 	return 2;
 }

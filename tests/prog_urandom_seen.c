@@ -1,7 +1,8 @@
 /*
  * prog_urandom_seen: issue 25's cases, each printed as observations that
  * t_urandom.sh compares native against fastpath (native is the oracle).
- *   prog_urandom_seen            shared, epoll, copies, held, spawn, lfs
+ *   prog_urandom_seen            shared, epoll, copies, held, spawn, lfs,
+ *                                cmsg
  *   prog_urandom_seen shared     two live opens: status flags, owner,
  *                                flock, OFD locks, FIONBIO are their own
  *   prog_urandom_seen epoll      an epoll entry does not outlive close()
@@ -15,10 +16,14 @@
  *                                tmpfs on /dev, then on /proc by
  *                                move_mount (exit 77: not permitted here)
  *   prog_urandom_seen procfd     /proc/self/fd after open/read/close
+ *   prog_urandom_seen cmsg       sendmsg with an SCM_RIGHTS header longer
+ *                                than msg_controllen, at the end of a
+ *                                mapping, and one shorter than a header
  * The descriptor limit is set to 8192 first (4096 if the hard limit is
  * lower), as on a system whose limit is 4096 or more: the hidden
  * descriptors then sit at 4080 and 4081.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <dirent.h>
@@ -30,6 +35,7 @@
 #include <sys/epoll.h>
 #include <sys/file.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/sendfile.h>
@@ -224,6 +230,28 @@ static void copies(void)
 }
 
 /* Every call on number n, which the program has not opened. */
+/* __fxstat and __fxstat64, what programs built against glibc < 2.33 call
+ * for fstat: through the symbol the program would bind (ours, preloaded),
+ * when this C library has it at all. */
+static void fxstat(int n)
+{
+#ifdef __GLIBC__
+	static const char *const names[] = { "__fxstat", "__fxstat64" };
+	void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+	struct stat st;
+
+	for (int i = 0; i < 2; i++) {
+		int (*fx)(int, int, struct stat *) =
+		        (int (*)(int, int, struct stat *))dlsym(RTLD_DEFAULT, names[i]);
+
+		if (libc && dlsym(libc, names[i]) && fx)
+			obs(names[i], fx(1, n, &st));
+	}
+#else
+	(void)n;
+#endif
+}
+
 static void on_number(int n, int e, const int p[2])
 {
 	char b[16], link[64], target[256];
@@ -237,6 +265,7 @@ static void on_number(int n, int e, const int p[2])
 	obs("fcntl F_GETFL", fcntl(n, F_GETFL));
 	obs("fcntl F_DUPFD", fcntl(n, F_DUPFD, 0));
 	obs("fstat", fstat(n, &st));
+	fxstat(n);
 	obs("dup", dup(n));
 	obs("dup2 from", dup2(n, 200));
 	obs("dup3 from", dup3(n, 200, O_CLOEXEC));
@@ -298,6 +327,42 @@ static void held(void)
 	obs("fcntl 4081 F_GETFD", fcntl(4081, F_GETFD));
 	close(4081);
 	close(fd);
+}
+
+/* Headers the kernel rejects (EINVAL): one whose cmsg_len runs past
+ * msg_controllen, ending where the mapping does (a walk that trusted
+ * cmsg_len read the next page), and one shorter than a header. */
+static void cmsg(void)
+{
+	size_t cl = CMSG_SPACE(sizeof(int));
+	long pg = sysconf(_SC_PAGESIZE);
+	char *page = mmap(NULL, 2 * (size_t)pg, PROT_READ | PROT_WRITE,
+	                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), d = 'x';
+	struct iovec io = { &d, 1 };
+	struct msghdr m = { .msg_iov = &io, .msg_iovlen = 1, .msg_controllen = cl };
+	struct cmsghdr *c;
+	int sv[2], fd;
+
+	tag = "cmsg";
+	fd = dev("/dev/urandom", O_RDONLY);
+	if (page == MAP_FAILED || socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) != 0)
+		return;
+	munmap(page + pg, (size_t)pg);
+	c = (struct cmsghdr *)(page + pg - cl);
+	m.msg_control = c;
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	memcpy(CMSG_DATA(c), &fd, sizeof fd);
+	c->cmsg_len = 1u << 20;
+	obs("sendmsg cmsg_len past msg_controllen", sendmsg(sv[0], &m, 0));
+	c->cmsg_len = sizeof(struct cmsghdr) - 1;
+	obs("sendmsg cmsg_len under a header", sendmsg(sv[0], &m, 0));
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	obs("sendmsg the pooled number", sendmsg(sv[0], &m, 0));
+	close(fd);
+	close(sv[0]);
+	close(sv[1]);
+	munmap(page, (size_t)pg);
 }
 
 static void spawn1(int n, const char *what)
@@ -464,6 +529,8 @@ int main(int argc, char **argv)
 		spawn();
 	if (argc == 2 && strcmp(argv[1], "lfs") == 0)
 		lfs();
+	if (argc == 2 && strcmp(argv[1], "cmsg") == 0)
+		cmsg();
 	if (argc == 1) {
 		shared();
 		epoll();
@@ -471,6 +538,7 @@ int main(int argc, char **argv)
 		held();
 		spawn();
 		lfs();
+		cmsg();
 	}
 	return 0;
 }

@@ -321,6 +321,15 @@ expect_eq "FASTPATH_CPUS=10000: 8192" 8192 "$(cat "$T_TMP/out")"
 expect_eq "FASTPATH_CPUS=10000: one warning line" \
 	'FASTPATH_CPUS="10000": Linux has at most 8192 CPUs; 8192 are reported' \
 	"$(sed 's/^fastpath\[[0-9]*\]: //' "$T_TMP/err")"
+# interpose --cpus 10000 says so once and exports 8192: the processes the
+# command starts (a shell that runs another) say nothing more.
+# shellcheck disable=SC2016 # the inner shell expands it
+"$INTERPOSE" --cpus 10000 -- sh -c 'echo "$FASTPATH_CPUS"; sh -c "getconf _NPROCESSORS_ONLN"' \
+	>"$T_TMP/out" 2>"$T_TMP/err"
+expect_eq "interpose --cpus 10000: 8192 exported and reported" "8192 8192" \
+	"$(tr '\n' ' ' <"$T_TMP/out" | sed 's/ $//')"
+expect_eq "interpose --cpus 10000: one warning line, from interpose" \
+	'interpose: --cpus 10000: Linux has at most 8192 CPUs; 8192 are reported' "$(cat "$T_TMP/err")"
 kmax=$(cat /sys/devices/system/cpu/kernel_max)
 big=$((kmax + 2))
 expect_eq "kernel_max at $big (past the kernel's $kmax)" 8191 \

@@ -62,6 +62,31 @@ robust altstack
 robust sigalrm
 robust bigset
 robust nsfd
+# Masks and sizes the kernel refuses: EFAULT and EINVAL, as natively (a
+# NULL or unmapped mask segfaulted under the cap).  A NULL path is the
+# kernel's EFAULT under every setting.
+robust badmask
+case $FASTPATH_SO in
+*:*)
+	# A sanitizer runtime preloaded first (check-sanitize) reads the
+	# path in its own interceptors of fopen and readlink, and faults.
+	skip "prog_robust badpath" "a runtime that must come first is preloaded with fastpath.so (ASan): its interceptors read the path"
+	;;
+*)
+	robust badpath null
+	# An invalid non-NULL path: EFAULT natively; with every mitigation
+	# that reads paths off, fastpath never reads it (it segfaulted).
+	# With one on, it faults: a documented difference (fastpath(7)).
+	native=$(timeout 20 "$P" badpath bad 2>&1)
+	for s in "FASTPATH_DISABLE=urandom,readlink" "FASTPATH_DISABLE=urandom,readlink FASTPATH_URANDOM=reserve"; do
+		# shellcheck disable=SC2086 # the settings, a word each
+		expect_eq "prog_robust badpath bad [$s]: as natively" "$native" \
+			"$(env LD_PRELOAD="$FASTPATH_SO" $s timeout 20 "$P" badpath bad 2>&1)"
+	done
+	expect_eq "prog_robust badpath bad [interpose --no-urandom --no-readlink]: as natively" "$native" \
+		"$(timeout 20 "$INTERPOSE" --no-urandom --no-readlink -- "$P" badpath bad 2>&1)"
+	;;
+esac
 # A child hung in 1-5% of attempts before: 300 attempts fail on that object.
 robust forkask 300
 

@@ -316,6 +316,18 @@ if [ "$(wc -l <"$T_TMP/wn")" -gt 100 ] && cmp -s "$T_TMP/wn" "$T_TMP/wf"; then
 else
 	fail "prog_urandom_seen differs from native" "$(diff "$T_TMP/wn" "$T_TMP/wf" | head -20)"
 fi
+# A program built against glibc < 2.33 calls __fxstat64@GLIBC_2.2.5 for
+# fstat (node here): that versioned reference must bind to our wrapper.
+NODE=$(command -v node 2>/dev/null)
+if [ -z "$NODE" ]; then
+	skip "node binds __fxstat64 to fastpath.so" "node not installed"
+elif ! nm -D "$NODE" 2>/dev/null | grep -q ' U __fxstat64@'; then
+	skip "node binds __fxstat64 to fastpath.so" "this node does not import __fxstat64"
+else
+	LD_DEBUG=bindings LD_PRELOAD=$FASTPATH_SO "$NODE" -e 0 >"$T_TMP/nb" 2>&1
+	check "node's __fxstat64@GLIBC_* binds to fastpath.so" \
+		grep -q "binding file [^ ]*node \[0\] to [^ ]*fastpath.so \[0\]: normal symbol .__fxstat64'" "$T_TMP/nb"
+fi
 # /proc/self/fd: the one documented difference, in each setting: the
 # hidden descriptors (exact, at 4080 and 4081 under a limit of 4096 or
 # more) or the closed numbers kept (reserve: the two lowest free, 3 and 4).

@@ -905,6 +905,57 @@ static void test_explicit_bzero_both_branches(void **state)
 	fp_real.r_explicit_bzero.f = saved;
 }
 
+/* fp_fstat and fp_mmap, our own calls, reach the C library's (never our
+ * wrappers), and work where it lacks the symbol: glibc before 2.33
+ * exports no fstat (then __fxstat), a NULL mmap is the system call. */
+static void test_own_fstat_mmap_both_branches(void **state)
+{
+	struct stat want, got;
+	int fd = open("/dev/null", O_RDONLY);
+	void *p;
+
+	(void)state;
+	assert_true(fp_ready());
+	assert_true(fd >= 0);
+	assert_int_equal(syscall(SYS_fstat, fd, &want), 0);
+	memset(&got, 0, sizeof got);
+	assert_int_equal(fp_fstat(fd, &got), 0);
+	assert_true(got.st_rdev == want.st_rdev && got.st_ino == want.st_ino);
+#ifdef FP_LINUX
+	{
+		void *saved = fp_real.r_fstat.p;
+		void *saved_mmap = fp_real.r_mmap.p;
+
+		fp_real.r_fstat.p = NULL;
+#ifdef FP_HAVE_LFS64
+		memset(&got, 0, sizeof got);
+		assert_int_equal(fp_fstat(fd, &got), 0);
+		assert_true(got.st_rdev == want.st_rdev && got.st_ino == want.st_ino);
+		{
+			void *saved_fx = fp_real.r___fxstat.p;
+
+			fp_real.r___fxstat.p = NULL;
+			errno = 0;
+			assert_int_equal(fp_fstat(fd, &got), -1);
+			assert_int_equal(errno, ENOSYS);
+			fp_real.r___fxstat.p = saved_fx;
+		}
+#endif
+		fp_real.r_fstat.p = saved;
+		fp_real.r_mmap.p = NULL;
+		p = fp_mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		assert_true(p != MAP_FAILED);
+		((char *)p)[4095] = 1;
+		munmap(p, 4096);
+		fp_real.r_mmap.p = saved_mmap;
+	}
+#endif
+	p = fp_mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(p != MAP_FAILED);
+	munmap(p, 4096);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -935,6 +986,7 @@ int main(void)
 		cmocka_unit_test(test_bind_handler_never_waits),
 		cmocka_unit_test(test_raw_calls),
 		cmocka_unit_test(test_explicit_bzero_both_branches),
+		cmocka_unit_test(test_own_fstat_mmap_both_branches),
 	};
 
 	return cmocka_run_group_tests_name("core", tests, NULL, NULL);
