@@ -260,7 +260,7 @@ FUZZ_HAVE        = printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned lo
 	$(FUZZ_CC) -fsanitize=fuzzer -x c - -o $(FUZZ_BIN).probe >/dev/null 2>&1; \
 	rc=$$?; rm -f $(FUZZ_BIN).probe; [ $$rc -eq 0 ]
 
-$(FUZZ_BIN): fuzz/readlink_fuzz.c readlink_path.c readlink_shim.c fastpath.c settings.c outfile.c vfork.c $(HDRS)
+$(FUZZ_BIN): fuzz/readlink_fuzz.c readlink_path.c readlink_shim.c fastpath.c counters.c settings.c outfile.c vfork.c $(HDRS)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) -D_GNU_SOURCE -std=gnu11 -pthread $(WARN) -g -O1 \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \

@@ -84,9 +84,13 @@ FP_EXPORT pid_t fork(void)
 	return pid;
 }
 
+/* Every thread made through pthread_create starts here, surveyed or not:
+ * it takes its stripe of the counters first (counters.c), while no signal
+ * handler can be running on it. */
 struct cpus_start {
 	void *(*fn)(void *);
 	void *arg;
+	bool sv;  /* counted in cpus_alive */
 };
 
 /* A thread is counted out by a key's destructor (cpus_sv_init makes the
@@ -102,7 +106,9 @@ static void *cpus_thread(void *p)
 	struct cpus_start s = *(struct cpus_start *)p;
 
 	free(p);
-	(void)pthread_setspecific(cpus_gone_key, &cpus_alive);
+	fp_thread_begin();
+	if (s.sv)
+		(void)pthread_setspecific(cpus_gone_key, &cpus_alive);
 	return s.fn(s.arg);
 }
 
@@ -110,20 +116,26 @@ FP_EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(
                              void *arg)
 {
 	struct cpus_start *s;
+	bool sv;
 	int rc;
 
-	if (fp_likely(!fp_surveying()) || !cpus_have_key || !(s = malloc(sizeof *s)))
+	/* Before the thread can run: no one-thread path from now on. */
+	fp_threads_made();
+	if (!(s = malloc(sizeof *s)))
 		return FP_REAL(pthread_create)(t, a, fn, arg);
 	s->fn = fn;
 	s->arg = arg;
-	fp_sv_max(&cpus_sv, CPUS_S_THREADS_MAX, atomic_fetch_add(&cpus_alive, 1) + 1);
+	s->sv = sv = fp_surveying() && cpus_have_key;
+	if (sv)
+		fp_sv_max(&cpus_sv, CPUS_S_THREADS_MAX, atomic_fetch_add(&cpus_alive, 1) + 1);
 	rc = FP_REAL(pthread_create)(t, a, cpus_thread, s);
+	/* s is the thread's from here on (it may be freed already). */
 	if (rc != 0) {
-		atomic_fetch_sub(&cpus_alive, 1);
+		if (sv)
+			atomic_fetch_sub(&cpus_alive, 1);
 		free(s);
-	} else {
+	} else if (sv) {
 		fp_sv_add(&cpus_sv, CPUS_S_THREADS, 1);
 	}
 	return rc;
 }
-

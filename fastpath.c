@@ -53,9 +53,6 @@ static const struct fp_real fp_real_unready __attribute__((unused)) = FP_UNREADY
 #undef FP_UNREADY
 #undef FP_X
 struct fp_settings fp_cfg;
-FP_TLS unsigned fp_stripe_tls;
-/* Kept off the lines every call reads (fp_init_state, fp_cfg). */
-static _Alignas(FP_CACHELINE) _Atomic unsigned fp_stripe_next;
 _Atomic int fp_init_state;
 
 /* Set in the thread that runs initialisation, before it claims it and
@@ -369,26 +366,6 @@ static bool fp_other_copy(void)
 	return first.f && first.f != fp_object_marker_here;
 }
 
-unsigned fp_stripe_deal(void)
-{
-	/* A signal handler dealt in between only picks another stripe. */
-	unsigned s = atomic_fetch_add_explicit(&fp_stripe_next, 1, memory_order_relaxed) %
-	             FP_STRIPES + 1;
-
-	fp_stripe_tls = s;
-	return s;
-}
-
-unsigned long fp_counter(const struct fp_stripe *set, unsigned c)
-{
-	unsigned long sum = 0;
-	size_t s;
-
-	for (s = 0; s < FP_STRIPES; s++)
-		sum += atomic_load_explicit(&set[s].c[c], memory_order_relaxed);
-	return sum;
-}
-
 /* The one set of fork handlers: every mitigation's, in table order
  * (prepare in reverse, as pthread_atfork runs handlers registered apart). */
 static void fp_atfork_prepare(void)
@@ -417,6 +394,7 @@ static void fp_atfork_child(void)
 	size_t i, k, s;
 
 	fp_survey_child();
+	fp_counters_child();
 	fp_vfork_forget();
 
 	for (i = 0; i < fp_nmitigations; i++) {
@@ -478,6 +456,7 @@ static bool fp_stderr_same(void)
 static void fp_init_run(void)
 {
 	fp_bind_all();
+	fp_counters_init();
 	/* In secure-execution mode, and in a second copy, every setting is
 	 * ignored and every shim stays off: no warnings, no files, no test
 	 * hooks. */

@@ -640,35 +640,140 @@ static inline bool fp_vfork_child(void)
 }
 
 /* ------------------------------------------------------------------------
- * Counters: lock-free atomics, safe from signal handlers, reset in a forked
- * child so that each process reports its own work.  Each mitigation owns a
- * set of them (struct fp_mitigation.counters), striped by thread: one
- * shared line of counters, written by every thread on every pooled call,
- * halved the speed of a threaded open/read/close loop on two CPUs.  A
- * thread adds to the stripe it was dealt on its first count (threads past
- * FP_STRIPES share); readers sum the stripes.
+ * This thread's own read-modify-writes (counters.c says why they are
+ * enough where they are used).  One instruction each, without x86's lock
+ * prefix: atomic against everything that can run on this thread between
+ * two of its instructions (a signal handler is entered only there), not
+ * against another CPU.  Elsewhere than x86 they are the locked atomics.
  * ---------------------------------------------------------------------- */
-#define FP_STRIPES 16
+#if defined(__x86_64__) || defined(__i386__)
+#define FP_HAVE_LOCAL_RMW 1
+#if __SIZEOF_LONG__ == 8
+#define FP_ADDL "addq"
+#else
+#define FP_ADDL "addl"
+#endif
+static inline void fp_local_add(_Atomic unsigned long *p, unsigned long v)
+{
+	__asm__ __volatile__(FP_ADDL " %1, %0" : "+m"(*(unsigned long *)p) : "ir"(v) : "cc");
+}
+
+static inline bool fp_local_cas_int(_Atomic int *p, int *expect, int desired)
+{
+	int prev = *expect;
+
+	__asm__ __volatile__("cmpxchgl %2, %1"
+	                     : "+a"(prev), "+m"(*(int *)p)
+	                     : "r"(desired)
+	                     : "memory", "cc");
+	if (prev == *expect)
+		return true;
+	*expect = prev;
+	return false;
+}
+
+static inline bool fp_local_cas_uchar(_Atomic unsigned char *p, unsigned char *expect,
+                                      unsigned char desired)
+{
+	unsigned char prev = *expect;
+
+	__asm__ __volatile__("cmpxchgb %2, %1"
+	                     : "+a"(prev), "+m"(*(unsigned char *)p)
+	                     : "q"(desired)
+	                     : "memory", "cc");
+	if (prev == *expect)
+		return true;
+	*expect = prev;
+	return false;
+}
+#else
+#define FP_HAVE_LOCAL_RMW 0
+static inline void fp_local_add(_Atomic unsigned long *p, unsigned long v)
+{
+	atomic_fetch_add_explicit(p, v, memory_order_relaxed);
+}
+
+static inline bool fp_local_cas_int(_Atomic int *p, int *expect, int desired)
+{
+	return atomic_compare_exchange_strong(p, expect, desired);
+}
+
+static inline bool fp_local_cas_uchar(_Atomic unsigned char *p, unsigned char *expect,
+                                      unsigned char desired)
+{
+	return atomic_compare_exchange_strong(p, expect, desired);
+}
+#endif
+
+/* Exchange, as a compare-exchange loop: a handler that changed *p between
+ * the load and the compare makes the compare fail, and it is tried again. */
+static inline int fp_local_xchg_int(_Atomic int *p, int v)
+{
+	int old = atomic_load_explicit(p, memory_order_relaxed);
+
+	while (!fp_local_cas_int(p, &old, v))
+		;
+	return old;
+}
+
+/* ------------------------------------------------------------------------
+ * Threads (counters.c).  fp_one_thread(): the process has one thread, so
+ * that what only this thread and its signal handlers touch needs no locked
+ * instruction.  Known from glibc's __libc_single_threaded (which every
+ * thread the C library makes clears, its own helpers too) together with
+ * ours: pthread_create and clone with CLONE_VM (fp_threads_made).  Where
+ * the C library has no such word (musl, illumos, whose helpers make
+ * threads we cannot see), always false.  A thread made by a raw clone
+ * system call is no thread to either (the C library's own locks skip
+ * then too).
+ * ---------------------------------------------------------------------- */
+extern _Atomic bool fp_threads FP_HIDDEN;
+extern const volatile char *fp_libc_single FP_HIDDEN;
+
+static inline bool fp_one_thread(void)
+{
+	const volatile char *l = fp_libc_single;
+
+	return FP_HAVE_LOCAL_RMW && l && *l &&
+	       !atomic_load_explicit(&fp_threads, memory_order_relaxed);
+}
+
+/* Before a thread that shares our memory can run: from then on every
+ * read-modify-write is a locked one. */
+static inline void fp_threads_made(void)
+{
+	atomic_store_explicit(&fp_threads, true, memory_order_relaxed);
+}
+/* In a thread made by pthread_create (cpus_survey.c's start), first. */
+void fp_thread_begin(void) FP_HIDDEN;
+
+/* ------------------------------------------------------------------------
+ * Counters: exact, safe from signal handlers, reset in a forked child so
+ * that each process reports its own work.  Each mitigation owns a set of
+ * them (struct fp_mitigation.counters), striped by thread: one stripe (a
+ * cache line of counters) per thread that counts, written by it alone, so
+ * that a count is one add without a lock (counters.c).  Stripe 0 is
+ * shared (locked adds), for a thread that found none free, and holds the
+ * gauges.  Readers sum the stripes.
+ * ---------------------------------------------------------------------- */
+#define FP_STRIPES 64
 #define FP_MAX_COUNTERS 8  /* per mitigation: one cache line per stripe */
 struct fp_stripe {
 	_Alignas(FP_CACHELINE) _Atomic unsigned long c[FP_MAX_COUNTERS];
 };
-/* 1 + the index of this thread's stripe; 0 until it first counts. */
+/* 0 until this thread first counts; 1: it counts in the shared stripe 0;
+ * s > 1: stripe s - 1 is its own. */
 extern FP_TLS unsigned fp_stripe_tls FP_HIDDEN;
-unsigned fp_stripe_deal(void) FP_HIDDEN;
-
-static inline _Atomic unsigned long *fp_counter_slot(struct fp_stripe *set, unsigned c)
-{
-	unsigned s = fp_stripe_tls;
-
-	if (fp_unlikely(s == 0))
-		s = fp_stripe_deal();
-	return &set[s - 1].c[c];
-}
+void fp_count_slow(struct fp_stripe *set, unsigned c) FP_HIDDEN;
 
 static inline void fp_count(struct fp_stripe *set, unsigned c)
 {
-	atomic_fetch_add_explicit(fp_counter_slot(set, c), 1, memory_order_relaxed);
+	unsigned s = fp_stripe_tls;
+
+	if (fp_likely(s > 1))
+		fp_local_add(&set[s - 1].c[c], 1);
+	else
+		fp_count_slow(set, c);
 }
 
 /* A gauge lives in stripe 0 only, so that the sum is its value. */
@@ -679,6 +784,10 @@ static inline void fp_gauge_set(struct fp_stripe *set, unsigned c, unsigned long
 
 /* The sum over the stripes (a counter) or the value (a gauge). */
 unsigned long fp_counter(const struct fp_stripe *set, unsigned c) FP_HIDDEN;
+/* counters.c's part of initialisation, and of a fork child (where the
+ * forking thread is the only one). */
+void fp_counters_init(void) FP_HIDDEN;
+void fp_counters_child(void) FP_HIDDEN;
 
 /* ------------------------------------------------------------------------
  * Async-signal-safe formatting: no stdio, no allocation.  Used for debug

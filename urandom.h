@@ -9,6 +9,7 @@
  *                    does not interpose the test program's own calls).
  *   urandom_fd.c     the descriptor table: per-descriptor states, the
  *                    reserve slots, adopt/track/untrack, the close policy.
+ *   urandom_dup.c    dup, dup2, dup3 and F_DUP2FD of tracked descriptors.
  *   urandom_shim.c   the entry points: open, read, close, dup, fcntl, stdio,
  *                    getrandom; each unpacks its call and asks the two above.
  *   urandom_exec.c   exec, posix_spawn, system, popen: the reserve made
@@ -228,6 +229,48 @@ extern _Atomic int ur_reserve[UR_NDEV] FP_HIDDEN;
  * the child's), and counts them: a number made ours meanwhile may have been
  * copied into the child (ur_track_new). */
 extern _Atomic unsigned ur_forks FP_HIDDEN;
+
+/* The states and the reserve slots are changed by locked read-modify-
+ * writes where the process has threads.  While it has one, only its own
+ * signal handlers can come between two of its instructions: each change
+ * is then one instruction without the lock prefix (fp_one_thread and
+ * fp_local_*, fastpath.h), which a handler sees wholly done or not begun,
+ * exactly as another thread sees a locked one.  What each caller does
+ * when its compare fails is the same in both. */
+static inline bool ur_cell_cas(int fd, unsigned char *was, unsigned char st)
+{
+	if (fp_one_thread())
+		return fp_local_cas_uchar(ur_fd(fd), was, st);
+	return atomic_compare_exchange_strong(ur_fd(fd), was, st);
+}
+
+/* A state written whole.  Where it is followed by a load of ur_forks
+ * (ur_track_new), the store must come first: across threads that takes
+ * the sequentially consistent store (an exchange on x86); on one thread,
+ * program order, which the signal fence keeps the compiler to. */
+static inline void ur_cell_store(int fd, unsigned char st)
+{
+	if (fp_one_thread()) {
+		atomic_store_explicit(ur_fd(fd), st, memory_order_relaxed);
+		atomic_signal_fence(memory_order_seq_cst);
+	} else {
+		atomic_store(ur_fd(fd), st);
+	}
+}
+
+static inline int ur_slot_xchg(int dev, int fd)
+{
+	if (fp_one_thread())
+		return fp_local_xchg_int(&ur_reserve[dev], fd);
+	return atomic_exchange(&ur_reserve[dev], fd);
+}
+
+static inline bool ur_slot_cas(int dev, int *expect, int fd)
+{
+	if (fp_one_thread())
+		return fp_local_cas_int(&ur_reserve[dev], expect, fd);
+	return atomic_compare_exchange_strong(&ur_reserve[dev], expect, fd);
+}
 
 static inline unsigned ur_state(int fd)
 {

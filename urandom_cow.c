@@ -169,7 +169,7 @@ void ur_cow_forget(int fd, unsigned st)
 {
 	unsigned char s = (unsigned char)st;
 
-	if (atomic_compare_exchange_strong(ur_fd(fd), &s, 0))
+	if (ur_cell_cas(fd, &s, 0))
 		return;
 	while (atomic_load(&ur_cowing) && !ur_cow_me)
 		sched_yield();

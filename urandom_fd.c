@@ -70,7 +70,7 @@ void ur_set(int fd, unsigned st)
 
 	if (fd < 0 || fd >= UR_MAXFD)
 		return;
-	atomic_store(ur_fd(fd), (unsigned char)st);
+	ur_cell_store(fd, (unsigned char)st);
 	while (st && hw <= fd && !atomic_compare_exchange_weak(&ur_hiwater, &hw, fd + 1))
 		;
 }
@@ -461,8 +461,7 @@ static bool ur_adopt(int fd, int dev, int flags)
 			return false;
 	}
 	/* Fails if a fork marked it meanwhile. */
-	return atomic_compare_exchange_strong(ur_fd(fd), &st,
-	                                      (unsigned char)ur_open_bits(dev, flags));
+	return ur_cell_cas(fd, &st, (unsigned char)ur_open_bits(dev, flags));
 }
 
 /* A real open of the device, tracked if it is the device. */
@@ -548,7 +547,7 @@ int ur_open(int dev, const char *path, int flags)
 		return ur_open_exact(dev, path, flags);
 	if (fp_unlikely(!UR_LFS(flags)))
 		return ur_open_real(dev, path, flags);
-	fd = atomic_exchange(&ur_reserve[dev], -1);
+	fd = ur_slot_xchg(dev, -1);
 	if (fd >= 0) {
 		int saved;
 
@@ -587,9 +586,8 @@ int ur_close(int fd, unsigned st)
 		/* Kept in the close-on-exec state it has: exec and spawn make
 		 * it close-on-exec just before (ur_exec_guard).  The first
 		 * fails if a fork marked it shared meanwhile. */
-		if (atomic_compare_exchange_strong(ur_fd(fd), &was,
-		                                   (unsigned char)((st & ~UR_OPEN) | UR_RESERVE)) &&
-		    atomic_compare_exchange_strong(&ur_reserve[dev], &none, fd)) {
+		if (ur_cell_cas(fd, &was, (unsigned char)((st & ~UR_OPEN) | UR_RESERVE)) &&
+		    ur_slot_cas(dev, &none, fd)) {
 			ur_debug("close: descriptor kept in reserve");
 			return 0;
 		}
@@ -597,7 +595,7 @@ int ur_close(int fd, unsigned st)
 	if (st & UR_COW)
 		ur_cow_forget(fd, st);
 	else
-		atomic_store(ur_fd(fd), 0);
+		ur_cell_store(fd, 0);
 	return fp_real.r_close.f(fd);
 }
 
@@ -633,96 +631,6 @@ void ur_untrack_range(unsigned lo, unsigned hi, int taken[UR_NTAKEN])
 	}
 }
 #endif
-
-/* ------------------------------------------------------------------------
- * Duplication.  A copy of a tracked descriptor is tracked (same device);
- * a target that the kernel closes implicitly is untracked first.
- * ---------------------------------------------------------------------- */
-int ur_dup(int old, unsigned so)
-{
-	int fd;
-
-	/* A copy of a pooled description would share it with every other
-	 * pooled open: the copy is made of one of its own. */
-	ur_own(old, so);
-	UR_RETRY(fd, fp_real.r_dup.f(ur_real_fd(old, so)));
-	if (fd >= 0) {
-		ur_heal(fd);
-		if (so & UR_OPEN) {
-			ur_update(old, 0, UR_SHARED);
-			ur_set(fd, (so & ~(UR_CLOEXEC | UR_COW)) | UR_SHARED);
-		}
-	}
-	return fd;
-}
-
-int ur_real_dup3(int old, int new, int flags)
-{
-#ifdef FP_HAVE_DUP3
-	if (fp_real.r_dup3.f)
-		return fp_real.r_dup3.f(old, new, flags);
-#endif
-	(void)old, (void)new, (void)flags;
-	errno = ENOSYS;
-	return -1;
-}
-
-/* The real duplication ur_dup23 was asked for (UR_AS_*). */
-static int ur_dup_call(int old, int new, int how)
-{
-	switch (how) {
-	case UR_AS_DUP2:
-		return fp_real.r_dup2.f(old, new);
-#ifdef F_DUP2FD
-	case UR_AS_DUP2FD:
-		return fp_real.r_fcntl.f(old, F_DUP2FD, new);
-#endif
-#ifdef F_DUP2FD_CLOEXEC
-	case UR_AS_DUP2FD_CLOEXEC:
-		return fp_real.r_fcntl.f(old, F_DUP2FD_CLOEXEC, new);
-#endif
-	}
-	return ur_real_dup3(old, new, how);
-}
-
-/* dup2, F_DUP2FD (how < 0) and dup3 (how = its flags). */
-int ur_dup23(int old, int new, int how)
-{
-	unsigned so = ur_state(old), sn = ur_state(new), g;
-	bool took, clo = how == UR_AS_DUP2FD_CLOEXEC || (how > 0 && (how & O_CLOEXEC));
-	int r;
-
-	if (so & UR_HELD) {
-		/* old is closed as far as the program knows: the kernel's answer
-		 * for a closed descriptor (EBADF, or dup3's EINVAL when old ==
-		 * new), with new left alone. */
-		if (how < 0)
-			return ur_dup_call(-1, old == new ? -1 : new, how);
-		return ur_real_dup3(old == new ? old : -1, new, how);
-	}
-	/* Nothing is closed (dup2 checks old, dup3 says EINVAL), or the table
-	 * is a vfork child's, not the one recorded (ur_table_ours). */
-	if (old == new || !ur_table_ours())
-		return ur_dup_call(old, new, how);
-	ur_own(old, so);
-	g = atomic_load(&ur_forks);
-	/* A hidden number as new is moved out of the way: forgotten here,
-	 * closed by the kernel's dup2, remade by the next open. */
-	took = ur_untrack(new);
-	r = ur_dup_call(old, new, how);
-	if (r < 0) {
-		if (took)  /* the program closed it already: finish the job */
-			fp_real.r_close.f(new);
-		else if (sn & UR_OPEN)  /* still the program's, unchanged */
-			ur_track_new(new, sn, g);
-		return r;
-	}
-	if (so & UR_OPEN) {
-		ur_update(old, 0, UR_SHARED);
-		ur_set(new, (so & ~(UR_CLOEXEC | UR_COW)) | UR_SHARED | (clo ? UR_CLOEXEC : 0));
-	}
-	return r;
-}
 
 /* ------------------------------------------------------------------------
  * exec and spawn in reserve mode.  The reserve may be kept without

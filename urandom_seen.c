@@ -325,6 +325,15 @@ FP_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 	 * cannot tell when it is done, or until it is (CLONE_VFORK). */
 	bool vm = (flags & (CLONE_VM | CLONE_FILES | CLONE_SETTLS)) == CLONE_VM;
 
+	/* A child that runs beside us on our memory is a thread, whether or
+	 * not the C library knows it (fp_one_thread): every later
+	 * read-modify-write is a locked one.  With CLONE_VFORK we are
+	 * suspended while it runs.  It takes a stripe of the counters of its
+	 * own at its first count, if it has thread-locals of its own
+	 * (CLONE_SETTLS); without, it shares ours (errno too, which the C
+	 * library does not support either) and is a vfork child (above). */
+	if ((flags & CLONE_VM) && !(flags & CLONE_VFORK))
+		fp_threads_made();
 	if (ours && ur_mode == UR_MODE_EXACT)
 		ur_cow_all();
 	if (vm)

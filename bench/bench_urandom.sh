@@ -57,6 +57,29 @@ for t in 2 8; do
 	REPS=5 compare "shared vs per-thread: F_DUPFD_CLOEXEC + close, $t thr" \
 		"$L floor 200000 $t" "$L floorpt 200000 $t"
 done
+# What exact mode can reach once reads cost what the kernel's vDSO
+# generator costs: the native seed loop against a duplicate, a vDSO
+# getrandom(16) and a close per cycle (the floor with its read), then exact
+# mode against that floor directly (target: exact mode's time within
+# 1/0.9 of the floor's, a ratio >= 0.9x).  Skipped without a vDSO getrandom.
+if $L vdso 1 2>/dev/null; then
+	echo "# informational: the floor with its read (native seed loop vs its kernel calls and a vDSO read)"
+	for t in 1 2 8; do
+		REPS=5 compare "floor+read: F_DUPFD_CLOEXEC + vDSO(16) + close, $t thr" \
+			"$L seed 200000 $t" "$L floorread 200000 $t"
+		REPS=5 compare "floor+read: dup + vDSO(16) + close, $t thr" \
+			"$L seed 200000 $t noclo" "$L floorread 200000 $t noclo"
+	done
+	echo "# target >= 0.9x: exact mode against the floor with its read (floor s / exact s)"
+	for t in 1 2 8; do
+		REPS=5 compare "exact vs floor+read, O_CLOEXEC, $t thr" \
+			"$L floorread 200000 $t" "$E $L seed 200000 $t"
+		REPS=5 compare "exact vs floor+read, plain O_RDONLY, $t thr" \
+			"$L floorread 200000 $t noclo" "$E $L seed 200000 $t noclo"
+	done
+else
+	echo "# skipped: the floor with its read (no vDSO getrandom: Linux before 6.11)"
+fi
 echo "# target >= 30x (reserve)"
 seed_rows reserve "$R"
 echo "# target >= 20x"
@@ -83,6 +106,15 @@ echo "# target >= 20x (FASTPATH_GETRANDOM=1, as interpose --getrandom)"
 # 3M calls: at 1M the fixed start-up of a preloaded process still shows.
 compare "getrandom(16) x 3M, pooled" "$L getrandom 3000000" "$G $L getrandom 3000000" \
 	"$L getrandom 10000" "$G $L getrandom 10000"
+if $L vdso 1 2>/dev/null; then
+	echo "# informational: a bare vDSO getrandom(16) loop against the system call"
+	compare "bare vDSO getrandom(16) x 3M (vs syscall)" "$L getrandom 3000000" "$L vdso 3000000"
+	echo "# target >= 0.77x (within 1.3x of the bare vDSO row)"
+	compare "pooled read(16) x 3M vs bare vDSO" "$L vdso 3000000" "$P $L kept 3000000"
+	compare "pooled getrandom(16) x 3M vs bare vDSO" "$L vdso 3000000" "$G $L getrandom 3000000"
+else
+	echo "# skipped: the bare vDSO getrandom rows (no vDSO getrandom: Linux before 6.11)"
+fi
 echo "# target >= 0.97x (not ours: one branch per call); 7 runs, the effect is within noise"
 REPS=7 compare "regular file open/read(16)/close x 500k" "$L file 500000 $F" "$P $L file 500000 $F" \
 	"$L file 2000 $F" "$P $L file 2000 $F"

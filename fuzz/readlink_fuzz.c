@@ -16,6 +16,7 @@
 
 #define RL_TESTING 1
 #include "../fastpath.c"
+#include "../counters.c"
 #include "../settings.c"
 #include "../outfile.c"
 #include "../vfork.c"

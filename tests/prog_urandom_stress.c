@@ -14,6 +14,12 @@
  *                   often holds the pool lock): every child must read
  *   signal SECS     a SIGALRM handler reads while the main loop reads, for
  *                   SECS and until the handler has read SIG_MIN times
+ *   sigcycles SECS  one thread, the process's only one: open/read(16)/
+ *                   close cycles (both flag styles in turn) while a
+ *                   SIGALRM handler opens, reads and closes (across two
+ *                   of its runs) and reads a kept descriptor, for SECS
+ *                   and SIG_MIN handler runs;
+ *                   prints the opens and reads made, for the stats line
  *   cycles N [how]  N open/read(16)/close cycles (how: cloexec (default),
  *                   noclo, random for /dev/random, getrandom for
  *                   getrandom(16) calls instead), for counting system calls
@@ -311,6 +317,99 @@ static int mode_signal(int secs)
 	return tu_finish();
 }
 
+/* sigcycles: the handler's opens and reads (the main loop counts its own).
+ * The handler opens a descriptor in one run and reads and closes it in the
+ * next, so that it holds one while the main loop runs on: an open of the
+ * main loop that it interrupted must not hand out that one too. */
+static volatile sig_atomic_t sc_opens, sc_reads, sc_bad;
+static int sc_held = -1;
+
+static void on_alarm_cycle(int sig)
+{
+	int e = errno;
+
+	(void)sig;
+	if (sig_n >= SIG_MAX)
+		return;
+	if (sc_held < 0) {
+		if ((sc_held = open("/dev/urandom", O_RDONLY | (sig_n & 2 ? O_CLOEXEC : 0))) < 0)
+			sc_bad++;
+		else
+			sc_opens++;
+	}
+	if (sc_held >= 0) {
+		sc_reads += 2;
+		if (read(sc_held, &sig_v[sig_n], 16) != 16 || read(t_fd, &sig_v[sig_n + 1], 16) != 16)
+			sc_bad++;
+		else
+			sig_n += 2;
+		if (sig_n & 2) {
+			if (close(sc_held) != 0)
+				sc_bad++;
+			sc_held = -1;
+		}
+	}
+	errno = e;
+}
+
+static int mode_sigcycles(int secs)
+{
+	struct itimerval it = { { 0, 50 }, { 0, 50 } };
+	struct sigaction sa;
+	size_t cap = 2000000, k = 0, i;
+	block *v = malloc(cap * sizeof *v);
+	unsigned long opens = 1, reads = 0;
+	time_t start, end, late;
+
+	t_fd = dev();
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_alarm_cycle;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &it, NULL);
+	start = time(NULL);
+	end = start + secs;
+	late = end + SIG_LATE;
+	for (unsigned long n = 0;; n++) {
+		time_t now = time(NULL);
+		block scratch, *b = k < cap - SIG_MAX ? &v[k] : &scratch;
+		int fd;
+
+		if (now >= end && (sig_n >= 2 * SIG_MIN || now >= late))
+			break;
+		/* The interrupted open, read and close are retried (EINTR is
+		 * no answer a device open or close gives, but SA_RESTART
+		 * says nothing of what fastpath serves). */
+		if ((fd = open("/dev/urandom", O_RDONLY | (n & 1 ? O_CLOEXEC : 0))) < 0) {
+			TU_CHECK(errno == EINTR, "main open: %s", strerror(errno));
+			continue;
+		}
+		opens++;
+		reads++;
+		if (read(fd, b, 16) != 16)
+			TU_CHECK(0, "main read: %s", strerror(errno));
+		else if (b == &v[k])
+			k++;
+		if (close(fd) != 0)
+			TU_CHECK(0, "main close: %s", strerror(errno));
+	}
+	it = (struct itimerval){ { 0, 0 }, { 0, 0 } };
+	setitimer(ITIMER_REAL, &it, NULL);
+	close(t_fd);
+	if (sc_held >= 0)
+		close(sc_held);
+	TU_CHECK(sc_bad == 0, "%d handler cycles failed", (int)sc_bad);
+	TU_CHECK(sig_n >= 2 * SIG_MIN, "%d handler reads of %d after %ld s", (int)sig_n,
+	         2 * SIG_MIN, (long)(time(NULL) - start));
+	for (i = 0; i < (size_t)sig_n; i++)
+		v[k++] = sig_v[i];
+	TU_CHECK(repeats(v, k) == 0, "repeated blocks between handler and main loop");
+	printf("counts: opens %lu reads %lu (handler %d)\n", opens + (unsigned long)sc_opens,
+	       reads + (unsigned long)sc_reads, (int)sig_n);
+	free(v);
+	return tu_finish();
+}
+
 static int mode_cycles(long n, const char *how)
 {
 	const char *path = strcmp(how, "random") == 0 ? "/dev/random" : "/dev/urandom";
@@ -363,7 +462,9 @@ int main(int argc, char **argv)
 		return mode_forklock(atoi(argv[2]));
 	if (argc >= 3 && strcmp(argv[1], "signal") == 0)
 		return mode_signal(atoi(argv[2]));
+	if (argc >= 3 && strcmp(argv[1], "sigcycles") == 0)
+		return mode_sigcycles(atoi(argv[2]));
 	fprintf(stderr, "usage: prog_urandom_stress cycles N [how] | stream BYTES | forks N | clones N |\n"
-	                "       threads T N | tcycles T N | cancel N | forklock N | signal SECS\n");
+	                "       threads T N | tcycles T N | cancel N | forklock N | signal SECS | sigcycles SECS\n");
 	return 2;
 }

@@ -204,6 +204,18 @@ check "200 readers cancelled at random moments (often in a refill): no reader st
 # SECONDS and until 101 handler reads, at most 600 s more, then a failure).
 check "fork while another thread holds the pool lock" timeout 120 env LD_PRELOAD="$FASTPATH_SO" "$S" forklock 300
 check "signal handler reads while the main loop reads" timeout 900 env LD_PRELOAD="$FASTPATH_SO" "$S" signal 2
+# One thread, the process's only one (fastpath's one-thread paths: no locked
+# instruction), and a handler that makes cycles of its own, landing inside
+# ours: every open and read counted exactly, no block served twice (the
+# program bounds its own run: SECS and SIG_LATE).
+if stats_run "$T_TMP/sc" env LD_PRELOAD="$FASTPATH_SO" "$S" sigcycles 2 >"$T_TMP/sc.out" 2>&1; then
+	ok "one thread, handler cycles inside the main loop's: no repeated block"
+else
+	fail "one thread, handler cycles inside the main loop's" "$(tail -n 5 "$T_TMP/sc.out")"
+fi
+expect_eq "one thread, handler cycles: the stats line counts every open and read" \
+	"$(sed -n 's/^counts: opens \([0-9]*\) reads \([0-9]*\) .*/\1 \2/p' "$T_TMP/sc.out")" \
+	"$(stats_get "$T_TMP/sc" ur_opens) $(stats_get "$T_TMP/sc" ur_reads)"
 
 # ---- real programs -----------------------------------------------------------
 n=$(pre dd if=/dev/urandom bs=16 count=1000 2>/dev/null | wc -c)

@@ -14,6 +14,7 @@
 static void *test_dlsym(const char *name);
 #define FP_DLSYM(name) test_dlsym(name)
 #include "../fastpath.c"
+#include "../counters.c"
 #include "../settings.c"
 #include "../outfile.c"
 #include "../vfork.c"
@@ -26,6 +27,7 @@ static void *test_dlsym(const char *name);
 #include "../urandom_pool.c"
 #include "../urandom_vdso.c"
 #include "../urandom_fd.c"
+#include "../urandom_dup.c"
 #include "../urandom_cloexec.c"
 #include "../urandom_shim.c"
 #include "../urandom_exec.c"

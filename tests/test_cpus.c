@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "../fastpath.c"
+#include "../counters.c"
 #include "../settings.c"
 #include "../outfile.c"
 #include "../vfork.c"

@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 
 #include "../fastpath.c"
+#include "../counters.c"
 #include "../settings.c"
 #include "../outfile.c"
 #include "../vfork.c"

@@ -21,12 +21,14 @@
 #include <sys/wait.h>
 
 #include "../fastpath.c"
+#include "../counters.c"
 #include "../settings.c"
 #include "../outfile.c"
 #include "../vfork.c"
 #include "../urandom_pool.c"
 #include "../urandom_vdso.c"
 #include "../urandom_fd.c"
+#include "../urandom_dup.c"
 #include "../urandom_cloexec.c"
 #include "../urandom_shim.c"
 #include "../urandom_exec.c"

@@ -37,6 +37,7 @@ static bool test_wipe(void *p, size_t n)
 #define UR_TEST_WIPE(p, n) test_wipe(p, n)
 
 #include "../fastpath.c"
+#include "../counters.c"
 #include "../settings.c"
 #include "../outfile.c"
 #include "../vfork.c"
