@@ -429,9 +429,21 @@ static struct {
 	ino_t ino;
 } fp_stderr_id;
 
+/* From initialisation too, after binding: the table itself (fp_fstat asks
+ * fp_ready, which may be what is running). */
 static bool fp_stderr_stat(struct stat *st)
 {
-	return fp_fstat(STDERR_FILENO, st) == 0;
+#ifdef FP_LINUX
+	if (fp_real.r_fstat.f)
+		return fp_real.r_fstat.f(STDERR_FILENO, st) == 0;
+#  ifdef FP_HAVE_LFS64
+	if (fp_real.r___fxstat.f)
+		return fp_real.r___fxstat.f(FP_STAT_VER, STDERR_FILENO, st) == 0;
+#  endif
+	return false;
+#else
+	return fstat(STDERR_FILENO, st) == 0;  /* not wrapped there */
+#endif
 }
 
 static void fp_stderr_note(void)
