@@ -124,7 +124,7 @@ BENCH_BINS := $(patsubst bench/%.c,bench/bin/%,$(wildcard bench/*.c))
 BENCH_SOS  := $(patsubst bench/%.so.c,bench/bin/%.so,$(wildcard bench/*.so.c))
 BENCH_BINS := $(filter-out %.so,$(BENCH_BINS))
 
-# The README's example mitigation (tests/mit_example.c), registered by its
+# docs/design.md's example mitigation (tests/mit_example.c), registered by its
 # line in mitigations.h, in a test variant of the object (tests/t_example.sh).
 EXAMPLE_SO := tests/bin/fastpath_example.so
 
