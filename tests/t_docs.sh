@@ -24,7 +24,7 @@ expect_eq "README.md: its sections, in the newcomer's order" "$want" "$got"
 # slug HEADING: GitHub's anchor for a heading: lower case, every character
 # but letters, digits, '_', '-' and spaces dropped, spaces made '-'.
 slug() {
-	printf '%s\n' "$1" | tr 'A-Z' 'a-z' | sed 's/[^a-z0-9_ -]//g; s/ /-/g'
+	printf '%s\n' "$1" | tr '[:upper:]' '[:lower:]' | sed 's/[^a-z0-9_ -]//g; s/ /-/g'
 }
 # anchors FILE: the anchors of FILE's headings, one a line (outside code).
 anchors() {
@@ -77,10 +77,11 @@ named=$(cd "$D" && grep -oh 'docs/[A-Za-z0-9_-]*\.md' README.md docs/*.md man/*.
 	survey.awk Makefile tests/*.sh tests/*.c bench/*.sh 2>/dev/null | sort -u)
 missing=
 for m in $named; do [ -f "$D/$m" ] || missing="$missing $m"; done
-if [ -n "$named" ] && [ -z "$missing" ]; then ok "every docs/ file named in the tree exists ($(echo $named))"
+if [ -n "$named" ] && [ -z "$missing" ]; then ok "every docs/ file named in the tree exists ($(printf '%s' "$named" | tr '\n' ' '))"
 else fail "every docs/ file named in the tree exists" "missing:$missing"; fi
 
 # --- the first two commands, and what the README says of them --------------
+# shellcheck disable=SC2016 # a sed script, not the shell's
 first=$(sed -n '/^## First two commands/,/^## /p' "$D/README.md" | sed -n '/^```sh$/,/^```$/p' |
 	sed '1d;$d' | sed 's/ *#.*//')
 expect_eq "README: the first two commands" "make deps demo|make check" "$(printf '%s\n' "$first" | tr '\n' '|' | sed 's/|$//')"
@@ -90,6 +91,7 @@ for t in deps demo check; do
 done
 if grep -qx 'make check' "$D/.ci/run"; then ok "CI runs the README's test command (.ci/run: make check)"
 else fail "CI runs the README's test command (.ci/run: make check)"; fi
+# shellcheck disable=SC2016
 readme_min=$(tr '\n' ' ' <"$D/README.md" | sed -n 's/.*`make check` (about \([0-9][0-9]*\) minutes.*/\1/p')
 make_min=$(sed -n 's/^# line "check: N passed, N failed, K skipped"; about \([0-9][0-9]*\) minutes.*/\1/p' "$D/Makefile")
 if [ -n "$readme_min" ]; then expect_eq "README's 'make check (about N minutes' is the Makefile's" "$make_min" "$readme_min"
@@ -103,7 +105,7 @@ for v in $read_names; do
 	printf '%s\n' "$env_text" | grep -q "$v" || undoc="$undoc $v"
 done
 if [ -n "$read_names" ] && [ -z "$undoc" ]; then
-	ok "fastpath(7) ENVIRONMENT names every setting the object reads ($(echo $read_names | wc -w))"
+	ok "fastpath(7) ENVIRONMENT names every setting the object reads ($(printf '%s\n' "$read_names" | wc -l | tr -d ' '))"
 else
 	fail "fastpath(7) ENVIRONMENT names every setting the object reads" "not there:$undoc"
 fi
