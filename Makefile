@@ -5,7 +5,7 @@
 #   make check-core the quick part: unit and integration (about a minute)
 #   make demo       the three mitigations, native vs fastpath, one table
 #   make bench      the full benchmarks
-#   make install    bin/interpose, lib/fastpath/fastpath.so and survey.awk, man pages
+#   make install    bin/interpose, lib/fastpath/ (fastpath.so, fastpath-run, *.awk), man pages
 #   make deb        the Debian package, into dist/ (make check-deb tests it)
 
 # The one place the version is written: fastpath.so (FASTPATH_VERSION),
@@ -165,6 +165,7 @@ bench: all $(BENCH_BINS) $(BENCH_SOS)
 INSTALLED := $(DESTDIR)$(BINDIR)/interpose \
 	$(patsubst %,$(DESTDIR)$(LIBDIR)/fastpath/%,$(SOS) $(RUN_BIN)) \
 	$(DESTDIR)$(LIBDIR)/fastpath/survey.awk \
+	$(DESTDIR)$(LIBDIR)/fastpath/interpose.awk \
 	$(DESTDIR)$(MANDIR)/man1/interpose.1 \
 	$(DESTDIR)$(MANDIR)/man7/fastpath.7
 
@@ -186,6 +187,9 @@ install: all
 	# The survey report, which interpose finds beside fastpath.so.
 	cp survey.awk $(DESTDIR)$(LIBDIR)/fastpath/survey.awk
 	chmod 644 $(DESTDIR)$(LIBDIR)/fastpath/survey.awk
+	# What interpose parses (ELF headers, a unit's Environment=, CPU lists).
+	cp interpose.awk $(DESTDIR)$(LIBDIR)/fastpath/interpose.awk
+	chmod 644 $(DESTDIR)$(LIBDIR)/fastpath/interpose.awk
 	chmod 644 $(DESTDIR)$(MANDIR)/man1/interpose.1 $(DESTDIR)$(MANDIR)/man7/fastpath.7
 
 uninstall:
