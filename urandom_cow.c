@@ -59,6 +59,12 @@ static int ur_put(int src, int fd, bool cloexec)
 	return r;
 }
 
+/* Threads in ur_cow_all, which copies descriptors other threads own: an
+ * owner's close must not free the number between its claim and its dup3,
+ * which would put the device back on a freed number (ur_cow_forget). */
+static _Atomic unsigned ur_cowing;
+static FP_TLS bool ur_cow_me;
+
 /*
  * Gives fd a description of its own, if it shares the hidden one; errno
  * is kept.  False when none could be had (no device at the path, no
@@ -82,6 +88,19 @@ bool ur_cow(int fd)
 		 * one read (else its owner closed it meanwhile, and may have
 		 * put another open there: read again). */
 		if (!ur_is_device(fd, ur_dev(st))) {
+			/* Another thread's number (ur_cow_all) may have been
+			 * closed, lent to a file and opened from the pool
+			 * again while we looked: the same state then holds a
+			 * live pooled open, which a clear would hide (reads
+			 * uncounted, later changes not copied).  It is left to
+			 * its owner; an open landing on it now is as one made
+			 * just after the scan passed it. */
+			if (ur_cow_me) {
+				if ((st = atomic_load(ur_fd(fd))) != was)
+					continue;
+				st = 0;
+				break;
+			}
 			if (atomic_compare_exchange_strong(ur_fd(fd), &was, 0)) {
 				st = 0;
 				break;
@@ -114,12 +133,6 @@ bool ur_cow(int fd)
 	errno = saved;
 	return r >= 0 || !(st & UR_COW);
 }
-
-/* Threads in ur_cow_all, which copies descriptors other threads own: an
- * owner's close must not free the number between its claim and its dup3,
- * which would put the device back on a freed number (ur_cow_forget). */
-static _Atomic unsigned ur_cowing;
-static FP_TLS bool ur_cow_me;
 
 /* Before a fork, a spawn or a clone: every pooled descriptor gets its own
  * description, so that the child's copies share with the parent's only

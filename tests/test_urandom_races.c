@@ -9,6 +9,12 @@
  *                            takes the number.  The open's recovery close()
  *                            of what it duplicated must not drop the
  *                            process's POSIX lock on that file.
+ *   test_cow_all_reopened    exact mode: while a fork's ur_cow_all looks
+ *                            at a reader thread's pooled number, the
+ *                            reader closes it, /dev/null lands there, and
+ *                            a pooled open takes it again, with the same
+ *                            state.  The live open must stay tracked (its
+ *                            reads counted, its changes copied first).
  *   test_unshared_table      a thread that unshares its descriptor table
  *                            (unshare, or close_range's CLOSE_RANGE_UNSHARE)
  *                            and opens the device: the main thread's file
@@ -140,6 +146,58 @@ static void test_retire_before_dup(void **state)
 	unlink(lock_path);
 }
 
+/* ---- a number closed and reopened under ur_cow_all -------------------- */
+static int aba_fd = -1;
+static int (*real_fstat)(int, struct stat *);
+
+/* The fstat of ur_cow_all's "is it still the device?", with what the
+ * other threads do in between: the owner closes the number, another
+ * thread's /dev/null is what the fstat sees, and then a pooled open lands
+ * on the number again. */
+static int racing_fstat(int fd, struct stat *st)
+{
+	int r, n;
+
+	fp_real.r_fstat.f = real_fstat;
+	assert_int_equal(fd, aba_fd);
+	assert_int_equal(close(fd), 0);
+	assert_int_equal(open("/dev/null", O_RDONLY | O_CLOEXEC), fd);
+	r = real_fstat(fd, st);
+	assert_int_equal(close(fd), 0);
+	n = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	assert_int_equal(n, fd);
+	return r;
+}
+
+static void test_cow_all_reopened(void **state)
+{
+	unsigned st;
+	unsigned long reads;
+	char b[16];
+	int fd;
+
+	(void)state;
+	fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	st = ur_state(fd);
+	if (!(st & UR_COW)) {
+		printf("skip: the open is not a pooled duplicate here (state %#x)\n", st);
+		close(fd);
+		skip();
+	}
+	aba_fd = fd;
+	real_fstat = fp_real.r_fstat.f;
+	fp_real.r_fstat.f = racing_fstat;
+	ur_cow_all();
+	fp_real.r_fstat.f = real_fstat;
+	/* The number holds a pooled open: still ours, as the open left it. */
+	assert_int_equal(ur_state(fd), st);
+	reads = fp_counter(ur_counters, UR_C_READS);
+	assert_int_equal(read(fd, b, sizeof b), (ssize_t)sizeof b);
+	assert_int_equal(fp_counter(ur_counters, UR_C_READS), reads + 1);
+	close(fd);
+}
+
 /* ---- an unshared descriptor table ------------------------------------- */
 static int victim = -1;
 static bool by_close_range;
@@ -219,6 +277,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_retire_before_dup, setup),
+		cmocka_unit_test_setup(test_cow_all_reopened, setup),
 		cmocka_unit_test_setup(test_unshared_table, setup),
 		cmocka_unit_test_setup(test_close_range_unshare, setup),
 	};
