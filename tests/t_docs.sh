@@ -97,6 +97,26 @@ make_min=$(sed -n 's/^# line "check: N passed, N failed, K skipped"; about \([0-
 if [ -n "$readme_min" ]; then expect_eq "README's 'make check (about N minutes' is the Makefile's" "$make_min" "$readme_min"
 else fail "README says how long make check takes"; fi
 
+# --- the summary line's examples have the template's fields ----------------
+# fastpath(7)'s template (fastpath[PID]: readlink S short-circuited of N;
+# ...) as a pattern: each one-letter placeholder a value, each [...] part
+# optional.  The README's example and fastpath(7)'s must match it, so that a
+# field added to the template (and to the object: t_core.sh) is added to
+# both examples too.  "(off)" after getrandom is the template's prose.
+template=$(sed -n 's/^fastpath\[PID\]: //p' "$D/man/fastpath.7.in" | sed 's/\\-/-/g')
+# shellcheck disable=SC2016 # sed scripts
+stats_re=$(printf '%s' "$template" | sed -e 's/[.+*?(){}|^$]/\\&/g' -e 's/\[\([^]]*\)\]/(\1)?/g' \
+	-e 's/\b[A-Z]\b/[^ ,;]+/g')
+for doc in README.md man/fastpath.7.in; do
+	ex=$(sed -n 's/\\-/-/g; /^fastpath\[[0-9][0-9]*\]: /p' "$D/$doc" | sed 's/ (off)//g')
+	if [ -n "$template" ] && [ -n "$ex" ] &&
+		printf '%s\n' "$ex" | grep -Eqx "fastpath\[[0-9]+\]: $stats_re"; then
+		ok "$doc: the summary line's example has fastpath(7)'s fields"
+	else
+		fail "$doc: the summary line's example has fastpath(7)'s fields" "example [$ex], template [$template]"
+	fi
+done
+
 # --- settings: every FASTPATH_* the object reads is in fastpath(7) --------
 read_names=$(cd "$D" && grep -oh '"FASTPATH_[A-Z0-9_]*"' ./*.c ./*.h | tr -d '"' | sort -u)
 env_text=$(sed -n '/^\.SH ENVIRONMENT/,/^\.SH /p' "$D/man/fastpath.7.in" | sed 's/\\-/-/g; s/\\f[BIRP]//g')
