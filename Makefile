@@ -5,7 +5,7 @@
 #   make check-core the quick part: unit and integration (about a minute)
 #   make demo       the three mitigations, native vs fastpath, one table
 #   make bench      the full benchmarks
-#   make install    bin/interpose, lib/fastpath/ (fastpath.so, fastpath-run, *.awk), man pages
+#   make install    bin/interpose, lib/fastpath/fastpath.so and survey.awk, man pages
 #   make deb        the Debian package, into dist/ (make check-deb tests it)
 
 # The one place the version is written: fastpath.so (FASTPATH_VERSION),
