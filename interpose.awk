@@ -21,6 +21,9 @@
 #                NAME only (the first directory's file of a name wins)
 #   cpu_list     a kernel CPU list (Cpus_allowed_list: "0-3,8") in; out the
 #                CPU ids, one a line, in order
+#   psrinfo_online  psrinfo(8)'s lines in (illumos: "ID STATE since ...");
+#                out the ids of the processors on-line or no-intr, which
+#                pbind(8) accepts, one a line, in order
 #
 # POSIX awk only (mawk, gawk, illumos' nawk and /usr/xpg4/bin/awk,
 # busybox): `gawk --lint` and `gawk --posix` clean.  An unknown job exits 2.
@@ -28,7 +31,7 @@
 
 BEGIN {
 	unknown_job = 0
-	if (job !~ /^(elf_header|elf_interp|unit_env|dropins|cpu_list)$/) {
+	if (job !~ /^(elf_header|elf_interp|unit_env|dropins|cpu_list|psrinfo_online)$/) {
 		unknown_job = 1
 		exit 2
 	}
@@ -44,6 +47,7 @@ job == "elf_header" || job == "elf_interp" { take_bytes(); next }
 job == "unit_env" { unit_env_line(); next }
 job == "dropins" { dropin_line(); next }
 job == "cpu_list" { cpu_list_line(); next }
+job == "psrinfo_online" { psrinfo_line(); next }
 
 END {
 	if (unknown_job)
@@ -176,4 +180,12 @@ function cpu_list_line(    ranges, nranges, r, ends, nends, cpu) {
 			for (cpu = ends[1] + 0; cpu <= ends[2] + 0; cpu++)
 				print cpu
 	}
+}
+
+# One line of psrinfo(8): "ID STATE since DATE TIME"; the id of a processor
+# that can run this process (on-line, or no-intr: no interrupts, but runs
+# threads).
+function psrinfo_line() {
+	if (NF >= 2 && $1 ~ /^[0-9]+$/ && ($2 == "on-line" || $2 == "no-intr"))
+		print $1
 }

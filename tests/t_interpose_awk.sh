@@ -1,8 +1,9 @@
 #!/bin/sh
 # interpose.awk as a unit (issue 22): each parser that interpose starts
-# (elf_header, elf_interp, unit_env, dropins, cpu_list) on made-up input,
-# every branch, under every awk this machine has (mawk, gawk --lint, the
-# one true awk, busybox), each a [tag]; gawk --lint clean on all of it.
+# (elf_header, elf_interp, unit_env, dropins, cpu_list, psrinfo_online) on
+# made-up input, every branch, under every awk this machine has (mawk, gawk
+# --lint, the one true awk, busybox), each a [tag]; gawk --lint clean on all
+# of it.
 # Then that interpose itself holds no awk program: every awk it runs is
 # `awk -f FILE`.
 # shellcheck source=tests/lib.sh
@@ -108,6 +109,14 @@ units() {
 	expect_eq "cpu_list: one id" "5 |0" "$(echo 5 | run cpu_list)"
 	expect_eq "cpu_list: empty" "|0" "$(echo | run cpu_list)"
 	expect_eq "cpu_list: junk parts are skipped" "7 |0" "$(echo 'a-b,x,7,1-2-3' | run cpu_list)"
+
+	# ---- psrinfo_online ----
+	expect_eq "psrinfo_online: on-line and no-intr, in order; off-line, spare, faulted not" "0 2 5 |0" \
+		"$(printf '%s\n' '0	on-line   since 11/30/2026 09:12:01' '1	off-line  since 11/30/2026 09:12:01' \
+			'2	no-intr   since 11/30/2026 09:12:01' '3	spare     since 11/30/2026 09:12:01' \
+			'4	faulted   since 11/30/2026 09:12:01' '5	on-line   since 11/30/2026 09:12:01' \
+			'x	on-line   since 11/30/2026' '' | run psrinfo_online)"
+	expect_eq "psrinfo_online: no psrinfo output: nothing" "|0" "$(: | run psrinfo_online)"
 
 	# ---- an unknown job ----
 	expect_eq "an unknown job: status 2, nothing" "|2" "$(echo x | run bogus)"
