@@ -163,7 +163,7 @@ BENCH_BINS := $(patsubst bench/%.c,bench/bin/%,$(wildcard bench/*.c))
 BENCH_SOS  := $(patsubst bench/%.so.c,bench/bin/%.so,$(wildcard bench/*.so.c))
 BENCH_BINS := $(filter-out %.so,$(BENCH_BINS))
 
-# The README's example mitigation (tests/mit_example.c), registered by its
+# docs/design.md's example mitigation (tests/mit_example.c), registered by its
 # line in mitigations.h, in a test variant of the object (tests/t_example.sh).
 EXAMPLE_SO := tests/bin/fastpath_example.so
 
@@ -204,6 +204,7 @@ bench: all $(BENCH_BINS) $(BENCH_SOS)
 INSTALLED := $(DESTDIR)$(BINDIR)/interpose \
 	$(patsubst %,$(DESTDIR)$(LIBDIR)/fastpath/%,$(SOS) $(LIB_LINK) $(RUN_BIN) libdirs) \
 	$(DESTDIR)$(LIBDIR)/fastpath/survey.awk \
+	$(DESTDIR)$(LIBDIR)/fastpath/interpose.awk \
 	$(DESTDIR)$(MANDIR)/man1/interpose.1 \
 	$(DESTDIR)$(MANDIR)/man7/fastpath.7
 
@@ -229,6 +230,9 @@ install: all
 	# The survey report, which interpose finds beside fastpath.so.
 	cp survey.awk $(DESTDIR)$(LIBDIR)/fastpath/survey.awk
 	chmod 644 $(DESTDIR)$(LIBDIR)/fastpath/survey.awk
+	# What interpose parses (ELF headers, a unit's Environment=, CPU lists).
+	cp interpose.awk $(DESTDIR)$(LIBDIR)/fastpath/interpose.awk
+	chmod 644 $(DESTDIR)$(LIBDIR)/fastpath/interpose.awk
 	chmod 644 $(DESTDIR)$(MANDIR)/man1/interpose.1 $(DESTDIR)$(MANDIR)/man7/fastpath.7
 
 uninstall:

@@ -2,13 +2,13 @@
  * mitigations.h: the registry.  One line per mitigation, in the order of
  * the summary line and of FASTPATH_DISABLE's list; each names the
  * descriptor fp_mit_<name> that its unit defines (see fastpath.h, struct
- * fp_mitigation, and README.md, "Adding a mitigation").
+ * fp_mitigation, and docs/design.md, "Adding a mitigation").
  */
 #ifndef MITIGATIONS_H
 #define MITIGATIONS_H
 
 /* The test variant of the object (tests/bin/fastpath_example.so) also has
- * the README's example, tests/mit_example.c. */
+ * docs/design.md's example, tests/mit_example.c. */
 #ifdef FP_WITH_EXAMPLE
 #define FP_EXAMPLE(X) X(example)
 #else

@@ -1,6 +1,6 @@
 # survey.awk: the survey report (interpose(1), SURVEY), from the records of
 # a FASTPATH_SURVEY directory (their format is fastpath(7)'s).  Why awk, and
-# how a mitigation adds its row: docs/survey-report.md.
+# how a mitigation adds its row: docs/design.md, "The survey report".
 #
 # POSIX awk only (mawk, gawk, illumos' nawk and /usr/xpg4/bin/awk, busybox):
 # no gawk extensions, `gawk --lint` clean.  Run by interpose(1) in the

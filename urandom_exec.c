@@ -9,7 +9,7 @@
  * before the image is replaced (ur_exec_guard) and puts the flag back if
  * that failed.  Only kernel flags change: a vfork child runs these on its
  * parent's memory.  A raw execve system call is the one way around it
- * (README, "Reserve mode").
+ * (fastpath(7), URANDOM, "Reserve mode").
  *
  * In exact mode nothing is kept; a spawned child or a new program inherits
  * what the program opened without O_CLOEXEC: each pooled one gets its own

@@ -39,7 +39,8 @@ fi
 dpkg-deb --fsys-tarfile "$deb" | tar -tf - | sed -e 's|^\./|/|' -e 's|/$||' | grep -v '^/*$' >"$T_TMP/shipped"
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null)
 for f in /usr/bin/interpose "/usr/lib/$multiarch/fastpath/fastpath.so" \
-	"/usr/lib/$multiarch/fastpath/fastpath-run" /usr/share/man/man1/interpose.1.gz \
+	"/usr/lib/$multiarch/fastpath/fastpath-run" "/usr/lib/$multiarch/fastpath/survey.awk" \
+	"/usr/lib/$multiarch/fastpath/interpose.awk" /usr/share/man/man1/interpose.1.gz \
 	/usr/share/man/man7/fastpath.7.gz /usr/share/doc/fastpath/copyright \
 	/usr/share/doc/fastpath/changelog.gz; do
 	if grep -qx "$f" "$T_TMP/shipped"; then ok "package holds $f"; else fail "package holds $f"; fi

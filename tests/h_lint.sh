@@ -27,7 +27,7 @@ else
 	skip shellcheck "not installed (Debian: shellcheck)"
 fi
 
-# ---- the survey report (survey.awk) ----------------------------------------
+# ---- the awk files (survey.awk, interpose.awk) -------------------------------
 # gawk's lint, on the program as parsed and as run on an empty directory
 # (tests/t_survey_report.sh runs it on every case it makes), and --posix:
 # no gawk extension.  Clean means no warning at all.
@@ -35,8 +35,20 @@ if command -v gawk >/dev/null 2>&1; then
 	lint_awk() { echo // | LC_ALL=C gawk "$@" -f survey.awk 2>&1 >/dev/null | grep . && return 1; return 0; }
 	check "gawk --lint survey.awk" lint_awk --lint
 	check "gawk --posix survey.awk" lint_awk --posix
+	# interpose.awk, each job on empty input (tests/t_interpose_awk.sh
+	# runs every case of each under --lint).
+	lint_parser() {
+		for j in elf_header elf_interp unit_env dropins cpu_list psrinfo_online; do
+			: | LC_ALL=C gawk "$@" -f interpose.awk -v job=$j -v var=X -v phent=0 -v phnum=0 -v endian=1 \
+				2>&1 >/dev/null | grep . && return 1
+		done
+		return 0
+	}
+	check "gawk --lint interpose.awk" lint_parser --lint
+	check "gawk --posix interpose.awk" lint_parser --posix
 else
 	skip "gawk --lint survey.awk" "gawk is not installed (Debian: gawk)"
+	skip "gawk --lint interpose.awk" "gawk is not installed (Debian: gawk)"
 fi
 
 # ---- cppcheck -------------------------------------------------------------

@@ -1,5 +1,5 @@
 /*
- * mit_example.c: the example of README.md, "Adding a mitigation".  A
+ * mit_example.c: the example of docs/design.md, "Adding a mitigation".  A
  * mitigation that counts the program's calls of getppid() and answers them
  * as libc does.  Built only into tests/bin/fastpath_example.so, with the
  * one line of the registry (mitigations.h) that names it; tests/t_example.sh

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The README's example mitigation (tests/mit_example.c), preloaded from the
+# docs/design.md's example mitigation (tests/mit_example.c), preloaded from the
 # test variant of the object that registers it (tests/bin/fastpath_example.so):
 # with its one line in mitigations.h and no edit to the core, its setting
 # and its summary field work.
@@ -22,14 +22,14 @@ if [ ! -f "$EX" ] || [ ! -x "$PROG" ]; then
 	exit
 fi
 
-# The README shows this very code: each line of its block (but comments)
+# docs/design.md, "Adding a mitigation", shows this very code: each line of its block (but comments)
 # is in the file.
-missing=$(sed -n '/^\/\* tests\/mit_example.c \*\/$/,/^```$/p' README.md | sed '1d;$d' |
+missing=$(sed -n '/^\/\* tests\/mit_example.c \*\/$/,/^```$/p' docs/design.md | sed '1d;$d' |
 	while IFS= read -r l; do
 		case $l in '' | '/*'* | ' *'*) continue ;; esac
 		grep -qxF -- "$l" tests/mit_example.c || printf '%s\n' "$l"
 	done)
-expect_eq "README's example is tests/mit_example.c" "" "$missing"
+expect_eq "docs/design.md's example is tests/mit_example.c" "" "$missing"
 
 native=$("$PROG" 3)
 out=$(LD_PRELOAD=$EX FASTPATH_STATS=1 "$PROG" 3 2>"$T_TMP/err")

@@ -121,7 +121,7 @@ if make -s install DESTDIR="$D" >"$T_TMP/out" 2>&1; then
 	expect_eq "installed interpose runs a command" "$inst" \
 		"$("$D/usr/local/bin/interpose" printenv LD_PRELOAD)"
 	# shellcheck disable=SC2086 # more: a list of words
-	expect_eq "installed files" "$(printf '%s\n' usr/local/bin/interpose usr/local/lib/fastpath/fastpath-run usr/local/lib/fastpath/fastpath.so usr/local/lib/fastpath/survey.awk usr/local/share/man/man1/interpose.1 usr/local/share/man/man7/fastpath.7 $more | sort)" \
+	expect_eq "installed files" "$(printf '%s\n' usr/local/bin/interpose usr/local/lib/fastpath/fastpath-run usr/local/lib/fastpath/fastpath.so usr/local/lib/fastpath/interpose.awk usr/local/lib/fastpath/survey.awk usr/local/share/man/man1/interpose.1 usr/local/share/man/man7/fastpath.7 $more | sort)" \
 		"$(cd "$D" && find . -type f | sed 's|^\./||' | sort)"
 	mkdir "$T_TMP/x/sv"
 	expect_eq "installed interpose finds the installed report" "suggest: nothing to mitigate" \

@@ -229,6 +229,20 @@ case $parsed in *--cpus*--urandom*) ok "options parsed: found ($parsed)" ;;
 *) fail "options parsed: found" "[$parsed]" ;; esac
 expect_eq "--help names exactly the options parsed" "$parsed" "$helped"
 expect_eq "interpose(1) describes exactly the options parsed" "$parsed" "$manned"
+# The SYNOPSIS of interpose(1), the usage line of --help and the README's
+# usage line name exactly the options parsed too (-h as --help).
+synopsis=$(sed -n '/^\.SH SYNOPSIS/,/^\.SH /p' man/interpose.1 | sed 's/\\-/-/g' |
+	grep -o -e '--[a-z][a-z-]*' -e ' -h ' | tr -d ' ' | sort -u | tr '\n' ' ')
+expect_eq "interpose(1) SYNOPSIS names exactly the options parsed" "$parsed" "$synopsis"
+# shellcheck disable=SC2016 # sed scripts
+readme_usage=$(sed -n '/^`interpose \[/,/`/p' README.md | tr '\n' ' ' | sed 's/`\([^`]*\)`.*/\1/' |
+	grep -o -e '--[a-z][a-z-]*' | grep -vx -- -- | sort -u | tr '\n' ' ')
+unparsed=
+for o in $readme_usage; do
+	case " $parsed " in *" $o "*) ;; *) unparsed="$unparsed $o" ;; esac
+done
+if [ -n "$readme_usage" ] && [ -z "$unparsed" ]; then ok "the README's usage line names only options parsed ($readme_usage)"
+else fail "the README's usage line names only options parsed" "[$readme_usage] not parsed:[$unparsed]"; fi
 
 # --- 7. one fastpath per process; the build tree's man pages --------------------
 for m in man/interpose.1 man/fastpath.7; do

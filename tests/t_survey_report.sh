@@ -123,6 +123,18 @@ units() {
 		"reason: urandom would save ~1600.0 ms (16.0% of the run; ~1700.0 ms with --urandom=reserve)" \
 		"$(line reason:)"
 	has "urandom row: names the timed cost" '^urandom .*\(exact mode, the default; 100\.0 us each here\)'
+	hasnt "urandom row: no fallback named where F_DUPFD_CLOEXEC works" 'F_DUPFD then F_SETFD'
+	expect_eq "every report: exactly one suggest: line, the last" "1 suggest:" \
+		"$(grep -c '^suggest: ' "$T_TMP/rep") $(last | cut -c1-8)"
+	rec "$T_TMP/m/200.rec" prog tok urandom.open_cloexec 1000 urandom.open_ns 1000000000 \
+		urandom.read_le16 1000 urandom.read_ns 500000000 urandom.close 1000 urandom.close_ns 200000000 \
+		urandom.dup_close_ns 100000 urandom.dup_fallback 1
+	report
+	has "urandom row: a kernel without F_DUPFD_CLOEXEC: the fallback named" \
+		'^urandom .*\(exact mode, the default; 100\.0 us each here, by F_DUPFD then F_SETFD: no F_DUPFD_CLOEXEC here\)'
+	expect_eq "urandom rule: the fallback's timed cost is the one quoted" \
+		"reason: urandom would save ~1600.0 ms (16.0% of the run; ~1700.0 ms with --urandom=reserve)" \
+		"$(line reason:)"
 	urec 1000 50000000 10000000 80000000
 	report
 	expect_eq "urandom rule: reserve alone worth it: a note, not a suggestion" \

@@ -64,7 +64,7 @@ if [ $M = exact ]; then
 		fail "closed numbers differ from native" "$(diff "$T_TMP/cnative" "$T_TMP/cfast" | head -20)"
 	fi
 else
-	# The documented differences of reserve mode (README): the number
+	# The documented differences of reserve mode (fastpath(7), URANDOM): the number
 	# stays open until the next open takes it.
 	check "reserve: fstat on the closed number: EBADF, as native" \
 		grep -q '^O_RDONLY: fstat = -1 EBADF$' "$T_TMP/cfast"

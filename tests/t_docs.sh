@@ -1,0 +1,133 @@
+#!/bin/sh
+# The documents (issue 22): the README stays a five-minute read in the
+# order a newcomer asks, every relative link (and #anchor) in README.md and
+# docs/*.md resolves, every docs/ file named anywhere exists, the README's
+# first two commands are targets the Makefile has, its "make check takes"
+# figure is the Makefile's, and every setting the object reads is in
+# fastpath(7)'s ENVIRONMENT.  DOCS_TOP: another tree to check (default
+# this one; a negative control points it at a broken copy).
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+: "${DOCS_TOP:=$TOP}"
+D=$DOCS_TOP
+
+# --- the README: short, in the issue's order --------------------------------
+n=$(wc -l <"$D/README.md" | tr -d ' ')
+if [ "$n" -le 250 ]; then ok "README.md: $n lines (at most 250)"
+else fail "README.md: at most 250 lines" "$n lines"; fi
+want='First two commands|Do I need it?|Usage|The three field problems|What it cannot reach|Install|More'
+got=$(sed -n 's/^## //p' "$D/README.md" | tr '\n' '|' | sed 's/|$//')
+expect_eq "README.md: its sections, in the newcomer's order" "$want" "$got"
+
+# --- links ----------------------------------------------------------------
+# slug HEADING: GitHub's anchor for a heading: lower case, every character
+# but letters, digits, '_', '-' and spaces dropped, spaces made '-'.
+slug() {
+	printf '%s\n' "$1" | tr '[:upper:]' '[:lower:]' | sed 's/[^a-z0-9_ -]//g; s/ /-/g'
+}
+# anchors FILE: the anchors of FILE's headings, one a line (outside code).
+anchors() {
+	awk '/^```/ { code = !code; next } !code && /^#+ / { sub(/^#+ +/, ""); print }' "$1" |
+		while IFS= read -r h; do slug "$h"; done
+}
+# links FILE: the targets of FILE's markdown links and images, outside code
+# blocks and code spans, one a line.
+links() {
+	awk '/^```/ { code = !code; next }
+	!code {
+		s = $0
+		gsub(/`[^`]*`/, "", s)
+		while (match(s, /\]\([^) ]+\)/)) {
+			print substr(s, RSTART + 2, RLENGTH - 3)
+			s = substr(s, RSTART + RLENGTH)
+		}
+	}' "$1"
+}
+nlinks=0
+bad=
+for f in "$D/README.md" "$D"/docs/*.md; do
+	[ -f "$f" ] || continue
+	dir=${f%/*}
+	for l in $(links "$f"); do
+		case $l in http://* | https://* | mailto:*) continue ;; esac
+		nlinks=$((nlinks + 1))
+		path=${l%%#*}
+		anchor=
+		case $l in *'#'*) anchor=${l#*#} ;; esac
+		target=$f
+		[ -n "$path" ] && target=$dir/$path
+		if [ ! -e "$target" ]; then
+			bad="$bad ${f#"$D"/}:$l(no such file)"
+			continue
+		fi
+		if [ -n "$anchor" ]; then
+			case $target in
+			*.md) anchors "$target" | grep -qxF -- "$anchor" || bad="$bad ${f#"$D"/}:$l(no such heading)" ;;
+			*) bad="$bad ${f#"$D"/}:$l(an anchor into a file that is not markdown)" ;;
+			esac
+		fi
+	done
+done
+if [ "$nlinks" -ge 10 ] && [ -z "$bad" ]; then ok "every relative link in README.md and docs/ resolves ($nlinks, anchors too)"
+else fail "every relative link in README.md and docs/ resolves ($nlinks found)" "$bad"; fi
+
+# Every docs/ document that a source, script, man page or document names.
+named=$(cd "$D" && grep -oh 'docs/[A-Za-z0-9_-]*\.md' README.md docs/*.md man/*.in ./*.c ./*.h interpose \
+	survey.awk Makefile tests/*.sh tests/*.c bench/*.sh 2>/dev/null | sort -u)
+missing=
+for m in $named; do [ -f "$D/$m" ] || missing="$missing $m"; done
+if [ -n "$named" ] && [ -z "$missing" ]; then ok "every docs/ file named in the tree exists ($(printf '%s' "$named" | tr '\n' ' '))"
+else fail "every docs/ file named in the tree exists" "missing:$missing"; fi
+
+# --- the first two commands, and what the README says of them --------------
+# shellcheck disable=SC2016 # a sed script, not the shell's
+first=$(sed -n '/^## First two commands/,/^## /p' "$D/README.md" | sed -n '/^```sh$/,/^```$/p' |
+	sed '1d;$d' | sed 's/ *#.*//')
+expect_eq "README: the first two commands" "make deps demo|make check" "$(printf '%s\n' "$first" | tr '\n' '|' | sed 's/|$//')"
+for t in deps demo check; do
+	if grep -q "^$t:" "$D/Makefile"; then ok "the first commands' target '$t' is in the Makefile"
+	else fail "the first commands' target '$t' is in the Makefile"; fi
+done
+if grep -qx 'make check' "$D/.ci/run"; then ok "CI runs the README's test command (.ci/run: make check)"
+else fail "CI runs the README's test command (.ci/run: make check)"; fi
+# shellcheck disable=SC2016
+readme_min=$(tr '\n' ' ' <"$D/README.md" | sed -n 's/.*`make check` (about \([0-9][0-9]*\) minutes.*/\1/p')
+make_min=$(sed -n 's/^# line "check: N passed, N failed, K skipped"; about \([0-9][0-9]*\) minutes.*/\1/p' "$D/Makefile")
+if [ -n "$readme_min" ]; then expect_eq "README's 'make check (about N minutes' is the Makefile's" "$make_min" "$readme_min"
+else fail "README says how long make check takes"; fi
+
+# --- the summary line's examples have the template's fields ----------------
+# fastpath(7)'s template (fastpath[PID]: readlink S short-circuited of N;
+# ...) as a pattern: each one-letter placeholder a value, each [...] part
+# optional.  The README's example and fastpath(7)'s must match it, so that a
+# field added to the template (and to the object: t_core.sh) is added to
+# both examples too.  "(off)" after getrandom is the template's prose.
+template=$(sed -n 's/^fastpath\[PID\]: //p' "$D/man/fastpath.7.in" | sed 's/\\-/-/g')
+# shellcheck disable=SC2016 # sed scripts
+stats_re=$(printf '%s' "$template" | sed -e 's/[.+*?(){}|^$]/\\&/g' -e 's/\[\([^]]*\)\]/(\1)?/g' \
+	-e 's/\b[A-Z]\b/[^ ,;]+/g')
+for doc in README.md man/fastpath.7.in; do
+	ex=$(sed -n 's/\\-/-/g; /^fastpath\[[0-9][0-9]*\]: /p' "$D/$doc" | sed 's/ (off)//g')
+	if [ -n "$template" ] && [ -n "$ex" ] &&
+		printf '%s\n' "$ex" | grep -Eqx "fastpath\[[0-9]+\]: $stats_re"; then
+		ok "$doc: the summary line's example has fastpath(7)'s fields"
+	else
+		fail "$doc: the summary line's example has fastpath(7)'s fields" "example [$ex], template [$template]"
+	fi
+done
+
+# --- settings: every FASTPATH_* the object reads is in fastpath(7) --------
+read_names=$(cd "$D" && grep -oh '"FASTPATH_[A-Z0-9_]*"' ./*.c ./*.h | tr -d '"' | sort -u)
+env_text=$(sed -n '/^\.SH ENVIRONMENT/,/^\.SH /p' "$D/man/fastpath.7.in" | sed 's/\\-/-/g; s/\\f[BIRP]//g')
+undoc=
+for v in $read_names; do
+	printf '%s\n' "$env_text" | grep -q "$v" || undoc="$undoc $v"
+done
+if [ -n "$read_names" ] && [ -z "$undoc" ]; then
+	ok "fastpath(7) ENVIRONMENT names every setting the object reads ($(printf '%s\n' "$read_names" | wc -l | tr -d ' '))"
+else
+	fail "fastpath(7) ENVIRONMENT names every setting the object reads" "not there:$undoc"
+fi
+
+finish
