@@ -312,6 +312,8 @@ fi
 tree=$T_TMP/tree
 mkdir -p "$tree/64" "$T_TMP/fakebin"
 cp "$INTERPOSE" "$tree/interpose"
+# Its awk jobs live beside it, as in a build tree and an install.
+cp "$(dirname "$INTERPOSE")/interpose.awk" "$tree/interpose.awk"
 : >"$tree/fastpath.so"
 : >"$tree/64/fastpath.so"
 cat >"$T_TMP/fakebin/uname" <<'EOF'
