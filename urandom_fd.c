@@ -343,7 +343,12 @@ void ur_vforking(void)
 		return;
 	if (ur_mode == UR_MODE_EXACT)
 		ur_cow_all();
-	atomic_fetch_add(&ur_forks, 1);
+	/* A fork's prepare and parent steps in one (2, the count stays even):
+	 * nothing of ours runs when the parent resumes, and an odd count
+	 * would mark every later open shared, never kept (reserve mode would
+	 * make a system call per open for the rest of the process).  Opens
+	 * that started before see the count changed and are marked. */
+	atomic_fetch_add(&ur_forks, 2);
 	ur_mark_all_shared();
 }
 

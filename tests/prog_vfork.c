@@ -17,6 +17,8 @@
  *   setfd    the child clears close-on-exec on the parent's open; the
  *            parent's still has it, and after a close an open without
  *            O_CLOEXEC is inherited by the exec'd "list"
+ *   cycles   1000 open/read/close cycles, a vfork child that only exits,
+ *            1000 more (t_urandom counts the system calls in reserve mode)
  *   list     prints this process's descriptors (the exec'd side)
  */
 #ifndef _GNU_SOURCE
@@ -68,6 +70,7 @@ static void in_child(void (*what)(int), int arg)
 	}
 }
 
+static void c_none(int fd) { (void)fd; }
 static void c_close(int fd) { close(fd); }
 static void c_dup(int fd) { close(0); (void)!dup(fd); }
 static void c_dupfd(int fd) { close(0); (void)!fcntl(fd, F_DUPFD, 0); }
@@ -152,8 +155,21 @@ int main(int argc, char **argv)
 		fd = dev(0);
 		printf("an open without O_CLOEXEC: %d\n", fcntl(fd, F_GETFD));
 		exec_list();
+	} else if (!strcmp(c, "cycles")) {
+		int i, k;
+
+		for (k = 0; k < 2; k++) {
+			for (i = 0; i < 1000; i++) {
+				fd = dev(0);
+				if (rd16(fd) != 16 || close(fd) != 0)
+					return 2;
+			}
+			if (k == 0)
+				in_child(c_none, 0);
+		}
+		printf("cycles done\n");
 	} else {
-		fprintf(stderr, "usage: prog_vfork close|setfl|dup|dupfd|open|unshare|setfd\n");
+		fprintf(stderr, "usage: prog_vfork close|setfl|dup|dupfd|open|unshare|setfd|cycles\n");
 		return 2;
 	}
 	return 0;

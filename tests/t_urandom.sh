@@ -298,6 +298,18 @@ for c in close setfl dup dupfd open unshare setfd; do
 			"$native" "$(cat -v "$T_TMP/vf.out")"
 	done
 done
+# After a vfork the pool keeps working: reserve mode's later cycles make
+# no system call (an odd fork count once marked every later open shared,
+# one real open and close per cycle: about 2000 here).
+if [ "$M" = reserve ]; then
+	FASTPATH_STATS=1 LD_PRELOAD=$FASTPATH_SO "$TESTBIN/prog_vfork" cycles >/dev/null 2>"$T_TMP/vf.err"
+	sys=$(sed -n 's/.*urandom 2000 opens, .* \([0-9]*\) syscalls,.*/\1/p' "$T_TMP/vf.err")
+	if [ -n "$sys" ] && [ "$sys" -le 20 ]; then
+		ok "reserve: 2000 cycles around a vfork, $sys system calls of the pool's own"
+	else
+		fail "reserve: 2000 cycles around a vfork, at most 20 system calls" "$(cat "$T_TMP/vf.err")"
+	fi
+fi
 if command -v python3 >/dev/null 2>&1; then
 	# os.set_inheritable is ioctl(FIONCLEX): a kept reserve must not
 	# come back from an O_CLOEXEC open without the flag.
