@@ -93,31 +93,39 @@ fp_vfork_fn fp_vfork_note(void)
 
 /* The exported symbols; __vfork is glibc's other name for it.  The call
  * to fp_vfork_note is direct (hidden), so PIC code needs no PLT or GOT. */
+/* Each starts with its landing pad (endbr, bti c: hints where the CPU
+ * enforces nothing), as a hardened build marks the object; aarch64 jumps
+ * through x16, which BTI lets land on the C library's own bti c. */
 #if defined(__x86_64__)
 #define FP_VFORK_BODY                                                        \
+	"\tendbr64\n"                                                        \
 	"\tsub $8, %rsp\n"                                                   \
 	"\tcall fp_vfork_note\n"                                             \
 	"\tadd $8, %rsp\n"                                                   \
 	"\tjmp *%rax\n"
 #elif defined(__i386__)
 #define FP_VFORK_BODY                                                        \
+	"\tendbr32\n"                                                        \
 	"\tsub $12, %esp\n"                                                  \
 	"\tcall fp_vfork_note\n"                                             \
 	"\tadd $12, %esp\n"                                                  \
 	"\tjmp *%eax\n"
 #elif defined(__aarch64__)
 #define FP_VFORK_BODY                                                        \
+	"\thint #34\n" /* bti c */                                           \
 	"\tstp x29, x30, [sp, #-16]!\n"                                      \
 	"\tbl fp_vfork_note\n"                                               \
 	"\tldp x29, x30, [sp], #16\n"                                        \
-	"\tbr x0\n"
+	"\tmov x16, x0\n"                                                    \
+	"\tbr x16\n"
 #endif
 #define FP_VFORK_ASM(sym)                                                    \
-	__asm__(".text\n"                                                    \
+	__asm__(".pushsection .text\n"                                       \
 	        ".globl " #sym "\n"                                          \
 	        ".type " #sym ", @function\n"                                \
 	        #sym ":\n" FP_VFORK_BODY                                     \
-	        ".size " #sym ", .-" #sym "\n")
+	        ".size " #sym ", .-" #sym "\n"                              \
+	        ".popsection\n")
 FP_VFORK_ASM(vfork);
 #ifdef FP_HAVE_GLIBC_CHK
 FP_VFORK_ASM(__vfork);
