@@ -379,6 +379,27 @@ extern _Atomic bool ur_hidden_bad[UR_NDEV] FP_HIDDEN;
 bool ur_cow(int fd) FP_HIDDEN;
 void ur_cow_all(void) FP_HIDDEN;
 void ur_cow_forget(int fd, unsigned st) FP_HIDDEN;
+void ur_cell_forget(int fd, unsigned st) FP_HIDDEN;
+/* Copies under way in ur_cow_all; ur_cow_wait waits for them to end. */
+extern _Atomic unsigned ur_cowing FP_HIDDEN;
+void ur_cow_wait(void) FP_HIDDEN;
+/* Setting a tracked number's close-on-exec flag: ur_cow_quiet before (it
+ * waits for the copies under way and returns their epoch), and the flag
+ * set again while ur_cow_moved says a copy may have read the old one. */
+unsigned ur_cow_quiet(void) FP_HIDDEN;
+bool ur_cow_moved(unsigned epoch) FP_HIDDEN;
+
+/* A tracked number's state was read, and its owner is about to free it,
+ * change its description or rely on it having its own: if another
+ * thread's ur_cow_all claimed it meanwhile (state loaded after the claim,
+ * UR_COW already cleared), its copy must land first.  One load when no
+ * fork is under way; the fence orders it after the state's load. */
+static inline void ur_cow_settle(void)
+{
+	atomic_thread_fence(memory_order_acquire);
+	if (fp_unlikely(atomic_load_explicit(&ur_cowing, memory_order_relaxed)))
+		ur_cow_wait();
+}
 void ur_cow_exec(void) FP_HIDDEN;
 void ur_root_changed(void) FP_HIDDEN;
 int ur_dupfd_native(int (*real)(int, int, ...), int fd, int cmd, int lo, int r) FP_HIDDEN;
@@ -396,6 +417,8 @@ static inline void ur_own(int fd, unsigned st)
 		(void)ur_cow(fd);
 	else if (ur_mode == UR_MODE_RESERVE)
 		ur_update(fd, 0, UR_SHARED);
+	else
+		ur_cow_settle();
 }
 
 /* ------------------------------------------------------------------------

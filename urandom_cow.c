@@ -59,11 +59,36 @@ static int ur_put(int src, int fd, bool cloexec)
 	return r;
 }
 
-/* Threads in ur_cow_all, which copies descriptors other threads own: an
- * owner's close must not free the number between its claim and its dup3,
- * which would put the device back on a freed number (ur_cow_forget). */
-static _Atomic unsigned ur_cowing;
+/* Threads in ur_cow_all, which copies descriptors other threads own.  A
+ * claimed number (its UR_COW cleared, its dup3 to come) reads to its owner
+ * as one of its own description, so every owner's call that frees it,
+ * changes its description or sets its flag waits for the copies under way
+ * (ur_cow_settle): a close that did not would have the dup3 put the device
+ * back on the freed number, open and unknown to the program, inherited by
+ * every exec after.  The epoch moves at each start and end, for a flag set
+ * while a copy may have read the old one (ur_cow_quiet). */
+_Atomic unsigned ur_cowing;
+static _Atomic unsigned ur_cow_epoch;
 static FP_TLS bool ur_cow_me;
+
+/* Not from inside ur_cow_all (a signal handler of its thread): it never
+ * ends while the handler runs. */
+void ur_cow_wait(void)
+{
+	while (atomic_load(&ur_cowing) && !ur_cow_me)
+		sched_yield();
+}
+
+unsigned ur_cow_quiet(void)
+{
+	ur_cow_wait();
+	return atomic_load(&ur_cow_epoch);
+}
+
+bool ur_cow_moved(unsigned epoch)
+{
+	return atomic_load(&ur_cow_epoch) != epoch;
+}
 
 /*
  * Gives fd a description of its own, if it shares the hidden one; errno
@@ -81,8 +106,12 @@ bool ur_cow(int fd)
 	for (;;) {
 		unsigned char was = st;
 
-		if (!(st & UR_COW))
+		if (!(st & UR_COW)) {
+			/* Claimed by another thread's ur_cow_all, maybe: its
+			 * description is the pooled one until the copy lands. */
+			ur_cow_settle();
 			break;
+		}
 		/* Not the device: closed by a raw system call and the number
 		 * reused (a socket), and the state stale, if it is still the
 		 * one read (else its owner closed it meanwhile, and may have
@@ -144,11 +173,13 @@ void ur_cow_all(void)
 	if (!ur_table_ours())  /* a vfork child: the records are its parent's */
 		return;
 	atomic_fetch_add(&ur_cowing, 1);
+	atomic_fetch_add(&ur_cow_epoch, 1);
 	ur_cow_me = true;
 	for (fd = 0; fd < end; fd++)
 		if (atomic_load_explicit(ur_fd(fd), memory_order_relaxed) & UR_COW)
 			(void)ur_cow(fd);
 	ur_cow_me = false;
+	atomic_fetch_add(&ur_cow_epoch, 1);
 	atomic_fetch_sub(&ur_cowing, 1);
 }
 
@@ -171,9 +202,20 @@ void ur_cow_forget(int fd, unsigned st)
 
 	if (ur_cell_cas(fd, &s, 0))
 		return;
-	while (atomic_load(&ur_cowing) && !ur_cow_me)
-		sched_yield();
+	ur_cow_wait();
 	atomic_store(ur_fd(fd), 0);
+}
+
+/* Any other tracked number about to be freed or replaced: it may be one
+ * claimed (UR_COW cleared) after the caller read its state. */
+void ur_cell_forget(int fd, unsigned st)
+{
+	if (st & UR_COW) {
+		ur_cow_forget(fd, st);
+		return;
+	}
+	ur_cell_store(fd, 0);
+	ur_cow_settle();
 }
 
 /* Before an exec: the same for the numbers the new program keeps, in the

@@ -121,10 +121,7 @@ bool ur_untrack(int fd)
 		return false;
 	if (st & UR_HIDDEN)
 		return ur_hidden_forget(ur_dev(st), fd) >= 0;
-	if (st & UR_COW)
-		ur_cow_forget(fd, st);
-	else
-		atomic_store(ur_fd(fd), 0);
+	ur_cell_forget(fd, st);
 	return (st & UR_RESERVE) &&
 	       atomic_compare_exchange_strong(&ur_reserve[ur_dev(st)], &expect, -1);
 }
@@ -597,10 +594,7 @@ int ur_close(int fd, unsigned st)
 			return 0;
 		}
 	}
-	if (st & UR_COW)
-		ur_cow_forget(fd, st);
-	else
-		ur_cell_store(fd, 0);
+	ur_cell_forget(fd, st);
 	return fp_real.r_close.f(fd);
 }
 
@@ -629,10 +623,8 @@ void ur_untrack_range(unsigned lo, unsigned hi, int taken[UR_NTAKEN])
 	for (fd = lo; fd < end && fd <= hi; fd++) {
 		unsigned st = atomic_load(ur_fd(fd));
 
-		if (st & UR_COW)
-			ur_cow_forget((int)fd, st);
-		else if (st)
-			atomic_store(ur_fd(fd), 0);
+		if (st)
+			ur_cell_forget((int)fd, st);
 	}
 }
 #endif

@@ -72,7 +72,16 @@ UR_WRAP_LSEEK(lseek, off_t)
 			return UR_CALL(name, fd, req, arg);                  \
 		if (req == FIONBIO || req == FIOASYNC)                       \
 			ur_own(fd, st);                                      \
-		r_ = UR_CALL(name, ur_real_fd(fd, st), req, arg);            \
+		if ((req == FIOCLEX || req == FIONCLEX) && (st & UR_OPEN) && \
+		    ur_mode == UR_MODE_EXACT) {                              \
+			unsigned e_; /* as F_SETFD (ur_fcntl) */             \
+			do {                                                 \
+				e_ = ur_cow_quiet();                         \
+				r_ = UR_CALL(name, fd, req, arg);            \
+			} while (r_ == 0 && ur_cow_moved(e_));               \
+		} else {                                                     \
+			r_ = UR_CALL(name, ur_real_fd(fd, st), req, arg);    \
+		}                                                            \
 		/* As F_SETFD: a reserve kept with a stale close-on-exec bit \
 		 * would come back from an O_CLOEXEC open without it. */     \
 		if (r_ == 0 && (st & UR_OPEN) && (req == FIOCLEX || req == FIONCLEX)) \

@@ -391,7 +391,18 @@ static int ur_fcntl(ur_fcntl_fn real, int fd, int cmd, void *arg)
 	 * copied (ur_cow). */
 	if (ur_changes_ofd(cmd) || cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)
 		ur_own(fd, st);
-	r = real(fd, cmd, arg);
+	if (cmd == F_SETFD && ur_mode == UR_MODE_EXACT) {
+		/* Another thread's ur_cow_all may have read the old flag for
+		 * the copy it puts on this number: set again after it. */
+		unsigned e;
+
+		do {
+			e = ur_cow_quiet();
+			r = real(fd, cmd, arg);
+		} while (r == 0 && ur_cow_moved(e));
+	} else {
+		r = real(fd, cmd, arg);
+	}
 	if (r < 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) && ur_give_back(errno))
 		r = real(fd, cmd, arg);
 	if (r < 0)

@@ -15,6 +15,18 @@
  *                            a pooled open takes it again, with the same
  *                            state.  The live open must stay tracked (its
  *                            reads counted, its changes copied first).
+ *   test_close_of_claimed    exact mode: a fork's ur_cow_all has claimed a
+ *                            reader's plain pooled number and is about to
+ *                            put a fresh description on it; the reader
+ *                            closes it (its state read after the claim).
+ *                            The close must wait for the copy: else the
+ *                            copy puts the device back on the freed number,
+ *                            open, unknown to the program, inherited by
+ *                            every exec after (check-stress's execcheck).
+ *   test_setfd_during_copy   the same copy has read the number's flag when
+ *                            the owner sets FD_CLOEXEC (its check for copies
+ *                            under way made just before ur_cow_all began):
+ *                            the flag must survive the copy.
  *   test_unshared_table      a thread that unshares its descriptor table
  *                            (unshare, or close_range's CLOSE_RANGE_UNSHARE)
  *                            and opens the device: the main thread's file
@@ -220,6 +232,170 @@ static void test_cow_all_reopened(void **state)
 	close(fd);
 }
 
+/* ---- the owner's calls on a number ur_cow_all has claimed ------------- */
+/* sched_yield, as ur_cow_wait calls it: this program's own definition (the
+ * library is compiled into it), which counts the calls of every thread but
+ * the copier.  That is how the copy knows, without sleeping, that the
+ * owner waits for it (as in test_core.c). */
+static _Thread_local int yield_is_copier;
+static _Atomic unsigned long owner_yields;
+
+int sched_yield(void)
+{
+	if (!yield_is_copier)
+		atomic_fetch_add(&owner_yields, 1);
+	return (int)syscall(SYS_sched_yield);
+}
+
+static int claimed_fd = -1;
+static _Atomic bool owner_done;
+static pthread_t owner_t;
+static int (*real_dup3)(int, int, int);
+
+/* Until the owner's call returned, or is seen waiting. */
+static void await_owner(void)
+{
+	while (!atomic_load(&owner_done) && !atomic_load(&owner_yields))
+		syscall(SYS_sched_yield);
+}
+
+static void *owner_close(void *arg)
+{
+	intptr_t r;
+
+	(void)arg;
+	r = close(claimed_fd);
+	atomic_store(&owner_done, true);
+	return (void *)r;
+}
+
+/* ur_put's dup3, after the claim: the owner closes the number now. */
+static int dup3_after_claim(int old, int new, int flags)
+{
+	fp_real.r_dup3.f = real_dup3;
+	assert_int_equal(new, claimed_fd);
+	assert_int_equal(pthread_create(&owner_t, NULL, owner_close, NULL), 0);
+	await_owner();
+	return real_dup3(old, new, flags);
+}
+
+/* A plain pooled open as ur_cow_all's victim, the counters reset. */
+static int claimed_open(int flags)
+{
+	int fd = open("/dev/urandom", O_RDONLY | flags);
+	unsigned st;
+
+	assert_true(fd >= 0);
+	st = ur_state(fd);
+	if (!(st & UR_COW)) {
+		printf("skip: the open is not a pooled duplicate here (state %#x)\n", st);
+		close(fd);
+		skip();
+	}
+	claimed_fd = fd;
+	atomic_store(&owner_yields, 0);
+	atomic_store(&owner_done, false);
+	yield_is_copier = 1;
+	return fd;
+}
+
+static void test_close_of_claimed(void **state)
+{
+	void *r;
+	int fd;
+
+	(void)state;
+	fd = claimed_open(0);
+	real_dup3 = fp_real.r_dup3.f;
+	assert_non_null(real_dup3);
+	fp_real.r_dup3.f = dup3_after_claim;
+	ur_cow_all();
+	fp_real.r_dup3.f = real_dup3;
+	assert_int_equal(pthread_join(owner_t, &r), 0);
+	assert_int_equal((intptr_t)r, 0);
+	/* Free, as the program's close left it: no device on the number. */
+	errno = 0;
+	assert_int_equal(syscall(SYS_fcntl, fd, F_GETFD), -1);
+	assert_int_equal(errno, EBADF);
+	assert_int_equal(ur_state(fd), 0);
+}
+
+static int (*real_fcntl)(int, int, ...);
+/* 1: the owner found no copy under way; 2: the copy read the flag; 3: the
+ * owner's flag is in the kernel. */
+static _Atomic int setfd_step;
+
+/* The owner's F_SETFD and ur_cow's F_GETFD of the number, interleaved as
+ * the defect needs: the owner checked for copies under way just before
+ * ur_cow_all began; the copy reads the old flag; the owner's flag lands;
+ * its record of the flag is made only after the copy claimed the number
+ * (so the claim cannot see it changed), and the copy then puts the old
+ * flag back with the fresh description. */
+static int fcntl_racing(int fd, int cmd, ...)
+{
+	va_list ap;
+	void *arg;
+	int r;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (fd != claimed_fd)
+		return real_fcntl(fd, cmd, arg);
+	if (cmd == F_SETFD && atomic_load(&setfd_step) == 0) {
+		atomic_store(&setfd_step, 1);
+		while (atomic_load(&setfd_step) != 2)
+			syscall(SYS_sched_yield);
+		r = real_fcntl(fd, cmd, arg);
+		atomic_store(&setfd_step, 3);
+		while (ur_state(fd) & UR_COW)  /* until claimed */
+			syscall(SYS_sched_yield);
+		return r;
+	}
+	if (cmd == F_GETFD && atomic_load(&setfd_step) == 1) {
+		r = real_fcntl(fd, cmd, arg);
+		atomic_store(&setfd_step, 2);
+		while (atomic_load(&setfd_step) != 3)
+			syscall(SYS_sched_yield);
+		return r;
+	}
+	return real_fcntl(fd, cmd, arg);
+}
+
+static void *owner_setfd(void *arg)
+{
+	intptr_t r;
+
+	(void)arg;
+	r = fcntl(claimed_fd, F_SETFD, FD_CLOEXEC);
+	atomic_store(&owner_done, true);
+	return (void *)r;
+}
+
+static void test_setfd_during_copy(void **state)
+{
+	void *r;
+	int fd;
+
+	(void)state;
+	fd = claimed_open(0);
+	atomic_store(&setfd_step, 0);
+	real_fcntl = fp_real.r_fcntl.f;
+	fp_real.r_fcntl.f = fcntl_racing;
+	assert_int_equal(pthread_create(&owner_t, NULL, owner_setfd, NULL), 0);
+	while (atomic_load(&setfd_step) == 0)
+		syscall(SYS_sched_yield);
+	ur_cow_all();
+	assert_int_equal(pthread_join(owner_t, &r), 0);
+	fp_real.r_fcntl.f = real_fcntl;
+	assert_int_equal((intptr_t)r, 0);
+	/* The owner's flag, on the copy's description too. */
+	assert_int_equal(syscall(SYS_fcntl, fd, F_GETFD), FD_CLOEXEC);
+	assert_true(ur_state(fd) & UR_CLOEXEC);
+	assert_false(ur_state(fd) & UR_COW);
+	close(fd);
+}
+
 /* ---- an unshared descriptor table ------------------------------------- */
 static int victim = -1;
 static bool by_close_range;
@@ -300,6 +476,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_retire_before_dup, setup),
 		cmocka_unit_test_setup(test_cow_all_reopened, setup),
+		cmocka_unit_test_setup(test_close_of_claimed, setup),
+		cmocka_unit_test_setup(test_setfd_during_copy, setup),
 		cmocka_unit_test_setup(test_unshared_table, setup),
 		cmocka_unit_test_setup(test_close_range_unshare, setup),
 	};
