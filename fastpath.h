@@ -76,6 +76,12 @@
 #    define FP_HAVE_CLOSE_RANGE 1
 #    define FP_HAVE_CLOSEFROM 1
 #  endif
+/* glibc >= 2.35 registers each thread's rseq area and exports where it
+ * lies from the thread pointer (__rseq_offset; __rseq_size 0 where it is
+ * not registered): its sched_getcpu() is a read of the area's cpu_id. */
+#  if defined(FP_LINUX) && (defined(__x86_64__) || defined(__i386__) || defined(__aarch64__))
+#    define FP_HAVE_RSEQ_AREA 1
+#  endif
 #elif defined(FP_ILLUMOS) && !defined(_LP64)
 /* 32-bit illumos (where pfiles lived for years) has the transitional
  * large-file interfaces as separate symbols. */

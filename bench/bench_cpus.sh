@@ -95,7 +95,7 @@ relrow "open(\"stat\") under /proc/1, --cpus 3" FASTPATH_CPUS=3
 relrow "open(\"stat\") under /proc/1, survey" FASTPATH_SURVEY="$TMPB.sv"
 rm -rf "$TMPB.sv"
 
-# sched_getcpu(): without the cap a tail call to libc's; with a cap below
+# sched_getcpu(): without the cap the rseq read libc makes; with a cap below
 # the real count, the answer folded onto a CPU the cap shows.  ns per call
 # (bench/getcpu_loop, 20M calls), median of FREPS alternating runs.
 callrow() {

@@ -1,7 +1,7 @@
 /*
  * bench_cpus.sh's sched_getcpu row: ITER calls of sched_getcpu(); prints
  * the nanoseconds of one call.  Run natively, under fastpath.so without
- * the cap (a tail call to libc's) and with a cap below the real count
+ * the cap (the rseq read libc itself makes) and with a cap below the real count
  * (each answer folded onto a CPU the cap shows).
  */
 #include <sched.h>

@@ -211,7 +211,19 @@ case $last in
 			"$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=$n "$TESTBIN/prog_cpus" getcpu)"
 	done
 	expect_eq "sched_getcpu/getcpu, cap unset: its own id" "$l $l" \
-		"$(LD_PRELOAD=$FASTPATH_SO "$TESTBIN/prog_cpus" getcpu)" ;;
+		"$(LD_PRELOAD=$FASTPATH_SO "$TESTBIN/prog_cpus" getcpu)"
+	# The same with no rseq area registered (glibc's tunable): the cap
+	# unset reads the area's cpu_id where glibc registered one, and asks
+	# libc's sched_getcpu (the vDSO) where it did not.
+	expect_eq "sched_getcpu/getcpu, no rseq area, natively: the last CPU" "$l $l" \
+		"$(GLIBC_TUNABLES=glibc.pthread.rseq=0 "$TESTBIN/prog_cpus" getcpu)"
+	for n in "" 1; do
+		want="$l $l"
+		[ "$n" = 1 ] && want="0 0"
+		expect_eq "sched_getcpu/getcpu, no rseq area, cap ${n:-unset}" "$want" \
+			"$(env GLIBC_TUNABLES=glibc.pthread.rseq=0 LD_PRELOAD="$FASTPATH_SO" \
+			   ${n:+FASTPATH_CPUS=$n} "$TESTBIN/prog_cpus" getcpu)"
+	done ;;
 esac
 
 # ---- issue 28: one machine of N CPUs numbered 0..N-1, whatever the real
