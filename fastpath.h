@@ -539,6 +539,14 @@ extern struct fp_real fp_real FP_HIDDEN;
  * thread, the stand-in): the only way a wrapper reaches the C library. */
 #define FP_REAL(name) ((void)fp_ready(), fp_real.r_##name.f)
 
+/* The compiler may not assume a declared-nonnull argument is non-NULL:
+ * libc's contract for NULL (EFAULT) must survive. */
+static inline const void *fp_opaque(const void *p)
+{
+	__asm__("" : "+r"(p));
+	return p;
+}
+
 /* ------------------------------------------------------------------------
  * Initialisation: binding plus settings, once.
  *

@@ -669,6 +669,16 @@ static int rl_short(int dirfd, const char *path, char *buf, size_t bufsiz,
 	return 0;
 }
 
+/* An absolute path outside the proc root is never ours: told apart before
+ * rl_short's frame is set up, so that the common call (a symlink of the
+ * program's own) costs a compare and a tail call to libc's. */
+static inline bool rl_elsewhere(const char *path)
+{
+	path = fp_opaque(path);  /* readlink(NULL) is the kernel's EFAULT */
+	return fp_likely(path != NULL && path[0] == '/' && !rl_test_proc_root[0]) &&
+	       (path[1] != 'p' || strncmp(path, "/proc/", 6) != 0);
+}
+
 /* ------------------------------------------------------------------------
  * Entry points.  readlink and readlinkat, and their fortified twins, are
  * written once; a size larger than the buffer is glibc's to abort on (the
@@ -681,7 +691,8 @@ static int rl_short(int dirfd, const char *path, char *buf, size_t bufsiz,
 		ssize_t r;                                                   \
 		int k_;                                                      \
                                                                              \
-		if ((ok) && (k_ = rl_short(dirfd, path, buf, len, &r, &sv_)) != 0) { \
+		if (!rl_elsewhere(path) && (ok) &&                           \
+		    (k_ = rl_short(dirfd, path, buf, len, &r, &sv_)) != 0) { \
 			if (fp_likely(k_ == 1))                              \
 				return r;                                    \
 			r = FP_REAL(name)(__VA_ARGS__);                      \

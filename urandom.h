@@ -105,14 +105,6 @@ static inline int ur_real_fd(int fd, unsigned st)
 	return (st & UR_HELD) ? -1 : fd;
 }
 
-/* The compiler may not assume a declared-nonnull argument is non-NULL:
- * libc's contract for NULL (EFAULT) must survive. */
-static inline const void *ur_opaque(const void *p)
-{
-	__asm__("" : "+r"(p));
-	return p;
-}
-
 /* ------------------------------------------------------------------------
  * The source of the bytes (urandom_vdso.c).  See fastpath(7) for the rule.
  * ---------------------------------------------------------------------- */

@@ -399,7 +399,7 @@ int ur_match(const char *path, int flags)
 
 	if (!fp_ready() || !((fp_cfg.enabled & FP_BIT(urandom)) || fp_cfg.survey))
 		return -1;
-	path = ur_opaque(path);
+	path = fp_opaque(path);
 	if (fp_likely(!path || path[0] != '/' || path[1] != 'd'))
 		return -1;
 	if ((flags & O_ACCMODE) != O_RDONLY || (flags & ~(O_ACCMODE | UR_OK_FLAGS)))

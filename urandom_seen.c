@@ -204,7 +204,7 @@ static bool ur_rights_ok(const struct msghdr *msg)
 	struct cmsghdr *c;
 	const char *end;
 
-	if (!ur_opaque(msg) || !msg->msg_control || msg->msg_controllen < sizeof(struct cmsghdr))
+	if (!fp_opaque(msg) || !msg->msg_control || msg->msg_controllen < sizeof(struct cmsghdr))
 		return true;
 	end = (const char *)msg->msg_control + msg->msg_controllen;
 	for (c = CMSG_FIRSTHDR((struct msghdr *)msg); c; c = CMSG_NXTHDR((struct msghdr *)msg, c)) {

@@ -106,7 +106,7 @@ static ssize_t ur_read(int fd, void *buf, size_t n)
 	ur_count(READS);
 	if (n == 0)
 		return 0;
-	if (n > UR_SERVE_MAX || !ur_opaque(buf)) {
+	if (n > UR_SERVE_MAX || !fp_opaque(buf)) {
 		ur_count(SYSCALLS);
 		return fp_real.r_read.f(fd, buf, n);
 	}
@@ -183,7 +183,7 @@ static ssize_t ur_readv(int fd, const struct iovec *iov, int cnt)
 	ssize_t r = 0;
 	int i;
 
-	if (cnt <= 0 || cnt > IOV_MAX || !ur_opaque(iov))
+	if (cnt <= 0 || cnt > IOV_MAX || !fp_opaque(iov))
 		goto direct;
 	for (i = 0; i < cnt; i++) {
 		if (iov[i].iov_len > UR_SERVE_MAX || (iov[i].iov_len && !iov[i].iov_base))
@@ -513,7 +513,7 @@ FP_EXPORT FILE *fdopen(int fd, const char *mode)
  * replaces it through its internal calls. */
 static void ur_forget_stream(FILE *f)
 {
-	if (fp_unlikely(atomic_load_explicit(&ur_hiwater, memory_order_relaxed)) && ur_opaque(f)) {
+	if (fp_unlikely(atomic_load_explicit(&ur_hiwater, memory_order_relaxed)) && fp_opaque(f)) {
 		int saved = errno;
 		int fd = fileno(f);
 
@@ -576,7 +576,7 @@ FP_EXPORT ssize_t getrandom(void *buf, size_t n, unsigned flags)
 	/* fp_enabled first: it reads the settings if nobody has yet. */
 	if (!fp_enabled(FP_BIT(urandom)) || fp_likely(!ur_getrandom) ||
 	    (flags & ~(unsigned)GRND_NONBLOCK) || n == 0 || n > UR_SERVE_MAX ||
-	    !ur_opaque(buf))
+	    !fp_opaque(buf))
 		return FP_REAL(getrandom)(buf, n, flags);
 	pthread_testcancel();  /* as glibc's getrandom */
 	if (ur_source != UR_SRC_RESERVOIR)
@@ -607,7 +607,7 @@ FP_EXPORT int getentropy(void *buf, size_t n)
 	}
 	/* Over 256 bytes is EIO; NULL is EFAULT: the real one says so. */
 	if (!fp_enabled(FP_BIT(urandom)) || fp_likely(!ur_getrandom) || n == 0 ||
-	    n > 256 || !ur_opaque(buf))
+	    n > 256 || !fp_opaque(buf))
 		return FP_REAL(getentropy)(buf, n);
 	if (ur_source != UR_SRC_RESERVOIR) {
 		/* Not a byte short for 256 or fewer, but for a signal. */
