@@ -185,48 +185,13 @@ static unsigned cpus_virtual_cpu(unsigned cpu)
 	return (unsigned)(k % mod);
 }
 
-#ifdef FP_HAVE_RSEQ_AREA
-/* Weak: a C library without them (before 2.35) leaves them NULL. */
-extern const ptrdiff_t __rseq_offset __attribute__((weak));
-extern const unsigned int __rseq_size __attribute__((weak));
-
-/* Where the thread's rseq cpu_id lies from the thread pointer: 0 not known
- * yet, 1 none (no area registered); a real one is the area's offset, a
- * multiple of 32, plus 4.  Known on the first call, the same for every
- * thread. */
-static _Atomic ptrdiff_t cpus_rseq_at;
-
-/* The CPU the kernel last wrote in this thread's rseq area, as glibc's
- * sched_getcpu() reads it, or -1 (no area, or not registered: libc's then
- * asks the vDSO). */
-static inline int cpus_rseq_cpu(void)
-{
-	ptrdiff_t at = atomic_load_explicit(&cpus_rseq_at, memory_order_relaxed);
-
-	if (fp_unlikely(at == 0)) {
-		at = &__rseq_offset && &__rseq_size && __rseq_size >= 8
-		         ? __rseq_offset + (ptrdiff_t)sizeof(uint32_t)
-		         : 1;
-		atomic_store_explicit(&cpus_rseq_at, at, memory_order_relaxed);
-	}
-	if (at == 1)
-		return -1;
-	return *(volatile const int32_t *)((const char *)__builtin_thread_pointer() + at);
-}
-#else
-static inline int cpus_rseq_cpu(void)
-{
-	return -1;
-}
-#endif
-
 /* A call of a few nanoseconds (2.9 ns natively here): without the cap,
  * the read libc's own makes, not a call through to it, which costs a
  * third again. */
 FP_EXPORT int sched_getcpu(void)
 {
 	int (*real)(void) = FP_REAL(sched_getcpu);
-	int cpu = cpus_rseq_cpu();
+	int cpu = fp_rseq_cpu();
 
 	if (fp_likely(!(fp_cfg.enabled & FP_BIT(cpus)))) {
 		if (fp_likely(cpu >= 0))

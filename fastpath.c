@@ -55,6 +55,25 @@ static const struct fp_real fp_real_unready __attribute__((unused)) = FP_UNREADY
 struct fp_settings fp_cfg;
 _Atomic int fp_init_state;
 
+#ifdef FP_HAVE_RSEQ_AREA
+/* Weak: a C library without them (glibc before 2.35) leaves them NULL. */
+extern const ptrdiff_t __rseq_offset __attribute__((weak));
+extern const unsigned int __rseq_size __attribute__((weak));
+#endif
+_Atomic ptrdiff_t fp_rseq_at;
+
+ptrdiff_t fp_rseq_learn(void)
+{
+	ptrdiff_t at = 1;
+
+#ifdef FP_HAVE_RSEQ_AREA
+	if (&__rseq_offset && &__rseq_size && __rseq_size >= 8)
+		at = __rseq_offset + (ptrdiff_t)sizeof(uint32_t);
+#endif
+	atomic_store_explicit(&fp_rseq_at, at, memory_order_relaxed);
+	return at;
+}
+
 /* Set in the thread that runs initialisation, before it claims it and
  * until it is done, so that a call re-entering us in that thread (from
  * dlsym, or from a signal handler, however early it lands) falls back

@@ -539,6 +539,30 @@ extern struct fp_real fp_real FP_HIDDEN;
  * thread, the stand-in): the only way a wrapper reaches the C library. */
 #define FP_REAL(name) ((void)fp_ready(), fp_real.r_##name.f)
 
+/* The CPU the kernel last wrote in this thread's rseq area, as glibc's
+ * sched_getcpu() reads it; -1 where there is none (no area registered, a C
+ * library without one: glibc's sched_getcpu then asks the vDSO).  Where
+ * the cpu_id lies from the thread pointer: 0 not known yet, 1 none; a real
+ * one is the area's offset, a multiple of 32, plus 4.  Learnt on the first
+ * call, the same for every thread. */
+extern _Atomic ptrdiff_t fp_rseq_at FP_HIDDEN;
+ptrdiff_t fp_rseq_learn(void) FP_HIDDEN;
+
+static inline int fp_rseq_cpu(void)
+{
+#ifdef FP_HAVE_RSEQ_AREA
+	ptrdiff_t at = atomic_load_explicit(&fp_rseq_at, memory_order_relaxed);
+
+	if (fp_unlikely(at == 0))
+		at = fp_rseq_learn();
+	if (at == 1)
+		return -1;
+	return *(volatile const int32_t *)((const char *)__builtin_thread_pointer() + at);
+#else
+	return -1;
+#endif
+}
+
 /* The compiler may not assume a declared-nonnull argument is non-NULL:
  * libc's contract for NULL (EFAULT) must survive. */
 static inline const void *fp_opaque(const void *p)

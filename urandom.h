@@ -371,7 +371,6 @@ extern _Atomic bool ur_hidden_bad[UR_NDEV] FP_HIDDEN;
 bool ur_cow(int fd) FP_HIDDEN;
 void ur_cow_all(void) FP_HIDDEN;
 void ur_cow_forget(int fd, unsigned st) FP_HIDDEN;
-void ur_cell_forget(int fd, unsigned st) FP_HIDDEN;
 /* Copies under way in ur_cow_all; ur_cow_wait waits for them to end. */
 extern _Atomic unsigned ur_cowing FP_HIDDEN;
 void ur_cow_wait(void) FP_HIDDEN;
@@ -391,6 +390,19 @@ static inline void ur_cow_settle(void)
 	atomic_thread_fence(memory_order_acquire);
 	if (fp_unlikely(atomic_load_explicit(&ur_cowing, memory_order_relaxed)))
 		ur_cow_wait();
+}
+
+/* A tracked number (state st) about to be freed or replaced: forgotten,
+ * and if it was claimed after st was read (UR_COW cleared), only once the
+ * copy landed. */
+static inline void ur_cell_forget(int fd, unsigned st)
+{
+	if (st & UR_COW) {
+		ur_cow_forget(fd, st);
+		return;
+	}
+	ur_cell_store(fd, 0);
+	ur_cow_settle();
 }
 void ur_cow_exec(void) FP_HIDDEN;
 void ur_root_changed(void) FP_HIDDEN;

@@ -206,17 +206,6 @@ void ur_cow_forget(int fd, unsigned st)
 	atomic_store(ur_fd(fd), 0);
 }
 
-/* Any other tracked number about to be freed or replaced: it may be one
- * claimed (UR_COW cleared) after the caller read its state. */
-void ur_cell_forget(int fd, unsigned st)
-{
-	if (st & UR_COW) {
-		ur_cow_forget(fd, st);
-		return;
-	}
-	ur_cell_store(fd, 0);
-	ur_cow_settle();
-}
 
 /* Before an exec: the same for the numbers the new program keeps, in the
  * kernel only.  Our memory is left as it is: a vfork child runs this on

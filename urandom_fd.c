@@ -396,6 +396,7 @@ static bool ur_random_pooled(void)
 int ur_match(const char *path, int flags)
 {
 	bool survey;
+	int dev;
 
 	if (!fp_ready() || !((fp_cfg.enabled & FP_BIT(urandom)) || fp_cfg.survey))
 		return -1;
@@ -408,11 +409,23 @@ int ur_match(const char *path, int flags)
 	survey = !(fp_cfg.enabled & FP_BIT(urandom));
 	if (!survey && fp_unlikely(atomic_load_explicit(&ur_split_done, memory_order_relaxed)))
 		return -1;
-	if (strcmp(path, "/dev/urandom") == 0)
-		return survey ? UR_SURVEY : UR_DEV_URANDOM;
-	if (strcmp(path, "/dev/random") == 0 && ur_random_pooled())
-		return survey ? UR_SURVEY : UR_DEV_RANDOM;
-	return -1;
+	/* The rest of "/dev/urandom" or "/dev/random", a byte at a time up to
+	 * the first that differs, as strcmp (no call on the hot path). */
+	path += 2;
+	if (path[0] != 'e' || path[1] != 'v' || path[2] != '/')
+		return -1;
+	path += 3;
+	dev = UR_DEV_RANDOM;
+	if (path[0] == 'u') {
+		dev = UR_DEV_URANDOM;
+		path++;
+	}
+	if (path[0] != 'r' || path[1] != 'a' || path[2] != 'n' || path[3] != 'd' ||
+	    path[4] != 'o' || path[5] != 'm' || path[6] != '\0')
+		return -1;
+	if (dev == UR_DEV_RANDOM && !ur_random_pooled())
+		return -1;
+	return survey ? UR_SURVEY : dev;
 }
 
 /* A fresh open is tracked only if it really is the device (not a file put
