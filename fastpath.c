@@ -296,11 +296,14 @@ void fp_log_line(int fd, const char *text)
 	fp_log_parts(fd, &text, 1);
 }
 
+/* errno is kept: the hot paths that may say something need not save it. */
 void fp_debug(const char *feature, const char *what, const char *detail)
 {
 	const char *parts[] = { feature, ": ", what, ": ", detail };
+	int saved = errno;
 
 	fp_log_parts(STDERR_FILENO, parts, detail ? 5 : 3);
+	errno = saved;
 }
 
 /* ------------------------------------------------------------------------

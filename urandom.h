@@ -214,9 +214,20 @@ bool ur_table_ours(void) FP_HIDDEN;
 void ur_vforking(void) FP_HIDDEN;
 /* urandom_cow.c: a fork child waits for no copy another thread made. */
 void ur_cow_atfork_child(void) FP_HIDDEN;
-/* Written by every pooled open and close: a line of its own, away from the
- * flags every open reads. */
-extern _Atomic int ur_reserve[UR_NDEV] FP_HIDDEN;
+/* Reserve mode keeps up to UR_SLOTS closed descriptors per device, a slot
+ * each, so that threads on different CPUs cycle their own: a thread takes
+ * and gives back at the slot of the CPU it runs on (the rseq cpu_id; slot
+ * 0 where there is none), and at another only when that one is empty or
+ * full.  One thread cycling one descriptor keeps one.  Written by every
+ * pooled open and close: each slot a line of its own, away from the flags
+ * every open reads. */
+#define UR_SLOTS 4
+#define UR_NRES (UR_NDEV * UR_SLOTS)
+struct ur_res {
+	_Alignas(FP_CACHELINE) _Atomic int fd;
+};
+extern struct ur_res ur_reserve[UR_NRES] FP_HIDDEN;
+#define UR_RES_DEV(i) ((i) / UR_SLOTS)
 /* Odd while a fork is under way (our prepare handler until the parent's or
  * the child's), and counts them: a number made ours meanwhile may have been
  * copied into the child (ur_track_new). */
@@ -250,18 +261,50 @@ static inline void ur_cell_store(int fd, unsigned char st)
 	}
 }
 
-static inline int ur_slot_xchg(int dev, int fd)
+/* Slot i (UR_RES_DEV(i) its device). */
+static inline int ur_slot_xchg(int i, int fd)
 {
 	if (fp_one_thread())
-		return fp_local_xchg_int(&ur_reserve[dev], fd);
-	return atomic_exchange(&ur_reserve[dev], fd);
+		return fp_local_xchg_int(&ur_reserve[i].fd, fd);
+	return atomic_exchange(&ur_reserve[i].fd, fd);
 }
 
-static inline bool ur_slot_cas(int dev, int *expect, int fd)
+static inline bool ur_slot_cas(int i, int *expect, int fd)
 {
 	if (fp_one_thread())
-		return fp_local_cas_int(&ur_reserve[dev], expect, fd);
-	return atomic_compare_exchange_strong(&ur_reserve[dev], expect, fd);
+		return fp_local_cas_int(&ur_reserve[i].fd, expect, fd);
+	return atomic_compare_exchange_strong(&ur_reserve[i].fd, expect, fd);
+}
+
+/* The slot of dev for the CPU this thread runs on; the first while the
+ * process has one thread, which meets nobody at any. */
+static inline int ur_slot_home(int dev)
+{
+	int cpu;
+
+	if (fp_one_thread())
+		return dev * UR_SLOTS;
+	cpu = fp_rseq_cpu();
+
+	return dev * UR_SLOTS + (cpu > 0 ? cpu & (UR_SLOTS - 1) : 0);
+}
+
+/* A descriptor of dev kept in reserve, or -1 (the tests, the checks). */
+int ur_reserve_of(int dev) FP_HIDDEN;
+
+/* A number's state written whole (0: untracked); the table's high-water
+ * mark raised past it if need be (once per new highest number). */
+void ur_hiwater_raise(int fd, int hw) FP_HIDDEN;
+
+static inline void ur_set(int fd, unsigned st)
+{
+	int hw = atomic_load_explicit(&ur_hiwater, memory_order_relaxed);
+
+	if (fd < 0 || fd >= UR_MAXFD)
+		return;
+	ur_cell_store(fd, (unsigned char)st);
+	if (fp_unlikely(st && hw <= fd))
+		ur_hiwater_raise(fd, hw);
 }
 
 static inline unsigned ur_state(int fd)
@@ -287,7 +330,6 @@ static inline int ur_dev(unsigned st)
 }
 
 bool ur_untrack(int fd) FP_HIDDEN;
-void ur_set(int fd, unsigned st) FP_HIDDEN;
 void ur_update(int fd, unsigned clear, unsigned set) FP_HIDDEN;
 void ur_track_new(int fd, unsigned st, unsigned g) FP_HIDDEN;
 bool ur_give_back(int err) FP_HIDDEN;
@@ -329,7 +371,7 @@ int ur_match(const char *path, int flags) FP_HIDDEN;
 int ur_open(int dev, const char *path, int flags) FP_HIDDEN;
 /* close of a tracked descriptor: kept in reserve, or really closed. */
 int ur_close(int fd, unsigned st) FP_HIDDEN;
-#define UR_NTAKEN (2 * UR_NDEV)  /* reserves and hidden descriptors */
+#define UR_NTAKEN (UR_NRES + UR_NDEV)  /* reserves and hidden descriptors */
 #if defined(FP_HAVE_CLOSE_RANGE) || defined(FP_HAVE_CLOSEFROM)
 void ur_untrack_range(unsigned lo, unsigned hi, int taken[UR_NTAKEN]) FP_HIDDEN;
 #endif
@@ -352,8 +394,8 @@ int ur_dup23(int old, int new, int flags) FP_HIDDEN;
  * close-on-exec is made so in the kernel (fds[] says which), and put back
  * after.  Only kernel flags change, never our memory: a vfork child runs
  * these on its parent's memory. */
-void ur_exec_guard(int fds[UR_NDEV]) FP_HIDDEN;
-void ur_exec_unguard(const int fds[UR_NDEV]) FP_HIDDEN;
+void ur_exec_guard(int fds[UR_NRES]) FP_HIDDEN;
+void ur_exec_unguard(const int fds[UR_NRES]) FP_HIDDEN;
 void ur_fd_init(void) FP_HIDDEN;
 void ur_fd_atfork_prepare(void) FP_HIDDEN;
 void ur_fd_atfork_parent(void) FP_HIDDEN;

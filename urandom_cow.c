@@ -241,15 +241,16 @@ void ur_root_changed(void)
 	if (!ur_table_ours())  /* a vfork child: the parent's records stay */
 		return;
 
-	for (d = 0; d < UR_NDEV; d++) {
-		int fd = atomic_exchange(&ur_reserve[d], -1);
+	for (d = 0; d < UR_NRES; d++) {
+		int fd = atomic_exchange(&ur_reserve[d].fd, -1);
 
-		atomic_store(&ur_hidden_bad[d], false);
 		if (fd >= 0) {
 			atomic_store(ur_fd(fd), 0);
 			fp_real.r_close.f(fd);
 		}
 	}
+	for (d = 0; d < UR_NDEV; d++)
+		atomic_store(&ur_hidden_bad[d], false);
 	(void)ur_hidden_retire();
 	errno = saved;
 }

@@ -82,7 +82,7 @@ static inline bool ur_sharing(void)
 /* exec: guard, call, and unguard if it returned (it failed). */
 #define UR_EXEC(call)                                                        \
 	do {                                                                 \
-		int g_[UR_NDEV], r_;                                         \
+		int g_[UR_NRES], r_;                                         \
 		bool on_ = ur_guarding(), x_ = ur_exec_enter();              \
                                                                              \
 		if (on_)                                                     \
@@ -173,7 +173,7 @@ FP_EXPORT int execle(const char *path, const char *arg, ...)
  * mode the child may hold duplicates of the hidden descriptor. */
 #define UR_SPAWN(type, call, started)                                        \
 	do {                                                                 \
-		int g_[UR_NDEV], saved_;                                     \
+		int g_[UR_NRES], saved_;                                     \
 		bool on_ = ur_guarding(), x_ = ur_exec_enter();              \
 		type r_;                                                     \
                                                                              \

@@ -44,7 +44,19 @@ bool ur_table_ours(void)
 {
 	return (long)getpid() == atomic_load_explicit(&ur_table_pid, memory_order_relaxed);
 }
-_Alignas(FP_CACHELINE) _Atomic int ur_reserve[UR_NDEV] = { -1, -1 };
+struct ur_res ur_reserve[UR_NRES] = {
+	[0 ... UR_NRES - 1] = { -1 },
+};
+
+int ur_reserve_of(int dev)
+{
+	int i, fd;
+
+	for (i = dev * UR_SLOTS; i < (dev + 1) * UR_SLOTS; i++)
+		if ((fd = atomic_load(&ur_reserve[i].fd)) >= 0)
+			return fd;
+	return -1;
+}
 _Atomic unsigned ur_forks;
 int ur_mode = UR_MODE_EXACT;
 _Alignas(FP_CACHELINE) _Atomic uint64_t ur_hidden[UR_NDEV] = { UR_HW(0, -1), UR_HW(0, -1) };
@@ -64,14 +76,9 @@ int ur_parse_mode(const char *s, int *mode, char *why, size_t whylen)
 }
 static _Atomic int ur_random_ok = -1;  /* -1: not yet decided */
 
-void ur_set(int fd, unsigned st)
+void ur_hiwater_raise(int fd, int hw)
 {
-	int hw = atomic_load(&ur_hiwater);
-
-	if (fd < 0 || fd >= UR_MAXFD)
-		return;
-	ur_cell_store(fd, (unsigned char)st);
-	while (st && hw <= fd && !atomic_compare_exchange_weak(&ur_hiwater, &hw, fd + 1))
+	while (hw <= fd && !atomic_compare_exchange_weak(&ur_hiwater, &hw, fd + 1))
 		;
 }
 
@@ -115,15 +122,22 @@ static void ur_mark_all_shared(void)
 bool ur_untrack(int fd)
 {
 	unsigned st = ur_state(fd);
-	int expect = fd;
+	int i;
 
 	if (!st)
 		return false;
 	if (st & UR_HIDDEN)
 		return ur_hidden_forget(ur_dev(st), fd) >= 0;
 	ur_cell_forget(fd, st);
-	return (st & UR_RESERVE) &&
-	       atomic_compare_exchange_strong(&ur_reserve[ur_dev(st)], &expect, -1);
+	if (!(st & UR_RESERVE))
+		return false;
+	for (i = ur_dev(st) * UR_SLOTS; i < (ur_dev(st) + 1) * UR_SLOTS; i++) {
+		int expect = fd;
+
+		if (atomic_compare_exchange_strong(&ur_reserve[i].fd, &expect, -1))
+			return true;
+	}
+	return false;
 }
 
 /* ------------------------------------------------------------------------
@@ -264,8 +278,8 @@ bool ur_give_back(int err)
 
 	if (fp_likely(err != EMFILE && err != ENFILE))
 		return false;
-	for (d = 0; d < UR_NDEV; d++) {
-		int fd = atomic_exchange(&ur_reserve[d], -1);
+	for (d = 0; d < UR_NRES; d++) {
+		int fd = atomic_exchange(&ur_reserve[d].fd, -1);
 
 		if (fd >= 0) {
 			atomic_store(ur_fd(fd), 0);
@@ -542,13 +556,40 @@ static int ur_open_exact(int dev, const char *path, int flags)
 			errno = saved;
 			return ur_open_real(dev, path, flags);
 		}
+		/* errno is as it came: nothing failed on the way here (one
+		 * thread-local access fewer a cycle). */
 		ur_heal(fd);  /* a number freed behind our back (raw close) */
 		ur_set(fd, ur_open_bits(dev, flags) | UR_COW);
 		ur_count(OPENS);
 		ur_debug("open: duplicate of the hidden descriptor");
-		errno = saved;
 		return fd;
 	}
+}
+
+/* The home slot was empty: a reserve another CPU's thread left, if any
+ * (a load before each exchange, which leaves empty lines unwritten). */
+static int ur_slot_take_other(int dev)
+{
+	int i, fd;
+
+	for (i = dev * UR_SLOTS; i < (dev + 1) * UR_SLOTS; i++)
+		if (atomic_load_explicit(&ur_reserve[i].fd, memory_order_relaxed) >= 0 &&
+		    (fd = ur_slot_xchg(i, -1)) >= 0)
+			return fd;
+	return -1;
+}
+
+/* An empty slot of dev, the home one first; -1 when all are full. */
+static int ur_slot_free(int dev)
+{
+	int home = ur_slot_home(dev), i;
+
+	if (fp_likely(atomic_load_explicit(&ur_reserve[home].fd, memory_order_relaxed) < 0))
+		return home;
+	for (i = dev * UR_SLOTS; i < (dev + 1) * UR_SLOTS; i++)
+		if (atomic_load_explicit(&ur_reserve[i].fd, memory_order_relaxed) < 0)
+			return i;
+	return -1;
 }
 
 /* Reserve mode.  Nothing on the path that hands out the reserve changes
@@ -562,7 +603,9 @@ int ur_open(int dev, const char *path, int flags)
 		return ur_open_exact(dev, path, flags);
 	if (fp_unlikely(!UR_LFS(flags)))
 		return ur_open_real(dev, path, flags);
-	fd = ur_slot_xchg(dev, -1);
+	fd = ur_slot_xchg(ur_slot_home(dev), -1);
+	if (fp_unlikely(fd < 0))
+		fd = ur_slot_take_other(dev);
 	if (fd >= 0) {
 		int saved;
 
@@ -586,7 +629,7 @@ int ur_open(int dev, const char *path, int flags)
  * ---------------------------------------------------------------------- */
 int ur_close(int fd, unsigned st)
 {
-	int dev = ur_dev(st), none = -1;
+	int dev = ur_dev(st), none = -1, slot;
 
 	if (st & UR_HELD) {
 		/* Closed as far as the program knows (the reserve, or a hidden
@@ -595,14 +638,14 @@ int ur_close(int fd, unsigned st)
 		return -1;
 	}
 	if (ur_mode == UR_MODE_RESERVE && fd > 2 && !(st & UR_SHARED) &&
-	    atomic_load(&ur_reserve[dev]) < 0) {
+	    (slot = ur_slot_free(dev)) >= 0) {
 		unsigned char was = (unsigned char)st;
 
 		/* Kept in the close-on-exec state it has: exec and spawn make
 		 * it close-on-exec just before (ur_exec_guard).  The first
 		 * fails if a fork marked it shared meanwhile. */
 		if (ur_cell_cas(fd, &was, (unsigned char)((st & ~UR_OPEN) | UR_RESERVE)) &&
-		    ur_slot_cas(dev, &none, fd)) {
+		    ur_slot_cas(slot, &none, fd)) {
 			ur_debug("close: descriptor kept in reserve");
 			return 0;
 		}
@@ -620,18 +663,22 @@ void ur_untrack_range(unsigned lo, unsigned hi, int taken[UR_NTAKEN])
 	unsigned fd, end = (unsigned)atomic_load(&ur_hiwater);
 	int d;
 
+	for (d = 0; d < UR_NRES; d++) {
+		int r = atomic_load(&ur_reserve[d].fd);
+
+		taken[d] = -1;
+		if (r >= 0 && (unsigned)r >= lo && (unsigned)r <= hi &&
+		    atomic_compare_exchange_strong(&ur_reserve[d].fd, &r, -1))
+			taken[d] = r;
+	}
 	for (d = 0; d < UR_NDEV; d++) {
-		int r = atomic_load(&ur_reserve[d]);
 		int h = UR_HW_FD(atomic_load(&ur_hidden[d]));
 
-		taken[d] = taken[UR_NDEV + d] = -1;
-		if (r >= 0 && (unsigned)r >= lo && (unsigned)r <= hi &&
-		    atomic_compare_exchange_strong(&ur_reserve[d], &r, -1))
-			taken[d] = r;
 		/* The hidden descriptor goes with the range; the next open
 		 * makes another. */
+		taken[UR_NRES + d] = -1;
 		if (h >= 0 && (unsigned)h >= lo && (unsigned)h <= hi)
-			taken[UR_NDEV + d] = ur_hidden_forget(d, h);
+			taken[UR_NRES + d] = ur_hidden_forget(d, h);
 	}
 	for (fd = lo; fd < end && fd <= hi; fd++) {
 		unsigned st = atomic_load(ur_fd(fd));
@@ -649,12 +696,12 @@ void ur_untrack_range(unsigned lo, unsigned hi, int taken[UR_NTAKEN])
  * vfork child runs this on its parent's memory (and its own copy of the
  * descriptor table), and must leave the parent's bookkeeping as it was.
  * ---------------------------------------------------------------------- */
-void ur_exec_guard(int fds[UR_NDEV])
+void ur_exec_guard(int fds[UR_NRES])
 {
 	int d, saved = errno;
 
-	for (d = 0; d < UR_NDEV; d++) {
-		int fd = atomic_load(&ur_reserve[d]);
+	for (d = 0; d < UR_NRES; d++) {
+		int fd = atomic_load(&ur_reserve[d].fd);
 
 		fds[d] = -1;
 		if (fd >= 0 && !(ur_state(fd) & UR_CLOEXEC) &&
@@ -667,11 +714,11 @@ void ur_exec_guard(int fds[UR_NDEV])
 /* The exec failed (or the spawn is done): each guarded number gets back the
  * flag its state says, if it is still ours (another thread may have taken
  * the reserve meanwhile, and opened or closed it). */
-void ur_exec_unguard(const int fds[UR_NDEV])
+void ur_exec_unguard(const int fds[UR_NRES])
 {
 	int d, saved = errno;
 
-	for (d = 0; d < UR_NDEV; d++) {
+	for (d = 0; d < UR_NRES; d++) {
 		unsigned st;
 
 		if (fds[d] < 0 || !(st = ur_state(fds[d])) || (st & UR_CLOEXEC))

@@ -363,13 +363,22 @@ ssize_t ur_vdso_call(void *buf, size_t n, unsigned flags)
 #ifdef UR_HAVE_VDSO
 	void *st = ur_tls_state;
 
-	if (fp_unlikely(!st) && !(st = ur_thread_state_new())) {
+	if (fp_unlikely(!st)) {
+		int saved = errno;
 		long r;
 
-		ur_count(SYSCALLS);
-		r = syscall(SYS_getrandom, buf, n, flags);
-		return r < 0 ? -errno : r;
+		st = ur_thread_state_new();  /* may map a page */
+		if (!st) {
+			ur_count(SYSCALLS);
+			r = syscall(SYS_getrandom, buf, n, flags);
+			if (r < 0)
+				r = -errno;
+			errno = saved;
+			return r;
+		}
+		errno = saved;
 	}
+	/* The vDSO answers -errno and leaves errno alone. */
 	return ur_vgr(buf, n, flags, st, ur_vgr_p.size_of_opaque_state);
 #else
 	(void)buf, (void)n, (void)flags;
@@ -380,10 +389,8 @@ ssize_t ur_vdso_call(void *buf, size_t n, unsigned flags)
 size_t ur_vdso_take(unsigned char *dst, size_t n)
 {
 #ifdef UR_HAVE_VDSO
-	int saved = errno;
-	ssize_t r = ur_vdso_call(dst, n, GRND_NONBLOCK);
+	ssize_t r = ur_vdso_call(dst, n, GRND_NONBLOCK);  /* errno kept */
 
-	errno = saved;
 	/* Not yet seeded (EAGAIN) or cut short by a signal: the read on the
 	 * device does the rest, as natively. */
 	return r > 0 ? (size_t)r : 0;

@@ -327,7 +327,7 @@ static void test_reserve_cycle(void **state)
 	fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
 	assert_true(fd > 2);
 	assert_int_equal(close(fd), 0);
-	assert_int_equal(atomic_load(&ur_reserve[UR_DEV_URANDOM]), fd);
+	assert_int_equal(ur_reserve_of(UR_DEV_URANDOM), fd);
 	assert_true(ur_state(fd) & UR_RESERVE);
 	/* Closed for the program; open for the kernel, FD_CLOEXEC. */
 	assert_int_equal(fp_real.r_fcntl.f(fd, F_GETFD), FD_CLOEXEC);
@@ -343,11 +343,13 @@ static void test_reserve_cycle(void **state)
 	assert_true(fd3 != fd2 && (ur_state(fd3) & UR_OPEN));
 	assert_int_equal(fp_real.r_fcntl.f(fd3, F_GETFD), 0);
 	close(fd2);
-	/* Reserve taken: this one is really closed. */
+	/* Another slot keeps this one too (test_reserve_slots); taken out
+	 * here, so that fd2 is the one reserve the rest of the test needs. */
 	close(fd3);
-	assert_int_equal(ur_state(fd3), 0);
-	errno = 0;
-	assert_int_equal(fp_real.r_fcntl.f(fd3, F_GETFD), -1);
+	assert_true(ur_state(fd3) & UR_RESERVE);
+	assert_true(ur_untrack(fd3));
+	assert_int_equal(fp_real.r_close.f(fd3), 0);
+	assert_int_equal(ur_reserve_of(UR_DEV_URANDOM), fd2);
 	/* Non-O_CLOEXEC open of the reserve clears FD_CLOEXEC (one call). */
 	sys = counter(UR_C_SYSCALLS);
 	fd = open("/dev/urandom", O_RDONLY);
@@ -363,11 +365,17 @@ static void test_reserve_cycle(void **state)
 	close(fd);
 	/* exec guard: close-on-exec in the kernel, our memory untouched. */
 	{
-		int g[UR_NDEV];
+		int g[UR_NRES], i, guarded = -1;
 		unsigned char before = atomic_load(ur_fd(fd));
 
 		ur_exec_guard(g);
-		assert_int_equal(g[UR_DEV_URANDOM], fd);
+		for (i = 0; i < UR_NRES; i++)
+			if (g[i] >= 0) {
+				assert_int_equal(guarded, -1);  /* one reserve */
+				assert_int_equal(UR_RES_DEV(i), UR_DEV_URANDOM);
+				guarded = g[i];
+			}
+		assert_int_equal(guarded, fd);
 		assert_int_equal(fp_real.r_fcntl.f(fd, F_GETFD), FD_CLOEXEC);
 		assert_int_equal(atomic_load(ur_fd(fd)), before);
 		ur_exec_unguard(g);
@@ -514,9 +522,9 @@ static void test_root_changed(void **state)
 	ur_mode = UR_MODE_RESERVE;
 	fd = open("/dev/urandom", O_RDONLY);
 	close(fd);
-	assert_int_equal(atomic_load(&ur_reserve[UR_DEV_URANDOM]), fd);
+	assert_int_equal(ur_reserve_of(UR_DEV_URANDOM), fd);
 	ur_root_changed();
-	assert_int_equal(atomic_load(&ur_reserve[UR_DEV_URANDOM]), -1);
+	assert_int_equal(ur_reserve_of(UR_DEV_URANDOM), -1);
 	assert_int_equal(ur_state(fd), 0);
 	assert_int_equal(fp_real.r_fcntl.f(fd, F_GETFD), -1);
 	ur_mode = UR_MODE_EXACT;
@@ -691,14 +699,14 @@ static void test_shared_never_kept(void **state)
 	/* A reserve with the other O_NONBLOCK state is closed, not adopted. */
 	fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
 	close(fd);
-	assert_int_equal(atomic_load(&ur_reserve[UR_DEV_URANDOM]), fd);
+	assert_int_equal(ur_reserve_of(UR_DEV_URANDOM), fd);
 	fd2 = open("/dev/urandom", O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	assert_int_equal(fp_real.r_fcntl.f(fd2, F_GETFL) & O_NONBLOCK, O_NONBLOCK);
 	assert_true(ur_state(fd2) & UR_NONBLOCK);
 	if (fd2 != fd)  /* the old reserve was really closed */
 		assert_int_equal(fp_real.r_fcntl.f(fd, F_GETFD), -1);
 	close(fd2);
-	assert_int_equal(atomic_load(&ur_reserve[UR_DEV_URANDOM]), fd2);
+	assert_int_equal(ur_reserve_of(UR_DEV_URANDOM), fd2);
 
 	/* A fork: the reserve and every open descriptor are shared from then
 	 * on (as our handlers mark them around fork()). */
@@ -711,7 +719,7 @@ static void test_shared_never_kept(void **state)
 	fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	assert_false(ur_state(fd) & UR_SHARED);  /* a fresh open */
 	close(fd);
-	assert_int_equal(atomic_load(&ur_reserve[UR_DEV_URANDOM]), fd);
+	assert_int_equal(ur_reserve_of(UR_DEV_URANDOM), fd);
 
 	/* A number made ours while a fork may have run is marked. */
 	g = atomic_load(&ur_forks);
@@ -725,13 +733,54 @@ static void test_shared_never_kept(void **state)
 }
 
 /* 0, 1 and 2 are never kept: they are really closed. */
+/* Threads on other CPUs each cycle a reserve of their own: a close while
+ * the home slot is full keeps the descriptor in another, up to UR_SLOTS a
+ * device; the next one is really closed.  Opens take them back with no
+ * system call, whichever slot holds them. */
+static void test_reserve_slots(void **state)
+{
+	int fd[UR_SLOTS + 2], i, kept = 0, got[UR_SLOTS + 2];
+	unsigned long sys;
+
+	(void)state;
+	for (i = 0; i < UR_SLOTS + 2; i++) {
+		fd[i] = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+		assert_true(fd[i] > 2);
+	}
+	sys = counter(UR_C_SYSCALLS);
+	for (i = 0; i < UR_SLOTS + 2; i++) {
+		assert_int_equal(close(fd[i]), 0);
+		if (ur_state(fd[i]) & UR_RESERVE)
+			kept++;
+		else  /* really closed */
+			assert_int_equal(fp_real.r_fcntl.f(fd[i], F_GETFD), -1);
+	}
+	assert_int_equal(kept, UR_SLOTS);
+	/* The two real closes are the program's own calls: none of ours. */
+	assert_int_equal(counter(UR_C_SYSCALLS), sys);
+	sys = counter(UR_C_SYSCALLS);
+	for (i = 0; i < UR_SLOTS; i++) {
+		int j;
+
+		got[i] = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+		for (j = 0; j < UR_SLOTS; j++)
+			if (got[i] == fd[j])
+				break;
+		assert_true(j < UR_SLOTS);  /* one of those kept */
+	}
+	assert_int_equal(counter(UR_C_SYSCALLS), sys);
+	assert_int_equal(ur_reserve_of(UR_DEV_URANDOM), -1);
+	for (i = 0; i < UR_SLOTS; i++)
+		close(got[i]);
+}
+
 static void test_low_fds_never_kept(void **state)
 {
 	int saved = dup(2), fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
 
 	(void)state;
 	/* empty the reserve so that 2 would be a candidate */
-	if (atomic_load(&ur_reserve[UR_DEV_URANDOM]) >= 0) {
+	if (ur_reserve_of(UR_DEV_URANDOM) >= 0) {
 		int r = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
 		close(fd);
 		fd = r;
@@ -744,7 +793,7 @@ static void test_low_fds_never_kept(void **state)
 	assert_int_equal(close(2), 0);
 	assert_int_equal(ur_state(2), 0);
 	assert_int_equal(fp_real.r_fcntl.f(2, F_GETFD), -1);
-	assert_int_equal(atomic_load(&ur_reserve[UR_DEV_URANDOM]), -1);
+	assert_int_equal(ur_reserve_of(UR_DEV_URANDOM), -1);
 	dup2(saved, 2);
 	close(saved);
 	close(fd);
@@ -904,6 +953,7 @@ int main(void)
 		cmocka_unit_test(test_lock_holder_never_returns),
 		cmocka_unit_test(test_refill_without_getrandom),
 		cmocka_unit_test_setup_teardown(test_reserve_cycle, reserve_mode, exact_mode),
+		cmocka_unit_test_setup_teardown(test_reserve_slots, reserve_mode, exact_mode),
 		cmocka_unit_test_setup_teardown(test_low_fds_never_kept, reserve_mode, exact_mode),
 		cmocka_unit_test_setup_teardown(test_shared_never_kept, reserve_mode, exact_mode),
 		cmocka_unit_test_setup_teardown(test_exact_hidden, exact_mode, NULL),
