@@ -218,7 +218,8 @@ void ur_cow_atfork_child(void) FP_HIDDEN;
  * each, so that threads on different CPUs cycle their own: a thread takes
  * and gives back at the slot of the CPU it runs on (the rseq cpu_id; slot
  * 0 where there is none), and at another only when that one is empty or
- * full.  One thread cycling one descriptor keeps one.  Written by every
+ * full.  While the process has one thread, one slot (ur_slot_free), as
+ * before threads: one reserve per device.  Written by every
  * pooled open and close: each slot a line of its own, away from the flags
  * every open reads. */
 #define UR_SLOTS 4

@@ -579,13 +579,18 @@ static int ur_slot_take_other(int dev)
 	return -1;
 }
 
-/* An empty slot of dev, the home one first; -1 when all are full. */
+/* An empty slot of dev, the home one first; -1 when all are full.  While
+ * the process has one thread, the home one only: one reserve per device,
+ * so that a program that holds two at once and closes both keeps the
+ * numbers it did before threads made the slots worth having. */
 static int ur_slot_free(int dev)
 {
 	int home = ur_slot_home(dev), i;
 
 	if (fp_likely(atomic_load_explicit(&ur_reserve[home].fd, memory_order_relaxed) < 0))
 		return home;
+	if (fp_one_thread())
+		return -1;
 	for (i = dev * UR_SLOTS; i < (dev + 1) * UR_SLOTS; i++)
 		if (atomic_load_explicit(&ur_reserve[i].fd, memory_order_relaxed) < 0)
 			return i;

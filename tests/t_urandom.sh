@@ -79,13 +79,18 @@ else
 		fail "reserve: calls on the closed number" "$(diff "$T_TMP/cn2" "$T_TMP/cf2" | head)"
 	fi
 fi
-# One descriptor of each device kept, however many threads cycle.
-# Counted through readlink of /proc/self/fd/N, to which the readlink
-# mitigation answers ENOENT for them, as for any closed number: off here.
+# Exact mode: one hidden descriptor of each device, however many threads
+# cycle.  Reserve mode: with threads, a slot per CPU they ran on, up to
+# four per device (with one thread, one: test_reserve_slots, and the
+# next open's number above).  Counted through readlink of /proc/self/fd/N,
+# to which the readlink mitigation answers ENOENT for them, as for any
+# closed number: off here.
 h=$(FASTPATH_DISABLE=readlink pre "$C" hidden 8 2000)
+most=1
+[ $M = reserve ] && most=4
 case $h in
-"1 1" | "1 0") ok "8 threads x 2,000 cycles of each device: one kept descriptor per pooled device ($h)" ;;
-*) fail "kept descriptors per device" "$h" ;;
+[1-$most]" "[0-$most]) ok "8 threads x 2,000 cycles of each device: kept descriptors per pooled device ($h, at most $most)" ;;
+*) fail "kept descriptors per device (at most $most)" "$h" ;;
 esac
 expect_eq "natively none is left" "0 0" "$("$C" hidden 2 10)"
 

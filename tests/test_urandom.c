@@ -343,13 +343,12 @@ static void test_reserve_cycle(void **state)
 	assert_true(fd3 != fd2 && (ur_state(fd3) & UR_OPEN));
 	assert_int_equal(fp_real.r_fcntl.f(fd3, F_GETFD), 0);
 	close(fd2);
-	/* Another slot keeps this one too (test_reserve_slots); taken out
-	 * here, so that fd2 is the one reserve the rest of the test needs. */
+	/* Reserve taken, one thread (one slot: test_reserve_slots): this one
+	 * is really closed. */
 	close(fd3);
-	assert_true(ur_state(fd3) & UR_RESERVE);
-	assert_true(ur_untrack(fd3));
-	assert_int_equal(fp_real.r_close.f(fd3), 0);
-	assert_int_equal(ur_reserve_of(UR_DEV_URANDOM), fd2);
+	assert_int_equal(ur_state(fd3), 0);
+	errno = 0;
+	assert_int_equal(fp_real.r_fcntl.f(fd3, F_GETFD), -1);
 	/* Non-O_CLOEXEC open of the reserve clears FD_CLOEXEC (one call). */
 	sys = counter(UR_C_SYSCALLS);
 	fd = open("/dev/urandom", O_RDONLY);
@@ -736,13 +735,17 @@ static void test_shared_never_kept(void **state)
 /* Threads on other CPUs each cycle a reserve of their own: a close while
  * the home slot is full keeps the descriptor in another, up to UR_SLOTS a
  * device; the next one is really closed.  Opens take them back with no
- * system call, whichever slot holds them. */
+ * system call, whichever slot holds them.  As a process with threads (the
+ * flag pthread_create sets); with one thread, one slot (test_reserve_cycle). */
 static void test_reserve_slots(void **state)
 {
 	int fd[UR_SLOTS + 2], i, kept = 0, got[UR_SLOTS + 2];
 	unsigned long sys;
 
+	bool had_threads = atomic_load(&fp_threads);
+
 	(void)state;
+	atomic_store(&fp_threads, true);
 	for (i = 0; i < UR_SLOTS + 2; i++) {
 		fd[i] = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
 		assert_true(fd[i] > 2);
@@ -772,6 +775,18 @@ static void test_reserve_slots(void **state)
 	assert_int_equal(ur_reserve_of(UR_DEV_URANDOM), -1);
 	for (i = 0; i < UR_SLOTS; i++)
 		close(got[i]);
+	ur_give_back(EMFILE);
+	atomic_store(&fp_threads, had_threads);
+	if (!fp_one_thread())
+		return;  /* a test before made a thread */
+	/* One thread: one kept, the second really closed. */
+	fd[0] = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	fd[1] = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	close(fd[0]);
+	close(fd[1]);
+	assert_true(ur_state(fd[0]) & UR_RESERVE);
+	assert_int_equal(ur_state(fd[1]), 0);
+	assert_int_equal(fp_real.r_fcntl.f(fd[1], F_GETFD), -1);
 }
 
 static void test_low_fds_never_kept(void **state)
