@@ -63,6 +63,8 @@ long fp_cpus_quota(fp_getenv_fn get, char *why, size_t whylen) FP_HIDDEN;
  * *fd_out.  illumos has no such files (psrinfo and kstat are its ways).
  * ---------------------------------------------------------------------- */
 bool fp_cpus_open_slow(int dirfd, const char *path, int flags, int *fd_out) FP_HIDDEN;
+/* At initialisation: whether the bound sched_getcpu is libc's (cpus_map.c). */
+void cpus_getcpu_init(void) FP_HIDDEN;
 
 static inline bool fp_cpus_open(int dirfd, const char *path, int flags, int *fd_out)
 {

@@ -25,6 +25,8 @@
 #include "fastpath.h"
 #include "cpus.h"
 
+#include <dlfcn.h>
+
 #ifdef FP_HAVE_AFFINITY
 /* Written once, by the caller that learns the real view, before its
  * release store; read after the acquire that finds it done. */
@@ -185,13 +187,30 @@ static unsigned cpus_virtual_cpu(unsigned cpu)
 	return (unsigned)(k % mod);
 }
 
+/* The sched_getcpu we bound is libc's own (not a preload's after ours,
+ * which must see the calls): then the rseq read is what it would make.
+ * Learnt once at initialisation (dladdr takes the loader's lock: never in
+ * a call that a signal handler may make). */
+static bool cpus_getcpu_libc;
+
+void cpus_getcpu_init(void)
+{
+	Dl_info next, self;
+	void *f = (void *)fp_real.r_sched_getcpu.f;
+
+	/* getpid: in libc itself, and not ours (as ur_vgr_bind). */
+	cpus_getcpu_libc = f && dladdr(f, &next) && dladdr((void *)&getpid, &self) &&
+	                   next.dli_fname && self.dli_fname &&
+	                   strcmp(next.dli_fname, self.dli_fname) == 0;
+}
+
 /* A call of a few nanoseconds (2.9 ns natively here): without the cap,
  * the read libc's own makes, not a call through to it, which costs a
  * third again. */
 FP_EXPORT int sched_getcpu(void)
 {
 	int (*real)(void) = FP_REAL(sched_getcpu);
-	int cpu = fp_rseq_cpu();
+	int cpu = fp_likely(cpus_getcpu_libc) ? fp_rseq_cpu() : -1;
 
 	if (fp_likely(!(fp_cfg.enabled & FP_BIT(cpus)))) {
 		if (fp_likely(cpu >= 0))

@@ -58,6 +58,9 @@ static bool cpus_have_key;
 
 void cpus_sv_init(void)
 {
+#ifdef FP_HAVE_AFFINITY
+	cpus_getcpu_init();
+#endif
 	atomic_store(&cpus_sv_c[CPUS_S_THREADS_MAX], 1);
 	if (fp_cfg.survey)
 		cpus_have_key = pthread_key_create(&cpus_gone_key, cpus_thread_gone) == 0;

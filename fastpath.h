@@ -557,7 +557,22 @@ static inline int fp_rseq_cpu(void)
 		at = fp_rseq_learn();
 	if (at == 1)
 		return -1;
+#if defined(__x86_64__) || defined(__i386__)
+	{
+		/* As glibc reads it, off the thread's segment (gcc before 11
+		 * and older clang have no __builtin_thread_pointer here). */
+		int32_t cpu;
+
+#ifdef __x86_64__
+		__asm__ volatile("movl %%fs:(%1), %0" : "=r"(cpu) : "r"(at));
+#else
+		__asm__ volatile("movl %%gs:(%1), %0" : "=r"(cpu) : "r"(at));
+#endif
+		return cpu;
+	}
+#else
 	return *(volatile const int32_t *)((const char *)__builtin_thread_pointer() + at);
+#endif
 #else
 	return -1;
 #endif
@@ -774,6 +789,17 @@ static inline bool fp_one_thread(void)
 
 	return FP_HAVE_LOCAL_RMW && l && *l &&
 	       !atomic_load_explicit(&fp_threads, memory_order_relaxed);
+}
+
+/* No thread seen made, by us or the C library: a policy (how much to
+ * keep), never a licence for unlocked instructions, so also where the C
+ * library has no word for it (musl, illumos: ours alone) and on
+ * architectures without the unlocked forms. */
+static inline bool fp_no_threads(void)
+{
+	const volatile char *l = fp_libc_single;
+
+	return !atomic_load_explicit(&fp_threads, memory_order_relaxed) && (!l || *l);
 }
 
 /* Before a thread that shares our memory can run: from then on every

@@ -674,7 +674,11 @@ static int rl_short(int dirfd, const char *path, char *buf, size_t bufsiz,
  * program's own) costs a compare and a tail call to libc's. */
 static inline bool rl_elsewhere(const char *path)
 {
-	path = fp_opaque(path);  /* readlink(NULL) is the kernel's EFAULT */
+	/* Off: the path is never read (an invalid one is the kernel's
+	 * EFAULT); NULL is, on either side. */
+	if (!fp_enabled(FP_BIT(readlink)) && fp_likely(!fp_surveying()))
+		return true;
+	path = fp_opaque(path);
 	return fp_likely(path != NULL && path[0] == '/' && !rl_test_proc_root[0]) &&
 	       (path[1] != 'p' || strncmp(path, "/proc/", 6) != 0);
 }

@@ -71,11 +71,31 @@ _Atomic unsigned ur_cowing;
 static _Atomic unsigned ur_cow_epoch;
 static FP_TLS bool ur_cow_me;
 
-/* Not from inside ur_cow_all (a signal handler of its thread): it never
- * ends while the handler runs. */
+/*
+ * An owner's own copy (ur_cow from a call on its number: F_SETFL, dup...)
+ * claims the number too, and a fork or spawn whose scan passed it then
+ * would give the child the number on the pooled description with a record
+ * that says it is private.  So owners' copies are counted (ur_copying),
+ * a fork waits for those under way after its scan, and none starts from
+ * the scan to the fork's end (ur_forking; the forking thread's own, in a
+ * handler, are not held back).
+ */
+static _Atomic unsigned ur_copying, ur_forking;
+static FP_TLS unsigned ur_copy_depth, ur_fork_depth;
+
+/* A wait on counts that another process's threads left: a clone child
+ * without CLONE_VM has copies of them that nothing will lower.  Its table
+ * is its own (ur_table_ours: one getpid, on the waiting path only). */
+static bool ur_counts_ours(void)
+{
+	return ur_table_ours();
+}
+
+/* Not from inside ur_cow_all (its thread has signals blocked there, and a
+ * handler of an earlier fork's would never see it end). */
 void ur_cow_wait(void)
 {
-	while (atomic_load(&ur_cowing) && !ur_cow_me)
+	while (atomic_load(&ur_cowing) && !ur_cow_me && ur_counts_ours())
 		sched_yield();
 }
 
@@ -85,9 +105,45 @@ unsigned ur_cow_quiet(void)
 	return atomic_load(&ur_cow_epoch);
 }
 
+/* Also while a copy is under way: one that began between the owner's wait
+ * and its read of the epoch has read the old flag. */
 bool ur_cow_moved(unsigned epoch)
 {
-	return atomic_load(&ur_cow_epoch) != epoch;
+	return atomic_load(&ur_cow_epoch) != epoch ||
+	       (atomic_load(&ur_cowing) && !ur_cow_me && ur_counts_ours());
+}
+
+/* From a fork's or a spawn's scan (ur_cow_all) to its end. */
+void ur_fork_begin(void)
+{
+	ur_fork_depth++;
+	atomic_fetch_add(&ur_forking, 1);
+}
+
+void ur_fork_end(void)
+{
+	atomic_fetch_sub(&ur_forking, 1);
+	ur_fork_depth--;
+}
+
+/* An owner's copy may start: counted, unless a fork is between its scan
+ * and its end (then it waits).  False when not counted (nested in a
+ * handler of a thread that is counted or forking; stale counts). */
+static bool ur_copy_enter(void)
+{
+	if (ur_cow_me || ur_copy_depth || ur_fork_depth)
+		return false;
+	for (;;) {
+		atomic_fetch_add(&ur_copying, 1);
+		if (fp_likely(!atomic_load(&ur_forking)))
+			return true;
+		atomic_fetch_sub(&ur_copying, 1);
+		while (atomic_load(&ur_forking))
+			if (!ur_counts_ours())
+				return false;
+			else
+				sched_yield();
+	}
 }
 
 /*
@@ -98,7 +154,29 @@ bool ur_cow_moved(unsigned epoch)
  * one.  Two threads changing one fresh descriptor at the same instant may
  * see one change land on the description the other then replaces.
  */
+static bool ur_cow_one(int fd);
+
 bool ur_cow(int fd)
+{
+	bool counted, r;
+	int cs;
+
+	if (ur_cow_me)
+		return ur_cow_one(fd);
+	counted = ur_copy_enter();
+	ur_copy_depth++;
+	/* Its open and close are cancellation points: unwound there, the
+	 * count would stay raised. */
+	(void)pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
+	r = ur_cow_one(fd);
+	(void)pthread_setcancelstate(cs, NULL);
+	ur_copy_depth--;
+	if (counted)
+		atomic_fetch_sub(&ur_copying, 1);
+	return r;
+}
+
+static bool ur_cow_one(int fd)
 {
 	unsigned char st = atomic_load(ur_fd(fd));
 	int saved = errno, fl, nfd = -1, r = -1;
@@ -168,19 +246,36 @@ bool ur_cow(int fd)
  * what they share natively. */
 void ur_cow_all(void)
 {
-	int fd, end = atomic_load(&ur_hiwater);
+	int fd, end = atomic_load(&ur_hiwater), cs;
+	sigset_t all, old;
 
-	if (!ur_table_ours())  /* a vfork child: the records are its parent's */
+	/* Nothing pooled yet, so no copy of an owner's either; a vfork child:
+	 * the records are its parent's. */
+	if (end == 0 || !ur_table_ours())
 		return;
+	/* No handler in between: one that closed a number claimed here would
+	 * not wait for the copy (it cannot end under the handler), and one
+	 * that forked would scan within the scan.  No cancellation: the
+	 * scan's opens and closes are cancellation points, and unwound there
+	 * it would leave ur_cowing raised for good. */
+	sigfillset(&all);
+	(void)pthread_sigmask(SIG_BLOCK, &all, &old);
+	(void)pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
 	atomic_fetch_add(&ur_cowing, 1);
 	atomic_fetch_add(&ur_cow_epoch, 1);
 	ur_cow_me = true;
 	for (fd = 0; fd < end; fd++)
 		if (atomic_load_explicit(ur_fd(fd), memory_order_relaxed) & UR_COW)
-			(void)ur_cow(fd);
+			(void)ur_cow_one(fd);
 	ur_cow_me = false;
 	atomic_fetch_add(&ur_cow_epoch, 1);
 	atomic_fetch_sub(&ur_cowing, 1);
+	/* Owners' copies of numbers the scan passed, still under way: landed
+	 * before the child gets its copies. */
+	while (atomic_load(&ur_copying) && ur_counts_ours())
+		sched_yield();
+	(void)pthread_setcancelstate(cs, NULL);
+	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 /* A fork child has one thread: another thread's ur_cow_all, under way in
@@ -189,7 +284,10 @@ void ur_cow_all(void)
 void ur_cow_atfork_child(void)
 {
 	atomic_store(&ur_cowing, 0);
+	atomic_store(&ur_copying, 0);
+	atomic_store(&ur_forking, 0);
 	ur_cow_me = false;
+	ur_copy_depth = ur_fork_depth = 0;
 }
 
 /* A pooled number (state st) is about to be freed or replaced (close, dup2

@@ -177,12 +177,18 @@ FP_EXPORT int execle(const char *path, const char *arg, ...)
 		bool on_ = ur_guarding(), x_ = ur_exec_enter();              \
 		type r_;                                                     \
                                                                              \
+		bool cow_ = !on_ && ur_sharing();                            \
+                                                                             \
 		if (on_)                                                     \
 			ur_exec_guard(g_);                                   \
-		else if (ur_sharing())                                       \
+		if (cow_) {                                                  \
+			ur_fork_begin();                                     \
 			ur_cow_all();                                        \
+		}                                                            \
 		r_ = (call);                                                 \
 		saved_ = errno;                                              \
+		if (cow_)                                                    \
+			ur_fork_end();                                       \
 		ur_exec_leave(x_);                                           \
 		if (started)                                                 \
 			fp_sv_spawned();                                     \

@@ -8,9 +8,11 @@
  *   - exact (the default): an open is fcntl(hidden, F_DUPFD[_CLOEXEC], 0),
  *     the lowest free number as open gives, and close really closes.  The
  *     hidden descriptor sits at a high number, close-on-exec.
- *   - reserve: close() keeps one descriptor per device in reserve, in the
- *     close-on-exec state the program left it, and the next open() hands it
- *     out again; exec and spawn make it close-on-exec first (ur_exec_guard).
+ *   - reserve: close() keeps a descriptor of the device in reserve (one
+ *     per device while the process has one thread, then up to UR_SLOTS, a
+ *     slot per CPU), in the close-on-exec state the program left it, and
+ *     the next open() hands it out again; exec and spawn make it
+ *     close-on-exec first (ur_exec_guard).
  * Invariants kept here:
  *   - ur_fd() marks only numbers the kernel holds open (ur_untrack comes
  *     before every call that may free a number; ur_heal after every call
@@ -328,8 +330,10 @@ void ur_split(void)
 void ur_fd_atfork_prepare(void)
 {
 	ur_cloexec_atfork_prepare();
-	if (ur_mode == UR_MODE_EXACT)
+	if (ur_mode == UR_MODE_EXACT) {
+		ur_fork_begin();  /* ended in the parent's handler */
 		ur_cow_all();
+	}
 	atomic_fetch_add(&ur_forks, 1);
 	ur_mark_all_shared();
 }
@@ -339,6 +343,8 @@ void ur_fd_atfork_prepare(void)
  * opens a fresh one for its later opens. */
 void ur_fd_atfork_parent(void)
 {
+	if (ur_mode == UR_MODE_EXACT)
+		ur_fork_end();
 	atomic_fetch_add(&ur_forks, 1);
 	ur_hidden_retire();
 	ur_cloexec_atfork_parent();
@@ -589,7 +595,7 @@ static int ur_slot_free(int dev)
 
 	if (fp_likely(atomic_load_explicit(&ur_reserve[home].fd, memory_order_relaxed) < 0))
 		return home;
-	if (fp_one_thread())
+	if (fp_no_threads())
 		return -1;
 	for (i = dev * UR_SLOTS; i < (dev + 1) * UR_SLOTS; i++)
 		if (atomic_load_explicit(&ur_reserve[i].fd, memory_order_relaxed) < 0)

@@ -343,12 +343,18 @@ FP_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 	 * library does not support either) and is a vfork child (above). */
 	if ((flags & CLONE_VM) && !(flags & CLONE_VFORK))
 		fp_threads_made();
-	if (ours && ur_mode == UR_MODE_EXACT)
+	bool cow = ours && ur_mode == UR_MODE_EXACT;
+
+	if (cow) {
+		ur_fork_begin();
 		ur_cow_all();
+	}
 	if (vm)
 		fp_vfork_mark(!(flags & CLONE_VFORK));
 	r = UR_CALL(clone, fn, stack, flags, arg, ptid, tls, ctid);
 	saved = errno;
+	if (cow)
+		ur_fork_end();
 	if (vm && (flags & CLONE_VFORK))
 		fp_vfork_done();
 	if (ours && r > 0)

@@ -220,7 +220,7 @@ FP_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
 }
 
 /* ------------------------------------------------------------------------
- * close: keep one descriptor per device.  0, 1 and 2 are really closed, so
+ * close: reserve mode keeps the descriptor (ur_close).  0, 1 and 2 are really closed, so
  * that close(0); open("/dev/null") still yields 0.
  * ---------------------------------------------------------------------- */
 FP_EXPORT int close(int fd)

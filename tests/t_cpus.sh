@@ -212,6 +212,11 @@ case $last in
 	done
 	expect_eq "sched_getcpu/getcpu, cap unset: its own id" "$l $l" \
 		"$(LD_PRELOAD=$FASTPATH_SO "$TESTBIN/prog_cpus" getcpu)"
+	# A preload after ours that wraps sched_getcpu sees the calls: the
+	# rseq area is read directly only where the bound one is libc's.
+	expect_eq "sched_getcpu, cap unset, a wrapping preload after ours: through it" \
+		"$((l + 1000)) $l" \
+		"$(LD_PRELOAD="$FASTPATH_SO $TESTBIN/libgetcpu_wrap.so" "$TESTBIN/prog_cpus" getcpu)"
 	# The same with no rseq area registered (glibc's tunable): the cap
 	# unset reads the area's cpu_id where glibc registered one, and asks
 	# libc's sched_getcpu (the vDSO) where it did not.

@@ -27,6 +27,11 @@
  *                            the owner sets FD_CLOEXEC (its check for copies
  *                            under way made just before ur_cow_all began):
  *                            the flag must survive the copy.
+ *   test_fork_waits_owner    an owner's own copy (its F_SETFL) is under way
+ *                            when another thread forks: the fork's scan must
+ *                            not end before that copy landed (else the child
+ *                            gets the number on the pooled description with
+ *                            a record that says it is private).
  *   test_unshared_table      a thread that unshares its descriptor table
  *                            (unshare, or close_range's CLOSE_RANGE_UNSHARE)
  *                            and opens the device: the main thread's file
@@ -269,11 +274,21 @@ static void *owner_close(void *arg)
 	return (void *)r;
 }
 
-/* ur_put's dup3, after the claim: the owner closes the number now. */
+/* ur_put's dup3, after the claim: the owner closes the number now.  The
+ * scan runs with every signal blocked (no handler of this thread may free
+ * or fork inside it) and cancellation off (unwound, it would leave its
+ * count raised). */
 static int dup3_after_claim(int old, int new, int flags)
 {
+	sigset_t cur;
+	int cs;
+
 	fp_real.r_dup3.f = real_dup3;
 	assert_int_equal(new, claimed_fd);
+	assert_int_equal(pthread_sigmask(SIG_BLOCK, NULL, &cur), 0);
+	assert_true(sigismember(&cur, SIGUSR1) && sigismember(&cur, SIGALRM));
+	assert_int_equal(pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs), 0);
+	assert_int_equal(cs, PTHREAD_CANCEL_DISABLE);
 	assert_int_equal(pthread_create(&owner_t, NULL, owner_close, NULL), 0);
 	await_owner();
 	return real_dup3(old, new, flags);
@@ -313,6 +328,16 @@ static void test_close_of_claimed(void **state)
 	fp_real.r_dup3.f = real_dup3;
 	assert_int_equal(pthread_join(owner_t, &r), 0);
 	assert_int_equal((intptr_t)r, 0);
+	{
+		sigset_t cur;
+		int cs;
+
+		/* Both given back as they were. */
+		assert_int_equal(pthread_sigmask(SIG_BLOCK, NULL, &cur), 0);
+		assert_false(sigismember(&cur, SIGUSR1));
+		assert_int_equal(pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &cs), 0);
+		assert_int_equal(cs, PTHREAD_CANCEL_ENABLE);
+	}
 	/* Free, as the program's close left it: no device on the number. */
 	errno = 0;
 	assert_int_equal(syscall(SYS_fcntl, fd, F_GETFD), -1);
@@ -393,6 +418,63 @@ static void test_setfd_during_copy(void **state)
 	assert_int_equal(syscall(SYS_fcntl, fd, F_GETFD), FD_CLOEXEC);
 	assert_true(ur_state(fd) & UR_CLOEXEC);
 	assert_false(ur_state(fd) & UR_COW);
+	close(fd);
+}
+
+static _Atomic int put_step;  /* 1: the owner's put began; 2: it landed */
+static _Atomic bool fork_scanned;
+
+/* The owner's ur_put: begun, it waits until the fork's scan is seen
+ * waiting (its yields) or has ended (the defect). */
+static int dup3_owner_put(int old, int new, int flags)
+{
+	int r;
+
+	fp_real.r_dup3.f = real_dup3;
+	atomic_store(&put_step, 1);
+	while (!atomic_load(&fork_scanned) && !atomic_load(&owner_yields))
+		syscall(SYS_sched_yield);
+	r = real_dup3(old, new, flags);
+	atomic_store(&put_step, 2);
+	return r;
+}
+
+static void *owner_setfl(void *arg)
+{
+	intptr_t r;
+
+	(void)arg;
+	yield_is_copier = 1;  /* not counted: the forking thread's are */
+	r = fcntl(claimed_fd, F_SETFL, O_NONBLOCK);
+	atomic_store(&owner_done, true);
+	return (void *)r;
+}
+
+static void test_fork_waits_owner(void **state)
+{
+	void *r;
+	int fd, landed;
+
+	(void)state;
+	fd = claimed_open(0);
+	yield_is_copier = 0;
+	atomic_store(&put_step, 0);
+	atomic_store(&fork_scanned, false);
+	real_dup3 = fp_real.r_dup3.f;
+	fp_real.r_dup3.f = dup3_owner_put;
+	assert_int_equal(pthread_create(&owner_t, NULL, owner_setfl, NULL), 0);
+	while (atomic_load(&put_step) == 0)
+		syscall(SYS_sched_yield);
+	ur_fork_begin();
+	ur_cow_all();
+	landed = atomic_load(&put_step);
+	atomic_store(&fork_scanned, true);
+	ur_fork_end();
+	assert_int_equal(pthread_join(owner_t, &r), 0);
+	fp_real.r_dup3.f = real_dup3;
+	assert_int_equal((intptr_t)r, 0);
+	assert_int_equal(landed, 2);  /* the copy was in place at the "fork" */
+	assert_int_equal(fcntl(fd, F_GETFL) & O_NONBLOCK, O_NONBLOCK);
 	close(fd);
 }
 
@@ -478,6 +560,7 @@ int main(void)
 		cmocka_unit_test_setup(test_cow_all_reopened, setup),
 		cmocka_unit_test_setup(test_close_of_claimed, setup),
 		cmocka_unit_test_setup(test_setfd_during_copy, setup),
+		cmocka_unit_test_setup(test_fork_waits_owner, setup),
 		cmocka_unit_test_setup(test_unshared_table, setup),
 		cmocka_unit_test_setup(test_close_range_unshare, setup),
 	};
