@@ -491,6 +491,7 @@ static void fp_init_run(void)
 {
 	fp_bind_all();
 	fp_counters_init();
+	(void)fp_rseq_learn();  /* before any thread asks (no race to flag) */
 	/* In secure-execution mode, and in a second copy, every setting is
 	 * ignored and every shim stays off: no warnings, no files, no test
 	 * hooks. */

@@ -679,8 +679,11 @@ static inline bool rl_elsewhere(const char *path)
 	if (!fp_enabled(FP_BIT(readlink)) && fp_likely(!fp_surveying()))
 		return true;
 	path = fp_opaque(path);
+	/* A byte at a time, up to the first that differs (no call; and no
+	 * libc symbol newer than the floor's). */
 	return fp_likely(path != NULL && path[0] == '/' && !rl_test_proc_root[0]) &&
-	       (path[1] != 'p' || strncmp(path, "/proc/", 6) != 0);
+	       !(path[1] == 'p' && path[2] == 'r' && path[3] == 'o' && path[4] == 'c' &&
+	         path[5] == '/');
 }
 
 /* ------------------------------------------------------------------------

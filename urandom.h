@@ -277,17 +277,25 @@ static inline bool ur_slot_cas(int i, int *expect, int fd)
 	return atomic_compare_exchange_strong(&ur_reserve[i].fd, expect, fd);
 }
 
+/* Without an rseq area (musl, illumos, glibc's tunable off): a slot per
+ * thread, dealt in turn at its first use. */
+int ur_thread_slot(void) FP_HIDDEN;
+
 /* The slot of dev for the CPU this thread runs on; the first while the
  * process has one thread, which meets nobody at any. */
 static inline int ur_slot_home(int dev)
 {
-	int cpu;
-
 	if (fp_no_threads())
 		return dev * UR_SLOTS;
-	cpu = fp_rseq_cpu();
+#ifdef FP_HAVE_RSEQ_AREA
+	{
+		int cpu = fp_rseq_cpu();
 
-	return dev * UR_SLOTS + (cpu > 0 ? cpu & (UR_SLOTS - 1) : 0);
+		if (fp_likely(cpu >= 0))
+			return dev * UR_SLOTS + (cpu & (UR_SLOTS - 1));
+	}
+#endif
+	return dev * UR_SLOTS + ur_thread_slot();
 }
 
 /* A descriptor of dev kept in reserve, or -1 (the tests, the checks). */
