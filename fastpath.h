@@ -799,7 +799,10 @@ static inline bool fp_no_threads(void)
 {
 	const volatile char *l = fp_libc_single;
 
-	return !atomic_load_explicit(&fp_threads, memory_order_relaxed) && (!l || *l);
+	/* The C library's word first, as fp_one_thread: once it says threads,
+	 * ours is not read (drd would pair that load with the next
+	 * pthread_create's store). */
+	return (!l || *l) && !atomic_load_explicit(&fp_threads, memory_order_relaxed);
 }
 
 /* Before a thread that shares our memory can run: from then on every
