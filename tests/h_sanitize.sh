@@ -60,6 +60,10 @@ progs() {
 	# shellcheck disable=SC2086
 	$CC -D_GNU_SOURCE -std=gnu11 -O1 -g -pthread $W "$@" -fPIC -shared \
 		-o "$d/libearly.so" tests/libearly.c || return 1
+	# The preload t_cpus puts after ours (a wrapper of sched_getcpu).
+	# shellcheck disable=SC2086
+	$CC -D_GNU_SOURCE -std=gnu11 -O1 -g $W "$@" -fPIC -shared \
+		-o "$d/libgetcpu_wrap.so" tests/libgetcpu_wrap.c -ldl || return 1
 	for p in $PROGS; do
 		case $p in
 		*_fortify) extra="-O2 -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=2" ;;
