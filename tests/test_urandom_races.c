@@ -185,6 +185,23 @@ static void test_retire_before_dup(void **state)
 	unlink(lock_path);
 }
 
+/* A pooled open of the device (a duplicate of the hidden descriptor), or
+ * the test is skipped where opens are not pooled. */
+static int pooled_open(int flags)
+{
+	int fd = open("/dev/urandom", O_RDONLY | flags);
+	unsigned st;
+
+	assert_true(fd >= 0);
+	st = ur_state(fd);
+	if (!(st & UR_COW)) {
+		printf("skip: the open is not a pooled duplicate here (state %#x)\n", st);
+		close(fd);
+		skip();
+	}
+	return fd;
+}
+
 /* ---- a number closed and reopened under ur_cow_all -------------------- */
 static int aba_fd = -1;
 static int (*real_fstat)(int, struct stat *);
@@ -216,14 +233,8 @@ static void test_cow_all_reopened(void **state)
 	int fd;
 
 	(void)state;
-	fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-	assert_true(fd >= 0);
+	fd = pooled_open(O_CLOEXEC);
 	st = ur_state(fd);
-	if (!(st & UR_COW)) {
-		printf("skip: the open is not a pooled duplicate here (state %#x)\n", st);
-		close(fd);
-		skip();
-	}
 	aba_fd = fd;
 	real_fstat = fp_real.r_fstat.f;
 	fp_real.r_fstat.f = racing_fstat;
@@ -297,16 +308,8 @@ static int dup3_after_claim(int old, int new, int flags)
 /* A plain pooled open as ur_cow_all's victim, the counters reset. */
 static int claimed_open(int flags)
 {
-	int fd = open("/dev/urandom", O_RDONLY | flags);
-	unsigned st;
+	int fd = pooled_open(flags);
 
-	assert_true(fd >= 0);
-	st = ur_state(fd);
-	if (!(st & UR_COW)) {
-		printf("skip: the open is not a pooled duplicate here (state %#x)\n", st);
-		close(fd);
-		skip();
-	}
 	claimed_fd = fd;
 	atomic_store(&owner_yields, 0);
 	atomic_store(&owner_done, false);
