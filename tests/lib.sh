@@ -189,6 +189,32 @@ wait_for() {
 	done
 }
 
+# for_each_awk WHAT FUNC: FUNC once for every awk installed here (mawk,
+# gawk --lint, original-awk, busybox awk), each with a directory $AWKS/NAME
+# that puts it first in PATH as awk; AWK_NAME and T_TAG name it meanwhile,
+# and gawk's lint warnings collect in $T_TMP/lint.NAME.  One not installed
+# is a skip of "WHAT under NAME".
+for_each_awk() {
+	_fa_what=$1 _fa_fn=$2
+	mkdir -p "$AWKS"
+	for a in mawk gawk original-awk busybox; do
+		command -v "$a" >/dev/null 2>&1 || { skip "$_fa_what under $a" "$a is not installed"; continue; }
+		[ "$a" = busybox ] && { busybox awk 'BEGIN {}' >/dev/null 2>&1 || { skip "$_fa_what under busybox awk" "this busybox has no awk"; continue; }; }
+		mkdir -p "$AWKS/$a"
+		case $a in
+		busybox) printf '#!/bin/sh\nexec busybox awk "$@"\n' ;;
+		gawk) printf '#!/bin/sh\nexec gawk --lint "$@"\n' ;;
+		*) printf '#!/bin/sh\nexec %s "$@"\n' "$a" ;;
+		esac >"$AWKS/$a/awk"
+		chmod +x "$AWKS/$a/awk"
+		# shellcheck disable=SC2034  # read by FUNC
+		AWK_NAME=$a T_TAG=$a
+		: >"$T_TMP/lint.$a"
+		"$_fa_fn"
+		T_TAG=
+	done
+}
+
 finish() {
 	echo "$T_PASSED passed, $T_FAILED failed, $T_SKIPPED skipped"
 	[ "$T_FAILED" -eq 0 ]

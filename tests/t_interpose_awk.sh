@@ -123,22 +123,7 @@ units() {
 	expect_eq "no job: status 2" "|2" "$(echo x | "$AWKS/$AWK_NAME/awk" -f "$PARSER" 2>/dev/null; echo "|$?")"
 }
 
-mkdir -p "$AWKS"
-for a in mawk gawk original-awk busybox; do
-	command -v "$a" >/dev/null 2>&1 || { skip "interpose.awk under $a" "$a is not installed"; continue; }
-	[ "$a" = busybox ] && { busybox awk 'BEGIN {}' >/dev/null 2>&1 || { skip "interpose.awk under busybox awk" "this busybox has no awk"; continue; }; }
-	mkdir -p "$AWKS/$a"
-	case $a in
-	busybox) printf '#!/bin/sh\nexec busybox awk "$@"\n' ;;
-	gawk) printf '#!/bin/sh\nexec gawk --lint "$@"\n' ;;
-	*) printf '#!/bin/sh\nexec %s "$@"\n' "$a" ;;
-	esac >"$AWKS/$a/awk"
-	chmod +x "$AWKS/$a/awk"
-	AWK_NAME=$a T_TAG=$a
-	: >"$T_TMP/lint.$a"
-	units
-	T_TAG=
-done
+for_each_awk "interpose.awk" units
 if [ -f "$T_TMP/lint.gawk" ]; then
 	if grep -q 'warning' "$T_TMP/lint.gawk"; then
 		fail "gawk --lint: interpose.awk is clean on every case above" "$(sort -u "$T_TMP/lint.gawk" | head -n 20)"

@@ -315,22 +315,7 @@ suggest: nothing to mitigate" "$(tail -n 2 "$T_TMP/rep")"
 }
 
 # Every awk here, each with a directory that puts it first in PATH as awk.
-mkdir -p "$AWKS"
-for a in mawk gawk original-awk busybox; do
-	command -v "$a" >/dev/null 2>&1 || { skip "the report under $a" "$a is not installed"; continue; }
-	[ "$a" = busybox ] && { busybox awk 'BEGIN {}' >/dev/null 2>&1 || { skip "the report under busybox awk" "this busybox has no awk"; continue; }; }
-	mkdir -p "$AWKS/$a"
-	case $a in
-	busybox) printf '#!/bin/sh\nexec busybox awk "$@"\n' ;;
-	gawk) printf '#!/bin/sh\nexec gawk --lint "$@"\n' ;;
-	*) printf '#!/bin/sh\nexec %s "$@"\n' "$a" ;;
-	esac >"$AWKS/$a/awk"
-	chmod +x "$AWKS/$a/awk"
-	AWK_NAME=$a T_TAG=$a
-	: >"$T_TMP/lint.$a"
-	units
-	T_TAG=
-done
+for_each_awk "the report" units
 if [ -f "$T_TMP/lint.gawk" ]; then
 	# A warning about the data (an empty record file) is not the program's.
 	if grep 'warning' "$T_TMP/lint.gawk" | grep -vq "warning: data file \`[^']*' is empty"; then
