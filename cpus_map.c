@@ -25,8 +25,6 @@
 #include "fastpath.h"
 #include "cpus.h"
 
-#include <dlfcn.h>
-
 #ifdef FP_HAVE_AFFINITY
 /* Written once, by the caller that learns the real view, before its
  * release store; read after the acquire that finds it done. */
@@ -195,13 +193,7 @@ static bool cpus_getcpu_libc;
 
 void cpus_getcpu_init(void)
 {
-	Dl_info next, self;
-	void *f = (void *)fp_real.r_sched_getcpu.f;
-
-	/* getpid: in libc itself, and not ours (as ur_vgr_bind). */
-	cpus_getcpu_libc = f && dladdr(f, &next) && dladdr((void *)&getpid, &self) &&
-	                   next.dli_fname && self.dli_fname &&
-	                   strcmp(next.dli_fname, self.dli_fname) == 0;
+	cpus_getcpu_libc = fp_in_libc((const void *)fp_real.r_sched_getcpu.f);
 }
 
 /* A call of a few nanoseconds (2.9 ns natively here): without the cap,

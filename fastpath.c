@@ -340,6 +340,21 @@ static void *fp_lookup(const char *name)
 	return p;
 }
 
+#ifdef FP_LINUX
+/* Is f (a bound real function) the C library's own, not a later preload's
+ * wrapper that must see the calls?  Compared with getpid's object: in libc
+ * itself on every version (glibc before 2.33 linked fstat into each object
+ * from libc_nonshared.a), and not ours.  dladdr takes the loader's lock:
+ * at initialisation only, never in a call a signal handler may make. */
+bool fp_in_libc(const void *f)
+{
+	Dl_info next, self;
+
+	return f && dladdr(f, &next) && dladdr((void *)&getpid, &self) && next.dli_fname &&
+	       self.dli_fname && strcmp(next.dli_fname, self.dli_fname) == 0;
+}
+#endif
+
 static void fp_bind_all(void)
 {
 	size_t i, k;

@@ -578,6 +578,11 @@ static inline int fp_rseq_cpu(void)
 #endif
 }
 
+#ifdef FP_LINUX
+/* f, a bound real function, is the C library's own (fastpath.c). */
+bool fp_in_libc(const void *f) FP_HIDDEN;
+#endif
+
 /* The compiler may not assume a declared-nonnull argument is non-NULL:
  * libc's contract for NULL (EFAULT) must survive. */
 static inline const void *fp_opaque(const void *p)

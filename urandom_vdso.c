@@ -61,7 +61,6 @@ const char *ur_source_name(int src)
 }
 
 #ifdef UR_HAVE_VDSO
-#include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
 
@@ -120,7 +119,6 @@ static void *ur_vdso_sym(const char *name)
  * vDSO whoever wraps getrandom. */
 static void ur_vgr_bind(void)
 {
-	Dl_info self, next;
 	ur_vgr_fn f = (ur_vgr_fn)ur_vdso_sym("__vdso_getrandom");
 
 	/* Its sizes come from a call with opaque_len ~0.  A state must fit
@@ -129,11 +127,7 @@ static void ur_vgr_bind(void)
 	    ur_vgr_p.size_of_opaque_state > (uint32_t)fp_real.r_sysconf.f(_SC_PAGESIZE))
 		return;
 	ur_vgr = f;
-	/* getpid: in libc itself on every version (glibc before 2.33 linked
-	 * fstat into each object from libc_nonshared.a), and not ours. */
-	if (fp_real.r_getrandom.f && dladdr((void *)fp_real.r_getrandom.f, &next) &&
-	    dladdr((void *)&getpid, &self) && next.dli_fname && self.dli_fname &&
-	    strcmp(next.dli_fname, self.dli_fname) == 0) {
+	if (fp_in_libc((const void *)fp_real.r_getrandom.f)) {
 		ur_vgr_libc = fp_real.r_getrandom.p;
 		ur_vgr_is_libc = true;
 	}
