@@ -83,19 +83,14 @@ static FP_TLS bool ur_cow_me;
 static _Atomic unsigned ur_copying, ur_forking;
 static FP_TLS unsigned ur_copy_depth, ur_fork_depth;
 
-/* A wait on counts that another process's threads left: a clone child
- * without CLONE_VM has copies of them that nothing will lower.  Its table
- * is its own (ur_table_ours: one getpid, on the waiting path only). */
-static bool ur_counts_ours(void)
-{
-	return ur_table_ours();
-}
-
 /* Not from inside ur_cow_all (its thread has signals blocked there, and a
- * handler of an earlier fork's would never see it end). */
+ * handler of an earlier fork's would never see it end).  Every wait here
+ * gives up on counts another process's threads left: a clone child without
+ * CLONE_VM has copies that nothing will lower, and a table of its own
+ * (ur_table_ours: one getpid, on the waiting path only). */
 void ur_cow_wait(void)
 {
-	while (atomic_load(&ur_cowing) && !ur_cow_me && ur_counts_ours())
+	while (atomic_load(&ur_cowing) && !ur_cow_me && ur_table_ours())
 		sched_yield();
 }
 
@@ -110,7 +105,7 @@ unsigned ur_cow_quiet(void)
 bool ur_cow_moved(unsigned epoch)
 {
 	return atomic_load(&ur_cow_epoch) != epoch ||
-	       (atomic_load(&ur_cowing) && !ur_cow_me && ur_counts_ours());
+	       (atomic_load(&ur_cowing) && !ur_cow_me && ur_table_ours());
 }
 
 /* From a fork's or a spawn's scan (ur_cow_all) to its end. */
@@ -139,7 +134,7 @@ static bool ur_copy_enter(void)
 			return true;
 		atomic_fetch_sub(&ur_copying, 1);
 		while (atomic_load(&ur_forking))
-			if (!ur_counts_ours())
+			if (!ur_table_ours())
 				return false;
 			else
 				sched_yield();
@@ -160,19 +155,26 @@ bool ur_cow(int fd)
 {
 	bool counted, r;
 	int cs;
+	sigset_t all, old;
 
 	if (ur_cow_me)
 		return ur_cow_one(fd);
+	/* No handler of this thread inside: one that forked would wait for
+	 * this very copy's count, and one that closed the claimed number would
+	 * have the copy put the device back on it (a handler's copy nested in
+	 * it runs with signals blocked too).  Its open and close are
+	 * cancellation points: unwound there, the count would stay raised. */
+	sigfillset(&all);
+	(void)pthread_sigmask(SIG_BLOCK, &all, &old);
 	counted = ur_copy_enter();
 	ur_copy_depth++;
-	/* Its open and close are cancellation points: unwound there, the
-	 * count would stay raised. */
 	(void)pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
 	r = ur_cow_one(fd);
 	(void)pthread_setcancelstate(cs, NULL);
 	ur_copy_depth--;
 	if (counted)
 		atomic_fetch_sub(&ur_copying, 1);
+	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return r;
 }
 
@@ -272,7 +274,7 @@ void ur_cow_all(void)
 	atomic_fetch_sub(&ur_cowing, 1);
 	/* Owners' copies of numbers the scan passed, still under way: landed
 	 * before the child gets its copies. */
-	while (atomic_load(&ur_copying) && ur_counts_ours())
+	while (atomic_load(&ur_copying) && ur_table_ours())
 		sched_yield();
 	(void)pthread_setcancelstate(cs, NULL);
 	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);

@@ -574,12 +574,13 @@ static int ur_open_exact(int dev, const char *path, int flags)
 			errno = saved;
 			return ur_open_real(dev, path, flags);
 		}
-		/* errno is as it came: nothing failed on the way here (one
-		 * thread-local access fewer a cycle). */
 		ur_heal(fd);  /* a number freed behind our back (raw close) */
 		ur_set(fd, ur_open_bits(dev, flags) | UR_COW);
 		ur_count(OPENS);
 		ur_debug("open: duplicate of the hidden descriptor");
+		/* The two-call duplicate (a kernel without F_DUPFD_CLOEXEC) may
+		 * have failed once on the way. */
+		errno = saved;
 		return fd;
 	}
 }
