@@ -123,7 +123,7 @@ TLIB_SOS  := $(patsubst tests/%.c,tests/bin/%.so,$(wildcard tests/lib*.c))
 
 tests/bin/test_%: tests/test_%.c $(SRCS) $(HDRS) tests/testutil.h
 	@mkdir -p $(@D)
-	$(CC) -D_GNU_SOURCE $(CPPFLAGS) $(TEST_CFLAGS) -fPIC $(CFLAGS) -I. -o $@ $< \
+	$(CC) -D_GNU_SOURCE -DFP_UNIT_TEST $(CPPFLAGS) $(TEST_CFLAGS) -fPIC $(CFLAGS) -I. -o $@ $< \
 		$(LDFLAGS) -lcmocka $(LIBS)
 
 tests/bin/prog_%_fortify: tests/prog_%_fortify.c tests/testutil.h

@@ -329,6 +329,9 @@ static inline pid_t fp_nr_fork(void)
 	X(int, pthread_create,                                                                   \
 	  (pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg),               \
 	  FP_NR_RET(ENOSYS))                                                                     \
+	/* urandom_shim.c: the reads served without the kernel look for a     \
+	 * cancellation only once one was asked for (fp_testcancel). */         \
+	X(int, pthread_cancel, (pthread_t t), FP_NR_RET(ENOSYS))                                 \
 	X(void, _exit, (int status), FP_NR_VOID(fp_raw_exit(status)))                            \
 	X(void, _Exit, (int status), FP_NR_VOID(fp_raw_exit(status)))
 
@@ -796,6 +799,33 @@ static inline bool fp_one_thread(void)
 	       !atomic_load_explicit(&fp_threads, memory_order_relaxed);
 }
 
+/* Set once a cancellation was asked for through us (pthread_cancel,
+ * urandom_shim.c).  Until then no thread has one pending, and a call we
+ * serve without the kernel need not look: pthread_testcancel is a call
+ * into the C library, about 6 ns of a pooled read's own cost here. */
+extern _Atomic bool fp_cancel_asked FP_HIDDEN;
+
+static inline void fp_testcancel(void)
+{
+	if (fp_unlikely(atomic_load_explicit(&fp_cancel_asked, memory_order_relaxed)))
+		pthread_testcancel();
+}
+
+/* This thread's errno, by an address learnt once: the C library's
+ * __errno_location is a call through the PLT at every use, and the
+ * address never changes for the thread (a new thread starts with ours
+ * zero again). */
+extern FP_TLS int *fp_errno_at FP_HIDDEN;
+
+static inline int *fp_errno(void)
+{
+	int *p = fp_errno_at;
+
+	if (fp_unlikely(!p))
+		p = fp_errno_at = &errno;
+	return p;
+}
+
 /* No thread seen made, by us or the C library: a policy (how much to
  * keep), never a licence for unlocked instructions, so also where the C
  * library has no word for it (musl, illumos: ours alone) and on
@@ -838,10 +868,23 @@ struct fp_stripe {
 extern FP_TLS unsigned fp_stripe_tls FP_HIDDEN;
 void fp_count_slow(struct fp_stripe *set, unsigned c) FP_HIDDEN;
 
+/* Counts are read only by the exit summary: while it is off (settings,
+ * before the mitigations start), a count is one branch.  The unit tests,
+ * which read the counts themselves, always count. */
+#ifdef FP_UNIT_TEST
+#define FP_COUNT_ALWAYS true
+#else
+#define FP_COUNT_ALWAYS false
+#endif
+extern bool fp_counting FP_HIDDEN;
+
 static inline void fp_count(struct fp_stripe *set, unsigned c)
 {
-	unsigned s = fp_stripe_tls;
+	unsigned s;
 
+	if (fp_likely(!fp_counting))
+		return;
+	s = fp_stripe_tls;
 	if (fp_likely(s > 1))
 		fp_local_add(&set[s - 1].c[c], 1);
 	else

@@ -540,7 +540,7 @@ static int ur_open_real(int dev, const char *path, int flags)
  * an open with the first, or without the second, is real. */
 static int ur_open_exact(int dev, const char *path, int flags)
 {
-	int saved = errno;
+	int *ep = fp_errno(), saved = *ep;
 
 	if (fp_unlikely(flags & O_NONBLOCK) || !UR_LFS(flags) ||
 	    atomic_load_explicit(&ur_hidden_bad[dev], memory_order_relaxed))
@@ -564,14 +564,14 @@ static int ur_open_exact(int dev, const char *path, int flags)
 		if (fp_unlikely(atomic_load(&ur_hidden[dev]) != w)) {
 			if (fd >= 0)
 				fp_real.r_close.f(fd);
-			errno = saved;
+			*ep = saved;
 			continue;
 		}
 		if (fp_unlikely(fd < 0)) {
 			/* Out of numbers: the hidden one is given back and the
 			 * open is real, which then fails or succeeds natively. */
 			(void)ur_give_back(errno);
-			errno = saved;
+			*ep = saved;
 			return ur_open_real(dev, path, flags);
 		}
 		ur_heal(fd);  /* a number freed behind our back (raw close) */
@@ -580,7 +580,7 @@ static int ur_open_exact(int dev, const char *path, int flags)
 		ur_debug("open: duplicate of the hidden descriptor");
 		/* The two-call duplicate (a kernel without F_DUPFD_CLOEXEC) may
 		 * have failed once on the way. */
-		errno = saved;
+		*ep = saved;
 		return fd;
 	}
 }

@@ -276,7 +276,7 @@ if ! printf '#include <stdarg.h>\n#include <stddef.h>\n#include <setjmp.h>\n#inc
 else
 	for cc in $COMPILERS; do
 		# shellcheck disable=SC2086
-		if "$cc" -m64 -o "$OUT/rl_illumos_$cc" $IFLAGS -include "$TOP/tests/h_illumos_stand_in.h" \
+		if "$cc" -m64 -DFP_UNIT_TEST -o "$OUT/rl_illumos_$cc" $IFLAGS -include "$TOP/tests/h_illumos_stand_in.h" \
 			-I. tests/test_readlink_illumos.c -lcmocka -ldl >"$T_TMP/rl_$cc.log" 2>&1; then
 			check "illumos readlink rules: sockets, unnamed/named doors, pipes, named FIFOs, ports ($cc)" \
 				"$OUT/rl_illumos_$cc"

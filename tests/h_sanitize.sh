@@ -84,7 +84,7 @@ units() {
 	for t in tests/test_*.c; do
 		n=${t##*/}
 		# shellcheck disable=SC2086
-		$CC -D_GNU_SOURCE -std=gnu11 -O1 -g -pthread -fPIC $W "$@" -I. \
+		$CC -D_GNU_SOURCE -DFP_UNIT_TEST -std=gnu11 -O1 -g -pthread -fPIC $W "$@" -I. \
 			-o "$d/${n%.c}" "$t" -lcmocka -ldl || return 1
 	done
 }
