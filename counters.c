@@ -44,7 +44,6 @@
 
 FP_TLS unsigned fp_stripe_tls;
 bool fp_counting = FP_COUNT_ALWAYS;
-_Atomic bool fp_cancel_asked;
 FP_TLS int *fp_errno_at;
 _Atomic bool fp_threads;
 const volatile char *fp_libc_single;

@@ -329,9 +329,6 @@ static inline pid_t fp_nr_fork(void)
 	X(int, pthread_create,                                                                   \
 	  (pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg),               \
 	  FP_NR_RET(ENOSYS))                                                                     \
-	/* urandom_shim.c: the reads served without the kernel look for a     \
-	 * cancellation only once one was asked for (fp_testcancel). */         \
-	X(int, pthread_cancel, (pthread_t t), FP_NR_RET(ENOSYS))                                 \
 	X(void, _exit, (int status), FP_NR_VOID(fp_raw_exit(status)))                            \
 	X(void, _Exit, (int status), FP_NR_VOID(fp_raw_exit(status)))
 
@@ -799,18 +796,6 @@ static inline bool fp_one_thread(void)
 	       !atomic_load_explicit(&fp_threads, memory_order_relaxed);
 }
 
-/* Set once a cancellation was asked for through us (pthread_cancel,
- * urandom_shim.c).  Until then no thread has one pending, and a call we
- * serve without the kernel need not look: pthread_testcancel is a call
- * into the C library, about 6 ns of a pooled read's own cost here. */
-extern _Atomic bool fp_cancel_asked FP_HIDDEN;
-
-static inline void fp_testcancel(void)
-{
-	if (fp_unlikely(atomic_load_explicit(&fp_cancel_asked, memory_order_relaxed)))
-		pthread_testcancel();
-}
-
 /* This thread's errno, by an address learnt once: the C library's
  * __errno_location is a call through the PLT at every use, and the
  * address never changes for the thread (a new thread starts with ours
@@ -1018,9 +1003,14 @@ static inline uint64_t fp_now_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
+/* Unlocked while the process has one thread, as fp_count: a surveyed
+ * cycle adds six times, a locked add each was a tenth of its overhead. */
 static inline void fp_sv_add(const struct fp_survey *s, unsigned k, unsigned long v)
 {
-	atomic_fetch_add_explicit(&s->c[k], v, memory_order_relaxed);
+	if (fp_one_thread())
+		fp_local_add(&s->c[k], v);
+	else
+		atomic_fetch_add_explicit(&s->c[k], v, memory_order_relaxed);
 }
 static inline void fp_sv_max(const struct fp_survey *s, unsigned k, unsigned long v)
 {

@@ -102,7 +102,7 @@ static ssize_t ur_read(int fd, void *buf, size_t n)
 	ssize_t r;
 
 	/* read is a cancellation point, served from the pool or not. */
-	fp_testcancel();
+	pthread_testcancel();
 	ur_count(READS);
 	if (n == 0)
 		return 0;
@@ -118,15 +118,6 @@ static ssize_t ur_read(int fd, void *buf, size_t n)
 	if (r < 0)
 		return got ? (ssize_t)got : -1;
 	return (ssize_t)got + r;
-}
-
-/* Marked before the request exists: a read that happens after the
- * cancellation (by any order the program made) sees the mark, and acts on
- * it at once, as the system call would. */
-FP_EXPORT int pthread_cancel(pthread_t t)
-{
-	atomic_store(&fp_cancel_asked, true);
-	return FP_REAL(pthread_cancel)(t);
 }
 
 FP_EXPORT ssize_t read(int fd, void *buf, size_t n)
@@ -587,7 +578,7 @@ FP_EXPORT ssize_t getrandom(void *buf, size_t n, unsigned flags)
 	    (flags & ~(unsigned)GRND_NONBLOCK) || n == 0 || n > UR_SERVE_MAX ||
 	    !fp_opaque(buf))
 		return FP_REAL(getrandom)(buf, n, flags);
-	fp_testcancel();  /* as glibc's getrandom */
+	pthread_testcancel();  /* as glibc's getrandom */
 	if (ur_source != UR_SRC_RESERVOIR)
 		return ur_getrandom_direct(buf, n, flags);
 	got = ur_take(buf, n, -1);

@@ -10,6 +10,8 @@
  *   cancel N        N times: a reader thread cancelled at a random moment
  *                   (often inside a pool refill), then the main thread
  *                   reads; and a read with a cancel pending is cancelled
+ *   cancel_handle N the same, each cancel asked through dlsym on libc's own
+ *                   handle (no preload sees it); 77 where there is none
  *   forklock N      N forks while another thread reads non-stop (so it
  *                   often holds the pool lock): every child must read
  *   signal SECS     a SIGALRM handler reads while the main loop reads, for
@@ -25,6 +27,7 @@
  *                   getrandom(16) calls instead), for counting system calls
  *   stream BYTES    BYTES of the device, read 16 at a time, to stdout
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -177,6 +180,10 @@ static void *cancel_reader(void *arg)
 	return NULL;
 }
 
+/* cancel_handle: the request made through libc's own handle (as ctypes
+ * or JNA do), which no preload sees: a pooled read must still find it. */
+static int (*cancel_fn)(pthread_t) = pthread_cancel;
+
 static int mode_cancel(int n)
 {
 	pthread_t tid;
@@ -193,12 +200,12 @@ static int mode_cancel(int n)
 		pthread_create(&tid, NULL, cancel_reader, NULL);
 		if (i % 2) {
 			/* pending before its first read: read must act on it */
-			pthread_cancel(tid);
+			cancel_fn(tid);
 			atomic_store(&cancel_go, 1);
 		} else {
 			atomic_store(&cancel_go, 1);
 			nanosleep(&ts, NULL);
-			pthread_cancel(tid);
+			cancel_fn(tid);
 		}
 		pthread_join(tid, &res);
 		early += res == PTHREAD_CANCELED;
@@ -458,6 +465,17 @@ int main(int argc, char **argv)
 		return mode_threads(atoi(argv[2]), atol(argv[3]), reader);
 	if (argc >= 3 && strcmp(argv[1], "cancel") == 0)
 		return mode_cancel(atoi(argv[2]));
+	if (argc >= 3 && strcmp(argv[1], "cancel_handle") == 0) {
+		void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+		void *f = libc ? dlsym(libc, "pthread_cancel") : NULL;
+
+		if (!f) {
+			fprintf(stderr, "cancel_handle: no libc.so.6 handle here\n");
+			return 77;
+		}
+		memcpy(&cancel_fn, &f, sizeof f);
+		return mode_cancel(atoi(argv[2]));
+	}
 	if (argc >= 3 && strcmp(argv[1], "forklock") == 0)
 		return mode_forklock(atoi(argv[2]));
 	if (argc >= 3 && strcmp(argv[1], "signal") == 0)
@@ -465,6 +483,6 @@ int main(int argc, char **argv)
 	if (argc >= 3 && strcmp(argv[1], "sigcycles") == 0)
 		return mode_sigcycles(atoi(argv[2]));
 	fprintf(stderr, "usage: prog_urandom_stress cycles N [how] | stream BYTES | forks N | clones N |\n"
-	                "       threads T N | tcycles T N | cancel N | forklock N | signal SECS | sigcycles SECS\n");
+	                "       threads T N | tcycles T N | cancel N | cancel_handle N | forklock N | signal SECS | sigcycles SECS\n");
 	return 2;
 }

@@ -205,6 +205,14 @@ check "8 threads x 50,000 open/read/close cycles at once: no repeated block" \
 	pre "$S" tcycles 8 50000
 check "200 readers cancelled at random moments (often in a refill): no reader stuck" \
 	pre "$S" cancel 200
+# A cancel no preload sees (libc's own handle, as ctypes and JNA call it):
+# a pooled read finds it all the same (it asks the C library every time).
+if "$S" cancel_handle 2 >/dev/null 2>&1; then
+	check "50 readers cancelled through libc's own handle: each read acts on it" \
+		pre "$S" cancel_handle 50
+else
+	skip "cancellation through libc's own handle" "no libc.so.6 handle to dlsym here (not glibc)"
+fi
 # The timeouts bound a hang only (forklock 300: under a second here; signal:
 # SECONDS and until 101 handler reads, at most 600 s more, then a failure).
 check "fork while another thread holds the pool lock" timeout 120 env LD_PRELOAD="$FASTPATH_SO" "$S" forklock 300
