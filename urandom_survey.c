@@ -84,6 +84,8 @@ static void ur_sv_calibrate(int fd)
 _Atomic unsigned char ur_sv_cells[UR_MAXFD];
 _Atomic int ur_sv_hiwater;
 
+/* errno is the surveyed call's: nothing here changes it (the clock cannot
+ * fail, and a record written on the way keeps it, fp_sv_write). */
 static void ur_sv_done(unsigned count, unsigned ns_key, uint64_t t0)
 {
 	uint64_t now = fp_now_ns();
@@ -95,16 +97,17 @@ static void ur_sv_done(unsigned count, unsigned ns_key, uint64_t t0)
 
 void ur_sv_opened(uint64_t t0, int fd, int flags)
 {
-	int saved = errno, hi;
+	int hi;
 
 	ur_sv_done((flags & O_CLOEXEC) ? UR_S_OPEN_CLOEXEC : UR_S_OPEN_PLAIN, UR_S_OPEN_NS, t0);
 	if (fd >= 0 && fd < UR_MAXFD) {
-		atomic_store(&ur_sv_cells[fd], 1);
-		hi = atomic_load(&ur_sv_hiwater);
+		/* Before the mark is raised past it (the exchange releases
+		 * it); no later load of ours needs it ordered further. */
+		atomic_store_explicit(&ur_sv_cells[fd], 1, memory_order_release);
+		hi = atomic_load_explicit(&ur_sv_hiwater, memory_order_relaxed);
 		while (hi <= fd && !atomic_compare_exchange_weak(&ur_sv_hiwater, &hi, fd + 1))
 			;
 	}
-	errno = saved;
 }
 
 /* A number the kernel just gave for another file is not the device's. */
@@ -116,28 +119,20 @@ void ur_sv_forget(int fd)
 
 void ur_sv_read(uint64_t t0, size_t n, ssize_t r)
 {
-	int saved = errno;
 	unsigned k = n <= 16 ? UR_S_READ16 : n <= 64 ? UR_S_READ64 : n <= 256 ? UR_S_READ256 :
 	             n <= UR_SERVE_MAX ? UR_S_READ4096 : UR_S_READBIG;
 
 	(void)r;
 	ur_sv_done(k, k == UR_S_READBIG ? UR_S_READBIG_NS : UR_S_READ_NS, t0);
-	errno = saved;
 }
 
 void ur_sv_closed(uint64_t t0)
 {
-	int saved = errno;
-
 	ur_sv_done(UR_S_CLOSE, UR_S_CLOSE_NS, t0);
-	errno = saved;
 }
 
 void ur_sv_getrandom(uint64_t t0)
 {
-	int saved = errno;
-
 	ur_sv_done(UR_S_GETRANDOM, UR_S_GETRANDOM_NS, t0);
-	errno = saved;
 }
 
