@@ -11,13 +11,21 @@ bad=
 out=$(mktemp) || exit 2
 trap 'rm -f "$out"' EXIT
 for t in lint check-deb check-illumos check-musl check-m32 check-m32-build-only check-valgrind \
-	check-sanitize check-fault check-eatmydata check-stress; do
+	check-sanitize check-fault check-eatmydata check-stress check-urandom-sources; do
 	s=tests/h_${t#check-}.sh
-	case $t in check-musl | check-m32*) s=tests/h_port.sh ;; esac
+	case $t in check-musl | check-m32*) s=tests/h_port.sh ;; check-urandom-sources) s=tests/h_sources.sh ;; esac
 	[ -f "$s" ] || { echo "== $t: $s is missing"; bad="$bad $t"; failed=$((failed + 1)); continue; }
 	echo "== $t"
 	start=$(date +%s)
-	${MAKE:-make} --no-print-directory "$t" >"$out" 2>&1
+	# The forced sources only (the default one is everybody else's),
+	# without their stress runs: about a minute and a half.
+	if [ $t = check-urandom-sources ]; then
+		UR_SOURCES="${UR_SOURCES:-kernel reservoir}" \
+			UR_SUITES="${UR_SUITES:-tests/t_urandom.sh tests/h_fault.sh}" \
+			${MAKE:-make} --no-print-directory "$t" >"$out" 2>&1
+	else
+		${MAKE:-make} --no-print-directory "$t" >"$out" 2>&1
+	fi
 	rc=$?
 	grep -v '^ok - ' "$out"
 	echo "   ($(($(date +%s) - start)) s)"
