@@ -173,7 +173,7 @@ $(EXAMPLE_SO): $(SRCS) $(HDRS) tests/mit_example.c
 		$(SO_LDFLAGS) $(LDFLAGS) -o $@ $(SRCS) tests/mit_example.c $(LIBS)
 
 # make check: every suite, then every skip with its reason, then one total
-# line "check: N passed, N failed, K skipped"; about 12 minutes on 2 cores.
+# line "check: N passed, N failed, K skipped"; about 14 minutes on 2 cores.
 # check-core is the quick part (unit and integration suites and the fuzz
 # smoke run, about a minute); check-hardening the rest (the block at the
 # end of this file).
@@ -372,7 +372,9 @@ check-stress: all $(PROG_BINS) $(TLIB_SOS)
 .PHONY: check-stress
 
 # The urandom suite under each source of its bytes (vdso, kernel,
-# reservoir: tests/h_sources.sh, UR_SOURCE); UR_SUITES names more suites.
+# reservoir: tests/h_sources.sh, UR_SOURCE); UR_SOURCES names fewer
+# sources, UR_SUITES other suites (make check: kernel and reservoir, no
+# stress run, tests/h_all.sh).
 check-urandom-sources: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS) $(BENCH_BINS) $(BENCH_SOS) $(VG_SO)
 	@sh tests/h_sources.sh
 

@@ -20,8 +20,7 @@ for t in lint check-deb check-illumos check-musl check-m32 check-m32-build-only 
 	# The forced sources only (the default one is everybody else's),
 	# without their stress runs: about a minute and a half.
 	if [ $t = check-urandom-sources ]; then
-		UR_SOURCES="${UR_SOURCES:-kernel reservoir}" \
-			UR_SUITES="${UR_SUITES:-tests/t_urandom.sh tests/h_fault.sh}" \
+		UR_SOURCES="kernel reservoir" UR_SUITES="tests/t_urandom.sh tests/h_fault.sh" \
 			${MAKE:-make} --no-print-directory "$t" >"$out" 2>&1
 	else
 		${MAKE:-make} --no-print-directory "$t" >"$out" 2>&1

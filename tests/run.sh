@@ -9,7 +9,7 @@ top=$(pwd -P)
 # The suites must see the environment a user would, not the caller's tuning:
 # every FASTPATH_* setting, whichever mitigation reads it, is dropped.
 # shellcheck disable=SC2046 # one variable name per word
-unset LD_PRELOAD OMP_NUM_THREADS GOMAXPROCS $(env | sed -n 's/^\(FASTPATH_[A-Za-z0-9_]*\)=.*/\1/p')
+unset LD_PRELOAD OMP_NUM_THREADS GOMAXPROCS UR_SOURCE UR_SOURCES UR_SUITES $(env | sed -n 's/^\(FASTPATH_[A-Za-z0-9_]*\)=.*/\1/p')
 FASTPATH_SO=$top/fastpath.so
 TESTBIN=$top/tests/bin
 export FASTPATH_SO TESTBIN
