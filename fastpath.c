@@ -726,10 +726,10 @@ static void fp_sv_write(bool final)
 	char pre[32], tmp[64], rec[32];
 	struct fp_buf t = { pre, 0, sizeof pre }, r = { rec, 0, sizeof rec };
 	long pid = (long)getpid();
-	struct timespec now;
+	struct timespec now = { 0, 0 };  /* a refused clock reads 0, as fp_now_ns */
 	int saved = errno, dfd, fd;
 
-	clock_gettime(CLOCK_MONOTONIC, &now);
+	(void)clock_gettime(CLOCK_MONOTONIC, &now);
 
 	/* .<pid>.p.<random>.tmp: a name nobody can plant a link at first
 	 * (outfile.c), in a directory nobody else can swap. */

@@ -995,12 +995,19 @@ struct fp_survey {
 /* 56 ticks of 2^30 ns: 60.1 s. */
 #define FP_SURVEY_EVERY_TICKS 56ul
 
-/* CLOCK_MONOTONIC in nanoseconds (vDSO; async-signal-safe). */
+/* CLOCK_MONOTONIC in nanoseconds (vDSO; async-signal-safe).  It can fail
+ * where the vDSO falls back to the system call and a seccomp filter
+ * refuses it (clock_gettime64 under an old container profile): then 0,
+ * and the errno of the call being timed kept. */
 static inline uint64_t fp_now_ns(void)
 {
 	struct timespec ts;
+	int *ep = fp_errno(), e = *ep;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	if (fp_unlikely(clock_gettime(CLOCK_MONOTONIC, &ts) != 0)) {
+		*ep = e;
+		return 0;
+	}
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 /* Unlocked while the process has one thread, as fp_count: a surveyed
