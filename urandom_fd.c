@@ -570,7 +570,7 @@ static int ur_open_exact(int dev, const char *path, int flags)
 		if (fp_unlikely(fd < 0)) {
 			/* Out of numbers: the hidden one is given back and the
 			 * open is real, which then fails or succeeds natively. */
-			(void)ur_give_back(errno);
+			(void)ur_give_back(*ep);
 			*ep = saved;
 			return ur_open_real(dev, path, flags);
 		}

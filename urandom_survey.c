@@ -84,8 +84,9 @@ static void ur_sv_calibrate(int fd)
 _Atomic unsigned char ur_sv_cells[UR_MAXFD];
 _Atomic int ur_sv_hiwater;
 
-/* errno is the surveyed call's: nothing here changes it (the clock cannot
- * fail, and a record written on the way keeps it, fp_sv_write). */
+/* errno is the surveyed call's: nothing here changes it (fp_now_ns keeps
+ * it where the clock fails, and so does a record written on the way,
+ * fp_sv_write). */
 static void ur_sv_done(unsigned count, unsigned ns_key, uint64_t t0)
 {
 	uint64_t now = fp_now_ns();
