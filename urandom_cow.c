@@ -121,24 +121,32 @@ void ur_fork_end(void)
 	ur_fork_depth--;
 }
 
-/* An owner's copy may start: counted, unless a fork is between its scan
- * and its end (then it waits).  False when not counted (nested in a
- * handler of a thread that is counted or forking; stale counts). */
-static bool ur_copy_enter(void)
+/* An owner's copy may start, with this thread's signals blocked: counted,
+ * unless a fork is between its scan and its end (UR_COPY_AGAIN: the
+ * caller waits with its own mask, ur_fork_wait, then asks again).
+ * Uncounted when nested (in a handler of a thread that is counted or
+ * forking) or on stale counts. */
+enum { UR_COPY_UNCOUNTED, UR_COPY_COUNTED, UR_COPY_AGAIN };
+
+static int ur_copy_enter(void)
 {
 	if (ur_cow_me || ur_copy_depth || ur_fork_depth)
-		return false;
-	for (;;) {
-		atomic_fetch_add(&ur_copying, 1);
-		if (fp_likely(!atomic_load(&ur_forking)))
-			return true;
-		atomic_fetch_sub(&ur_copying, 1);
-		while (atomic_load(&ur_forking))
-			if (!ur_table_ours())
-				return false;
-			else
-				sched_yield();
-	}
+		return UR_COPY_UNCOUNTED;
+	atomic_fetch_add(&ur_copying, 1);
+	if (fp_likely(!atomic_load(&ur_forking)))
+		return UR_COPY_COUNTED;
+	atomic_fetch_sub(&ur_copying, 1);
+	return ur_table_ours() ? UR_COPY_AGAIN : UR_COPY_UNCOUNTED;
+}
+
+/* Another thread's fork, spawn or system() lasts until its call returns
+ * (a system() until its command exits): waited for with the caller's own
+ * signal mask, so that its handlers run meanwhile (a collector's
+ * stop-the-world signal, whose sender may be what that fork waits for). */
+static void ur_fork_wait(void)
+{
+	while (atomic_load(&ur_forking) && ur_table_ours())
+		sched_yield();
 }
 
 /*
@@ -154,7 +162,7 @@ static bool ur_cow_one(int fd);
 bool ur_cow(int fd)
 {
 	bool counted, r;
-	int cs;
+	int cs, how;
 	sigset_t all, old;
 
 	if (ur_cow_me)
@@ -165,8 +173,15 @@ bool ur_cow(int fd)
 	 * it runs with signals blocked too).  Its open and close are
 	 * cancellation points: unwound there, the count would stay raised. */
 	sigfillset(&all);
-	(void)pthread_sigmask(SIG_BLOCK, &all, &old);
-	counted = ur_copy_enter();
+	for (;;) {
+		(void)pthread_sigmask(SIG_BLOCK, &all, &old);
+		how = ur_copy_enter();
+		if (fp_likely(how != UR_COPY_AGAIN))
+			break;
+		(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+		ur_fork_wait();
+	}
+	counted = how == UR_COPY_COUNTED;
 	ur_copy_depth++;
 	(void)pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
 	r = ur_cow_one(fd);

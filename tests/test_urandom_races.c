@@ -32,6 +32,11 @@
  *                            not end before that copy landed (else the child
  *                            gets the number on the pooled description with
  *                            a record that says it is private).
+ *   test_owner_hears_signals an owner's copy waits while another thread's
+ *                            fork lasts (a system() lasts until its command
+ *                            exits): its signal handlers must run meanwhile
+ *                            (a collector's stop-the-world signal, whose
+ *                            sender the fork may be waiting for).
  *   test_unshared_table      a thread that unshares its descriptor table
  *                            (unshare, or close_range's CLOSE_RANGE_UNSHARE)
  *                            and opens the device: the main thread's file
@@ -481,6 +486,68 @@ static void test_fork_waits_owner(void **state)
 	close(fd);
 }
 
+/* ---- an owner waiting out another thread's long fork ------------------ */
+static _Atomic bool heard;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	atomic_store(&heard, true);
+}
+
+/* The owner's F_SETFL, its yields counted (it waits for the fork). */
+static void *owner_setfl_waits(void *arg)
+{
+	intptr_t r;
+
+	(void)arg;
+	yield_is_copier = 0;
+	r = fcntl(claimed_fd, F_SETFL, O_NONBLOCK);
+	atomic_store(&owner_done, true);
+	return (void *)r;
+}
+
+static void test_owner_hears_signals(void **state)
+{
+	struct sigaction sa, was;
+	struct timespec t0, now;
+	bool got;
+	void *r;
+	int fd;
+
+	(void)state;
+	fd = claimed_open(0);
+	yield_is_copier = 1;  /* this thread's yields are not the owner's */
+	atomic_store(&heard, false);
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_usr1;
+	assert_int_equal(sigaction(SIGUSR1, &sa, &was), 0);
+	ur_fork_begin();  /* a system() in this thread, its command running */
+	assert_int_equal(pthread_create(&owner_t, NULL, owner_setfl_waits, NULL), 0);
+	while (!atomic_load(&owner_yields) && !atomic_load(&owner_done))
+		syscall(SYS_sched_yield);
+	assert_false(atomic_load(&owner_done));  /* it waits for the fork */
+	assert_int_equal(pthread_kill(owner_t, SIGUSR1), 0);
+	/* A bound on a hang, not a timing: the handler runs at once, or (the
+	 * defect) only after the fork ends. */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		syscall(SYS_sched_yield);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while (!atomic_load(&heard) && now.tv_sec - t0.tv_sec < 10);
+	got = atomic_load(&heard);
+	ur_fork_end();
+	assert_int_equal(pthread_join(owner_t, &r), 0);
+	assert_int_equal(sigaction(SIGUSR1, &was, NULL), 0);
+	yield_is_copier = 0;
+	assert_true(got);
+	assert_int_equal((intptr_t)r, 0);
+	/* The copy landed once the fork ended: the flag is its own. */
+	assert_int_equal(fcntl(fd, F_GETFL) & O_NONBLOCK, O_NONBLOCK);
+	assert_false(ur_state(fd) & UR_COW);
+	close(fd);
+}
+
 /* ---- an unshared descriptor table ------------------------------------- */
 static int victim = -1;
 static bool by_close_range;
@@ -564,6 +631,7 @@ int main(void)
 		cmocka_unit_test_setup(test_close_of_claimed, setup),
 		cmocka_unit_test_setup(test_setfd_during_copy, setup),
 		cmocka_unit_test_setup(test_fork_waits_owner, setup),
+		cmocka_unit_test_setup(test_owner_hears_signals, setup),
 		cmocka_unit_test_setup(test_unshared_table, setup),
 		cmocka_unit_test_setup(test_close_range_unshare, setup),
 	};
