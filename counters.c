@@ -43,7 +43,7 @@
 #endif
 
 FP_TLS unsigned fp_stripe_tls;
-bool fp_counting = FP_COUNT_ALWAYS;
+_Atomic bool fp_counting = FP_COUNT_ALWAYS;
 FP_TLS int *fp_errno_at;
 _Atomic bool fp_threads;
 const volatile char *fp_libc_single;

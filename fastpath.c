@@ -517,7 +517,8 @@ static void fp_init_run(void)
 		fp_load_settings(&fp_cfg, fp_secure_getenv);
 	}
 	fp_bind_say();
-	fp_counting = FP_COUNT_ALWAYS || fp_cfg.stats != FP_STATS_NONE;
+	atomic_store_explicit(&fp_counting, FP_COUNT_ALWAYS || fp_cfg.stats != FP_STATS_NONE,
+	                      memory_order_relaxed);
 	fp_stderr_note();
 	fp_init_each();
 	fp_survey_start();

@@ -861,13 +861,13 @@ void fp_count_slow(struct fp_stripe *set, unsigned c) FP_HIDDEN;
 #else
 #define FP_COUNT_ALWAYS false
 #endif
-extern bool fp_counting FP_HIDDEN;
+extern _Atomic bool fp_counting FP_HIDDEN;
 
 static inline void fp_count(struct fp_stripe *set, unsigned c)
 {
 	unsigned s;
 
-	if (fp_likely(!fp_counting))
+	if (fp_likely(!atomic_load_explicit(&fp_counting, memory_order_relaxed)))
 		return;
 	s = fp_stripe_tls;
 	if (fp_likely(s > 1))

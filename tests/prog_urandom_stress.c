@@ -466,11 +466,15 @@ int main(int argc, char **argv)
 	if (argc >= 3 && strcmp(argv[1], "cancel") == 0)
 		return mode_cancel(atoi(argv[2]));
 	if (argc >= 3 && strcmp(argv[1], "cancel_handle") == 0) {
-		void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
-		void *f = libc ? dlsym(libc, "pthread_cancel") : NULL;
+		/* libpthread's own before glibc 2.34, libc's since. */
+		void *lib = dlopen("libpthread.so.0", RTLD_LAZY | RTLD_NOLOAD), *f = NULL;
 
+		if (lib)
+			f = dlsym(lib, "pthread_cancel");
+		if (!f && (lib = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD)))
+			f = dlsym(lib, "pthread_cancel");
 		if (!f) {
-			fprintf(stderr, "cancel_handle: no libc.so.6 handle here\n");
+			fprintf(stderr, "cancel_handle: no libc.so.6 or libpthread.so.0 handle here\n");
 			return 77;
 		}
 		memcpy(&cancel_fn, &f, sizeof f);
