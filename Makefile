@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # fastpath: GNU make, no autotools.
 #   make            build fastpath.so, fastpath-run and the man pages
 #   make deps       install the Debian packages the tests need (as root)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * counters.c: the counters every mitigation keeps (fastpath.h, "Counters"),
  * and what the process knows of its threads (fp_one_thread).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cpus.h: what the units of the cpus mitigation share, and the one hook the
  * open wrappers (urandom_shim.c) call.

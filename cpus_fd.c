@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cpus_fd.c: what a program does with a CPU file besides open it (issue
  * 28): fopen/fopen64 of one (glibc's fopen opens through an internal call

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cpus_files_shim.c: the CPU files as a kernel of the machine the cap shows
  * would give them (issues 12, 28), while FASTPATH_CPUS is set.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cpus_map.c: the machine the CPU cap shows (issue 28).
  *

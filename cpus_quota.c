@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cpus_quota.c: FASTPATH_CPUS=quota, the count a cgroup CPU quota allows.
  *

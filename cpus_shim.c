@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cpus_shim.c: report the CPU count an operator chose (FASTPATH_CPUS=N).
  *

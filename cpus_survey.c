@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cpus_survey.c: the cpus mitigation's survey (FASTPATH_SURVEY).  What a CPU
  * cap would change, measured without one (or with the operator's): every

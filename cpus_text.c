@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cpus_text.c: the CPU files' text as a kernel of the machine the cap shows
  * would write it (issues 12, 28).  Pure functions: the kernel's text and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fastpath.c: the core every shim plugs into.  Binding of the real libc
  * functions, counters and the exit summary (the settings they read are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fastpath.h: what every shim shares, and every platform difference, in one
  * place.  Include it first in every source file of fastpath.so.

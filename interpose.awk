@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # interpose.awk: the text that interpose(1) reads, parsed here so that the
 # sh wrapper holds no awk program of its own (issue 22).  Installed beside
 # fastpath.so and survey.awk; interpose runs it as

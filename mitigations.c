@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * mitigations.c: the table the core loops over, made from the registry
  * (mitigations.h).  Kept out of fastpath.c so that a unit test can link the

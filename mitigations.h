@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * mitigations.h: the registry.  One line per mitigation, in the order of
  * the summary line and of FASTPATH_DISABLE's list; each names the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * outfile.c: the files the preload writes from inside a program (the
  * FASTPATH_STATS summary, the FASTPATH_SURVEY records), opened so that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * readlink.h: what readlink_shim.c (the policy and the entry points) and
  * readlink_path.c (the parser) share.

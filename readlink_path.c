@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * readlink_path.c: the readlink mitigation's /proc name parser.  Every
  * readlink of an absolute path under the proc root passes through it, so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * readlink_shim.c: answer readlink of /proc socket, door, pipe and port
  * fds without the slow kernel path, with the answer the kernel would give.

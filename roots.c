@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * roots.c: the calls by which a process changes what a path names for it:
  * its root (chroot), its mounts (mount, umount, move_mount and the other

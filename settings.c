@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * settings.c: the environment, read once at start-up (fp_init_slow).  The
  * core's own variables (FASTPATH_DISABLE, FASTPATH_DEBUG, FASTPATH_STATS)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # survey.awk: the survey report (interpose(1), SURVEY), from the records of
 # a FASTPATH_SURVEY directory (their format is fastpath(7)'s).  Why awk, and
 # how a mitigation adds its row: docs/design.md, "The survey report".

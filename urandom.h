@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * urandom.h: what the three units of the urandom mitigation share.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * urandom_cloexec.c: "duplicate this descriptor, close-on-exec" for the
  * urandom mitigation (its hidden descriptors, and exact mode's opens with

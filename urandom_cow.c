@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * urandom_cow.c: a pooled descriptor's open file description is never
  * shared where the program could see it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * urandom_dup.c: duplication of the descriptors the urandom mitigation
  * tracks (dup, dup2, dup3, F_DUP2FD), from urandom_fd.c: a copy of a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * urandom_exec.c: every exported way to start a program, for the reserve
  * mode of the urandom mitigation.

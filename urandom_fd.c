@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * urandom_fd.c: the descriptors of the device that the urandom mitigation
  * tracks, the hidden one it duplicates (exact mode) and the one it keeps

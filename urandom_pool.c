@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * urandom_pool.c: the reservoir the urandom mitigation serves reads from.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * urandom_seen.c: the calls beyond open, read, close, dup and fcntl that
  * could see what the urandom mitigation holds, or change or copy a pooled

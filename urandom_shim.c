@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * urandom_shim.c: /dev/urandom without the system calls: the entry points.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * urandom_survey.c: the urandom mitigation's survey (FASTPATH_SURVEY).  The
  * pool is off; every call goes to the kernel, and those the pool would have

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * urandom_vdso.c: which source serves the urandom mitigation's reads, and
  * the memory each thread reads through.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * vfork.c: vfork and __vfork, and telling a vfork child from its parent.
  *

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The find_elf experiment of seed 002 on this machine: one worker pool sized
 # from sysconf(_SC_NPROCESSORS_ONLN), each worker fork+exec'ing /bin/true
 # with 256 MiB of touched heap, at every CPU count the seed reported.  All

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make bench: readlink.  The seed reproduced on Linux (see
 # bench/readlink_lib.sh), then the per-call figures on real Linux /proc.
 # Targets (checked and printed at the end):

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make bench: what survey mode (FASTPATH_SURVEY) costs, native vs surveyed,
 # on the seed workloads (limit: 1.2x native time) and on calls that are
 # not surveyed (regular-file open/read/close, readlink of a plain link:

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make bench for urandom_shim: the full targets of issue 3 (seed 001).
 # Each row is native vs fastpath from the same run; the syscall columns
 # come from a smaller run of the same workload under strace -f -c.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # bench/chart.sh RAW SVG: draws make bench's figures with gnuplot.
 #   left:  every row's speed-up (native s / fastpath s), log scale, with
 #          its target marked (rows under an "informational" heading have

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_cpus.sh's file row: open + read to the end + close of one file,
  * ITER times; prints the nanoseconds of one round.  Run natively, under

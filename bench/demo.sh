@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make demo: each mitigation on a small realistic workload, native vs
 # fastpath, in one table.  Each bench/demo_*.sh prints ROW lines (see
 # compare in bench/lib.sh); this runs them all.  Kept under a minute on two

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make demo row for the cpus mitigation (seed 002, find_elf).  A pool sized
 # for a 256-CPU machine is what the tool does natively there; --cpus 8 is
 # the mitigation.  One run each: this is the slowest row of the demo.

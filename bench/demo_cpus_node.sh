@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make demo row for the cpus mitigation's files (issue 12): a node service
 # sized the usual node way, one cluster worker per os.cpus() entry, forks
 # as many workers as the machine has natively, and N under --cpus N (node's

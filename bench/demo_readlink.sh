@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make demo: the seed (pfiles on a process with many sockets) on Linux, and
 # the per-call gain on real Linux.  See bench/readlink_lib.sh.
 # shellcheck source=bench/lib.sh

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make demo, last: interpose --survey on the seed workloads, each report's
 # reason and suggestion (the full reports: interpose --survey COMMAND).
 # Printed after the table (ROW lines only are tabled; these pass through).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make demo rows for urandom_shim (seed 001): kept under ~20 s on 2 cores.
 # shellcheck source=bench/lib.sh
 . "$(dirname "$0")/lib.sh"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A find_elf-like workload (seed 002): size a worker pool by
  * sysconf(_SC_NPROCESSORS_ONLN), hold a few hundred MiB of touched heap as a

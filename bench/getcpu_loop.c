@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_cpus.sh's sched_getcpu row: ITER calls of sched_getcpu(); prints
  * the nanoseconds of one call.  Run natively, under fastpath.so without

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Shared helpers for bench/*.sh (POSIX sh; needs GNU date and strace).
 #
 # Ratios are taken side by side in one run: native and fastpath are run

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * TEST/BENCH ONLY: a stand-in for the illumos kernel's name-cache scan.
  * Preloaded AFTER fastpath.so (LD_PRELOAD="fastpath.so readlink_delay.so"),

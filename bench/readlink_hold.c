@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Holds sockets, pipes and an opened named FIFO (and, with -e, epoll
  * descriptors), then runs a command that inherits them: a target for

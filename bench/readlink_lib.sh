@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # shellcheck shell=sh
 # Shared by bench/bench_readlink.sh and bench/demo_readlink.sh (sourced
 # after bench/lib.sh).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A pfiles(1)-like lister: for each fd of a target process, stat
  * ROOT/PID/fd/<n>, then readlink ROOT/PID/path/<n>, then print, the way

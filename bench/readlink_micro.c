@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * readlink in a loop, for the per-call benchmarks.
  *

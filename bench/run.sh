@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make bench: the full benchmarks, each bench/bench_*.sh in turn.  Every
 # figure is native vs fastpath from the same run.  The raw output is kept
 # in bench/out/bench.raw, and bench/chart.sh draws bench/out/bench.svg.

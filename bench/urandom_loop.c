@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * urandom_loop: the workloads of bench_urandom.sh, one per mode.
  *   seed N [THREADS] [noclo]   seed 001: per "uuid", twice open/read(16)/close

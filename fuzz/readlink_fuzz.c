@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target for readlink_path.c's /proc path parser and
  * readlink_shim.c's copy contract (make fuzz).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Run by tests/cpus_probe.sh: node's ways of counting CPUs, and the usual
 // way of sizing a service, one cluster worker per os.cpus() entry, counted
 // as they come online (each worker leaves at once).

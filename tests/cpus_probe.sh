@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Every common way of counting CPUs, one line each: "NAME VALUE", or
 # "NAME skip: REASON" when the program is not installed.  Run it under
 # the setting to measure (t_cpus.sh; bench/bench_cpus.sh builds the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make check-hardening: every hardening target in turn (those that exist),
 # each one's own summary, then one total "N passed, N failed, K skipped"
 # line.  Each target's output is shown but for its "ok - " lines; its skip

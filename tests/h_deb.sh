@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make check-deb: the Debian package as an operator meets it.  Builds it
 # (make deb), lintian (no error, no warning), installs it with apt from
 # dist/, runs the installed interpose, purges it, and finds nothing of it

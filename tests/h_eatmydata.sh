@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make check-eatmydata: the integration scripts (tests/t_*.sh) with Debian's
 # libeatmydata in LD_PRELOAD before and after fastpath.so.  The scripts put
 # $FASTPATH_SO into LD_PRELOAD, which takes a colon list: so the order is

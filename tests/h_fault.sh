@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make check-fault: the world around the program failing.  Every case runs
 # tests/bin/prog_fault (or a small shell) natively and under fastpath.so
 # with the same fault, and the program must see exactly the native result

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make check-illumos: what can be checked of the illumos build without an
 # illumos machine (none exists here; nothing below ran on an illumos kernel).
 #   1. every library source compiles as for illumos, 64- and 32-bit, with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/h_illumos.sh: illumos headers from before illumos#14418 (2022),
  * which the platform images of the field reports (2013-2015) carry.  There

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The illumos compile checks (tests/h_lint.sh, tests/h_illumos.sh): the
  * sources are built with __sun against glibc's headers.  These are the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make lint: shellcheck on every shell script, cppcheck and clang-tidy on the
 # C sources of fastpath.so.  The check sets are documented where they live:
 # .clang-tidy (clang-tidy), .ci/cppcheck.supp (cppcheck), and below.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Forced into the integration programs when they are built for musl
  * (tests/h_port.sh).  musl 1.2.3 lacks what these stand in for:

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make check-musl / check-m32: fastpath.so and the integration programs
 # built by another C library or for another ABI, then run natively and under
 # LD_PRELOAD of that build's fastpath.so (a musl object loads only into musl

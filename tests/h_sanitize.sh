@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make check-sanitize: fastpath under the compiler's sanitizers.
 #   UBSan  fastpath.so and the integration programs built with
 #          -fsanitize=undefined -fno-sanitize-recover=all; the programs run

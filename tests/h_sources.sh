@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make check-urandom-sources: the urandom suite under each source of its
 # bytes (issue 20): vdso (this kernel's default where the vDSO has
 # getrandom), kernel (the vDSO forced absent) and reservoir (asked for),

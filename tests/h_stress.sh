@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make check-stress: prog_stress_mixed (threads opening, reading, copying
 # and closing the device; forks; execs; signal handlers that read it;
 # readlink of /proc/self/fd) for STRESS_SECONDS (default 60) under

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make check-valgrind: integration programs under memcheck (no error, no
 # definite or indirect leak) all with
 # fastpath.so preloaded.  Any report fails the check (--error-exitcode).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Shared helpers for tests/t_*.sh and tests/h_*.sh (POSIX sh).  Each script
 # sources this, calls `ok`/`fail` (or `check`), `skip` for what this machine
 # cannot run (never a pass), `precond` for what the checks rely on in the

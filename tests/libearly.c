@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A library whose constructor uses our wrappers before fastpath.so's own
  * constructor has run (the loader initialises a program's libraries before

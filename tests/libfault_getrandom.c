@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libfault_getrandom.so: a getrandom() that fails on demand, for make
  * check-fault.  Preloaded after fastpath.so, it is what fastpath's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libgetcpu_wrap.so: a preload after fastpath.so that wraps sched_getcpu,
  * as a tracer or a test double would.  It answers the real CPU plus 1000,

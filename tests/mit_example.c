@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * mit_example.c: the example of docs/design.md, "Adding a mitigation".  A
  * mitigation that counts the program's calls of getppid() and answers them

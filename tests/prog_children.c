@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * prog_children: starts children in each of the ways the survey must count
  * (tests/t_survey.sh, the report's process line and the records' counts).

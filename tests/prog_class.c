@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * prog_class: which ELF class this process is, and whether fastpath.so is
  * loaded into it (tests/t_reach.sh: both classes, each child its own).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Run by t_cpus.sh under LD_PRELOAD.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Prints what libearly's constructor saw, for tests/t_core.sh. */
 #include <stdio.h>
 

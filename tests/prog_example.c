@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Calls getppid() N times (argv[1]) and prints the last answer. */
 #include <stdio.h>
 #include <stdlib.h>

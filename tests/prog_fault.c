@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * prog_fault: what a program sees when the system around it fails, for
  * tests/h_fault.sh, which runs each mode natively and under fastpath.so and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Run by t_cpus.sh: what OpenMP (libgomp) believes of the machine, which
  * it learns from the affinity mask at start-up: "procs P threads T".

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * prog_pooln: seed 002 as find_elf ran it, with the pool's size given on
  * the command line, as a shell hands it $(getconf _NPROCESSORS_ONLN):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Built with -O2 -D_FORTIFY_SOURCE=2: readlink() and readlinkat() into
  * arrays of known size with a size the compiler cannot check become

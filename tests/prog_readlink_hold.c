@@ -1,2 +1,3 @@
+/* SPDX-License-Identifier: MIT */
 /* The benchmark's fd holder, built for the tests too. */
 #include "../bench/readlink_hold.c"

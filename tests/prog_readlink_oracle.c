@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The kernel as oracle: a process holding 10,000 sockets, 1,000 pipe ends,
  * an opened named FIFO and a few look-alikes (O_PATH fds of a FIFO and of a

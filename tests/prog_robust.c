@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Run by t_robust.sh natively and under LD_PRELOAD, under every setting:
  * what real programs do to a preload that a unit test cannot (issue 24).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * prog_sigstart BLOCK IGNORE COMMAND [ARG]...: execs COMMAND with the
  * signals in BLOCK blocked and those in IGNORE ignored (comma-separated

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * prog_stress_mixed SECONDS: everything at once, for a bounded time, with
  * the invariants checked at the end (make check-stress; run natively and

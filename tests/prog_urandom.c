@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * prog_urandom: every entry point on /dev/urandom, checked and logged.
  * Run natively and under fastpath.so: each run must pass its own checks,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * prog_urandom_closed: what a program sees on a number of the device after
  * it closed it, and the number its next open gets (issue 15's table).  Run

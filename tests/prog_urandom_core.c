@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * prog_urandom_core: what a core dump of this process would hold of the
  * randomness it has not read yet.  Reads 16 bytes three times (read: an

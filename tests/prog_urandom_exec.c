@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * prog_urandom_exec: does a closed /dev/urandom descriptor reach a new
  * program?  The program opens the device without O_CLOEXEC, reads, closes

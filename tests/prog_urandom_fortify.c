@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * prog_urandom_fortify: built with -O2 -D_FORTIFY_SOURCE=2, so that open
  * with run-time flags becomes __open_2/__open64_2/__openat_2/__openat64_2

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * prog_urandom_seen: issue 25's cases, each printed as observations that
  * t_urandom.sh compares native against fastpath (native is the oracle).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * prog_urandom_stress: the pool under forks, threads and signals.  Each mode
  * checks that no 16-byte block is ever served twice; run natively and under

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * prog_vfork CASE: a vfork child does something to a descriptor of the
  * device (or to the table) and exits; the parent prints what it can see

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # reach_probe.sh KIND: the CPU count KIND reports (t_reach.sh): nproc,
 # python (os.cpu_count()), node (os.cpus().length), or cluster (the number
 # of node cluster workers forked, one per os.cpus() entry, that ran).

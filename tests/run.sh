@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Runs every test suite: the cmocka unit tests (tests/bin/test_*), the
 # integration scripts (tests/t_*.sh), the fuzz smoke run and, with
 # --hardening, every hardening target (tests/h_all.sh).  Prints each

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The core under a real LD_PRELOAD: the summary line, warnings for bad
 # settings, wrappers called before our constructor, exported symbols.
 # shellcheck source=tests/lib.sh

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # cpus: real programs see the CPU count set with --cpus / FASTPATH_CPUS,
 # their native count without it, and a malformed value changes nothing.
 # shellcheck source=tests/lib.sh

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The documents (issue 22): the README stays a five-minute read in the
 # order a newcomer asks, every relative link (and #anchor) in README.md and
 # docs/*.md resolves, every docs/ file named anywhere exists, the README's
@@ -128,6 +129,37 @@ if [ -n "$read_names" ] && [ -z "$undoc" ]; then
 	ok "fastpath(7) ENVIRONMENT names every setting the object reads ($(printf '%s\n' "$read_names" | wc -l | tr -d ' '))"
 else
 	fail "fastpath(7) ENVIRONMENT names every setting the object reads" "not there:$undoc"
+fi
+
+# --- the licence: MIT, said once in LICENSE and by each source file ------
+# unlicensed DIR: the source files under DIR (git's list where DIR is a
+# checkout, else every file) whose first three lines carry no SPDX line.
+# Data, documents and package metadata carry none.
+unlicensed() {
+	(cd "$1" && { git ls-files 2>/dev/null || find . -type f ! -path './.git/*' | sed 's|^\./||'; } |
+		grep -Ev '\.(md|txt|dat|raw|svg|supp)$|^(\.gitignore|\.clang-tidy|LICENSE)$|^debian/(changelog|control|copyright|source/format)$|^(tests|bench|fuzz)/bin/|^dist/' |
+		while IFS= read -r f; do
+			[ -f "$f" ] || continue
+			head -n 3 "$f" | grep -q 'SPDX-License-Identifier: MIT' || printf '%s\n' "$f"
+		done)
+}
+if grep -q '^MIT License' "$D/LICENSE" 2>/dev/null &&
+	grep -q 'Permission is hereby granted, free of charge' "$D/LICENSE"; then
+	ok "LICENSE: the MIT licence"
+else
+	fail "LICENSE: the MIT licence" "no LICENSE, or not MIT's text"
+fi
+missing=$(unlicensed "$D")
+if [ -z "$missing" ]; then ok "every source file's first lines say SPDX-License-Identifier: MIT"
+else fail "every source file says SPDX-License-Identifier: MIT" "$(printf '%s\n' "$missing" | head -n 5 | tr '\n' ' ')"; fi
+# The negative control: a tree with one source file lacking the line.
+mkdir -p "$T_TMP/lic" && printf '/* SPDX-License-Identifier: MIT */\n' >"$T_TMP/lic/a.c" &&
+	printf 'int x;\n' >"$T_TMP/lic/b.c"
+expect_eq "the SPDX check finds a source file without the line" "b.c" "$(unlicensed "$T_TMP/lic")"
+if grep -q '^License: MIT$' "$D/debian/copyright" && ! grep -q 'none-granted' "$D/debian/copyright"; then
+	ok "debian/copyright: DEP-5, License: MIT"
+else
+	fail "debian/copyright: DEP-5, License: MIT" "$(grep '^License:' "$D/debian/copyright")"
 fi
 
 finish

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # docs/design.md's example mitigation (tests/mit_example.c), preloaded from the
 # test variant of the object that registers it (tests/bin/fastpath_example.so):
 # with its one line in mitigations.h and no edit to the core, its setting

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # interpose(1): options, LD_PRELOAD handling, argument and exit-status
 # pass-through, env(1)-style errors, and an installed copy.
 # shellcheck source=tests/lib.sh

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # interpose.awk as a unit (issue 22): each parser that interpose starts
 # (elf_header, elf_interp, unit_env, dropins, cpu_list, psrinfo_online) on
 # made-up input, every branch, under every awk this machine has (mawk, gawk

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # interpose(1) is invisible (issue 26): each case runs natively and wrapped
 # (plain and --survey) and compares what a user would: exit status,
 # output, stdin, SigIgn/SigBlk of /proc/self/status, process group and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The files fastpath writes from inside a program (outfile.c):
 #  1. --stats holds no descriptor: natively and under `interpose --stats`,
 #     fd 100 is the program's, the flock idiom excludes, /proc/self/fd

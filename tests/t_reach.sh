@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # reach (issue 19): interpose says in one line when the preload cannot act
 # (static, other ELF class, secure-execution, Go) and still execs the
 # program as before; the CPU cap reaches Go (GOMAXPROCS) and everything

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # readlink shim, integration: the kernel as oracle on a process holding
 # 10,000 sockets and 1,000 pipes, the fortified _chk entry points, `ls -l`
 # and `lsof` unchanged, debug and disable settings, and the illumos policy

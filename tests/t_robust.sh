@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # What real programs do to a preload (issue 24): small stacks, signal
 # handlers and fork children call us, and callers pass sizes larger than
 # their buffers.  Each case of tests/prog_robust runs natively (the

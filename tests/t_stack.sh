@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The stack budget (issue 24): no function of fastpath.so has a frame of
 # more than STACK_BUDGET bytes (default 1024), and none a frame of unbounded
 # size (alloca, a variable-length array).  A wrapper may run on a 16 KiB

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Survey mode (FASTPATH_SURVEY, interpose --survey): nothing changes for the
 # program (the integration programs that compare fastpath with native agree
 # with native under survey too); each process leaves one record, exact under

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The survey report (survey.awk) as a unit: each row's rule, each
 # suggestion and note, the process count, and hostile or huge record
 # directories, on records made to measure; run under every awk this

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # interpose --unit NAME / --smf FMRI (interpose(1), SERVICES): the systemd
 # drop-in written, rewritten, shown, removed, on a --root tree; bad names;
 # a unit that sets LD_PRELOAD itself; systemd-analyze verify on the result.

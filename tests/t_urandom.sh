@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # urandom_shim: every entry point against native behaviour, the system-call
 # savings (strace), forks, threads, signals, and a statistical check of the
 # served stream.  What depends on the mode (FASTPATH_URANDOM) runs once per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the core: settings parsing (every malformed case we could
  * think of), the summary line, the signal-safe formatter, and binding of

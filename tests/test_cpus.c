@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of cpus_shim.c and cpus_map.c: every CPU-count question gives
  * the same N, the masks are those of a real machine of CPUs 0..N-1 (the

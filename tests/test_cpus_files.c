@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of cpus_text.c and cpus_files_shim.c: the pure text
  * transforms (input text + mask -> output text) on fixed samples and on

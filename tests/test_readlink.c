@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of readlink_shim.c: the /proc path parser (a table, plus the
  * round trip), the decision table, readlink's truncation contract at every

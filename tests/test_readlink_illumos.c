@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The illumos readlink rules (readlink_shim.c, rl_rules[]) against what the
  * illumos kernel answers, per descriptor type, as read in illumos-gate: the

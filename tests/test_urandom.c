@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the urandom mitigation as a whole (urandom_shim.c with
  * urandom_fd.c and urandom_pool.c): which opens match, re-entry from a

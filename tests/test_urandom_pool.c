@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the reservoir alone (urandom_pool.c, linked with the core
  * and nothing else: this program's own open, read and close are libc's).

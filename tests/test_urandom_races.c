@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The suspected urandom races of issue 24, each forced deterministically:
  * a stand-in of the real dup() (or a program's own call made at the right

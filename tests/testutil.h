@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * testutil.h: the little that the integration programs (tests/prog_*.c)
  * share.  Each program checks real behaviour with TU_CHECK and ends with

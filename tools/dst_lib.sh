@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # dst_lib.sh CC [FLAG]...: what glibc's dynamic loader makes of the $LIB
 # token in LD_PRELOAD for programs that CC FLAG... builds (one line, e.g.
 # lib/x86_64-linux-gnu, lib32, lib64), or nothing where that loader does not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fastpath-run: how `interpose --survey` starts and waits for the command.
  *
