@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # fastpath: GNU make, no autotools.
 #   make            build fastpath.so, fastpath-run and the man pages
-#   make deps       install the Debian packages the tests need (as root)
+#   make deps       install the Debian packages make demo needs (as root)
 #   make check      every test: unit, integration, hardening (~12 min)
 #   make check-core the quick part: unit and integration (about a minute)
 #   make demo       the three mitigations, native vs fastpath, one table
@@ -153,8 +153,13 @@ tests/bin/lib%.so: tests/lib%.c
 # constructor, which runs before fastpath.so's.
 PROG_LIBS_early := -learly
 
-# Debian packages the tests and the demo need (only the missing ones).
+# The Debian packages make demo needs (only the missing ones; none, no
+# apt-get call).  make check installs what the tests need itself.
 deps:
+	@sh .ci/deps demo
+
+# ... and those the tests, make deb and make lint need too.
+deps-test:
 	@sh .ci/deps
 
 # The benchmark programs: make demo and make bench run them, and the
@@ -178,7 +183,12 @@ $(EXAMPLE_SO): $(SRCS) $(HDRS) tests/mit_example.c
 # check-core is the quick part (unit and integration suites and the fuzz
 # smoke run, about a minute); check-hardening the rest (the block at the
 # end of this file).
-check: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS) $(EXAMPLE_SO) $(BENCH_BINS) $(BENCH_SOS)
+# It first installs the packages the tests need (.ci/deps: only the
+# missing ones, as root), then builds: the unit tests need cmocka's header.
+check: deps-test
+	@$(MAKE) --no-print-directory check-all
+
+check-all: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS) $(EXAMPLE_SO) $(BENCH_BINS) $(BENCH_SOS)
 	@STRESS_SECONDS=$${STRESS_SECONDS:-25} sh tests/run.sh --hardening
 
 check-core: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS) $(EXAMPLE_SO) $(BENCH_BINS) $(BENCH_SOS)
@@ -249,7 +259,7 @@ clean:
 	rm -f $(LIB_LINK) $(filter-out fastpath.so 64/%,$(SOS))
 	for d in $(dir $(LIB_LINK) $(filter-out fastpath.so 64/%,$(SOS))); do rmdir -p $$d 2>/dev/null; done; true
 
-.PHONY: all deps check check-core demo bench install uninstall clean FORCE
+.PHONY: all deps deps-test check check-all check-core demo bench install uninstall clean FORCE
 
 # ---- fuzz: the /proc path parser (readlink_path.c) ------------------------
 # A block of its own because pattern rules cannot express "only with clang's

@@ -92,6 +92,32 @@ for t in deps demo check; do
 done
 if grep -qx 'make check' "$D/.ci/run"; then ok "CI runs the README's test command (.ci/run: make check)"
 else fail "CI runs the README's test command (.ci/run: make check)"; fi
+# The install steps make no apt-get call once all is there: each runs with
+# apt-get a stub that logs (a package still missing here is a skip: the
+# stub would then be called, and rightly).
+# shellcheck disable=SC2016 # the stub's own $0 and $*
+mkdir -p "$T_TMP/apt" && printf '#!/bin/sh\necho "$0 $*" >>"%s"\n' "$T_TMP/apt.log" >"$T_TMP/apt/apt-get" &&
+	chmod +x "$T_TMP/apt/apt-get"
+for set_ in demo test; do
+	out=$(PATH="$T_TMP/apt:$PATH" sh "$D/.ci/deps" "$set_" 2>&1)
+	case $out in
+	installing:*) skip ".ci/deps $set_: no apt-get call when all is installed" "missing here: ${out#installing:}" ;;
+	*) expect_eq ".ci/deps $set_: no apt-get call when all is installed" "" "$(cat "$T_TMP/apt.log" 2>/dev/null)" ;;
+	esac
+done
+# The negative control: nothing found on PATH (the stubs only, id saying
+# root) calls the stub.
+printf '#!/bin/sh\necho 0\n' >"$T_TMP/apt/id" && chmod +x "$T_TMP/apt/id"
+PATH="$T_TMP/apt" "$(command -v sh)" "$D/.ci/deps" demo >/dev/null 2>&1
+if grep -q 'install -y -q --no-install-recommends make gcc binutils strace nodejs' "$T_TMP/apt.log" 2>/dev/null; then
+	ok ".ci/deps demo: calls apt-get for what is missing (a PATH without the tools)"
+else
+	fail ".ci/deps demo: calls apt-get for what is missing" "$(cat "$T_TMP/apt.log" 2>/dev/null)"
+fi
+# The demo's set is the demo's own: the C toolchain, make, strace, node.
+# shellcheck disable=SC2016 # a sed script
+demo_pkgs=$(sed -n '/^if \[ "$set_" = test \]/q; s/^need \([^ ]*\) .*/\1/p' "$D/.ci/deps" | tr '\n' ' ')
+expect_eq ".ci/deps demo: only what make demo needs" "make gcc binutils strace nodejs " "$demo_pkgs"
 # shellcheck disable=SC2016
 readme_min=$(tr '\n' ' ' <"$D/README.md" | sed -n 's/.*`make check` (about \([0-9][0-9]*\) minutes.*/\1/p')
 make_min=$(sed -n 's/^# line "check: N passed, N failed, K skipped"; about \([0-9][0-9]*\) minutes.*/\1/p' "$D/Makefile")
