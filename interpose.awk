@@ -17,6 +17,10 @@
 #                systemd reads them; out the last value that an
 #                Environment= line of [Service] gives the variable -v var,
 #                nothing when none does (an empty Environment= resets)
+#   unit_key     the same files in; out the last value that a line of
+#                [Service] gives the key -v key (User, DynamicUser,
+#                ProtectSystem...), nothing when none does or the last
+#                assignment is empty (which resets)
 #   dropins      "NAME/PATH" lines of drop-in files in; out those lines
 #                whose NAME is not ours (fastpath.conf), the first of each
 #                NAME only (the first directory's file of a name wins)
@@ -32,7 +36,7 @@
 
 BEGIN {
 	unknown_job = 0
-	if (job !~ /^(elf_header|elf_interp|unit_env|dropins|cpu_list|psrinfo_online)$/) {
+	if (job !~ /^(elf_header|elf_interp|unit_env|unit_key|dropins|cpu_list|psrinfo_online)$/) {
 		unknown_job = 1
 		exit 2
 	}
@@ -46,6 +50,7 @@ BEGIN {
 
 job == "elf_header" || job == "elf_interp" { take_bytes(); next }
 job == "unit_env" { unit_env_line(); next }
+job == "unit_key" { unit_key_line(); next }
 job == "dropins" { dropin_line(); next }
 job == "cpu_list" { cpu_list_line(); next }
 job == "psrinfo_online" { psrinfo_line(); next }
@@ -57,7 +62,7 @@ END {
 		exit elf_header()
 	if (job == "elf_interp")
 		elf_interp()
-	else if (job == "unit_env" && env_set)
+	else if ((job == "unit_env" || job == "unit_key") && env_set)
 		print env_value
 }
 
@@ -133,6 +138,25 @@ function unit_env_line(    assignments, word) {
 			env_set = 1
 		}
 	}
+}
+
+# KEY=VALUE in [Service]: the value, surrounding blanks dropped; the last
+# one wins, an empty one resets.
+function unit_key_line(    value) {
+	if ($0 ~ /^[ \t]*\[/) {
+		in_service = $0 ~ /^[ \t]*\[Service\]/
+		return
+	}
+	if (!in_service || index($0, "=") == 0)
+		return
+	value = $0
+	sub(/^[ \t]+/, "", value)
+	if (substr(value, 1, length(key)) != key || substr(value, length(key) + 1) !~ /^[ \t]*=/)
+		return
+	sub(/^[^=]*=[ \t]*/, "", value)
+	sub(/[ \t]+$/, "", value)
+	env_value = value
+	env_set = value != ""
 }
 
 # The first word of TEXT, its quotes removed; what follows it is left in

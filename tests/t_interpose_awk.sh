@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # interpose.awk as a unit (issue 22): each parser that interpose starts
-# (elf_header, elf_interp, unit_env, dropins, cpu_list, psrinfo_online) on
+# (elf_header, elf_interp, unit_env, unit_key, dropins, cpu_list, psrinfo_online) on
 # made-up input, every branch, under every awk this machine has (mawk, gawk
 # --lint, the one true awk, busybox), each a [tag]; gawk --lint clean on all
 # of it.
@@ -88,6 +88,16 @@ units() {
 		"$(u '[Service]\nEnvironment=LD_PRELOAD=/a.so\n[Unit]\nX=1\n  [Service]\nEnvironment=LD_PRELOAD=/b.so\n')"
 	expect_eq "unit_env: spaces around '=' and before the key" "/a.so |0" \
 		"$(u '[Service]\n  Environment = LD_PRELOAD=/a.so\n')"
+	# ---- unit_key ----
+	k() { printf '%b' "$1" | run unit_key -v key="$2"; }
+	expect_eq "unit_key: the last value in [Service], blanks trimmed" "bob |0" \
+		"$(k '[Unit]\nUser=x\n[Service]\nUser = bob \nUserX=1\n' User)"
+	expect_eq "unit_key: a key that only starts with it is another" "|0" \
+		"$(k '[Service]\nUserX=1\n' User)"
+	expect_eq "unit_key: an empty assignment resets" "|0" \
+		"$(k '[Service]\nProtectSystem=strict\nProtectSystem=\n' ProtectSystem)"
+	expect_eq "unit_key: outside [Service]: ignored" "|0" \
+		"$(k '[Install]\nDynamicUser=yes\n' DynamicUser)"
 	expect_eq "unit_env: another key (EnvironmentFile=) is not Environment=" "|0" \
 		"$(u '[Service]\nEnvironmentFile=LD_PRELOAD=/a.so\n')"
 	expect_eq "unit_env: a longer name is not the variable" "|0" \

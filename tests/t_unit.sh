@@ -23,8 +23,9 @@ want="[Service]
 Environment=LD_PRELOAD=$lib
 Environment=FASTPATH_CPUS=4
 Environment=OMP_NUM_THREADS=4
+Environment=GOMAXPROCS=4
 Environment=FASTPATH_GETRANDOM=1"
-expect_eq "write: the settings, one Environment= each" "$want" "$(grep -v '^#' "$F")"
+expect_eq "write: the settings, one Environment= each (GOMAXPROCS too, as the exec path sets)" "$want" "$(grep -v '^#' "$F")"
 expect_eq "write: prints the commands it does not run" \
 	"systemctl daemon-reload
 systemctl restart web.service" "$(grep -v '^#' "$T_TMP/out")"
@@ -148,13 +149,145 @@ printf '[Service]\nEnvironment=LD_PRELOAD=/usr/lib/libi.so\n' >"$R/etc/systemd/s
 expect_eq "an instance: its own drop-in after the template's" \
 	"Environment=LD_PRELOAD=$lib:/usr/lib/libi.so" "$(grep LD_PRELOAD= "$R/etc/systemd/system/getty@tty1.service.d/fastpath.conf")"
 
+# --- issue 41: the exec path's settings, every unit systemd accepts -------------
+unit >"$R/lib/systemd/system/web.service"
+"$I" --unit web --root "$R" --cpus 2 --pin --force >/dev/null 2>&1
+want=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status | awk -F, '{
+	for (i = 1; i <= NF; i++) { n = split($i, r, "-"); for (c = r[1]; c <= r[n]; c++) printf "%d\n", c } }' | sed -n 1,2p | tr '\n' ' ' | sed 's/ $//')
+if [ "$(printf '%s\n' "$want" | wc -w)" -lt 2 ]; then
+	skip "--pin: CPUAffinity=" "this process may use fewer than 2 CPUs"
+else
+	expect_eq "--pin: CPUAffinity= the first N CPUs allowed, as the exec path pins" "CPUAffinity=$want" "$(grep '^CPUAffinity=' "$F")"
+fi
+"$I" --unit web --root "$R" --cpus quota >/dev/null 2>&1
+expect_eq "--cpus quota: FASTPATH_CPUS=quota, no OMP_NUM_THREADS or GOMAXPROCS of 'quota'" \
+	"Environment=FASTPATH_CPUS=quota" "$(grep -v '^#' "$F" | grep -e CPUS= -e OMP_ -e GOMAX)"
+"$I" --unit web --root "$R" --cpus quota --pin >/dev/null 2>&1
+expect_eq "--cpus quota --pin under --unit: a usage error" 125 $?
+unit 'Environment=GOMAXPROCS=7' >"$R/lib/systemd/system/web.service"
+"$I" --unit web --root "$R" --cpus 2 >/dev/null 2>&1
+expect_eq "the unit's GOMAXPROCS wins" "Environment=OMP_NUM_THREADS=2" "$(grep -e OMP_ -e GOMAX "$F")"
+unit >"$R/lib/systemd/system/web.service"
+unit >"$R/lib/systemd/system/tpl@.service"
+for t in tpl@ tpl@.service; do
+	"$I" --unit "$t" --root "$R" --cpus 1 --force >"$T_TMP/out" 2>&1
+	expect_eq "a template ($t): the restart line names its instances" \
+		"systemctl restart 'tpl@*.service'  # every running instance" "$(grep '^systemctl restart' "$T_TMP/out")"
+done
+"$I" --unit tpl@a --root "$R" --cpus 1 >"$T_TMP/out" 2>&1
+expect_eq "an instance: the restart line names it" "systemctl restart tpl@a.service" "$(grep '^systemctl restart' "$T_TMP/out")"
+for kind in socket timer path mount automount swap target slice scope device; do
+	"$I" --unit "x.$kind" --root "$R" --cpus 1 >/dev/null 2>"$T_TMP/err"
+	rc=$?
+	if [ $rc -eq 125 ] && grep -q "is a $kind unit" "$T_TMP/err" && [ ! -e "$R/etc/systemd/system/x.$kind.service.d" ]; then
+		ok "a .$kind unit: 125, the reason, nothing written"
+	else fail "a .$kind unit: 125, the reason, nothing written" "status $rc: $(cat "$T_TMP/err")"; fi
+done
+unit >"$R/lib/systemd/system/foo\\x2dbar.service"
+"$I" --unit 'foo\x2dbar' --root "$R" --cpus 1 >"$T_TMP/out" 2>&1
+line=$(sed -n 's/^systemctl restart //p' "$T_TMP/out")
+eval "set -- $line"
+expect_eq "an escaped name: the pasted restart line names that unit" 'foo\x2dbar.service' "$1"
+"$I" --unit ghost --root "$R" --cpus 1 >/dev/null 2>"$T_TMP/err"
+rc=$?
+if [ $rc -eq 0 ] && grep -q 'warning: no unit ghost.service' "$T_TMP/err" && [ -f "$R/etc/systemd/system/ghost.service.d/fastpath.conf" ]; then
+	ok "a unit that does not exist: written, with a warning"
+else fail "a unit that does not exist: written, with a warning" "status $rc: $(cat "$T_TMP/err")"; fi
+"$I" --unit web --root "$R" --cpus 2 --force >/dev/null 2>&1
+expect_eq "an unknown unit's warning is not said of one that exists" "" "$("$I" --unit web --root "$R" --cpus 2 2>&1 >/dev/null)"
+"$I" --unit web --root "$R" --cpus 3 >"$T_TMP/out" 2>&1
+if grep -qx '# - Environment=FASTPATH_CPUS=2' "$T_TMP/out" && grep -qx '# + Environment=FASTPATH_CPUS=3' "$T_TMP/out"; then
+	ok "a rewrite says what changed"
+else fail "a rewrite says what changed" "$(cat "$T_TMP/out")"; fi
+echo 'Environment=MINE=1' >>"$F"
+cp "$F" "$T_TMP/edited"
+"$I" --unit web --root "$R" --cpus 4 >/dev/null 2>"$T_TMP/err"
+rc=$?
+if [ $rc -eq 125 ] && cmp -s "$F" "$T_TMP/edited" && grep -q 'edited by hand' "$T_TMP/err"; then
+	ok "a drop-in edited by hand: kept, 125, the reason"
+else fail "a drop-in edited by hand: kept, 125, the reason" "status $rc: $(cat "$T_TMP/err")"; fi
+"$I" --unit web --root "$R" --cpus 4 --force >/dev/null 2>&1
+expect_eq "... replaced with --force" "Environment=FASTPATH_CPUS=4" "$(grep FASTPATH_CPUS "$F")"
+printf '[Service]\nEnvironment=A=1\n' >"$F"
+"$I" --unit web --root "$R" --cpus 4 >/dev/null 2>&1
+expect_eq "a fastpath.conf interpose did not write: kept without --force" 125 $?
+"$I" --unit web --root "$R" --cpus 4 --force >/dev/null 2>&1
+"$I" --force --cpus 1 true >/dev/null 2>&1
+expect_eq "--force without --unit: usage error" 125 $?
+# A sandboxed unit and a --stats file it could not write.
+for sb in 'ProtectSystem=strict' 'DynamicUser=yes'; do
+	unit "$sb" >"$R/lib/systemd/system/web.service"
+	"$I" --unit web --root "$R" --stats=/var/log/fastpath.log --force >/dev/null 2>"$T_TMP/err"
+	if grep -q "warning: the unit's $sb leaves it no way to write /var/log/fastpath.log" "$T_TMP/err"; then
+		ok "$sb and --stats=FILE it cannot write: a warning"
+	else fail "$sb and --stats=FILE it cannot write: a warning" "$(cat "$T_TMP/err")"; fi
+	"$I" --unit web --root "$R" --stats=/var/log/fastpath/ --force >/dev/null 2>"$T_TMP/err"
+	if [ ! -s "$T_TMP/err" ] && grep -qx 'LogsDirectory=fastpath' "$F"; then
+		ok "$sb and --stats=/var/log/fastpath/: LogsDirectory=, no warning"
+	else fail "$sb and --stats=/var/log/fastpath/: LogsDirectory=, no warning" "$(cat "$T_TMP/err")"; fi
+done
+# An object the unit's user cannot reach: a copy of the tree's commands in
+# a directory only root may enter (under /tmp, which PrivateTmp= hides too).
+P=$T_TMP/private
+mkdir -p "$P" && chmod 700 "$P" && cp "$I" "$FASTPATH_SO" "$TOP/interpose.awk" "$P/" 2>/dev/null
+unit 'User=nobody' >"$R/lib/systemd/system/web.service"
+"$P/interpose" --unit web --root "$R" --cpus 1 --force >/dev/null 2>"$T_TMP/err"
+if grep -q "warning: the unit runs as nobody, who cannot search /tmp/" "$T_TMP/err"; then
+	ok "User= that cannot reach the object: a warning"
+else fail "User= that cannot reach the object: a warning" "$(cat "$T_TMP/err")"; fi
+unit 'PrivateTmp=yes' >"$R/lib/systemd/system/web.service"
+"$P/interpose" --unit web --root "$R" --cpus 1 --force >/dev/null 2>"$T_TMP/err"
+if grep -q "warning: the unit's PrivateTmp= hides $P/fastpath.so" "$T_TMP/err"; then
+	ok "PrivateTmp= hiding the object: a warning"
+else fail "PrivateTmp= hiding the object: a warning" "$(cat "$T_TMP/err")"; fi
+unit >"$R/lib/systemd/system/web.service"
+"$I" --unit web --root "$R" --cpus 1 --force >/dev/null 2>"$T_TMP/err"
+expect_eq "an object the unit reaches: no warning" "" "$(cat "$T_TMP/err")"
+
+# --- --root that another user can change: refused, for writing and removing ---
+if [ "$(id -u)" -ne 0 ]; then
+	skip "--root owned by another user" "not root (chown needs it)"
+else
+	X=$T_TMP/img
+	mkdir -p "$X/etc/systemd/system" "$T_TMP/victim.d" && echo keep >"$T_TMP/victim.d/fastpath.conf"
+	chown -R nobody "$X"
+	"$I" --unit web --root "$X" --cpus 1 >/dev/null 2>"$T_TMP/err"
+	rc=$?
+	if [ $rc -eq 125 ] && grep -q "belongs to user" "$T_TMP/err" && [ -z "$(ls -A "$X/etc/systemd/system")" ]; then
+		ok "--root owned by another user: 125, nothing written"
+	else fail "--root owned by another user: 125, nothing written" "status $rc: $(cat "$T_TMP/err")"; fi
+	# The held-out race's shape: the image's owner swaps the drop-in
+	# directory for a link to another unit's; refused before any write.
+	ln -s "$T_TMP/victim.d" "$X/etc/systemd/system/web.service.d"
+	"$I" --unit web --root "$X" --cpus 1 >/dev/null 2>&1
+	"$I" --unit web --root "$X" --remove >/dev/null 2>&1
+	expect_eq "--root owned by another user, a link to another drop-in: neither written nor removed" keep "$(cat "$T_TMP/victim.d/fastpath.conf")"
+	chown -R 0 "$X" && rm "$X/etc/systemd/system/web.service.d"
+	# A planted etc/systemd/system link in a root-owned image: --remove refuses.
+	rm -r "$X/etc/systemd/system" && ln -s "$T_TMP/victim" "$X/etc/systemd/system" &&
+		mkdir -p "$T_TMP/victim/web.service.d" && echo keep >"$T_TMP/victim/web.service.d/fastpath.conf"
+	"$I" --unit web --root "$X" --remove >/dev/null 2>"$T_TMP/err"
+	rc=$?
+	if [ $rc -eq 125 ] && [ "$(cat "$T_TMP/victim/web.service.d/fastpath.conf")" = keep ]; then
+		ok "--remove through a planted link: 125, nothing removed"
+	else fail "--remove through a planted link: 125, nothing removed" "status $rc: $(cat "$T_TMP/err")"; fi
+	rm "$X/etc/systemd/system" && mkdir -m 777 "$X/etc/systemd/system"
+	"$I" --unit web --root "$X" --cpus 1 >/dev/null 2>"$T_TMP/err"
+	rc=$?
+	if [ $rc -eq 125 ] && grep -q "writable by others" "$T_TMP/err"; then ok "a directory writable by others on the way: 125"
+	else fail "a directory writable by others on the way: 125" "status $rc: $(cat "$T_TMP/err")"; fi
+	chmod 1777 "$X/etc/systemd/system"
+	"$I" --unit web --root "$X" --cpus 1 >/dev/null 2>&1
+	expect_eq "... sticky (as /tmp): accepted, the drop-in's directory being ours" 0 $?
+fi
+
 # --- systemd-analyze verify ----------------------------------------------------
 if ! command -v systemd-analyze >/dev/null 2>&1; then
 	skip "systemd-analyze verify" "systemd-analyze is not installed (make deps installs systemd)"
 else
 	unit 'Environment=LD_PRELOAD=/usr/lib/libz.so' >"$R/etc/systemd/system/web.service"
 	"$I" --unit web --root "$R" --cpus 4 --getrandom --urandom=reserve \
-		--survey=/var/lib/fastpath-survey --stats=/var/log/fastpath/ >/dev/null 2>&1
+		--survey=/var/lib/fastpath-survey --stats=/var/log/fastpath/ --force >/dev/null 2>&1
 	# The harness: verify must read the drop-in beside the unit, so a bad
 	# line in a copy of it must be reported.
 	cp "$F" "$T_TMP/good"
@@ -163,10 +296,20 @@ else
 	if grep -q 'fastpath.conf.*NoSuchKey' "$T_TMP/v"; then
 		cp "$T_TMP/good" "$F"
 		echo "pre - systemd-analyze verify reads the drop-in"
-		systemd-analyze verify "$R/etc/systemd/system/web.service" >"$T_TMP/v" 2>&1
-		rc=$?
-		if [ $rc -eq 0 ] && [ ! -s "$T_TMP/v" ]; then ok "systemd-analyze verify: the unit with the drop-in, no complaint"
-		else fail "systemd-analyze verify: the unit with the drop-in, no complaint" "status $rc: $(cat "$T_TMP/v")"; fi
+		# a plain service, a template's instance, DynamicUser=, ProtectSystem=strict
+		unit 'DynamicUser=yes' >"$R/etc/systemd/system/dyn.service"
+		unit 'ProtectSystem=strict' >"$R/etc/systemd/system/strict.service"
+		unit >"$R/etc/systemd/system/inst@.service"
+		for u in web inst@a dyn strict; do
+			[ "$u" = web ] || "$I" --unit "$u" --root "$R" --cpus 2 --pin --survey=/var/lib/fastpath-survey \
+				--stats=/var/log/fastpath/ --force >/dev/null 2>&1
+			[ "$u" = inst@a ] && ln -sf "$R/etc/systemd/system/inst@.service" "$R/etc/systemd/system/inst@a.service"
+			systemd-analyze verify "$R/etc/systemd/system/$u.service" >"$T_TMP/v" 2>&1
+			rc=$?
+			if [ $rc -eq 0 ] && [ ! -s "$T_TMP/v" ] && [ -f "$R/etc/systemd/system/$u.service.d/fastpath.conf" ]; then
+				ok "systemd-analyze verify: $u with its drop-in, no complaint"
+			else fail "systemd-analyze verify: $u with its drop-in, no complaint" "status $rc: $(cat "$T_TMP/v")"; fi
+		done
 	elif grep -qi -e 'failed to' -e 'not booted' -e 'permission' "$T_TMP/v"; then
 		skip "systemd-analyze verify" "cannot run here: $(head -n 1 "$T_TMP/v")"
 	else
