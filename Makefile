@@ -12,7 +12,7 @@
 
 # The one place the version is written: fastpath.so (FASTPATH_VERSION),
 # interpose --version and the man pages take it from here.
-VERSION  = 0.1.0
+VERSION  = 0.2.0
 
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
@@ -391,20 +391,32 @@ check-urandom-sources: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS) $(BENCH_BINS) $
 
 .PHONY: check-urandom-sources
 
-# ---- Debian package (issue 21) ---------------------------------------------
-# make deb: the binary package, built by dpkg-buildpackage from debian/ in a
-# copy of the tree (its outputs land in the copy's parent, never beside
-# this worktree), then moved to dist/.  make check-deb (tests/h_deb.sh):
-# builds it, lintian, installs it with apt, runs it, purges it, and looks
-# for anything left.
+# ---- Debian packages (issues 21, 41) --------------------------------------
+# make deb: fastpath and libfastpath for this machine's architecture, and
+# libfastpath for i386 (DEB_M32_ARCH, where this machine is amd64: the same
+# source built for host i386, by gcc -m32 where there is no cross
+# compiler; its fastpath:i386 twin is not kept, fastpath being
+# Multi-Arch: foreign), each by dpkg-buildpackage in a copy of the tree
+# (its outputs land in the copy's parent, never beside this worktree),
+# then moved to dist/.  make check-deb (tests/h_deb.sh): builds them,
+# lintian --pedantic, installs them with apt, runs them, purges them, and
+# looks for anything left.
 DEB_WORK := dist/build
+DEB_M32_ARCH := $(if $(filter amd64,$(shell dpkg --print-architecture 2>/dev/null)),i386)
 
 deb:
-	rm -rf $(DEB_WORK) dist/fastpath_* dist/fastpath-dbgsym_* && mkdir -p $(DEB_WORK)/fastpath-$(VERSION)
+	rm -rf $(DEB_WORK) dist/fastpath_* dist/fastpath-dbgsym_* dist/libfastpath_* dist/libfastpath-dbgsym_* && \
+		mkdir -p $(DEB_WORK)/fastpath-$(VERSION)
 	tar -cf - --exclude=./.git --exclude=./dist --exclude=./tests/bin \
 		--exclude=./bench/bin --exclude=./fuzz/bin . | \
 		tar -xf - -C $(DEB_WORK)/fastpath-$(VERSION)
-	cd $(DEB_WORK)/fastpath-$(VERSION) && dpkg-buildpackage -b -us -uc
+	cd $(DEB_WORK)/fastpath-$(VERSION) && $(MAKE) --no-print-directory clean >/dev/null && \
+		dpkg-buildpackage -b -us -uc
+	if [ -n "$(DEB_M32_ARCH)" ]; then \
+		cd $(DEB_WORK)/fastpath-$(VERSION) && $(MAKE) --no-print-directory clean >/dev/null && \
+		dpkg-buildpackage -B -d -us -uc -a$(DEB_M32_ARCH) && \
+		rm -f ../fastpath_*_$(DEB_M32_ARCH).deb ../fastpath-dbgsym_*_$(DEB_M32_ARCH).deb; \
+	fi
 	mv $(DEB_WORK)/*.deb $(DEB_WORK)/*.changes $(DEB_WORK)/*.buildinfo dist/
 	rm -rf $(DEB_WORK)
 
