@@ -39,8 +39,8 @@ if command -v gawk >/dev/null 2>&1; then
 	# interpose.awk, each job on empty input (tests/t_interpose_awk.sh
 	# runs every case of each under --lint).
 	lint_parser() {
-		for j in elf_header elf_interp unit_env dropins cpu_list psrinfo_online; do
-			: | LC_ALL=C gawk "$@" -f interpose.awk -v job=$j -v var=X -v phent=0 -v phnum=0 -v endian=1 \
+		for j in elf_header elf_interp unit_env unit_key dropins cpu_list psrinfo_online; do
+			: | LC_ALL=C gawk "$@" -f interpose.awk -v job=$j -v var=X -v key=X -v phent=0 -v phnum=0 -v endian=1 \
 				2>&1 >/dev/null | grep . && return 1
 		done
 		return 0

@@ -231,7 +231,7 @@ elif command -v nm >/dev/null 2>&1; then
 else
 	skip "exported symbols" "nm is not installed"
 fi
-# The object never calls its own exports (STYLE.md): a call of ours that
+# The object never calls its own exports (docs/style.md): a call of ours that
 # the dynamic linker binds to our own wrapper (an internal fstat reached
 # urandom's, which says EBADF for the numbers we hold) is a relocation
 # against a symbol we define.  Checked statically, and at run time by the

@@ -163,7 +163,7 @@ fi
 # Data, documents and package metadata carry none.
 unlicensed() {
 	(cd "$1" && { git ls-files 2>/dev/null || find . -type f ! -path './.git/*' | sed 's|^\./||'; } |
-		grep -Ev '\.(md|txt|dat|raw|svg|supp)$|^(\.gitignore|\.clang-tidy|LICENSE)$|^debian/(changelog|control|copyright|source/format)$|^(tests|bench|fuzz)/bin/|^dist/' |
+		grep -Ev '\.(md|txt|dat|raw|svg|supp)$|^(\.gitignore|\.clang-tidy|LICENSE)$|^debian/(changelog|control|copyright|source/format|[a-z]*\.install)$|^(tests|bench|fuzz)/bin/|^dist/' |
 		while IFS= read -r f; do
 			[ -f "$f" ] || continue
 			head -n 3 "$f" | grep -q 'SPDX-License-Identifier: MIT' || printf '%s\n' "$f"
