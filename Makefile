@@ -2,7 +2,8 @@
 # fastpath: GNU make, no autotools.
 #   make            build fastpath.so, fastpath-run and the man pages
 #   make deps       install the Debian packages make demo needs (as root)
-#   make check      every test: unit, integration, hardening (~12 min)
+#   make check      every test but the slow hardening runs (~10 min)
+#   make check-hardening  the slow ones (CI runs it after make check)
 #   make check-core the quick part: unit and integration (about a minute)
 #   make demo       the three mitigations, native vs fastpath, one table
 #   make bench      the full benchmarks
@@ -179,17 +180,19 @@ $(EXAMPLE_SO): $(SRCS) $(HDRS) tests/mit_example.c
 		$(SO_LDFLAGS) $(LDFLAGS) -o $@ $(SRCS) tests/mit_example.c $(LIBS)
 
 # make check: every suite, then every skip with its reason, then one total
-# line "check: N passed, N failed, K skipped"; about 14 minutes on 2 cores.
-# check-core is the quick part (unit and integration suites and the fuzz
-# smoke run, about a minute); check-hardening the rest (the block at the
-# end of this file).
+# line "check: N passed, N failed, K skipped"; about 10 minutes on 2 cores.
+# check-core is its quick part (unit and integration suites and the fuzz
+# smoke run); make check adds the quick hardening targets (lint, the
+# ports, illumos, fault injection); check-hardening runs the slow ones
+# (the block at the end of this file), and .ci/run runs it after make
+# check, so CI tests everything.
 # It first installs the packages the tests need (.ci/deps: only the
 # missing ones, as root), then builds: the unit tests need cmocka's header.
 check: deps-test
 	@$(MAKE) --no-print-directory check-all
 
 check-all: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS) $(EXAMPLE_SO) $(BENCH_BINS) $(BENCH_SOS)
-	@STRESS_SECONDS=$${STRESS_SECONDS:-25} sh tests/run.sh --hardening
+	@sh tests/run.sh --hardening quick
 
 check-core: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS) $(EXAMPLE_SO) $(BENCH_BINS) $(BENCH_SOS)
 	@sh tests/run.sh
@@ -352,10 +355,12 @@ check-eatmydata: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS) $(BENCH_BINS) $(BENCH
 
 .PHONY: check-eatmydata
 
-# check-stress runs 25 s under fastpath.so here (60 s on its own), so that
-# it stays under ~45 s with its native run.
-check-hardening:
-	@STRESS_SECONDS=$${STRESS_SECONDS:-25} sh tests/h_all.sh
+# The slow hardening runs (the package, valgrind, the sanitizers,
+# eatmydata, stress and watchdog, the forced urandom sources), after make
+# check in CI.  check-stress runs 25 s under fastpath.so here (60 s on its
+# own), so that it stays under ~45 s with its native run.
+check-hardening: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS) $(BENCH_BINS) $(BENCH_SOS)
+	@STRESS_SECONDS=$${STRESS_SECONDS:-25} sh tests/h_all.sh slow
 
 .PHONY: check-hardening
 

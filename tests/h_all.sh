@@ -1,8 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# make check-hardening: every hardening target in turn (those that exist),
-# each one's own summary, then one total "N passed, N failed, K skipped"
-# line.  Each target's output is shown but for its "ok - " lines; its skip
+# The hardening targets in turn, each one's own summary, then one total
+# "N passed, N failed, K skipped" line.  h_all.sh quick: those make check
+# runs (lint, the ports, illumos, fault injection: minutes); h_all.sh
+# slow: make check-hardening, which .ci/run runs after make check (the
+# package installed and purged, valgrind, the sanitizers, eatmydata, the
+# stress and watchdog runs, the forced urandom sources); no argument: all.  Each target's output is shown but for its "ok - " lines; its skip
 # lines stay, so that tests/run.sh can list them.
 cd "$(dirname "$0")/.." || exit 2
 passed=0
@@ -11,8 +14,16 @@ skipped=0
 bad=
 out=$(mktemp) || exit 2
 trap 'rm -f "$out"' EXIT
-for t in lint check-deb check-illumos check-musl check-m32 check-m32-build-only check-valgrind \
-	check-sanitize check-fault check-eatmydata check-stress check-urandom-sources; do
+quick="lint check-illumos check-musl check-m32 check-m32-build-only check-fault"
+slow="check-deb check-valgrind check-sanitize check-eatmydata check-stress check-urandom-sources"
+case ${1:-all} in
+quick) targets=$quick ;;
+slow) targets=$slow ;;
+all) targets="$quick $slow" ;;
+*) echo "usage: h_all.sh [quick|slow|all]" >&2; exit 2 ;;
+esac
+# shellcheck disable=SC2086 # one target a word
+for t in $targets; do
 	s=tests/h_${t#check-}.sh
 	case $t in check-musl | check-m32*) s=tests/h_port.sh ;; check-urandom-sources) s=tests/h_sources.sh ;; esac
 	[ -f "$s" ] || { echo "== $t: $s is missing"; bad="$bad $t"; failed=$((failed + 1)); continue; }
@@ -21,7 +32,7 @@ for t in lint check-deb check-illumos check-musl check-m32 check-m32-build-only 
 	# The forced sources only (the default one is everybody else's),
 	# without their stress runs: about a minute and a half.
 	set --
-	[ $t = check-urandom-sources ] &&
+	[ "$t" = check-urandom-sources ] &&
 		set -- UR_SOURCES="kernel reservoir" UR_SUITES="tests/t_urandom.sh tests/h_fault.sh"
 	env "$@" "${MAKE:-make}" --no-print-directory "$t" >"$out" 2>&1
 	rc=$?

@@ -8,7 +8,8 @@
 # make its minimum of iterations.  The program checks: no stall
 # (watchdog), every thread's minimum, no fd leak, no 16-byte block twice.
 # Here: fastpath's FASTPATH_STATS counters for the process agree with what
-# the program counted.
+# the program counted.  Then the watchdog harness (t_watchdog.sh) runs as
+# long as each mode did.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -114,4 +115,15 @@ half=$(((secs + 1) / 2))
 mode_run exact "$half"
 mode_run reserve "$half"
 T_TAG=
+# The watchdog harness (tests/t_watchdog.sh) for as long, its counts ours.
+WATCHDOG_SECONDS=$half sh tests/t_watchdog.sh >"$T_TMP/wd" 2>&1
+grep -v '^ok - ' "$T_TMP/wd" | sed '$d'
+# shellcheck disable=SC2046 # three numbers
+set -- $(tail -n 1 "$T_TMP/wd" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p')
+if [ $# -eq 3 ]; then
+	T_PASSED=$((T_PASSED + $1)) T_FAILED=$((T_FAILED + $2)) T_SKIPPED=$((T_SKIPPED + $3))
+	[ "$1" -gt 0 ] && echo "ok - watchdog harness, ${half}s a run: $1 runs made progress"
+else
+	fail "watchdog harness, ${half}s a run" "$(tail -n 5 "$T_TMP/wd")"
+fi
 finish

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Runs every test suite: the cmocka unit tests (tests/bin/test_*), the
 # integration scripts (tests/t_*.sh), the fuzz smoke run and, with
-# --hardening, every hardening target (tests/h_all.sh).  Prints each
+# --hardening [quick|slow|all], those hardening targets (tests/h_all.sh).  Prints each
 # suite's own output, then every skip with its reason, then one total line
 # "check: N passed, N failed, K skipped"; exits non-zero if anything failed.
 cd "$(dirname "$0")/.." || exit 2
@@ -93,7 +93,7 @@ for t in tests/t_*.sh; do
 	[ -f "$t" ] && suite sh "${t##*/}" sh "$t"
 done
 suite sh fuzz-smoke "${MAKE:-make}" --no-print-directory -s fuzz-smoke
-[ "${1:-}" = --hardening ] && suite sh hardening sh tests/h_all.sh
+[ "${1:-}" = --hardening ] && suite sh hardening sh tests/h_all.sh "${2:-all}"
 
 echo
 if [ -s "$skips" ]; then
