@@ -197,6 +197,19 @@ check-all: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS) $(EXAMPLE_SO) $(BENCH_BINS)
 check-core: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS) $(EXAMPLE_SO) $(BENCH_BINS) $(BENCH_SOS)
 	@sh tests/run.sh
 
+# One mitigation's unit and integration suites alone (tests/run.sh's
+# RUN_ONLY), as its maintainer runs them; the survey's too.
+check-readlink: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS)
+	@RUN_ONLY='test_readlink* t_readlink.sh fuzz-smoke' sh tests/run.sh
+check-urandom: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS)
+	@RUN_ONLY='test_urandom* t_urandom.sh t_watchdog.sh t_fdfuzz.sh' sh tests/run.sh
+check-cpus-suites: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS)
+	@RUN_ONLY='test_cpus* t_cpus.sh' sh tests/run.sh
+check-survey: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS) $(BENCH_BINS)
+	@RUN_ONLY='t_survey*.sh' sh tests/run.sh
+
+.PHONY: check-readlink check-urandom check-cpus-suites check-survey
+
 # ---- benchmarks ----------------------------------------------------------
 
 bench/bin/%.so: bench/%.so.c
