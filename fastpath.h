@@ -24,7 +24,7 @@
  * __atomic builtins but neither, and would stop at the #include below with
  * no reason given; say why here instead (docs/illumos.md, "Compilers"). */
 #if defined(__STDC_NO_ATOMICS__) || \
-        (defined(__GNUC__) && !defined(__clang__) && \
+        (defined(__GNUC__) && defined(__GNUC_MINOR__) && !defined(__clang__) && \
          (__GNUC__ < 4 || (__GNUC__ == 4 && __GNUC_MINOR__ < 9)))
 #  error "fastpath needs C11 atomics (<stdatomic.h>, _Atomic): gcc 4.9 or clang 3.6 or later"
 #endif
