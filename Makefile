@@ -339,8 +339,10 @@ check-fault: all $(PROG_BINS) $(TLIB_SOS)
 
 .PHONY: check-fault
 
-# No illumos machine here: compile checks as for illumos (and against
-# ILLUMOS_SYSROOT's headers when set), the symbol-era check against
+# No illumos machine here: compile checks as for illumos (and against the
+# real headers of each tree in ILLUMOS_SYSROOTS, with the kernel era check
+# of the system calls made; .ci/run passes ../shared/illumos's two), the
+# compiler floor's #error, the symbol-era check against
 # tests/illumos_libc_symbols.txt (no SUNWprivate symbol, _syscall not
 # syscall), the readlink rules compiled as for illumos and run against the
 # kernel's answer per descriptor type (tests/test_readlink_illumos.c), and

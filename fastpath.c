@@ -120,11 +120,36 @@ long fp_raw_openat(int dirfd, const char *path, int flags, mode_t mode)
 {
 	return FP_SYSCALL(SYS_openat, dirfd, path, flags, mode);
 }
-/* The kernel's getrandom where the headers name it (Linux 3.17, illumos
- * 2015), else -1 with ENOSYS. */
+/* The kernel's random bytes without libc: getrandom(2) on Linux where the
+ * headers name it (3.17), else -1 with ENOSYS.  On illumos never its
+ * system call: before illumos 5803 (2015-04-12) slot 126 is nosys(), which
+ * answers with SIGSYS and kills the program, and a build against newer
+ * headers runs there too.  /dev/urandom read by openat, read and close,
+ * which every illumos kernel has (docs/illumos.md, "System calls"). */
 long fp_raw_getrandom(void *buf, size_t n, unsigned flags)
 {
-#ifdef SYS_getrandom
+#if defined(FP_ILLUMOS)
+	long got = 0, r;
+	int fd, saved = errno;
+
+	(void)flags; /* /dev/urandom never blocks on illumos */
+	fd = (int)fp_raw_openat(FP_AT_FDCWD, "/dev/urandom", O_RDONLY | O_CLOEXEC | O_NOCTTY, 0);
+	if (fd < 0)
+		return -1;
+	while ((size_t)got < n) {
+		r = FP_SYSCALL(SYS_read, fd, (char *)buf + got, n - (size_t)got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += r;
+	}
+	(void)fp_raw_close(fd);
+	if (got == 0)
+		return -1;
+	errno = saved;
+	return got;
+#elif defined(SYS_getrandom)
 	return FP_SYSCALL(SYS_getrandom, buf, n, flags);
 #else
 	(void)buf, (void)n, (void)flags;
@@ -142,6 +167,13 @@ int fp_raw_close(int fd)
 }
 ssize_t fp_raw_readlinkat(int dirfd, const char *path, char *buf, size_t n)
 {
+#if defined(FP_ILLUMOS)
+	/* illumos's readlinkat(2) came in 2013 (slot 22 is nosys, SIGSYS,
+	 * in illumos-gate of 2010); readlink(2), slot 90, every kernel has:
+	 * it serves every call but a relative path from another directory. */
+	if (dirfd == FP_AT_FDCWD || (path && path[0] == '/'))
+		return FP_SYSCALL(SYS_readlink, path, buf, n);
+#endif
 	return FP_SYSCALL(SYS_readlinkat, dirfd, path, buf, n);
 }
 ssize_t fp_raw_write(int fd, const void *buf, size_t n)
@@ -161,7 +193,7 @@ void fp_raw_closefrom(int lo)
 	if (FP_SYSCALL(SYS_close_range, (unsigned)lo, ~0u, 0) == 0)
 		return;
 #endif
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != FP_RLIM_INFINITY &&
 	    rl.rlim_cur < (rlim_t)1 << 20)
 		end = (long)rl.rlim_cur;
 	for (fd = lo; fd < end; fd++)

@@ -19,6 +19,16 @@
 #define _GNU_SOURCE
 #endif
 
+/* The C11 atomics every shim uses (<stdatomic.h>, _Atomic): gcc 4.9 and
+ * clang 3.6 or later.  The gcc 4.7 of the 2013-2015 illumos images has the
+ * __atomic builtins but neither, and would stop at the #include below with
+ * no reason given; say why here instead (docs/illumos.md, "Compilers"). */
+#if defined(__STDC_NO_ATOMICS__) || \
+        (defined(__GNUC__) && defined(__GNUC_MINOR__) && !defined(__clang__) && \
+         (__GNUC__ < 4 || (__GNUC__ == 4 && __GNUC_MINOR__ < 9)))
+#  error "fastpath needs C11 atomics (<stdatomic.h>, _Atomic): gcc 4.9 or clang 3.6 or later"
+#endif
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -119,6 +129,57 @@
  * ENOSYS (urandom_shim.c). */
 #  define FP_HAVE_DUP3 1
 #endif
+
+/* illumos headers of the 2013-2015 images (the era of the reports), and
+ * what each later addition falls back to there.  The fallback is also what
+ * a newer build meets on an older kernel, so each one is checked at run
+ * time as well (docs/illumos.md, "Building for the 2013 images"). */
+/* O_DIRECTORY: illumos 2020.  Without it (or on a kernel that ignores the
+ * bit) the walk's fp_of_dir_ok checks S_ISDIR itself (outfile.c). */
+#ifndef O_DIRECTORY
+#  define O_DIRECTORY 0
+#endif
+/* NAME_MAX in <limits.h>: illumos 2017; MAXNAMELEN (256, <sys/param.h>)
+ * less the NUL before that. */
+#ifndef NAME_MAX
+#  define NAME_MAX 255
+#endif
+/* MC_INHERIT_ZERO: illumos 2015.  The value is the kernel's ABI; an older
+ * kernel's memcntl answers the unknown command with EINVAL, and the pool
+ * then checks the pid instead (ur_private_advise, urandom_pool.c). */
+#if defined(FP_ILLUMOS) && !defined(MC_INHERIT_ZERO)
+#  define MC_INHERIT_ZERO 8
+#endif
+/* RLIM_INFINITY was a signed (-3l) before illumos 2015 while rlim_t is
+ * unsigned; compared as an rlim_t everywhere. */
+#define FP_RLIM_INFINITY ((rlim_t)RLIM_INFINITY)
+/* illumos's AT_FDCWD is the unsigned 0xffd19553; a descriptor argument
+ * (an int) is compared with it as an int. */
+#define FP_AT_FDCWD ((int)AT_FDCWD)
+/* iov_len is a size_t, but a long on 32-bit illumos (<sys/uio.h>), whose
+ * readv fails a negative one with EINVAL.  FP_IOV_TOTAL_FN(name, type)
+ * defines bool name(const type *iov, int cnt, size_t max, size_t *total):
+ * true with the sum when each length and the sum are at most max, a
+ * negative length (as size_t, huge) never one of them.  A macro so that
+ * the unit test instantiates it with a signed iov_len too. */
+#define FP_IOV_TOTAL_FN(name, type)                                                     \
+	static inline bool name(const type *iov, int cnt, size_t max, size_t *total)   \
+	{                                                                               \
+		size_t sum = 0;                                                         \
+		int i;                                                                  \
+                                                                                        \
+		for (i = 0; i < cnt; i++) {                                             \
+			size_t len = (size_t)iov[i].iov_len;                            \
+                                                                                        \
+			if (len > max || (len && !iov[i].iov_base))                     \
+				return false;                                           \
+			sum += len;                                                     \
+			if (sum > max)                                                  \
+				return false;                                           \
+		}                                                                       \
+		*total = sum;                                                           \
+		return true;                                                            \
+	}
 
 /* S_IFDOOR exists only on illumos; the readlink policy is table-driven and
  * unit-tested on Linux too, so the constant is known everywhere. */

@@ -114,6 +114,13 @@ static int fp_of_dir_ok(int fd, const char *path, size_t n, char *why, size_t wh
 		fp_of_why_errno(why, whylen, path, n, errno);
 		return -1;
 	}
+	/* O_DIRECTORY's work where the headers or the kernel lack it
+	 * (illumos before 2020, fastpath.h). */
+	if (!S_ISDIR(st.st_mode)) {
+		fp_of_why_errno(why, whylen, path, n, ENOTDIR);
+		errno = ENOTDIR;
+		return -1;
+	}
 	if (!fp_of_owner_ok(st.st_uid)) {
 		fp_of_why(why, whylen, "directory", path, n, "is owned by uid ", (long)st.st_uid);
 		return FP_OF_REFUSED;

@@ -613,7 +613,7 @@ static int rl_short(int dirfd, const char *path, char *buf, size_t bufsiz,
 	if (path[0] != '/') {
 		bool seen = false;
 
-		if (dirfd == AT_FDCWD || policy != RL_ILLUMOS || path[0] < '0' ||
+		if (dirfd == FP_AT_FDCWD || policy != RL_ILLUMOS || path[0] < '0' ||
 		    path[0] > '9' || !buf || bufsiz == 0 || bufsiz > INT_MAX)
 			return 0;
 		saved = errno;

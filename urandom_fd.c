@@ -195,7 +195,7 @@ static int ur_hidden_floor(void)
 	struct rlimit rl;
 	long lim = UR_MAXFD;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != FP_RLIM_INFINITY &&
 	    rl.rlim_cur < (rlim_t)lim)
 		lim = (long)rl.rlim_cur;
 	return lim >= 64 ? (int)(lim - 16) : -1;

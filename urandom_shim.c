@@ -178,30 +178,27 @@ UR_WRAP_PREAD(pread, off_t)
 UR_WRAP_PREAD(pread64, off64_t)
 #endif
 
+/* A negative length (32-bit illumos) is the kernel's EINVAL: not served. */
+FP_IOV_TOTAL_FN(ur_iov_total, struct iovec)
+
 static ssize_t ur_readv(int fd, const struct iovec *iov, int cnt)
 {
 	size_t total = 0;
 	ssize_t r = 0;
 	int i;
 
-	if (cnt <= 0 || cnt > IOV_MAX || !fp_opaque(iov))
+	if (cnt <= 0 || cnt > IOV_MAX || !fp_opaque(iov) ||
+	    !ur_iov_total(iov, cnt, UR_SERVE_MAX, &total))
 		goto direct;
-	for (i = 0; i < cnt; i++) {
-		if (iov[i].iov_len > UR_SERVE_MAX || (iov[i].iov_len && !iov[i].iov_base))
-			goto direct;
-		total += iov[i].iov_len;
-		if (total > UR_SERVE_MAX)
-			goto direct;
-	}
 	/* Each buffer filled in turn; a shortfall is finished by the kernel,
 	 * as a short read. */
 	for (i = 0; i < cnt; i++) {
-		ssize_t k = ur_read(fd, iov[i].iov_base, iov[i].iov_len);
+		ssize_t k = ur_read(fd, iov[i].iov_base, (size_t)iov[i].iov_len);
 
 		if (k < 0)
 			return r ? r : -1;
 		r += k;
-		if ((size_t)k < iov[i].iov_len)
+		if ((size_t)k < (size_t)iov[i].iov_len)
 			break;
 	}
 	return r;

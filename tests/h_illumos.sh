@@ -4,22 +4,34 @@
 # illumos machine (none exists here; nothing below ran on an illumos kernel).
 #   1. every library source compiles as for illumos, 64- and 32-bit, with
 #      each compiler we have: against glibc's headers plus the stand-in
-#      declarations (tests/h_illumos_stand_in.h), and against headers as they
+#      declarations (tests/h_illumos_stand_in.h, which hides glibc so that
+#      the illumos branches are compiled), and against headers as they
 #      were before illumos#14418 (tests/h_illumos_old_headers.h, caddr_t);
-#      with ILLUMOS_SYSROOT set, against real illumos headers too;
+#      against real illumos headers too, each tree of ILLUMOS_SYSROOTS (a
+#      list; ILLUMOS_SYSROOT, one, is added to it);
 #   2. the symbol-era check: every libc symbol those objects leave undefined
 #      is in tests/illumos_libc_symbols.txt, in a version set no newer than
 #      the floor there, and none in a private (SUNWprivate) set; newer ones
-#      must be looked up at run time.  Negative controls prove the check
-#      rejects a direct explicit_bzero, a direct syscall (private; we link
-#      _syscall) and a symbol missing from the table;
-#      The objects' exports are checked against tests/t_core.sh's lists;
+#      must be looked up at run time.  Against a real tree, also in that
+#      tree's own libc mapfile-vers, public, no newer than SUNW_1.23.
+#      Negative controls prove the check rejects a direct explicit_bzero, a
+#      direct syscall (private; we link _syscall) and a symbol missing from
+#      the table.  The objects' exports are checked against tests/t_core.sh's
+#      lists, and none of glibc's own entry points may be among them;
 #   3. the Makefile's illumos branch (gcc by default, both objects);
 #   4. interpose's illumos branch, with uname faked to say SunOS;
 #   5. the illumos readlink rules, compiled as for illumos (the stand-in
 #      declarations; no Linux translation compiled in) and run against the
 #      kernel's answer for each descriptor type as read in illumos-gate
-#      (tests/test_readlink_illumos.c, which cites the source of each).
+#      (tests/test_readlink_illumos.c, which cites the source of each);
+#   6. the kernel era check, with two trees or more: the system calls the
+#      objects can make (each SYS_ name of the newest tree's
+#      <sys/syscall.h>, turned into a symbol) must all be in the oldest
+#      tree's <sys/syscall.h> (a kernel of that era answers any other with
+#      SIGSYS), and each a row of docs/illumos.md's table with its number;
+#   7. the compiler floor: a compiler without C11 atomics (gcc 4.7 of the
+#      2013 images, played by its version macros, or __STDC_NO_ATOMICS__)
+#      stops at fastpath.h's #error that says why.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -77,25 +89,59 @@ era_check() {
 }
 
 # The exported-symbol allow-lists, kept in tests/t_core.sh (INTERPOSED and
-# INTERPOSED_ILLUMOS, and INTERPOSED_OWN's marker): the illumos objects may export nothing else.  The
-# stand-in compiles see glibc's headers, whose 32-bit branch adds glibc's
-# __fcntl_time64 (not on the x86-64 list, checked against x86-64 libc).
+# INTERPOSED_ILLUMOS, and INTERPOSED_OWN's marker): the illumos objects may
+# export nothing else.
 ALLOWED=" $(sed -n '/^INTERPOSED\(_[A-Z]*\)\{0,1\}="/,/"$/p' "$TOP/tests/t_core.sh" |
-	sed 's/^[A-Z_]*="//; s/"$//' | tr -s ' \t\n' '   ') __fcntl_time64 "
+	sed 's/^[A-Z_]*="//; s/"$//' | tr -s ' \t\n' '   ') "
+# glibc's own entry points, which illumos libc has not: its fortified _2 and
+# _chk functions, fcntl64 and __fcntl_time64, close_range, the __fxstat
+# family.  An illumos object exporting one compiled glibc's branch.
+GLIBC_ONLY=" __open_2 __open64_2 __openat_2 __openat64_2 __read_chk __readlink_chk
+	__readlinkat_chk __pread_chk __pread64_chk fcntl64 __fcntl_time64 close_range
+	__fxstat __fxstat64 "
 
-# export_check OBJECT: every global default-visibility symbol it defines is
-# on the lists (and, so that an empty listing cannot pass, open and
-# __sysconf_xpg5 are among them).
+# export_check OBJECT BITS: every global default-visibility symbol it
+# defines is on the lists, none is glibc's own, no 64-bit object exports a
+# large-file twin (illumos has them in its 32-bit libc only), and, so that
+# an empty listing cannot pass, open and __sysconf_xpg5 are among them.
 export_check() {
 	readelf -sW "$1" | awk '$5 == "GLOBAL" && $6 == "DEFAULT" && $7 != "UND" { print $8 }' \
 		>"$T_TMP/exports" || return 2
-	bad=
+	bad="" glibc=""
 	while read -r s; do
 		case $ALLOWED in *" $s "*) ;; *) bad="$bad $s" ;; esac
+		case $GLIBC_ONLY in *" $s "*) glibc="$glibc $s" ;; esac
+		case $2:$s in 64:*64 | 64:*64_2) glibc="$glibc $s" ;; esac
 	done <"$T_TMP/exports"
 	[ -z "$bad" ] || { echo "exported, not on tests/t_core.sh's lists:$bad"; return 1; }
+	[ -z "$glibc" ] || { echo "exported, glibc's only (not illumos libc's):$glibc"; return 1; }
 	[ "$(grep -c -x -e open -e __sysconf_xpg5 "$T_TMP/exports")" -eq 2 ] ||
 		{ echo "open or __sysconf_xpg5 not exported: $(tr '\n' ' ' <"$T_TMP/exports")"; return 1; }
+}
+
+# mapfile_check OBJECT MAPFILE: every symbol OBJECT leaves undefined is in
+# that libc's mapfile-vers (SYMBOL_VERSION blocks, newest first), in a
+# public set no newer than SUNW_1.23 (the table's floor).
+mapfile_check() {
+	nm -u "$1" | awk '{ print $NF }' | sort -u >"$T_TMP/undef" || return 2
+	awk -v undef="$T_TMP/undef" -v floor=SUNW_1.23 '
+	/^SYMBOL_VERSION/ { cur = $2; if (cur == floor) atfloor = 1; if (!atfloor) newer[cur] = 1; next }
+	cur != "" && /^[ \t]*[A-Za-z_][A-Za-z0-9_]*[ \t]*(;|\{|$)/ {
+		n = $1; sub(/;.*/, "", n)
+		if (n ~ /:$/ || n ~ /^\$/) next
+		if (!(n in set)) set[n] = cur
+	}
+	END {
+		bad = 0
+		if (!atfloor) { print "mapfile-vers: no " floor " set"; exit 1 }
+		while ((getline name < undef) > 0) {
+			if (name == "_GLOBAL_OFFSET_TABLE_") continue
+			if (!(name in set)) { print "not in this libc: " name; bad = 1 }
+			else if (set[name] ~ /^SUNWprivate/) { print "private in this libc: " name " (" set[name] ")"; bad = 1 }
+			else if (set[name] in newer) { print "newer than " floor " in this libc: " name " (" set[name] ")"; bad = 1 }
+		}
+		exit bad
+	}' "$2"
 }
 
 # compile_all LABEL OUTDIR CC BITS FLAGS...: each source to OUTDIR/*.o, then
@@ -135,7 +181,8 @@ for cc in $COMPILERS; do
 			continue
 		fi
 		check "symbol eras: nothing newer than the floor is linked ($cc, ${bits}-bit)" era_check "$d/all.o"
-		check "exports: only interposed functions, each on the lists ($cc, ${bits}-bit)" export_check "$d/all.o"
+		check "exports: only interposed functions, each on the lists, none glibc's ($cc, ${bits}-bit)" \
+			export_check "$d/all.o" "$bits"
 		# What the table says the object links for syscall(2): the public name.
 		if nm -u "$d/all.o" | awk '{ print $NF }' | grep -qx _syscall &&
 			! nm -u "$d/all.o" | awk '{ print $NF }' | grep -qx syscall; then
@@ -172,28 +219,109 @@ for cc in $COMPILERS; do
 	done
 done
 
-# sysroot_check ROOT WHAT BITS...: compiles against ROOT/usr/include only
-# (and the compiler's own headers), as on illumos, then checks symbol eras.
+# sysroot_check ROOT WHAT TAG BITS...: compiles against ROOT/usr/include
+# only (and the compiler's own headers), as on illumos, into
+# $OUT/sysroot-TAG-CC-BITS, then checks symbol eras (the table, and ROOT's
+# own mapfile-vers where it has one), exports and the _syscall rule.
 sysroot_check() {
-	root=$1 what=$2
-	shift 2
+	root=$1 what=$2 tag=$3
+	shift 3
 	for cc in $COMPILERS; do
 		gccinc=$("$cc" -print-file-name=include)
 		for bits in "$@"; do
-			d=$OUT/sysroot-$cc-$bits
+			if ! echo 'int x;' | "$cc" -m"$bits" -fsyntax-only -x c - >/dev/null 2>&1; then
+				skip "$what ($cc, ${bits}-bit)" "$cc -m$bits cannot build here (Debian: gcc-multilib)"
+				continue
+			fi
+			d=$OUT/sysroot-$tag-$cc-$bits
 			rm -rf "$d"
 			compile_all "compiles against $what ($cc, ${bits}-bit)" "$d" "$cc" "$bits" \
 				-nostdinc -isystem "$gccinc" -isystem "$root/usr/include" \
 				-U__gnu_linux__ -Ulinux -D__SVR4 -Dsun -D_REENTRANT
-			if [ -z "$have_nm" ]; then
-				:
-			elif [ -f "$d/all.o" ]; then
-				check "symbol eras, $what ($cc, ${bits}-bit)" era_check "$d/all.o"
-			else
+			[ -n "$have_nm" ] || continue
+			if [ ! -f "$d/all.o" ]; then
 				fail "symbol eras, $what ($cc, ${bits}-bit)" "the objects did not link into one"
+				continue
+			fi
+			check "symbol eras, $what ($cc, ${bits}-bit)" era_check "$d/all.o"
+			if [ -f "$root/mapfile-vers" ]; then
+				check "symbol eras against its own libc's mapfile-vers, $what ($cc, ${bits}-bit)" \
+					mapfile_check "$d/all.o" "$root/mapfile-vers"
+				# Negative control: a private symbol and one too new
+				# (or missing) for this libc, with what it links.
+				printf 'int syscall(int, ...);\nvoid explicit_bzero(void *, unsigned long);\n%s\n' \
+					'int ctl(void *p) { explicit_bzero(p, 8); return syscall(20); }' >"$T_TMP/ctlm.c"
+				if "$cc" -m"$bits" -c -o "$T_TMP/ctlm.o" "$T_TMP/ctlm.c" &&
+					"$cc" -m"$bits" -r -nostdlib -o "$T_TMP/ctlm.all.o" "$d/all.o" "$T_TMP/ctlm.o" &&
+					! mapfile_check "$T_TMP/ctlm.all.o" "$root/mapfile-vers" >"$T_TMP/ctlm.out" &&
+					grep -q '^private in this libc: syscall (SUNWprivate' "$T_TMP/ctlm.out" &&
+					grep -q -e '^not in this libc: explicit_bzero' \
+						-e '^newer than SUNW_1.23 in this libc: explicit_bzero (ILLUMOS_' "$T_TMP/ctlm.out"; then
+					ok "mapfile-vers check rejects a private syscall and explicit_bzero: $(tr '\n' ';' <"$T_TMP/ctlm.out") $what ($cc, ${bits}-bit)"
+				else
+					fail "mapfile-vers check rejects a private syscall and explicit_bzero, $what ($cc, ${bits}-bit)" \
+						"$(cat "$T_TMP/ctlm.out" 2>/dev/null)"
+				fi
+			fi
+			check "exports, $what: only interposed functions, none glibc's ($cc, ${bits}-bit)" \
+				export_check "$d/all.o" "$bits"
+			u=$(nm -u "$d/all.o" | awk '{ print $NF }')
+			if printf '%s\n' "$u" | grep -qx _syscall && ! printf '%s\n' "$u" | grep -qx syscall; then
+				ok "raw system calls through _syscall, $what ($cc, ${bits}-bit)"
+			else
+				fail "raw system calls through _syscall, $what ($cc, ${bits}-bit)" \
+					"$(printf '%s\n' "$u" | grep -i syscall)"
 			fi
 		done
 	done
+}
+
+# syscall_names FILE: the SYS_ names a <sys/syscall.h> gives numbers, one a
+# line, "NAME NUMBER".
+syscall_names() {
+	sed -n 's/^#[[:space:]]*define[[:space:]]\{1,\}SYS_\([A-Za-z0-9_]*\)[[:space:]]\{1,\}\([0-9][0-9]*\).*/\1 \2/p' "$1"
+}
+
+# sysno_tree DIR ROOT: DIR/sys/syscall.h is ROOT's with each SYS_name turned
+# into an external symbol fp_sysno_name, so that the system calls an object
+# can make are its undefined fp_sysno_ symbols (#ifdef SYS_name still holds).
+sysno_tree() {
+	mkdir -p "$1/sys"
+	sed 's/^#[[:space:]]*define[[:space:]]\{1,\}SYS_\([A-Za-z0-9_]*\)[[:space:]]\{1,\}[0-9][0-9]*.*/extern const int fp_sysno_\1;\
+#define SYS_\1 fp_sysno_\1/' "$2/usr/include/sys/syscall.h" >"$1/sys/syscall.h"
+}
+
+# kernel_era_check USED FLOOR_H NEW_H DOC: USED lists the system calls the
+# objects can make (one name a line).  Each must be in FLOOR_H (the oldest
+# kernel's <sys/syscall.h>), or have a guard named in DOC's table; each must
+# be a row of DOC's table ("| `SYS_name` | number | ... | guard |") with
+# NEW_H's number, and each row must be one of them.
+kernel_era_check() {
+	syscall_names "$2" >"$T_TMP/floor.sys"
+	syscall_names "$3" >"$T_TMP/new.sys"
+	# shellcheck disable=SC2016 # backquotes of Markdown, not the shell's
+	sed -n 's/^| `SYS_\([A-Za-z0-9_]*\)` | \([0-9]*\) |.*| \([^|]*\) |$/\1 \2 \3/p' "$4" >"$T_TMP/doc.sys"
+	awk -v used="$1" -v floor="$T_TMP/floor.sys" -v new="$T_TMP/new.sys" '
+	BEGIN {
+		while ((getline l < floor) > 0) { split(l, f, " "); old[f[1]] = f[2] }
+		while ((getline l < new) > 0) { split(l, f, " "); num[f[1]] = f[2] }
+	}
+	{ row[$1] = $2; g = $0; sub(/^[^ ]* [^ ]* /, "", g); guard[$1] = g }
+	END {
+		bad = 0
+		while ((getline n < used) > 0) {
+			seen[n] = 1
+			if (!(n in row)) { print "SYS_" n " (" num[n] ") has no row in the table"; bad = 1 }
+			else if (row[n] != num[n]) { print "SYS_" n ": the table says " row[n] ", the headers " num[n]; bad = 1 }
+			if (!(n in old) && (!(n in guard) || guard[n] ~ /^(-|none)?[ ]*$/)) {
+				print "SYS_" n " (" num[n] ") can be made, and the oldest kernel lacks it (nosys: SIGSYS), unguarded"
+				bad = 1
+			}
+		}
+		for (n in row)
+			if (!(n in seen)) { print "SYS_" n ": a row in the table, but never made"; bad = 1 }
+		exit bad
+	}' "$T_TMP/doc.sys"
 }
 
 # farm DEST SRC...: DEST links to every entry of the SRCs, earlier ones
@@ -242,29 +370,101 @@ stand_in_sysroot() {
 	rm "$inc/unistd.h" "$inc/sys/mman.h" "$inc/stdlib.h"
 	printf '#include "%s"\nint issetugid(void);\n' "$u" >"$inc/unistd.h"
 	printf '#include "%s"\nconst char *getexecname(void);\n' "$l" >"$inc/stdlib.h"
-	printf '#include "%s"\n#undef MADV_WIPEONFORK\n#define MC_INHERIT_ZERO 8\nint memcntl(void *, size_t, int, void *, int, int);\n' \
-		"$m" >"$inc/sys/mman.h"
+	# fastpath.h includes <sys/mman.h> after the others: from there on it
+	# sees no glibc, as tests/h_illumos_stand_in.h does.
+	{
+		printf '#include "%s"\n#undef MADV_WIPEONFORK\n#define MC_INHERIT_ZERO 8\n' "$m"
+		printf 'int memcntl(void *, size_t, int, void *, int, int);\n'
+		printf '#undef __GLIBC__\n#undef __GLIBC_MINOR__\n#define F_DUP2FD 9\n#define F_DUP2FD_CLOEXEC 36\n'
+	} >"$inc/sys/mman.h"
 }
 
-# Against real illumos headers, when a tree of them is at hand.
-if [ -z "${ILLUMOS_SYSROOT:-}" ]; then
+# Against real illumos headers, each tree of ILLUMOS_SYSROOTS (and
+# ILLUMOS_SYSROOT).  .ci/run passes the two of ../shared/illumos.
+ROOTS=
+for r in ${ILLUMOS_SYSROOTS:-} ${ILLUMOS_SYSROOT:-}; do
+	case " $ROOTS " in *" $r "*) ;; *) ROOTS="$ROOTS $r" ;; esac
+done
+nroots=0
+for r in $ROOTS; do
+	if [ ! -f "$r/usr/include/sys/syscall.h" ]; then
+		fail "compile against real illumos headers" "$r has no usr/include/sys/syscall.h"
+		continue
+	fi
+	nroots=$((nroots + 1))
+	sysroot_check "$r" "illumos headers $r" "$nroots" 64 32
+done
+if [ -z "$ROOTS" ]; then
 	skip "compile against real illumos headers" \
-		"ILLUMOS_SYSROOT is not set (a tree with usr/include from an illumos proto area or sysroot)"
-elif [ ! -d "$ILLUMOS_SYSROOT/usr/include/sys" ]; then
-	fail "compile against real illumos headers" "ILLUMOS_SYSROOT=$ILLUMOS_SYSROOT has no usr/include/sys"
-else
-	sysroot_check "$ILLUMOS_SYSROOT" "$ILLUMOS_SYSROOT" 64 32
+		"ILLUMOS_SYSROOTS is not set (trees with usr/include from an illumos proto area or sysroot; CI uses ../shared/illumos)"
 fi
-# The same branch, forced where no illumos headers exist, with a stand-in
+
+# ---- 6: the kernel era check --------------------------------------------------
+# The newest tree names the most system calls, the oldest the fewest.
+newest="" oldest="" nmax=-1 nmin=999999
+for r in $ROOTS; do
+	[ -f "$r/usr/include/sys/syscall.h" ] || continue
+	n=$(syscall_names "$r/usr/include/sys/syscall.h" | wc -l)
+	[ "$n" -gt "$nmax" ] && { nmax=$n; newest=$r; }
+	[ "$n" -lt "$nmin" ] && { nmin=$n; oldest=$r; }
+done
+if [ -z "$have_nm" ]; then
+	:
+elif [ -z "$newest" ] || [ "$newest" = "$oldest" ]; then
+	skip "kernel era check" "needs two trees of illumos headers of different eras in ILLUMOS_SYSROOTS"
+else
+	sysno_tree "$T_TMP/sysno" "$newest"
+	# shellcheck disable=SC2086 # the first compiler
+	set -- $COMPILERS
+	cc=$1
+	gccinc=$("$cc" -print-file-name=include)
+	: >"$T_TMP/used.all"
+	sysno_flags="-nostdinc -isystem $gccinc -isystem $T_TMP/sysno -isystem $newest/usr/include
+		-U__gnu_linux__ -Ulinux -D__SVR4 -Dsun -D_REENTRANT"
+	for bits in 64 32; do
+		echo 'int x;' | "$cc" -m$bits -fsyntax-only -x c - >/dev/null 2>&1 || continue
+		d=$OUT/sysno-$bits
+		# shellcheck disable=SC2086 # one word per flag
+		compile_all "compiles with each system call a symbol ($cc, ${bits}-bit)" "$d" "$cc" "$bits" \
+			$sysno_flags
+		nm -u "$d/all.o" | awk '{ print $NF }' | sed -n 's/^fp_sysno_//p' >>"$T_TMP/used.all"
+	done
+	sort -u "$T_TMP/used.all" >"$T_TMP/used"
+	if [ ! -s "$T_TMP/used" ]; then
+		fail "kernel era check" "no system call found in the objects (the discovery build failed?)"
+	else
+		check "kernel era: the system calls the objects can make ($(tr '\n' ' ' <"$T_TMP/used" | sed 's/ $//')) are all in $oldest's kernel and in docs/illumos.md's table" \
+			kernel_era_check "$T_TMP/used" "$oldest/usr/include/sys/syscall.h" \
+			"$newest/usr/include/sys/syscall.h" "$TOP/docs/illumos.md"
+		# Negative control: getrandom(2) made directly, as fp_raw_getrandom
+		# did before (illumos 5803, 2015: a 2013 kernel kills the program).
+		printf '#include <sys/syscall.h>\nint _syscall(int, ...);\nint ctl(void *b) { return _syscall(SYS_getrandom, b, 8, 0); }\n' \
+			>"$T_TMP/ctl4.c"
+		# shellcheck disable=SC2086
+		if "$cc" -m64 -c -o "$T_TMP/ctl4.o" $IFLAGS $sysno_flags "$T_TMP/ctl4.c" &&
+			nm -u "$T_TMP/ctl4.o" | awk '{ print $NF }' | sed -n 's/^fp_sysno_//p' |
+			cat - "$T_TMP/used" | sort -u >"$T_TMP/used4" &&
+			! kernel_era_check "$T_TMP/used4" "$oldest/usr/include/sys/syscall.h" \
+				"$newest/usr/include/sys/syscall.h" "$TOP/docs/illumos.md" >"$T_TMP/ctl4.out" &&
+			line=$(grep '^SYS_getrandom (126) can be made, and the oldest kernel lacks it' "$T_TMP/ctl4.out"); then
+			ok "kernel era check rejects a direct getrandom(2): $line"
+		else
+			fail "kernel era check rejects a direct getrandom(2)" "$(cat "$T_TMP/ctl4.out" 2>/dev/null)"
+		fi
+	fi
+fi
+
+# The sysroot branch, forced where no illumos headers exist, with a stand-in
 # sysroot: proves the branch runs (flags, objects, symbol eras), not illumos.
-if [ -z "${ILLUMOS_SYSROOT:-}" ] && command -v gcc >/dev/null 2>&1; then
+if [ -z "$ROOTS" ] && command -v gcc >/dev/null 2>&1; then
 	for bits in 64 32; do
 		if ! echo 'int x;' | gcc -m$bits -fsyntax-only -x c - >/dev/null 2>&1; then
-			skip "ILLUMOS_SYSROOT branch, forced, ${bits}-bit" "gcc -m$bits cannot build here"
+			skip "ILLUMOS_SYSROOTS branch, forced, ${bits}-bit" "gcc -m$bits cannot build here"
 			continue
 		fi
 		stand_in_sysroot "$T_TMP/sysroot$bits" $bits
-		sysroot_check "$T_TMP/sysroot$bits" "a stand-in sysroot (ILLUMOS_SYSROOT branch forced)" $bits
+		sysroot_check "$T_TMP/sysroot$bits" "a stand-in sysroot (ILLUMOS_SYSROOTS branch forced)" \
+			"stand-in" $bits
 	done
 fi
 
@@ -285,6 +485,56 @@ else
 			fail "illumos readlink rules: build ($cc)" "$(head -20 "$T_TMP/rl_$cc.log")"
 		fi
 	done
+fi
+
+# ---- 7: the compiler floor -------------------------------------------------------
+# gcc 4.7 (the 2013 images' compiler) played by gcc with its version macros
+# set so and a <stdatomic.h> that is not there: the first error must be
+# fastpath.h's own, which names the floor.  Then any compiler that says it
+# has no C11 atomics (__STDC_NO_ATOMICS__).
+mkdir -p "$T_TMP/noatomic"
+echo '#error "no such header in this compiler (stdatomic.h)"' >"$T_TMP/noatomic/stdatomic.h"
+FLOOR_MSG='fastpath needs C11 atomics (<stdatomic.h>, _Atomic): gcc 4.9 or clang 3.6 or later'
+# floor_check OUT CC FLAGS...: the build fails, and its first error is ours.
+floor_check() {
+	o=$1 c=$2
+	shift 2
+	# shellcheck disable=SC2086
+	if "$c" -m64 -fsyntax-only $IFLAGS "$@" -include "$TOP/tests/h_illumos_stand_in.h" -I. fastpath.c \
+		>"$o" 2>&1; then
+		echo "it compiled"
+		return 1
+	fi
+	first=$(grep -m 1 'error' "$o")
+	case $first in
+	*"$FLOOR_MSG"*) return 0 ;;
+	*) echo "first error: $first"; return 1 ;;
+	esac
+}
+case " $COMPILERS " in *" gcc "*)
+	check "compiler floor: gcc 4.7 (no <stdatomic.h>) stops at fastpath.h's #error naming gcc 4.9" \
+		floor_check "$T_TMP/floor47" gcc -isystem "$T_TMP/noatomic" \
+		-U__GNUC__ -D__GNUC__=4 -U__GNUC_MINOR__ -D__GNUC_MINOR__=7
+	;;
+esac
+for cc in $COMPILERS; do
+	check "compiler floor: a compiler without C11 atomics (__STDC_NO_ATOMICS__) stops at that #error ($cc)" \
+		floor_check "$T_TMP/floor-$cc" "$cc" -D__STDC_NO_ATOMICS__=1
+done
+
+# The readv length check with a signed iov_len (32-bit illumos) at 32 bits
+# too (the unit test, tests/test_urandom_iov.c; make builds it 64-bit).
+if printf '#include <stdarg.h>\n#include <stddef.h>\n#include <setjmp.h>\n#include <stdint.h>\n#include <cmocka.h>\nint main(void) { return 0; }\n' |
+	"${CC:-gcc}" -m32 -x c -o "$T_TMP/cm32" - -lcmocka >/dev/null 2>&1; then
+	# shellcheck disable=SC2086
+	if "${CC:-gcc}" -m32 -DFP_UNIT_TEST -std=gnu11 -O2 -pthread -D_GNU_SOURCE -Wall -Wextra -Werror -I. \
+		-o "$OUT/test_urandom_iov32" tests/test_urandom_iov.c -lcmocka >"$T_TMP/iov32.log" 2>&1; then
+		check "readv lengths, 32-bit: a negative iov_len is left to the kernel (EINVAL)" "$OUT/test_urandom_iov32"
+	else
+		fail "readv lengths, 32-bit: build" "$(head -20 "$T_TMP/iov32.log")"
+	fi
+else
+	skip "readv lengths, 32-bit (tests/test_urandom_iov.c)" "no 32-bit cmocka here (Debian: libcmocka-dev:i386)"
 fi
 
 # ---- 3: the Makefile on illumos ---------------------------------------------------

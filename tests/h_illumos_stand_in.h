@@ -2,11 +2,20 @@
 /*
  * The illumos compile checks (tests/h_lint.sh, tests/h_illumos.sh): the
  * sources are built with __sun against glibc's headers.  These are the
- * declarations illumos's own headers give and glibc's do not, and the one
- * glibc definition that would steer the illumos build down Linux's branch.
- * Values and prototypes are illumos-gate's usr/src/uts/common/sys/mman.h.
+ * declarations illumos's own headers give and glibc's do not, and the
+ * glibc definitions that would steer the illumos build down glibc's
+ * branches: with them gone it compiles what a real illumos build compiles
+ * (no _chk entry points, fcntl64, close_range, nor 64-bit LFS64 twins; the
+ * F_DUP2FD branches).  Values and prototypes are illumos-gate's
+ * usr/src/uts/common/sys/mman.h and fcntl.h.
  */
 #include <sys/mman.h>
+#include <fcntl.h>
+
+/* glibc's headers are included once (their guards hold): what they
+ * declared stays, but fastpath.h no longer sees glibc. */
+#undef __GLIBC__
+#undef __GLIBC_MINOR__
 
 int issetugid(void);
 const char *getexecname(void);  /* <stdlib.h> */
@@ -15,3 +24,7 @@ const char *getexecname(void);  /* <stdlib.h> */
 #undef MADV_WIPEONFORK
 #define MC_INHERIT_ZERO 8
 int memcntl(void *, size_t, int, void *, int, int);
+
+/* fcntl commands glibc lacks (illumos <sys/fcntl.h>). */
+#define F_DUP2FD 9
+#define F_DUP2FD_CLOEXEC 36
