@@ -153,6 +153,22 @@ ssize_t fp_raw_readlinkat(int dirfd, const char *path, char *buf, size_t n) FP_H
 ssize_t fp_raw_write(int fd, const void *buf, size_t n) FP_HIDDEN;
 void fp_raw_closefrom(int lo) FP_HIDDEN;
 
+/* Our own writes under the program's file-size limit (fastpath.c): past
+ * RLIMIT_FSIZE a write to a regular file (a memfd too) raises SIGXFSZ,
+ * which kills by default, for a write the program never made.  Between
+ * fp_fsz_hold and fp_fsz_release the calling thread has SIGXFSZ blocked,
+ * so such a write fails with EFBIG instead, and the signal it left pending
+ * is taken back before the thread's mask is restored.  fp_own_write is
+ * one write so held. */
+struct fp_fsz {
+	sigset_t old;
+	bool held;
+	bool had; /* a SIGXFSZ was pending before: the program's, not ours */
+};
+void fp_fsz_hold(struct fp_fsz *g) FP_HIDDEN;
+void fp_fsz_release(struct fp_fsz *g) FP_HIDDEN;
+ssize_t fp_own_write(int fd, const void *buf, size_t n) FP_HIDDEN;
+
 /* ------------------------------------------------------------------------
  * The files the preload writes (outfile.c): reached so that no other user
  * can choose what they land in.  Each returns a descriptor, or -1 (a system

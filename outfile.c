@@ -342,7 +342,7 @@ void fp_of_stats_write(const char *path, const char *line, size_t n)
 	int fd = fp_of_stats_open(path, why, sizeof why);
 
 	if (fd >= 0) {
-		if (fp_raw_write(fd, line, n) == (ssize_t)n) {
+		if (fp_own_write(fd, line, n) == (ssize_t)n) {
 			fp_raw_close(fd);
 			return;
 		}

@@ -21,6 +21,11 @@
  *   prog_cpus jemalloc   the arenas that served a thread pinned to each
  *                        CPU of the mask: "percpu percpu arenas 2 max 1
  *                        cpus 2"
+ *   prog_cpus flags      opens of /proc/cpuinfo and .../cpu/online with
+ *                        O_NOATIME, O_DIRECTORY, O_PATH, the write modes:
+ *                        "noatime=ok directory=ENOTDIR ..." (as native)
+ *   prog_cpus xfsz [block]  /proc/cpuinfo's processor count; with block,
+ *                        SIGXFSZ blocked first: "3 pending=0 blocked=1"
  *   prog_cpus MODE raw   MODE after the mask was set to {last CPU} by a raw
  *                        system call (numactl's way), after a first question
  */
@@ -29,6 +34,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -514,8 +520,73 @@ static int raw_mask(void)
 	return 0;
 }
 
+static const char *errname(int fd)
+{
+	if (fd >= 0) {
+		close(fd);
+		return "ok";
+	}
+	switch (errno) {
+	case EPERM: return "EPERM";
+	case EACCES: return "EACCES";
+	case ENOTDIR: return "ENOTDIR";
+	case EISDIR: return "EISDIR";
+	case EINVAL: return "EINVAL";
+	case ELOOP: return "ELOOP";
+	default: return "other";
+	}
+}
+
+/* What the kernel says of each open: the cap's copy must say the same. */
+static int flags_mode(void)
+{
+	static const struct { const char *name; int flags; } f[] = {
+		{ "rdonly", O_RDONLY },
+		{ "noatime", O_RDONLY | O_NOATIME },
+		{ "noatime-cloexec", O_RDONLY | O_NOATIME | O_CLOEXEC },
+		{ "nofollow", O_RDONLY | O_NOFOLLOW },
+		{ "directory", O_RDONLY | O_DIRECTORY },
+		{ "path", O_PATH },
+		{ "path-directory", O_PATH | O_DIRECTORY },
+		{ "wronly", O_WRONLY },
+		{ "rdwr", O_RDWR },
+		{ "trunc", O_RDONLY | O_TRUNC },
+	};
+	static const char *const paths[] = { "/proc/cpuinfo", "/sys/devices/system/cpu/online" };
+
+	for (size_t p = 0; p < 2; p++)
+		for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+			printf("%s:%s=%s%s", p ? "online" : "cpuinfo", f[i].name,
+			       errname(open(paths[p], f[i].flags)),
+			       p == 1 && i + 1 == sizeof f / sizeof f[0] ? "\n" : " ");
+	return 0;
+}
+
+/* Reads /proc/cpuinfo (under a file-size limit, t_cpus.sh): the program
+ * must find no SIGXFSZ of ours pending, and its own mask as it left it. */
+static int xfsz_mode(bool block)
+{
+	sigset_t s, now;
+	int n;
+
+	sigemptyset(&s);
+	sigaddset(&s, SIGXFSZ);
+	if (block)
+		pthread_sigmask(SIG_BLOCK, &s, NULL);
+	n = count_fd(open("/proc/cpuinfo", O_RDONLY));
+	sigpending(&s);
+	pthread_sigmask(SIG_BLOCK, NULL, &now);
+	printf("%d pending=%d blocked=%d\n", n, sigismember(&s, SIGXFSZ),
+	       sigismember(&now, SIGXFSZ));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 1 && strcmp(argv[1], "flags") == 0)
+		return flags_mode();
+	if (argc > 1 && strcmp(argv[1], "xfsz") == 0)
+		return xfsz_mode(argc > 2 && strcmp(argv[2], "block") == 0);
 	if (argc > 2 && strcmp(argv[2], "raw") == 0 && raw_mask())
 		return 1;
 	if (argc > 1 && strcmp(argv[1], "jemalloc") == 0)

@@ -413,4 +413,25 @@ fi
 expect_eq "cd /proc; cat cpuinfo: the kernel's" "$(cd /proc && grep -c ^processor cpuinfo)" \
 	"$(cd /proc && LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=3 grep -c ^processor cpuinfo)"
 
+# Open flags as native (issue 37): a served file opens with the checks the
+# kernel makes on the real one.  O_NOATIME by a non-owner is EPERM; root
+# owns nothing here but may (CAP_FOWNER), so the check runs as nobody.
+want=$("$P" flags)
+expect_eq "open flags (O_NOATIME, O_DIRECTORY, O_PATH, write modes) under the cap, as native" \
+	"$want" "$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=3 "$P" flags)"
+if [ "$(id -u)" -ne 0 ]; then
+	case $want in
+	*cpuinfo:noatime=EPERM*) ok "O_NOATIME on /proc/cpuinfo by a non-owner: EPERM natively" ;;
+	*) skip "O_NOATIME by a non-owner" "this user may open /proc/cpuinfo with O_NOATIME natively" ;;
+	esac
+elif command -v setpriv >/dev/null 2>&1 && setpriv --reuid=nobody --regid=nogroup --clear-groups "$P" flags >/dev/null 2>&1; then
+	asnobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
+	want=$(asnobody "$P" flags)
+	precond "as nobody, O_NOATIME on /proc/cpuinfo is EPERM natively" expr "$want" : '.*cpuinfo:noatime=EPERM'
+	expect_eq "open flags as nobody under the cap (O_NOATIME: EPERM), as native" "$want" \
+		"$(asnobody env LD_PRELOAD="$FASTPATH_SO" FASTPATH_CPUS=3 "$P" flags)"
+else
+	skip "O_NOATIME by a non-owner" "running as root without setpriv (util-linux) to become nobody, or nobody cannot run $P"
+fi
+
 finish
