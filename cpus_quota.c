@@ -140,11 +140,15 @@ static __attribute__((unused)) void quota_text_lines(char *text, quota_line_fn f
 		(void)fn(text, arg);
 }
 
-/* The CPUs the kernel lets this process run on. */
+/* The CPUs the kernel lets this process run on: its main thread's mask,
+ * as cpus_learn's (cpus_shim.c), whichever thread loads the settings. */
 static long quota_affinity(void)
 {
 	unsigned long mask[1024 / (8 * sizeof(unsigned long))];
-	long n = syscall(SYS_sched_getaffinity, 0, sizeof mask, mask);
+	long n = syscall(SYS_sched_getaffinity, (long)getpid(), sizeof mask, mask);
+
+	if (n <= 0)
+		n = syscall(SYS_sched_getaffinity, 0, sizeof mask, mask);
 	long i, count = 0;
 
 	if (n <= 0)

@@ -155,7 +155,12 @@ static void cpus_once_done(_Atomic int *state)
 	atomic_store_explicit(state, FP_INIT_DONE, memory_order_release);
 }
 
-/* Asks libc only (it never calls back into us). */
+/* Asks libc only (it never calls back into us).  The mask is the
+ * process's (its main thread's, as /proc/self/status's Cpus_allowed),
+ * never the asking thread's: a worker that pinned itself with a raw
+ * system call (libnuma's way) and then asked first would otherwise make
+ * its one CPU the whole machine (issue 37).  Where the main thread is
+ * gone (a zombie leader may refuse), the asking thread's. */
 static void cpus_learn(struct cpus_view *v)
 {
 	v->online = fp_real.r_sysconf.f(_SC_NPROCESSORS_ONLN);
@@ -163,7 +168,9 @@ static void cpus_learn(struct cpus_view *v)
 	if (v->possible < v->online)
 		v->possible = v->online;
 #ifdef FP_HAVE_AFFINITY
-	v->have_allowed = fp_real.r_sched_getaffinity.f(0, sizeof v->allowed, &v->allowed) == 0;
+	v->have_allowed = fp_real.r_sched_getaffinity.f(getpid(), sizeof v->allowed,
+	                                                &v->allowed) == 0 ||
+	                  fp_real.r_sched_getaffinity.f(0, sizeof v->allowed, &v->allowed) == 0;
 #endif
 }
 

@@ -26,6 +26,9 @@
  *                        "noatime=ok directory=ENOTDIR ..." (as native)
  *   prog_cpus xfsz [block]  /proc/cpuinfo's processor count; with block,
  *                        SIGXFSZ blocked first: "3 pending=0 blocked=1"
+ *   prog_cpus learnt     a worker pins itself to the last CPU with the raw
+ *                        system call and asks the count first; then the
+ *                        main thread sets {0}: "real=<its real CPUs>"
  *   prog_cpus MODE raw   MODE after the mask was set to {last CPU} by a raw
  *                        system call (numactl's way), after a first question
  */
@@ -507,6 +510,7 @@ static int raw_mask(void)
 	cpu_set_t a;
 	int last = -1;
 
+	CPU_ZERO(&a);
 	(void)get_nprocs();
 	if (syscall(SYS_sched_getaffinity, 0, sizeof a, &a) < 0)
 		return printf("raw get failed\n"), 1;
@@ -517,6 +521,50 @@ static int raw_mask(void)
 	CPU_SET(last, &a);
 	if (syscall(SYS_sched_setaffinity, 0, sizeof a, &a) != 0)
 		return printf("raw set failed\n"), 1;
+	return 0;
+}
+
+static void *pin_raw_then_ask(void *arg)
+{
+	cpu_set_t a;
+	int last = -1;
+
+	(void)arg;
+	CPU_ZERO(&a);
+	if (syscall(SYS_sched_getaffinity, 0, sizeof a, &a) < 0)
+		return NULL;
+	for (int i = 0; i < CPU_SETSIZE; i++)
+		if (CPU_ISSET(i, &a))
+			last = i;
+	CPU_ZERO(&a);
+	CPU_SET(last, &a);
+	(void)syscall(SYS_sched_setaffinity, 0, sizeof a, &a);
+	(void)sysconf(_SC_NPROCESSORS_ONLN);
+	return NULL;
+}
+
+/* Issue 37, defect 4: the map is the process's, not the first asker's. */
+static int learnt_mode(void)
+{
+	pthread_t t;
+	cpu_set_t a;
+
+	if (pthread_create(&t, NULL, pin_raw_then_ask, NULL) != 0 || pthread_join(t, NULL) != 0)
+		return printf("thread failed\n"), 1;
+	CPU_ZERO(&a);
+	CPU_SET(0, &a);
+	if (sched_setaffinity(0, sizeof a, &a) != 0)
+		return printf("set failed\n"), 1;
+	CPU_ZERO(&a);
+	if (syscall(SYS_sched_getaffinity, 0, sizeof a, &a) < 0)
+		return printf("raw get failed\n"), 1;
+	printf("real=");
+	for (int i = 0, first = 1; i < CPU_SETSIZE; i++)
+		if (CPU_ISSET(i, &a)) {
+			printf(first ? "%d" : ",%d", i);
+			first = 0;
+		}
+	printf("\n");
 	return 0;
 }
 
@@ -583,6 +631,8 @@ static int xfsz_mode(bool block)
 
 int main(int argc, char **argv)
 {
+	if (argc > 1 && strcmp(argv[1], "learnt") == 0)
+		return learnt_mode();
 	if (argc > 1 && strcmp(argv[1], "flags") == 0)
 		return flags_mode();
 	if (argc > 1 && strcmp(argv[1], "xfsz") == 0)

@@ -434,4 +434,18 @@ else
 	skip "O_NOATIME by a non-owner" "running as root without setpriv (util-linux) to become nobody, or nobody cannot run $P"
 fi
 
+# The map is the process's (issue 37, defect 4): a worker that pinned
+# itself to the last CPU with the raw system call and asked the count
+# first no longer makes that CPU the machine; the main thread's pin to {0}
+# then lands on real CPU 0, as natively.
+want=$("$P" learnt)
+if [ "$native" -lt 2 ] || [ "$want" != "real=0" ]; then
+	skip "map learnt from the process's mask" "needs 2 CPUs or more, CPU 0 among them (natively: $want)"
+else
+	for n in 1 2 3; do
+		expect_eq "FASTPATH_CPUS=$n: a worker's raw pin, asked first, is not the machine" "$want" \
+			"$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=$n "$P" learnt)"
+	done
+fi
+
 finish
