@@ -187,8 +187,8 @@ void fp_fsz_release(struct fp_fsz *g)
 	if (!g->had && sigpending(&pend) == 0 && sigismember(&pend, SIGXFSZ) == 1) {
 		struct timespec zero = { 0, 0 };
 
-#if defined(SYS_rt_sigtimedwait)
-		(void)syscall(SYS_rt_sigtimedwait, &xfsz, NULL, &zero, (size_t)(_NSIG / 8));
+#if defined(FP_LINUX)
+		(void)FP_SYSCALL(SYS_rt_sigtimedwait, &xfsz, NULL, &zero, (size_t)(_NSIG / 8));
 #else
 		(void)sigtimedwait(&xfsz, NULL, &zero);
 #endif
