@@ -537,8 +537,22 @@ struct mount_attr;
 #define FP_REAL_SEEN64(X)
 #endif
 
+/* glibc's affinity in a thread attribute, which pthread_create applies
+ * through an internal call (cpus_shim.c translates the mask first). */
+#if defined(FP_LINUX) && defined(__GLIBC__)
+#define FP_HAVE_ATTR_AFFINITY 1
+#define FP_REAL_ATTR_AFFINITY(X)                                                              \
+	X(int, pthread_attr_setaffinity_np,                                                      \
+	  (pthread_attr_t *a, size_t size, const cpu_set_t *mask), FP_NR_RET(ENOSYS))            \
+	X(int, pthread_attr_getaffinity_np,                                                      \
+	  (const pthread_attr_t *a, size_t size, cpu_set_t *mask), FP_NR_RET(ENOSYS))
+#else
+#define FP_REAL_ATTR_AFFINITY(X)
+#endif
+
 #define FP_REAL_ALL(X)                                                       \
 	FP_REAL_COMMON(X) FP_REAL_LFS64(X) FP_REAL_CHK(X) FP_REAL_LINUX(X)      \
+	FP_REAL_ATTR_AFFINITY(X)                                                \
 	FP_REAL_NEWER(X) FP_REAL_CLOSE_RANGE(X) FP_REAL_CLOSEFROM(X) FP_REAL_FCNTL64(X)         \
 	FP_REAL_FCNTL_TIME64(X) FP_REAL_GET_NPROCS(X) FP_REAL_SYSCONF_XPG5(X) FP_REAL_DUP3(X)  \
 	FP_REAL_SEEN(X) FP_REAL_SEEN64(X)

@@ -29,6 +29,12 @@
  *   prog_cpus learnt     a worker pins itself to the last CPU with the raw
  *                        system call and asks the count first; then the
  *                        main thread sets {0}: "real=<its real CPUs>"
+ *   prog_cpus attrpin    worker i made with an attribute pinning it to
+ *                        CPU i (pthread_attr_setaffinity_np), for each i
+ *                        below get_nprocs(): each reads back {i} (the
+ *                        attribute, sched_ and pthread_getaffinity_np,
+ *                        sched_getcpu): "attrpin N ok real=<CPUs>" with
+ *                        the real CPUs the workers ran on
  *   prog_cpus MODE raw   MODE after the mask was set to {last CPU} by a raw
  *                        system call (numactl's way), after a first question
  */
@@ -568,6 +574,72 @@ static int learnt_mode(void)
 	return 0;
 }
 
+struct attr_worker {
+	int i;
+	char why[96];
+	int real;
+};
+
+static bool only(const cpu_set_t *a, int i)
+{
+	return CPU_COUNT(a) == 1 && CPU_ISSET(i, a);
+}
+
+static void *attr_worker(void *p)
+{
+	struct attr_worker *w = p;
+	cpu_set_t a;
+
+	w->why[0] = '\0';
+	if (sched_getaffinity(0, sizeof a, &a) != 0 || !only(&a, w->i))
+		snprintf(w->why, sizeof w->why, "worker %d: sched_getaffinity holds %d CPUs", w->i,
+		         CPU_COUNT(&a));
+	else if (pthread_getaffinity_np(pthread_self(), sizeof a, &a) != 0 || !only(&a, w->i))
+		snprintf(w->why, sizeof w->why, "worker %d: pthread_getaffinity_np holds %d CPUs",
+		         w->i, CPU_COUNT(&a));
+	else if (sched_getcpu() != w->i)
+		snprintf(w->why, sizeof w->why, "worker %d: sched_getcpu %d", w->i, sched_getcpu());
+	CPU_ZERO(&a);
+	w->real = -1;
+	if (syscall(SYS_sched_getaffinity, 0, sizeof a, &a) > 0 && CPU_COUNT(&a) == 1)
+		for (int c = 0; c < CPU_SETSIZE; c++)
+			if (CPU_ISSET(c, &a))
+				w->real = c;
+	return NULL;
+}
+
+/* Issue 37, defect 3: OpenMP's OMP_PLACES way of pinning. */
+static int attrpin_mode(void)
+{
+	int n = get_nprocs(), rc;
+
+	printf("attrpin %d ", n);
+	for (int i = 0; i < n && i < 64; i++) {
+		struct attr_worker w = { i, "", -1 };
+		pthread_attr_t at;
+		pthread_t t;
+		cpu_set_t a, b;
+
+		CPU_ZERO(&a);
+		CPU_SET(i, &a);
+		pthread_attr_init(&at);
+		if ((rc = pthread_attr_setaffinity_np(&at, sizeof a, &a)) != 0)
+			return printf("worker %d: setaffinity_np %s\n", i, strerror(rc)), 1;
+		if ((rc = pthread_attr_getaffinity_np(&at, sizeof b, &b)) != 0 || !only(&b, i))
+			return printf("worker %d: the attribute reads back %d CPUs (%s)\n", i,
+			              CPU_COUNT(&b), strerror(rc)), 1;
+		if ((rc = pthread_create(&t, &at, attr_worker, &w)) != 0)
+			return printf("worker %d: pthread_create %s\n", i, strerror(rc)), 1;
+		pthread_join(t, NULL);
+		pthread_attr_destroy(&at);
+		if (w.why[0])
+			return printf("%s\n", w.why), 1;
+		printf(i ? ",%d" : "ok real=%d", w.real);
+	}
+	printf("\n");
+	return 0;
+}
+
 static const char *errname(int fd)
 {
 	if (fd >= 0) {
@@ -631,6 +703,8 @@ static int xfsz_mode(bool block)
 
 int main(int argc, char **argv)
 {
+	if (argc > 1 && strcmp(argv[1], "attrpin") == 0)
+		return attrpin_mode();
 	if (argc > 1 && strcmp(argv[1], "learnt") == 0)
 		return learnt_mode();
 	if (argc > 1 && strcmp(argv[1], "flags") == 0)

@@ -448,4 +448,34 @@ else
 	done
 fi
 
+# Affinity in a thread attribute (issue 37, defect 3): glibc's
+# pthread_create applies it with an internal call; worker i pinned to CPU i
+# at creation reads back {i} everywhere and runs inside the real mask.
+want=$("$P" attrpin)
+precond "attrpin natively: $want" expr "$want" : "attrpin $native ok"
+expect_eq "FASTPATH_CPUS=$native: attribute pins as native" "$want" \
+	"$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=$native "$P" attrpin)"
+for n in 1 3 4 $((2 * native + 1)); do
+	got=$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=$n "$P" attrpin)
+	case $got in
+	"attrpin $n ok real="*) ok "FASTPATH_CPUS=$n: worker i pinned to {i} by its attribute reads back {i}" ;;
+	*) fail "FASTPATH_CPUS=$n: worker i pinned to {i} by its attribute reads back {i}" "$got" ;;
+	esac
+done
+last=$((native - 1))
+if [ "$native" -ge 2 ] && command -v taskset >/dev/null 2>&1; then
+	expect_eq "taskset -c $last, FASTPATH_CPUS=1: the attribute's pin stays inside the taskset" \
+		"attrpin 1 ok real=$last" \
+		"$(taskset -c $last env LD_PRELOAD="$FASTPATH_SO" FASTPATH_CPUS=1 "$P" attrpin)"
+else
+	skip "attribute pin inside a taskset" "needs 2 CPUs or more and taskset (util-linux)"
+fi
+if [ -x "$TESTBIN/prog_omp" ]; then
+	expect_eq "OpenMP OMP_PROC_BIND=true OMP_PLACES={0},{1},{2},{3} under FASTPATH_CPUS=4" \
+		"procs 4 threads 4" "$(OMP_PROC_BIND=true OMP_PLACES='{0},{1},{2},{3}' OMP_NUM_THREADS=4 \
+			LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=4 "$TESTBIN/prog_omp" 2>&1)"
+else
+	skip "OpenMP with OMP_PLACES" "the compiler has no OpenMP (-fopenmp): tests/bin/prog_omp was not built"
+fi
+
 finish
