@@ -758,13 +758,13 @@ FP_EXPORT int pthread_attr_getaffinity_np(const pthread_attr_t *attr, size_t set
 	struct cpus_vmask v;
 	cpu_set_t now;
 	size_t need;
-	int rc;
 
 	if (!FP_REAL(pthread_attr_getaffinity_np))
 		return ENOSYS;
 	if (!fp_enabled(FP_BIT(cpus)))
 		return FP_REAL(pthread_attr_getaffinity_np)(attr, setsize, mask);
-	if ((rc = FP_REAL(pthread_attr_getaffinity_np)(attr, sizeof now, &now)) != 0 ||
+	CPU_ZERO(&now);
+	if (FP_REAL(pthread_attr_getaffinity_np)(attr, sizeof now, &now) != 0 ||
 	    cpus_all_ones(&now, sizeof now))
 		return FP_REAL(pthread_attr_getaffinity_np)(attr, setsize, mask);
 	fp_cpus_map(&m);
@@ -789,6 +789,7 @@ bool fp_cpus_attr_vmask(const pthread_attr_t *attr, struct cpus_vmask *out)
 {
 	cpu_set_t now;
 
+	CPU_ZERO(&now);
 	if (!attr || !fp_enabled(FP_BIT(cpus)) || !FP_REAL(pthread_attr_getaffinity_np) ||
 	    FP_REAL(pthread_attr_getaffinity_np)(attr, sizeof now, &now) != 0)
 		return false;
