@@ -41,7 +41,7 @@ static void fp_of_errno(struct fp_buf *b, int e)
 		{ ENOSPC, "No space left on device" },   { EMFILE, "Too many open files" },
 		{ ENAMETOOLONG, "File name too long" },  { EPERM, "Operation not permitted" },
 		{ EIO, "Input/output error" },           { EDQUOT, "Disk quota exceeded" },
-		{ ENXIO, "No such device or address" },
+		{ ENXIO, "No such device or address" },  { EFBIG, "File too large" },
 	};
 	size_t i;
 

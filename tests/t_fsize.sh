@@ -55,7 +55,7 @@ rm -f "$T_TMP/s.log"
 out=$(limited 0 env "LD_PRELOAD=$FASTPATH_SO" FASTPATH_CPUS=3 FASTPATH_STATS="$T_TMP/s.log" /bin/true)
 expect_eq "ulimit -f 0, FASTPATH_STATS=FILE: /bin/true exits 0" "rc=0" "${out##* }"
 case $out in
-*'the summary could not be written: '*'rc=0') ok "FASTPATH_STATS=FILE past the limit: one warning line" ;;
+*'the summary could not be written: File too large rc=0') ok "FASTPATH_STATS=FILE past the limit: one warning line" ;;
 *) fail "FASTPATH_STATS=FILE past the limit: one warning line" "$out" ;;
 esac
 expect_eq "ulimit -f 0, FASTPATH_STATS=stderr onto a file: /bin/true exits 0" "rc=0" \
