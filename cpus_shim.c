@@ -752,8 +752,7 @@ static bool cpus_all_ones(const void *p, size_t n)
 FP_EXPORT int pthread_attr_getaffinity_np(const pthread_attr_t *attr, size_t setsize,
                                           cpu_set_t *mask)
 {
-	/* The most ids a kernel of N CPUs has (CPUS_LINUX_MAX). */
-	unsigned long out[CPUS_LINUX_MAX / (8 * sizeof(unsigned long))];
+	unsigned char *out;
 	struct cpus_map m;
 	struct cpus_vmask v;
 	cpu_set_t now;
@@ -768,18 +767,25 @@ FP_EXPORT int pthread_attr_getaffinity_np(const pthread_attr_t *attr, size_t set
 	    cpus_all_ones(&now, sizeof now))
 		return FP_REAL(pthread_attr_getaffinity_np)(attr, setsize, mask);
 	fp_cpus_map(&m);
+	/* The whole virtual mask (up to 1 KiB: CPUS_LINUX_MAX ids), off the
+	 * stack; not a call a signal handler may make, so malloc is fine. */
 	need = ((size_t)m.n + 63) / 64 * 8;
+	if (!(out = malloc(need)))
+		return ENOMEM;
 	if (cpus_attr_recall(attr, &now, &v))
-		cpus_put_vmask(&v, m.n, need, (cpu_set_t *)out);
+		cpus_put_vmask(&v, m.n, need, (cpu_set_t *)(void *)out);
 	else
-		fp_cpus_to_virtual(&m, &now, sizeof now, (cpu_set_t *)out, need);
+		fp_cpus_to_virtual(&m, &now, sizeof now, (cpu_set_t *)(void *)out, need);
 	/* As glibc: EINVAL when the mask held has ids past the caller's set;
 	 * else copied, the rest of the set zeroed. */
 	for (size_t i = setsize; i < need; i++)
-		if (((const unsigned char *)out)[i])
+		if (out[i]) {
+			free(out);
 			return EINVAL;
+		}
 	memset(mask, 0, setsize);
 	memcpy(mask, out, setsize < need ? setsize : need);
+	free(out);
 	return 0;
 }
 
