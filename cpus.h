@@ -149,6 +149,11 @@ static inline bool cpus_vmask_has(const struct cpus_vmask *v, long id)
 	return id >= 0 && id < CPU_SETSIZE && CPU_ISSET((size_t)id, &v->bits);
 }
 extern FP_TLS struct cpus_vmask fp_cpus_vthread FP_HIDDEN;
+#ifdef FP_HAVE_ATTR_AFFINITY
+/* The virtual mask a thread made with attr starts with, when attr holds
+ * one set through pthread_attr_setaffinity_np (cpus_shim.c). */
+bool fp_cpus_attr_vmask(const pthread_attr_t *attr, struct cpus_vmask *out) FP_HIDDEN;
+#endif
 
 /* ------------------------------------------------------------------------
  * The text transforms (cpus_text.c): the kernel's text in, the text of the

@@ -17,8 +17,10 @@
  * derived).  Every open reads the real file afresh (counters move),
  * transforms it and hands back a read-only descriptor of a memfd (an
  * unlinked O_TMPFILE where memfd_create is missing) holding the result,
- * which lseek and mmap treat as procfs and sysfs do.  When the map is the
- * identity the bytes are the kernel's own.
+ * which lseek and mmap treat as procfs and sysfs do; where the program's
+ * RLIMIT_FSIZE leaves the memfd no room, a pipe or the real file
+ * (cf_serve).  When the map is the identity the bytes are the kernel's
+ * own.
  *
  * Two layers: pure text transforms (cpus_text.c: input text + map ->
  * output text, unit-tested in tests/test_cpus_files.c), and here one entry,
@@ -168,7 +170,8 @@ static const struct cf_file *cf_lookup_rel(int dirfd, const char *path)
 }
 
 /* Only plain read-only opens are ours: anything else (O_WRONLY, O_PATH,
- * O_DIRECTORY...) goes to the kernel, which gives its own answer. */
+ * O_DIRECTORY...) goes to the kernel, which gives its own answer.  Those
+ * we serve open the real file with these flags first (cf_read_real). */
 #define CF_OK_FLAGS (O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_LARGEFILE | O_NOFOLLOW | O_NOATIME)
 
 static const struct cf_file *cf_match(int dirfd, const char *path, int flags)
@@ -267,9 +270,12 @@ static bool cf_grow(struct cf_text *t)
 #define CF_NOT_OURS (-1)
 #define CF_TEXT_MAX ((size_t)32 << 20)
 
-static int cf_read_real(int dirfd, const char *path, struct cf_text *t)
+static int cf_read_real(int dirfd, const char *path, int flags, struct cf_text *t)
 {
-	int fd = (int)fp_raw_openat(dirfd, path, O_RDONLY | O_CLOEXEC, 0);
+	/* With the caller's flags (cf_match let through only those a read
+	 * may carry): the kernel makes its checks on the real file, and
+	 * refuses as it would natively (O_NOATIME by a non-owner: EPERM). */
+	int fd = (int)fp_raw_openat(dirfd, path, (flags & CF_OK_FLAGS) | O_RDONLY | O_CLOEXEC, 0);
 	int err = 0;
 
 	if (fd < 0)
@@ -332,6 +338,12 @@ static int cf_named_copy(const char *name, const char *p, size_t len, int flags)
 		return -1;
 	while (done < len && ((n = fp_raw_write(fd, p + done, len - done)) > 0 || errno == EINTR))
 		done += n > 0 ? (size_t)n : 0;
+	if (done < len && errno == EFBIG) {
+		fp_raw_close(fd);
+		(void)syscall(SYS_unlinkat, AT_FDCWD, name, 0);
+		errno = EFBIG;
+		return -1;
+	}
 	fp_raw_close(fd);
 	fd = done == len ? (int)fp_raw_openat(AT_FDCWD, name,
 	                                      O_RDONLY | (flags & (O_CLOEXEC | O_NONBLOCK)), 0)
@@ -371,6 +383,8 @@ static int cf_read_only_at_limit(int rw, int flags)
 		fp_buf_str(&b, "-");
 		fp_buf_ulong(&b, atomic_fetch_add(&seq, 1));
 		fd = cf_named_copy(name, map, (size_t)st.st_size, flags);
+		if (fd < 0 && errno == EFBIG)
+			err = EFBIG; /* cf_serve serves the real file */
 	}
 	if (map)
 		munmap(map, (size_t)st.st_size);
@@ -426,59 +440,119 @@ void fp_cpus_sv_file(int dirfd, const char *path, int flags)
 	errno = saved;
 }
 
-/* The generated copy of f: the descriptor in *fd_out, or -1 and errno;
- * false when the file there is not the kernel's (cf_read_real).  Kept out
- * of line so that an open of any other file never reserves its frame (the
- * buffers are in the scratch area, cf_mem_take). */
+/* The text of the machine m written to fd: 0 or errno (EFBIG: the
+ * program's file-size limit left no room; EAGAIN: a pipe that cannot
+ * grow enough). */
+static int cf_fill(int fd, enum cf_kind kind, const struct cf_text *in, const struct cpus_map *m,
+                   char *stage)
+{
+	struct cf_out o = { stage, 0, CF_STAGE, fd, 0 };
+
+	cf_transform(kind, in->p, in->len, m, &o);
+	cf_flush(&o);
+	return o.err;
+}
+
+/*
+ * Where the program's RLIMIT_FSIZE leaves no room for the copy (bash's
+ * ulimit -f sets the hard limit too, and then write, ftruncate and
+ * fallocate on a memfd all fail): the same text in a pipe, which no limit
+ * counts, grown as it fills (cf_flush).  Returns its read end, as
+ * nonblocking and close-on-exec as asked, or -errno.
+ */
+static int cf_pipe_copy(enum cf_kind kind, const struct cf_text *in, const struct cpus_map *m,
+                        char *stage, int flags)
+{
+	int p[2], err;
+
+	if (syscall(SYS_pipe2, p, O_CLOEXEC | O_NONBLOCK) != 0)
+		return -errno;
+	err = cf_fill(p[1], kind, in, m, stage);
+	fp_raw_close(p[1]);
+	if (!err && ((!(flags & O_NONBLOCK) && syscall(SYS_fcntl, p[0], F_SETFL, 0) < 0) ||
+	             (!(flags & O_CLOEXEC) && syscall(SYS_fcntl, p[0], F_SETFD, 0) < 0)))
+		err = errno;
+	if (err) {
+		fp_raw_close(p[0]);
+		return -err;
+	}
+	return p[0];
+}
+
+/*
+ * The generated copy of f: the descriptor in *fd_out, or -1 and errno;
+ * false when the file there is not the kernel's (cf_read_real), or when
+ * the program's file-size limit leaves room for no copy (then the real
+ * file is opened, unchanged, by the caller's own open).  Kept out of line
+ * so that an open of any other file never reserves its frame (the buffers
+ * are in the scratch area, cf_mem_take).
+ *
+ * Every write here is held from SIGXFSZ (fp_fsz_hold): a memfd counts
+ * against RLIMIT_FSIZE like any file, and a limit the copy does not fit
+ * must not kill a program that only read.  Over the limit the text goes
+ * into a pipe (cf_pipe_copy); where the map is the identity, or the pipe
+ * cannot hold it, the real file is served unchanged: the bytes are the
+ * kernel's (or the uncapped machine's), and fstat, lseek and mmap are
+ * procfs's and sysfs's own.
+ */
 __attribute__((noinline)) static bool cf_serve(const struct cf_file *f, int dirfd,
                                                const char *path, int flags, int *fd_out)
 {
 	struct cf_mem *mem = cf_mem_take();
-	struct cf_out o = { NULL, 0, CF_STAGE, -1, 0 };
 	struct cf_text in = { NULL, 0, CF_IN_SMALL, false };
 	struct cpus_map m;
-	int saved = errno, err = mem ? 0 : ENOMEM;
+	struct fp_fsz g;
+	int saved = errno, err = mem ? 0 : ENOMEM, fd = -1;
+	bool piped = false, limited = false;
 
+	fp_fsz_hold(&g);
 	/* The kernel resolves the path (and dirfd): same errors as native. */
 	if (!err) {
-		o.p = mem->stage;
 		in.p = mem->in;
-		err = cf_read_real(dirfd, path, &in);
+		err = cf_read_real(dirfd, path, flags, &in);
 	}
 	if (!err) {
 		fp_cpus_map(&m);
-		o.fd = cf_scratch(f->name);
-		err = o.fd < 0 ? errno : 0;
+		fd = cf_scratch(f->name);
+		err = fd < 0 ? errno : 0;
 		/* The mode fstat shows, as procfs's and sysfs's: r--r--r--
 		 * (this descriptor, opened read-write before, still writes). */
 		if (!err)
-			(void)fchmod(o.fd, 0444);
+			(void)fchmod(fd, 0444);
 	}
-	if (!err) {
-		cf_transform(f->kind, in.p, in.len, &m, &o);
-		cf_flush(&o);
-		err = o.err;
-		if (err)
-			fp_raw_close(o.fd);
+	if (!err && (err = cf_fill(fd, f->kind, &in, &m, mem->stage)) != 0) {
+		fp_raw_close(fd);
+		limited = err == EFBIG;
+		if (limited && !m.identity) {
+			fd = cf_pipe_copy(f->kind, &in, &m, mem->stage, flags);
+			err = fd < 0 ? -fd : 0;
+			piped = !err;
+		}
 	}
 	cf_text_free(&in);
 	if (mem)
 		cf_mem_give(mem);
-	if (err == CF_NOT_OURS) {
+	if (!err && !piped && (fd = cf_read_only(fd, flags)) < 0) {
+		err = -fd;
+		limited = err == EFBIG;
+	}
+	fp_fsz_release(&g);
+	if (err == CF_NOT_OURS || (err && limited)) {
 		errno = saved;
 		return false;
 	}
-	if (!err && (o.fd = cf_read_only(o.fd, flags)) < 0)
-		err = -o.fd;
 	if (fp_unlikely(fp_cfg.debug))
-		fp_debug("cpus", f->path, err ? "virtual file failed" : "virtual file served");
+		fp_debug("cpus", f->path, err ? "virtual file failed"
+		                         : piped ? "virtual file served in a pipe (RLIMIT_FSIZE)"
+		                                 : "virtual file served");
 	if (err) {
 		errno = err;
 		*fd_out = -1;
 	} else {
-		fp_cpus_served(o.fd, f->dir == CF_CPUDIR);
+		if (!piped)
+			fp_cpus_served(fd, f->dir == CF_CPUDIR);
 		errno = saved;
-		*fd_out = o.fd;
+		*fd_out = fd;
 	}
 	return true;
 }

@@ -95,6 +95,10 @@ struct cpus_start {
 	void *(*fn)(void *);
 	void *arg;
 	bool sv;  /* counted in cpus_alive */
+#ifdef FP_HAVE_ATTR_AFFINITY
+	bool pinned;            /* the attribute's virtual mask, for the thread */
+	struct cpus_vmask v;
+#endif
 };
 
 /* A thread is counted out by a key's destructor (cpus_sv_init makes the
@@ -109,6 +113,12 @@ static void *cpus_thread(void *p)
 {
 	struct cpus_start s = *(struct cpus_start *)p;
 
+#ifdef FP_HAVE_ATTR_AFFINITY
+	/* The mask the attribute pinned it to, as it was asked: what the
+	 * thread reads back (cpus_recall), as a thread that set it would. */
+	if (s.pinned)
+		fp_cpus_vthread = ((struct cpus_start *)p)->v;
+#endif
 	free(p);
 	fp_thread_begin();
 	if (s.sv)
@@ -129,6 +139,9 @@ FP_EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(
 		return FP_REAL(pthread_create)(t, a, fn, arg);
 	s->fn = fn;
 	s->arg = arg;
+#ifdef FP_HAVE_ATTR_AFFINITY
+	s->pinned = fp_cpus_attr_vmask(a, &s->v);
+#endif
 	s->sv = sv = fp_surveying() && cpus_have_key;
 	if (sv)
 		fp_sv_max(&cpus_sv, CPUS_S_THREADS_MAX, atomic_fetch_add(&cpus_alive, 1) + 1);

@@ -27,6 +27,20 @@
 #include "cpus.h"
 
 #ifdef FP_LINUX
+/* A full pipe (cpus_files_shim.c's copy under RLIMIT_FSIZE, written
+ * nonblocking by the thread that will read it): doubled, where the pipe
+ * limits allow; false leaves EAGAIN. */
+static bool cf_pipe_grow(int fd)
+{
+	long size = syscall(SYS_fcntl, fd, F_GETPIPE_SZ);
+
+	if (size <= 0 || syscall(SYS_fcntl, fd, F_SETPIPE_SZ, size * 2) <= size) {
+		errno = EAGAIN;
+		return false;
+	}
+	return true;
+}
+
 void cf_flush(struct cf_out *o)
 {
 	size_t done = 0;
@@ -36,7 +50,7 @@ void cf_flush(struct cf_out *o)
 	while (done < o->len) {
 		ssize_t n = fp_raw_write(o->fd, o->p + done, o->len - done);
 
-		if (n < 0 && errno == EINTR)
+		if (n < 0 && (errno == EINTR || (errno == EAGAIN && cf_pipe_grow(o->fd))))
 			continue;
 		if (n <= 0) {
 			o->err = n < 0 ? errno : EIO;

@@ -180,6 +180,69 @@ ssize_t fp_raw_write(int fd, const void *buf, size_t n)
 {
 	return FP_SYSCALL(SYS_write, fd, buf, n);
 }
+
+/*
+ * Our writes and the program's RLIMIT_FSIZE (issue 37): the kernel sends
+ * SIGXFSZ to the thread that wrote (send_sig to current, on Linux and
+ * illumos alike), so blocking it in this thread only, around our writes,
+ * turns it into the write's EFBIG without touching another thread's mask
+ * or the disposition.  A signal our write left pending is taken back
+ * before the mask is restored: pending, it would be delivered then.  One
+ * pending already when we began is the program's (it blocks SIGXFSZ) and
+ * stays; the kernel's second one merges into it, as standard signals do.
+ * The take-back is the raw rt_sigtimedwait on Linux: glibc's sigtimedwait
+ * is a cancellation point, and an exit handler is no place to act on one.
+ * Cost: two sigprocmask calls and one sigpending per hold, one
+ * sigtimedwait more when a write met the limit.
+ */
+void fp_fsz_hold(struct fp_fsz *g)
+{
+	sigset_t xfsz, pend;
+	int saved = errno;
+
+	sigemptyset(&xfsz);
+	sigaddset(&xfsz, SIGXFSZ);
+	g->held = pthread_sigmask(SIG_BLOCK, &xfsz, &g->old) == 0;
+	g->had = g->held && sigpending(&pend) == 0 && sigismember(&pend, SIGXFSZ) == 1;
+	errno = saved;
+}
+
+void fp_fsz_release(struct fp_fsz *g)
+{
+	sigset_t xfsz, pend;
+	int saved = errno;
+
+	if (!g->held)
+		return;
+	sigemptyset(&xfsz);
+	sigaddset(&xfsz, SIGXFSZ);
+	if (!g->had && sigpending(&pend) == 0 && sigismember(&pend, SIGXFSZ) == 1) {
+		struct timespec zero = { 0, 0 };
+
+#if defined(FP_LINUX)
+		(void)FP_SYSCALL(SYS_rt_sigtimedwait, &xfsz, NULL, &zero, (size_t)(_NSIG / 8));
+#else
+		(void)sigtimedwait(&xfsz, NULL, &zero);
+#endif
+	}
+	(void)pthread_sigmask(SIG_SETMASK, &g->old, NULL);
+	g->held = false;
+	errno = saved;
+}
+
+ssize_t fp_own_write(int fd, const void *buf, size_t n)
+{
+	struct fp_fsz g;
+	ssize_t r;
+	int err;
+
+	fp_fsz_hold(&g);
+	r = fp_raw_write(fd, buf, n);
+	err = errno;
+	fp_fsz_release(&g);
+	errno = err;
+	return r;
+}
 /* closefrom(lo) without libc: close_range(2) where the kernel has it, else
  * every number up to the descriptor limit. */
 void fp_raw_closefrom(int lo)
@@ -319,7 +382,7 @@ void fp_log_parts(int fd, const char *const *parts, size_t n)
 		if ((unsigned char)line[i] < 0x20 || line[i] == 0x7f)
 			line[i] = '?';
 	line[b.len++] = '\n';
-	(void)fp_raw_write(fd, line, b.len);
+	(void)fp_own_write(fd, line, b.len);
 	if (line != small)
 		munmap(line, cap);
 }
@@ -638,7 +701,7 @@ static void fp_write_stats(void)
 	line[n++] = '\n';
 	if (fp_cfg.stats == FP_STATS_STDERR) {
 		if (fp_stderr_same())
-			(void)fp_raw_write(STDERR_FILENO, line, n);
+			(void)fp_own_write(STDERR_FILENO, line, n);
 	}
 	else
 		fp_of_stats_write(fp_cfg.stats_path, line, n);
@@ -650,7 +713,8 @@ static void fp_write_stats(void)
  * name and renamed, so that a reader never sees half of one.  Only system
  * calls, a line at a time from a small buffer: it may run in a signal
  * handler (a surveyed read() there, or _exit) or in a fork child.  A
- * record that cannot be written (no DIR, EMFILE, a full disk) is simply
+ * record that cannot be written (no DIR, EMFILE, a full disk, the
+ * program's RLIMIT_FSIZE: never a SIGXFSZ, see fp_fsz_hold) is simply
  * not there, and the report counts it as missing; errno is kept.
  * The counters are owner's: a vfork, _Fork or clone child (no atfork
  * handler; a vfork child shares them) writes zeros, and counts itself as a
@@ -776,7 +840,14 @@ static void fp_sv_write(bool final)
 	if (dfd >= 0) {
 		fd = fp_of_create(dfd, pre, tmp, sizeof tmp);
 		if (fd >= 0) {
-			bool ok = fp_sv_body(fd, pid, final, atomic_load(&fp_sv.owner) == pid, &now);
+			struct fp_fsz g;
+			bool ok;
+
+			/* Past the program's file-size limit the record is
+			 * not there (EFBIG), never a SIGXFSZ. */
+			fp_fsz_hold(&g);
+			ok = fp_sv_body(fd, pid, final, atomic_load(&fp_sv.owner) == pid, &now);
+			fp_fsz_release(&g);
 
 			ok = fp_raw_close(fd) == 0 && ok;
 			/* Over a planted <pid>.rec link: rename replaces the

@@ -214,6 +214,22 @@ ssize_t fp_raw_readlinkat(int dirfd, const char *path, char *buf, size_t n) FP_H
 ssize_t fp_raw_write(int fd, const void *buf, size_t n) FP_HIDDEN;
 void fp_raw_closefrom(int lo) FP_HIDDEN;
 
+/* Our own writes under the program's file-size limit (fastpath.c): past
+ * RLIMIT_FSIZE a write to a regular file (a memfd too) raises SIGXFSZ,
+ * which kills by default, for a write the program never made.  Between
+ * fp_fsz_hold and fp_fsz_release the calling thread has SIGXFSZ blocked,
+ * so such a write fails with EFBIG instead, and the signal it left pending
+ * is taken back before the thread's mask is restored.  fp_own_write is
+ * one write so held. */
+struct fp_fsz {
+	sigset_t old;
+	bool held;
+	bool had; /* a SIGXFSZ was pending before: the program's, not ours */
+};
+void fp_fsz_hold(struct fp_fsz *g) FP_HIDDEN;
+void fp_fsz_release(struct fp_fsz *g) FP_HIDDEN;
+ssize_t fp_own_write(int fd, const void *buf, size_t n) FP_HIDDEN;
+
 /* ------------------------------------------------------------------------
  * The files the preload writes (outfile.c): reached so that no other user
  * can choose what they land in.  Each returns a descriptor, or -1 (a system
@@ -582,8 +598,22 @@ struct mount_attr;
 #define FP_REAL_SEEN64(X)
 #endif
 
+/* glibc's affinity in a thread attribute, which pthread_create applies
+ * through an internal call (cpus_shim.c translates the mask first). */
+#if defined(FP_LINUX) && defined(__GLIBC__)
+#define FP_HAVE_ATTR_AFFINITY 1
+#define FP_REAL_ATTR_AFFINITY(X)                                                              \
+	X(int, pthread_attr_setaffinity_np,                                                      \
+	  (pthread_attr_t *a, size_t size, const cpu_set_t *mask), FP_NR_RET(ENOSYS))            \
+	X(int, pthread_attr_getaffinity_np,                                                      \
+	  (const pthread_attr_t *a, size_t size, cpu_set_t *mask), FP_NR_RET(ENOSYS))
+#else
+#define FP_REAL_ATTR_AFFINITY(X)
+#endif
+
 #define FP_REAL_ALL(X)                                                       \
 	FP_REAL_COMMON(X) FP_REAL_LFS64(X) FP_REAL_CHK(X) FP_REAL_LINUX(X)      \
+	FP_REAL_ATTR_AFFINITY(X)                                                \
 	FP_REAL_NEWER(X) FP_REAL_CLOSE_RANGE(X) FP_REAL_CLOSEFROM(X) FP_REAL_FCNTL64(X)         \
 	FP_REAL_FCNTL_TIME64(X) FP_REAL_GET_NPROCS(X) FP_REAL_SYSCONF_XPG5(X) FP_REAL_DUP3(X)  \
 	FP_REAL_SEEN(X) FP_REAL_SEEN64(X)

@@ -41,7 +41,7 @@ static void fp_of_errno(struct fp_buf *b, int e)
 		{ ENOSPC, "No space left on device" },   { EMFILE, "Too many open files" },
 		{ ENAMETOOLONG, "File name too long" },  { EPERM, "Operation not permitted" },
 		{ EIO, "Input/output error" },           { EDQUOT, "Disk quota exceeded" },
-		{ ENXIO, "No such device or address" },
+		{ ENXIO, "No such device or address" },  { EFBIG, "File too large" },
 	};
 	size_t i;
 
@@ -349,7 +349,7 @@ void fp_of_stats_write(const char *path, const char *line, size_t n)
 	int fd = fp_of_stats_open(path, why, sizeof why);
 
 	if (fd >= 0) {
-		if (fp_raw_write(fd, line, n) == (ssize_t)n) {
+		if (fp_own_write(fd, line, n) == (ssize_t)n) {
 			fp_raw_close(fd);
 			return;
 		}

@@ -21,6 +21,20 @@
  *   prog_cpus jemalloc   the arenas that served a thread pinned to each
  *                        CPU of the mask: "percpu percpu arenas 2 max 1
  *                        cpus 2"
+ *   prog_cpus flags      opens of /proc/cpuinfo and .../cpu/online with
+ *                        O_NOATIME, O_DIRECTORY, O_PATH, the write modes:
+ *                        "noatime=ok directory=ENOTDIR ..." (as native)
+ *   prog_cpus xfsz [block]  /proc/cpuinfo's processor count; with block,
+ *                        SIGXFSZ blocked first: "3 pending=0 blocked=1"
+ *   prog_cpus learnt     a worker pins itself to the last CPU with the raw
+ *                        system call and asks the count first; then the
+ *                        main thread sets {0}: "real=<its real CPUs>"
+ *   prog_cpus attrpin    worker i made with an attribute pinning it to
+ *                        CPU i (pthread_attr_setaffinity_np), for each i
+ *                        below get_nprocs(): each reads back {i} (the
+ *                        attribute, sched_ and pthread_getaffinity_np,
+ *                        sched_getcpu): "attrpin N ok real=<CPUs>" with
+ *                        the real CPUs the workers ran on
  *   prog_cpus MODE raw   MODE after the mask was set to {last CPU} by a raw
  *                        system call (numactl's way), after a first question
  */
@@ -29,6 +43,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -501,6 +516,7 @@ static int raw_mask(void)
 	cpu_set_t a;
 	int last = -1;
 
+	CPU_ZERO(&a);
 	(void)get_nprocs();
 	if (syscall(SYS_sched_getaffinity, 0, sizeof a, &a) < 0)
 		return printf("raw get failed\n"), 1;
@@ -514,8 +530,187 @@ static int raw_mask(void)
 	return 0;
 }
 
+static void *pin_raw_then_ask(void *arg)
+{
+	cpu_set_t a;
+	int last = -1;
+
+	(void)arg;
+	CPU_ZERO(&a);
+	if (syscall(SYS_sched_getaffinity, 0, sizeof a, &a) < 0)
+		return NULL;
+	for (int i = 0; i < CPU_SETSIZE; i++)
+		if (CPU_ISSET(i, &a))
+			last = i;
+	CPU_ZERO(&a);
+	CPU_SET(last, &a);
+	(void)syscall(SYS_sched_setaffinity, 0, sizeof a, &a);
+	(void)sysconf(_SC_NPROCESSORS_ONLN);
+	return NULL;
+}
+
+/* Issue 37, defect 4: the map is the process's, not the first asker's. */
+static int learnt_mode(void)
+{
+	pthread_t t;
+	cpu_set_t a;
+
+	if (pthread_create(&t, NULL, pin_raw_then_ask, NULL) != 0 || pthread_join(t, NULL) != 0)
+		return printf("thread failed\n"), 1;
+	CPU_ZERO(&a);
+	CPU_SET(0, &a);
+	if (sched_setaffinity(0, sizeof a, &a) != 0)
+		return printf("set failed\n"), 1;
+	CPU_ZERO(&a);
+	if (syscall(SYS_sched_getaffinity, 0, sizeof a, &a) < 0)
+		return printf("raw get failed\n"), 1;
+	printf("real=");
+	for (int i = 0, first = 1; i < CPU_SETSIZE; i++)
+		if (CPU_ISSET(i, &a)) {
+			printf(first ? "%d" : ",%d", i);
+			first = 0;
+		}
+	printf("\n");
+	return 0;
+}
+
+struct attr_worker {
+	int i;
+	char why[96];
+	int real;
+};
+
+static bool only(const cpu_set_t *a, int i)
+{
+	return CPU_COUNT(a) == 1 && CPU_ISSET(i, a);
+}
+
+static void *attr_worker(void *p)
+{
+	struct attr_worker *w = p;
+	cpu_set_t a;
+
+	w->why[0] = '\0';
+	if (sched_getaffinity(0, sizeof a, &a) != 0 || !only(&a, w->i))
+		snprintf(w->why, sizeof w->why, "worker %d: sched_getaffinity holds %d CPUs", w->i,
+		         CPU_COUNT(&a));
+	else if (pthread_getaffinity_np(pthread_self(), sizeof a, &a) != 0 || !only(&a, w->i))
+		snprintf(w->why, sizeof w->why, "worker %d: pthread_getaffinity_np holds %d CPUs",
+		         w->i, CPU_COUNT(&a));
+	else if (sched_getcpu() != w->i)
+		snprintf(w->why, sizeof w->why, "worker %d: sched_getcpu %d", w->i, sched_getcpu());
+	CPU_ZERO(&a);
+	w->real = -1;
+	if (syscall(SYS_sched_getaffinity, 0, sizeof a, &a) > 0 && CPU_COUNT(&a) == 1)
+		for (int c = 0; c < CPU_SETSIZE; c++)
+			if (CPU_ISSET(c, &a))
+				w->real = c;
+	return NULL;
+}
+
+/* Issue 37, defect 3: OpenMP's OMP_PLACES way of pinning. */
+static int attrpin_mode(void)
+{
+	int n = get_nprocs(), rc;
+
+	printf("attrpin %d ", n);
+	for (int i = 0; i < n && i < 64; i++) {
+		struct attr_worker w = { i, "", -1 };
+		pthread_attr_t at;
+		pthread_t t;
+		cpu_set_t a, b;
+
+		CPU_ZERO(&a);
+		CPU_SET(i, &a);
+		pthread_attr_init(&at);
+		if ((rc = pthread_attr_setaffinity_np(&at, sizeof a, &a)) != 0)
+			return printf("worker %d: setaffinity_np %s\n", i, strerror(rc)), 1;
+		if ((rc = pthread_attr_getaffinity_np(&at, sizeof b, &b)) != 0 || !only(&b, i))
+			return printf("worker %d: the attribute reads back %d CPUs (%s)\n", i,
+			              CPU_COUNT(&b), strerror(rc)), 1;
+		if ((rc = pthread_create(&t, &at, attr_worker, &w)) != 0)
+			return printf("worker %d: pthread_create %s\n", i, strerror(rc)), 1;
+		pthread_join(t, NULL);
+		pthread_attr_destroy(&at);
+		if (w.why[0])
+			return printf("%s\n", w.why), 1;
+		printf(i ? ",%d" : "ok real=%d", w.real);
+	}
+	printf("\n");
+	return 0;
+}
+
+static const char *errname(int fd)
+{
+	if (fd >= 0) {
+		close(fd);
+		return "ok";
+	}
+	switch (errno) {
+	case EPERM: return "EPERM";
+	case EACCES: return "EACCES";
+	case ENOTDIR: return "ENOTDIR";
+	case EISDIR: return "EISDIR";
+	case EINVAL: return "EINVAL";
+	case ELOOP: return "ELOOP";
+	default: return "other";
+	}
+}
+
+/* What the kernel says of each open: the cap's copy must say the same. */
+static int flags_mode(void)
+{
+	static const struct { const char *name; int flags; } f[] = {
+		{ "rdonly", O_RDONLY },
+		{ "noatime", O_RDONLY | O_NOATIME },
+		{ "noatime-cloexec", O_RDONLY | O_NOATIME | O_CLOEXEC },
+		{ "nofollow", O_RDONLY | O_NOFOLLOW },
+		{ "directory", O_RDONLY | O_DIRECTORY },
+		{ "path", O_PATH },
+		{ "path-directory", O_PATH | O_DIRECTORY },
+		{ "wronly", O_WRONLY },
+		{ "rdwr", O_RDWR },
+		{ "trunc", O_RDONLY | O_TRUNC },
+	};
+	static const char *const paths[] = { "/proc/cpuinfo", "/sys/devices/system/cpu/online" };
+
+	for (size_t p = 0; p < 2; p++)
+		for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+			printf("%s:%s=%s%s", p ? "online" : "cpuinfo", f[i].name,
+			       errname(open(paths[p], f[i].flags)),
+			       p == 1 && i + 1 == sizeof f / sizeof f[0] ? "\n" : " ");
+	return 0;
+}
+
+/* Reads /proc/cpuinfo (under a file-size limit, t_cpus.sh): the program
+ * must find no SIGXFSZ of ours pending, and its own mask as it left it. */
+static int xfsz_mode(bool block)
+{
+	sigset_t s, now;
+	int n;
+
+	sigemptyset(&s);
+	sigaddset(&s, SIGXFSZ);
+	if (block)
+		pthread_sigmask(SIG_BLOCK, &s, NULL);
+	n = count_fd(open("/proc/cpuinfo", O_RDONLY));
+	sigpending(&s);
+	pthread_sigmask(SIG_BLOCK, NULL, &now);
+	printf("%d pending=%d blocked=%d\n", n, sigismember(&s, SIGXFSZ),
+	       sigismember(&now, SIGXFSZ));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 1 && strcmp(argv[1], "attrpin") == 0)
+		return attrpin_mode();
+	if (argc > 1 && strcmp(argv[1], "learnt") == 0)
+		return learnt_mode();
+	if (argc > 1 && strcmp(argv[1], "flags") == 0)
+		return flags_mode();
+	if (argc > 1 && strcmp(argv[1], "xfsz") == 0)
+		return xfsz_mode(argc > 2 && strcmp(argv[2], "block") == 0);
 	if (argc > 2 && strcmp(argv[2], "raw") == 0 && raw_mask())
 		return 1;
 	if (argc > 1 && strcmp(argv[1], "jemalloc") == 0)

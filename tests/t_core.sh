@@ -176,6 +176,7 @@ INTERPOSED="_Exit _exit __open64_2 __open_2 __openat64_2 __openat_2 __read_chk
 	get_nprocs_conf getcpu getentropy getrandom lseek lseek64 mmap mmap64 mount open
 	open64 openat openat64
 	popen posix_spawn posix_spawnp pread pread64 pthread_create
+	pthread_attr_getaffinity_np pthread_attr_setaffinity_np
 	pthread_getaffinity_np pthread_setaffinity_np read readlink readlinkat readv
 	sched_getaffinity sched_getcpu sched_setaffinity setns sysconf system umount
 	umount2 _Fork __pread64_chk __pread_chk clone copy_file_range epoll_ctl fsmount fstat fstat64 ioctl

@@ -413,4 +413,69 @@ fi
 expect_eq "cd /proc; cat cpuinfo: the kernel's" "$(cd /proc && grep -c ^processor cpuinfo)" \
 	"$(cd /proc && LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=3 grep -c ^processor cpuinfo)"
 
+# Open flags as native (issue 37): a served file opens with the checks the
+# kernel makes on the real one.  O_NOATIME by a non-owner is EPERM; root
+# owns nothing here but may (CAP_FOWNER), so the check runs as nobody.
+want=$("$P" flags)
+expect_eq "open flags (O_NOATIME, O_DIRECTORY, O_PATH, write modes) under the cap, as native" \
+	"$want" "$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=3 "$P" flags)"
+if [ "$(id -u)" -ne 0 ]; then
+	case $want in
+	*cpuinfo:noatime=EPERM*) ok "O_NOATIME on /proc/cpuinfo by a non-owner: EPERM natively" ;;
+	*) skip "O_NOATIME by a non-owner" "this user may open /proc/cpuinfo with O_NOATIME natively" ;;
+	esac
+elif command -v setpriv >/dev/null 2>&1 && setpriv --reuid=nobody --regid=nogroup --clear-groups "$P" flags >/dev/null 2>&1; then
+	asnobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
+	want=$(asnobody "$P" flags)
+	precond "as nobody, O_NOATIME on /proc/cpuinfo is EPERM natively" expr "$want" : '.*cpuinfo:noatime=EPERM'
+	expect_eq "open flags as nobody under the cap (O_NOATIME: EPERM), as native" "$want" \
+		"$(asnobody env LD_PRELOAD="$FASTPATH_SO" FASTPATH_CPUS=3 "$P" flags)"
+else
+	skip "O_NOATIME by a non-owner" "running as root without setpriv (util-linux) to become nobody, or nobody cannot run $P"
+fi
+
+# The map is the process's (issue 37, defect 4): a worker that pinned
+# itself to the last CPU with the raw system call and asked the count
+# first no longer makes that CPU the machine; the main thread's pin to {0}
+# then lands on real CPU 0, as natively.
+want=$("$P" learnt)
+if [ "$native" -lt 2 ] || [ "$want" != "real=0" ]; then
+	skip "map learnt from the process's mask" "needs 2 CPUs or more, CPU 0 among them (natively: $want)"
+else
+	for n in 1 2 3; do
+		expect_eq "FASTPATH_CPUS=$n: a worker's raw pin, asked first, is not the machine" "$want" \
+			"$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=$n "$P" learnt)"
+	done
+fi
+
+# Affinity in a thread attribute (issue 37, defect 3): glibc's
+# pthread_create applies it with an internal call; worker i pinned to CPU i
+# at creation reads back {i} everywhere and runs inside the real mask.
+want=$("$P" attrpin)
+precond "attrpin natively: $want" expr "$want" : "attrpin $native ok"
+expect_eq "FASTPATH_CPUS=$native: attribute pins as native" "$want" \
+	"$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=$native "$P" attrpin)"
+for n in 1 3 4 $((2 * native + 1)); do
+	got=$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=$n "$P" attrpin)
+	case $got in
+	"attrpin $n ok real="*) ok "FASTPATH_CPUS=$n: worker i pinned to {i} by its attribute reads back {i}" ;;
+	*) fail "FASTPATH_CPUS=$n: worker i pinned to {i} by its attribute reads back {i}" "$got" ;;
+	esac
+done
+last=$((native - 1))
+if [ "$native" -ge 2 ] && command -v taskset >/dev/null 2>&1; then
+	expect_eq "taskset -c $last, FASTPATH_CPUS=1: the attribute's pin stays inside the taskset" \
+		"attrpin 1 ok real=$last" \
+		"$(taskset -c $last env LD_PRELOAD="$FASTPATH_SO" FASTPATH_CPUS=1 "$P" attrpin)"
+else
+	skip "attribute pin inside a taskset" "needs 2 CPUs or more and taskset (util-linux)"
+fi
+if [ -x "$TESTBIN/prog_omp" ]; then
+	expect_eq "OpenMP OMP_PROC_BIND=true OMP_PLACES={0},{1},{2},{3} under FASTPATH_CPUS=4" \
+		"procs 4 threads 4" "$(OMP_PROC_BIND=true OMP_PLACES='{0},{1},{2},{3}' OMP_NUM_THREADS=4 \
+			LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=4 "$TESTBIN/prog_omp" 2>&1)"
+else
+	skip "OpenMP with OMP_PLACES" "the compiler has no OpenMP (-fopenmp): tests/bin/prog_omp was not built"
+fi
+
 finish

@@ -447,6 +447,24 @@ static void test_counters(void **state)
 	                 fp_real.r_sysconf.f(_SC_NPROCESSORS_ONLN));
 }
 
+/* The parsers over a text, as quota_of over the files. */
+static bool quota_cgroup(char *text, char *cg, size_t cgsize, bool *v1)
+{
+	struct quota_cg q = { cg, cgsize, false, false, false };
+
+	quota_text_lines(text, quota_cgroup_line, &q);
+	return quota_cgroup_done(&q, v1);
+}
+
+static bool quota_mount(char *text, const char *cg, bool v1, char *mnt, size_t msize, char *mroot,
+                        size_t rsize)
+{
+	struct quota_mnt q = { cg, v1, mnt, mroot, msize, rsize, false, false };
+
+	quota_text_lines(text, quota_mount_line, &q);
+	return q.found;
+}
+
 /* cpus_quota.c's parsers: a hybrid machine's v1 cpu line wins over
  * "0::"; a container mounts its own cgroup as the mount's root. */
 static void test_quota_parsers(void **state)
@@ -456,24 +474,180 @@ static void test_quota_parsers(void **state)
 	              "32 31 0:29 /kubepods/x /sys/fs/cgroup/cpu,cpuacct rw - cgroup cgroup rw,cpu,cpuacct\n"
 	              "41 31 0:38 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n";
 	char info2[sizeof info];
+	char cg1[] = "4:memory:/m\n2:cpu,cpuacct:/kubepods/x\n0::/\n", cg2[] = "0::/a/b\n",
+	     cg3[] = "1:name=systemd:/\n";
 	bool v1 = false;
 
 	(void)state;
 	memcpy(info2, info, sizeof info);
-	assert_true(quota_cgroup("4:memory:/m\n2:cpu,cpuacct:/kubepods/x\n0::/\n", cg, sizeof cg, &v1));
+	assert_true(quota_cgroup(cg1, cg, sizeof cg, &v1));
 	assert_true(v1);
 	assert_string_equal(cg, "/kubepods/x");
-	assert_true(quota_mount(info, true, mnt, sizeof mnt, root, sizeof root));
+	assert_true(quota_mount(info, cg, true, mnt, sizeof mnt, root, sizeof root));
 	assert_string_equal(mnt, "/sys/fs/cgroup/cpu,cpuacct");
 	assert_string_equal(root, "/kubepods/x");
-	assert_true(quota_cgroup("0::/a/b\n", cg, sizeof cg, &v1));
+	assert_true(quota_cgroup(cg2, cg, sizeof cg, &v1));
 	assert_false(v1);
 	assert_string_equal(cg, "/a/b");
-	assert_true(quota_mount(info2, false, mnt, sizeof mnt, root, sizeof root));
+	assert_true(quota_mount(info2, cg, false, mnt, sizeof mnt, root, sizeof root));
 	assert_string_equal(mnt, "/sys/fs/cgroup/unified");
-	assert_false(quota_cgroup("1:name=systemd:/\n", cg, sizeof cg, &v1));
+	assert_false(quota_cgroup(cg3, cg, sizeof cg, &v1));
 	/* "cpu" is a whole word of the list, not a prefix of cpuset. */
 	assert_false(quota_has("cpuset,cpuacct", 14, "cpu"));
+}
+
+/* ------------------------------------------------------------------------
+ * --cpus quota over fake cgroup trees (FASTPATH_TEST_CGROUP_ROOT's way: a
+ * directory in front of every path read).
+ * ---------------------------------------------------------------------- */
+static char qroot[64];
+
+/* ROOT/REL holding TEXT, its directories made. */
+static void qput(const char *rel, const char *text)
+{
+	char path[1024];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s%s", qroot, rel);
+	for (char *p = path + strlen(qroot) + 1; (p = strchr(p, '/')) != NULL; p++) {
+		*p = '\0';
+		(void)mkdir(path, 0755);
+		*p = '/';
+	}
+	assert_non_null(f = fopen(path, "w"));
+	fputs(text, f);
+	fclose(f);
+}
+
+static int qsetup(void **state)
+{
+	(void)state;
+	snprintf(qroot, sizeof qroot, "/tmp/fp-quota-XXXXXX");
+	assert_non_null(mkdtemp(qroot));
+	return 0;
+}
+
+static int qteardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", qroot);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static const char qmount_v2[] = "30 1 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n";
+
+/* Issue 37's case: a v2 slice at 0.5 CPU over a service whose own cpu.max
+ * says 2; the scheduler enforces 0.5, rounded up: 1. */
+static void test_quota_v2_min_on_path(void **state)
+{
+	char why[160];
+
+	(void)state;
+	qput("/proc/self/cgroup", "0::/app.slice/svc.service\n");
+	qput("/proc/self/mountinfo", qmount_v2);
+	qput("/sys/fs/cgroup/app.slice/cpu.max", "50000 100000\n");
+	qput("/sys/fs/cgroup/app.slice/svc.service/cpu.max", "200000 100000\n");
+	assert_int_equal(quota_of(qroot, 64, why, sizeof why), 1);
+	assert_non_null(strstr(why, "quota 50000/100000 in /sys/fs/cgroup/app.slice"));
+	/* The leaf the smaller: the leaf's. */
+	qput("/sys/fs/cgroup/app.slice/cpu.max", "400000 100000\n");
+	assert_int_equal(quota_of(qroot, 64, why, sizeof why), 2);
+	assert_non_null(strstr(why, "svc.service"));
+	/* No limit on the leaf: the parent's; none anywhere: the affinity. */
+	qput("/sys/fs/cgroup/app.slice/svc.service/cpu.max", "max 100000\n");
+	assert_int_equal(quota_of(qroot, 64, why, sizeof why), 4);
+	qput("/sys/fs/cgroup/app.slice/cpu.max", "max 100000\n");
+	assert_int_equal(quota_of(qroot, 64, why, sizeof why), 64);
+	assert_string_equal(why, "the affinity count: no cgroup quota");
+}
+
+/* Below one period rounds up to 1; 1.5 CPUs is 2; above the affinity
+ * count, the affinity count. */
+static void test_quota_rounding(void **state)
+{
+	char why[160];
+
+	(void)state;
+	qput("/proc/self/cgroup", "0::/a\n");
+	qput("/proc/self/mountinfo", qmount_v2);
+	qput("/sys/fs/cgroup/a/cpu.max", "1000 100000\n");
+	assert_int_equal(quota_of(qroot, 8, why, sizeof why), 1);
+	qput("/sys/fs/cgroup/a/cpu.max", "150000 100000\n");
+	assert_int_equal(quota_of(qroot, 8, why, sizeof why), 2);
+	qput("/sys/fs/cgroup/a/cpu.max", "1600000 100000\n");
+	assert_int_equal(quota_of(qroot, 8, why, sizeof why), 8);
+	assert_non_null(strstr(why, "capped at the affinity count"));
+}
+
+/* v1: the cpu hierarchy's smallest cfs quota on the path (-1: none). */
+static void test_quota_v1_min_on_path(void **state)
+{
+	char why[160];
+
+	(void)state;
+	qput("/proc/self/cgroup", "5:memory:/k/p\n3:cpu,cpuacct:/k/p\n0::/\n");
+	qput("/proc/self/mountinfo",
+	     "30 1 0:26 / /sys/fs/cgroup rw - tmpfs tmpfs rw\n"
+	     "31 30 0:27 / /sys/fs/cgroup/cpu,cpuacct rw - cgroup cgroup rw,cpu,cpuacct\n");
+	qput("/sys/fs/cgroup/cpu,cpuacct/cpu.cfs_quota_us", "-1\n");
+	qput("/sys/fs/cgroup/cpu,cpuacct/cpu.cfs_period_us", "100000\n");
+	qput("/sys/fs/cgroup/cpu,cpuacct/k/cpu.cfs_quota_us", "100000\n");
+	qput("/sys/fs/cgroup/cpu,cpuacct/k/cpu.cfs_period_us", "100000\n");
+	qput("/sys/fs/cgroup/cpu,cpuacct/k/p/cpu.cfs_quota_us", "300000\n");
+	qput("/sys/fs/cgroup/cpu,cpuacct/k/p/cpu.cfs_period_us", "100000\n");
+	assert_int_equal(quota_of(qroot, 16, why, sizeof why), 1);
+	assert_non_null(strstr(why, "cgroup v1 quota 100000/100000 in /sys/fs/cgroup/cpu,cpuacct/k"));
+	qput("/sys/fs/cgroup/cpu,cpuacct/k/cpu.cfs_quota_us", "-1\n");
+	assert_int_equal(quota_of(qroot, 16, why, sizeof why), 3);
+}
+
+/* A host's mountinfo of any size (the cgroup line after 200 KiB of other
+ * mounts and one line longer than the reader's buffer), and mount points
+ * with mountinfo's escapes (\040 for a space). */
+static void test_quota_mountinfo(void **state)
+{
+	char why[160], path[1024];
+	size_t cap = 300000, len = 0;
+	char *big = malloc(cap);
+	FILE *f;
+
+	(void)state;
+	assert_non_null(big);
+	for (int i = 0; len + 200 < 250000; i++)
+		len += (size_t)snprintf(big + len, cap - len,
+		                        "%d 1 0:%d / /mnt/m%d rw - tmpfs tmpfs rw,size=1024k\n", 100 + i, 100 + i, i);
+	len += (size_t)snprintf(big + len, cap - len, "99 1 0:99 / /long");
+	memset(big + len, 'x', 20000);
+	len += 20000;
+	len += (size_t)snprintf(big + len, cap - len, " rw - cgroup2 cgroup2 rw\n"
+	                        "30 1 0:26 / /sys/fs/cg\\040v2 rw - cgroup2 cgroup2 rw\n");
+	snprintf(path, sizeof path, "%s/proc/self/mountinfo", qroot);
+	qput("/proc/self/cgroup", "0::/a\n");
+	qput("/proc/self/mountinfo", "");
+	assert_non_null(f = fopen(path, "w"));
+	fwrite(big, 1, len, f);
+	fclose(f);
+	free(big);
+	qput("/sys/fs/cg v2/a/cpu.max", "200000 100000\n");
+	assert_int_equal(quota_of(qroot, 16, why, sizeof why), 2);
+	assert_non_null(strstr(why, "in /sys/fs/cg v2/a"));
+}
+
+/* Of two cgroup2 mounts, the one whose root holds the process's cgroup. */
+static void test_quota_mount_choice(void **state)
+{
+	char why[160];
+
+	(void)state;
+	qput("/proc/self/cgroup", "0::/a/b\n");
+	qput("/proc/self/mountinfo", "40 1 0:26 /other /mnt/other rw - cgroup2 cgroup2 rw\n"
+	                             "41 1 0:26 /a /mnt/a rw - cgroup2 cgroup2 rw\n");
+	qput("/mnt/other/b/cpu.max", "100000 100000\n");
+	qput("/mnt/a/b/cpu.max", "300000 100000\n");
+	assert_int_equal(quota_of(qroot, 16, why, sizeof why), 3);
+	assert_non_null(strstr(why, "in /mnt/a/b"));
 }
 
 int main(void)
@@ -492,6 +666,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_getcpu_live, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_counters, setup, teardown),
 		cmocka_unit_test(test_quota_parsers),
+		cmocka_unit_test_setup_teardown(test_quota_v2_min_on_path, qsetup, qteardown),
+		cmocka_unit_test_setup_teardown(test_quota_rounding, qsetup, qteardown),
+		cmocka_unit_test_setup_teardown(test_quota_v1_min_on_path, qsetup, qteardown),
+		cmocka_unit_test_setup_teardown(test_quota_mountinfo, qsetup, qteardown),
+		cmocka_unit_test_setup_teardown(test_quota_mount_choice, qsetup, qteardown),
 	};
 
 	return cmocka_run_group_tests_name("cpus", tests, NULL, NULL);

@@ -206,7 +206,7 @@ static void test_identity_on_real_files(void **state)
 		struct cf_out o = { outbuf, 0, sizeof outbuf, -1, 0 };
 		struct cpus_map m;
 
-		assert_int_equal(cf_read_real(AT_FDCWD, cf_files[i].path, &t), 0);
+		assert_int_equal(cf_read_real(AT_FDCWD, cf_files[i].path, O_RDONLY, &t), 0);
 		fp_cpus_map(&m);
 		if (!m.identity) {
 			printf("skip: this process may not use every CPU (taskset?): no identity\n");
@@ -230,12 +230,12 @@ static void test_not_kernel_files(void **state)
 
 	(void)state;
 	if (access("/dev/zero", R_OK) == 0) {
-		assert_int_equal(cf_read_real(AT_FDCWD, "/dev/zero", &t), CF_NOT_OURS);
+		assert_int_equal(cf_read_real(AT_FDCWD, "/dev/zero", O_RDONLY, &t), CF_NOT_OURS);
 		assert_true(t.len <= CF_TEXT_MAX);
 		cf_text_free(&t);
 	}
 	t = (struct cf_text){ NULL, 0, 0, false };
-	assert_int_equal(cf_read_real(AT_FDCWD, "/etc/hostname", &t), 0);
+	assert_int_equal(cf_read_real(AT_FDCWD, "/etc/hostname", O_RDONLY, &t), 0);
 	cf_text_free(&t);
 }
 

@@ -1,0 +1,78 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Nothing fastpath writes counts against the program's RLIMIT_FSIZE (issue
+# 37): natively each run here exits 0 under `ulimit -f` (its output goes
+# to a pipe, which no limit counts), and so it must under the preload: the
+# served CPU files (a memfd that the limit counts), the FASTPATH_STATS
+# line, the survey records, a debug line to a file.  Before, each died of
+# SIGXFSZ (exit 153).  sh's `ulimit -f` sets the hard limit too: the copy
+# cannot be made as usual, and is served another way (fastpath(7), CPUS).
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+PROG=$TESTBIN/prog_cpus
+native=$(getconf _NPROCESSORS_ONLN)
+
+# limited BLOCKS CMD...: CMD under `ulimit -f BLOCKS`; what it printed (to a
+# pipe), on one line, then "rc=N".
+limited() {
+	sh -c 'ulimit -f "$1" || exit 99; shift; "$@"; echo "rc=$?"' sh "$@" 2>&1 |
+		tr '\n' ' ' | sed 's/ $//'
+}
+
+precond "ulimit -f 0 is allowed here" sh -c 'ulimit -f 0'
+expect_eq "natively at ulimit -f 0: grep ^processor /proc/cpuinfo" "$native rc=0" \
+	"$(limited 0 grep -c ^processor /proc/cpuinfo)"
+
+# --- the served CPU files ----------------------------------------------------
+expect_eq "ulimit -f 1, FASTPATH_CPUS=1: grep -c ^processor /proc/cpuinfo" "1 rc=0" \
+	"$(limited 1 env "LD_PRELOAD=$FASTPATH_SO" FASTPATH_CPUS=1 grep -c ^processor /proc/cpuinfo)"
+online=$(cat /sys/devices/system/cpu/online)
+expect_eq "ulimit -f 0, FASTPATH_CPUS=$native (the real count): cat .../cpu/online" \
+	"$online rc=0" "$(limited 0 env "LD_PRELOAD=$FASTPATH_SO" FASTPATH_CPUS="$native" cat /sys/devices/system/cpu/online)"
+# N other than the real count: the copy, served in a pipe.
+for n in 3 64; do
+	expect_eq "ulimit -f 0, FASTPATH_CPUS=$n: /proc/cpuinfo has $n processors" "$n rc=0" \
+		"$(limited 0 env "LD_PRELOAD=$FASTPATH_SO" FASTPATH_CPUS=$n grep -c ^processor /proc/cpuinfo)"
+	expect_eq "ulimit -f 0, FASTPATH_CPUS=$n: .../cpu/online" "0-$((n - 1)) rc=0" \
+		"$(limited 0 env "LD_PRELOAD=$FASTPATH_SO" FASTPATH_CPUS=$n cat /sys/devices/system/cpu/online)"
+	expect_eq "ulimit -f 0, FASTPATH_CPUS=$n: /proc/stat has $n cpuN lines" "$n rc=0" \
+		"$(limited 0 env "LD_PRELOAD=$FASTPATH_SO" FASTPATH_CPUS=$n grep -c '^cpu[0-9]' /proc/stat)"
+done
+# A soft limit only, with room for a little: the copy still fits nowhere.
+expect_eq "ulimit -S -f 1, FASTPATH_CPUS=3: /proc/cpuinfo" "3 rc=0" \
+	"$(sh -c 'ulimit -S -f 1 && "$@"; echo "rc=$?"' sh env "LD_PRELOAD=$FASTPATH_SO" FASTPATH_CPUS=3 \
+		grep -c ^processor /proc/cpuinfo 2>&1 | tr '\n' ' ' | sed 's/ $//')"
+# A program that blocks SIGXFSZ itself finds none of ours pending, and its
+# mask as it left it; one that does not is not killed.
+expect_eq "ulimit -f 0, SIGXFSZ blocked by the program: nothing of ours pending" \
+	"3 pending=0 blocked=1 rc=0" "$(limited 0 env "LD_PRELOAD=$FASTPATH_SO" FASTPATH_CPUS=3 "$PROG" xfsz block)"
+expect_eq "ulimit -f 0, SIGXFSZ not blocked: not killed, mask unchanged" \
+	"3 pending=0 blocked=0 rc=0" "$(limited 0 env "LD_PRELOAD=$FASTPATH_SO" FASTPATH_CPUS=3 "$PROG" xfsz)"
+
+# --- FASTPATH_STATS ----------------------------------------------------------
+rm -f "$T_TMP/s.log"
+out=$(limited 0 env "LD_PRELOAD=$FASTPATH_SO" FASTPATH_CPUS=3 FASTPATH_STATS="$T_TMP/s.log" /bin/true)
+expect_eq "ulimit -f 0, FASTPATH_STATS=FILE: /bin/true exits 0" "rc=0" "${out##* }"
+case $out in
+*'the summary could not be written: File too large rc=0') ok "FASTPATH_STATS=FILE past the limit: one warning line" ;;
+*) fail "FASTPATH_STATS=FILE past the limit: one warning line" "$out" ;;
+esac
+expect_eq "ulimit -f 0, FASTPATH_STATS=stderr onto a file: /bin/true exits 0" "rc=0" \
+	"$(sh -c 'ulimit -f 0 && "$@" 2>"$0"; echo "rc=$?"' "$T_TMP/e" \
+		env "LD_PRELOAD=$FASTPATH_SO" FASTPATH_CPUS=3 FASTPATH_STATS=stderr /bin/true)"
+expect_eq "ulimit -f 0, FASTPATH_DEBUG onto a file: served, exits 0" "3 rc=0" \
+	"$(sh -c 'ulimit -f 0 && "$@" 2>"$0"; echo "rc=$?"' "$T_TMP/e" \
+		env "LD_PRELOAD=$FASTPATH_SO" FASTPATH_CPUS=3 FASTPATH_DEBUG=1 grep -c ^processor /proc/cpuinfo | tr '\n' ' ' |
+		sed 's/ $//')"
+
+# --- FASTPATH_SURVEY ---------------------------------------------------------
+mkdir -p "$T_TMP/sv"
+expect_eq "ulimit -f 0, FASTPATH_SURVEY: every process of a tree exits 0, nothing said" "rc=0" \
+	"$(limited 0 env "LD_PRELOAD=$FASTPATH_SO" FASTPATH_SURVEY="$T_TMP/sv" sh -c '/bin/true && sh -c /bin/true')"
+expect_eq "ulimit -f 0, FASTPATH_SURVEY: no record (EFBIG), no temporary left" "" \
+	"$(ls -A "$T_TMP/sv")"
+expect_eq "ulimit -f 0, FASTPATH_SURVEY with the cap: cpuinfo served, exits 0" "3 rc=0" \
+	"$(limited 0 env "LD_PRELOAD=$FASTPATH_SO" FASTPATH_SURVEY="$T_TMP/sv" FASTPATH_CPUS=3 grep -c ^processor /proc/cpuinfo)"
+
+finish
