@@ -9,6 +9,9 @@
 #include "fastpath.h"
 
 #include <dlfcn.h>
+#ifdef FP_LINUX
+#  include <link.h>
+#endif
 #include <sys/resource.h>
 
 /* Which version a deployed object is (strings fastpath.so): the Makefile's. */
@@ -342,17 +345,49 @@ static void *fp_lookup(const char *name)
 }
 
 #ifdef FP_LINUX
+/* Which loaded objects hold the addresses at[]: each one's load base
+ * (found[] says which were found; a non-PIE program's base is 0). */
+struct fp_owners {
+	uintptr_t at[2], base[2];
+	bool found[2];
+};
+
+static int fp_owners_of(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct fp_owners *o = data;
+	size_t k;
+	ElfW(Half) i;
+
+	(void)size;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = (uintptr_t)info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type != PT_LOAD)
+			continue;
+		for (k = 0; k < 2; k++)
+			if (!o->found[k] && o->at[k] - lo < ph->p_memsz) {
+				o->found[k] = true;
+				o->base[k] = (uintptr_t)info->dlpi_addr;
+			}
+	}
+	return o->found[0] && o->found[1];
+}
+
 /* Is f (a bound real function) the C library's own, not a later preload's
  * wrapper that must see the calls?  Compared with getpid's object: in libc
  * itself on every version (glibc before 2.33 linked fstat into each object
- * from libc_nonshared.a), and not ours.  dladdr takes the loader's lock:
- * at initialisation only, never in a call a signal handler may make. */
+ * from libc_nonshared.a), and not ours.  Which object holds an address is
+ * read from the program headers, a few per object: dladdr would also look
+ * for the nearest symbol, a walk of libc's whole symbol table that cost
+ * every process a tenth of a millisecond at start-up.  dl_iterate_phdr
+ * takes the loader's lock: at initialisation only, never in a call a
+ * signal handler may make. */
 bool fp_in_libc(const void *f)
 {
-	Dl_info next, self;
+	struct fp_owners o = { { (uintptr_t)f, (uintptr_t)(void *)&getpid }, { 0, 0 }, { false, false } };
 
-	return f && dladdr(f, &next) && dladdr((void *)&getpid, &self) && next.dli_fname &&
-	       self.dli_fname && strcmp(next.dli_fname, self.dli_fname) == 0;
+	return f && dl_iterate_phdr(fp_owners_of, &o) && o.base[0] == o.base[1];
 }
 #endif
 
@@ -817,8 +852,12 @@ static bool fp_counters_ours(long pid)
 	return atomic_load(&fp_sv.owner) == pid;
 }
 
+/* Whose counters: asked by the summary and the survey only, so a process
+ * with neither pays no getpid or getppid at start-up or fork. */
 static void fp_sv_own(void)
 {
+	if (fp_likely(fp_cfg.stats == FP_STATS_NONE && !fp_cfg.survey))
+		return;
 	atomic_store(&fp_sv.owner, (long)getpid());
 	fp_sv.ppid = (long)getppid();
 	atomic_store(&fp_sv.spawns, 0);
@@ -830,9 +869,10 @@ static void fp_sv_own(void)
 static void fp_survey_start(void)
 {
 	fp_sv_own();
+	if (!fp_cfg.survey)
+		return;
 	clock_gettime(CLOCK_MONOTONIC, &fp_sv.start);
-	if (fp_cfg.survey)
-		fp_sv_write(false);
+	fp_sv_write(false);
 }
 
 /* A fork child: a process of its own, with no record until it ends. */
