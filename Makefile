@@ -100,8 +100,8 @@ $(LIB_LINK): fastpath.so
 
 FORCE:
 
-$(RUN_BIN): tools/fastpath-run.c tools/reach.c
-	$(CC) $(CPPFLAGS) -std=gnu11 $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $<
+$(RUN_BIN): tools/fastpath-run.c tools/reach.c tools/reach.h
+	$(CC) $(CPPFLAGS) -std=gnu11 $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ tools/fastpath-run.c tools/reach.c
 
 man/%: man/%.in Makefile
 	sed 's|@VERSION@|$(VERSION)|g' $< > $@

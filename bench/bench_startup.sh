@@ -42,6 +42,7 @@ while [ "$r" -lt "$REPS" ]; do
 	secs sh -c "$RUNS" sh "$INTERPOSE" -- true >>"$TMPB.interpose"
 	r=$((r + 1))
 done
+t_native='' t_empty='' t_defaults='' t_all='' t_env='' t_interpose=''
 for v in native empty defaults all env interpose; do
 	eval "t_$v=\$(median <\"\$TMPB.\$v\")"
 done

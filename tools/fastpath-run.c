@@ -44,7 +44,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "reach.c"
+#include "reach.h"
 
 /* What `interpose --survey` forwarded as a shell (HUP, INT, TERM), and the
  * other signals a supervisor commonly sends to a command's pid. */

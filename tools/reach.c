@@ -2,8 +2,8 @@
 /*
  * reach.c: fastpath-run --reach, what interpose's reach check (interpose(1),
  * "when the preload cannot act") needs to know of a program, in one
- * process instead of od, awk, grep and getcap per run.  Included by
- * fastpath-run.c.
+ * process instead of od, awk, grep and getcap per run.  Linked into
+ * fastpath-run, whose main hands it "--reach"'s arguments.
  *
  *   fastpath-run --reach FILE [OBJECT]...
  *
@@ -21,12 +21,21 @@
  * Always exit 0: a question this cannot answer is answered "none" or "-",
  * and interpose then says nothing, as it did when od could not read.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "reach.h"
+
 #include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
 #ifdef __linux__
 #include <sys/xattr.h>
 #endif
@@ -50,7 +59,9 @@ static uint64_t fp_num(const struct fp_elf *e, const unsigned char *p, int len)
 
 static bool fp_pread_all(int fd, void *buf, size_t n, uint64_t off)
 {
-	return off <= (uint64_t)INT64_MAX && pread(fd, buf, n, (off_t)off) == (ssize_t)n;
+	/* An offset off_t cannot hold (a 32-bit build) is not read. */
+	return (off_t)off >= 0 && (uint64_t)(off_t)off == off &&
+	       pread(fd, buf, n, (off_t)off) == (ssize_t)n;
 }
 
 /* 1: ELF, e filled; 0: not ELF (or too short); 2: starts with "#!". */
@@ -196,7 +207,7 @@ static void fp_reach_object(const char *path)
 		close(fd);
 }
 
-static int fp_reach(int argc, char **argv)
+int fp_reach(int argc, char **argv)
 {
 	struct fp_elf e;
 	struct stat st;
