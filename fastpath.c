@@ -317,33 +317,6 @@ void fp_debug(const char *feature, const char *what, const char *detail)
  * under FASTPATH_DEBUG, fp_bind_say). */
 static unsigned fp_bind_global;
 
-/*
- * The real function: the next definition after ours.  When none comes
- * after us, because the C library is searched before us (LD_PRELOAD=
- * "libc.so.6 fastpath.so": then programs reach libc's functions, not ours,
- * but our constructor, destructor and the calls libc does not have still
- * run), the first definition in the global scope, unless it is our own.
- * NULL: the C library under us lacks it (fastpath.h, "Not ready yet").
- * Linux only: on illumos dladdr is not among the symbols checked against
- * the oldest libc we load on (tests/illumos_libc_symbols.txt).
- */
-static void *fp_lookup(const char *name)
-{
-	void *p = FP_DLSYM(name);
-#ifdef FP_LINUX
-	Dl_info them, us;
-
-	if (fp_likely(p != NULL))
-		return p;
-	p = FP_DLSYM_GLOBAL(name);
-	if (!p || !dladdr(p, &them) || !dladdr((void *)fp_lookup, &us) ||
-	    them.dli_fbase == us.dli_fbase)
-		return NULL;
-	fp_bind_global++;
-#endif
-	return p;
-}
-
 #ifdef FP_LINUX
 /* Which loaded objects hold the addresses at[]: each one's load base
  * (found[] says which were found; a non-PIE program's base is 0). */
@@ -374,20 +347,52 @@ static int fp_owners_of(struct dl_phdr_info *info, size_t size, void *data)
 	return o->found[0] && o->found[1];
 }
 
+/* a and b lie in the same loaded object.  Read from the program headers, a
+ * few per object: dladdr would also look for the nearest symbol, a walk of
+ * the object's whole symbol table (libc's cost every process a tenth of a
+ * millisecond at start-up).  dl_iterate_phdr takes the loader's lock: at
+ * initialisation only, never in a call a signal handler may make. */
+static bool fp_same_object(const void *a, const void *b)
+{
+	struct fp_owners o = { { (uintptr_t)a, (uintptr_t)b }, { 0, 0 }, { false, false } };
+
+	return dl_iterate_phdr(fp_owners_of, &o) && o.base[0] == o.base[1];
+}
+#endif
+
+/*
+ * The real function: the next definition after ours.  When none comes
+ * after us, because the C library is searched before us (LD_PRELOAD=
+ * "libc.so.6 fastpath.so": then programs reach libc's functions, not ours,
+ * but our constructor, destructor and the calls libc does not have still
+ * run), the first definition in the global scope, unless it is our own.
+ * NULL: the C library under us lacks it (fastpath.h, "Not ready yet").
+ * Linux only: on illumos dl_iterate_phdr is not among the symbols checked
+ * against the oldest libc we load on (tests/illumos_libc_symbols.txt).
+ */
+static void *fp_lookup(const char *name)
+{
+	void *p = FP_DLSYM(name);
+
+#ifdef FP_LINUX
+	if (fp_likely(p != NULL))
+		return p;
+	p = FP_DLSYM_GLOBAL(name);
+	if (!p || fp_same_object(p, (void *)fp_lookup))
+		return NULL;
+	fp_bind_global++;
+#endif
+	return p;
+}
+
+#ifdef FP_LINUX
 /* Is f (a bound real function) the C library's own, not a later preload's
  * wrapper that must see the calls?  Compared with getpid's object: in libc
  * itself on every version (glibc before 2.33 linked fstat into each object
- * from libc_nonshared.a), and not ours.  Which object holds an address is
- * read from the program headers, a few per object: dladdr would also look
- * for the nearest symbol, a walk of libc's whole symbol table that cost
- * every process a tenth of a millisecond at start-up.  dl_iterate_phdr
- * takes the loader's lock: at initialisation only, never in a call a
- * signal handler may make. */
+ * from libc_nonshared.a), and not ours.  At initialisation only. */
 bool fp_in_libc(const void *f)
 {
-	struct fp_owners o = { { (uintptr_t)f, (uintptr_t)(void *)&getpid }, { 0, 0 }, { false, false } };
-
-	return f && dl_iterate_phdr(fp_owners_of, &o) && o.base[0] == o.base[1];
+	return f && fp_same_object(f, (void *)&getpid);
 }
 #endif
 

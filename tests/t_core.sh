@@ -186,6 +186,14 @@ if [ -f "$TESTBIN/libdladdr_count.so" ]; then
 		expect_eq "start-up${d:+, FASTPATH_DISABLE=$d}: no dladdr" "dladdr 0" \
 			"$(LD_PRELOAD="$TESTBIN/libdladdr_count.so:$P" FASTPATH_DISABLE=$d /bin/true 2>&1)"
 	done
+	# The C library before us: every real function then comes from the global
+	# scope, each checked not to be our own, still without dladdr.
+	if LD_PRELOAD=libc.so.6 /bin/true 2>/dev/null; then
+		expect_eq "start-up, libc.so.6 preloaded before us: no dladdr" "dladdr 0" \
+			"$(LD_PRELOAD="$TESTBIN/libdladdr_count.so libc.so.6 $P" /bin/true 2>&1)"
+	else
+		skip "start-up, libc.so.6 before us: no dladdr" "the C library here is not libc.so.6 (glibc)"
+	fi
 else
 	skip "start-up dladdr" "no $TESTBIN/libdladdr_count.so (make check-core builds it)"
 fi
