@@ -188,8 +188,8 @@ static unsigned cpus_virtual_cpu(unsigned cpu)
 
 /* The sched_getcpu we bound is libc's own (not a preload's after ours,
  * which must see the calls): then the rseq read is what it would make.
- * Learnt once at initialisation (dladdr takes the loader's lock: never in
- * a call that a signal handler may make). */
+ * Learnt once at initialisation (dl_iterate_phdr takes the loader's lock:
+ * never in a call that a signal handler may make). */
 static bool cpus_getcpu_libc;
 
 void cpus_getcpu_init(void)

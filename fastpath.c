@@ -9,6 +9,9 @@
 #include "fastpath.h"
 
 #include <dlfcn.h>
+#ifdef FP_LINUX
+#  include <link.h>
+#endif
 #include <sys/resource.h>
 
 /* Which version a deployed object is (strings fastpath.so): the Makefile's. */
@@ -409,6 +412,49 @@ void fp_debug(const char *feature, const char *what, const char *detail)
  * under FASTPATH_DEBUG, fp_bind_say). */
 static unsigned fp_bind_global;
 
+#ifdef FP_LINUX
+/* Which loaded objects hold the addresses at[]: each one's load base
+ * (found[] says which were found; a non-PIE program's base is 0). */
+struct fp_owners {
+	uintptr_t at[2], base[2];
+	bool found[2];
+};
+
+static int fp_owners_of(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct fp_owners *o = data;
+	size_t k;
+	ElfW(Half) i;
+
+	(void)size;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = (uintptr_t)info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type != PT_LOAD)
+			continue;
+		for (k = 0; k < 2; k++)
+			if (!o->found[k] && o->at[k] - lo < ph->p_memsz) {
+				o->found[k] = true;
+				o->base[k] = (uintptr_t)info->dlpi_addr;
+			}
+	}
+	return o->found[0] && o->found[1];
+}
+
+/* a and b lie in the same loaded object.  Read from the program headers, a
+ * few per object: dladdr would also look for the nearest symbol, a walk of
+ * the object's whole symbol table (libc's cost every process a tenth of a
+ * millisecond at start-up).  dl_iterate_phdr takes the loader's lock: at
+ * initialisation only, never in a call a signal handler may make. */
+static bool fp_same_object(const void *a, const void *b)
+{
+	struct fp_owners o = { { (uintptr_t)a, (uintptr_t)b }, { 0, 0 }, { false, false } };
+
+	return dl_iterate_phdr(fp_owners_of, &o) && o.base[0] == o.base[1];
+}
+#endif
+
 /*
  * The real function: the next definition after ours.  When none comes
  * after us, because the C library is searched before us (LD_PRELOAD=
@@ -416,20 +462,18 @@ static unsigned fp_bind_global;
  * but our constructor, destructor and the calls libc does not have still
  * run), the first definition in the global scope, unless it is our own.
  * NULL: the C library under us lacks it (fastpath.h, "Not ready yet").
- * Linux only: on illumos dladdr is not among the symbols checked against
- * the oldest libc we load on (tests/illumos_libc_symbols.txt).
+ * Linux only: on illumos dl_iterate_phdr is not among the symbols checked
+ * against the oldest libc we load on (tests/illumos_libc_symbols.txt).
  */
 static void *fp_lookup(const char *name)
 {
 	void *p = FP_DLSYM(name);
-#ifdef FP_LINUX
-	Dl_info them, us;
 
+#ifdef FP_LINUX
 	if (fp_likely(p != NULL))
 		return p;
 	p = FP_DLSYM_GLOBAL(name);
-	if (!p || !dladdr(p, &them) || !dladdr((void *)fp_lookup, &us) ||
-	    them.dli_fbase == us.dli_fbase)
+	if (!p || fp_same_object(p, (void *)fp_lookup))
 		return NULL;
 	fp_bind_global++;
 #endif
@@ -440,14 +484,10 @@ static void *fp_lookup(const char *name)
 /* Is f (a bound real function) the C library's own, not a later preload's
  * wrapper that must see the calls?  Compared with getpid's object: in libc
  * itself on every version (glibc before 2.33 linked fstat into each object
- * from libc_nonshared.a), and not ours.  dladdr takes the loader's lock:
- * at initialisation only, never in a call a signal handler may make. */
+ * from libc_nonshared.a), and not ours.  At initialisation only. */
 bool fp_in_libc(const void *f)
 {
-	Dl_info next, self;
-
-	return f && dladdr(f, &next) && dladdr((void *)&getpid, &self) && next.dli_fname &&
-	       self.dli_fname && strcmp(next.dli_fname, self.dli_fname) == 0;
+	return f && fp_same_object(f, (void *)&getpid);
 }
 #endif
 
@@ -920,8 +960,12 @@ static bool fp_counters_ours(long pid)
 	return atomic_load(&fp_sv.owner) == pid;
 }
 
+/* Whose counters: asked by the summary and the survey only, so a process
+ * with neither pays no getpid or getppid at start-up or fork. */
 static void fp_sv_own(void)
 {
+	if (fp_likely(fp_cfg.stats == FP_STATS_NONE && !fp_cfg.survey))
+		return;
 	atomic_store(&fp_sv.owner, (long)getpid());
 	fp_sv.ppid = (long)getppid();
 	atomic_store(&fp_sv.spawns, 0);
@@ -933,9 +977,10 @@ static void fp_sv_own(void)
 static void fp_survey_start(void)
 {
 	fp_sv_own();
+	if (!fp_cfg.survey)
+		return;
 	clock_gettime(CLOCK_MONOTONIC, &fp_sv.start);
-	if (fp_cfg.survey)
-		fp_sv_write(false);
+	fp_sv_write(false);
 }
 
 /* A fork child: a process of its own, with no record until it ends. */

@@ -1156,14 +1156,16 @@ extern const size_t fp_nmitigations FP_HIDDEN;
  * ---------------------------------------------------------------------- */
 enum fp_stats_mode { FP_STATS_NONE, FP_STATS_STDERR, FP_STATS_FILE, FP_STATS_DIR };
 
+/* The paths last, each read only when its flag says so: a process that sets
+ * neither touches only the first page (fp_load_settings). */
 struct fp_settings {
 	unsigned enabled;          /* FP_BIT()s of the mitigations that are on */
 	bool debug;                /* FASTPATH_DEBUG */
 	enum fp_stats_mode stats;  /* FASTPATH_STATS */
-	char stats_path[PATH_MAX]; /* absolute; FP_STATS_DIR's ends in '/' */
 	bool survey;               /* FASTPATH_SURVEY */
-	char survey_dir[PATH_MAX]; /* absolute */
 	unsigned long survey_every; /* record rewrite interval, in 2^30 ns ticks */
+	char stats_path[PATH_MAX]; /* absolute; FP_STATS_DIR's ends in '/'; if stats >= FILE */
+	char survey_dir[PATH_MAX]; /* absolute; if survey */
 };
 extern struct fp_settings fp_cfg FP_HIDDEN;
 

@@ -237,7 +237,15 @@ void fp_load_settings(struct fp_settings *cfg, fp_getenv_fn get)
 	unsigned off = 0;
 	size_t i;
 
-	memset(cfg, 0, sizeof *cfg);
+	/* Not a memset of the whole: the paths are 8 KiB that a process
+	 * setting neither would fault in at every start, and each is read
+	 * only once its flag is set (its parser writes it whole). */
+	cfg->enabled = 0;
+	cfg->debug = false;
+	cfg->stats = FP_STATS_NONE;
+	cfg->survey = false;
+	cfg->survey_every = 0;
+	cfg->stats_path[0] = '\0';
 
 	if ((v = get("FASTPATH_DISABLE")) != NULL &&
 	    fp_parse_features(v, &off, why, sizeof why) < 0)

@@ -681,6 +681,10 @@ static void ur_stats(struct fp_buf *b, const unsigned long *c)
 
 static void ur_init(void)
 {
+	/* Off and not surveyed: nothing of it runs, so it learns nothing
+	 * (a process started with it off pays no system call for it). */
+	if (!(fp_cfg.enabled & FP_BIT(urandom)) && !fp_cfg.survey)
+		return;
 	ur_source_init();
 	ur_fd_init();
 }

@@ -572,6 +572,9 @@ cat >"$T_TMP/fakebin/uname" <<'EOF'
 echo SunOS
 EOF
 chmod +x "$T_TMP/fakebin/uname"
+# interpose asks the kernel where Linux has /proc/sys/kernel/ostype, and
+# uname only elsewhere: its test aid names the system instead.
+export FASTPATH_TEST_OS=SunOS
 L32=$(cd "$tree" && pwd -P)/fastpath.so
 L64=$(cd "$tree" && pwd -P)/64/fastpath.so
 # shellcheck disable=SC2016 # the inner shell expands these

@@ -146,6 +146,58 @@ expect_eq "debug: one line per answered call" 1 "$(grep -c '^fastpath\[[0-9]*\]:
 LD_PRELOAD=$P FASTPATH_CPUS=2 getconf _NPROCESSORS_ONLN >/dev/null 2>"$T_TMP/err"
 expect_eq "debug: silent by default" 0 "$(wc -c <"$T_TMP/err" | tr -d ' ')"
 
+# --- the cost of being there (issue 39) -----------------------------------
+# /bin/true under fastpath.so against an otherwise empty preloaded object
+# (tests/bin/libempty.so): with every mitigation off, not one system call
+# more; with the defaults, only urandom's documented start-up calls (the
+# source choice's uname; exact mode's hidden descriptor, fastpath(7)
+# "Descriptors": its limit, the table grown with a duplicate of "/", and
+# the process it belongs to), until the urandom redesign (issue 36) takes
+# them away.  The loader's own mapping calls (mmap, mprotect, munmap, brk)
+# differ with the object's size and are not compared.
+# syscall_names OUT [ENV=VALUE]...: /bin/true's system calls, one name a
+# line, sorted.
+syscall_names() {
+	sn_out=$1
+	shift
+	for sn_kv in "$@"; do set -- "$@" -E "$sn_kv"; shift; done
+	strace -f -qq -o "$T_TMP/sn" "$@" /bin/true >/dev/null 2>&1
+	sed -n 's/^[0-9]* *\([a-z_0-9]*\)(.*/\1/p' "$T_TMP/sn" |
+		grep -v -x -e mmap -e mprotect -e munmap -e brk | sort >"$sn_out"
+}
+if command -v strace >/dev/null 2>&1 && [ -f "$TESTBIN/libempty.so" ]; then
+	syscall_names "$T_TMP/sc.empty" "LD_PRELOAD=$TESTBIN/libempty.so"
+	syscall_names "$T_TMP/sc.all" "LD_PRELOAD=$P" FASTPATH_DISABLE=all
+	syscall_names "$T_TMP/sc.def" "LD_PRELOAD=$P"
+	precond "strace lists /bin/true's calls" grep -qx execve "$T_TMP/sc.empty"
+	expect_eq "start-up, FASTPATH_DISABLE=all: no system call beyond an empty preload's" "" \
+		"$(comm -13 "$T_TMP/sc.empty" "$T_TMP/sc.all" | tr '\n' ' ')"
+	printf '%s\n' close close fcntl getpid getpid openat prlimit64 uname | sort >"$T_TMP/sc.allowed"
+	comm -13 "$T_TMP/sc.empty" "$T_TMP/sc.def" >"$T_TMP/sc.extra"
+	expect_eq "start-up, defaults: only urandom's documented calls beyond an empty preload's" "" \
+		"$(comm -13 "$T_TMP/sc.allowed" "$T_TMP/sc.extra" | tr '\n' ' ')"
+else
+	skip "start-up system calls" "no strace, or no $TESTBIN/libempty.so (make check-core builds it)"
+fi
+# No dladdr at start-up, on or off (libdladdr_count.so, preloaded first,
+# counts fastpath.so's calls).
+if [ -f "$TESTBIN/libdladdr_count.so" ]; then
+	for d in "" all; do
+		expect_eq "start-up${d:+, FASTPATH_DISABLE=$d}: no dladdr" "dladdr 0" \
+			"$(LD_PRELOAD="$TESTBIN/libdladdr_count.so:$P" FASTPATH_DISABLE=$d /bin/true 2>&1)"
+	done
+	# The C library before us: every real function then comes from the global
+	# scope, each checked not to be our own, still without dladdr.
+	if LD_PRELOAD=libc.so.6 /bin/true 2>/dev/null; then
+		expect_eq "start-up, libc.so.6 preloaded before us: no dladdr" "dladdr 0" \
+			"$(LD_PRELOAD="$TESTBIN/libdladdr_count.so libc.so.6 $P" /bin/true 2>&1)"
+	else
+		skip "start-up, libc.so.6 before us: no dladdr" "the C library here is not libc.so.6 (glibc)"
+	fi
+else
+	skip "start-up dladdr" "no $TESTBIN/libdladdr_count.so (make check-core builds it)"
+fi
+
 # --- wrappers called from another library's constructor -------------------
 native=$("$TESTBIN/prog_early")
 case $native in

@@ -62,6 +62,37 @@ chmod +x "$T_TMP/dyn.sh"
 expect_eq "dynamic script: its status" 3 "$?"
 expect_eq "dynamic script: nothing on stderr" "" "$(cat "$T_TMP/err")"
 
+# --- the cost of the check (issue 39) ----------------------------------------
+# The plain path starts one process before the exec, fastpath-run --reach
+# (no od, awk, grep, getcap, uname or tr), and --quiet none: strace -f
+# counts every execve that succeeded.
+if command -v strace >/dev/null 2>&1; then
+	execs() {
+		strace -f -qq -e trace=execve -e signal=none -o "$T_TMP/ex" "$@" >/dev/null 2>&1
+		grep -v -e ENOENT -e EACCES "$T_TMP/ex" | grep -c 'execve('
+	}
+	# interpose itself, the probe, the command
+	expect_eq "plain path: one process before the exec (the probe)" 3 "$(execs "$INTERPOSE" -- true)"
+	expect_eq "--quiet: no process before the exec" 2 "$(execs "$INTERPOSE" --quiet -- true)"
+	expect_eq "a script: one probe for it, one for its interpreter" 4 "$(execs "$INTERPOSE" "$T_TMP/dyn.sh")"
+else
+	skip "the plain path's processes" "no strace"
+fi
+# Without fastpath-run beside the object (a tree copied by hand): the
+# shell's own probe (od, awk, grep) says the same.
+mkdir -p "$T_TMP/norun"
+cp "$INTERPOSE" "$TOP/interpose.awk" "$FASTPATH_SO" "$T_TMP/norun/"
+if [ -x "$T_TMP/st" ]; then
+	"$T_TMP/norun/interpose" "$T_TMP/st" >/dev/null 2>"$T_TMP/err"
+	one_line "no fastpath-run: static, one line" "^interpose: $T_TMP/st: statically linked: LD_PRELOAD cannot reach it; running it unmitigated\$" "$T_TMP/err"
+	"$T_TMP/norun/interpose" "$T_TMP/script" >/dev/null 2>"$T_TMP/err"
+	one_line "no fastpath-run: a script's static interpreter" "^interpose: $T_TMP/script: its interpreter $T_TMP/st: statically linked" "$T_TMP/err"
+else
+	skip "no fastpath-run: static" "no static program (gcc -static)"
+fi
+"$T_TMP/norun/interpose" true 2>"$T_TMP/err"
+expect_eq "no fastpath-run: dynamic, nothing on stderr" "" "$(cat "$T_TMP/err")"
+
 # --- both ELF classes (item 2) -----------------------------------------------
 # Where make built the i386 object (libdirs), interpose preloads
 # DIR/$LIB/fastpath.so and each process loads the object of its own class:

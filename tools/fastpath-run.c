@@ -20,6 +20,10 @@
  * interpose --pin where there is no taskset(1): sets this process's real
  * affinity to the first N CPUs it may use, then execs COMMAND (same pid).
  *
+ *   fastpath-run --reach FILE [OBJECT]...
+ *
+ * interpose's reach check: what it says of FILE, in one process (reach.c).
+ *
  * Not part of fastpath.so: an ordinary program, built by `make` beside it
  * and installed with it (interpose finds it the same way).
  */
@@ -39,6 +43,8 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "reach.h"
 
 /* What `interpose --survey` forwarded as a shell (HUP, INT, TERM), and the
  * other signals a supervisor commonly sends to a command's pid. */
@@ -187,6 +193,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && strcmp(argv[1], "--pin") == 0)
 		fp_pin(argc, argv);
+	if (argc > 1 && strcmp(argv[1], "--reach") == 0)
+		return fp_reach(argc - 2, argv + 2);
 	n = argc > 1 ? strtol(argv[1], &end, 10) : -1;
 	if (argc < 3 || *end || n < 0 || n > argc - 3)
 		fp_die("usage: fastpath-run N [THEN...] COMMAND [ARG]...", NULL, 0, 125);
