@@ -247,8 +247,9 @@ else fail "the README's usage line names only options parsed" "[$readme_usage] n
 
 # --- 7. one fastpath per process; the build tree's man pages --------------------
 for m in man/interpose.1 man/fastpath.7; do
-	if head -n 1 "$m" | grep -q "\"fastpath $version\""; then ok "$m in the build tree carries the version"
-	else fail "$m in the build tree carries the version" "$(head -n 1 "$m" 2>&1)"; fi
+	# its .TH line (after the SPDX comment)
+	if grep -m 1 '^\.TH ' "$m" | grep -q "\"fastpath $version\""; then ok "$m in the build tree carries the version"
+	else fail "$m in the build tree carries the version" "$(grep -m 1 '^\.TH ' "$m" 2>&1)"; fi
 done
 if make -s install DESTDIR="$T_TMP/inst" PREFIX=/usr >"$T_TMP/inst.log" 2>&1; then
 	other=$T_TMP/inst/usr/lib/fastpath/fastpath.so
