@@ -202,12 +202,41 @@ if [ "$(id -u)" = 0 ] && cp /bin/true "$T_TMP/suid" && chown 65534 "$T_TMP/suid"
 	"$INTERPOSE" "$T_TMP/suid" 2>"$T_TMP/err"
 	one_line "setgid: one line" "^interpose: $T_TMP/suid: setgid to gid 65534" "$T_TMP/err"
 	chmod 0755 "$T_TMP/suid"
-	if command -v setcap >/dev/null 2>&1 && setcap cap_net_raw+ep "$T_TMP/suid" 2>/dev/null; then
-		"$INTERPOSE" "$T_TMP/suid" 2>"$T_TMP/err"
-		one_line "file capabilities: one line" "^interpose: $T_TMP/suid: file capabilities" "$T_TMP/err"
+	# Issue 41's three cases, decided as the kernel decides: run as nobody
+	# (setpriv), from a directory nobody may enter.
+	W=$(mktemp -d /tmp/fastpath-reach.XXXXXX) && chmod 755 "$W" && cp /bin/true "$W/prog"
+	# its stderr alone
+	as_nobody() { { setpriv --reuid=65534 --regid=65534 --groups="$1" -- env PATH=/usr/bin:/bin "$INTERPOSE" "$W/prog" >/dev/null; } 2>&1; }
+	if ! command -v setpriv >/dev/null 2>&1; then
+		skip "setgid of a supplementary group" "no setpriv (util-linux)"
+	else
+		chgrp 6 "$W/prog" && chmod 2755 "$W/prog"
+		out=$(as_nobody 6)
+		if printf '%s\n' "$out" | grep -q "^interpose: $W/prog: setgid to gid 6: the loader ignores LD_PRELOAD"; then
+			ok "setgid to one of the user's supplementary groups: still secure execution, said"
+		else fail "setgid to one of the user's supplementary groups: said" "$out"; fi
+		chmod 0755 "$W/prog" && chgrp 0 "$W/prog"
+	fi
+	if command -v setcap >/dev/null 2>&1 && setcap cap_net_raw+ep "$W/prog" 2>/dev/null; then
+		# As root: file capabilities raise nothing, the program is reached.
+		"$INTERPOSE" --stats "$W/prog" >/dev/null 2>"$T_TMP/err"
+		if grep -Eq "$FP_STATS_RE" "$T_TMP/err" && ! grep -q 'file capabilities' "$T_TMP/err"; then
+			ok "file capabilities, run as root: reached (a summary line), nothing said"
+		else fail "file capabilities, run as root: reached, nothing said" "$(cat "$T_TMP/err")"; fi
+		# As a user, with no getcap on PATH: secure execution, said.
+		if command -v setpriv >/dev/null 2>&1; then
+			mkdir -p "$W/nobin" && chmod 755 "$W/nobin"
+			out=$(setpriv --reuid=65534 --regid=65534 --clear-groups -- env PATH="$W/nobin" "$INTERPOSE" "$W/prog" 2>&1 >/dev/null)
+			if printf '%s\n' "$out" | grep -q "^interpose: $W/prog: file capabilities"; then
+				ok "file capabilities, run as a user without getcap on PATH: said"
+			else fail "file capabilities, run as a user without getcap on PATH: said" "$out"; fi
+		else
+			skip "file capabilities as a user" "no setpriv (util-linux)"
+		fi
 	else
 		skip "file capabilities" "no setcap, or this file system has no xattrs"
 	fi
+	rm -rf "$W"
 else
 	skip "setuid" "needs root to make a setuid file of another user"
 fi
@@ -238,6 +267,16 @@ EOF
 			"$(FASTPATH_TASKSET=none "$INTERPOSE" --quiet --cpus 1 --pin "$TESTBIN/gocpu")"
 		expect_eq "go: the operator's GOMAXPROCS wins" "$aff $aff" \
 			"$(GOMAXPROCS=$aff "$INTERPOSE" --quiet --cpus 1 "$TESTBIN/gocpu")"
+		# esbuild's build has no .go.buildinfo nor its magic: the same
+		# program without them is still known by what Go always writes.
+		if objcopy --remove-section .go.buildinfo "$TESTBIN/gocpu" "$T_TMP/gonobi" 2>/dev/null &&
+			! LC_ALL=C grep -a -q -F -e '.go.buildinfo' -e ' Go buildinf:' "$T_TMP/gonobi"; then
+			"$INTERPOSE" --cpus 1 "$T_TMP/gonobi" >/dev/null 2>"$T_TMP/err"
+			one_line "go without .go.buildinfo (as esbuild): one line, a Go program" \
+				"^interpose: $T_TMP/gonobi: a (statically linked )?Go program" "$T_TMP/err"
+		else
+			skip "go without .go.buildinfo" "objcopy could not remove the section, or its magic stays"
+		fi
 	else
 		fail "go: gocpu builds" "$(cat "$T_TMP/goerr")"
 	fi

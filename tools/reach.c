@@ -13,8 +13,7 @@
  *   elf CLASS MACHINE DYN GO SECURE [OC OM]...
  *       CLASS 32 or 64; MACHINE its e_machine; DYN 1 when it has a
  *       PT_INTERP (the dynamic loader runs it), else 0; GO 1 for a Go
- *       program (a .go.buildinfo section, or where there is no section
- *       table, Go's build-info magic anywhere in the file), else 0;
+ *       program (a section Go's linker always writes, fp_elf_go), else 0;
  *       SECURE why the loader would run it in secure-execution mode
  *       (setuid:UID, setgid:GID, caps) or "-"; then each OBJECT's class
  *       and machine, "- -" for one that cannot be read as ELF.
@@ -37,6 +36,8 @@
 #include <sys/types.h>
 #include <unistd.h>
 #ifdef __linux__
+#include <sys/prctl.h>
+#include <sys/statvfs.h>
 #include <sys/xattr.h>
 #endif
 
@@ -131,12 +132,16 @@ static bool fp_file_has(int fd, const char *const *needles, size_t nn)
 	return false;
 }
 
-/* A Go program: its .go.buildinfo section (every Go since 1.13; the section
- * table is read, not the whole file).  Without a section table, the
- * section's magic anywhere, as grep did before. */
+/* A Go program, by what Go's linker writes into every ELF program it
+ * makes: the .note.go.buildid note (every Go since 1.5), .gopclntab (the
+ * runtime's own table, which stripping keeps: the runtime needs it), or
+ * .go.buildinfo (1.13 and later; esbuild's Go 1.26 build has no such
+ * section, nor its magic).  Where there is no section table, the build-id
+ * note's or the build info's text anywhere in the file. */
 static bool fp_elf_go(int fd, const struct fp_elf *e)
 {
-	static const char *const magic[] = { ".go.buildinfo", " Go buildinf:" };
+	static const char *const names[] = { ".note.go.buildid", ".gopclntab", ".go.buildinfo" };
+	static const char *const magic[] = { ".note.go.buildid", " Go buildinf:" };
 	bool is64 = e->class == 64;
 	uint64_t shoff = is64 ? fp_num(e, e->h + 40, 8) : fp_num(e, e->h + 32, 4);
 	unsigned ent = (unsigned)fp_num(e, e->h + (is64 ? 58 : 46), 2);
@@ -144,8 +149,8 @@ static bool fp_elf_go(int fd, const struct fp_elf *e)
 	unsigned stri = (unsigned)fp_num(e, e->h + (is64 ? 62 : 50), 2);
 	unsigned char sh[64];
 	uint64_t stroff, strsize, name;
-	char got[sizeof ".go.buildinfo"];
-	unsigned i;
+	char got[sizeof ".note.go.buildid"];
+	unsigned i, k;
 
 	if (shoff == 0 || n == 0 || n >= 65280 || stri >= n || ent < (is64 ? 64u : 40u))
 		return fp_file_has(fd, magic, 2);
@@ -157,35 +162,46 @@ static bool fp_elf_go(int fd, const struct fp_elf *e)
 		if (!fp_pread_all(fd, sh, 4, shoff + (uint64_t)i * ent))
 			return false;
 		name = fp_num(e, sh, 4);
-		if (name + sizeof got <= strsize &&
-		    fp_pread_all(fd, got, sizeof got, stroff + name) &&
-		    memcmp(got, ".go.buildinfo", sizeof got) == 0)
-			return true;
+		if (name >= strsize)
+			continue;
+		memset(got, 0, sizeof got);
+		/* The name and its NUL, as far as the table and got hold. */
+		if (!fp_pread_all(fd, got, (size_t)(strsize - name < sizeof got ? strsize - name : sizeof got),
+		                  stroff + name))
+			continue;
+		for (k = 0; k < sizeof names / sizeof names[0]; k++)
+			if (memcmp(got, names[k], strlen(names[k]) + 1) == 0)
+				return true;
 	}
 	return false;
 }
 
 /* Why the loader would ignore LD_PRELOAD for it (secure-execution mode), in
- * the words interpose says, or NULL.  buf holds a number's text. */
+ * the words interpose says, or NULL; buf holds a number's text.  As the
+ * kernel decides at exec (AT_SECURE): the ids the program would run with
+ * differ from the real ones (a setuid file of another owner than our real
+ * user; a setgid file, group-executable, of another group than our real
+ * group, whatever our supplementary groups), or its file capabilities
+ * raise a user other than root; neither on a nosuid mount, nor under
+ * no_new_privs, where the kernel ignores both. */
 static const char *fp_secure(int fd, const struct stat *st, char *buf, size_t len)
 {
-	if ((st->st_mode & S_ISUID) && st->st_uid != geteuid()) {
+#ifdef __linux__
+	struct statvfs sv;
+
+	if ((fstatvfs(fd, &sv) == 0 && (sv.f_flag & ST_NOSUID)) || prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1)
+		return NULL;
+#endif
+	if ((st->st_mode & S_ISUID) && st->st_uid != getuid()) {
 		snprintf(buf, len, "setuid:%ld", (long)st->st_uid);
 		return buf;
 	}
-	if ((st->st_mode & S_ISGID) && st->st_gid != getegid()) {
-		static gid_t g[NGROUPS_MAX + 1];
-		int n = getgroups(NGROUPS_MAX + 1, g), i;
-
-		for (i = 0; i < n && g[i] != st->st_gid; i++)
-			;
-		if (i >= n) {
-			snprintf(buf, len, "setgid:%ld", (long)st->st_gid);
-			return buf;
-		}
+	if ((st->st_mode & S_ISGID) && (st->st_mode & S_IXGRP) && st->st_gid != getgid()) {
+		snprintf(buf, len, "setgid:%ld", (long)st->st_gid);
+		return buf;
 	}
 #ifdef __linux__
-	if (fgetxattr(fd, "security.capability", NULL, 0) >= 0)
+	if (getuid() != 0 && fgetxattr(fd, "security.capability", NULL, 0) >= 0)
 		return "caps";
 #else
 	(void)fd;
