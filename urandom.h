@@ -431,10 +431,6 @@ void ur_cow_wait(void) FP_HIDDEN;
  * set again while ur_cow_moved says a copy may have read the old one. */
 unsigned ur_cow_quiet(void) FP_HIDDEN;
 bool ur_cow_moved(unsigned epoch) FP_HIDDEN;
-/* Around a fork's or a spawn's ur_cow_all and the call itself: owners'
- * copies wait meanwhile (urandom_cow.c). */
-void ur_fork_begin(void) FP_HIDDEN;
-void ur_fork_end(void) FP_HIDDEN;
 
 /* A tracked number's state was read, and its owner is about to free it,
  * change its description or rely on it having its own: if another

@@ -55,11 +55,15 @@ static inline int ur_after_open(int fd)
 		FP_MODE(flags, mode);                                        \
 		UR_OPEN_BODY(AT_FDCWD, FP_REAL(name)(path, flags, mode), lfs); \
 	}
+/* A held number (the hidden descriptor, a kept reserve) as dirfd is a
+ * closed one: -1 gives the kernel's own answer for it (EBADF for a
+ * relative path, the path's for an absolute one). */
 #define UR_WRAP_OPENAT(name, lfs)                                                \
 	FP_EXPORT int name(int dirfd, const char *path, int flags, ...)      \
 	{                                                                    \
 		mode_t mode = 0;                                             \
 		FP_MODE(flags, mode);                                        \
+		dirfd = ur_real_fd(dirfd, ur_state(dirfd));                  \
 		UR_OPEN_BODY(dirfd, FP_REAL(name)(dirfd, path, flags, mode), lfs); \
 	}
 #define UR_WRAP_OPEN_2(name, lfs)                                                \
@@ -70,6 +74,7 @@ static inline int ur_after_open(int fd)
 #define UR_WRAP_OPENAT_2(name, lfs)                                              \
 	FP_EXPORT int name(int dirfd, const char *path, int flags)           \
 	{                                                                    \
+		dirfd = ur_real_fd(dirfd, ur_state(dirfd));                  \
 		UR_OPEN_BODY(dirfd, FP_REAL(name)(dirfd, path, flags), lfs); \
 	}
 
@@ -245,6 +250,16 @@ FP_EXPORT int close(int fd)
 
 
 #ifdef FP_HAVE_CLOSE_RANGE
+#ifdef CLOSE_RANGE_CLOEXEC
+#define UR_CLOSE_RANGE_CLOEXEC_FLAG CLOSE_RANGE_CLOEXEC
+#else
+#define UR_CLOSE_RANGE_CLOEXEC_FLAG 0
+#endif
+#ifdef CLOSE_RANGE_UNSHARE
+#define UR_CLOSE_RANGE_KNOWN (CLOSE_RANGE_UNSHARE | UR_CLOSE_RANGE_CLOEXEC_FLAG)
+#else
+#define UR_CLOSE_RANGE_KNOWN UR_CLOSE_RANGE_CLOEXEC_FLAG
+#endif
 FP_EXPORT int close_range(unsigned lo, unsigned hi, int flags)
 {
 	int taken[UR_NTAKEN], r, d;
@@ -254,8 +269,20 @@ FP_EXPORT int close_range(unsigned lo, unsigned hi, int flags)
 		ur_split();
 #endif
 
+	/* A flag the kernel refuses (EINVAL) closes nothing: nothing is
+	 * forgotten first.  One a later kernel knows: forgotten after. */
 	if (fp_likely(atomic_load(&ur_hiwater) == 0) || lo > hi || !ur_table_ours())
 		return FP_REAL(close_range)(lo, hi, flags);
+	if (fp_unlikely(flags & ~UR_CLOSE_RANGE_KNOWN)) {
+		r = fp_real.r_close_range.f(lo, hi, flags);
+		if (r == 0 && !(flags & UR_CLOSE_RANGE_CLOEXEC_FLAG)) {
+			ur_untrack_range(lo, hi, taken);
+			for (d = 0; d < UR_NTAKEN; d++)
+				if (taken[d] >= 0)
+					fp_real.r_close.f(taken[d]);
+		}
+		return r;
+	}
 #ifdef CLOSE_RANGE_CLOEXEC
 	if (flags & CLOSE_RANGE_CLOEXEC) {
 		unsigned fd, end = (unsigned)atomic_load(&ur_hiwater);
