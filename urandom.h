@@ -114,6 +114,9 @@ enum { UR_SRC_VDSO, UR_SRC_KERNEL, UR_SRC_RESERVOIR, UR_SRC_AUTO };
  * the kernel's release and the vDSO; the test aid FASTPATH_TEST_NO_VDSO
  * plays a kernel without the vDSO's getrandom. */
 extern int ur_source FP_HIDDEN;
+/* ENOSYS or EPERM once getrandom was refused (the vdso source then gave
+ * way to kernel), else 0 (urandom_vdso.c). */
+extern int ur_refused FP_HIDDEN;
 extern int ur_source_asked FP_HIDDEN;
 extern bool ur_test_no_vdso FP_HIDDEN;
 int ur_parse_source(const char *s, int *src, char *why, size_t whylen) FP_HIDDEN;

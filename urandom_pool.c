@@ -293,8 +293,11 @@ static bool ur_refill(struct ur_pool *p, int fd)
 	if (r < 0 && !atomic_load_explicit(&ur_no_getrandom, memory_order_relaxed) &&
 	    fp_real.r_getrandom.f) {
 		r = fp_real.r_getrandom.f(p->buf, sizeof p->buf, GRND_NONBLOCK);
-		if (r < 0 && errno == ENOSYS)
+		/* EPERM: a seccomp filter's refusal, as lasting as ENOSYS. */
+		if (r < 0 && (errno == ENOSYS || errno == EPERM)) {
+			__atomic_store_n(&ur_refused, errno, __ATOMIC_RELAXED);
 			atomic_store(&ur_no_getrandom, true);
+		}
 	}
 #else
 	atomic_store(&ur_no_getrandom, true);

@@ -602,9 +602,11 @@ FP_EXPORT ssize_t getrandom(void *buf, size_t n, unsigned flags)
 		return r;
 	}
 	/* fp_enabled first: it reads the settings if nobody has yet. */
+	/* Refused once (ur_refused): refused every time, as natively, even
+	 * where the pool holds bytes read from the device. */
 	if (!fp_enabled(FP_BIT(urandom)) || fp_likely(!ur_getrandom) ||
 	    (flags & ~(unsigned)GRND_NONBLOCK) || n == 0 || n > UR_SERVE_MAX ||
-	    !fp_opaque(buf))
+	    !fp_opaque(buf) || ur_refused)
 		return FP_REAL(getrandom)(buf, n, flags);
 	pthread_testcancel();  /* as glibc's getrandom */
 	if (ur_source != UR_SRC_RESERVOIR)
@@ -635,7 +637,7 @@ FP_EXPORT int getentropy(void *buf, size_t n)
 	}
 	/* Over 256 bytes is EIO; NULL is EFAULT: the real one says so. */
 	if (!fp_enabled(FP_BIT(urandom)) || fp_likely(!ur_getrandom) || n == 0 ||
-	    n > 256 || !fp_opaque(buf))
+	    n > 256 || !fp_opaque(buf) || ur_refused)
 		return FP_REAL(getentropy)(buf, n);
 	if (ur_source != UR_SRC_RESERVOIR) {
 		/* Not a byte short for 256 or fewer, but for a signal. */
@@ -687,8 +689,9 @@ static bool ur_load(fp_getenv_fn get)
 
 /* "<n> opens, <n> reads, <n> getrandom[ (off)], <n> syscalls, <n> refills,
  * <n> slice fills, source vdso|kernel|reservoir, mode exact|reserve[,
- * cloexec dups F_DUPFD+F_SETFD]" (the
- * last where the kernel refused F_DUPFD_CLOEXEC, urandom_cloexec.c) */
+ * cloexec dups F_DUPFD+F_SETFD][, getrandom refused (ENOSYS|EPERM)]" (the
+ * first where the kernel refused F_DUPFD_CLOEXEC, urandom_cloexec.c; the
+ * second where a filter refused getrandom, which made the source kernel) */
 static void ur_stats(struct fp_buf *b, const unsigned long *c)
 {
 	fp_buf_ulong(b, c[UR_C_OPENS]);
@@ -707,6 +710,9 @@ static void ur_stats(struct fp_buf *b, const unsigned long *c)
 	fp_buf_str(b, ur_mode == UR_MODE_RESERVE ? ", mode reserve" : ", mode exact");
 	if (atomic_load(&ur_dup_fallback))
 		fp_buf_str(b, ", cloexec dups F_DUPFD+F_SETFD");
+	if (ur_refused)
+		fp_buf_str(b, ur_refused == EPERM ? ", getrandom refused (EPERM)"
+		                                  : ", getrandom refused (ENOSYS)");
 }
 
 static void ur_init(void)

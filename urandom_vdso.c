@@ -378,6 +378,25 @@ void *ur_thread_slice_new(void)
 	return p;
 }
 
+/* getrandom refused by a seccomp filter (ENOSYS, as old container
+ * profiles return, or EPERM): the vDSO makes the refused system call on
+ * every call, twice (its reseed, then its fallback), and never seeds.  So
+ * the first refusal ends the vdso source for the process: reads of the
+ * device are the kernel's read from then on (what libuuid falls back to
+ * there), and the program's own getrandom calls go to the getrandom bound,
+ * which refuses them as natively.  The stats line says why. */
+int ur_refused;
+
+static void ur_source_refused(int err)
+{
+	if (ur_source != UR_SRC_VDSO)
+		return;
+	__atomic_store_n(&ur_refused, err, __ATOMIC_RELAXED);
+	__atomic_store_n(&ur_source, UR_SRC_KERNEL, __ATOMIC_RELAXED);
+	ur_debug(err == EPERM ? "getrandom refused (EPERM): source kernel from now on"
+	                      : "getrandom refused (ENOSYS): source kernel from now on");
+}
+
 /* The vdso source: n bytes from this thread's state, as the system call
  * would give them (a count, or -errno).  With no state to be had, the
  * getrandom system call itself.  A signal handler that re-enters the state
@@ -398,12 +417,20 @@ ssize_t ur_vdso_call(void *buf, size_t n, unsigned flags)
 			if (r < 0)
 				r = -errno;
 			errno = saved;
+			if (fp_unlikely(r == -ENOSYS || r == -EPERM))
+				ur_source_refused((int)-r);
 			return r;
 		}
 		errno = saved;
 	}
 	/* The vDSO answers -errno and leaves errno alone. */
-	return ur_vgr(buf, n, flags, st, ur_vgr_p.size_of_opaque_state);
+	{
+		ssize_t r = ur_vgr(buf, n, flags, st, ur_vgr_p.size_of_opaque_state);
+
+		if (fp_unlikely(r == -ENOSYS || r == -EPERM))
+			ur_source_refused((int)-r);
+		return r;
+	}
 #else
 	(void)buf, (void)n, (void)flags;
 	return -ENOSYS;

@@ -201,7 +201,9 @@ static double pooled_calls(void)
 		die("dup");
 	if (fcntl(fd, F_SETFL, O_NONBLOCK) != 0)
 		die("F_SETFL");
-	if (flock(fd, LOCK_EX) != 0)
+	/* Non-blocking: a flock on the device is system-wide, and another
+	 * program may hold one (EWOULDBLOCK is an answer, not a stall). */
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0 && errno != EWOULDBLOCK)
 		die("flock");
 	if (!(f = fdopen(d, "r")))
 		die("fdopen");

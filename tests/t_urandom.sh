@@ -671,6 +671,53 @@ else
 fi
 T_TAG=
 
+# ---- getrandom refused by a seccomp filter (issue 36, "where the pattern lives")
+# Debian's libuuid opens the device per UUID only where getrandom is refused.
+# The vDSO then makes the refused call twice per read, for ever: the first
+# refusal ends the vdso source (kernel from then on, the stats line says
+# why), and the program's own getrandom stays refused.  Each source (vdso
+# where the kernel has it, kernel and reservoir forced) and both errnos.
+G=$TESTBIN/prog_urandom_seccomp
+"$G" ENOSYS "$G" probe >"$T_TMP/gp.n" 2>&1
+case $? in
+77) skip "getrandom refused by a filter" "no seccomp filter here: $(head -1 "$T_TMP/gp.n")" ;;
+*)
+for e in ENOSYS EPERM; do
+	"$G" $e "$G" probe >"$T_TMP/gp.n" 2>&1
+	env LD_PRELOAD="$FASTPATH_SO" FASTPATH_GETRANDOM=1 "$G" $e "$G" probe >"$T_TMP/gp.f" 2>&1
+	check "getrandom refused ($e): the program's own getrandom and getentropy refused as natively" \
+		cmp -s "$T_TMP/gp.n" "$T_TMP/gp.f"
+	for how in auto kernel reservoir; do
+		case $how in
+		auto) run="env" ;;
+		kernel) run="env FASTPATH_TEST_NO_VDSO=1" ;;
+		reservoir) run="env FASTPATH_URANDOM_SOURCE=reservoir" ;;
+		esac
+		# shellcheck disable=SC2086 # the command words
+		stats_run "$T_TMP/gs" $run LD_PRELOAD="$FASTPATH_SO" "$G" $e "$S" cycles 2000
+		got=$(sed -n 's/.*, source \([a-z]*\), mode.*/\1/p' "$T_TMP/gs")
+		case $how in
+		auto | kernel) want_src=kernel ;;
+		*) want_src=reservoir ;;
+		esac
+		expect_eq "getrandom refused ($e), source $how: reads served by" "$want_src" "$got"
+		if [ "$how" != kernel ]; then
+			check "getrandom refused ($e), source $how: the stats line says why" \
+				grep -q "getrandom refused ($e)" "$T_TMP/gs"
+		fi
+		if [ -n "$HAVE_STRACE" ]; then
+			# shellcheck disable=SC2086
+			strace -f -qq -e trace=getrandom -o "$T_TMP/gst" \
+				$run LD_PRELOAD="$FASTPATH_SO" "$G" $e "$S" cycles 2000 >/dev/null 2>&1
+			n=$(grep -c 'getrandom(' "$T_TMP/gst")
+			[ "$n" -le 4 ] && ok "getrandom refused ($e), source $how: $n getrandom calls in 2,000 reads" ||
+				fail "getrandom refused ($e), source $how: getrandom tried again and again" "$n calls"
+		fi
+	done
+done
+;;
+esac
+
 # ---- statistics of the served stream (rng-tools5's rngtest) ----------------
 # 20 MB through each source: 8,000 blocks of 20,000 bits; FIPS 140-2 false
 # alarms are about 1 in 1,000 blocks for a perfect source (native's rate).
