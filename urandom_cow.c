@@ -22,6 +22,8 @@
 #include "fastpath.h"
 #include "urandom.h"
 
+#include <sys/resource.h>
+
 static const char *const ur_paths[UR_NDEV] = { "/dev/urandom", "/dev/random" };
 
 /* A description of the device of its own: a real open through the path,
@@ -40,6 +42,28 @@ static int ur_cow_open(int dev)
 		fp_real.r_close.f(fd);
 		return -1;
 	}
+	return fd;
+}
+
+/* At the descriptor limit, with no descriptor of ours to give back: the
+ * soft limit raised by one for the open alone (it stays open above the
+ * restored limit until ur_put), where the hard limit allows.  Natively the
+ * change needs no number; the one observable is an open or getrlimit by
+ * another thread in that instant.  -1 with errno EMFILE where it does not. */
+static int ur_cow_open_tight(int dev)
+{
+	struct rlimit rl, up;
+	int fd;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur >= rl.rlim_max)
+		return errno = EMFILE, -1;
+	up = rl;
+	up.rlim_cur++;
+	if (setrlimit(RLIMIT_NOFILE, &up) != 0)
+		return errno = EMFILE, -1;
+	fd = ur_cow_open(dev);
+	(void)setrlimit(RLIMIT_NOFILE, &rl);
 	return fd;
 }
 
@@ -185,8 +209,14 @@ static bool ur_cow_one(int fd)
 			st = was;
 			continue;
 		}
+		/* At the limit the hidden descriptor may hold the number the
+		 * copy needs: it is retired (as a failed copy would retire it)
+		 * and the open tried again; else the limit is stretched. */
 		if ((fl = fp_real.r_fcntl.f(fd, F_GETFD)) < 0 ||
-		    (nfd < 0 && (nfd = ur_cow_open(ur_dev(st))) < 0))
+		    (nfd < 0 && (nfd = ur_cow_open(ur_dev(st))) < 0 &&
+		     (errno != EMFILE ||
+		      (nfd = ur_hidden_retire() ? ur_cow_open(ur_dev(st))
+		                                : ur_cow_open_tight(ur_dev(st))) < 0)))
 			break;
 		atomic_store(&ur_copy_src[fd], nfd + 1);
 		/* Claimed with the very state read before the flag: if it
@@ -293,16 +323,26 @@ void ur_cow_forget(int fd, unsigned st)
 }
 
 
-/* Before an exec: the same for the numbers the new program keeps, in the
- * kernel only.  Our memory is left as it is: a vfork child runs this on
- * its parent's (its table is its own), and a failed exec only leaves the
- * number marked for a copy it no longer needs. */
+/* Before an exec: the same for the numbers the new program keeps.  In
+ * this process's own table, by the scan itself (ur_cow_all), which claims
+ * each number before it puts a description there, so that a close and an
+ * open of that number by another thread meanwhile waits for the copy
+ * rather than being replaced by it; a failed exec leaves each copied
+ * number with the private description its record then says.  A vfork
+ * child runs this on its parent's memory with a table of its own: the
+ * kernel's flags only, and the race with the parent's other threads
+ * remains (fastpath(7)). */
 void ur_cow_exec(void)
 {
 	int fd, end = atomic_load(&ur_hiwater), saved = errno;
 
 	if (fp_likely(ur_mode != UR_MODE_EXACT))
 		return;
+	if (ur_table_ours()) {
+		ur_cow_all();
+		errno = saved;
+		return;
+	}
 	for (fd = 0; fd < end; fd++) {
 		unsigned st = atomic_load_explicit(ur_fd(fd), memory_order_relaxed);
 		int fl, nfd;

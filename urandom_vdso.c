@@ -387,6 +387,7 @@ void *ur_thread_slice_new(void)
  * which refuses them as natively.  The stats line says why. */
 int ur_refused;
 
+#ifdef UR_HAVE_VDSO
 static void ur_source_refused(int err)
 {
 	if (ur_source != UR_SRC_VDSO)
@@ -396,6 +397,7 @@ static void ur_source_refused(int err)
 	ur_debug(err == EPERM ? "getrandom refused (EPERM): source kernel from now on"
 	                      : "getrandom refused (ENOSYS): source kernel from now on");
 }
+#endif
 
 /* The vdso source: n bytes from this thread's state, as the system call
  * would give them (a count, or -errno).  With no state to be had, the

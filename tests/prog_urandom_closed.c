@@ -5,7 +5,8 @@
  * natively and under fastpath.so; t_urandom.sh compares the logs, which
  * hold raw numbers on purpose: exact mode must give the same ones.
  *   prog_urandom_closed            both flag styles, then again in a child;
- *                                  then, in a child, an open at 4096 or above
+ *                                  then, in a child, an open at 4096 or above,
+ *                                  and in another an F_SETFL at the limit
  *   prog_urandom_closed hidden T N T threads x N open/read/close cycles of
  *                                  each device, then prints how many open
  *                                  descriptors of each device the process
@@ -122,6 +123,26 @@ static void extra(int flags)
 				odd++;
 		obs("closed numbers whose openat is not EBADF", odd);
 	}
+	fflush(stdout);
+}
+
+/* At the descriptor limit, a change through a pooled open stays its own
+ * (defect 6): the copy it needs finds a number. */
+static void limit(void)
+{
+	struct rlimit rl = { 64, 128 };  /* soft under hard, as usual */
+	int fd, d, next;
+
+	tag = "limit";
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return;
+	fd = open("/dev/urandom", O_RDONLY);
+	next = open("/dev/urandom", O_RDONLY);
+	obs("two opens", fd >= 0 && next >= 0);
+	while ((d = dup(0)) >= 0)
+		;
+	obs("F_SETFL at the limit", fcntl(fd, F_SETFL, O_NONBLOCK));
+	obs("the other open's O_NONBLOCK", fcntl(next, F_GETFL) & O_NONBLOCK);
 	fflush(stdout);
 }
 
@@ -246,6 +267,12 @@ int main(int argc, char **argv)
 	pid = fork();
 	if (pid == 0) {
 		high();
+		_exit(0);
+	}
+	waitpid(pid, NULL, 0);
+	pid = fork();
+	if (pid == 0) {
+		limit();
 		_exit(0);
 	}
 	waitpid(pid, NULL, 0);

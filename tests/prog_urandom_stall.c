@@ -11,6 +11,9 @@
  *               joined, and a third reads and exits
  *   cancel      a thread cancelled inside system("sleep 5"); then dup,
  *               F_SETFL, flock and fdopen of a pooled descriptor
+ *   execrace N  N failed execs while another thread closes a pooled number
+ *               and opens /dev/null on it: the exec's copy step must never
+ *               replace it by the device (not a stall: a race; exit 1)
  *   system      one thread in system("sleep 2") while another dups, sets
  *               the flags of and flocks a pooled descriptor: prints the
  *               seconds that took (native 0.000), fails over 0.5
@@ -27,6 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -263,6 +268,56 @@ static int run_system(void)
 	return s > 0.5;
 }
 
+/* ---- execrace ------------------------------------------------------------ */
+static _Atomic bool race_over;
+static _Atomic long replaced;
+
+/* Opens the device (a pooled number), closes it and opens /dev/null, which
+ * natively lands on the same number and stays /dev/null. */
+static void *nuller(void *arg)
+{
+	struct stat st;
+	unsigned char b[16];
+
+	(void)arg;
+	while (!atomic_load(&race_over)) {
+		int fd = open("/dev/urandom", O_RDONLY), n;
+
+		if (fd < 0)
+			die("nuller open");
+		for (int k = 0; k < 20; k++)  /* held a while: the exec's scan meets it */
+			if (read(fd, b, sizeof b) != (ssize_t)sizeof b)
+				die("nuller read");
+		close(fd);
+		if ((n = open("/dev/null", O_RDONLY)) < 0)
+			die("open /dev/null");
+		if (fstat(n, &st) == 0 && major(st.st_rdev) == 1 && minor(st.st_rdev) == 9)
+			atomic_fetch_add(&replaced, 1);
+		close(n);
+	}
+	return NULL;
+}
+
+/* N failed execs (the copy step runs, the exec fails) while a thread
+ * closes a pooled number and opens /dev/null on it: the exec's copy must
+ * never replace that /dev/null by the device. */
+static int run_execrace(int n)
+{
+	char *const argv[] = { "none", NULL }, *const envp[] = { NULL };
+	pthread_t t;
+	int keep = open("/dev/urandom", O_RDONLY);  /* one the exec would keep */
+
+	if (keep < 0 || pthread_create(&t, NULL, nuller, NULL) != 0)
+		die("execrace");
+	for (int i = 0; i < n; i++)
+		execve("/nonexistent/prog_urandom_stall", argv, envp);
+	atomic_store(&race_over, true);
+	pthread_join(t, NULL);
+	printf("execrace: %d failed execs, /dev/null replaced by the device %ld times\n", n,
+	       atomic_load(&replaced));
+	return atomic_load(&replaced) != 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -272,6 +327,8 @@ int main(int argc, char **argv)
 		return run_cancel();
 	if (argc >= 2 && strcmp(argv[1], "system") == 0)
 		return run_system();
-	fprintf(stderr, "usage: prog_urandom_stall longjmp N | cancel | system\n");
+	if (argc >= 3 && strcmp(argv[1], "execrace") == 0)
+		return run_execrace(atoi(argv[2]));
+	fprintf(stderr, "usage: prog_urandom_stall longjmp N | cancel | system | execrace N\n");
 	return 2;
 }
