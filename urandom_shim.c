@@ -393,6 +393,25 @@ static int ur_fcntl_dup2fd(int fd, int cmd, void *arg)
 	return ur_dup23(fd, (int)(intptr_t)arg, UR_AS_DUP2FD);
 }
 
+#if defined(FP_LINUX) && !defined(F_DUPFD_QUERY)
+#define F_DUPFD_QUERY 1027  /* Linux 6.10 */
+#endif
+
+#ifdef F_DUPFD_QUERY
+/* "Do fd and other share an open file description?"  A held number is a
+ * closed one (-1: the kernel's EBADF), and each pooled one first gets a
+ * description of its own (ur_own), so that two separate opens answer 0 and
+ * an open and its dup 1, as natively (issue 36, defect 8). */
+static int ur_dupfd_query(ur_fcntl_fn real, int fd, unsigned st, int other)
+{
+	unsigned so = ur_state(other);
+
+	ur_own(fd, st);
+	ur_own(other, so);
+	return real(ur_real_fd(fd, st), F_DUPFD_QUERY, ur_real_fd(other, so));
+}
+#endif
+
 static int ur_fcntl(ur_fcntl_fn real, int fd, int cmd, void *arg)
 {
 	unsigned st = ur_state(fd);
@@ -400,6 +419,10 @@ static int ur_fcntl(ur_fcntl_fn real, int fd, int cmd, void *arg)
 
 	if (UR_IS_DUP2FD(cmd) && (st | ur_state((int)(intptr_t)arg)))
 		return ur_fcntl_dup2fd(fd, cmd, arg);
+#ifdef F_DUPFD_QUERY
+	if (fp_unlikely(cmd == F_DUPFD_QUERY) && (st | ur_state((int)(intptr_t)arg)))
+		return ur_dupfd_query(real, fd, st, (int)(intptr_t)arg);
+#endif
 
 	if (fp_likely(!st)) {
 		r = real(fd, cmd, arg);

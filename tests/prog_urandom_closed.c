@@ -28,6 +28,10 @@
 #include <dirent.h>
 #include <unistd.h>
 
+#ifndef F_DUPFD_QUERY
+#define F_DUPFD_QUERY 1027  /* Linux 6.10 */
+#endif
+
 #define obs(what, call)                                                        \
 	do {                                                                   \
 		long r_ = (long)(call);                                        \
@@ -110,6 +114,30 @@ static void extra(int flags)
 	obs("F_SETFL after it", fcntl(fd, F_SETFL, O_NONBLOCK));
 	next = open("/dev/urandom", flags);
 	obs("next open's O_NONBLOCK", fcntl(next, F_GETFL) & O_NONBLOCK);
+	close(fd);
+	close(next);
+	/* F_DUPFD_QUERY (Linux 6.10): two opens are two descriptions, an
+	 * open and its dup one, and a closed number EBADF (defect 8).  EINVAL
+	 * everywhere on an older kernel, natively and under fastpath alike. */
+	fd = open("/dev/urandom", flags);
+	next = open("/dev/urandom", flags);
+	obs("F_DUPFD_QUERY two opens", fcntl(fd, F_DUPFD_QUERY, next));
+	{
+		int d = dup(fd), n, odd = 0;
+
+		obs("F_DUPFD_QUERY open and its dup", fcntl(fd, F_DUPFD_QUERY, d));
+		close(d);
+		for (n = 3; n < 4096; n++) {
+			int q;
+
+			if (fcntl(n, F_GETFD) >= 0 || errno != EBADF)
+				continue;
+			q = fcntl(fd, F_DUPFD_QUERY, n);
+			if (q >= 0 || (errno != EBADF && errno != EINVAL))
+				odd++;
+		}
+		obs("closed numbers F_DUPFD_QUERY does not call closed", odd);
+	}
 	close(fd);
 	close(next);
 	/* Every number a closed one answers openat as a closed one: the
