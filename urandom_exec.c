@@ -197,6 +197,19 @@ static void ur_spawn_done(void *arg)
 		ur_hidden_retire();
 }
 
+/* glibc's and musl's cleanup handlers run on cancellation.  On illumos
+ * the macros end in libc-private symbols (__pthread_cleanup_push), which
+ * fastpath may not link (tests/illumos_libc_symbols.txt): there a thread
+ * cancelled inside system() still leaves the fallback's exec announcement
+ * and the reserve's guard raised (fastpath(7)). */
+#ifdef FP_LINUX
+#define UR_CLEANUP_PUSH(sp) pthread_cleanup_push(ur_spawn_done, sp)
+#define UR_CLEANUP_POP(sp) pthread_cleanup_pop(1)
+#else
+#define UR_CLEANUP_PUSH(sp) do {
+#define UR_CLEANUP_POP(sp) ur_spawn_done(sp); } while (0)
+#endif
+
 /* Spawns return to us once the child has exec'd (or failed to).  In exact
  * mode the child may hold duplicates of the hidden descriptor, retired
  * after.  Nothing is held across the call that another thread waits for:
@@ -213,12 +226,12 @@ static void ur_spawn_done(void *arg)
 			ur_exec_guard(sp_.g);                                \
 		else if (ur_sharing())                                       \
 			ur_cow_all();                                        \
-		pthread_cleanup_push(ur_spawn_done, &sp_);                   \
+		UR_CLEANUP_PUSH(&sp_);                                       \
 		r_ = (call);                                                 \
 		saved_ = errno;                                              \
 		if (started)                                                 \
 			fp_sv_spawned();                                     \
-		pthread_cleanup_pop(1);                                      \
+		UR_CLEANUP_POP(&sp_);                                        \
 		errno = saved_;                                              \
 		return r_;                                                   \
 	} while (0)
