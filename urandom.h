@@ -114,6 +114,9 @@ enum { UR_SRC_VDSO, UR_SRC_KERNEL, UR_SRC_RESERVOIR, UR_SRC_AUTO };
  * the kernel's release and the vDSO; the test aid FASTPATH_TEST_NO_VDSO
  * plays a kernel without the vDSO's getrandom. */
 extern int ur_source FP_HIDDEN;
+/* ENOSYS or EPERM once getrandom was refused (the vdso source then gave
+ * way to kernel), else 0 (urandom_vdso.c). */
+extern int ur_refused FP_HIDDEN;
 extern int ur_source_asked FP_HIDDEN;
 extern bool ur_test_no_vdso FP_HIDDEN;
 int ur_parse_source(const char *s, int *src, char *why, size_t whylen) FP_HIDDEN;
@@ -431,10 +434,6 @@ void ur_cow_wait(void) FP_HIDDEN;
  * set again while ur_cow_moved says a copy may have read the old one. */
 unsigned ur_cow_quiet(void) FP_HIDDEN;
 bool ur_cow_moved(unsigned epoch) FP_HIDDEN;
-/* Around a fork's or a spawn's ur_cow_all and the call itself: owners'
- * copies wait meanwhile (urandom_cow.c). */
-void ur_fork_begin(void) FP_HIDDEN;
-void ur_fork_end(void) FP_HIDDEN;
 
 /* A tracked number's state was read, and its owner is about to free it,
  * change its description or rely on it having its own: if another

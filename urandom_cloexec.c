@@ -25,8 +25,8 @@
  * Left open, and said in fastpath(7): vfork() (which no wrapper can take:
  * it returns twice in one frame) while a window is open copies the window's
  * number into the child's table without FD_CLOEXEC; so does a raw clone or
- * _Fork (no atfork handlers); and an exec from a signal handler that
- * interrupted this thread's own window does not wait for it.
+ * _Fork (no atfork handlers).  No handler runs inside a window (signals
+ * are blocked there, and cancellation is off: ur_window_open).
  *
  * Where F_DUPFD_CLOEXEC works, none of this runs: one fcntl, and every
  * exec and fork pays one relaxed load (ur_dup_fallback).
@@ -42,28 +42,58 @@ bool ur_dup_forced;
 static _Atomic int ur_windows;   /* windows open, in this process */
 static _Atomic int ur_execs;     /* execs, spawns and forks announced */
 static _Atomic long ur_win_pid;  /* the process these counts are for */
-/* Windows this thread holds: an exec from a signal handler that interrupted
- * one must not wait for it.  Initial-exec: safe in a handler. */
+/* Windows this thread holds (nested: ur_hidden_make's hold, then its
+ * duplicate).  Initial-exec: safe in a handler. */
 static FP_TLS int ur_win_depth;
 /* Whether this thread's fork announced itself (prepare, to parent). */
 static FP_TLS bool ur_fork_entered;
 
-/* Opens a window, unless an exec or fork is announced (false). */
+/* A window is held with every signal blocked and cancellation off: a
+ * handler that jumped out of it, or a cancellation in its open or close,
+ * would leave ur_windows raised and every later exec and fork waiting for
+ * ever.  So it is a few system calls no one can interrupt, the only wait
+ * of an exec on another thread (docs/design.md).  Fallback kernels only. */
+static FP_TLS sigset_t ur_win_mask;
+static FP_TLS int ur_win_cs;
+
+/* Opens a window, unless an exec or fork is announced (false).  Nested
+ * (ur_hidden_make's hold, then its duplicate): the mask of the outer. */
 static bool ur_window_open(void)
 {
+	sigset_t all, old;
+	int cs = 0;
+
+	if (ur_win_depth == 0) {
+		sigfillset(&all);
+		(void)pthread_sigmask(SIG_BLOCK, &all, &old);
+		(void)pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
+	}
 	atomic_fetch_add(&ur_windows, 1);
 	if (atomic_load(&ur_execs) != 0) {
 		atomic_fetch_sub(&ur_windows, 1);
+		if (ur_win_depth == 0) {
+			(void)pthread_setcancelstate(cs, NULL);
+			(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+		}
 		return false;
 	}
-	ur_win_depth++;
+	if (ur_win_depth++ == 0) {
+		ur_win_mask = old;
+		ur_win_cs = cs;
+	}
 	return true;
 }
 
 static void ur_window_close(void)
 {
-	ur_win_depth--;
+	int saved = errno;
+
 	atomic_fetch_sub(&ur_windows, 1);
+	if (--ur_win_depth == 0) {
+		(void)pthread_setcancelstate(ur_win_cs, NULL);
+		(void)pthread_sigmask(SIG_SETMASK, &ur_win_mask, NULL);
+	}
+	errno = saved;
 }
 
 bool ur_cloexec_hold(void)

@@ -22,6 +22,8 @@
 #include "fastpath.h"
 #include "urandom.h"
 
+#include <sys/resource.h>
+
 static const char *const ur_paths[UR_NDEV] = { "/dev/urandom", "/dev/random" };
 
 /* A description of the device of its own: a real open through the path,
@@ -40,6 +42,28 @@ static int ur_cow_open(int dev)
 		fp_real.r_close.f(fd);
 		return -1;
 	}
+	return fd;
+}
+
+/* At the descriptor limit, with no descriptor of ours to give back: the
+ * soft limit raised by one for the open alone (it stays open above the
+ * restored limit until ur_put), where the hard limit allows.  Natively the
+ * change needs no number; the one observable is an open or getrlimit by
+ * another thread in that instant.  -1 with errno EMFILE where it does not. */
+static int ur_cow_open_tight(int dev)
+{
+	struct rlimit rl, up;
+	int fd;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur >= rl.rlim_max)
+		return errno = EMFILE, -1;
+	up = rl;
+	up.rlim_cur++;
+	if (setrlimit(RLIMIT_NOFILE, &up) != 0)
+		return errno = EMFILE, -1;
+	fd = ur_cow_open(dev);
+	(void)setrlimit(RLIMIT_NOFILE, &rl);
 	return fd;
 }
 
@@ -72,23 +96,13 @@ _Atomic unsigned ur_cowing;
 static _Atomic unsigned ur_cow_epoch;
 static FP_TLS bool ur_cow_me;
 
-/*
- * An owner's own copy (ur_cow from a call on its number: F_SETFL, dup...)
- * claims the number too, and a fork or spawn whose scan passed it then
- * would give the child the number on the pooled description with a record
- * that says it is private.  So owners' copies are counted (ur_copying),
- * a fork waits for those under way after its scan, and none starts from
- * the scan to the fork's end (ur_forking; the forking thread's own, in a
- * handler, are not held back).
- */
-static _Atomic unsigned ur_copying, ur_forking;
-static FP_TLS unsigned ur_copy_depth, ur_fork_depth;
-
-/* Not from inside ur_cow_all (its thread has signals blocked there, and a
- * handler of an earlier fork's would never see it end).  Every wait here
- * gives up on counts another process's threads left: a clone child without
- * CLONE_VM has copies that nothing will lower, and a table of its own
- * (ur_table_ours: one getpid, on the waiting path only). */
+/* A scan in another thread (ur_cow_all) runs with every signal blocked and
+ * cancellation off, a few system calls per pooled number: the one wait on
+ * another thread left here, bounded and unstrandable (docs/design.md).
+ * Not from inside ur_cow_all (its thread has signals blocked there).
+ * Every wait gives up on counts another process's threads left: a clone
+ * child without CLONE_VM has a table of its own (ur_table_ours: one
+ * getpid, on the waiting path only). */
 void ur_cow_wait(void)
 {
 	while (atomic_load(&ur_cowing) && !ur_cow_me && ur_table_ours())
@@ -109,46 +123,19 @@ bool ur_cow_moved(unsigned epoch)
 	       (atomic_load(&ur_cowing) && !ur_cow_me && ur_table_ours());
 }
 
-/* From a fork's or a spawn's scan (ur_cow_all) to its end. */
-void ur_fork_begin(void)
-{
-	ur_fork_depth++;
-	atomic_fetch_add(&ur_forking, 1);
-}
-
-void ur_fork_end(void)
-{
-	atomic_fetch_sub(&ur_forking, 1);
-	ur_fork_depth--;
-}
-
-/* An owner's copy may start, with this thread's signals blocked: counted,
- * unless a fork is between its scan and its end (UR_COPY_AGAIN: the
- * caller waits with its own mask, ur_fork_wait, then asks again).
- * Uncounted when nested (in a handler of a thread that is counted or
- * forking) or on stale counts. */
-enum { UR_COPY_UNCOUNTED, UR_COPY_COUNTED, UR_COPY_AGAIN };
-
-static int ur_copy_enter(void)
-{
-	if (ur_cow_me || ur_copy_depth || ur_fork_depth)
-		return UR_COPY_UNCOUNTED;
-	atomic_fetch_add(&ur_copying, 1);
-	if (fp_likely(!atomic_load(&ur_forking)))
-		return UR_COPY_COUNTED;
-	atomic_fetch_sub(&ur_copying, 1);
-	return ur_table_ours() ? UR_COPY_AGAIN : UR_COPY_UNCOUNTED;
-}
-
-/* Another thread's fork, spawn or system() lasts until its call returns
- * (a system() until its command exits): waited for with the caller's own
- * signal mask, so that its handlers run meanwhile (a collector's
- * stop-the-world signal, whose sender may be what that fork waits for). */
-static void ur_fork_wait(void)
-{
-	while (atomic_load(&ur_forking) && ur_table_ours())
-		sched_yield();
-}
+/*
+ * No copy waits for a fork, a spawn or a system() under way in another
+ * thread (their scan, ur_cow_all, runs before the call; a system() lasts
+ * until its command exits).  A fork's child may then be made while a copy
+ * is half done: the fresh description open but not yet on the number, or
+ * on it with its record not yet changed.  Each copy says what it holds
+ * (ur_copy_src: the fresh descriptor + 1, by the number it is for), and
+ * the child, which has only the forking thread, finishes what the parent
+ * will finish (ur_cow_atfork_child): the two then share the number's
+ * description as they would natively.
+ */
+static _Atomic unsigned ur_copying;
+static _Atomic int ur_copy_src[UR_MAXFD];
 
 /*
  * Gives fd a description of its own, if it shares the hidden one; errno
@@ -162,34 +149,23 @@ static bool ur_cow_one(int fd);
 
 bool ur_cow(int fd)
 {
-	bool counted, r;
-	int cs, how;
+	bool r;
+	int cs;
 	sigset_t all, old;
 
 	if (ur_cow_me)
 		return ur_cow_one(fd);
-	/* No handler of this thread inside: one that forked would wait for
-	 * this very copy's count, and one that closed the claimed number would
-	 * have the copy put the device back on it (a handler's copy nested in
-	 * it runs with signals blocked too).  Its open and close are
-	 * cancellation points: unwound there, the count would stay raised. */
+	/* No handler of this thread inside: one that closed the claimed
+	 * number would have the copy put the device back on it, and one that
+	 * jumped out would leave the fresh descriptor open.  Its open and
+	 * close are cancellation points: unwound there, the same. */
 	sigfillset(&all);
-	for (;;) {
-		(void)pthread_sigmask(SIG_BLOCK, &all, &old);
-		how = ur_copy_enter();
-		if (fp_likely(how != UR_COPY_AGAIN))
-			break;
-		(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
-		ur_fork_wait();
-	}
-	counted = how == UR_COPY_COUNTED;
-	ur_copy_depth++;
+	(void)pthread_sigmask(SIG_BLOCK, &all, &old);
 	(void)pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
+	atomic_fetch_add(&ur_copying, 1);
 	r = ur_cow_one(fd);
+	atomic_fetch_sub(&ur_copying, 1);
 	(void)pthread_setcancelstate(cs, NULL);
-	ur_copy_depth--;
-	if (counted)
-		atomic_fetch_sub(&ur_copying, 1);
 	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return r;
 }
@@ -233,9 +209,16 @@ static bool ur_cow_one(int fd)
 			st = was;
 			continue;
 		}
+		/* At the limit the hidden descriptor may hold the number the
+		 * copy needs: it is retired (as a failed copy would retire it)
+		 * and the open tried again; else the limit is stretched. */
 		if ((fl = fp_real.r_fcntl.f(fd, F_GETFD)) < 0 ||
-		    (nfd < 0 && (nfd = ur_cow_open(ur_dev(st))) < 0))
+		    (nfd < 0 && (nfd = ur_cow_open(ur_dev(st))) < 0 &&
+		     (errno != EMFILE ||
+		      (nfd = ur_hidden_retire() ? ur_cow_open(ur_dev(st))
+		                                : ur_cow_open_tight(ur_dev(st))) < 0)))
 			break;
+		atomic_store(&ur_copy_src[fd], nfd + 1);
 		/* Claimed with the very state read before the flag: if it
 		 * changed, the number may be another open now (its owner
 		 * closed and reopened it), whose flag is read again.  Once
@@ -249,6 +232,7 @@ static bool ur_cow_one(int fd)
 	}
 	if (nfd >= 0)
 		fp_real.r_close.f(nfd);
+	atomic_store(&ur_copy_src[fd], 0);
 	if (r < 0 && (st & UR_COW)) {
 		ur_update(fd, UR_COW, 0);
 		(void)ur_hidden_retire();
@@ -288,24 +272,40 @@ void ur_cow_all(void)
 	ur_cow_me = false;
 	atomic_fetch_add(&ur_cow_epoch, 1);
 	atomic_fetch_sub(&ur_cowing, 1);
-	/* Owners' copies of numbers the scan passed, still under way: landed
-	 * before the child gets its copies. */
-	while (atomic_load(&ur_copying) && ur_table_ours())
-		sched_yield();
 	(void)pthread_setcancelstate(cs, NULL);
 	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 /* A fork child has one thread: another thread's ur_cow_all, under way in
  * the parent at the fork, is not running here and never ends, so nothing
- * may wait for it (ur_cow_forget). */
+ * may wait for it (ur_cow_forget).  Copies other threads had half done are
+ * finished here as the parent's thread will finish them: a claimed number
+ * (UR_COW cleared) gets the fresh description, which the parent's number
+ * will have too; an unclaimed one keeps the pooled one.  The table was
+ * copied before the memory, so a record never names a descriptor the
+ * child lacks; one that is not the untracked device is left alone. */
 void ur_cow_atfork_child(void)
 {
+	int fd, end = atomic_load(&ur_hiwater);
+
+	if (atomic_load(&ur_copying) && ur_mode == UR_MODE_EXACT)
+		for (fd = 0; fd < end; fd++) {
+			int src = atomic_load(&ur_copy_src[fd]) - 1, fl;
+			unsigned st = atomic_load(ur_fd(fd));
+
+			if (src < 0)
+				continue;
+			atomic_store(&ur_copy_src[fd], 0);
+			if (ur_state(src) || !ur_is_device(src, ur_dev(st)))
+				continue;
+			if (st && !(st & UR_COW) && (fl = fp_real.r_fcntl.f(fd, F_GETFD)) >= 0)
+				(void)ur_put(src, fd, (fl & FD_CLOEXEC) != 0);
+			else
+				fp_real.r_close.f(src);
+		}
 	atomic_store(&ur_cowing, 0);
 	atomic_store(&ur_copying, 0);
-	atomic_store(&ur_forking, 0);
 	ur_cow_me = false;
-	ur_copy_depth = ur_fork_depth = 0;
 }
 
 /* A pooled number (state st) is about to be freed or replaced (close, dup2
@@ -323,16 +323,26 @@ void ur_cow_forget(int fd, unsigned st)
 }
 
 
-/* Before an exec: the same for the numbers the new program keeps, in the
- * kernel only.  Our memory is left as it is: a vfork child runs this on
- * its parent's (its table is its own), and a failed exec only leaves the
- * number marked for a copy it no longer needs. */
+/* Before an exec: the same for the numbers the new program keeps.  In
+ * this process's own table, by the scan itself (ur_cow_all), which claims
+ * each number before it puts a description there, so that a close and an
+ * open of that number by another thread meanwhile waits for the copy
+ * rather than being replaced by it; a failed exec leaves each copied
+ * number with the private description its record then says.  A vfork
+ * child runs this on its parent's memory with a table of its own: the
+ * kernel's flags only, and the race with the parent's other threads
+ * remains (fastpath(7)). */
 void ur_cow_exec(void)
 {
 	int fd, end = atomic_load(&ur_hiwater), saved = errno;
 
 	if (fp_likely(ur_mode != UR_MODE_EXACT))
 		return;
+	if (ur_table_ours()) {
+		ur_cow_all();
+		errno = saved;
+		return;
+	}
 	for (fd = 0; fd < end; fd++) {
 		unsigned st = atomic_load_explicit(ur_fd(fd), memory_order_relaxed);
 		int fl, nfd;

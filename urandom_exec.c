@@ -121,12 +121,19 @@ FP_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 
 FP_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
+	/* A held number is a closed one, not the device: EBADF, after the
+	 * C library's own EINVAL checks (glibc's: fd < 0, no argv or envp). */
+	if (fp_unlikely(ur_real_fd(fd, ur_state(fd)) < 0)) {
+		errno = fp_opaque(argv) && fp_opaque(envp) ? EBADF : EINVAL;
+		return -1;
+	}
 	UR_EXEC(UR_EXEC_CALL(fexecve, fd, argv, envp));
 }
 
 FP_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
                        int flags)
 {
+	dirfd = ur_real_fd(dirfd, ur_state(dirfd));
 	UR_EXEC(UR_EXEC_CALL(execveat, dirfd, path, argv, envp, flags));
 }
 
@@ -170,34 +177,61 @@ FP_EXPORT int execle(const char *path, const char *arg, ...)
 	UR_EXEC(UR_EXEC_CALL(execve, path, (char *const *)argv, envp));
 }
 
+/* What a spawn raised, lowered when it returns or, for system() and
+ * popen() (cancellation points, which last as long as the command), when
+ * the thread is cancelled inside: nothing is left raised for later calls
+ * to find (docs/design.md, "Nothing stranded"). */
+struct ur_spawning {
+	int g[UR_NRES];
+	bool on, entered;
+};
+
+static void ur_spawn_done(void *arg)
+{
+	struct ur_spawning *sp = arg;
+
+	ur_exec_leave(sp->entered);
+	if (sp->on)
+		ur_exec_unguard(sp->g);
+	else if (fp_unlikely(atomic_load_explicit(&ur_hiwater, memory_order_relaxed)))
+		ur_hidden_retire();
+}
+
+/* glibc's and musl's cleanup handlers run on cancellation.  On illumos
+ * the macros end in libc-private symbols (__pthread_cleanup_push), which
+ * fastpath may not link (tests/illumos_libc_symbols.txt): there a thread
+ * cancelled inside system() still leaves the fallback's exec announcement
+ * and the reserve's guard raised (fastpath(7)). */
+#ifdef FP_LINUX
+#define UR_CLEANUP_PUSH(sp) pthread_cleanup_push(ur_spawn_done, sp)
+#define UR_CLEANUP_POP(sp) pthread_cleanup_pop(1)
+#else
+#define UR_CLEANUP_PUSH(sp) do {
+#define UR_CLEANUP_POP(sp) ur_spawn_done(sp); } while (0)
+#endif
+
 /* Spawns return to us once the child has exec'd (or failed to).  In exact
- * mode the child may hold duplicates of the hidden descriptor. */
+ * mode the child may hold duplicates of the hidden descriptor, retired
+ * after.  Nothing is held across the call that another thread waits for:
+ * a dup or F_SETFL meanwhile does its own copy (urandom_cow.c). */
 #define UR_SPAWN(type, call, started)                                        \
 	do {                                                                 \
-		int g_[UR_NRES], saved_;                                     \
-		bool on_ = ur_guarding(), x_ = ur_exec_enter();              \
+		struct ur_spawning sp_;                                      \
+		int saved_;                                                  \
 		type r_;                                                     \
                                                                              \
-		bool cow_ = !on_ && ur_sharing();                            \
-                                                                             \
-		if (on_)                                                     \
-			ur_exec_guard(g_);                                   \
-		if (cow_) {                                                  \
-			ur_fork_begin();                                     \
+		sp_.on = ur_guarding();                                      \
+		sp_.entered = ur_exec_enter();                               \
+		if (sp_.on)                                                  \
+			ur_exec_guard(sp_.g);                                \
+		else if (ur_sharing())                                       \
 			ur_cow_all();                                        \
-		}                                                            \
+		UR_CLEANUP_PUSH(&sp_);                                       \
 		r_ = (call);                                                 \
 		saved_ = errno;                                              \
-		if (cow_)                                                    \
-			ur_fork_end();                                       \
-		ur_exec_leave(x_);                                           \
 		if (started)                                                 \
 			fp_sv_spawned();                                     \
-		if (on_)                                                     \
-			ur_exec_unguard(g_);                                 \
-		else if (fp_unlikely(atomic_load_explicit(&ur_hiwater,       \
-		                                          memory_order_relaxed)))\
-			ur_hidden_retire();                                  \
+		UR_CLEANUP_POP(&sp_);                                        \
 		errno = saved_;                                              \
 		return r_;                                                   \
 	} while (0)

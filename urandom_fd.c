@@ -343,10 +343,8 @@ void ur_split(void)
 void ur_fd_atfork_prepare(void)
 {
 	ur_cloexec_atfork_prepare();
-	if (ur_mode == UR_MODE_EXACT) {
-		ur_fork_begin();  /* ended in the parent's handler */
+	if (ur_mode == UR_MODE_EXACT)
 		ur_cow_all();
-	}
 	atomic_fetch_add(&ur_forks, 1);
 	ur_mark_all_shared();
 }
@@ -356,8 +354,6 @@ void ur_fd_atfork_prepare(void)
  * opens a fresh one for its later opens. */
 void ur_fd_atfork_parent(void)
 {
-	if (ur_mode == UR_MODE_EXACT)
-		ur_fork_end();
 	atomic_fetch_add(&ur_forks, 1);
 	ur_hidden_retire();
 	ur_cloexec_atfork_parent();
@@ -572,6 +568,14 @@ static int ur_open_exact(int dev, const char *path, int flags)
 			/* Out of numbers: the hidden one is given back and the
 			 * open is real, which then fails or succeeds natively. */
 			(void)ur_give_back(*ep);
+			*ep = saved;
+			return ur_open_real(dev, path, flags);
+		}
+		/* Past the table (a program with a limit above 4096 and the
+		 * low numbers in use): untracked, it would share the hidden
+		 * description unseen.  A real open of its own instead. */
+		if (fp_unlikely(fd >= UR_MAXFD)) {
+			fp_real.r_close.f(fd);
 			*ep = saved;
 			return ur_open_real(dev, path, flags);
 		}

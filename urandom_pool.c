@@ -98,31 +98,6 @@ struct ur_pool {
 static struct ur_pool *_Atomic ur_pool;
 static _Atomic bool ur_wipe;  /* the kernel zeroes the pool in children */
 
-static inline void ur_relax(unsigned spins)
-{
-	if (spins < 64) {
-#if defined(__x86_64__) || defined(__i386__)
-		__builtin_ia32_pause();
-#endif
-	} else {
-		sched_yield();
-	}
-}
-
-/* Set once a lock holder has not let go for UR_PATIENCE_NS: it will not (a
- * signal handler jumped out of our code with siglongjmp).  From then on the
- * kernel serves every read: slower, never stuck. */
-#define UR_PATIENCE_NS 1000000000LL
-static _Atomic bool ur_pool_dead;
-
-static long long ur_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 /* Memory that holds bytes not yet served: zeroed in a fork child (where
  * the kernel can), and left out of core dumps (MADV_DONTDUMP, Linux 3.4;
  * illumos has no such advice: see docs/illumos.md).  True with the wipe. */
@@ -207,47 +182,34 @@ static inline void ur_check_pid(struct ur_pool *p)
 		ur_reset(p);
 }
 
-/* Never waits on itself: a signal handler that interrupted this thread
- * inside the pool gets false and goes to the kernel.  Another thread's hold
- * is short (a copy, or one getrandom, during which it cannot be cancelled)
- * and it never waits for us; one that lasts UR_PATIENCE_NS with the same
- * holder never ends, and the pool is given up (ur_pool_dead). */
+/* The pool lock is never waited for (docs/design.md, "No waits"): held by
+ * another thread (a copy, or a refill), the caller goes to the kernel, as
+ * its read would natively, or has the kernel fill its slice (UR_FILLING,
+ * give_way).  It is held with every signal blocked (and cancellation off
+ * in the refill, ur_refill): no handler re-enters it and none can jump out
+ * of it, so no thread ever finds it stranded.  The mask is this thread's:
+ * one hold at a time. */
 enum ur_lock { UR_LOCKED, UR_UNLOCKED, UR_FILLING };
+static FP_TLS sigset_t ur_lock_mask;
 
-/* give_way: return UR_FILLING rather than wait while the holder refills. */
+/* give_way: UR_FILLING rather than UR_UNLOCKED while the holder refills. */
 static enum ur_lock ur_lock_or(struct ur_pool *p, bool give_way)
 {
-	uintptr_t me = (uintptr_t)pthread_self(), seen = 0;
-	unsigned spins = 0;
-	long long since = 0;
+	uintptr_t cur = 0;
+	sigset_t all, old;
 
-	for (;;) {
-		uintptr_t cur = 0;
-
-		if (atomic_compare_exchange_weak_explicit(&p->owner, &cur, me,
-		                                          memory_order_acquire,
-		                                          memory_order_relaxed)) {
-			UR_ANN_LOCKED(p);
-			return UR_LOCKED;
-		}
-		if (cur == me || atomic_load_explicit(&ur_pool_dead, memory_order_relaxed))
-			return UR_UNLOCKED;
-		if (give_way && atomic_load_explicit(&p->filling, memory_order_relaxed))
-			return UR_FILLING;
-		ur_relax(spins++);
-		if (spins % 1024 == 0 && cur != 0) {
-			long long now = ur_now_ns();
-
-			if (cur != seen) {
-				seen = cur;
-				since = now;
-			} else if (now - since > UR_PATIENCE_NS) {
-				atomic_store(&ur_pool_dead, true);
-				ur_debug("a pool lock holder never let go: reads go to the kernel");
-				return UR_UNLOCKED;
-			}
-		}
+	sigfillset(&all);
+	(void)pthread_sigmask(SIG_BLOCK, &all, &old);
+	if (atomic_compare_exchange_strong_explicit(&p->owner, &cur, (uintptr_t)pthread_self(),
+	                                            memory_order_acquire, memory_order_relaxed)) {
+		ur_lock_mask = old;
+		UR_ANN_LOCKED(p);
+		return UR_LOCKED;
 	}
+	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (give_way && atomic_load_explicit(&p->filling, memory_order_relaxed))
+		return UR_FILLING;
+	return UR_UNLOCKED;
 }
 
 static bool ur_lock(struct ur_pool *p)
@@ -257,8 +219,12 @@ static bool ur_lock(struct ur_pool *p)
 
 static inline void ur_unlock(struct ur_pool *p)
 {
+	int saved = errno;
+
 	UR_ANN_UNLOCK(p);
 	atomic_store_explicit(&p->owner, 0, memory_order_release);
+	(void)pthread_sigmask(SIG_SETMASK, &ur_lock_mask, NULL);
+	errno = saved;
 }
 
 /* Fresh bytes left.  Never trusts pos <= len: a fork from a signal handler
@@ -327,8 +293,11 @@ static bool ur_refill(struct ur_pool *p, int fd)
 	if (r < 0 && !atomic_load_explicit(&ur_no_getrandom, memory_order_relaxed) &&
 	    fp_real.r_getrandom.f) {
 		r = fp_real.r_getrandom.f(p->buf, sizeof p->buf, GRND_NONBLOCK);
-		if (r < 0 && errno == ENOSYS)
+		/* EPERM: a seccomp filter's refusal, as lasting as ENOSYS. */
+		if (r < 0 && (errno == ENOSYS || errno == EPERM)) {
+			__atomic_store_n(&ur_refused, errno, __ATOMIC_RELAXED);
 			atomic_store(&ur_no_getrandom, true);
+		}
 	}
 #else
 	atomic_store(&ur_no_getrandom, true);

@@ -346,16 +346,12 @@ FP_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 		fp_threads_made();
 	bool cow = ours && ur_mode == UR_MODE_EXACT;
 
-	if (cow) {
-		ur_fork_begin();
+	if (cow)
 		ur_cow_all();
-	}
 	if (vm)
 		fp_vfork_mark(!(flags & CLONE_VFORK));
 	r = UR_CALL(clone, fn, stack, flags, arg, ptid, tls, ctid);
 	saved = errno;
-	if (cow)
-		ur_fork_end();
 	if (vm && (flags & CLONE_VFORK))
 		fp_vfork_done();
 	if (ours && r > 0)

@@ -55,11 +55,15 @@ static inline int ur_after_open(int fd)
 		FP_MODE(flags, mode);                                        \
 		UR_OPEN_BODY(AT_FDCWD, FP_REAL(name)(path, flags, mode), lfs); \
 	}
+/* A held number (the hidden descriptor, a kept reserve) as dirfd is a
+ * closed one: -1 gives the kernel's own answer for it (EBADF for a
+ * relative path, the path's for an absolute one). */
 #define UR_WRAP_OPENAT(name, lfs)                                                \
 	FP_EXPORT int name(int dirfd, const char *path, int flags, ...)      \
 	{                                                                    \
 		mode_t mode = 0;                                             \
 		FP_MODE(flags, mode);                                        \
+		dirfd = ur_real_fd(dirfd, ur_state(dirfd));                  \
 		UR_OPEN_BODY(dirfd, FP_REAL(name)(dirfd, path, flags, mode), lfs); \
 	}
 #define UR_WRAP_OPEN_2(name, lfs)                                                \
@@ -70,6 +74,7 @@ static inline int ur_after_open(int fd)
 #define UR_WRAP_OPENAT_2(name, lfs)                                              \
 	FP_EXPORT int name(int dirfd, const char *path, int flags)           \
 	{                                                                    \
+		dirfd = ur_real_fd(dirfd, ur_state(dirfd));                  \
 		UR_OPEN_BODY(dirfd, FP_REAL(name)(dirfd, path, flags), lfs); \
 	}
 
@@ -242,6 +247,16 @@ FP_EXPORT int close(int fd)
 
 
 #ifdef FP_HAVE_CLOSE_RANGE
+#ifdef CLOSE_RANGE_CLOEXEC
+#define UR_CLOSE_RANGE_CLOEXEC_FLAG CLOSE_RANGE_CLOEXEC
+#else
+#define UR_CLOSE_RANGE_CLOEXEC_FLAG 0
+#endif
+#ifdef CLOSE_RANGE_UNSHARE
+#define UR_CLOSE_RANGE_KNOWN (CLOSE_RANGE_UNSHARE | UR_CLOSE_RANGE_CLOEXEC_FLAG)
+#else
+#define UR_CLOSE_RANGE_KNOWN UR_CLOSE_RANGE_CLOEXEC_FLAG
+#endif
 FP_EXPORT int close_range(unsigned lo, unsigned hi, int flags)
 {
 	int taken[UR_NTAKEN], r, d;
@@ -251,8 +266,20 @@ FP_EXPORT int close_range(unsigned lo, unsigned hi, int flags)
 		ur_split();
 #endif
 
+	/* A flag the kernel refuses (EINVAL) closes nothing: nothing is
+	 * forgotten first.  One a later kernel knows: forgotten after. */
 	if (fp_likely(atomic_load(&ur_hiwater) == 0) || lo > hi || !ur_table_ours())
 		return FP_REAL(close_range)(lo, hi, flags);
+	if (fp_unlikely(flags & ~UR_CLOSE_RANGE_KNOWN)) {
+		r = fp_real.r_close_range.f(lo, hi, flags);
+		if (r == 0 && !(flags & UR_CLOSE_RANGE_CLOEXEC_FLAG)) {
+			ur_untrack_range(lo, hi, taken);
+			for (d = 0; d < UR_NTAKEN; d++)
+				if (taken[d] >= 0)
+					fp_real.r_close.f(taken[d]);
+		}
+		return r;
+	}
 #ifdef CLOSE_RANGE_CLOEXEC
 	if (flags & CLOSE_RANGE_CLOEXEC) {
 		unsigned fd, end = (unsigned)atomic_load(&ur_hiwater);
@@ -363,6 +390,25 @@ static int ur_fcntl_dup2fd(int fd, int cmd, void *arg)
 	return ur_dup23(fd, (int)(intptr_t)arg, UR_AS_DUP2FD);
 }
 
+#if defined(FP_LINUX) && !defined(F_DUPFD_QUERY)
+#define F_DUPFD_QUERY 1027  /* Linux 6.10 */
+#endif
+
+#ifdef F_DUPFD_QUERY
+/* "Do fd and other share an open file description?"  A held number is a
+ * closed one (-1: the kernel's EBADF), and each pooled one first gets a
+ * description of its own (ur_own), so that two separate opens answer 0 and
+ * an open and its dup 1, as natively (issue 36, defect 8). */
+static int ur_dupfd_query(ur_fcntl_fn real, int fd, unsigned st, int other)
+{
+	unsigned so = ur_state(other);
+
+	ur_own(fd, st);
+	ur_own(other, so);
+	return real(ur_real_fd(fd, st), F_DUPFD_QUERY, ur_real_fd(other, so));
+}
+#endif
+
 static int ur_fcntl(ur_fcntl_fn real, int fd, int cmd, void *arg)
 {
 	unsigned st = ur_state(fd);
@@ -370,6 +416,10 @@ static int ur_fcntl(ur_fcntl_fn real, int fd, int cmd, void *arg)
 
 	if (UR_IS_DUP2FD(cmd) && (st | ur_state((int)(intptr_t)arg)))
 		return ur_fcntl_dup2fd(fd, cmd, arg);
+#ifdef F_DUPFD_QUERY
+	if (fp_unlikely(cmd == F_DUPFD_QUERY) && (st | ur_state((int)(intptr_t)arg)))
+		return ur_dupfd_query(real, fd, st, (int)(intptr_t)arg);
+#endif
 
 	if (fp_likely(!st)) {
 		r = real(fd, cmd, arg);
@@ -572,9 +622,11 @@ FP_EXPORT ssize_t getrandom(void *buf, size_t n, unsigned flags)
 		return r;
 	}
 	/* fp_enabled first: it reads the settings if nobody has yet. */
+	/* Refused once (ur_refused): refused every time, as natively, even
+	 * where the pool holds bytes read from the device. */
 	if (!fp_enabled(FP_BIT(urandom)) || fp_likely(!ur_getrandom) ||
 	    (flags & ~(unsigned)GRND_NONBLOCK) || n == 0 || n > UR_SERVE_MAX ||
-	    !fp_opaque(buf))
+	    !fp_opaque(buf) || ur_refused)
 		return FP_REAL(getrandom)(buf, n, flags);
 	pthread_testcancel();  /* as glibc's getrandom */
 	if (ur_source != UR_SRC_RESERVOIR)
@@ -605,7 +657,7 @@ FP_EXPORT int getentropy(void *buf, size_t n)
 	}
 	/* Over 256 bytes is EIO; NULL is EFAULT: the real one says so. */
 	if (!fp_enabled(FP_BIT(urandom)) || fp_likely(!ur_getrandom) || n == 0 ||
-	    n > 256 || !fp_opaque(buf))
+	    n > 256 || !fp_opaque(buf) || ur_refused)
 		return FP_REAL(getentropy)(buf, n);
 	if (ur_source != UR_SRC_RESERVOIR) {
 		/* Not a byte short for 256 or fewer, but for a signal. */
@@ -657,8 +709,9 @@ static bool ur_load(fp_getenv_fn get)
 
 /* "<n> opens, <n> reads, <n> getrandom[ (off)], <n> syscalls, <n> refills,
  * <n> slice fills, source vdso|kernel|reservoir, mode exact|reserve[,
- * cloexec dups F_DUPFD+F_SETFD]" (the
- * last where the kernel refused F_DUPFD_CLOEXEC, urandom_cloexec.c) */
+ * cloexec dups F_DUPFD+F_SETFD][, getrandom refused (ENOSYS|EPERM)]" (the
+ * first where the kernel refused F_DUPFD_CLOEXEC, urandom_cloexec.c; the
+ * second where a filter refused getrandom, which made the source kernel) */
 static void ur_stats(struct fp_buf *b, const unsigned long *c)
 {
 	fp_buf_ulong(b, c[UR_C_OPENS]);
@@ -677,6 +730,9 @@ static void ur_stats(struct fp_buf *b, const unsigned long *c)
 	fp_buf_str(b, ur_mode == UR_MODE_RESERVE ? ", mode reserve" : ", mode exact");
 	if (atomic_load(&ur_dup_fallback))
 		fp_buf_str(b, ", cloexec dups F_DUPFD+F_SETFD");
+	if (ur_refused)
+		fp_buf_str(b, ur_refused == EPERM ? ", getrandom refused (EPERM)"
+		                                  : ", getrandom refused (ENOSYS)");
 }
 
 static void ur_init(void)

@@ -22,9 +22,11 @@
  * to a page, none across a page) or wipe-on-fork and dont-dump (slices);
  * the thread's pointer is in thread-local storage, and a key's destructor
  * hands the memory back when the thread ends, for the next thread to take.
- * A slot is taken under a try-lock: a signal handler that finds it held
- * (by the thread it interrupted, or another) gets none, and the kernel
- * serves that read.  No allocation, no lock waited for, on a read.
+ * A slot is a bit taken by compare-and-swap and given back by an atomic
+ * and: nothing a siglongjmp out of a first read can leave held.  Only
+ * mapping a new chunk takes a try-lock, with every signal blocked; a
+ * thread that finds it held goes without (the kernel serves that read).
+ * No allocation, no lock waited for, on a read or at a thread's end.
  */
 #include "fastpath.h"
 #include "urandom.h"
@@ -144,7 +146,7 @@ static void ur_vgr_bind(void)
 #define UR_SL_CREATE(s)                                                       \
 	do {                                                                 \
 		ANNOTATE_RWLOCK_CREATE(s);                                   \
-		ANNOTATE_BENIGN_RACE_SIZED(&(s)->busy, sizeof (s)->busy,     \
+		ANNOTATE_BENIGN_RACE_SIZED(&(s)->mapping, sizeof (s)->mapping, \
 		                           "the slots' lock word");          \
 	} while (0)
 #define UR_SL_LOCKED(s) ANNOTATE_RWLOCK_ACQUIRED(s, 1)
@@ -162,15 +164,15 @@ static void ur_vgr_bind(void)
  * ---------------------------------------------------------------------- */
 #define UR_CHUNKS 256  /* 16,000 threads' slots at most; later ones: none */
 struct ur_slots {
-	_Atomic bool busy;   /* the try-lock */
+	_Atomic bool mapping;  /* a chunk being mapped: a try-lock, never waited for */
 	size_t size;         /* of a slot, cache-line aligned */
 	unsigned per_page, per_chunk;
 	size_t chunk_bytes;
 	int prot, flags;
 	bool advise;         /* wipe-on-fork and dont-dump, by madvise */
-	unsigned nchunks;
+	_Atomic unsigned nchunks;  /* published after its chunk[] */
 	unsigned char *chunk[UR_CHUNKS];
-	uint64_t used[UR_CHUNKS];
+	_Atomic uint64_t used[UR_CHUNKS];
 };
 static struct ur_slots ur_states, ur_slices;
 static size_t ur_page;
@@ -196,49 +198,82 @@ static void *ur_slot_at(const struct ur_slots *s, unsigned c, unsigned i)
 	return s->chunk[c] + (i / s->per_page) * ur_page + (i % s->per_page) * s->size;
 }
 
-/* A free slot, or NULL (the lock is held, no memory, too many threads). */
+/* A free bit of chunk c taken, by one compare-and-swap: a handler that
+ * jumps out before or after it leaves the bitmap whole. */
+static void *ur_slot_claim(struct ur_slots *s, unsigned c)
+{
+	uint64_t full = s->per_chunk >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << s->per_chunk) - 1;
+	uint64_t u = atomic_load(&s->used[c]);
+	unsigned i;
+
+	while (u != full) {
+		/* A loop, not ctz: no libgcc helper in a 32-bit build. */
+		for (i = 0; u & ((uint64_t)1 << i); i++)
+			;
+		if (atomic_compare_exchange_weak(&s->used[c], &u, u | ((uint64_t)1 << i)))
+			return ur_slot_at(s, c, i);
+	}
+	return NULL;
+}
+
+/* A new chunk, its first slot taken, under the try-lock with every signal
+ * blocked: nothing can jump out while it is held, so no thread ever finds
+ * it stranded.  NULL if another thread maps one now (this read goes
+ * without) or there is no memory. */
+static void *ur_slot_map(struct ur_slots *s)
+{
+	sigset_t all, old;
+	void *p = NULL;
+	unsigned n;
+
+	sigfillset(&all);
+	(void)pthread_sigmask(SIG_BLOCK, &all, &old);
+	if (!atomic_exchange_explicit(&s->mapping, true, memory_order_acquire)) {
+		UR_SL_LOCKED(s);
+		n = atomic_load(&s->nchunks);
+		if (n < UR_CHUNKS) {
+			/* Through void *: see ur_pool_get on old illumos headers. */
+			void *m = (void *)fp_mmap(NULL, s->chunk_bytes, s->prot, s->flags, -1, 0);
+
+			ur_count(SYSCALLS);
+			if (m != (void *)MAP_FAILED) {
+				if (s->advise)
+					(void)ur_private_advise(m, s->chunk_bytes);
+				s->chunk[n] = m;
+				atomic_store(&s->used[n], 1);
+				atomic_store(&s->nchunks, n + 1);
+				p = m;
+			}
+		}
+		UR_SL_UNLOCK(s);
+		atomic_store_explicit(&s->mapping, false, memory_order_release);
+	}
+	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return p;
+}
+
+/* A free slot, or NULL (no memory, too many threads, another thread is
+ * mapping a chunk): the caller goes without, never waits. */
 static void *ur_slot_get(struct ur_slots *s)
 {
-	uint64_t full;
-	void *p = NULL;
-	unsigned c;
+	unsigned c, n;
+	void *p;
 
-	if (s->size == 0 || atomic_exchange_explicit(&s->busy, true, memory_order_acquire))
+	if (s->size == 0)
 		return NULL;
-	UR_SL_LOCKED(s);
-	full = s->per_chunk >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << s->per_chunk) - 1;
-	for (c = 0; c < s->nchunks && !p; c++)
-		if (s->used[c] != full) {
-			unsigned i = 0;
-
-			/* A loop, not ctz: no libgcc helper in a 32-bit build. */
-			while (s->used[c] & ((uint64_t)1 << i))
-				i++;
-			s->used[c] |= (uint64_t)1 << i;
-			p = ur_slot_at(s, c, i);
-		}
-	if (!p && s->nchunks < UR_CHUNKS) {
-		/* Through void *: see ur_pool_get on old illumos headers. */
-		void *m = (void *)fp_mmap(NULL, s->chunk_bytes, s->prot, s->flags, -1, 0);
-
-		ur_count(SYSCALLS);
-		if (m != (void *)MAP_FAILED) {
-			if (s->advise)
-				(void)ur_private_advise(m, s->chunk_bytes);
-			s->chunk[s->nchunks] = m;
-			s->used[s->nchunks++] = 1;
-			p = m;
-		}
-	}
-	UR_SL_UNLOCK(s);
-	atomic_store_explicit(&s->busy, false, memory_order_release);
-	return p;
+	n = atomic_load(&s->nchunks);
+	for (c = 0; c < n; c++)
+		if ((p = ur_slot_claim(s, c)))
+			return p;
+	return ur_slot_map(s);
 }
 
 /* Which slot p is: chunk c, bit i; false when it is none of s's. */
 static bool ur_slot_index(const struct ur_slots *s, const void *p, unsigned *c, unsigned *i)
 {
-	for (*c = 0; *c < s->nchunks; (*c)++) {
+	unsigned n = atomic_load(&s->nchunks);
+
+	for (*c = 0; *c < n; (*c)++) {
 		const unsigned char *b = s->chunk[*c];
 
 		if ((const unsigned char *)p >= b && (const unsigned char *)p < b + s->chunk_bytes) {
@@ -251,19 +286,13 @@ static bool ur_slot_index(const struct ur_slots *s, const void *p, unsigned *c, 
 	return false;
 }
 
-/* Gives a slot back: at a thread's end, never from a signal handler. */
+/* Gives a slot back (a thread's end): one atomic and, no lock. */
 static void ur_slot_put(struct ur_slots *s, void *p)
 {
-	unsigned c, i, spins = 0;
+	unsigned c, i;
 
-	while (atomic_exchange_explicit(&s->busy, true, memory_order_acquire))
-		if (++spins > 64)
-			sched_yield();
-	UR_SL_LOCKED(s);
 	if (ur_slot_index(s, p, &c, &i))
-		s->used[c] &= ~((uint64_t)1 << i);
-	UR_SL_UNLOCK(s);
-	atomic_store_explicit(&s->busy, false, memory_order_release);
+		atomic_fetch_and(&s->used[c], ~((uint64_t)1 << i));
 }
 
 /* In a fork child: only the forking thread exists; every other thread's
@@ -272,11 +301,11 @@ static void ur_slots_child(struct ur_slots *s, const void *keep)
 {
 	unsigned c, i;
 
-	for (c = 0; c < s->nchunks; c++)
-		s->used[c] = 0;
+	for (c = 0; c < atomic_load(&s->nchunks); c++)
+		atomic_store(&s->used[c], 0);
 	if (keep && ur_slot_index(s, keep, &c, &i))
-		s->used[c] |= (uint64_t)1 << i;
-	atomic_store(&s->busy, false);
+		atomic_store(&s->used[c], (uint64_t)1 << i);
+	atomic_store(&s->mapping, false);
 }
 
 /* ------------------------------------------------------------------------
@@ -349,6 +378,27 @@ void *ur_thread_slice_new(void)
 	return p;
 }
 
+/* getrandom refused by a seccomp filter (ENOSYS, as old container
+ * profiles return, or EPERM): the vDSO makes the refused system call on
+ * every call, twice (its reseed, then its fallback), and never seeds.  So
+ * the first refusal ends the vdso source for the process: reads of the
+ * device are the kernel's read from then on (what libuuid falls back to
+ * there), and the program's own getrandom calls go to the getrandom bound,
+ * which refuses them as natively.  The stats line says why. */
+int ur_refused;
+
+#ifdef UR_HAVE_VDSO
+static void ur_source_refused(int err)
+{
+	if (ur_source != UR_SRC_VDSO)
+		return;
+	__atomic_store_n(&ur_refused, err, __ATOMIC_RELAXED);
+	__atomic_store_n(&ur_source, UR_SRC_KERNEL, __ATOMIC_RELAXED);
+	ur_debug(err == EPERM ? "getrandom refused (EPERM): source kernel from now on"
+	                      : "getrandom refused (ENOSYS): source kernel from now on");
+}
+#endif
+
 /* The vdso source: n bytes from this thread's state, as the system call
  * would give them (a count, or -errno).  With no state to be had, the
  * getrandom system call itself.  A signal handler that re-enters the state
@@ -369,12 +419,20 @@ ssize_t ur_vdso_call(void *buf, size_t n, unsigned flags)
 			if (r < 0)
 				r = -errno;
 			errno = saved;
+			if (fp_unlikely(r == -ENOSYS || r == -EPERM))
+				ur_source_refused((int)-r);
 			return r;
 		}
 		errno = saved;
 	}
 	/* The vDSO answers -errno and leaves errno alone. */
-	return ur_vgr(buf, n, flags, st, ur_vgr_p.size_of_opaque_state);
+	{
+		ssize_t r = ur_vgr(buf, n, flags, st, ur_vgr_p.size_of_opaque_state);
+
+		if (fp_unlikely(r == -ENOSYS || r == -EPERM))
+			ur_source_refused((int)-r);
+		return r;
+	}
 #else
 	(void)buf, (void)n, (void)flags;
 	return -ENOSYS;

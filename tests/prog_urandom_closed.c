@@ -4,7 +4,9 @@
  * it closed it, and the number its next open gets (issue 15's table).  Run
  * natively and under fastpath.so; t_urandom.sh compares the logs, which
  * hold raw numbers on purpose: exact mode must give the same ones.
- *   prog_urandom_closed            both flag styles, then again in a child
+ *   prog_urandom_closed            both flag styles, then again in a child;
+ *                                  then, in a child, an open at 4096 or above,
+ *                                  and in another an F_SETFL at the limit
  *   prog_urandom_closed hidden T N T threads x N open/read/close cycles of
  *                                  each device, then prints how many open
  *                                  descriptors of each device the process
@@ -20,10 +22,15 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/select.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <dirent.h>
 #include <unistd.h>
+
+#ifndef F_DUPFD_QUERY
+#define F_DUPFD_QUERY 1027  /* Linux 6.10 */
+#endif
 
 #define obs(what, call)                                                        \
 	do {                                                                   \
@@ -72,6 +79,13 @@ static void after_close(int flags)
 	obs("dup closed", dup(fd));
 	obs("dup2 closed", dup2(fd, 100));
 	obs("fcntl(F_GETFD) closed", fcntl(fd, F_GETFD));
+	/* A closed number as a directory or a program (issue 36, defect 10). */
+	obs("openat closed", openat(fd, "x", O_RDONLY));
+	{
+		char *const argv[] = { "true", NULL }, *const envp[] = { NULL };
+
+		obs("fexecve closed", fexecve(fd, argv, envp));
+	}
 	next = open("/etc/hostname", O_RDONLY | O_CLOEXEC);
 	if (next < 0)
 		next = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -85,6 +99,113 @@ static void after_close(int flags)
 	obs("fcntl(F_GETFL) second", fcntl(next, F_GETFL) & ~O_LARGEFILE);
 	close(fd);
 	close(next);
+}
+
+/* Last, as they change which number reserve mode keeps. */
+static void extra(int flags)
+{
+	int fd, next;
+
+	tag = flags & O_CLOEXEC ? "O_CLOEXEC" : "O_RDONLY";
+	/* A close_range the kernel refuses closes nothing, and forgets
+	 * nothing: a later change stays this open's (defect 7). */
+	fd = open("/dev/urandom", flags);
+	obs("close_range, unknown flag", close_range((unsigned)fd, (unsigned)fd, 1u << 30));
+	obs("F_SETFL after it", fcntl(fd, F_SETFL, O_NONBLOCK));
+	next = open("/dev/urandom", flags);
+	obs("next open's O_NONBLOCK", fcntl(next, F_GETFL) & O_NONBLOCK);
+	close(fd);
+	close(next);
+	/* F_DUPFD_QUERY (Linux 6.10): two opens are two descriptions, an
+	 * open and its dup one, and a closed number EBADF (defect 8).  EINVAL
+	 * everywhere on an older kernel, natively and under fastpath alike. */
+	fd = open("/dev/urandom", flags);
+	next = open("/dev/urandom", flags);
+	obs("F_DUPFD_QUERY two opens", fcntl(fd, F_DUPFD_QUERY, next));
+	{
+		int d = dup(fd), n, odd = 0;
+
+		obs("F_DUPFD_QUERY open and its dup", fcntl(fd, F_DUPFD_QUERY, d));
+		close(d);
+		for (n = 3; n < 4096; n++) {
+			int q;
+
+			if (fcntl(n, F_GETFD) >= 0 || errno != EBADF)
+				continue;
+			q = fcntl(fd, F_DUPFD_QUERY, n);
+			if (q >= 0 || (errno != EBADF && errno != EINVAL))
+				odd++;
+		}
+		obs("closed numbers F_DUPFD_QUERY does not call closed", odd);
+	}
+	close(fd);
+	close(next);
+	/* Every number a closed one answers openat as a closed one: the
+	 * numbers fastpath holds too (defect 10). */
+	{
+		int n, odd = 0;
+
+		for (n = 3; n < 4096; n++)
+			if (fcntl(n, F_GETFD) < 0 && errno == EBADF &&
+			    (openat(n, "x", O_RDONLY) >= 0 || errno != EBADF))
+				odd++;
+		obs("closed numbers whose openat is not EBADF", odd);
+	}
+	fflush(stdout);
+}
+
+/* At the descriptor limit, a change through a pooled open stays its own
+ * (defect 6): the copy it needs finds a number. */
+static void limit(void)
+{
+	struct rlimit rl = { 64, 128 };  /* soft under hard, as usual */
+	int fd, d, next;
+
+	tag = "limit";
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return;
+	fd = open("/dev/urandom", O_RDONLY);
+	next = open("/dev/urandom", O_RDONLY);
+	obs("two opens", fd >= 0 && next >= 0);
+	while ((d = dup(0)) >= 0)
+		;
+	obs("F_SETFL at the limit", fcntl(fd, F_SETFL, O_NONBLOCK));
+	obs("the other open's O_NONBLOCK", fcntl(next, F_GETFL) & O_NONBLOCK);
+	fflush(stdout);
+}
+
+/* A pooled open that lands at 4096 or above (the low numbers in use, the
+ * limit higher) is a description of its own (defect 4): its F_SETFL does
+ * not reach the next open. */
+static void high(void)
+{
+	struct rlimit rl;
+	int null, d, fd, next;
+
+	tag = "high";
+	/* An open first, under the limit the program started with (where
+	 * fastpath's own hidden descriptor, if any, then sits). */
+	if ((fd = open("/dev/urandom", O_RDONLY)) >= 0)
+		close(fd);
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_max < 4200) {
+		printf("high: skipped, hard limit under 4200\n");
+		return;
+	}
+	rl.rlim_cur = 4200;
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0 || (null = open("/dev/null", O_RDONLY)) < 0)
+		return;
+	while ((d = dup(null)) >= 0 && d < 4096)
+		;
+	if (d >= 0)
+		close(d);
+	fd = open("/dev/urandom", O_RDONLY);
+	obs("open at the top", fd >= 4096);
+	obs("F_SETFL", fcntl(fd, F_SETFL, O_NONBLOCK));
+	close(100);
+	next = open("/dev/urandom", O_RDONLY);
+	obs("next open's number", next);
+	obs("next open's O_NONBLOCK", fcntl(next, F_GETFL) & O_NONBLOCK);
+	fflush(stdout);
 }
 
 static void all(void)
@@ -169,5 +290,19 @@ int main(int argc, char **argv)
 	waitpid(pid, &status, 0);
 	printf("-- after the child, in the parent\n");
 	all();
+	extra(O_RDONLY | O_CLOEXEC);
+	extra(O_RDONLY);
+	pid = fork();
+	if (pid == 0) {
+		high();
+		_exit(0);
+	}
+	waitpid(pid, NULL, 0);
+	pid = fork();
+	if (pid == 0) {
+		limit();
+		_exit(0);
+	}
+	waitpid(pid, NULL, 0);
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
 }

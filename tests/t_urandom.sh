@@ -13,6 +13,7 @@ S=$TESTBIN/prog_urandom_stress
 F=$TESTBIN/prog_urandom_fortify
 C=$TESTBIN/prog_urandom_closed
 W=$TESTBIN/prog_urandom_seen
+STALL=$TESTBIN/prog_urandom_stall
 # The limit raised first (or kept, if the hard one is lower): the hidden
 # descriptor then sits at 4080.
 BASH_CASE='ulimit -n 4096 2>/dev/null; exec 5</dev/urandom; exec 5<&-; exec 4080>x; echo hi >&4080'
@@ -35,6 +36,10 @@ precond "prog_urandom_closed runs natively" [ $? -eq 0 ]
 "$W" >"$T_TMP/wn" 2>&1
 precond "prog_urandom_seen runs natively" [ $? -eq 0 ]
 "$W" procfd >"$T_TMP/pn" 2>&1
+for c in "longjmp 5" cancel system "execrace 1000"; do
+	# shellcheck disable=SC2086
+	precond "prog_urandom_stall $c runs natively" timeout 60 "$STALL" $c
+done
 syms=$(nm -D "$F" 2>/dev/null | awk '{print $2}' | tr '\n' ' ')
 calls() { case " $syms " in *" $1@"* | *" $1 "*) ;; *) echo "nm: $syms"; return 1 ;; esac; }
 for s in __open_2 __open64_2 __openat_2 __openat64_2 __read_chk; do
@@ -150,17 +155,17 @@ if [ -n "$HAVE_STRACE" ]; then
 	# read or getrandom is the pool's: a 64 KiB refill per 4,096 reads.
 	# Source vdso: one getrandom of 32 bytes, the key of the thread's new
 	# state (the vDSO's own; again when the kernel reseeds); kernel: each read.
-	rf=$(sed -n '/urandom/,$p' "$T_TMP/st.f" | grep -c -E '(^| )(read|getrandom)\(')
+	rf=$(sed -n '\|/dev/urandom|,$p' "$T_TMP/st.f" | grep -c -E '(^| )(read|getrandom)\(')
 	case $SRC in
 	vdso) lo=1 hi=2 per=0 ;;
 	kernel) lo=10000 hi=10004 per=1 ;;
 	*) lo=1 hi=5 per=0 ;;
 	esac
 	[ "$rf" -ge $lo ] && [ "$rf" -le $hi ] && ok "fastpath, source $SRC: $rf reads/getrandom for 160,000 bytes" ||
-		fail "fastpath reads, source $SRC" "$rf: $(sed -n '/urandom/,$p' "$T_TMP/st.f" | head -5)"
-	tf=$(sed -n '/urandom/,$p' "$T_TMP/st.f" | wc -l)
+		fail "fastpath reads, source $SRC" "$rf: $(sed -n '\|/dev/urandom|,$p' "$T_TMP/st.f" | head -5)"
+	tf=$(sed -n '\|/dev/urandom|,$p' "$T_TMP/st.f" | wc -l)
 	tf=$((tf - per * rf))
-	dups=$(sed -n '/urandom/,$p' "$T_TMP/st.f" | grep -c 'F_DUPFD_CLOEXEC, 0)')
+	dups=$(sed -n '\|/dev/urandom|,$p' "$T_TMP/st.f" | grep -c 'F_DUPFD_CLOEXEC, 0)')
 	if [ $M = exact ]; then
 		# Exact: an open is one fcntl(F_DUPFD_CLOEXEC), a close is real.
 		expect_eq "exact: one F_DUPFD_CLOEXEC per open" 10000 "$dups"
@@ -176,13 +181,13 @@ if [ -n "$HAVE_STRACE" ]; then
 	strace -f -qq -e trace=open,openat,read,close,fcntl,dup -o "$T_TMP/st.c" \
 		env LD_PRELOAD="$FASTPATH_SO" "$S" cycles 1000 noclo
 	expect_eq "noclo: device opens" 1 "$(count "$T_TMP/st.c" 'open.*"/dev/urandom"')"
-	c=$(sed -n '/urandom/,$p' "$T_TMP/st.c" | grep -c -E '^[0-9]+ +(read)\(')
+	c=$(sed -n '\|/dev/urandom|,$p' "$T_TMP/st.c" | grep -c -E '^[0-9]+ +(read)\(')
 	[ "$c" -le $((3 + per * 1000)) ] && ok "noclo: $c reads in 1,000 cycles (source $SRC)" ||
 		fail "noclo reads" "$c"
-	fc=$(sed -n '/urandom/,$p' "$T_TMP/st.c" | grep -c -E '^[0-9]+ +fcntl\(')
+	fc=$(sed -n '\|/dev/urandom|,$p' "$T_TMP/st.c" | grep -c -E '^[0-9]+ +fcntl\(')
 	if [ $M = exact ]; then
 		expect_eq "noclo, exact: one dup (F_DUPFD from 0) a cycle" 1000 \
-			"$(sed -n '/urandom/,$p' "$T_TMP/st.c" | grep -c -E '^[0-9]+ +dup\([0-9]+\)')"
+			"$(sed -n '\|/dev/urandom|,$p' "$T_TMP/st.c" | grep -c -E '^[0-9]+ +dup\([0-9]+\)')"
 	else
 		[ "$fc" -le 3 ] && ok "noclo, reserve: $fc fcntl in 1,000 cycles (none per cycle)" ||
 			fail "noclo, reserve fcntl" "$fc"
@@ -219,6 +224,19 @@ fi
 # SECONDS and until 101 handler reads, at most 600 s more, then a failure).
 check "fork while another thread holds the pool lock" timeout 120 env LD_PRELOAD="$FASTPATH_SO" "$S" forklock 300
 check "signal handler reads while the main loop reads" timeout 900 env LD_PRELOAD="$FASTPATH_SO" "$S" signal 2
+# No thread waits for another, and nothing a jump or a cancellation leaves
+# behind stops a later call (docs/design.md): each a hang or a stall before
+# (issue 36, defects 1-3); the timeouts bound a hang only.
+for c in "longjmp 40" cancel system; do
+	# shellcheck disable=SC2086 # the mode and its count
+	check "no stall: prog_urandom_stall $c" timeout 300 env LD_PRELOAD="$FASTPATH_SO" "$STALL" $c
+done
+check "no stall: prog_urandom_stall cancel, F_DUPFD_CLOEXEC refused" \
+	timeout 60 env LD_PRELOAD="$FASTPATH_SO" FASTPATH_TEST_NO_DUPFD_CLOEXEC=1 "$STALL" cancel
+# An exec's copy step claims each number first (defect 5: it replaced a
+# /dev/null another thread had just opened there, 34-49 times in 100,000).
+check "100,000 failed execs: another thread's /dev/null never replaced by the device" \
+	timeout 300 env LD_PRELOAD="$FASTPATH_SO" "$STALL" execrace 100000
 # One thread, the process's only one (fastpath's one-thread paths: no locked
 # instruction), and a handler that makes cycles of its own, landing inside
 # ours: every open and read counted exactly, no block served twice (the
@@ -471,8 +489,8 @@ check "(and says nothing of it where F_DUPFD_CLOEXEC works)" \
 if [ -n "$HAVE_STRACE" ]; then
 	strace -f -qq -e trace=openat,fcntl -o "$T_TMP/st.nc" \
 		env FASTPATH_TEST_NO_DUPFD_CLOEXEC=1 LD_PRELOAD="$FASTPATH_SO" "$S" cycles 1000
-	a=$(sed -n '/urandom/,$p' "$T_TMP/st.nc" | grep -c 'F_DUPFD, 0)')
-	b=$(sed -n '/urandom/,$p' "$T_TMP/st.nc" | grep -c 'F_SETFD, FD_CLOEXEC)')
+	a=$(sed -n '\|/dev/urandom|,$p' "$T_TMP/st.nc" | grep -c 'F_DUPFD, 0)')
+	b=$(sed -n '\|/dev/urandom|,$p' "$T_TMP/st.nc" | grep -c 'F_SETFD, FD_CLOEXEC)')
 	c=$(grep -c 'F_DUPFD_CLOEXEC' "$T_TMP/st.nc")
 	o=$(grep -c 'open.*"/dev/urandom"' "$T_TMP/st.nc")
 	if [ "$a" -eq 1000 ] && [ "$b" -ge 1000 ] && [ "$c" -eq 0 ] && [ "$o" -ge 1 ] && [ "$o" -le 2 ]; then
@@ -656,6 +674,53 @@ else
 		fail "no handler read met a state in use" "$(head -3 "$T_TMP/st.sig")"
 fi
 T_TAG=
+
+# ---- getrandom refused by a seccomp filter (issue 36, "where the pattern lives")
+# Debian's libuuid opens the device per UUID only where getrandom is refused.
+# The vDSO then makes the refused call twice per read, for ever: the first
+# refusal ends the vdso source (kernel from then on, the stats line says
+# why), and the program's own getrandom stays refused.  Each source (vdso
+# where the kernel has it, kernel and reservoir forced) and both errnos.
+G=$TESTBIN/prog_urandom_seccomp
+"$G" ENOSYS "$G" probe >"$T_TMP/gp.n" 2>&1
+case $? in
+77) skip "getrandom refused by a filter" "no seccomp filter here: $(head -1 "$T_TMP/gp.n")" ;;
+*)
+for e in ENOSYS EPERM; do
+	"$G" $e "$G" probe >"$T_TMP/gp.n" 2>&1
+	env LD_PRELOAD="$FASTPATH_SO" FASTPATH_GETRANDOM=1 "$G" $e "$G" probe >"$T_TMP/gp.f" 2>&1
+	check "getrandom refused ($e): the program's own getrandom and getentropy refused as natively" \
+		cmp -s "$T_TMP/gp.n" "$T_TMP/gp.f"
+	for how in auto kernel reservoir; do
+		case $how in
+		auto) run="env" ;;
+		kernel) run="env FASTPATH_TEST_NO_VDSO=1" ;;
+		reservoir) run="env FASTPATH_URANDOM_SOURCE=reservoir" ;;
+		esac
+		# shellcheck disable=SC2086 # the command words
+		stats_run "$T_TMP/gs" $run LD_PRELOAD="$FASTPATH_SO" "$G" $e "$S" cycles 2000
+		got=$(sed -n 's/.*, source \([a-z]*\), mode.*/\1/p' "$T_TMP/gs")
+		case $how in
+		auto | kernel) want_src=kernel ;;
+		*) want_src=reservoir ;;
+		esac
+		expect_eq "getrandom refused ($e), source $how: reads served by" "$want_src" "$got"
+		if [ "$how" != kernel ]; then
+			check "getrandom refused ($e), source $how: the stats line says why" \
+				grep -q "getrandom refused ($e)" "$T_TMP/gs"
+		fi
+		if [ -n "$HAVE_STRACE" ]; then
+			# shellcheck disable=SC2086
+			strace -f -qq -e trace=getrandom -o "$T_TMP/gst" \
+				$run LD_PRELOAD="$FASTPATH_SO" "$G" $e "$S" cycles 2000 >/dev/null 2>&1
+			n=$(grep -c 'getrandom(' "$T_TMP/gst")
+			[ "$n" -le 4 ] && ok "getrandom refused ($e), source $how: $n getrandom calls in 2,000 reads" ||
+				fail "getrandom refused ($e), source $how: getrandom tried again and again" "$n calls"
+		fi
+	done
+done
+;;
+esac
 
 # ---- statistics of the served stream (rng-tools5's rngtest) ----------------
 # 20 MB through each source: 8,000 blocks of 20,000 bits; FIPS 140-2 false

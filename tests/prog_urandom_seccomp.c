@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * prog_urandom_seccomp: runs a command where getrandom(2) is refused, as an
+ * old container seccomp profile does (the environment where Debian's
+ * libuuid opens /dev/urandom per UUID).
+ *   prog_urandom_seccomp ENOSYS|EPERM COMMAND [ARG...]
+ *                         installs a filter that answers every getrandom
+ *                         system call (the vDSO's too) with that errno,
+ *                         then execs COMMAND
+ *   prog_urandom_seccomp probe
+ *                         getrandom(16) and getentropy(16): prints each
+ *                         result and errno (run under the filter)
+ * Exits 77 where no filter can be installed (another architecture, no
+ * seccomp).
+ */
+#include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#if defined(__x86_64__) && !defined(__ILP32__)
+#define ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define ARCH AUDIT_ARCH_AARCH64
+#elif defined(__i386__)
+#define ARCH AUDIT_ARCH_I386
+#endif
+
+static int probe(void)
+{
+	unsigned char b[16];
+	long r = (long)getrandom(b, sizeof b, 0);
+
+	printf("getrandom = %ld %s\n", r, r < 0 ? strerrorname_np(errno) : "");
+	r = getentropy(b, sizeof b);
+	printf("getentropy = %ld %s\n", r, r < 0 ? strerrorname_np(errno) : "");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 2 && strcmp(argv[1], "probe") == 0)
+		return probe();
+	if (argc < 3 || (strcmp(argv[1], "ENOSYS") != 0 && strcmp(argv[1], "EPERM") != 0)) {
+		fprintf(stderr, "usage: prog_urandom_seccomp ENOSYS|EPERM COMMAND [ARG...]\n");
+		return 2;
+	}
+#if defined(ARCH) && defined(SYS_getrandom)
+	{
+		unsigned err = strcmp(argv[1], "EPERM") == 0 ? EPERM : ENOSYS;
+		struct sock_filter f[] = {
+			BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+			BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH, 1, 0),
+			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+			BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+			BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getrandom, 0, 1),
+			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | err),
+			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		};
+		struct sock_fprog prog = { .len = sizeof f / sizeof f[0], .filter = f };
+
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) {
+			perror("prog_urandom_seccomp: no filter");
+			return 77;
+		}
+	}
+	execvp(argv[2], argv + 2);
+	perror("prog_urandom_seccomp: exec");
+	return 127;
+#else
+	fprintf(stderr, "prog_urandom_seccomp: no filter for this architecture\n");
+	return 77;
+#endif
+}

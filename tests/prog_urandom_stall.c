@@ -1,0 +1,334 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * prog_urandom_stall: no thread waits for another, and nothing a jump or a
+ * cancellation leaves behind stops a later call (docs/design.md, "No waits,
+ * nothing stranded").  Run natively and under fastpath.so by t_urandom.sh,
+ * each under a timeout: a hang is the failure.
+ *   longjmp N   N times, in a fresh process: a thread that already has its
+ *               per-thread memory waits; 50 threads in turn have their first
+ *               pooled reads cut short at random moments by a signal handler
+ *               that siglongjmps out; then the first thread exits and is
+ *               joined, and a third reads and exits
+ *   cancel      a thread cancelled inside system("sleep 5"); then dup,
+ *               F_SETFL, flock and fdopen of a pooled descriptor
+ *   execrace N  N failed execs while another thread closes a pooled number
+ *               and opens /dev/null on it: the exec's copy step must never
+ *               replace it by the device (not a stall: a race; exit 1)
+ *   system      one thread in system("sleep 2") while another dups, sets
+ *               the flags of and flocks a pooled descriptor: prints the
+ *               seconds that took (native 0.000), fails over 0.5
+ * Exit 0 when every step returned.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "prog_urandom_stall: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+/* ---- longjmp ----------------------------------------------------------- */
+static sigjmp_buf jb;
+static _Thread_local volatile sig_atomic_t armed;
+static _Atomic bool first_ready, first_go;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	if (armed)
+		siglongjmp(jb, 1);
+}
+
+static void *first(void *arg)
+{
+	unsigned char b[16];
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+
+	(void)arg;
+	if (fd < 0 || read(fd, b, sizeof b) != (ssize_t)sizeof b)
+		die("first reader");
+	close(fd);
+	atomic_store(&first_ready, true);
+	while (!atomic_load(&first_go))
+		sched_yield();
+	return NULL;  /* its per-thread memory handed back here */
+}
+
+static _Atomic bool jumper_done;
+
+static void *jumper(void *arg)
+{
+	unsigned char b[16];
+	volatile int done = 0;
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+
+	(void)arg;
+	if (fd < 0)
+		die("jumper open");
+	while (!done) {
+		if (sigsetjmp(jb, 1) == 0) {
+			armed = 1;
+			if (read(fd, b, sizeof b) == (ssize_t)sizeof b)
+				done = 1;
+			armed = 0;
+		} else {
+			armed = 0;
+		}
+	}
+	close(fd);
+	atomic_store(&jumper_done, true);
+	return NULL;
+}
+
+static void *third(void *arg)
+{
+	unsigned char b[16];
+	int fd = open("/dev/urandom", O_RDONLY);
+
+	(void)arg;
+	if (fd < 0 || read(fd, b, sizeof b) != (ssize_t)sizeof b)
+		die("third reader");
+	close(fd);
+	return NULL;
+}
+
+static int one_longjmp(unsigned seed)
+{
+	pthread_t a, j, c;
+	struct sigaction sa;
+	struct timespec d;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_usr1;
+	sigaction(SIGUSR1, &sa, NULL);
+	if (pthread_create(&a, NULL, first, NULL) != 0)
+		die("pthread_create");
+	while (!atomic_load(&first_ready))
+		sched_yield();
+	srand(seed);
+	for (int k = 0; k < 50; k++) {
+		atomic_store(&jumper_done, false);
+		if (pthread_create(&j, NULL, jumper, NULL) != 0)
+			die("pthread_create");
+		/* Signals at random short intervals until the jumper's read
+		 * got through: most land in the read, some in its first
+		 * taking of per-thread memory. */
+		/* At most 3000 signals each: on a loaded machine the jumper
+		 * may not run between two of them. */
+		for (int sent = 0; !atomic_load(&jumper_done); sent++) {
+			if (sent >= 3000) {
+				sched_yield();
+				continue;
+			}
+			d.tv_sec = 0;
+			d.tv_nsec = rand() % 3000;
+			pthread_kill(j, SIGUSR1);
+			for (volatile long i = 0; i < d.tv_nsec; i++)
+				;
+		}
+		pthread_join(j, NULL);  /* its memory handed back */
+	}
+	atomic_store(&first_go, true);
+	pthread_join(a, NULL);
+	if (pthread_create(&c, NULL, third, NULL) != 0)
+		die("pthread_create");
+	pthread_join(c, NULL);
+	return 0;
+}
+
+static int run_longjmp(int n)
+{
+	for (int i = 0; i < n; i++) {
+		pid_t p = fork();
+		int st;
+
+		if (p < 0)
+			die("fork");
+		if (p == 0) {
+			alarm(10);  /* a hang becomes a SIGALRM death */
+			_exit(one_longjmp((unsigned)i));
+		}
+		if (waitpid(p, &st, 0) < 0)
+			die("waitpid");
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+			fprintf(stderr, "prog_urandom_stall: try %d: %s %d\n", i,
+			        WIFSIGNALED(st) ? "killed by signal" : "exit",
+			        WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+			return 1;
+		}
+	}
+	printf("longjmp: %d tries, every thread joined\n", n);
+	return 0;
+}
+
+/* ---- cancel, system ------------------------------------------------------ */
+static _Atomic bool in_system;
+
+static void *sys_thread(void *arg)
+{
+	atomic_store(&in_system, true);
+	return (void *)(long)system((const char *)arg);
+}
+
+/* dup, F_SETFL, flock and fdopen of a pooled descriptor: the seconds. */
+static double pooled_calls(void)
+{
+	double t0 = now();
+	int fd = open("/dev/urandom", O_RDONLY), d;
+	FILE *f;
+
+	if (fd < 0)
+		die("open");
+	if ((d = dup(fd)) < 0)
+		die("dup");
+	if (fcntl(fd, F_SETFL, O_NONBLOCK) != 0)
+		die("F_SETFL");
+	/* Non-blocking: a flock on the device is system-wide, and another
+	 * program may hold one (EWOULDBLOCK is an answer, not a stall). */
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0 && errno != EWOULDBLOCK)
+		die("flock");
+	if (!(f = fdopen(d, "r")))
+		die("fdopen");
+	fclose(f);
+	close(fd);
+	return now() - t0;
+}
+
+/* Something pooled before the system(), as in a program that made a UUID. */
+static void pool_once(void)
+{
+	unsigned char b[16];
+	int fd = open("/dev/urandom", O_RDONLY);
+
+	if (fd < 0 || read(fd, b, sizeof b) != (ssize_t)sizeof b)
+		die("pool_once");
+	close(fd);
+}
+
+static int run_cancel(void)
+{
+	pthread_t t;
+	void *r;
+	double s;
+
+	pool_once();
+	if (pthread_create(&t, NULL, sys_thread, "sleep 5") != 0)
+		die("pthread_create");
+	while (!atomic_load(&in_system))
+		sched_yield();
+	usleep(200000);  /* inside system(), waiting for the command */
+	pthread_cancel(t);
+	pthread_join(t, &r);
+	if (r != PTHREAD_CANCELED) {
+		fprintf(stderr, "prog_urandom_stall: the thread was not cancelled\n");
+		return 1;
+	}
+	s = pooled_calls();
+	printf("cancel: pooled calls after a cancelled system(): %.3f s\n", s);
+	return s > 0.5;
+}
+
+static int run_system(void)
+{
+	pthread_t t;
+	double s;
+
+	pool_once();
+	if (pthread_create(&t, NULL, sys_thread, "sleep 2") != 0)
+		die("pthread_create");
+	while (!atomic_load(&in_system))
+		sched_yield();
+	usleep(200000);
+	s = pooled_calls();
+	printf("system: pooled calls while another thread is in system(): %.3f s\n", s);
+	pthread_join(t, NULL);
+	return s > 0.5;
+}
+
+/* ---- execrace ------------------------------------------------------------ */
+static _Atomic bool race_over;
+static _Atomic long replaced;
+
+/* Opens the device (a pooled number), closes it and opens /dev/null, which
+ * natively lands on the same number and stays /dev/null. */
+static void *nuller(void *arg)
+{
+	struct stat st;
+	unsigned char b[16];
+
+	(void)arg;
+	while (!atomic_load(&race_over)) {
+		int fd = open("/dev/urandom", O_RDONLY), n;
+
+		if (fd < 0)
+			die("nuller open");
+		for (int k = 0; k < 20; k++)  /* held a while: the exec's scan meets it */
+			if (read(fd, b, sizeof b) != (ssize_t)sizeof b)
+				die("nuller read");
+		close(fd);
+		if ((n = open("/dev/null", O_RDONLY)) < 0)
+			die("open /dev/null");
+		if (fstat(n, &st) == 0 && major(st.st_rdev) == 1 && minor(st.st_rdev) == 9)
+			atomic_fetch_add(&replaced, 1);
+		close(n);
+	}
+	return NULL;
+}
+
+/* N failed execs (the copy step runs, the exec fails) while a thread
+ * closes a pooled number and opens /dev/null on it: the exec's copy must
+ * never replace that /dev/null by the device. */
+static int run_execrace(int n)
+{
+	char *const argv[] = { "none", NULL }, *const envp[] = { NULL };
+	pthread_t t;
+	int keep = open("/dev/urandom", O_RDONLY);  /* one the exec would keep */
+
+	if (keep < 0 || pthread_create(&t, NULL, nuller, NULL) != 0)
+		die("execrace");
+	for (int i = 0; i < n; i++)
+		execve("/nonexistent/prog_urandom_stall", argv, envp);
+	atomic_store(&race_over, true);
+	pthread_join(t, NULL);
+	printf("execrace: %d failed execs, /dev/null replaced by the device %ld times\n", n,
+	       atomic_load(&replaced));
+	return atomic_load(&replaced) != 0;
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IONBF, 0);
+	if (argc >= 3 && strcmp(argv[1], "longjmp") == 0)
+		return run_longjmp(atoi(argv[2]));
+	if (argc >= 2 && strcmp(argv[1], "cancel") == 0)
+		return run_cancel();
+	if (argc >= 2 && strcmp(argv[1], "system") == 0)
+		return run_system();
+	if (argc >= 3 && strcmp(argv[1], "execrace") == 0)
+		return run_execrace(atoi(argv[2]));
+	fprintf(stderr, "usage: prog_urandom_stall longjmp N | cancel | system | execrace N\n");
+	return 2;
+}
