@@ -66,13 +66,21 @@ compare() {
 TMPB=$(mktemp) || exit 2
 trap 'rm -f "$TMPB" "$TMPB.n" "$TMPB.f"' EXIT
 
-# table: reads ROW lines on stdin, prints them aligned; passes other lines.
+# table: reads ROW lines on stdin, prints them aligned (the first column as
+# wide as its longest name, so that no row breaks the columns); passes
+# other lines through, after the table.
 table() {
 	awk -F '\t' '
-	$1 != "ROW" { print; next }
-	!hdr { printf "%-44s %10s %10s %8s %16s\n", "workload", "native s", "fastpath s", "speed-up", "syscalls saved"; hdr = 1 }
-	{
-		saved = ($6 == "-" || $7 == "-") ? "-" : sprintf("%d of %d", $6 - $7, $6)
-		printf "%-44s %10.3f %10.3f %7.1fx %16s\n", $2, $3, $4, $5, saved
+	$1 != "ROW" { other[++no] = $0; next }
+	{ row[++nr] = $0; if (length($2) > w) w = length($2) }
+	END {
+		if (w < 8) w = 8
+		if (nr) printf "%-" w "s %10s %10s %8s %16s\n", "workload", "native s", "fastpath s", "speed-up", "syscalls saved"
+		for (i = 1; i <= nr; i++) {
+			split(row[i], f, "\t")
+			saved = (f[6] == "-" || f[7] == "-") ? "-" : sprintf("%d of %d", f[6] - f[7], f[6])
+			printf "%-" w "s %10.3f %10.3f %7.1fx %16s\n", f[2], f[3], f[4], f[5], saved
+		}
+		for (i = 1; i <= no; i++) print other[i]
 	}'
 }

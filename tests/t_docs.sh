@@ -157,6 +157,73 @@ else
 	fail "fastpath(7) ENVIRONMENT names every setting the object reads" "not there:$undoc"
 fi
 
+# --- the README as a newcomer reads it (issue 41) ----------------------------
+# No paragraph over 5 sentences, no sentence over 45 words: a paragraph is
+# the lines between blank ones outside code blocks, tables and headings,
+# each list item one; code spans count as a word, "e.g."-style dots and an
+# ellipsis end no sentence.  (8add9be's README had a sentence of 140.)
+long_paras=$(awk '
+	function flush(   n, i, parts) {
+		if (para == "") return
+		n = split(para, parts, /[.!?]([ )]|$)/)
+		if (n - 1 > 5) printf "%d sentences: %.60s...\n", n - 1, para
+		for (i = 1; i <= n; i++) if (split(parts[i], words, /[ \t]+/) > 46) printf "a sentence of over 45 words: %.60s...\n", parts[i]
+		para = ""
+	}
+	/^```/ { flush(); code = !code; next }
+	code { next }
+	/^$/ || /^#/ || /^\|/ { flush(); next }
+	/^- / { flush() }
+	{ line = $0; gsub(/`[^`]*`/, "X", line); gsub(/\.\.\./, "", line); gsub(/(e\.g|i\.e|etc)\./, "", line); para = para " " line }
+	END { flush() }' "$D/README.md")
+expect_eq "README: no paragraph over 5 sentences, no sentence over 45 words" "" "$long_paras"
+# The demo table: a line of the README for each column make demo prints
+# (bench/lib.sh's header).
+cols=$(sed -n 's/.*if (nr) printf "%-" w "s %10s %10s %8s %16s\\n", \(.*\)$/\1/p' "$D/bench/lib.sh" |
+	tr -d '"' | tr ',' '\n' | sed 's/^ *//')
+missing_cols=
+for c in $(printf '%s\n' "$cols" | tr ' ' '_'); do
+	c=$(printf '%s' "$c" | tr '_' ' ')
+	grep -q "^- .*\`$c\`" "$D/README.md" || missing_cols="$missing_cols [$c]"
+done
+if [ -n "$cols" ] && [ -z "$missing_cols" ]; then ok "README: a line for each column of the demo table ($(printf '%s' "$cols" | tr '\n' ','))"
+else fail "README: a line for each column of the demo table" "columns [$cols], not explained:$missing_cols"; fi
+# Every example command runs as written: each line of a ```sh block (the
+# first two commands aside: they are these tests' own), from the top of
+# the tree with its interpose first on PATH.  ```console blocks change a
+# machine (systemd units, packages, an install): their interpose lines run
+# with --dry-run under a scratch --root; the others are make check-deb's
+# and t_interpose's (install, uninstall) and are named here, not run.
+if [ "$D" = "$TOP" ] && [ -x "$TOP/bench/bin/urandom_loop" ]; then
+	awk '/^## First two commands/ { skip = 1; next } /^## / { skip = 0 }
+		/^```sh$/ { if (!skip) sh = 1; next } /^```console$/ { con = 1; next } /^```/ { sh = 0; con = 0; next }
+		sh { print "sh\t" $0 } con { print "console\t" $0 }' "$D/README.md" >"$T_TMP/examples"
+	mkdir -p "$T_TMP/exroot" "$T_TMP/exsurvey"
+	tab=$(printf '\t')
+	while IFS="$tab" read -r kind cmd; do
+		cmd=$(printf '%s\n' "$cmd" | sed 's/  *#.*//')
+		[ -n "$cmd" ] || continue
+		case $kind:$cmd in
+		sh:*)
+			if (cd "$TOP" && PATH="$TOP:$PATH" timeout 120 sh -c "$cmd") >"$T_TMP/ex.out" 2>&1; then
+				ok "README example runs: $cmd"
+			else fail "README example runs: $cmd" "$(tail -n 3 "$T_TMP/ex.out")"; fi ;;
+		"console:interpose --unit "*)
+			if (cd "$TOP" && PATH="$TOP:$PATH" sh -c "$cmd --dry-run --root '$T_TMP/exroot'") >"$T_TMP/ex.out" 2>&1; then
+				ok "README service example runs (--dry-run under a scratch --root): $cmd"
+			else fail "README service example runs: $cmd" "$(tail -n 3 "$T_TMP/ex.out")"; fi ;;
+		"console:interpose --survey-report "*)
+			(cd "$TOP" && PATH="$TOP:$PATH" interpose --survey-report "$T_TMP/exsurvey") >"$T_TMP/ex.out" 2>&1
+			expect_eq "README service example, on a directory with no record yet: $cmd exits 3" 3 $? ;;
+		console:systemctl* | "console:make deps-test deb"* | "console:make install "* | "console:make uninstall"*)
+			echo "pre - README example not run here ($cmd): make check-deb, t_interpose, systemd's own" ;;
+		*) fail "README example of no known kind" "$kind: $cmd" ;;
+		esac
+	done <"$T_TMP/examples"
+elif [ "$D" = "$TOP" ]; then
+	skip "README examples" "no bench/bin/urandom_loop (make check builds it)"
+fi
+
 # --- the licence: MIT, said once in LICENSE and by each source file ------
 # unlicensed DIR: the source files under DIR (git's list where DIR is a
 # checkout, else every file) whose first three lines carry no SPDX line.
