@@ -212,11 +212,15 @@ check-readlink: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS)
 check-urandom: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS)
 	@RUN_ONLY='test_urandom* t_urandom.sh t_watchdog.sh t_fdfuzz.sh' sh tests/run.sh
 check-cpus-suites: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS)
-	@RUN_ONLY='test_cpus* t_cpus.sh' sh tests/run.sh
+	@RUN_ONLY='test_cpus* t_cpus.sh t_cpus_machine.sh t_fsize.sh' sh tests/run.sh
+# The invariant checker's full matrix (tests/t_cpus_machine.sh; make check
+# runs a bounded one).
+check-cpus: all $(PROG_BINS)
+	@CPUS_MATRIX=full sh tests/t_cpus_machine.sh
 check-survey: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS) $(BENCH_BINS)
 	@RUN_ONLY='t_survey*.sh' sh tests/run.sh
 
-.PHONY: check-readlink check-urandom check-cpus-suites check-survey
+.PHONY: check-readlink check-urandom check-cpus-suites check-cpus check-survey
 
 # ---- benchmarks ----------------------------------------------------------
 
