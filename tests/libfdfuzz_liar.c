@@ -1,18 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A preload that lies, the negative control of tests/t_fdfuzz.sh: every
- * read of more than one byte returns one byte fewer than it read.  No
- * defect of issue 36 looks like it, so fd_fuzz must call it unknown and
- * fail.
+ * A preload that lies, the negative control of tests/t_fdfuzz.sh: the soft
+ * RLIMIT_NOFILE it reports is one less than the kernel's.  Every program
+ * fd_fuzz runs logs its limit first, and no defect of issue 36 looks like
+ * this, so fd_fuzz must call it unknown and fail.
  */
 #include <dlfcn.h>
-#include <unistd.h>
+#include <sys/resource.h>
 
-ssize_t read(int fd, void *buf, size_t n)
+int getrlimit(__rlimit_resource_t res, struct rlimit *rl)
 {
-	static ssize_t (*real)(int, void *, size_t);
+	static int (*real)(__rlimit_resource_t, struct rlimit *);
 	if (!real)
-		real = (ssize_t (*)(int, void *, size_t))dlsym(RTLD_NEXT, "read");
-	ssize_t r = real(fd, buf, n);
-	return r > 1 ? r - 1 : r;
+		real = (int (*)(__rlimit_resource_t, struct rlimit *))dlsym(RTLD_NEXT, "getrlimit");
+	int r = real(res, rl);
+	if (r == 0 && res == RLIMIT_NOFILE && rl->rlim_cur > 0)
+		rl->rlim_cur--;
+	return r;
 }

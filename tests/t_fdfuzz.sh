@@ -6,7 +6,7 @@
 # and in reserve mode.  A difference the fuzzer classifies as one of the
 # defects of issue 36 (or one it found and named after them) is a skip
 # with its number, never a pass; any other difference fails, with its
-# shrunk program.  Negative control: a preload that lies about read(2)
+# shrunk program.  Negative control: a preload that lies about getrlimit(2)
 # must be caught as unknown.  F_DUPFD_QUERY's absence (before Linux 6.10)
 # is forced once, so that branch runs here too.
 # shellcheck source=tests/lib.sh
@@ -43,9 +43,9 @@ fi
 rc=$?
 if [ $rc -eq 1 ] && grep -q '^DIFF - fd_fuzz exact: .*not a known defect' "$T_TMP/liar" &&
 	grep -q '^0 passed, [1-9][0-9]* failed' "$T_TMP/liar"; then
-	ok "fd_fuzz: a preload whose read(2) lies is an unknown difference (exit 1)"
+	ok "fd_fuzz: a preload whose getrlimit lies is an unknown difference (exit 1)"
 else
-	fail "fd_fuzz: a preload whose read(2) lies is an unknown difference (exit 1)" "exit $rc: $(head -c 1500 "$T_TMP/liar")"
+	fail "fd_fuzz: a preload whose getrlimit lies is an unknown difference (exit 1)" "exit $rc: $(head -c 1500 "$T_TMP/liar")"
 fi
 
 # The same case replays alone, with the same verdict and shrunk program
