@@ -1154,12 +1154,17 @@ static int start_worker(int i)
 	return p > 0 && wk[i].fr ? 0 : -1;
 }
 
-static int run_case(int i, uint64_t seed, uint64_t kase, uint64_t mask)
+static int send_case(int i, uint64_t seed, uint64_t kase, uint64_t mask)
 {
 	char l[80];
 	int n = snprintf(l, sizeof l, "%" PRIu64 " %" PRIu64 " %" PRIx64 "\n", seed, kase, mask);
+	return write(wk[i].to, l, (size_t)n) == n ? 0 : -1;
+}
+
+static int recv_case(int i)
+{
 	size_t len;
-	if (write(wk[i].to, l, (size_t)n) != n || fscanf(wk[i].fr, "%zu", &len) != 1 || fgetc(wk[i].fr) != '\n')
+	if (fscanf(wk[i].fr, "%zu", &len) != 1 || fgetc(wk[i].fr) != '\n')
 		return -1;
 	free(logs[i]);
 	logs[i] = malloc(len + 1);
@@ -1167,6 +1172,21 @@ static int run_case(int i, uint64_t seed, uint64_t kase, uint64_t mask)
 		return -1;
 	logs[i][len] = 0;
 	loglen[i] = len;
+	return 0;
+}
+
+static int run_case(int i, uint64_t seed, uint64_t kase, uint64_t mask)
+{
+	return send_case(i, seed, kase, mask) < 0 ? -1 : recv_case(i);
+}
+
+/* Locks on the device are the machine's: programs that take them run one
+ * configuration at a time, the others all three at once. */
+static int takes_locks(const struct prog *p)
+{
+	for (int j = 0; j < p->n; j++)
+		if (p->op[j].k == OP_LOCK || p->op[j].k == OP_FLOCK)
+			return 1;
 	return 0;
 }
 
@@ -1456,16 +1476,24 @@ static int errs(const struct diff *d, const char *n, const char *p)
 	return strstr(d->nat, n) && strstr(d->pre, p);
 }
 
+static int count_of(const char *s, const char *w)
+{
+	int n = 0;
+	for (const char *t = strstr(s, w); t; t = strstr(t + 1, w))
+		n++;
+	return n;
+}
+
 /* Whether two lines differ in their numbers, or in a number's existence. */
 static int numbering(const struct diff *d)
 {
-	static const char *const gone[] = { "EBADF", "EMFILE", "absent" };
+	static const char *const gone[] = { "EBADF", "EMFILE", "absent", "0xffffffff" };
 	const char *p = d->nat, *q = d->pre;
 	/* how many numbers the program holds */
 	if ((strstr(p, " unfill ") && strstr(q, " unfill ")) || (strstr(p, " count ") && strstr(q, " count ")))
 		return 1;
-	for (int i = 0; i < 3; i++)
-		if (!strstr(p, gone[i]) != !strstr(q, gone[i]))
+	for (int i = 0; i < 4; i++)
+		if (count_of(p, gone[i]) != count_of(q, gone[i]))
 			return 1;
 	for (;;) {
 		p = strchr(p, '#');
@@ -1749,6 +1777,11 @@ int main(int argc, char **argv)
 		cleanup();
 		return 0;
 	}
+	/* The device's locks are the machine's: the programs that take them
+	 * run while this file is locked, by every fd_fuzz here. */
+	char lp[300];
+	snprintf(lp, sizeof lp, "%s/fd_fuzz.devlocks", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	int lockfd = open(lp, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	uint64_t ran = 0, cut = 0, known[NDEFECT] = { 0 }, unknown = 0, flaky = 0;
@@ -1762,22 +1795,38 @@ int main(int argc, char **argv)
 				break;
 		}
 		ran++;
+		struct prog p;
+		struct diff first[NCFG];
+		int died = 0;
+		gen_prog(seed, kase, &p);
+		int locks = takes_locks(&p);
+		if (locks) {
+			/* and one fd_fuzz of the machine at a time, for the whole
+			 * case with its reruns and shrinking */
+			if (lockfd >= 0)
+				flock(lockfd, LOCK_EX);
+			for (int i = 0; i < NCFG; i++)
+				died |= run_case(i, seed, kase, ~0ULL) < 0;
+		} else {
+			for (int i = 0; i < NCFG; i++)
+				died |= send_case(i, seed, kase, ~0ULL) < 0;
+			for (int i = 0; i < NCFG; i++)
+				died |= recv_case(i) < 0;
+		}
+		if (died) {
+			fprintf(stderr, "fd_fuzz: a worker died (seed %" PRIu64 " case %" PRIu64 ")\n", seed, kase);
+			cleanup();
+			return 2;
+		}
+		for (int cfg = 1; cfg < NCFG; cfg++)
+			compare(cfg, &first[cfg]);
 		for (int cfg = 1; cfg < NCFG; cfg++) {
-			struct diff d;
-			struct prog p;
+			struct diff d = first[cfg];
 			uint64_t all = ~0ULL;
-			int r = differs(cfg, seed, kase, all, &d);
-			if (r < 0) {
-				fprintf(stderr, "fd_fuzz: a worker died (seed %" PRIu64 " case %" PRIu64 ")\n", seed, kase);
-				cleanup();
-				return 2;
-			}
+			int r = d.line >= 0;
 			cut += d.cut;
 			if (!r)
 				continue;
-			/* a local difference seen on the way to another is counted too */
-			if (d.local && d.line != d.lline && !known[d.local_defect]++)
-				first_seed_case[d.local_defect] = kase;
 			/* confirmed by a second run, else a flake (another process's
 			 * lock on the device, say), reported but not counted */
 			struct diff d2;
@@ -1788,10 +1837,18 @@ int main(int argc, char **argv)
 				       seed, kase, cfgname[cfg], d.nat, cfgname[cfg], d.pre);
 				continue;
 			}
-			gen_prog(seed, kase, &p);
 			all = p.n >= 64 ? ~0ULL : (1ULL << p.n) - 1;
-			uint64_t m = shrink(cfg, seed, kase, &p, all, &d);
-			struct verdict v = confirm(cfg, seed, kase, &p, m, classify(&p, m, &d), &d);
+			/* a known class met before is counted unshrunk: shrinking
+			 * is for the first of each and for every unknown one */
+			struct verdict v = confirm(cfg, seed, kase, &p, all, classify(&p, all, &d), &d);
+			uint64_t m = all;
+			if (!v.defect || !known[v.defect]) {
+				m = shrink(cfg, seed, kase, &p, all, &d);
+				v = confirm(cfg, seed, kase, &p, m, classify(&p, m, &d), &d);
+			}
+			/* a local difference seen on the way to another is counted too */
+			if (d.local && d.line != d.lline && d.local_defect != v.defect && !known[d.local_defect]++)
+				first_seed_case[d.local_defect] = kase;
 			if (v.defect) {
 				if (!known[v.defect])
 					first_seed_case[v.defect] = kase;
@@ -1811,6 +1868,8 @@ int main(int argc, char **argv)
 				       d.line, d.nat, cfgname[cfg], d.pre);
 			}
 		}
+		if (locks && lockfd >= 0)
+			flock(lockfd, LOCK_UN);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	double el = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
