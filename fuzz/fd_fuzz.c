@@ -1740,10 +1740,17 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!so_path || access(so_path, R_OK) < 0) {
-		usage();
-		return 2;
-	}
+	/* a colon list, as LD_PRELOAD takes (check-eatmydata composes one):
+	 * every object in it must be there, or a worker would silently run
+	 * without it */
+	char sos[4096];
+	snprintf(sos, sizeof sos, "%s", so_path ? so_path : "");
+	for (char *t = strtok(sos, ":"); t || !so_path; t = strtok(NULL, ":"))
+		if (!t || access(t, R_OK) < 0) {
+			fprintf(stderr, "fd_fuzz: --so %s: %s\n", t ? t : "missing", t ? strerror(errno) : "");
+			usage();
+			return 2;
+		}
 	snprintf(base, sizeof base, "%s/fdfuzz.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (!mkdtemp(base) || mkfiles() < 0) {
 		perror("fd_fuzz: work directory");
