@@ -94,7 +94,7 @@ enum opk {
 	OP_CLOSEFROM, OP_EPOLL_CREATE, OP_EPOLL_ADD, OP_EPOLL_DEL,
 	OP_EPOLL_WAIT, OP_POLL, OP_OPENAT, OP_FSTAT, OP_FEXECVE, OP_SNAP,
 	OP_STATUS, OP_FORK, OP_EXEC, OP_SPAWN, OP_SYSTEM, OP_SCM, OP_RLIMIT,
-	OP_FILL, OP_UNFILL, N_OPK
+	OP_FILL, OP_UNFILL, OP_VFORK, N_OPK
 };
 static const char *const opname[N_OPK] = {
 	"open-dev", "open-file", "open-dir", "pipe", "read", "lseek", "dup",
@@ -103,12 +103,12 @@ static const char *const opname[N_OPK] = {
 	"closefrom", "epoll_create", "epoll-add", "epoll-del", "epoll_wait",
 	"poll", "openat", "fstat", "fexecve", "snapshot", "status", "fork",
 	"exec", "posix_spawn", "system", "SCM_RIGHTS", "setrlimit", "fill",
-	"unfill"
+	"unfill", "vfork-exec"
 };
 /* How often each kind is drawn, out of the sum. */
 static const unsigned char opweight[N_OPK] = {
 	14, 4, 2, 2, 5, 1, 5, 4, 3, 4, 4, 2, 4, 2, 3, 3, 3, 9, 3, 1, 1, 2, 1,
-	2, 2, 3, 1, 1, 3, 1, 2, 1, 1, 1, 2, 2, 2, 1
+	2, 2, 3, 1, 1, 3, 1, 2, 1, 1, 1, 2, 2, 2, 1, 1
 };
 
 /*
@@ -829,13 +829,25 @@ static void run_op(const struct op *o)
 		break;
 	}
 	case OP_EXEC:
+	case OP_VFORK:
 	case OP_SPAWN:
 	case OP_SYSTEM: {
 		snprintf(path, sizeof path, "%s/exec.out", dir);
 		unlink(path);
 		char *argv[] = { self_exe, "--list-fds", path, dir, NULL };
 		int st = 0;
-		if (o->k == OP_EXEC) {
+		if (o->k == OP_VFORK) {
+			/* what POSIX allows a vfork child: exec or _exit */
+			say("\n");
+			pid_t p = vfork();
+			if (p == 0) {
+				execve(self_exe, argv, environ);
+				_exit(127);
+			}
+			if (p > 0)
+				waitpid(p, &st, 0);
+			wstatus("vfork-exec", st);
+		} else if (o->k == OP_EXEC) {
 			say("\n");
 			pid_t p = fork();
 			if (p == 0) {
@@ -1848,29 +1860,31 @@ int main(int argc, char **argv)
 			cut += d.cut;
 			if (!r)
 				continue;
-			/* confirmed by a second run, else a flake (another process's
-			 * lock on the device, say), reported but not counted */
-			struct diff d2;
-			if (differs(cfg, seed, kase, all, &d2) != 1) {
-				flaky++;
-				printf("flaky - seed %" PRIu64 " case %" PRIu64 " %s: differed once, not on a rerun\n"
-				       "      native: %s\n      %-7s %s\n",
-				       seed, kase, cfgname[cfg], d.nat, cfgname[cfg], d.pre);
-				continue;
-			}
 			all = p.n >= 64 ? ~0ULL : (1ULL << p.n) - 1;
-			/* a known class met before is counted unshrunk: shrinking
-			 * is for the first of each and for every unknown one */
 			unsigned skip = 0;
 			struct verdict v = verdict_of(cfg, seed, kase, &p, all, &d, &skip);
 			uint64_t m = all;
 			if (!v.defect || !known[v.defect]) {
+				/* confirmed by a second run, else a flake (another
+				 * process's lock on the device, say), reported but
+				 * not counted */
+				struct diff d2;
+				if (differs(cfg, seed, kase, all, &d2) != 1) {
+					flaky++;
+					printf("flaky - seed %" PRIu64 " case %" PRIu64 " %s: differed once, not on a rerun\n"
+					       "      native: %s\n      %-7s %s\n",
+					       seed, kase, cfgname[cfg], d.nat, cfgname[cfg], d.pre);
+					continue;
+				}
+				/* shrunk: the first of each known class, and every
+				 * unknown one; a class met before is counted as it is */
 				m = shrink(cfg, seed, kase, &p, all, &d, skip);
 				v = verdict_of(cfg, seed, kase, &p, m, &d, &skip);
 			}
 			/* a local difference seen on the way to another is counted too */
 			if (d.local && d.line != d.lline && d.local_defect != v.defect && !known[d.local_defect]++)
 				first_seed_case[d.local_defect] = kase;
+			int first_of = v.defect && !known[v.defect];
 			if (v.defect) {
 				if (!known[v.defect])
 					first_seed_case[v.defect] = kase;
@@ -1879,7 +1893,7 @@ int main(int argc, char **argv)
 				unknown++;
 				unknown_in[cfg]++;
 			}
-			if (reported < max_report || !v.defect) {
+			if ((reported < max_report && first_of) || !v.defect) {
 				reported++;
 				printf("%s - fd_fuzz %s: seed %" PRIu64 " case %" PRIu64 " mask %" PRIx64 ": %s%d%s %s\n",
 				       v.defect ? "known" : "DIFF",
