@@ -1073,8 +1073,19 @@ static int list_fds(const char *out, const char *d)
 
 /* ---- the worker: a fork server ---------------------------------------- */
 
+static volatile sig_atomic_t stop;
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
 static int worker(void)
 {
+	/* a ^C to make fuzz-fd stops the parent, which ends the run and
+	 * tells; the workers go when their pipe closes */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
 	char line[128];
 	LOG = mmap(NULL, LOGSZ, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (LOG == MAP_FAILED)
@@ -1783,6 +1794,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
+	signal(SIGINT, on_stop);
+	signal(SIGTERM, on_stop);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (int i = 0; i < NCFG; i++)
 		if (start_worker(i) < 0) {
@@ -1822,6 +1835,8 @@ int main(int argc, char **argv)
 	int reported = 0;
 	uint64_t k0 = one != UINT64_MAX ? one : 0, k1 = one != UINT64_MAX ? one + 1 : cases;
 	for (uint64_t kase = k0; kase < k1 || (seconds > 0 && one == UINT64_MAX); kase++) {
+		if (stop)
+			break;
 		if (seconds > 0 && one == UINT64_MAX) {
 			clock_gettime(CLOCK_MONOTONIC, &t1);
 			if ((double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9 >= seconds)
