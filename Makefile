@@ -6,6 +6,7 @@
 #   make check-core the quick part: unit and integration (about a minute)
 #   make demo       the three mitigations, native vs fastpath, one table
 #   make bench      the full benchmarks
+#   make fuzz-fd    the descriptor fuzzer, native vs fastpath.so (FUZZ_FD_SECONDS)
 #   make install    bin/interpose, lib/fastpath/fastpath.so and survey.awk, man pages
 #                   (with the i386 object: lib/fastpath/$LIB/fastpath.so, per class)
 #   make deb        the Debian package, into dist/ (make check-deb tests it)
