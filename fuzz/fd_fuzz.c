@@ -1728,9 +1728,9 @@ static struct verdict confirm(int cfg, uint64_t seed, uint64_t kase, const struc
 		return v; /* by the numbers themselves, not by shape */
 	if (!shape || !(v.defect == 4 || v.defect == 6 || v.defect == 7 || v.defect == 9 || v.defect == 16))
 		return v;
-	/* the same operation still differs, and not only in a local line */
+	/* the same difference without them: not theirs */
 	if (differs(cfg, seed, kase, mask & ~shape, &t) == 1 && !(t.local && t.line == t.lline) &&
-	    diff_op(&t, p->n) == j)
+	    diff_op(&t, p->n) == j && strcmp(t.nat, d->nat) == 0 && strcmp(t.pre, d->pre) == 0)
 		return known_defects[0];
 	return v;
 }
