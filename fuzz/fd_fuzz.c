@@ -9,27 +9,33 @@
  * generates the same small program of descriptor operations from a
  * splitmix64 stream, runs it and writes every observation as a line into a
  * shared buffer; the parent compares the native log with each preloaded
- * one.  A difference is confirmed by a rerun, shrunk to the fewest
- * operations that still show it, printed with its program, and classified
- * against the defects issue 36 lists (--xfail: a known one is a skip with
- * its number, anything else a failure).
+ * one.  The first difference of each class, and every unknown one, is
+ * confirmed by a rerun, shrunk to the fewest operations that still show
+ * it, printed with its program, and classified against the defects issue
+ * 36 lists and the ones found after them (known_defects[]; --xfail: a
+ * known one is a skip with its number, anything else a failure).
  *
  * Normalisation, only what fastpath(7) documents:
  *  - both modes: an observation that does not go through fastpath (the
  *    /proc/self/fd listing, /proc/self/fdinfo, poll, kcmp) of a number the
- *    program has closed is written as a "~#N" line.  Exact mode skips such
+ *    program has closed is written as a "~N" line.  Exact mode skips such
  *    lines for N one of the hidden descriptor's numbers (16 and 15 below the
  *    lower of the soft limit and 4096, for each limit the program set);
  *    reserve mode skips them all (its kept descriptor sits on a closed
- *    number).
+ *    number).  A POSIX lock on the device that native shows in fdinfo and
+ *    fastpath dropped is none (copy-on-write drops them).
  *  - reserve mode only: descriptor numbers ("#N" tokens) are compared up to
  *    a renaming learnt in order; where the renaming breaks at a number one
- *    side got back after a close (the reserve holds a number the program
- *    believes closed: "the number handed out may not be the lowest free
- *    one"), the comparison of that case ends there and is counted as cut;
- *    the numbers a fill reached, and the numbers in an exec'd checker's
- *    listing, are compared as counts and targets only.
+ *    side got back after a close, or at all once the program has opened
+ *    the device and closed or replaced a descriptor (the reserve holds a
+ *    number the program believes closed: "the number handed out may not be
+ *    the lowest free one"), the comparison of that case ends there and is
+ *    counted as cut; so it does at a fill whose count below a bound differs
+ *    (the reserve's slot), while at the limit the count must be native's;
+ *    an exec'd checker's listing is compared as targets and flags.
  * Nothing else is normalised: FDSize, numbering in exact mode, every errno.
+ * Lines whose difference changes nothing after them (FDSize, an
+ * F_DUPFD_QUERY or kcmp answer, a fill's count) are noted and passed.
  */
 #include <dirent.h>
 #include <errno.h>
