@@ -1967,6 +1967,9 @@ int main(int argc, char **argv)
 				/* shrunk: the first of each known class, and every
 				 * unknown one; a class met before is counted as it is */
 				m = shrink(cfg, seed, kase, &p, all, &d, skip);
+				/* afresh: a shape refuted in the whole program (two
+				 * causes, each enough) may be the one left */
+				skip = 0;
 				v = verdict_of(cfg, seed, kase, &p, m, &d, &skip);
 			}
 			/* a local difference seen on the way to another is counted too */
