@@ -307,10 +307,21 @@ $(FDFUZZ_BIN): fuzz/fd_fuzz.c
 	@mkdir -p $(@D)
 	$(CC) -D_GNU_SOURCE $(CPPFLAGS) $(TEST_CFLAGS) $(CFLAGS) -o $@ $< $(LDFLAGS)
 
+FUZZ_FD_JOBS    ?= 1
+FDFUZZ_ARGS      = --so $(CURDIR)/fastpath.so --xfail --max-report 20 \
+	$(if $(FUZZ_FD_CASES),--cases $(FUZZ_FD_CASES),--seconds $(FUZZ_FD_SECONDS))
+# FUZZ_FD_JOBS=N: N shards of one seed side by side (--shard I/N), each
+# with its own log under tests/bin, shown when all have ended.
 fuzz-fd: all $(FDFUZZ_BIN)
-	@$(FDFUZZ_BIN) --so $(CURDIR)/fastpath.so --xfail --max-report 20 \
-		$(if $(FUZZ_FD_CASES),--cases $(FUZZ_FD_CASES),--seconds $(FUZZ_FD_SECONDS)) \
-		$(if $(FUZZ_FD_SEED),--seed $(FUZZ_FD_SEED))
+	@seed=$${FUZZ_FD_SEED:-$$(date +%s)}; \
+	if [ $(FUZZ_FD_JOBS) -le 1 ]; then exec $(FDFUZZ_BIN) $(FDFUZZ_ARGS) --seed $$seed; fi; \
+	rm -f tests/bin/fd_fuzz.shard*.log; i=0; pids=; rc=0; \
+	while [ $$i -lt $(FUZZ_FD_JOBS) ]; do \
+		$(FDFUZZ_BIN) $(FDFUZZ_ARGS) --seed $$seed --shard $$i/$(FUZZ_FD_JOBS) \
+			>tests/bin/fd_fuzz.shard$$i.log 2>&1 & pids="$$pids $$!"; i=$$((i + 1)); \
+	done; \
+	for p in $$pids; do wait $$p || rc=1; done; \
+	cat tests/bin/fd_fuzz.shard*.log; exit $$rc
 
 .PHONY: fuzz-fd
 

@@ -1794,7 +1794,7 @@ static struct verdict verdict_of(int cfg, uint64_t seed, uint64_t kase, const st
 static void usage(void)
 {
 	fprintf(stderr, "usage: fd_fuzz --so PATH [--seed S] [--cases N] [--seconds T] [--case K]\n"
-			"               [--xfail] [--max-report N] [--dump HEXMASK]\n"
+			"               [--xfail] [--max-report N] [--dump HEXMASK] [--shard I/N]\n"
 			"       (internal: --worker DIR, --list-fds OUT DIR)\n");
 }
 
@@ -1856,6 +1856,7 @@ int main(int argc, char **argv)
 	uint64_t seed = (uint64_t)time(NULL), one = UINT64_MAX, cases = 1000;
 	double seconds = 0;
 	int xfail = 0, max_report = 10, dump = 0;
+	unsigned shard = 0, shards = 1;
 	uint64_t dump_mask = ~0ULL;
 	for (int i = 1; i < argc; i++) {
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -1871,6 +1872,9 @@ int main(int argc, char **argv)
 			seconds = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--max-report") && v)
 			max_report = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--shard") && v && sscanf(argv[i + 1], "%u/%u", &shard, &shards) == 2 &&
+			 shards > 0 && shard < shards)
+			i++;
 		else if (!strcmp(argv[i], "--xfail"))
 			xfail = 1;
 		else if (!strcmp(argv[i], "--dump") && v) {
@@ -1939,7 +1943,12 @@ int main(int argc, char **argv)
 	uint64_t first_seed_case[NDEFECT], unknown_in[NCFG] = { 0 };
 	int reported = 0;
 	uint64_t k0 = one != UINT64_MAX ? one : 0, k1 = one != UINT64_MAX ? one + 1 : cases;
-	for (uint64_t kase = k0; kase < k1 || (seconds > 0 && one == UINT64_MAX); kase++) {
+	/* --shard I/N: the cases K with K % N == I, so that N runs of one
+	 * seed side by side cover what one would, without overlap */
+	if (one == UINT64_MAX)
+		k0 = shard;
+	for (uint64_t kase = k0; kase < k1 || (seconds > 0 && one == UINT64_MAX);
+	     kase += one == UINT64_MAX ? shards : 1) {
 		if (stop)
 			break;
 		if (seconds > 0 && one == UINT64_MAX) {
@@ -2033,6 +2042,8 @@ int main(int argc, char **argv)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	double el = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	if (shards > 1)
+		printf("fd_fuzz: shard %u/%u:\n", shard, shards);
 	printf("fd_fuzz: seed %" PRIu64 ": %" PRIu64 " programs x 2 modes in %.1f s, %" PRIu64
 	       " reserve runs cut at a documented renumbering, %" PRIu64 " unknown differences, %" PRIu64 " flaky\n",
 	       seed, ran, el, cut, unknown, flaky);
