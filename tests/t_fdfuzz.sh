@@ -1,0 +1,76 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# fd_fuzz (fuzz/fd_fuzz.c), make check's share: FDFUZZ_CASES generated
+# programs of descriptor operations (default 250, about 30 s here) from the
+# fixed seed FDFUZZ_SEED, each run natively and under fastpath.so in exact
+# and in reserve mode.  A difference the fuzzer classifies as one of the
+# defects of issue 36 (or one it found and named after them) is a skip
+# with its number, never a pass; any other difference fails, with its
+# shrunk program.  Negative control: a preload that lies about getrlimit(2)
+# must be caught as unknown.  F_DUPFD_QUERY's absence (before Linux 6.10)
+# is forced once, so that branch runs here too.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+FZ=$TESTBIN/fd_fuzz
+LIAR=$TESTBIN/libfdfuzz_liar.so
+SEED=${FDFUZZ_SEED:-36}
+CASES=${FDFUZZ_CASES:-250}
+# Under a composed preload (check-eatmydata runs every t_*.sh twice so) a
+# smaller share: the full one has run in make check already.
+case $FASTPATH_SO in *:*) CASES=${FDFUZZ_CASES:-60} ;; esac
+
+precond "fd_fuzz is built" [ -x "$FZ" ]
+precond "the liar preload is built" [ -f "$LIAR" ]
+
+# The share: fd_fuzz --xfail prints "skip - ..." for each known defect it
+# met, the shrunk program of every difference, and its own total line.
+"$FZ" --so "$FASTPATH_SO" --xfail --max-report 0 --seed "$SEED" --cases "$CASES" >"$T_TMP/run" 2>&1
+rc=$?
+grep -v '^skip - \|^[0-9]* passed, ' "$T_TMP/run"
+grep '^skip - ' "$T_TMP/run" | while IFS= read -r l; do
+	echo "$l"
+done
+nskip=$(grep -c '^skip - ' "$T_TMP/run")
+T_SKIPPED=$((T_SKIPPED + nskip))
+if grep -q "^fd_fuzz: seed $SEED: $CASES programs" "$T_TMP/run" && [ $rc -eq 0 ] &&
+	! grep -q '^DIFF - ' "$T_TMP/run"; then
+	ok "fd_fuzz: $CASES programs (seed $SEED), native vs exact and reserve: no unknown difference"
+else
+	fail "fd_fuzz: $CASES programs (seed $SEED), native vs exact and reserve: no unknown difference" \
+		"exit $rc; replay one with: $FZ --so $FASTPATH_SO --seed $SEED --case K --dump MASK"
+fi
+
+# Negative control: an unknown difference fails (exit 1, a DIFF report).
+"$FZ" --so "$LIAR" --xfail --max-report 0 --seed "$SEED" --cases 3 >"$T_TMP/liar" 2>&1
+rc=$?
+if [ $rc -eq 1 ] && grep -q '^DIFF - fd_fuzz exact: .*not a known defect' "$T_TMP/liar" &&
+	grep -q '^0 passed, [1-9][0-9]* failed' "$T_TMP/liar"; then
+	ok "fd_fuzz: a preload whose getrlimit lies is an unknown difference (exit 1)"
+else
+	fail "fd_fuzz: a preload whose getrlimit lies is an unknown difference (exit 1)" "exit $rc: $(head -c 1500 "$T_TMP/liar")"
+fi
+
+# The same case replays alone, with the same verdict and shrunk program
+# (the seed and the case number are all it takes).
+K=$(sed -n "s/^DIFF - fd_fuzz exact: seed $SEED case \([0-9]*\) .*/\1/p" "$T_TMP/liar" | head -n 1)
+"$FZ" --so "$LIAR" --xfail --max-report 0 --seed "$SEED" --case "${K:-0}" >"$T_TMP/one" 2>&1
+sed -n "/^DIFF - fd_fuzz exact: seed $SEED case ${K:-0} /,/^DIFF\|^fd_fuzz:/p" "$T_TMP/liar" >"$T_TMP/one.a"
+sed -n "/^DIFF - fd_fuzz exact: seed $SEED case ${K:-0} /,/^DIFF\|^fd_fuzz:/p" "$T_TMP/one" >"$T_TMP/one.b"
+if [ -n "$K" ] && [ -s "$T_TMP/one.a" ] && cmp -s "$T_TMP/one.a" "$T_TMP/one.b"; then
+	ok "fd_fuzz: --seed S --case K replays one case, shrunk to the same program"
+else
+	fail "fd_fuzz: --seed S --case K replays one case, shrunk to the same program" "$(head -c 1500 "$T_TMP/one")"
+fi
+
+# A kernel without F_DUPFD_QUERY (forced): the operation is skipped with
+# its reason, in every worker, and the run still compares the rest.
+FDFUZZ_NO_DUPQ=1 "$FZ" --so "$FASTPATH_SO" --xfail --max-report 0 --seed "$SEED" --cases 20 >"$T_TMP/nodupq" 2>&1
+if grep -q '^skip - fd_fuzz: F_DUPFD_QUERY: this kernel has none' "$T_TMP/nodupq" &&
+	grep -q "^fd_fuzz: seed $SEED: 20 programs" "$T_TMP/nodupq" && ! grep -q '^DIFF - ' "$T_TMP/nodupq"; then
+	ok "fd_fuzz: without F_DUPFD_QUERY (forced) the operation is a skip with its reason"
+else
+	fail "fd_fuzz: without F_DUPFD_QUERY (forced) the operation is a skip with its reason" "$(head -c 1500 "$T_TMP/nodupq")"
+fi
+
+finish
