@@ -556,6 +556,9 @@ struct mount_attr;
 	X(ssize_t, copy_file_range, (int in, fp_loff_t *ioff, int out, fp_loff_t *ooff,          \
 	                             size_t n, unsigned flags), FP_NR_FAIL(-1))                  \
 	X(int, epoll_ctl, (int epfd, int op, int fd, struct epoll_event *ev), FP_NR_FAIL(-1))    \
+	X(int, epoll_wait, (int epfd, struct epoll_event *ev, int max, int ms), FP_NR_FAIL(-1))  \
+	X(int, epoll_pwait, (int epfd, struct epoll_event *ev, int max, int ms,                  \
+	                     const sigset_t *mask), FP_NR_FAIL(-1))                              \
 	X(ssize_t, sendmsg, (int fd, const struct msghdr *msg, int flags), FP_NR_FAIL(-1))       \
 	X(int, posix_spawn_file_actions_adddup2,                                                 \
 	  (posix_spawn_file_actions_t *fa, int fd, int to), FP_NR_RET(ENOSYS))                   \

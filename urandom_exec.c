@@ -122,8 +122,9 @@ FP_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 FP_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
 	/* A held number is a closed one, not the device: EBADF, after the
-	 * C library's own EINVAL checks (glibc's: fd < 0, no argv or envp). */
-	if (fp_unlikely(ur_real_fd(fd, ur_state(fd)) < 0)) {
+	 * C library's own EINVAL checks (glibc's: fd < 0, no argv or envp;
+	 * a negative fd is the C library's to answer, found by fd_fuzz). */
+	if (fp_unlikely(fd >= 0 && ur_real_fd(fd, ur_state(fd)) < 0)) {
 		errno = fp_opaque(argv) && fp_opaque(envp) ? EBADF : EINVAL;
 		return -1;
 	}

@@ -194,6 +194,18 @@ FP_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 	return UR_CALL(epoll_ctl, UR_FD(epfd), op, ur_real_fd(fd, st), ev);
 }
 
+/* A held number as the epoll set is a closed one: EBADF, not the device's
+ * EINVAL (found by fuzz/fd_fuzz.c, on the hidden descriptor's number). */
+FP_EXPORT int epoll_wait(int epfd, struct epoll_event *ev, int max, int ms)
+{
+	return UR_CALL(epoll_wait, UR_FD(epfd), ev, max, ms);
+}
+
+FP_EXPORT int epoll_pwait(int epfd, struct epoll_event *ev, int max, int ms, const sigset_t *mask)
+{
+	return UR_CALL(epoll_pwait, UR_FD(epfd), ev, max, ms, mask);
+}
+
 /* Descriptors passed with SCM_RIGHTS: a held one is EBADF, as natively; a
  * pooled one is sent with a description of its own.  Returns false for
  * EBADF.  The walk stops at a header the kernel rejects (CMSG_OK: shorter

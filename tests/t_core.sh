@@ -231,7 +231,7 @@ INTERPOSED="_Exit _exit __open64_2 __open_2 __openat64_2 __openat_2 __read_chk
 	pthread_attr_getaffinity_np pthread_attr_setaffinity_np
 	pthread_getaffinity_np pthread_setaffinity_np read readlink readlinkat readv
 	sched_getaffinity sched_getcpu sched_setaffinity setns sysconf system umount
-	umount2 _Fork __pread64_chk __pread_chk clone copy_file_range epoll_ctl fsmount fstat fstat64 ioctl
+	umount2 _Fork __pread64_chk __pread_chk clone copy_file_range epoll_ctl epoll_pwait epoll_wait fsmount fstat fstat64 ioctl
 	__fxstat __fxstat64
 	mount_setattr move_mount open_tree
 	posix_spawn_file_actions_adddup2 posix_spawn_file_actions_addfchdir_np preadv
