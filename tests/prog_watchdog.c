@@ -332,8 +332,10 @@ static void *canceller(void *arg)
 		atomic_store(&sleeper_slot.busy, 1);
 		usleep(20000 + rnd(200) * 1000);
 		pthread_cancel(sleeper_slot.tid);
-		if (join_bounded(&sleeper_slot, "a cancelled") != 0)
+		if (join_bounded(&sleeper_slot, "a cancelled") != 0) {
+			fflush(stdout);
 			_exit(1);
+		}
 		usleep(50000);
 	}
 	return NULL;
