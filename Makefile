@@ -100,7 +100,7 @@ $(LIB_LINK): fastpath.so
 
 FORCE:
 
-$(RUN_BIN): tools/fastpath-run.c
+$(RUN_BIN): tools/fastpath-run.c outfile.c
 	$(CC) $(CPPFLAGS) -std=gnu11 $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $<
 
 man/%: man/%.in Makefile

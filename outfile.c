@@ -26,7 +26,9 @@
  * exit, in fork children and from signal handlers (_exit, a surveyed
  * read()).  Reasons are told without strerror (not async-signal-safe).
  */
+#ifndef FP_OUTFILE_ALONE
 #include "fastpath.h"
+#endif
 
 /* Reasons, as strerror would give them, for the errors a walk can meet. */
 static void fp_of_errno(struct fp_buf *b, int e)
@@ -261,6 +263,10 @@ int fp_of_append(const char *dir, size_t dirlen, const char *name, char *why, si
 	return fd;
 }
 
+/* What follows, the preload's own files, is not part of fastpath-run's
+ * copy of the checks above (FP_OUTFILE_ALONE: tools/fastpath-run.c opens
+ * interpose --survey=FILE with them). */
+#ifndef FP_OUTFILE_ALONE
 /* 48 bits nobody else can predict, as 12 hex digits.  The kernel's, else
  * (a kernel without getrandom, or its pool not ready) the clock's: O_EXCL
  * is what keeps a planted name from being followed, the randomness only
@@ -360,3 +366,4 @@ void fp_of_stats_write(const char *path, const char *line, size_t n)
 
 	fp_log_parts(STDERR_FILENO, parts, sizeof parts / sizeof parts[0]);
 }
+#endif /* FP_OUTFILE_ALONE */

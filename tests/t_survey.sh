@@ -376,4 +376,48 @@ else
 	skip "node service" "node is not installed"
 fi
 
+# --- the program's name: the kernel's, not argv[0] (issue 40) ----------------
+# A program that rewrites argv[0] (perl's $0, setproctitle), or was
+# started with an odd or empty one, is recorded under the file it ran.
+if command -v perl >/dev/null 2>&1; then
+	# shellcheck disable=SC2016 # perl's $0
+	sv "$T_TMP/d" perl -e '$0 = "x" x 200; exit 0'
+	expect_eq "perl with \$0 rewritten: recorded as perl" "prog perl" "$(cat "$T_TMP/d"/*.rec | grep '^prog ')"
+	sv "$T_TMP/d" perl -e 'exec {"/bin/true"} ""'
+	expect_eq "argv[0] empty: recorded under the file run" "prog true" "$(grep -h '^prog ' "$T_TMP/d"/*.rec | sort -u | grep -v perl)"
+	sv "$T_TMP/d" perl -e 'exec {"/bin/true"} "fake\033]0;t\007 x"'
+	expect_eq "argv[0] another name, with controls: recorded under the file run" "prog true" \
+		"$(grep -h '^prog ' "$T_TMP/d"/*.rec | sort -u | grep -v perl)"
+	"$INTERPOSE" --survey -- perl -e 'exec {"/bin/true"} ""' 2>"$T_TMP/rep"
+	expect_eq "argv[0] empty: the record counted in the report" "processes: 1 recorded, 0 left no record" \
+		"$(sed -n 's/;.*//p' "$T_TMP/rep" | grep '^processes')"
+else
+	skip "the program's name, argv[0] rewritten" "perl is not installed"
+fi
+mkdir -p "$T_TMP/bin"
+cp /bin/true "$T_TMP/bin/$(printf 'a b\033[2J\302\233c')"
+sv "$T_TMP/d" "$T_TMP/bin/$(printf 'a b\033[2J\302\233c')"
+expect_eq "a file name with a space, an escape and a C1 control: one token, each byte as \\ooo" \
+	'prog a\040b\033[2J\302\233c' "$(grep -h '^prog ' "$T_TMP/d"/*.rec)"
+
+# --- a relative TMPDIR (issue 40) ---------------------------------------------
+# The record directory is made absolute: a child that starts after cd /
+# still leaves its record, and the report finds the command's words.
+mkdir -p "$T_TMP/rel/tmp"
+(cd "$T_TMP/rel" && TMPDIR=tmp "$INTERPOSE" --survey -- sh -c 'cd / && /bin/true; :' 2>"$T_TMP/rep")
+expect_eq "relative TMPDIR: every process recorded, the command quoted back" \
+	"processes: 2 recorded, 0 left no record|suggest: nothing to mitigate|fastpath survey of: sh -c 'cd / && /bin/true; :'" \
+	"$(sed -n 's/;.*//p' "$T_TMP/rep" | grep '^processes')|$(tail -n 1 "$T_TMP/rep")|$(head -n 1 "$T_TMP/rep")"
+expect_eq "relative TMPDIR: the record directory removed" "" "$(ls "$T_TMP/rel/tmp")"
+
+# --- no records (issue 40): one line, the command's own status ----------------
+# The command's last image runs without the preload and removes what its
+# earlier ones recorded: none is left.
+# shellcheck disable=SC2016 # for the inner shells
+"$INTERPOSE" --survey -- sh -c 'exec env -u LD_PRELOAD sh -c "rm -f \"\$FASTPATH_SURVEY\"/*.rec; exit 7"' \
+	2>"$T_TMP/rep"
+expect_eq "--survey, no records: the command's status, and one line saying so" \
+	"7 1 fastpath survey of: sh -c 'exec env -u LD_PRELOAD sh -c \"rm -f \\\"\\\$FASTPATH_SURVEY\\\"/*.rec; exit 7\"': no records" \
+	"$? $(wc -l <"$T_TMP/rep" | tr -d ' ') $(sed 's/ (.*//' "$T_TMP/rep")"
+
 finish

@@ -297,10 +297,12 @@ static int load_capture(const char *const *env, struct fp_settings *cfg, char *e
 	saved = dup(STDERR_FILENO);
 	dup2(pfd[1], STDERR_FILENO);
 	close(pfd[1]);
+	fp_stderr_note(); /* the pipe is the stderr lines may go to */
 	fake_env = env;
 	fp_load_settings(cfg, fake_get);
 	dup2(saved, STDERR_FILENO);
 	close(saved);
+	fp_stderr_note();
 	n = read(pfd[0], err, errlen - 1);
 	close(pfd[0]);
 	err[n > 0 ? n : 0] = '\0';
