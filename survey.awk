@@ -351,14 +351,16 @@ function urandom_fold(    opens, reads, pooled_ns, closes, close_ns, dup_close, 
 	return key("urandom.open_ns") + key("urandom.read_ns") + key("urandom.read_big_ns") + close_ns
 }
 
+# One sentence: what the saving counts, and the reserve mode's beside it.
 function urandom_row() {
 	row("urandom", urandom_calls, urandom_ns, urandom_exact_saved, \
-		sprintf("kernel time of %d opens (%d O_CLOEXEC), %d reads <= 4096 B%s and %d closes, less a duplicate and its close per open (exact mode, the default; %s each here%s); %d larger reads stay; --urandom=reserve, which makes neither, ~%s", \
-		urandom_opens, urandom_opens_cloexec, urandom_small_reads, \
-		urandom_source == 1 ? " (reads served by vdso)" : urandom_source == 2 ? " (reads served by kernel: not saved)" : \
-		urandom_source == 3 ? " (reads served by reservoir)" : "", urandom_closes, \
+		sprintf("%d opens, %d reads <= 4096 B%s, %d closes, less exact mode's dup and close per open (%s%s)%s; --urandom=reserve ~%s", \
+		urandom_opens, urandom_small_reads, \
+		urandom_source == 1 ? " (vdso)" : urandom_source == 2 ? " (kernel: not saved)" : \
+		urandom_source == 3 ? " (reservoir)" : "", urandom_closes, \
 		urandom_dup_close_ns ? us(urandom_dup_close_ns) : "as a close twice", \
-		urandom_dup_fallback ? ", by F_DUPFD then F_SETFD: no F_DUPFD_CLOEXEC here" : "", urandom_big_reads, \
+		urandom_dup_fallback ? ", by F_DUPFD then F_SETFD: no F_DUPFD_CLOEXEC here" : "", \
+		urandom_big_reads ? sprintf("; %d larger reads stay", urandom_big_reads) : "", \
 		ms(urandom_reserve_saved)))
 }
 
@@ -519,7 +521,7 @@ function cpus_row(    i, asked, workers) {
 				cpus_query_calls[i], cpus_query_answer[i])
 	workers = cpus_threads_max > 1 ? cpus_threads_max - 1 : 1
 	row("cpus", cpus_queries, cpus_fork_ns / workers, cpus_saved, \
-		sprintf("queries: %s; %d threads made, %d alive at most; %d forks, time in fork per worker", \
+		sprintf("its time is fork's, per worker; queries: %s; %d threads made, %d alive at most; %d forks", \
 		asked == "" ? "none" : asked, cpus_threads, cpus_threads_max, cpus_forks))
 	if (!cpus_forks) return
 	print "  fork time by threads alive when it began:"
