@@ -717,31 +717,35 @@ static struct {
  * on the stack.  Never empty: a record without a name is still a record. */
 static char fp_sv_prog[NAME_MAX + 1];
 
+static const char *fp_exec_path(void)
+{
+#if defined(FP_ILLUMOS)
+	return getexecname();  /* <stdlib.h> */
+#else
+#  ifdef AT_EXECFN
+	const char *p = (const char *)getauxval(AT_EXECFN); // NOLINT(performance-no-int-to-ptr)
+
+	if (p && *p)
+		return p;
+#  endif
+	return program_invocation_name;
+#endif
+}
+
 static const char *fp_progname(void)
 {
-	const char *p = NULL, *q;
+	const char *p, *q;
+	struct fp_buf b = { fp_sv_prog, 0, sizeof fp_sv_prog };
 
 	if (fp_sv_prog[0])
 		return fp_sv_prog;
-#if defined(FP_ILLUMOS)
-	p = getexecname();  /* <stdlib.h> */
-#elif defined(AT_EXECFN)
-	p = (const char *)(uintptr_t)getauxval(AT_EXECFN);
-#endif
-#if !defined(FP_ILLUMOS)
-	if (!p || !*p)
-		p = program_invocation_name;
-#endif
+	p = fp_exec_path();
 	if (!p)
 		p = "";
 	q = strrchr(p, '/');
 	if (q && q[1])
 		p = q + 1;
-	{
-		struct fp_buf b = { fp_sv_prog, 0, sizeof fp_sv_prog };
-
-		fp_buf_str(&b, *p ? p : "?");
-	}
+	fp_buf_str(&b, *p ? p : "?");
 	return fp_sv_prog;
 }
 

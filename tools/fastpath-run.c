@@ -98,7 +98,7 @@ static int fp_fstat(int fd, struct stat *st)
 
 int fp_of_opendir(const char *dir, size_t dirlen, char *why, size_t whylen);
 int fp_of_append(const char *dir, size_t dirlen, const char *name, char *why, size_t whylen);
-#include "../outfile.c"
+#include "../outfile.c" // NOLINT(bugprone-suspicious-include): the same checks, built in
 
 /* --report FILE: the file, open; or the reason, and nothing runs. */
 static int fp_report_open(const char *path)
