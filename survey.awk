@@ -356,8 +356,8 @@ function urandom_row() {
 	row("urandom", urandom_calls, urandom_ns, urandom_exact_saved, \
 		sprintf("%d opens, %d reads <= 4096 B%s, %d closes, less exact mode's dup and close per open (%s%s)%s; --urandom=reserve ~%s", \
 		urandom_opens, urandom_small_reads, \
-		urandom_source == 1 ? " (vdso)" : urandom_source == 2 ? " (kernel: not saved)" : \
-		urandom_source == 3 ? " (reservoir)" : "", urandom_closes, \
+		urandom_source == 1 ? " (reads served by vdso)" : urandom_source == 2 ? " (reads served by kernel: not saved)" : \
+		urandom_source == 3 ? " (reads served by reservoir)" : "", urandom_closes, \
 		urandom_dup_close_ns ? us(urandom_dup_close_ns) : "as a close twice", \
 		urandom_dup_fallback ? ", by F_DUPFD then F_SETFD: no F_DUPFD_CLOEXEC here" : "", \
 		urandom_big_reads ? sprintf("; %d larger reads stay", urandom_big_reads) : "", \
