@@ -542,19 +542,24 @@ static struct {
 
 /* From initialisation too, after binding: the table itself (fp_fstat asks
  * fp_ready, which may be what is running). */
-static bool fp_stderr_stat(struct stat *st)
+static bool fp_fstat_bound(int fd, struct stat *st)
 {
 #ifdef FP_LINUX
 	if (fp_real.r_fstat.f)
-		return fp_real.r_fstat.f(STDERR_FILENO, st) == 0;
+		return fp_real.r_fstat.f(fd, st) == 0;
 #  ifdef FP_HAVE_LFS64
 	if (fp_real.r___fxstat.f)
-		return fp_real.r___fxstat.f(FP_STAT_VER, STDERR_FILENO, st) == 0;
+		return fp_real.r___fxstat.f(FP_STAT_VER, fd, st) == 0;
 #  endif
 	return false;
 #else
-	return fstat(STDERR_FILENO, st) == 0;  /* not wrapped there */
+	return fstat(fd, st) == 0;  /* not wrapped there */
 #endif
+}
+
+static bool fp_stderr_stat(struct stat *st)
+{
+	return fp_fstat_bound(STDERR_FILENO, st);
 }
 
 static void fp_stderr_note(void)
@@ -816,6 +821,33 @@ static bool fp_sv_body(int fd, long pid, bool final, bool own, const struct time
 	return ok && fp_sv_line(fd, "end", NULL, 0);
 }
 
+/* The directory this process's records go to: the survey directory when
+ * root or this user owns it; in one another user owns (root's, shared by
+ * the users of a service: 1733), the subdirectory named after this
+ * process's effective uid, made by the first of its processes (0700) and
+ * taken only when this user owns it: no user can make another's records
+ * land where it chooses, nor write records the report reads as another's. */
+static int fp_sv_opendir(void)
+{
+	char uid[24];
+	struct fp_buf b = { uid, 0, sizeof uid };
+	struct stat st;
+	int dfd = fp_of_opendir(fp_cfg.survey_dir, strlen(fp_cfg.survey_dir), NULL, 0), sub;
+
+	if (dfd < 0 || !fp_fstat_bound(dfd, &st) || st.st_uid == geteuid())
+		return dfd;
+	fp_buf_ulong(&b, (unsigned long)geteuid());
+	(void)mkdirat(dfd, uid, 0700);
+	sub = (int)fp_raw_openat(dfd, uid, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
+	fp_raw_close(dfd);
+	if (sub >= 0 && (!fp_fstat_bound(sub, &st) || st.st_uid != geteuid() ||
+	                 (st.st_mode & (S_IWGRP | S_IWOTH)))) {
+		fp_raw_close(sub);
+		sub = -1;
+	}
+	return sub;
+}
+
 static void fp_sv_write(bool final)
 {
 	char pre[32], tmp[64], rec[32];
@@ -833,7 +865,7 @@ static void fp_sv_write(bool final)
 	fp_buf_str(&t, final ? ".f." : ".p.");
 	fp_buf_long(&r, pid);
 	fp_buf_str(&r, ".rec");
-	dfd = fp_of_opendir(fp_cfg.survey_dir, strlen(fp_cfg.survey_dir), NULL, 0);
+	dfd = fp_sv_opendir();
 	if (dfd >= 0) {
 		fd = fp_of_create(dfd, pre, tmp, sizeof tmp);
 		if (fd >= 0) {

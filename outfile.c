@@ -137,6 +137,13 @@ static int fp_of_step(int fd, const char *name, const char *path, size_t n, char
 	struct stat st;
 	int nfd = (int)fp_raw_openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
 
+#ifdef O_PATH
+	/* A directory we may search and write but not list (a shared survey
+	 * directory, 1733): reached by path only, which the *at calls and
+	 * fstat take (Linux 3.6). */
+	if (nfd < 0 && errno == EACCES)
+		nfd = (int)fp_raw_openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
+#endif
 	if (nfd >= 0 || (errno != ELOOP && errno != ENOTDIR))
 		goto out;
 	if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISLNK(st.st_mode)) {

@@ -42,7 +42,7 @@ BEGIN {
 	for (byte = 1; byte < 256; byte++) ORD[sprintf("%c", byte)] = byte
 	root_pid = environment("FP_SURVEY_ROOT")
 	root_pid = is_count(root_pid) ? root_pid + 0 : 0
-	nproc = 0; nrunning = 0; unreadable = 0; in_refused = 0
+	nproc = 0; nrunning = 0; unreadable = 0; in_refused = 0; top_records = 0; nuids = 0
 	t0 = -1; t1 = 0; first_prog = ""
 	each_mitigation("init")
 }
@@ -55,14 +55,24 @@ $0 == "//" { in_refused = 1; next }
 in_refused { listed[$0] = 1; unreadable++; next }
 {
 	listed[$0] = 1
-	if (read_record($0)) fold_record()
+	record_name = $0  # read_record's getline sets $0
+	if (read_record(record_name)) { fold_record(); trusted_from(record_name) }
 	else unreadable++
+}
+
+# Whose records were read: by_uid[UID] from UID's own subdirectory.
+function trusted_from(name,    uid) {
+	if (name !~ /^\.\/[0-9]+\//) { top_records++; return }
+	uid = substr(name, 3); uid = substr(uid, 1, index(uid, "/") - 1)
+	if (!(uid in by_uid)) { by_uid[uid] = 0; uids[++nuids] = uid }
+	by_uid[uid]++
 }
 
 END { report() }
 
 # ---- reading ----------------------------------------------------------------
-function is_record_name(s) { return s ~ /^\.\/[0-9]+\.rec$/ && length(s) <= 30 }
+# ./PID.rec, or ./UID/PID.rec: a user's own subdirectory of a shared one.
+function is_record_name(s) { return s ~ /^\.\/([0-9]+\/)?[0-9]+\.rec$/ && length(s) <= 52 }
 # A count: at most 20 digits (2^64 has 20).  Seconds: such a count, a
 # point and up to 9 more digits.  No sign, exponent, nan or inf.
 function is_count(s) { return s ~ /^[0-9]+$/ && length(s) <= 20 }
@@ -596,7 +606,7 @@ function mark_gone_processes(    how, i, j, cmd, pid) {
 }
 
 # ---- the report ----------------------------------------------------------------
-function report() {
+function report(    i) {
 	if (!nproc) { no_records(); exit 3 }
 	wall_ns = t1 > t0 && t0 >= 0 ? t1 - t0 : 0
 	count_processes()
@@ -609,6 +619,12 @@ function report() {
 	if (still_running) printf ", %d still running", still_running
 	printf "; wall time %s\n", ms(wall_ns)
 	if (unreadable) printf "(%d unreadable record(s) ignored)\n", unreadable
+	if (nuids) {
+		printf "records read: %d in the directory (root's or the reader's)", top_records
+		for (i = 1; i <= nuids; i++)
+			printf ", %d of uid %s (its own subdirectory, owned by it)", by_uid[uids[i]], uids[i]
+		print ""
+	}
 	print ""
 	zero_rows = ""
 	each_mitigation("row")
