@@ -191,6 +191,9 @@ printf 'old report, much longer than the new one would be%9999s\n' x >"$T_TMP/re
 (cd "$T_TMP/rep" && "$INTERPOSE" --survey=r sh -c 'exit 3' 2>"$T_TMP/err")
 expect_eq "--survey=FILE: the command's status; an existing file of ours replaced whole" \
 	"3 suggest: nothing to mitigate" "$? $(tail -n 1 "$T_TMP/rep/r")"
+printf 'kept\n' >"$T_TMP/rep/r"
+(cd "$T_TMP/rep" && "$INTERPOSE" --survey=r sh -c 'cat r >seen' 2>"$T_TMP/err")
+expect_eq "--survey=FILE: left as it was while the command runs" "kept" "$(cat "$T_TMP/rep/seen")"
 printf 'precious\n' >"$T_TMP/rep/v"
 ln -s v "$T_TMP/rep/l"
 (cd "$T_TMP/rep" && "$INTERPOSE" --survey=l touch ran 2>"$T_TMP/err")

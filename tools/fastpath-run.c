@@ -26,6 +26,10 @@
  * refused, nothing runs (125).  A shell's `>` would follow a link another
  * user planted and empty whatever it names.
  *
+ *   fastpath-run --check-report FILE
+ *
+ * Only opens FILE so (made if missing, left as it was), and says why not.
+ *
  *   fastpath-run --pin N COMMAND [ARG]...
  *
  * interpose --pin where there is no taskset(1): sets this process's real
@@ -268,6 +272,10 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && strcmp(argv[1], "--pin") == 0)
 		fp_pin(argc, argv);
+	if (argc == 3 && strcmp(argv[1], "--check-report") == 0) {
+		(void)fp_report_open(argv[2]);
+		return 0;
+	}
 	if (argc > 2 && strcmp(argv[1], "--report") == 0) {
 		report = fp_report_open(argv[2]);
 		argv[2] = argv[0];
