@@ -471,10 +471,12 @@ function cpus_fold(    i, q, asked, answer, most, ppid) {
 # process of the same parent): a shell's $(getconf _NPROCESSORS_ONLN)
 # handed to the program it starts.  The largest such N is the pool.
 function cpus_find_pool(    i, n, parent, threads, maker) {
-	pool_size = 0
+	pool_size = 0; pool_asker_made = 0
 	for (i = 1; i <= nproc; i++) {
 		n = proc_cpu_answer[i]
-		if (n <= 1 || n <= pool_size) continue
+		# Of askers told the same count, the one that made the threads
+		# itself (a program that also ran nproc asked for its own pool).
+		if (n <= 1 || n < pool_size || (n == pool_size && (pool_asker_made || proc_threads[i] < n))) continue
 		parent = (proc_ppid[i] in proc_of_pid) ? proc_of_pid[proc_ppid[i]] : 0
 		threads = proc_threads[i]; maker = i
 		if (parent && proc_threads[parent] > threads) { threads = proc_threads[parent]; maker = parent }
@@ -482,6 +484,7 @@ function cpus_find_pool(    i, n, parent, threads, maker) {
 		if (threads < n) continue
 		pool_size = n
 		pool_asker = i
+		pool_asker_made = proc_threads[i] >= n
 		pool_maker = maker ? proc_prog[maker] : sibling_with_threads(proc_ppid[i], threads)
 	}
 }
@@ -549,8 +552,15 @@ function pool_origin() {
 
 function cpus_suggest(    cap) {
 	if (!pool_size) return
+	cap = fork_grows ? bucket_threads(cap_bucket) : 0
+	# A cap at or above the count the program saw changes nothing: fork
+	# time grew with something else (the heap), not with this pool.
+	if (fork_grows && cap >= pool_size) {
+		if (worth(cpus_saved))
+			add_note(sprintf("fork time grew, but not with the pool of %d sized from the CPU count: no --cpus", pool_size))
+		return
+	}
 	if (fork_grows && worth(cpus_saved)) {
-		cap = bucket_threads(cap_bucket)
 		add_reason(sprintf("the program sized a pool of %d from the CPU count%s, and fork took %s with %s threads alive but %s with %s: capped at %d (the most threads at which fork was seen within 2x of that), it would save ~%s", \
 			pool_size, pool_origin(), ms(mean(fork_ns[cpus_low], fork_count[cpus_low])), bucket_label(cpus_low), \
 			ms(mean(fork_ns[cpus_high], fork_count[cpus_high])), bucket_label(cpus_high), cap, ms(cpus_saved)))

@@ -198,6 +198,25 @@ suggest: nothing to mitigate" "$(tail -n 2 "$T_TMP/rep")"
 		"0 note: the program sized a pool of 4 from the CPU count, but fork time did not grow with live threads here: no --cpus" \
 		"$? $(line note:)"
 
+	# A cap at or above the count the program saw lowers nothing (node: told
+	# 2, 6-10 threads whatever the count, fork time growing with its heap).
+	fresh
+	rec "$T_TMP/m/100.rec" prog node cpus.q_sysconf 1 cpus.a_sysconf 2 cpus.threads 9 cpus.threads_max 10 \
+		cpus.forks 2004 cpus.fork_ns 501104000000 cpus.fork_t1 4 cpus.fork_t1_ns 4000000 \
+		cpus.fork_t4 1000 cpus.fork_t4_ns 1100000000 cpus.fork_t8 1000 cpus.fork_t8_ns 500000000000
+	report
+	expect_eq "cpus rule: a cap above the count told (2) is never suggested" \
+		"note: fork time grew, but not with the pool of 2 sized from the CPU count: no --cpus
+suggest: nothing to mitigate" "$(tail -n 2 "$T_TMP/rep")"
+	# The pool's maker asked itself; a child (nproc) was told the same count.
+	fresh
+	pool "$T_TMP/m/100.rec" 4 4000000 1000 500000000000 prog mono cpus.q_sched_getaffinity 1 \
+		cpus.a_sched_getaffinity 128
+	rec "$T_TMP/m/101.rec" prog nproc ppid 100 start_s 2.0 cpus.q_sched_getaffinity 1 cpus.a_sched_getaffinity 128
+	rec "$T_TMP/m/102.rec" prog nproc ppid 100 start_s 2.0 cpus.q_sched_getaffinity 1 cpus.a_sched_getaffinity 128
+	report
+	hasnt "cpus rule: a pool's maker that asked itself is named as the asker" 'nproc asked'
+
 	# The pool across processes: a getconf child told the count, a sibling
 	# (seed 002: $(getconf ...) handed to the program) or the parent made it.
 	fresh
