@@ -287,10 +287,10 @@ void fp_buf_escaped(struct fp_buf *b, const char *s)
 	while (i < n) {
 		k = fp_shown_len(u + i, n - i);
 		if (k && u[i] != ' ' && u[i] != '\\') {
-			for (; k && b->len + 1 < b->cap; k--)
+			if (b->len + k >= b->cap)
+				break;  /* a character whole, or not at all */
+			while (k--)
 				b->p[b->len++] = (char)u[i++];
-			if (k)
-				break;
 			continue;
 		}
 		if (b->len + 5 > b->cap)
