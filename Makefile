@@ -110,7 +110,7 @@ $(LIB_LINK): fastpath.so
 
 FORCE:
 
-$(RUN_BIN): tools/fastpath-run.c tools/reach.c tools/reach.h
+$(RUN_BIN): tools/fastpath-run.c tools/reach.c tools/reach.h outfile.c
 	$(CC) $(CPPFLAGS) -std=gnu11 $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ tools/fastpath-run.c tools/reach.c
 
 man/%: man/%.in Makefile

@@ -344,6 +344,65 @@ void fp_buf_long(struct fp_buf *b, long v)
 	}
 }
 
+/* How many bytes at s (n of them) make one character a terminal shows as
+ * itself: printable ASCII, or a whole UTF-8 sequence that is not a C1
+ * control (U+0080-U+009F, which C2 80-9F encode), overlong, a surrogate or
+ * past U+10FFFF.  0: the byte is to be escaped (C0, DEL, a raw 0x80-0xff
+ * that starts no such sequence). */
+size_t fp_shown_len(const unsigned char *s, size_t n)
+{
+	unsigned c = s[0], lo = 0x80, hi = 0xbf;
+	size_t len, i;
+
+	if (c >= 0x20 && c < 0x7f)
+		return 1;
+	if (c < 0xc2 || c > 0xf4)
+		return 0;
+	len = c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+	if (c == 0xc2 || c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	if (n < len || s[1] < lo || s[1] > hi)
+		return 0;
+	for (i = 2; i < len; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return len;
+}
+
+/* s, each byte fp_shown_len refuses, and each space and backslash, as
+ * \ooo: one token, shown as itself, that still tells every byte. */
+void fp_buf_escaped(struct fp_buf *b, const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t n = strlen(s), i = 0, k;
+
+	while (i < n) {
+		k = fp_shown_len(u + i, n - i);
+		if (k && u[i] != ' ' && u[i] != '\\') {
+			if (b->len + k >= b->cap)
+				break;  /* a character whole, or not at all */
+			while (k--)
+				b->p[b->len++] = (char)u[i++];
+			continue;
+		}
+		if (b->len + 5 > b->cap)
+			break;
+		b->p[b->len++] = '\\';
+		b->p[b->len++] = (char)('0' + (u[i] >> 6));
+		b->p[b->len++] = (char)('0' + ((u[i] >> 3) & 7));
+		b->p[b->len++] = (char)('0' + (u[i] & 7));
+		i++;
+	}
+	if (b->cap)
+		b->p[b->len] = '\0';
+}
+
 /*
  * One line "fastpath[pid]: <parts...>\n", written in one write(2): lines
  * from many processes sharing a file or a terminal do not interleave;
@@ -355,11 +414,18 @@ void fp_buf_long(struct fp_buf *b, long v)
 #define FP_LOG_SHORT 256
 #define FP_LOG_MAX (PATH_MAX + 256)
 
+static bool fp_stderr_same(void);
+
 void fp_log_parts(int fd, const char *const *parts, size_t n)
 {
 	char small[FP_LOG_SHORT], *line = small;
 	size_t i, need = 40, cap = sizeof small;
 	struct fp_buf b;
+
+	/* Every line for stderr, the summary's, a warning's or a debug
+	 * line: only to the file fd 2 was at start (fp_stderr_same). */
+	if (fd == STDERR_FILENO && !fp_stderr_same())
+		return;
 
 	for (i = 0; i < n; i++)
 		need += strlen(parts[i]);
@@ -380,10 +446,16 @@ void fp_log_parts(int fd, const char *const *parts, size_t n)
 	for (i = 0; i < n; i++)
 		fp_buf_str(&b, parts[i]);
 	/* One line, whatever a setting's value or a path held: a newline in
-	 * a setting must not split a warning in two. */
-	for (i = 0; i < b.len; i++)
-		if ((unsigned char)line[i] < 0x20 || line[i] == 0x7f)
-			line[i] = '?';
+	 * a setting must not split a warning in two, nor an escape sequence
+	 * (C1 ones too) reach the terminal of whoever reads it. */
+	for (i = 0; i < b.len;) {
+		size_t k = fp_shown_len((const unsigned char *)line + i, b.len - i);
+
+		if (k)
+			i += k;
+		else
+			line[i++] = '?';
+	}
 	line[b.len++] = '\n';
 	(void)fp_own_write(fd, line, b.len);
 	if (line != small)
@@ -593,9 +665,10 @@ static void fp_init_each(void)
 			fp_mitigations[i]->init();
 }
 
-/* --stats to stderr: the file fd 2 was at start-up.  A program that closes
- * 2 and opens its own file there (a daemon's log, a data file) must not
- * find our line appended to it. */
+/* Anything we write to stderr (the summary, a warning, a debug line): only
+ * to the file fd 2 was at start-up.  A program that closes 2 and opens its
+ * own file there (a daemon's log, a data file) must not find our line
+ * appended to it; one started with 2 closed gets none. */
 static struct {
 	bool known;
 	dev_t dev;
@@ -604,26 +677,31 @@ static struct {
 
 /* From initialisation too, after binding: the table itself (fp_fstat asks
  * fp_ready, which may be what is running). */
-static bool fp_stderr_stat(struct stat *st)
+static bool fp_fstat_bound(int fd, struct stat *st)
 {
 #ifdef FP_LINUX
 	if (fp_real.r_fstat.f)
-		return fp_real.r_fstat.f(STDERR_FILENO, st) == 0;
+		return fp_real.r_fstat.f(fd, st) == 0;
 #  ifdef FP_HAVE_LFS64
 	if (fp_real.r___fxstat.f)
-		return fp_real.r___fxstat.f(FP_STAT_VER, STDERR_FILENO, st) == 0;
+		return fp_real.r___fxstat.f(FP_STAT_VER, fd, st) == 0;
 #  endif
 	return false;
 #else
-	return fstat(STDERR_FILENO, st) == 0;  /* not wrapped there */
+	return fstat(fd, st) == 0;  /* not wrapped there */
 #endif
+}
+
+static bool fp_stderr_stat(struct stat *st)
+{
+	return fp_fstat_bound(STDERR_FILENO, st);
 }
 
 static void fp_stderr_note(void)
 {
 	struct stat st;
 
-	if (fp_cfg.stats == FP_STATS_STDERR && fp_stderr_stat(&st)) {
+	if (fp_stderr_stat(&st)) {
 		fp_stderr_id.dev = st.st_dev;
 		fp_stderr_id.ino = st.st_ino;
 		fp_stderr_id.known = true;
@@ -646,6 +724,7 @@ static void fp_init_run(void)
 	/* In secure-execution mode, and in a second copy, every setting is
 	 * ignored and every shim stays off: no warnings, no files, no test
 	 * hooks. */
+	fp_stderr_note();  /* before the settings, which may warn */
 	if (fp_secure_mode() || fp_other_copy()) {
 		fp_load_settings(&fp_cfg, fp_no_env);
 		fp_cfg.enabled = 0;
@@ -655,7 +734,6 @@ static void fp_init_run(void)
 	fp_bind_say();
 	atomic_store_explicit(&fp_counting, FP_COUNT_ALWAYS || fp_cfg.stats != FP_STATS_NONE,
 	                      memory_order_relaxed);
-	fp_stderr_note();
 	fp_init_each();
 	fp_survey_start();
 	pthread_atfork(fp_atfork_prepare, fp_atfork_parent, fp_atfork_child);
@@ -773,18 +851,43 @@ static struct {
 	_Atomic long final_pid;     /* the process whose final record is out */
 } fp_sv;
 
-static const char *fp_progname(void)
+/* The program's name: the last component of the path the kernel was given
+ * at exec (AT_EXECFN; illumos' getexecname), copied at the first record,
+ * which initialisation writes before main: argv[0] is the program's to
+ * rewrite (setproctitle, perl's $0), and the kernel's copy sits beside it
+ * on the stack.  Never empty: a record without a name is still a record. */
+static char fp_sv_prog[NAME_MAX + 1];
+
+static const char *fp_exec_path(void)
 {
 #if defined(FP_ILLUMOS)
-	const char *p = getexecname(), *q;  /* <stdlib.h> */
-
-	if (!p)
-		return "?";
-	q = strrchr(p, '/');
-	return q ? q + 1 : p;
+	return getexecname();  /* <stdlib.h> */
 #else
-	return program_invocation_short_name;
+#  ifdef AT_EXECFN
+	const char *p = (const char *)getauxval(AT_EXECFN); // NOLINT(performance-no-int-to-ptr)
+
+	if (p && *p)
+		return p;
+#  endif
+	return program_invocation_name;
 #endif
+}
+
+static const char *fp_progname(void)
+{
+	const char *p, *q;
+	struct fp_buf b = { fp_sv_prog, 0, sizeof fp_sv_prog };
+
+	if (fp_sv_prog[0])
+		return fp_sv_prog;
+	p = fp_exec_path();
+	if (!p)
+		p = "";
+	q = strrchr(p, '/');
+	if (q && q[1])
+		p = q + 1;
+	fp_buf_str(&b, *p ? p : "?");
+	return fp_sv_prog;
 }
 
 static unsigned long fp_sv_tick_of(const struct timespec *ts)
@@ -800,15 +903,10 @@ static bool fp_sv_line(int fd, const char *key, const char *sval, unsigned long 
 	fp_buf_str(&b, key);
 	fp_buf_str(&b, " ");
 	if (sval) {
-		size_t from = b.len;
-
-		/* Cut to the line, then one token: the report reads "key
-		 * value", and a program name is whatever argv[0] said (an
-		 * escape sequence, a newline and a forged line after it). */
-		fp_buf_str(&b, sval);
-		for (size_t i = from; i < b.len; i++)
-			if ((unsigned char)line[i] <= 0x20 || line[i] == 0x7f)
-				line[i] = '?';
+		/* One token, shown as itself: the report reads "key value",
+		 * and a program's file name may hold an escape sequence (C1
+		 * too), a newline and a forged line after it. */
+		fp_buf_escaped(&b, sval);
 	} else {
 		fp_buf_ulong(&b, v);
 	}
@@ -859,6 +957,38 @@ static bool fp_sv_body(int fd, long pid, bool final, bool own, const struct time
 	return ok && fp_sv_line(fd, "end", NULL, 0);
 }
 
+/* The directory this process's records go to: the survey directory when
+ * root or this user owns it; in one another user owns (root's, shared by
+ * the users of a service: 1733), the subdirectory named after this
+ * process's effective uid, made by the first of its processes (0700) and
+ * taken only when this user owns it: no user can make another's records
+ * land where it chooses, nor write records the report reads as another's. */
+static int fp_sv_opendir(void)
+{
+	char uid[24];
+	struct fp_buf b = { uid, 0, sizeof uid };
+	struct stat st;
+	int dfd = fp_of_opendir(fp_cfg.survey_dir, strlen(fp_cfg.survey_dir), NULL, 0), sub;
+
+	if (dfd < 0 || !fp_fstat_bound(dfd, &st) || st.st_uid == geteuid())
+		return dfd;
+	fp_buf_ulong(&b, (unsigned long)geteuid());
+#ifdef FP_LINUX
+	/* illumos: mkdirat's version set is not established against the
+	 * floor (tests/illumos_libc_symbols.txt); the subdirectory is made
+	 * beforehand there. */
+	(void)mkdirat(dfd, uid, 0700);
+#endif
+	sub = (int)fp_raw_openat(dfd, uid, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
+	fp_raw_close(dfd);
+	if (sub >= 0 && (!fp_fstat_bound(sub, &st) || st.st_uid != geteuid() ||
+	                 (st.st_mode & (S_IWGRP | S_IWOTH)))) {
+		fp_raw_close(sub);
+		sub = -1;
+	}
+	return sub;
+}
+
 static void fp_sv_write(bool final)
 {
 	char pre[32], tmp[64], rec[32];
@@ -876,7 +1006,7 @@ static void fp_sv_write(bool final)
 	fp_buf_str(&t, final ? ".f." : ".p.");
 	fp_buf_long(&r, pid);
 	fp_buf_str(&r, ".rec");
-	dfd = fp_of_opendir(fp_cfg.survey_dir, strlen(fp_cfg.survey_dir), NULL, 0);
+	dfd = fp_sv_opendir();
 	if (dfd >= 0) {
 		fd = fp_of_create(dfd, pre, tmp, sizeof tmp);
 		if (fd >= 0) {
@@ -980,6 +1110,7 @@ static void fp_survey_start(void)
 	if (!fp_cfg.survey)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &fp_sv.start);
+	(void)fp_progname();
 	fp_sv_write(false);
 }
 

@@ -996,6 +996,10 @@ struct fp_buf {
 void fp_buf_str(struct fp_buf *b, const char *s) FP_HIDDEN;
 void fp_buf_ulong(struct fp_buf *b, unsigned long v) FP_HIDDEN;
 void fp_buf_long(struct fp_buf *b, long v) FP_HIDDEN;
+/* Bytes at s that show as one character on a terminal; 0: to escape. */
+size_t fp_shown_len(const unsigned char *s, size_t n) FP_HIDDEN;
+/* s with those bytes, spaces and backslashes as \ooo: one safe token. */
+void fp_buf_escaped(struct fp_buf *b, const char *s) FP_HIDDEN;
 /* Writes "fastpath[pid]: <text>\n" to fd in one write(2); the _parts
  * form writes the n strings of parts one after another as the text. */
 void fp_log_line(int fd, const char *text) FP_HIDDEN;

@@ -26,7 +26,9 @@
  * exit, in fork children and from signal handlers (_exit, a surveyed
  * read()).  Reasons are told without strerror (not async-signal-safe).
  */
+#ifndef FP_OUTFILE_ALONE
 #include "fastpath.h"
+#endif
 
 /* Reasons, as strerror would give them, for the errors a walk can meet. */
 static void fp_of_errno(struct fp_buf *b, int e)
@@ -142,6 +144,13 @@ static int fp_of_step(int fd, const char *name, const char *path, size_t n, char
 	struct stat st;
 	int nfd = (int)fp_raw_openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
 
+#ifdef O_PATH
+	/* A directory we may search and write but not list (a shared survey
+	 * directory, 1733): reached by path only, which the *at calls and
+	 * fstat take (Linux 3.6). */
+	if (nfd < 0 && errno == EACCES)
+		nfd = (int)fp_raw_openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
+#endif
 	if (nfd >= 0 || (errno != ELOOP && errno != ENOTDIR))
 		goto out;
 	if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISLNK(st.st_mode)) {
@@ -268,6 +277,10 @@ int fp_of_append(const char *dir, size_t dirlen, const char *name, char *why, si
 	return fd;
 }
 
+/* What follows, the preload's own files, is not part of fastpath-run's
+ * copy of the checks above (FP_OUTFILE_ALONE: tools/fastpath-run.c opens
+ * interpose --survey=FILE with them). */
+#ifndef FP_OUTFILE_ALONE
 /* 48 bits nobody else can predict, as 12 hex digits.  The kernel's, else
  * (a kernel without getrandom, or its pool not ready) the clock's: O_EXCL
  * is what keeps a planted name from being followed, the randomness only
@@ -367,3 +380,4 @@ void fp_of_stats_write(const char *path, const char *line, size_t n)
 
 	fp_log_parts(STDERR_FILENO, parts, sizeof parts / sizeof parts[0]);
 }
+#endif /* FP_OUTFILE_ALONE */

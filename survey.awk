@@ -37,9 +37,12 @@ BEGIN {
 	NQUERIES = split("sysconf get_nprocs get_nprocs_conf sched_getaffinity " \
 		"pthread_getaffinity_np files", CPU_QUERY, " ")
 	split("socket door pipe other", READLINK_KIND, " ")
+	# Each byte's value, for escape(): in the C locale, one character
+	# per byte.
+	for (byte = 1; byte < 256; byte++) ORD[sprintf("%c", byte)] = byte
 	root_pid = environment("FP_SURVEY_ROOT")
 	root_pid = is_count(root_pid) ? root_pid + 0 : 0
-	nproc = 0; nrunning = 0; unreadable = 0; in_refused = 0
+	nproc = 0; nrunning = 0; unreadable = 0; in_refused = 0; top_records = 0; nuids = 0
 	t0 = -1; t1 = 0; first_prog = ""
 	each_mitigation("init")
 }
@@ -52,14 +55,24 @@ $0 == "//" { in_refused = 1; next }
 in_refused { listed[$0] = 1; unreadable++; next }
 {
 	listed[$0] = 1
-	if (read_record($0)) fold_record()
+	record_name = $0  # read_record's getline sets $0
+	if (read_record(record_name)) { fold_record(); trusted_from(record_name) }
 	else unreadable++
+}
+
+# Whose records were read: by_uid[UID] from UID's own subdirectory.
+function trusted_from(name,    uid) {
+	if (name !~ /^\.\/[0-9]+\//) { top_records++; return }
+	uid = substr(name, 3); uid = substr(uid, 1, index(uid, "/") - 1)
+	if (!(uid in by_uid)) { by_uid[uid] = 0; uids[++nuids] = uid }
+	by_uid[uid]++
 }
 
 END { report() }
 
 # ---- reading ----------------------------------------------------------------
-function is_record_name(s) { return s ~ /^\.\/[0-9]+\.rec$/ && length(s) <= 30 }
+# ./PID.rec, or ./UID/PID.rec: a user's own subdirectory of a shared one.
+function is_record_name(s) { return s ~ /^\.\/([0-9]+\/)?[0-9]+\.rec$/ && length(s) <= 52 }
 # A count: at most 20 digits (2^64 has 20).  Seconds: such a count, a
 # point and up to 9 more digits.  No sign, exponent, nan or inf.
 function is_count(s) { return s ~ /^[0-9]+$/ && length(s) <= 20 }
@@ -80,6 +93,9 @@ function read_record(name,    got, lines, complete) {
 			if ($0 != "fastpath-survey 1") break
 			continue
 		}
+		# A name is whatever the file was called: spaces, nothing
+		# (escaped when shown); the record still counts.
+		if ($1 == "prog") { rec["prog"] = NF > 1 ? substr($0, 6) : "?"; continue }
 		if (NF != 2) break
 		if ($1 == "end") { complete = 1; break }
 		if ($1 != "prog" && $1 != "state" && !is_seconds($2)) break
@@ -93,7 +109,7 @@ function record_is_whole() {
 	return ("pid" in rec) && ("ppid" in rec) && ("prog" in rec) && ("state" in rec) &&
 		("start_s" in rec) && ("now_s" in rec) &&
 		is_count(rec["pid"]) && rec["pid"] > 0 && !((rec["pid"] + 0) in proc_of_pid) &&
-		is_count(rec["ppid"]) && rec["prog"] != "" &&
+		is_count(rec["ppid"]) &&
 		(rec["state"] == "running" || rec["state"] == "exited") &&
 		is_seconds(rec["start_s"]) && is_seconds(rec["now_s"])
 }
@@ -108,7 +124,7 @@ function fold_record(    p, start, now) {
 	proc_of_pid[p] = nproc
 	proc_pid[nproc] = p
 	proc_ppid[nproc] = rec["ppid"] + 0
-	proc_prog[nproc] = rec["prog"]
+	proc_prog[nproc] = escape(rec["prog"])
 	if (!(proc_ppid[nproc] in children_recorded)) children_recorded[proc_ppid[nproc]] = 0
 	children_recorded[proc_ppid[nproc]]++
 	# Children it was seen to start: forks (fork(2)), spawns (posix_spawn,
@@ -151,7 +167,9 @@ function share_of_run(ns) { return wall_ns > 0 ? sprintf("%.1f%%", 100 * ns / wa
 function mean(total, count) { return count > 0 ? total / count : 0 }
 # Worth suggesting: 100 ms, or 1% of the run.
 function worth(ns) { return ns >= 100e6 || (wall_ns > 0 && ns >= 0.01 * wall_ns) }
+# A row of no calls, no time: one line for all of them (zero_rows).
 function row(name, calls, ns, saved, basis) {
+	if (!calls && !ns) { zero_rows = zero_rows (zero_rows == "" ? "" : ", ") name; return }
 	printf "%-10s %8d calls  %10s native  %7s of the run  saves ~%s (%s)\n", \
 		name, calls, ms(ns), share_of_run(ns), ms(saved), basis
 }
@@ -159,16 +177,99 @@ function add_reason(text) { reasons = reasons (reasons == "" ? "" : "; ") text }
 function add_note(text) { notes = notes (notes == "" ? "" : "\n") "note: " text }
 function add_option(text) { options = options " " text }
 
-# One word for sh: as it is when it holds only characters no shell treats
-# specially, else in single quotes, each ' as '\''.
-function sh_quote(s,    out) {
+# ---- what reaches the reader's terminal ----------------------------------------
+# Every name and argument printed goes through escape(): no byte of a
+# control (C0, DEL, C1 raw or as UTF-8) or of invalid UTF-8 is printed as
+# itself, so no record, name or argument can move the reader's cursor,
+# retitle the window or forge a line.
+#
+# shown_len(S, I): how many bytes at I make one character a terminal shows
+# as itself (printable ASCII, or a whole UTF-8 sequence that is not C1,
+# overlong, a surrogate or past U+10FFFF); 0: the byte is to be escaped.
+function shown_len(s, i,    c, len, lo, hi, k, d) {
+	c = ORD[substr(s, i, 1)]
+	if (c >= 32 && c < 127) return 1
+	if (c < 194 || c > 244) return 0
+	len = c < 224 ? 2 : c < 240 ? 3 : 4
+	lo = 128; hi = 191
+	if (c == 194 || c == 224) lo = 160
+	else if (c == 237) hi = 159
+	else if (c == 240) lo = 144
+	else if (c == 244) hi = 143
+	if (i + len - 1 > length(s)) return 0
+	d = ORD[substr(s, i + 1, 1)]
+	if (d < lo || d > hi) return 0
+	for (k = 2; k < len; k++) {
+		d = ORD[substr(s, i + k, 1)]
+		if (d < 128 || d > 191) return 0
+	}
+	return len
+}
+
+function octal(c) { return sprintf("\\%03o", ORD[c]) }
+
+# escape(S): S to show, each escaped byte as \ooo.
+function escape(s,    out, i, n, k) {
+	if (s !~ /[^ -~]/) return s
+	out = ""; n = length(s)
+	for (i = 1; i <= n; i += k) {
+		k = shown_len(s, i)
+		out = out (k ? substr(s, i, k) : octal(substr(s, i, 1)))
+		if (!k) k = 1
+	}
+	return out
+}
+
+# sh_quote(S): one word of sh that pasted into a POSIX shell gives back S
+# exactly: as it is when it holds only characters no shell treats
+# specially; else runs of shown characters in single quotes (each ' as
+# '\''), and escaped bytes as "$(printf '\ooo...')".  $() drops trailing
+# newlines: a run that ends in one takes the next byte too, and newlines
+# that end the word stay themselves, in quotes (the line after them then
+# starts with a quote, and forges no line of the report).
+function sh_quote(s,    out, i, n, k, lit, pr) {
 	if (s != "" && s !~ /[^A-Za-z0-9_.\/:=,+@%-]/) return s
+	out = ""; lit = ""; pr = ""; n = length(s)
+	for (i = 1; i <= n; i += k) {
+		k = shown_len(s, i)
+		if (k && pr !~ /\\012$/) {
+			if (pr != "") { out = out "\"$(printf '" pr "')\""; pr = "" }
+			lit = lit substr(s, i, k)
+			continue
+		}
+		k = 1
+		if (lit != "") { out = out single_quoted(lit); lit = "" }
+		if (substr(s, i) ~ /^\n+$/ && pr !~ /\\012$/) { lit = substr(s, i); break }
+		pr = pr octal(substr(s, i, 1))
+	}
+	if (pr != "") out = out "\"$(printf '" pr "')\""
+	if (lit != "" || out == "") out = out single_quoted(lit)
+	return out
+}
+
+function single_quoted(s,    out) {
 	out = ""
 	while (match(s, /'/)) {
 		out = out substr(s, 1, RSTART - 1) "'\\''"
 		s = substr(s, RSTART + 1)
 	}
 	return "'" out s "'"
+}
+
+# sh_words(TEXT, WORDS): the words of TEXT as interpose's quote_words
+# wrote them (plain, '...' or \', one space between) into WORDS[1..n]; n.
+function sh_words(text, words,    n, i, c, w, inword, q, len) {
+	n = 0; w = ""; inword = 0; q = 0; len = length(text)
+	for (i = 1; i <= len; i++) {
+		c = substr(text, i, 1)
+		if (q) { if (c == "'") q = 0; else w = w c; continue }
+		if (c == "'") { q = 1; inword = 1; continue }
+		if (c == "\\") { w = w substr(text, ++i, 1); inword = 1; continue }
+		if (c == " ") { if (inword) words[++n] = w; w = ""; inword = 0; continue }
+		w = w c; inword = 1
+	}
+	if (inword) words[++n] = w
+	return n
 }
 
 # ---- readlink -----------------------------------------------------------------
@@ -260,14 +361,16 @@ function urandom_fold(    opens, reads, pooled_ns, closes, close_ns, dup_close, 
 	return key("urandom.open_ns") + key("urandom.read_ns") + key("urandom.read_big_ns") + close_ns
 }
 
+# One sentence: what the saving counts, and the reserve mode's beside it.
 function urandom_row() {
 	row("urandom", urandom_calls, urandom_ns, urandom_exact_saved, \
-		sprintf("kernel time of %d opens (%d O_CLOEXEC), %d reads <= 4096 B%s and %d closes, less a duplicate and its close per open (exact mode, the default; %s each here%s); %d larger reads stay; --urandom=reserve, which makes neither, ~%s", \
-		urandom_opens, urandom_opens_cloexec, urandom_small_reads, \
+		sprintf("%d opens, %d reads <= 4096 B%s, %d closes, less exact mode's dup and close per open (%s%s)%s; --urandom=reserve ~%s", \
+		urandom_opens, urandom_small_reads, \
 		urandom_source == 1 ? " (reads served by vdso)" : urandom_source == 2 ? " (reads served by kernel: not saved)" : \
 		urandom_source == 3 ? " (reads served by reservoir)" : "", urandom_closes, \
 		urandom_dup_close_ns ? us(urandom_dup_close_ns) : "as a close twice", \
-		urandom_dup_fallback ? ", by F_DUPFD then F_SETFD: no F_DUPFD_CLOEXEC here" : "", urandom_big_reads, \
+		urandom_dup_fallback ? ", by F_DUPFD then F_SETFD: no F_DUPFD_CLOEXEC here" : "", \
+		urandom_big_reads ? sprintf("; %d larger reads stay", urandom_big_reads) : "", \
 		ms(urandom_reserve_saved)))
 }
 
@@ -368,10 +471,12 @@ function cpus_fold(    i, q, asked, answer, most, ppid) {
 # process of the same parent): a shell's $(getconf _NPROCESSORS_ONLN)
 # handed to the program it starts.  The largest such N is the pool.
 function cpus_find_pool(    i, n, parent, threads, maker) {
-	pool_size = 0
+	pool_size = 0; pool_asker_made = 0
 	for (i = 1; i <= nproc; i++) {
 		n = proc_cpu_answer[i]
-		if (n <= 1 || n <= pool_size) continue
+		# Of askers told the same count, the one that made the threads
+		# itself (a program that also ran nproc asked for its own pool).
+		if (n <= 1 || n < pool_size || (n == pool_size && (pool_asker_made || proc_threads[i] < n))) continue
 		parent = (proc_ppid[i] in proc_of_pid) ? proc_of_pid[proc_ppid[i]] : 0
 		threads = proc_threads[i]; maker = i
 		if (parent && proc_threads[parent] > threads) { threads = proc_threads[parent]; maker = parent }
@@ -379,6 +484,7 @@ function cpus_find_pool(    i, n, parent, threads, maker) {
 		if (threads < n) continue
 		pool_size = n
 		pool_asker = i
+		pool_asker_made = proc_threads[i] >= n
 		pool_maker = maker ? proc_prog[maker] : sibling_with_threads(proc_ppid[i], threads)
 	}
 }
@@ -428,7 +534,7 @@ function cpus_row(    i, asked, workers) {
 				cpus_query_calls[i], cpus_query_answer[i])
 	workers = cpus_threads_max > 1 ? cpus_threads_max - 1 : 1
 	row("cpus", cpus_queries, cpus_fork_ns / workers, cpus_saved, \
-		sprintf("queries: %s; %d threads made, %d alive at most; %d forks, time in fork per worker", \
+		sprintf("its time is fork's, per worker; queries: %s; %d threads made, %d alive at most; %d forks", \
 		asked == "" ? "none" : asked, cpus_threads, cpus_threads_max, cpus_forks))
 	if (!cpus_forks) return
 	print "  fork time by threads alive when it began:"
@@ -446,8 +552,15 @@ function pool_origin() {
 
 function cpus_suggest(    cap) {
 	if (!pool_size) return
+	cap = fork_grows ? bucket_threads(cap_bucket) : 0
+	# A cap at or above the count the program saw changes nothing: fork
+	# time grew with something else (the heap), not with this pool.
+	if (fork_grows && cap >= pool_size) {
+		if (worth(cpus_saved))
+			add_note(sprintf("fork time grew, but not with the pool of %d sized from the CPU count: no --cpus", pool_size))
+		return
+	}
 	if (fork_grows && worth(cpus_saved)) {
-		cap = bucket_threads(cap_bucket)
 		add_reason(sprintf("the program sized a pool of %d from the CPU count%s, and fork took %s with %s threads alive but %s with %s: capped at %d (the most threads at which fork was seen within 2x of that), it would save ~%s", \
 			pool_size, pool_origin(), ms(mean(fork_ns[cpus_low], fork_count[cpus_low])), bucket_label(cpus_low), \
 			ms(mean(fork_ns[cpus_high], fork_count[cpus_high])), bucket_label(cpus_high), cap, ms(cpus_saved)))
@@ -503,17 +616,29 @@ function mark_gone_processes(    how, i, j, cmd, pid) {
 }
 
 # ---- the report ----------------------------------------------------------------
-function report() {
+function report(    i) {
+	if (!nproc) { no_records(); exit 3 }
 	wall_ns = t1 > t0 && t0 >= 0 ? t1 - t0 : 0
 	count_processes()
 	each_mitigation("derive")
 	printf "fastpath survey of: %s\n", surveyed_command()
-	printf "processes: %d recorded, %s%d left no record", nproc, missing_exact ? "" : "at least ", missing
+	printf "processes: %d recorded, ", nproc
+	if (missing_exact) printf "%d left no record", missing
+	else if (missing) printf "at least %d left no record", missing
+	else printf "none seen to leave no record (some starts were not seen)"
 	if (still_running) printf ", %d still running", still_running
 	printf "; wall time %s\n", ms(wall_ns)
 	if (unreadable) printf "(%d unreadable record(s) ignored)\n", unreadable
+	if (nuids) {
+		printf "records read: %d in the directory (root's or the reader's)", top_records
+		for (i = 1; i <= nuids; i++)
+			printf ", %d of uid %s (its own subdirectory, owned by it)", by_uid[uids[i]], uids[i]
+		print ""
+	}
 	print ""
+	zero_rows = ""
 	each_mitigation("row")
+	if (zero_rows != "") print zero_rows ": no calls"
 	print ""
 	top_processes()
 	print ""
@@ -533,19 +658,35 @@ function top_processes(    j, i, best, chosen) {
 	}
 }
 
-# The command, as interpose quoted it (sh words, which pasted into a POSIX
-# shell give back its argument vector, whatever its bytes), else the name
-# of the earliest process, quoted, and "...".
-function surveyed_command(    file, line, text, got, lines) {
+# The command, as interpose quoted it, each word quoted again by sh_quote
+# (sh words, which pasted into a POSIX shell give back its argument vector,
+# whatever its bytes, and show no control byte), else the name of the
+# earliest process, quoted, and "...".
+function surveyed_command(    file, line, text, got, lines, words, n, i, out) {
 	file = environment("FP_SURVEY_COMMAND")
 	if (file != "") {
 		text = ""; lines = 0
 		while ((got = (getline line < file)) > 0)
 			text = text (lines++ ? "\n" : "") line
 		close(file)
-		if (got == 0 && text != "") return text
+		n = got == 0 ? sh_words(text, words) : 0
+		out = ""
+		for (i = 1; i <= n; i++) out = out (i > 1 ? " " : "") sh_quote(words[i])
+		if (n) return out
 	}
 	return first_prog == "" ? "..." : sh_quote(first_prog) " ..."
+}
+
+# No record read: no report to make.  One line, not rows of zeros ending
+# "nothing to mitigate", which would read as a program that needs nothing;
+# the exit status (3) tells it to a script (interpose(1), EXIT STATUS).
+function no_records(    why) {
+	why = unreadable ? sprintf("; %d unreadable record(s) ignored", unreadable) : ""
+	if (environment("FP_SURVEY_COMMAND") != "")
+		printf "fastpath survey of: %s: no records (no process of it loaded fastpath.so: a static or setuid program, or one that clears LD_PRELOAD)%s\n", \
+			surveyed_command(), why
+	else
+		printf "fastpath survey: no records in this directory%s\n", why
 }
 
 # The suggestion: every mitigation's reason, notes and caveat, then the

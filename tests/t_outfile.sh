@@ -151,6 +151,65 @@ else
 	fi
 fi
 
+# --- every line for stderr goes where stderr was at start (issue 40) -------
+# A daemon that closed stderr and opened a data file on 2 gets neither the
+# exit-time "could not be written" warning nor a FASTPATH_DEBUG line in it;
+# with its stderr kept, both are printed (the same runs, the other branch).
+mkdir "$T_TMP/gone"
+# shellcheck disable=SC2016 # for the inner shell
+LD_PRELOAD=$P FASTPATH_STATS=$T_TMP/gone/s.log sh -c 'rm -rf "$1"; [ -n "$2" ] && exec 2>>"$2"; echo data >&2' \
+	sh "$T_TMP/gone" "$T_TMP/data" 2>"$T_TMP/err"
+expect_eq "exit-time warning: not appended to the data file now on fd 2" "data" "$(cat "$T_TMP/data")"
+mkdir "$T_TMP/gone"
+# shellcheck disable=SC2016 # for the inner shell
+LD_PRELOAD=$P FASTPATH_STATS=$T_TMP/gone/s.log sh -c 'rm -rf "$1"; :' sh "$T_TMP/gone" 2>"$T_TMP/err"
+if grep -q 'the summary could not be written' "$T_TMP/err"; then ok "exit-time warning: on the stderr it started with"
+else fail "exit-time warning: on the stderr it started with" "$(cat "$T_TMP/err")"; fi
+if [ -n "$PYTHON" ]; then
+	code='import os, sys
+if len(sys.argv) > 1:
+    fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    os.dup2(fd, 2)
+    os.write(2, b"data\n")
+os.cpu_count()'
+	rm -f "$T_TMP/data"
+	LD_PRELOAD=$P FASTPATH_DEBUG=1 FASTPATH_CPUS=2 "$PYTHON" -c "$code" "$T_TMP/data" 2>"$T_TMP/err"
+	expect_eq "FASTPATH_DEBUG line: not in the data file a program put on fd 2" "data" "$(cat "$T_TMP/data")"
+	LD_PRELOAD=$P FASTPATH_DEBUG=1 FASTPATH_CPUS=2 "$PYTHON" -c "$code" 2>"$T_TMP/err"
+	if grep -q 'answered from FASTPATH_CPUS' "$T_TMP/err"; then ok "FASTPATH_DEBUG line: on the stderr it started with"
+	else fail "FASTPATH_DEBUG line: on the stderr it started with" "$(cat "$T_TMP/err")"; fi
+else
+	skip "FASTPATH_DEBUG line and a data file on fd 2" "no python3"
+fi
+
+# --- interpose --survey=FILE, the user's own cases (issue 40) -------------
+mkdir "$T_TMP/rep"
+(cd "$T_TMP/rep" && "$INTERPOSE" --survey=r true 2>"$T_TMP/err")
+expect_eq "--survey=FILE, relative: written in the working directory" "fastpath survey of: true" \
+	"$(head -n 1 "$T_TMP/rep/r")"
+printf 'old report, much longer than the new one would be%9999s\n' x >"$T_TMP/rep/r"
+(cd "$T_TMP/rep" && "$INTERPOSE" --survey=r sh -c 'exit 3' 2>"$T_TMP/err")
+expect_eq "--survey=FILE: the command's status; an existing file of ours replaced whole" \
+	"3 suggest: nothing to mitigate" "$? $(tail -n 1 "$T_TMP/rep/r")"
+printf 'kept\n' >"$T_TMP/rep/r"
+(cd "$T_TMP/rep" && "$INTERPOSE" --survey=r sh -c 'cat r >seen' 2>"$T_TMP/err")
+expect_eq "--survey=FILE: left as it was while the command runs" "kept" "$(cat "$T_TMP/rep/seen")"
+printf 'precious\n' >"$T_TMP/rep/v"
+ln -s v "$T_TMP/rep/l"
+(cd "$T_TMP/rep" && "$INTERPOSE" --survey=l touch ran 2>"$T_TMP/err")
+expect_eq "--survey=FILE, a symbolic link: refused (125), nothing run, its target unchanged" \
+	"125 precious no" "$? $(cat "$T_TMP/rep/v") $([ -e "$T_TMP/rep/ran" ] && echo ran || echo no)"
+if grep -q "^interpose: --survey=$T_TMP/rep/l: a symbolic link$" "$T_TMP/err"; then ok "--survey=FILE refused: one line says why"
+else fail "--survey=FILE refused: one line says why" "$(cat "$T_TMP/err")"; fi
+if [ -z "$(find "${TMPDIR:-/tmp}" -maxdepth 1 -name 'fastpath-survey.*' -newer "$T_TMP/rep/v" 2>/dev/null)" ]; then
+	ok "--survey=FILE refused: no record directory left behind"
+else
+	fail "--survey=FILE refused: no record directory left behind"
+fi
+ln "$T_TMP/rep/v" "$T_TMP/rep/h"
+(cd "$T_TMP/rep" && "$INTERPOSE" --survey=h true 2>"$T_TMP/err")
+expect_eq "--survey=FILE, a hard link: refused, the file unchanged" "125 precious" "$? $(cat "$T_TMP/rep/v")"
+
 # --- 3. links planted by another user -------------------------------------
 if [ "$(id -u)" != 0 ]; then
 	skip "links planted by another user" "needs root (running as $(id -un))"
@@ -211,6 +270,12 @@ layout() {
 
 # matrix TAG: every name, both kinds of link, every layout.
 matrix() {
+	# Another user's own file at --survey=FILE, in a sticky directory.
+	layout sticky "own.report.$1"
+	# shellcheck disable=SC2016 # for the inner shell
+	as_nobody sh -c 'echo theirs >"$1"' sh "$D/report"
+	"$INTERPOSE" --survey="$D/report" true 2>"$T_TMP/err"
+	expect_eq "$1: another user's file at --survey=FILE: refused, kept" "125 theirs" "$? $(cat "$D/report")"
 	for lay in sticky gsticky open; do
 		for kind in sym hard; do
 			for name in ptmp ftmp rec; do
@@ -255,6 +320,14 @@ matrix() {
 					;;
 				esac
 			done
+			# interpose --survey=FILE: opened as the preload opens its own.
+			layout $lay "$kind.report.$1"
+			plant "$kind" "$D/report"
+			"$INTERPOSE" --survey="$D/report" true 2>"$T_TMP/err"
+			rc=$?
+			what="$1 $lay dir, $kind link at --survey=FILE"
+			if [ $rc -eq 125 ] && victim_ok; then ok "$what: refused, victim unchanged"; else
+				fail "$what: refused, victim unchanged" "rc $rc, victim [$(cat "$V")], $(cat "$T_TMP/err")"; fi
 			# The summary file, and a DIR/'s file for root (0.log).
 			for sname in fp.log 0.log; do
 				layout $lay "$kind.$sname.$1"

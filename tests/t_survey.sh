@@ -376,4 +376,76 @@ else
 	skip "node service" "node is not installed"
 fi
 
+# --- a shared directory: every user's records (issue 40) ----------------------
+# Made as the docs say (root's, 1733): a process of another user writes its
+# records in its own subdirectory, and root's report reads and names them;
+# a subdirectory one user made under another's uid is not trusted.
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1; then
+	sh_dir=$T_TMP/shared
+	install -d -m 1733 -o root "$sh_dir"
+	chmod 0755 "$T_TMP"
+	setpriv --reuid=65534 --regid=65534 --clear-groups env LD_PRELOAD="$P" FASTPATH_SURVEY="$sh_dir" \
+		sh -c '/bin/true; :' 2>"$T_TMP/err"
+	env LD_PRELOAD="$P" FASTPATH_SURVEY="$sh_dir" /bin/true
+	# shellcheck disable=SC2012 # a name of digits
+	expect_eq "shared directory: another user's records in its own subdirectory, 0700" \
+		"2 drwx------ 65534" "$(find "$sh_dir/65534" -name '*.rec' -user 65534 | wc -l | tr -d ' ') $(ls -ldn "$sh_dir/65534" | awk '{ print $1, $3 }')"
+	expect_eq "shared directory: no warning" "" "$(cat "$T_TMP/err")"
+	# shellcheck disable=SC2016 # for the inner shell
+	setpriv --reuid=65534 --regid=65534 --clear-groups sh -c \
+		'mkdir -m 700 "$1/1234" && printf "fastpath-survey 1\npid 7\nppid 1\nprog forged\nstate exited\nstart_s 1.0\nnow_s 2.0\nend 0\n" >"$1/1234/7.rec"' \
+		sh "$sh_dir"
+	"$INTERPOSE" --survey-report "$sh_dir" >"$T_TMP/rep" 2>&1
+	expect_eq "shared directory: root's report reads every user's, says whose, trusts no forged subdirectory" \
+		"processes: 3 recorded|(1 unreadable record(s) ignored)|records read: 1 in the directory (root's or the reader's), 2 of uid 65534 (its own subdirectory, owned by it)" \
+		"$(sed -n 's/^\(processes: [0-9]* recorded\).*/\1/p' "$T_TMP/rep")|$(grep '^(' "$T_TMP/rep")|$(grep '^records read' "$T_TMP/rep")"
+	chmod 0700 "$T_TMP"
+else
+	skip "a shared directory of several users" "needs root and setpriv (util-linux)"
+fi
+
+# --- the program's name: the kernel's, not argv[0] (issue 40) ----------------
+# A program that rewrites argv[0] (perl's $0, setproctitle), or was
+# started with an odd or empty one, is recorded under the file it ran.
+if command -v perl >/dev/null 2>&1; then
+	# shellcheck disable=SC2016 # perl's $0
+	sv "$T_TMP/d" perl -e '$0 = "x" x 200; exit 0'
+	expect_eq "perl with \$0 rewritten: recorded as perl" "prog perl" "$(cat "$T_TMP/d"/*.rec | grep '^prog ')"
+	sv "$T_TMP/d" perl -e 'exec {"/bin/true"} ""'
+	expect_eq "argv[0] empty: recorded under the file run" "prog true" "$(grep -h '^prog ' "$T_TMP/d"/*.rec | sort -u | grep -v perl)"
+	sv "$T_TMP/d" perl -e 'exec {"/bin/true"} "fake\033]0;t\007 x"'
+	expect_eq "argv[0] another name, with controls: recorded under the file run" "prog true" \
+		"$(grep -h '^prog ' "$T_TMP/d"/*.rec | sort -u | grep -v perl)"
+	"$INTERPOSE" --survey -- perl -e 'exec {"/bin/true"} ""' 2>"$T_TMP/rep"
+	expect_eq "argv[0] empty: the record counted in the report" "processes: 1 recorded, 0 left no record" \
+		"$(sed -n 's/;.*//p' "$T_TMP/rep" | grep '^processes')"
+else
+	skip "the program's name, argv[0] rewritten" "perl is not installed"
+fi
+mkdir -p "$T_TMP/bin"
+cp /bin/true "$T_TMP/bin/$(printf 'a b\033[2J\302\233c')"
+sv "$T_TMP/d" "$T_TMP/bin/$(printf 'a b\033[2J\302\233c')"
+expect_eq "a file name with a space, an escape and a C1 control: one token, each byte as \\ooo" \
+	'prog a\040b\033[2J\302\233c' "$(grep -h '^prog ' "$T_TMP/d"/*.rec)"
+
+# --- a relative TMPDIR (issue 40) ---------------------------------------------
+# The record directory is made absolute: a child that starts after cd /
+# still leaves its record, and the report finds the command's words.
+mkdir -p "$T_TMP/rel/tmp"
+(cd "$T_TMP/rel" && TMPDIR=tmp "$INTERPOSE" --survey -- sh -c 'cd / && /bin/true; :' 2>"$T_TMP/rep")
+expect_eq "relative TMPDIR: every process recorded, the command quoted back" \
+	"processes: 2 recorded, 0 left no record|suggest: nothing to mitigate|fastpath survey of: sh -c 'cd / && /bin/true; :'" \
+	"$(sed -n 's/;.*//p' "$T_TMP/rep" | grep '^processes')|$(tail -n 1 "$T_TMP/rep")|$(head -n 1 "$T_TMP/rep")"
+expect_eq "relative TMPDIR: the record directory removed" "" "$(ls "$T_TMP/rel/tmp")"
+
+# --- no records (issue 40): one line, the command's own status ----------------
+# The command's last image runs without the preload and removes what its
+# earlier ones recorded: none is left.
+# shellcheck disable=SC2016 # for the inner shells
+"$INTERPOSE" --survey -- sh -c 'exec env -u LD_PRELOAD sh -c "rm -f \"\$FASTPATH_SURVEY\"/*.rec; exit 7"' \
+	2>"$T_TMP/rep"
+expect_eq "--survey, no records: the command's status, and one line saying so" \
+	"7 1 fastpath survey of: sh -c 'exec env -u LD_PRELOAD sh -c \"rm -f \\\"\\\$FASTPATH_SURVEY\\\"/*.rec; exit 7\"': no records" \
+	"$? $(wc -l <"$T_TMP/rep" | tr -d ' ') $(sed 's/ (.*//' "$T_TMP/rep")"
+
 finish

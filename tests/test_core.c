@@ -297,10 +297,12 @@ static int load_capture(const char *const *env, struct fp_settings *cfg, char *e
 	saved = dup(STDERR_FILENO);
 	dup2(pfd[1], STDERR_FILENO);
 	close(pfd[1]);
+	fp_stderr_note(); /* the pipe is the stderr lines may go to */
 	fake_env = env;
 	fp_load_settings(cfg, fake_get);
 	dup2(saved, STDERR_FILENO);
 	close(saved);
+	fp_stderr_note();
 	n = read(pfd[0], err, errlen - 1);
 	close(pfd[0]);
 	err[n > 0 ? n : 0] = '\0';
@@ -960,6 +962,41 @@ static void test_own_fstat_mmap_both_branches(void **state)
 	close(fd);
 }
 
+/* What a terminal shows as itself: printable ASCII and whole valid UTF-8
+ * that is not C1; and the record's one-token escape of everything else. */
+static void test_shown_len_and_escape(void **state)
+{
+	static const struct {
+		const char *s;
+		size_t len;
+	} cases[] = {
+		{ "a", 1 },           { " ", 1 },                  { "\x1b", 0 },
+		{ "\x7f", 0 },        { "\x9b", 0 },               { "\xc2\x9b", 0 },
+		{ "\xc2\x80", 0 },    { "\xc2\xa0", 2 },           { "\xc3\xa9", 2 },
+		{ "\xc0\x80", 0 },    { "\xc1\xbf", 0 },           { "\xe0\x80\x80", 0 },
+		{ "\xe2\x82\xac", 3 }, { "\xed\xa0\x80", 0 },       { "\xf0\x9f\x98\x80", 4 },
+		{ "\xf4\x90\x80\x80", 0 }, { "\xf5\x80\x80\x80", 0 }, { "\xc3", 0 },
+		{ "\xe2\x82", 0 },    { "\xe2\x28\xac", 0 },
+	};
+	char out[32];
+	struct fp_buf b = { out, 0, sizeof out };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		assert_int_equal(fp_shown_len((const unsigned char *)cases[i].s, strlen(cases[i].s)),
+		                 cases[i].len);
+	fp_buf_escaped(&b, "a b\\\x1b\xc2\x9b\xc3\xa9");
+	assert_string_equal(out, "a\\040b\\134\\033\\302\\233\xc3\xa9");
+	/* Cut whole: no half of a character, no half of an escape. */
+	b = (struct fp_buf){ out, 0, 3 };
+	fp_buf_escaped(&b, "a\xc3\xa9");
+	assert_string_equal(out, "a");
+	b = (struct fp_buf){ out, 0, 5 };
+	fp_buf_escaped(&b, "a\x1b");
+	assert_string_equal(out, "a");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -991,6 +1028,7 @@ int main(void)
 		cmocka_unit_test(test_raw_calls),
 		cmocka_unit_test(test_explicit_bzero_both_branches),
 		cmocka_unit_test(test_own_fstat_mmap_both_branches),
+		cmocka_unit_test(test_shown_len_and_escape),
 	};
 
 	return cmocka_run_group_tests_name("core", tests, NULL, NULL);

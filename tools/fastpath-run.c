@@ -15,6 +15,21 @@
  * and the signal number (0 when it exited).  With N = 0 this process ends
  * as the command did: the same exit code, or death by the same signal.
  *
+ *   fastpath-run --report FILE N [THEN...] COMMAND [ARG]...
+ *
+ * The same, and THEN runs with its standard output on FILE (an absolute
+ * path), emptied once the command has ended.  FILE is opened before the
+ * command starts, as fastpath.so opens its own files (outfile.c, built in
+ * here): every directory on the way owned by root or by us and writable
+ * by nobody else unless sticky, the file itself not a symbolic link (not
+ * followed), a regular file of ours with one link, created if missing;
+ * refused, nothing runs (125).  A shell's `>` would follow a link another
+ * user planted and empty whatever it names.
+ *
+ *   fastpath-run --check-report FILE
+ *
+ * Only opens FILE so (made if missing, left as it was), and says why not.
+ *
  *   fastpath-run --pin N COMMAND [ARG]...
  *
  * interpose --pin where there is no taskset(1): sets this process's real
@@ -31,12 +46,17 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #ifdef __linux__
 #include <sys/prctl.h>
 #endif
@@ -45,6 +65,68 @@
 #include <unistd.h>
 
 #include "reach.h"
+/* outfile.c's checks, on the plain C library: what fastpath.so reaches
+ * through its own system-call and formatting helpers. */
+#define FP_OUTFILE_ALONE 1
+#define FP_OF_REFUSED (-2)
+struct fp_buf {
+	char *p;
+	size_t len, cap;
+};
+
+static void fp_buf_str(struct fp_buf *b, const char *s)
+{
+	while (*s && b->len + 1 < b->cap)
+		b->p[b->len++] = *s++;
+	if (b->cap)
+		b->p[b->len] = '\0';
+}
+
+static void fp_buf_long(struct fp_buf *b, long v)
+{
+	char tmp[32];
+
+	snprintf(tmp, sizeof tmp, "%ld", v);
+	fp_buf_str(b, tmp);
+}
+
+static long fp_raw_openat(int dirfd, const char *path, int flags, mode_t mode)
+{
+	return openat(dirfd, path, flags, mode);
+}
+
+static int fp_raw_close(int fd)
+{
+	return close(fd);
+}
+
+static int fp_fstat(int fd, struct stat *st)
+{
+	return fstat(fd, st);
+}
+
+int fp_of_opendir(const char *dir, size_t dirlen, char *why, size_t whylen);
+int fp_of_append(const char *dir, size_t dirlen, const char *name, char *why, size_t whylen);
+#include "../outfile.c" // NOLINT(bugprone-suspicious-include): the same checks, built in
+
+/* --report FILE: the file, open; or the reason, and nothing runs. */
+static int fp_report_open(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char why[512];
+	int fd;
+
+	if (path[0] != '/' || !slash) {
+		fprintf(stderr, "interpose: --survey=%s: not an absolute path\n", path);
+		_exit(125);
+	}
+	fd = fp_of_append(path, (size_t)(slash - path) + 1, slash + 1, why, sizeof why);
+	if (fd < 0) {
+		fprintf(stderr, "interpose: --survey=%s: %s\n", path, why);
+		_exit(125);
+	}
+	return fd;
+}
 
 /* What `interpose --survey` forwarded as a shell (HUP, INT, TERM), and the
  * other signals a supervisor commonly sends to a command's pid. */
@@ -191,10 +273,22 @@ int main(int argc, char **argv)
 	size_t i;
 	int st;
 
+	int report = -1;
+
 	if (argc > 1 && strcmp(argv[1], "--pin") == 0)
 		fp_pin(argc, argv);
 	if (argc > 1 && strcmp(argv[1], "--reach") == 0)
 		return fp_reach(argc - 2, argv + 2);
+	if (argc == 3 && strcmp(argv[1], "--check-report") == 0) {
+		(void)fp_report_open(argv[2]);
+		return 0;
+	}
+	if (argc > 2 && strcmp(argv[1], "--report") == 0) {
+		report = fp_report_open(argv[2]);
+		argv[2] = argv[0];
+		argv += 2;
+		argc -= 2;
+	}
 	n = argc > 1 ? strtol(argv[1], &end, 10) : -1;
 	if (argc < 3 || *end || n < 0 || n > argc - 3)
 		fp_die("usage: fastpath-run N [THEN...] COMMAND [ARG]...", NULL, 0, 125);
@@ -236,6 +330,15 @@ int main(int argc, char **argv)
 	if (chld.sa_handler == SIG_IGN)
 		signal(SIGCHLD, SIG_IGN);
 	sigprocmask(SIG_SETMASK, &orig, NULL);
+	/* Emptied only now, when the report is written, as `>` did then. */
+	if (report >= 0) {
+		if (ftruncate(report, 0) != 0 ||
+		    (report == STDOUT_FILENO ? fcntl(report, F_SETFD, 0)
+		                             : dup2(report, STDOUT_FILENO)) < 0)
+			fp_die(NULL, "--survey report", errno, 125);
+		if (report != STDOUT_FILENO)
+			close(report);
+	}
 	if (n == 0)
 		fp_end_like(st);
 	fp_then(argv + 2, (int)n, child, st);
