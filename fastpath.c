@@ -708,10 +708,26 @@ static void fp_stderr_note(void)
 	}
 }
 
+/* Any FASTPATH_ variable in the environment (no system call). */
+static bool fp_env_has_settings(void)
+{
+	extern char **environ;
+	char **e;
+
+	for (e = environ; e && *e; e++)
+		if (strncmp(*e, "FASTPATH_", 9) == 0)
+			return true;
+	return false;
+}
+
 static bool fp_stderr_same(void)
 {
 	struct stat st;
 
+	/* During initialisation (the settings' warnings): fd 2 is still the
+	 * one the process started with. */
+	if (atomic_load_explicit(&fp_init_state, memory_order_acquire) != FP_INIT_DONE)
+		return true;
 	return fp_stderr_id.known && fp_stderr_stat(&st) && st.st_dev == fp_stderr_id.dev &&
 	       st.st_ino == fp_stderr_id.ino;
 }
@@ -724,12 +740,20 @@ static void fp_init_run(void)
 	/* In secure-execution mode, and in a second copy, every setting is
 	 * ignored and every shim stays off: no warnings, no files, no test
 	 * hooks. */
-	fp_stderr_note();  /* before the settings, which may warn */
 	if (fp_secure_mode() || fp_other_copy()) {
 		fp_load_settings(&fp_cfg, fp_no_env);
 		fp_cfg.enabled = 0;
 	} else {
 		fp_load_settings(&fp_cfg, fp_secure_getenv);
+		/* Only a process given a setting can print anything after its
+		 * start (the summary, a debug line, the survey's warnings, a
+		 * warning of a setting read lazily by a mitigation that is on):
+		 * only it pays the fstat that tells fd 2 later.  Until
+		 * initialisation ends, fd 2 is the one the process started with
+		 * (fp_stderr_same), so the settings' own warnings need none. */
+		if (fp_cfg.stats != FP_STATS_NONE || fp_cfg.debug || fp_cfg.survey ||
+		    (fp_cfg.enabled && fp_env_has_settings()))
+			fp_stderr_note();
 	}
 	fp_bind_say();
 	atomic_store_explicit(&fp_counting, FP_COUNT_ALWAYS || fp_cfg.stats != FP_STATS_NONE,
