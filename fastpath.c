@@ -192,12 +192,62 @@ ssize_t fp_raw_write(int fd, const void *buf, size_t n)
  * or the disposition.  A signal our write left pending is taken back
  * before the mask is restored: pending, it would be delivered then.  One
  * pending already when we began is the program's (it blocks SIGXFSZ) and
- * stays; the kernel's second one merges into it, as standard signals do.
+ * stays; the kernel's second one merges into it, as standard signals do,
+ * when both are this thread's.  A process's one (a kill) is a queue of its
+ * own, delivered besides ours: then ours is taken back all the same
+ * (fp_fsz_private tells the two apart, where a SIGXFSZ is pending only).
  * The take-back is the raw rt_sigtimedwait on Linux: glibc's sigtimedwait
  * is a cancellation point, and an exit handler is no place to act on one.
  * Cost: two sigprocmask calls and one sigpending per hold, one
  * sigtimedwait more when a write met the limit.
  */
+/*
+ * Whether SIGXFSZ is pending for this thread alone: 1, 0, or -1 where it
+ * cannot be told.  sigpending answers for the thread and the process
+ * together, but the two are separate queues: a kill() of the process
+ * (shared) and our write's signal (this thread's) do not merge, and each
+ * is delivered.  Read from SigPnd in the thread's status, streamed through
+ * a small buffer (this may run on a signal stack).  Asked only when a
+ * SIGXFSZ is pending, which the common path never has.
+ */
+static int fp_fsz_private(void)
+{
+#if defined(FP_LINUX)
+	static const char key[] = "\nSigPnd:";
+	char buf[128];
+	size_t k = 0;
+	int fd, digits = -1;
+	uint64_t bits = 0;
+	long r;
+
+	fd = (int)fp_raw_openat(FP_AT_FDCWD, "/proc/thread-self/status",
+	                        O_RDONLY | O_CLOEXEC | O_NOCTTY, 0);
+	if (fd < 0)
+		return -1;
+	while ((r = FP_SYSCALL(SYS_read, fd, buf, sizeof buf)) > 0) {
+		for (long i = 0; i < r; i++) {
+			char c = buf[i];
+
+			if (digits < 0) {
+				k = c == key[k] ? k + 1 : c == '\n' ? 1 : 0;
+				if (k == sizeof key - 1)
+					digits = 0;
+			} else if (c == ' ' || c == '\t') {
+				continue;
+			} else if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')) {
+				bits = bits << 4 | (uint64_t)(c <= '9' ? c - '0' : c - 'a' + 10);
+				digits++;
+			} else {
+				(void)fp_raw_close(fd);
+				return digits > 0 ? (int)(bits >> (SIGXFSZ - 1) & 1) : -1;
+			}
+		}
+	}
+	(void)fp_raw_close(fd);
+#endif
+	return -1;
+}
+
 void fp_fsz_hold(struct fp_fsz *g)
 {
 	sigset_t xfsz, pend;
@@ -207,20 +257,28 @@ void fp_fsz_hold(struct fp_fsz *g)
 	sigaddset(&xfsz, SIGXFSZ);
 	g->held = pthread_sigmask(SIG_BLOCK, &xfsz, &g->old) == 0;
 	g->had = g->held && sigpending(&pend) == 0 && sigismember(&pend, SIGXFSZ) == 1;
+	/* The program's may be the process's (a kill): ours would then be
+	 * one more, in this thread's queue.  Unknown: taken as this
+	 * thread's, which ours merges into. */
+	g->had_own = g->had && fp_fsz_private() != 0;
 	errno = saved;
 }
 
 void fp_fsz_release(struct fp_fsz *g)
 {
 	sigset_t xfsz, pend;
-	int saved = errno;
+	int saved = errno, priv;
 
 	if (!g->held)
 		return;
 	sigemptyset(&xfsz);
 	sigaddset(&xfsz, SIGXFSZ);
-	if (!g->had && sigpending(&pend) == 0 && sigismember(&pend, SIGXFSZ) == 1) {
+	if (!g->had_own && sigpending(&pend) == 0 && sigismember(&pend, SIGXFSZ) == 1 &&
+	    ((priv = fp_fsz_private()) == 1 || (priv < 0 && !g->had))) {
 		struct timespec zero = { 0, 0 };
+
+		/* This thread's queue is dequeued first: ours, never the
+		 * process's. */
 
 #if defined(FP_LINUX)
 		(void)FP_SYSCALL(SYS_rt_sigtimedwait, &xfsz, NULL, &zero, (size_t)(_NSIG / 8));

@@ -225,6 +225,7 @@ struct fp_fsz {
 	sigset_t old;
 	bool held;
 	bool had; /* a SIGXFSZ was pending before: the program's, not ours */
+	bool had_own; /* ... for this thread (else the process's, or none) */
 };
 void fp_fsz_hold(struct fp_fsz *g) FP_HIDDEN;
 void fp_fsz_release(struct fp_fsz *g) FP_HIDDEN;

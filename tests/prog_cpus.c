@@ -26,6 +26,9 @@
  *                        "noatime=ok directory=ENOTDIR ..." (as native)
  *   prog_cpus xfsz [block]  /proc/cpuinfo's processor count; with block,
  *                        SIGXFSZ blocked first: "3 pending=0 blocked=1"
+ *   prog_cpus xfsz kill  SIGXFSZ blocked, one sent to the process by kill()
+ *                        and pending, /proc/cpuinfo read, then unblocked:
+ *                        "3 hits=1" (the program's one, none of ours)
  *   prog_cpus learnt     a worker pins itself to the last CPU with the raw
  *                        system call and asks the count first; then the
  *                        main thread sets {0}: "real=<its real CPUs>"
@@ -701,6 +704,30 @@ static int xfsz_mode(bool block)
 	return 0;
 }
 
+static volatile sig_atomic_t xfsz_hits;
+
+static void xfsz_count(int sig)
+{
+	(void)sig;
+	xfsz_hits++;
+}
+
+static int xfsz_kill_mode(void)
+{
+	sigset_t s;
+	int n;
+
+	signal(SIGXFSZ, xfsz_count);
+	sigemptyset(&s);
+	sigaddset(&s, SIGXFSZ);
+	pthread_sigmask(SIG_BLOCK, &s, NULL);
+	kill(getpid(), SIGXFSZ); /* the process's queue, not the thread's */
+	n = count_fd(open("/proc/cpuinfo", O_RDONLY));
+	pthread_sigmask(SIG_UNBLOCK, &s, NULL);
+	printf("%d hits=%d\n", n, (int)xfsz_hits);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "attrpin") == 0)
@@ -709,6 +736,8 @@ int main(int argc, char **argv)
 		return learnt_mode();
 	if (argc > 1 && strcmp(argv[1], "flags") == 0)
 		return flags_mode();
+	if (argc > 2 && strcmp(argv[1], "xfsz") == 0 && strcmp(argv[2], "kill") == 0)
+		return xfsz_kill_mode();
 	if (argc > 1 && strcmp(argv[1], "xfsz") == 0)
 		return xfsz_mode(argc > 2 && strcmp(argv[2], "block") == 0);
 	if (argc > 2 && strcmp(argv[2], "raw") == 0 && raw_mask())
