@@ -189,7 +189,7 @@ ssize_t fp_raw_write(int fd, const void *buf, size_t n)
  * SIGXFSZ to the thread that wrote (send_sig to current, on Linux and
  * illumos alike), so blocking it in this thread only, around our writes,
  * turns it into the write's EFBIG without touching another thread's mask
- * or the disposition.  A signal our write left pending is taken back
+ * or the disposition (fp_fsz_hold blocks every signal: see there).  A signal our write left pending is taken back
  * before the mask is restored: pending, it would be delivered then.  One
  * pending already when we began is the program's (it blocks SIGXFSZ) and
  * stays; the kernel's second one merges into it, as standard signals do,
@@ -248,13 +248,16 @@ static int fp_fsz_private(void)
 	return -1;
 }
 
-void fp_fsz_hold(struct fp_fsz *g)
+/* all: every signal, so that no handler runs inside (fp_fsz_hold). */
+static void fp_fsz_block(struct fp_fsz *g, bool all)
 {
 	sigset_t xfsz, pend;
 	int saved = errno;
 
 	sigemptyset(&xfsz);
 	sigaddset(&xfsz, SIGXFSZ);
+	if (all)
+		sigfillset(&xfsz);
 	g->held = pthread_sigmask(SIG_BLOCK, &xfsz, &g->old) == 0;
 	g->had = g->held && sigpending(&pend) == 0 && sigismember(&pend, SIGXFSZ) == 1;
 	/* The program's may be the process's (a kill): ours would then be
@@ -262,6 +265,16 @@ void fp_fsz_hold(struct fp_fsz *g)
 	 * thread's, which ours merges into. */
 	g->had_own = g->had && fp_fsz_private() != 0;
 	errno = saved;
+}
+
+/* Every signal held, not SIGXFSZ alone: a handler that ran inside would
+ * find SIGXFSZ blocked, and its own write past the limit would fail with
+ * EFBIG and leave a SIGXFSZ that merges with ours and is taken back: the
+ * program would never see it.  Held, the handler runs after, as natively.
+ * For our writes to files and our own pipes, which never wait long. */
+void fp_fsz_hold(struct fp_fsz *g)
+{
+	fp_fsz_block(g, true);
 }
 
 void fp_fsz_release(struct fp_fsz *g)
@@ -297,7 +310,10 @@ ssize_t fp_own_write(int fd, const void *buf, size_t n)
 	ssize_t r;
 	int err;
 
-	fp_fsz_hold(&g);
+	/* SIGXFSZ alone: the line may go to a pipe or a terminal, where a
+	 * write can wait for the reader, and the program's handlers (a
+	 * SIGINT, a SIGTERM) must still run meanwhile. */
+	fp_fsz_block(&g, false);
 	r = fp_raw_write(fd, buf, n);
 	err = errno;
 	fp_fsz_release(&g);

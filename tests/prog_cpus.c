@@ -29,6 +29,11 @@
  *   prog_cpus xfsz kill  SIGXFSZ blocked, one sent to the process by kill()
  *                        and pending, /proc/cpuinfo read, then unblocked:
  *                        "3 hits=1" (the program's one, none of ours)
+ *   prog_cpus xfsz handler  /proc/cpuinfo read for a second while a
+ *                        SIGALRM handler every 300 us writes a byte to a
+ *                        file past the limit: each of its writes refused
+ *                        raises a SIGXFSZ the program sees, inside our
+ *                        copy too: "handler ok"
  *   prog_cpus learnt     a worker pins itself to the last CPU with the raw
  *                        system call and asks the count first; then the
  *                        main thread sets {0}: "real=<its real CPUs>"
@@ -55,8 +60,10 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/sysinfo.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 int __open_2(const char *, int);
@@ -728,6 +735,45 @@ static int xfsz_kill_mode(void)
 	return 0;
 }
 
+static volatile sig_atomic_t xfsz_refused;
+static int xfsz_out = -1;
+
+static void xfsz_alarm(int sig)
+{
+	int e = errno;
+
+	(void)sig;
+	if (write(xfsz_out, "x", 1) < 0 && errno == EFBIG)
+		xfsz_refused++;
+	errno = e;
+}
+
+static int xfsz_handler_mode(void)
+{
+	struct itimerval it = { { 0, 300 }, { 0, 300 } };
+	char path[] = "/tmp/prog_cpus_xfsz_XXXXXX";
+	struct timespec t0, t;
+
+	if ((xfsz_out = mkstemp(path)) < 0)
+		return 2;
+	unlink(path);
+	signal(SIGXFSZ, xfsz_count);
+	signal(SIGALRM, xfsz_alarm);
+	setitimer(ITIMER_REAL, &it, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		(void)count_fd(open("/proc/cpuinfo", O_RDONLY));
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (t.tv_sec - t0.tv_sec < 1 || (t.tv_sec - t0.tv_sec == 1 && t.tv_nsec < t0.tv_nsec));
+	memset(&it, 0, sizeof it);
+	setitimer(ITIMER_REAL, &it, NULL);
+	if (xfsz_refused > 0 && xfsz_refused == xfsz_hits)
+		printf("handler ok\n");
+	else
+		printf("handler refused=%d delivered=%d\n", (int)xfsz_refused, (int)xfsz_hits);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "attrpin") == 0)
@@ -736,6 +782,8 @@ int main(int argc, char **argv)
 		return learnt_mode();
 	if (argc > 1 && strcmp(argv[1], "flags") == 0)
 		return flags_mode();
+	if (argc > 2 && strcmp(argv[1], "xfsz") == 0 && strcmp(argv[2], "handler") == 0)
+		return xfsz_handler_mode();
 	if (argc > 2 && strcmp(argv[1], "xfsz") == 0 && strcmp(argv[2], "kill") == 0)
 		return xfsz_kill_mode();
 	if (argc > 1 && strcmp(argv[1], "xfsz") == 0)
