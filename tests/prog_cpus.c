@@ -34,6 +34,11 @@
  *                        file past the limit: each of its writes refused
  *                        raises a SIGXFSZ the program sees, inside our
  *                        copy too: "handler ok"
+ *   prog_cpus attrfork   two threads set an attribute's affinity in a loop
+ *                        while the main thread forks for 4 s; each child
+ *                        makes a thread with an attribute: "attrfork ok",
+ *                        or "attrfork hung after N forks" (a child stuck
+ *                        on a lock another thread held at the fork)
  *   prog_cpus learnt     a worker pins itself to the last CPU with the raw
  *                        system call and asks the count first; then the
  *                        main thread sets {0}: "real=<its real CPUs>"
@@ -711,6 +716,61 @@ static int xfsz_mode(bool block)
 	return 0;
 }
 
+static void *attrfork_noop(void *p)
+{
+	return p;
+}
+
+static void *attrfork_spin(void *p)
+{
+	pthread_attr_t a;
+	cpu_set_t s;
+
+	(void)p;
+	CPU_ZERO(&s);
+	CPU_SET(0, &s);
+	pthread_attr_init(&a);
+	for (;;)
+		pthread_attr_setaffinity_np(&a, sizeof s, &s);
+	return NULL;
+}
+
+static int attrfork_mode(void)
+{
+	struct timespec t0, t;
+	pthread_t sp;
+	int forks = 0, st;
+
+	for (int i = 0; i < 2; i++)
+		if (pthread_create(&sp, NULL, attrfork_spin, NULL) != 0)
+			return 2;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		pid_t p = fork();
+
+		if (p == 0) {
+			pthread_attr_t a;
+			pthread_t x;
+
+			alarm(2);
+			pthread_attr_init(&a);
+			if (pthread_create(&x, &a, attrfork_noop, NULL) == 0)
+				pthread_join(x, NULL);
+			_exit(0);
+		}
+		if (p < 0 || waitpid(p, &st, 0) != p)
+			return 2;
+		forks++;
+		if (WIFSIGNALED(st)) {
+			printf("attrfork hung after %d forks\n", forks);
+			return 0;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (t.tv_sec - t0.tv_sec < 4);
+	printf("attrfork ok\n");
+	return 0;
+}
+
 static volatile sig_atomic_t xfsz_hits;
 
 static void xfsz_count(int sig)
@@ -782,6 +842,8 @@ int main(int argc, char **argv)
 		return learnt_mode();
 	if (argc > 1 && strcmp(argv[1], "flags") == 0)
 		return flags_mode();
+	if (argc > 1 && strcmp(argv[1], "attrfork") == 0)
+		return attrfork_mode();
 	if (argc > 2 && strcmp(argv[1], "xfsz") == 0 && strcmp(argv[2], "handler") == 0)
 		return xfsz_handler_mode();
 	if (argc > 2 && strcmp(argv[1], "xfsz") == 0 && strcmp(argv[2], "kill") == 0)
