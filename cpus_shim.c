@@ -104,11 +104,13 @@ static void cpus_stats(struct fp_buf *b, const unsigned long *c)
 #else
 #define CPUS_SYMS .syms = NULL
 #endif
+static void cpus_child(void);
+
 /* The survey's part (cpus_survey.c): the cap stays in force under it. */
 FP_MITIGATION(cpus, .load = cpus_load, .stats = cpus_stats, .counters = cpus_counters,
               .ncounters = CPUS_NCOUNTERS, .gauges = 1u << CPUS_C_REAL, CPUS_SYMS,
               .survey = &cpus_sv, .survey_keeps = true, .init = cpus_sv_init,
-              .child = cpus_sv_child);
+              .child = cpus_child);
 
 /* The count the cap gives (for the survey of the CPU files). */
 long fp_cpus_wanted(void)
@@ -677,6 +679,18 @@ static struct {
 static unsigned cpus_attr_next;
 static pthread_mutex_t cpus_attr_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* A fork child of a threaded program: another thread may have held the
+ * lock at the fork, and no thread of the child will let it go; the
+ * child's pthread_create with an attribute, or its
+ * pthread_attr_setaffinity_np, would wait for ever (glibc's own, with
+ * malloc, work in such a child).  The child has one thread: a fresh lock. */
+static void cpus_attr_child(void)
+{
+	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+
+	cpus_attr_lock = fresh;
+}
+
 static void cpus_attr_note(const void *attr, const struct cpus_vmask *v)
 {
 	unsigned i, slot;
@@ -803,3 +817,13 @@ bool fp_cpus_attr_vmask(const pthread_attr_t *attr, struct cpus_vmask *out)
 }
 #endif /* FP_HAVE_ATTR_AFFINITY */
 #endif /* FP_HAVE_AFFINITY */
+
+/* A fork child (fastpath.c's atfork handler): the survey's counts, and
+ * the attribute table's lock. */
+static void cpus_child(void)
+{
+	cpus_sv_child();
+#if defined(FP_HAVE_AFFINITY) && defined(FP_HAVE_ATTR_AFFINITY)
+	cpus_attr_child();
+#endif
+}

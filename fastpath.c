@@ -189,38 +189,109 @@ ssize_t fp_raw_write(int fd, const void *buf, size_t n)
  * SIGXFSZ to the thread that wrote (send_sig to current, on Linux and
  * illumos alike), so blocking it in this thread only, around our writes,
  * turns it into the write's EFBIG without touching another thread's mask
- * or the disposition.  A signal our write left pending is taken back
+ * or the disposition (fp_fsz_hold blocks every signal: see there).  A signal our write left pending is taken back
  * before the mask is restored: pending, it would be delivered then.  One
  * pending already when we began is the program's (it blocks SIGXFSZ) and
- * stays; the kernel's second one merges into it, as standard signals do.
+ * stays; the kernel's second one merges into it, as standard signals do,
+ * when both are this thread's.  A process's one (a kill) is a queue of its
+ * own, delivered besides ours: then ours is taken back all the same
+ * (fp_fsz_private tells the two apart, where a SIGXFSZ is pending only).
  * The take-back is the raw rt_sigtimedwait on Linux: glibc's sigtimedwait
  * is a cancellation point, and an exit handler is no place to act on one.
  * Cost: two sigprocmask calls and one sigpending per hold, one
  * sigtimedwait more when a write met the limit.
  */
-void fp_fsz_hold(struct fp_fsz *g)
+/*
+ * Whether SIGXFSZ is pending for this thread alone: 1, 0, or -1 where it
+ * cannot be told.  sigpending answers for the thread and the process
+ * together, but the two are separate queues: a kill() of the process
+ * (shared) and our write's signal (this thread's) do not merge, and each
+ * is delivered.  Read from SigPnd in the thread's status, streamed through
+ * a small buffer (this may run on a signal stack).  Asked only when a
+ * SIGXFSZ is pending, which the common path never has.
+ */
+static int fp_fsz_private(void)
+{
+#if defined(FP_LINUX)
+	static const char key[] = "\nSigPnd:";
+	char buf[128];
+	size_t k = 0;
+	int fd, digits = -1;
+	uint64_t bits = 0;
+	long r;
+
+	fd = (int)fp_raw_openat(FP_AT_FDCWD, "/proc/thread-self/status",
+	                        O_RDONLY | O_CLOEXEC | O_NOCTTY, 0);
+	if (fd < 0)
+		return -1;
+	while ((r = FP_SYSCALL(SYS_read, fd, buf, sizeof buf)) > 0) {
+		for (long i = 0; i < r; i++) {
+			char c = buf[i];
+
+			if (digits < 0) {
+				k = c == key[k] ? k + 1 : c == '\n' ? 1 : 0;
+				if (k == sizeof key - 1)
+					digits = 0;
+			} else if (c == ' ' || c == '\t') {
+				continue;
+			} else if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')) {
+				bits = bits << 4 | (uint64_t)(c <= '9' ? c - '0' : c - 'a' + 10);
+				digits++;
+			} else {
+				(void)fp_raw_close(fd);
+				return digits > 0 ? (int)(bits >> (SIGXFSZ - 1) & 1) : -1;
+			}
+		}
+	}
+	(void)fp_raw_close(fd);
+#endif
+	return -1;
+}
+
+/* all: every signal, so that no handler runs inside (fp_fsz_hold). */
+static void fp_fsz_block(struct fp_fsz *g, bool all)
 {
 	sigset_t xfsz, pend;
 	int saved = errno;
 
 	sigemptyset(&xfsz);
 	sigaddset(&xfsz, SIGXFSZ);
+	if (all)
+		sigfillset(&xfsz);
 	g->held = pthread_sigmask(SIG_BLOCK, &xfsz, &g->old) == 0;
 	g->had = g->held && sigpending(&pend) == 0 && sigismember(&pend, SIGXFSZ) == 1;
+	/* The program's may be the process's (a kill): ours would then be
+	 * one more, in this thread's queue.  Unknown: taken as this
+	 * thread's, which ours merges into. */
+	g->had_own = g->had && fp_fsz_private() != 0;
 	errno = saved;
+}
+
+/* Every signal held, not SIGXFSZ alone: a handler that ran inside would
+ * find SIGXFSZ blocked, and its own write past the limit would fail with
+ * EFBIG and leave a SIGXFSZ that merges with ours and is taken back: the
+ * program would never see it.  Held, the handler runs after, as natively.
+ * For our writes to files and our own pipes, which never wait long. */
+void fp_fsz_hold(struct fp_fsz *g)
+{
+	fp_fsz_block(g, true);
 }
 
 void fp_fsz_release(struct fp_fsz *g)
 {
 	sigset_t xfsz, pend;
-	int saved = errno;
+	int saved = errno, priv;
 
 	if (!g->held)
 		return;
 	sigemptyset(&xfsz);
 	sigaddset(&xfsz, SIGXFSZ);
-	if (!g->had && sigpending(&pend) == 0 && sigismember(&pend, SIGXFSZ) == 1) {
+	if (!g->had_own && sigpending(&pend) == 0 && sigismember(&pend, SIGXFSZ) == 1 &&
+	    ((priv = fp_fsz_private()) == 1 || (priv < 0 && !g->had))) {
 		struct timespec zero = { 0, 0 };
+
+		/* This thread's queue is dequeued first: ours, never the
+		 * process's. */
 
 #if defined(FP_LINUX)
 		(void)FP_SYSCALL(SYS_rt_sigtimedwait, &xfsz, NULL, &zero, (size_t)(_NSIG / 8));
@@ -239,7 +310,10 @@ ssize_t fp_own_write(int fd, const void *buf, size_t n)
 	ssize_t r;
 	int err;
 
-	fp_fsz_hold(&g);
+	/* SIGXFSZ alone: the line may go to a pipe or a terminal, where a
+	 * write can wait for the reader, and the program's handlers (a
+	 * SIGINT, a SIGTERM) must still run meanwhile. */
+	fp_fsz_block(&g, false);
 	r = fp_raw_write(fd, buf, n);
 	err = errno;
 	fp_fsz_release(&g);

@@ -217,14 +217,16 @@ void fp_raw_closefrom(int lo) FP_HIDDEN;
 /* Our own writes under the program's file-size limit (fastpath.c): past
  * RLIMIT_FSIZE a write to a regular file (a memfd too) raises SIGXFSZ,
  * which kills by default, for a write the program never made.  Between
- * fp_fsz_hold and fp_fsz_release the calling thread has SIGXFSZ blocked,
- * so such a write fails with EFBIG instead, and the signal it left pending
- * is taken back before the thread's mask is restored.  fp_own_write is
- * one write so held. */
+ * fp_fsz_hold and fp_fsz_release the calling thread has every signal
+ * blocked (no handler of the program runs inside), so such a write fails
+ * with EFBIG instead, and the signal it left pending is taken back before
+ * the thread's mask is restored.  fp_own_write is one write so held, with
+ * SIGXFSZ alone blocked (its line may wait for a pipe's reader). */
 struct fp_fsz {
 	sigset_t old;
 	bool held;
 	bool had; /* a SIGXFSZ was pending before: the program's, not ours */
+	bool had_own; /* ... for this thread (else the process's, or none) */
 };
 void fp_fsz_hold(struct fp_fsz *g) FP_HIDDEN;
 void fp_fsz_release(struct fp_fsz *g) FP_HIDDEN;

@@ -26,6 +26,19 @@
  *                        "noatime=ok directory=ENOTDIR ..." (as native)
  *   prog_cpus xfsz [block]  /proc/cpuinfo's processor count; with block,
  *                        SIGXFSZ blocked first: "3 pending=0 blocked=1"
+ *   prog_cpus xfsz kill  SIGXFSZ blocked, one sent to the process by kill()
+ *                        and pending, /proc/cpuinfo read, then unblocked:
+ *                        "3 hits=1" (the program's one, none of ours)
+ *   prog_cpus xfsz handler  /proc/cpuinfo read for a second while a
+ *                        SIGALRM handler every 300 us writes a byte to a
+ *                        file past the limit: each of its writes refused
+ *                        raises a SIGXFSZ the program sees, inside our
+ *                        copy too: "handler ok"
+ *   prog_cpus attrfork   two threads set an attribute's affinity in a loop
+ *                        while the main thread forks for 4 s; each child
+ *                        makes a thread with an attribute: "attrfork ok",
+ *                        or "attrfork hung after N forks" (a child stuck
+ *                        on a lock another thread held at the fork)
  *   prog_cpus learnt     a worker pins itself to the last CPU with the raw
  *                        system call and asks the count first; then the
  *                        main thread sets {0}: "real=<its real CPUs>"
@@ -52,8 +65,10 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/sysinfo.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 int __open_2(const char *, int);
@@ -701,6 +716,124 @@ static int xfsz_mode(bool block)
 	return 0;
 }
 
+static void *attrfork_noop(void *p)
+{
+	return p;
+}
+
+static void *attrfork_spin(void *p)
+{
+	pthread_attr_t a;
+	cpu_set_t s;
+
+	(void)p;
+	CPU_ZERO(&s);
+	CPU_SET(0, &s);
+	pthread_attr_init(&a);
+	for (;;)
+		pthread_attr_setaffinity_np(&a, sizeof s, &s);
+	return NULL;
+}
+
+static int attrfork_mode(void)
+{
+	struct timespec t0, t;
+	pthread_t sp;
+	int forks = 0, st;
+
+	for (int i = 0; i < 2; i++)
+		if (pthread_create(&sp, NULL, attrfork_spin, NULL) != 0)
+			return 2;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		pid_t p = fork();
+
+		if (p == 0) {
+			pthread_attr_t a;
+			pthread_t x;
+
+			alarm(2);
+			pthread_attr_init(&a);
+			if (pthread_create(&x, &a, attrfork_noop, NULL) == 0)
+				pthread_join(x, NULL);
+			_exit(0);
+		}
+		if (p < 0 || waitpid(p, &st, 0) != p)
+			return 2;
+		forks++;
+		if (WIFSIGNALED(st)) {
+			printf("attrfork hung after %d forks\n", forks);
+			return 0;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (t.tv_sec - t0.tv_sec < 4);
+	printf("attrfork ok\n");
+	return 0;
+}
+
+static volatile sig_atomic_t xfsz_hits;
+
+static void xfsz_count(int sig)
+{
+	(void)sig;
+	xfsz_hits++;
+}
+
+static int xfsz_kill_mode(void)
+{
+	sigset_t s;
+	int n;
+
+	signal(SIGXFSZ, xfsz_count);
+	sigemptyset(&s);
+	sigaddset(&s, SIGXFSZ);
+	pthread_sigmask(SIG_BLOCK, &s, NULL);
+	kill(getpid(), SIGXFSZ); /* the process's queue, not the thread's */
+	n = count_fd(open("/proc/cpuinfo", O_RDONLY));
+	pthread_sigmask(SIG_UNBLOCK, &s, NULL);
+	printf("%d hits=%d\n", n, (int)xfsz_hits);
+	return 0;
+}
+
+static volatile sig_atomic_t xfsz_refused;
+static int xfsz_out = -1;
+
+static void xfsz_alarm(int sig)
+{
+	int e = errno;
+
+	(void)sig;
+	if (write(xfsz_out, "x", 1) < 0 && errno == EFBIG)
+		xfsz_refused++;
+	errno = e;
+}
+
+static int xfsz_handler_mode(void)
+{
+	struct itimerval it = { { 0, 300 }, { 0, 300 } };
+	char path[] = "/tmp/prog_cpus_xfsz_XXXXXX";
+	struct timespec t0, t;
+
+	if ((xfsz_out = mkstemp(path)) < 0)
+		return 2;
+	unlink(path);
+	signal(SIGXFSZ, xfsz_count);
+	signal(SIGALRM, xfsz_alarm);
+	setitimer(ITIMER_REAL, &it, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		(void)count_fd(open("/proc/cpuinfo", O_RDONLY));
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (t.tv_sec - t0.tv_sec < 1 || (t.tv_sec - t0.tv_sec == 1 && t.tv_nsec < t0.tv_nsec));
+	memset(&it, 0, sizeof it);
+	setitimer(ITIMER_REAL, &it, NULL);
+	if (xfsz_refused > 0 && xfsz_refused == xfsz_hits)
+		printf("handler ok\n");
+	else
+		printf("handler refused=%d delivered=%d\n", (int)xfsz_refused, (int)xfsz_hits);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "attrpin") == 0)
@@ -709,6 +842,12 @@ int main(int argc, char **argv)
 		return learnt_mode();
 	if (argc > 1 && strcmp(argv[1], "flags") == 0)
 		return flags_mode();
+	if (argc > 1 && strcmp(argv[1], "attrfork") == 0)
+		return attrfork_mode();
+	if (argc > 2 && strcmp(argv[1], "xfsz") == 0 && strcmp(argv[2], "handler") == 0)
+		return xfsz_handler_mode();
+	if (argc > 2 && strcmp(argv[1], "xfsz") == 0 && strcmp(argv[2], "kill") == 0)
+		return xfsz_kill_mode();
 	if (argc > 1 && strcmp(argv[1], "xfsz") == 0)
 		return xfsz_mode(argc > 2 && strcmp(argv[2], "block") == 0);
 	if (argc > 2 && strcmp(argv[2], "raw") == 0 && raw_mask())

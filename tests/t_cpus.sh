@@ -462,6 +462,13 @@ for n in 1 3 4 $((2 * native + 1)); do
 	*) fail "FASTPATH_CPUS=$n: worker i pinned to {i} by its attribute reads back {i}" "$got" ;;
 	esac
 done
+# A fork child of a program whose other threads set attributes' affinity:
+# the table's lock one of them held at the fork is not the child's to wait
+# for (its pthread_create with an attribute hung, one fork in some 50).
+expect_eq "attribute affinity set in other threads: fork children make threads, none hangs (native)" \
+	"attrfork ok" "$("$P" attrfork)"
+expect_eq "attribute affinity set in other threads: fork children make threads, none hangs" \
+	"attrfork ok" "$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=2 "$P" attrfork)"
 last=$((native - 1))
 if [ "$native" -ge 2 ] && command -v taskset >/dev/null 2>&1; then
 	expect_eq "taskset -c $last, FASTPATH_CPUS=1: the attribute's pin stays inside the taskset" \

@@ -33,6 +33,26 @@ expect_eq "write: nothing on stderr" "" "$(cat "$T_TMP/err")"
 expect_eq "write: mode 0644" "644" "$(stat -c %a "$F")"
 expect_eq "write: no temporary file left" "fastpath.conf" "$(ls -A "$D")"
 
+# The unit's text is read from the temporary file mktemp made, never from a
+# name beside it that another user of /tmp could have put a link or a FIFO
+# at once mktemp's name shows (inotify).  A mktemp that names its file in
+# advance stands in for that user's guess.
+mkdir -p "$T_TMP/fakebin" "$T_TMP/tmpd"
+real_mktemp=$(command -v mktemp)
+cat >"$T_TMP/fakebin/mktemp" <<EOF2
+#!/bin/sh
+case "\$*" in
+*fastpath-unit.*) : >"$T_TMP/tmpd/fastpath-unit.known" && echo "$T_TMP/tmpd/fastpath-unit.known" ;;
+*) exec "$real_mktemp" "\$@" ;;
+esac
+EOF2
+chmod +x "$T_TMP/fakebin/mktemp"
+echo keep >"$T_TMP/unit_victim"
+ln -sf "$T_TMP/unit_victim" "$T_TMP/tmpd/fastpath-unit.known.text"
+PATH="$T_TMP/fakebin:$PATH" TMPDIR="$T_TMP/tmpd" "$I" --unit web --root "$R" --cpus 4 >/dev/null 2>&1
+expect_eq "--unit: a link beside mktemp's file is not written through" keep "$(cat "$T_TMP/unit_victim")"
+rm -f "$T_TMP/tmpd/fastpath-unit.known.text"
+
 # --- rewrite with other options: replaced whole, not appended ----------------
 "$I" --unit web.service --root "$R" --urandom=reserve --survey=/var/lib/fastpath-survey \
 	--stats=/var/log/fastpath/ >/dev/null 2>&1
