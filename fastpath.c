@@ -782,16 +782,17 @@ static void fp_stderr_note(void)
 	}
 }
 
-/* Any FASTPATH_ variable in the environment (no system call). */
-static bool fp_env_has_settings(void)
-{
-	extern char **environ;
-	char **e;
+/* Whether the settings read found any variable set: the environment as
+ * the core and every mitigation read it, through this (no system call). */
+static bool fp_env_seen;
 
-	for (e = environ; e && *e; e++)
-		if (strncmp(*e, "FASTPATH_", 9) == 0)
-			return true;
-	return false;
+static char *fp_getenv_noting(const char *name)
+{
+	char *v = fp_secure_getenv(name);
+
+	if (v)
+		fp_env_seen = true;
+	return v;
 }
 
 static bool fp_stderr_same(void)
@@ -818,7 +819,7 @@ static void fp_init_run(void)
 		fp_load_settings(&fp_cfg, fp_no_env);
 		fp_cfg.enabled = 0;
 	} else {
-		fp_load_settings(&fp_cfg, fp_secure_getenv);
+		fp_load_settings(&fp_cfg, fp_getenv_noting);
 		/* Only a process given a setting can print anything after its
 		 * start (the summary, a debug line, the survey's warnings, a
 		 * warning of a setting read lazily by a mitigation that is on):
@@ -826,7 +827,7 @@ static void fp_init_run(void)
 		 * initialisation ends, fd 2 is the one the process started with
 		 * (fp_stderr_same), so the settings' own warnings need none. */
 		if (fp_cfg.stats != FP_STATS_NONE || fp_cfg.debug || fp_cfg.survey ||
-		    (fp_cfg.enabled && fp_env_has_settings()))
+		    (fp_cfg.enabled && fp_env_seen))
 			fp_stderr_note();
 	}
 	fp_bind_say();

@@ -55,7 +55,7 @@ static int ur_cow_open_tight(int dev)
 	struct rlimit rl, up;
 	int fd;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == FP_RLIM_INFINITY ||
 	    rl.rlim_cur >= rl.rlim_max)
 		return errno = EMFILE, -1;
 	up = rl;
