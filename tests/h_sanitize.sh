@@ -43,7 +43,8 @@ W="-Wall -Wextra -Werror"
 SRCS="$(echo ./*.c)"
 PROGS="prog_urandom prog_urandom_fortify prog_urandom_stress prog_urandom_closed prog_urandom_exec prog_urandom_seen prog_urandom_core
 	prog_readlink_oracle prog_readlink_fortify prog_readlink_hold prog_readlink_lister prog_early
-	prog_cpus prog_robust prog_children prog_pooln prog_vfork"
+	prog_cpus prog_robust prog_children prog_pooln prog_vfork prog_urandom_stall prog_urandom_seccomp
+	prog_watchdog"
 
 so() {
 	# so OUT FLAGS: fastpath.so with these sanitizer flags
@@ -65,6 +66,12 @@ progs() {
 	# shellcheck disable=SC2086
 	$CC -D_GNU_SOURCE -std=gnu11 -O1 -g $W "$@" -fPIC -shared \
 		-o "$d/libgetcpu_wrap.so" tests/libgetcpu_wrap.c -ldl || return 1
+	# t_fdfuzz.sh's fuzzer and its negative control.
+	# shellcheck disable=SC2086
+	$CC -D_GNU_SOURCE -std=gnu11 -O1 -g $W "$@" -fPIC -shared \
+		-o "$d/libfdfuzz_liar.so" tests/libfdfuzz_liar.c -ldl || return 1
+	# shellcheck disable=SC2086
+	$CC -D_GNU_SOURCE -std=gnu11 -O1 -g -pthread $W "$@" -o "$d/fd_fuzz" fuzz/fd_fuzz.c || return 1
 	for p in $PROGS; do
 		case $p in
 		*_fortify) extra="-O2 -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=2" ;;

@@ -81,8 +81,11 @@ fi
 # Without fastpath-run beside the object (a tree copied by hand): the
 # shell's own probe (od, awk, grep) says the same.
 mkdir -p "$T_TMP/norun"
-cp "$INTERPOSE" "$TOP/interpose.awk" "$FASTPATH_SO" "$T_TMP/norun/"
-if [ -x "$T_TMP/st" ]; then
+cp "$INTERPOSE" "$TOP/interpose.awk" "$T_TMP/norun/"
+if [ ! -f "$FASTPATH_SO" ]; then
+	# make check-sanitize's ASan run: LD_PRELOAD=libasan.so:fastpath.so.
+	skip "no fastpath-run" "FASTPATH_SO is a list ($FASTPATH_SO), not an object to copy"
+elif cp "$FASTPATH_SO" "$T_TMP/norun/" && [ -x "$T_TMP/st" ]; then
 	"$T_TMP/norun/interpose" "$T_TMP/st" >/dev/null 2>"$T_TMP/err"
 	one_line "no fastpath-run: static, one line" "^interpose: $T_TMP/st: statically linked: LD_PRELOAD cannot reach it; running it unmitigated\$" "$T_TMP/err"
 	"$T_TMP/norun/interpose" "$T_TMP/script" >/dev/null 2>"$T_TMP/err"
@@ -90,8 +93,10 @@ if [ -x "$T_TMP/st" ]; then
 else
 	skip "no fastpath-run: static" "no static program (gcc -static)"
 fi
-"$T_TMP/norun/interpose" true 2>"$T_TMP/err"
-expect_eq "no fastpath-run: dynamic, nothing on stderr" "" "$(cat "$T_TMP/err")"
+if [ -f "$T_TMP/norun/fastpath.so" ]; then
+	"$T_TMP/norun/interpose" true 2>"$T_TMP/err"
+	expect_eq "no fastpath-run: dynamic, nothing on stderr" "" "$(cat "$T_TMP/err")"
+fi
 
 # --- both ELF classes (item 2) -----------------------------------------------
 # Where make built the i386 object (libdirs), interpose preloads

@@ -248,18 +248,23 @@ for sb in 'ProtectSystem=strict' 'DynamicUser=yes'; do
 done
 # An object the unit's user cannot reach: a copy of the tree's commands in
 # a directory only root may enter (under /tmp, which PrivateTmp= hides too).
-P=$T_TMP/private
-mkdir -p "$P" && chmod 700 "$P" && cp "$I" "$FASTPATH_SO" "$TOP/interpose.awk" "$P/" 2>/dev/null
-unit 'User=nobody' >"$R/lib/systemd/system/web.service"
-"$P/interpose" --unit web --root "$R" --cpus 1 --force >/dev/null 2>"$T_TMP/err"
-if grep -q "warning: the unit runs as nobody, who cannot search /tmp/" "$T_TMP/err"; then
-	ok "User= that cannot reach the object: a warning"
-else fail "User= that cannot reach the object: a warning" "$(cat "$T_TMP/err")"; fi
-unit 'PrivateTmp=yes' >"$R/lib/systemd/system/web.service"
-"$P/interpose" --unit web --root "$R" --cpus 1 --force >/dev/null 2>"$T_TMP/err"
-if grep -q "warning: the unit's PrivateTmp= hides $P/fastpath.so" "$T_TMP/err"; then
-	ok "PrivateTmp= hiding the object: a warning"
-else fail "PrivateTmp= hiding the object: a warning" "$(cat "$T_TMP/err")"; fi
+if [ ! -f "$FASTPATH_SO" ]; then
+	# make check-sanitize's ASan run: LD_PRELOAD=libasan.so:fastpath.so.
+	skip "an object the unit cannot reach" "FASTPATH_SO is a list ($FASTPATH_SO), not an object to copy"
+else
+	P=$T_TMP/private
+	mkdir -p "$P" && chmod 700 "$P" && cp "$I" "$FASTPATH_SO" "$TOP/interpose.awk" "$P/" 2>/dev/null
+	unit 'User=nobody' >"$R/lib/systemd/system/web.service"
+	"$P/interpose" --unit web --root "$R" --cpus 1 --force >/dev/null 2>"$T_TMP/err"
+	if grep -q "warning: the unit runs as nobody, who cannot search /tmp/" "$T_TMP/err"; then
+		ok "User= that cannot reach the object: a warning"
+	else fail "User= that cannot reach the object: a warning" "$(cat "$T_TMP/err")"; fi
+	unit 'PrivateTmp=yes' >"$R/lib/systemd/system/web.service"
+	"$P/interpose" --unit web --root "$R" --cpus 1 --force >/dev/null 2>"$T_TMP/err"
+	if grep -q "warning: the unit's PrivateTmp= hides $P/fastpath.so" "$T_TMP/err"; then
+		ok "PrivateTmp= hiding the object: a warning"
+	else fail "PrivateTmp= hiding the object: a warning" "$(cat "$T_TMP/err")"; fi
+fi
 unit >"$R/lib/systemd/system/web.service"
 "$I" --unit web --root "$R" --cpus 1 --force >/dev/null 2>"$T_TMP/err"
 expect_eq "an object the unit reaches: no warning" "" "$(cat "$T_TMP/err")"
