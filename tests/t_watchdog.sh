@@ -7,7 +7,8 @@
 # cancelled inside system() and read.  Natively first, which must make
 # progress (else the harness, not fastpath, is wrong), then under
 # fastpath.so in both urandom modes: any operation in progress longer
-# than WATCHDOG_STALL_MS (default 3000), a join that does not return, or
+# than WATCHDOG_STALL_MS (default 10000: a hang lasts for good, and a
+# loaded machine must not pass for one), a join that does not return, or
 # no thread finishing, fails the run with its first stall named.
 # WATCHDOG_SECONDS per run (default 6; make check-stress runs it longer),
 # WATCHDOG_SEED replays a run's choices (each failure names its seed).
@@ -16,7 +17,7 @@
 
 P=$TESTBIN/prog_watchdog
 secs=${WATCHDOG_SECONDS:-6}
-stall=${WATCHDOG_STALL_MS:-3000}
+stall=${WATCHDOG_STALL_MS:-10000}
 seed=${WATCHDOG_SEED:-$(($(date +%s) % 100000))}
 if [ ! -x "$P" ]; then
 	fail "watchdog harness" "no $P: make check builds it"
