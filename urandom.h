@@ -417,8 +417,20 @@ void ur_fd_atfork_child(void) FP_HIDDEN;
 /* A fresh open is tracked only if it really is the device. */
 bool ur_is_device(int fd, int dev) FP_HIDDEN;
 /* Set when the device could not be opened as a hidden descriptor (not the
- * device, as in a chroot, or no high number free): opens are then real. */
+ * device, as in a chroot, or no number above the limit): opens are then
+ * real. */
 extern _Atomic bool ur_hidden_bad[UR_NDEV] FP_HIDDEN;
+#ifdef FP_LINUX
+/* Why there is no hidden descriptor, for the stats line; NULL: no limit
+ * stands in the way (urandom_fd.c). */
+extern _Atomic(const char *) ur_hidden_why FP_HIDDEN;
+/* The program changed its RLIMIT_NOFILE, the soft one to soft
+ * (UINT64_MAX: unlimited). */
+void ur_limit_set(uint64_t soft) FP_HIDDEN;
+/* An open of path (the device, close-on-exec) at a number above the soft
+ * limit, which no thread of the program sees raised; -1 with EMFILE. */
+int ur_open_above(const char *path) FP_HIDDEN;
+#endif
 
 /* ------------------------------------------------------------------------
  * Copy-on-write of the pooled descriptions (urandom_cow.c).
@@ -551,7 +563,13 @@ static inline void ur_debug(const char *what)
  * exec and spawn (urandom_exec.c): its real symbols, bound with the
  * mitigation's own (urandom_shim.c).
  * ---------------------------------------------------------------------- */
+#if defined(FP_LINUX) && defined(__GLIBC__)
+#define UR_EXEC_NSYMS 14  /* and setrlimit, prlimit and their 64 twins */
+#elif defined(FP_LINUX)
+#define UR_EXEC_NSYMS 12
+#else
 #define UR_EXEC_NSYMS 10
+#endif
 extern const struct fp_sym ur_exec_syms[UR_EXEC_NSYMS] FP_HIDDEN;
 
 #endif /* URANDOM_H */
