@@ -38,7 +38,7 @@ enum {
 extern struct fp_stripe ur_counters[FP_STRIPES] FP_HIDDEN;
 #define ur_count(c) fp_count(ur_counters, UR_C_##c)
 
-#define UR_MAXFD 4096        /* higher descriptors are passed through */
+#define UR_MAXFD 16384       /* higher descriptors are passed through */
 #define UR_POOL 65536        /* reservoir size */
 #define UR_SERVE_MAX 4096    /* larger reads go straight to the kernel */
 #define UR_CHUNK 256         /* bytes copied per lock hold (signal stacks are small) */

@@ -207,7 +207,7 @@ bool ur_hidden_retire(void)
  * is then shared, the RCU grace period of growing it (13 ms here): once
  * per process, at its first pooled open.  Where there is no such number
  * (the soft limit at the hard one, no CAP_SYS_RESOURCE; a soft limit of
- * 4094 or more, past our records) or no child (clone refused), opens are
+ * 16382 or more, past our records) or no child (clone refused), opens are
  * real: exact, at the native cost (ur_hidden_why says why).
  */
 struct ur_above {
@@ -305,7 +305,9 @@ int ur_open_above(const char *path)
 	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == FP_RLIM_INFINITY)
 		return errno = EMFILE, -1;
 	a.floor = (int)rl.rlim_cur;
-	ur_above_limit(&a, &rl, (uint64_t)rl.rlim_cur + 1);
+	/* The lowest free number: above the hidden ones, and any the program
+	 * kept open from before it lowered its limit. */
+	ur_above_limit(&a, &rl, (uint64_t)rl.rlim_cur + 64);
 	ur_count(SYSCALLS);
 	if ((r = ur_above(&a)) < 0)
 		return errno = EMFILE, -1;
@@ -326,7 +328,7 @@ static int ur_hidden_place(int lo, unsigned *gen)
 	*gen = atomic_load(&ur_limit_gen);
 	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == FP_RLIM_INFINITY ||
 	    rl.rlim_cur >= UR_MAXFD - UR_NDEV) {
-		atomic_store(&ur_hidden_why, "the soft descriptor limit is 4094 or more");
+		atomic_store(&ur_hidden_why, "the soft descriptor limit is 16382 or more");
 		return -1;
 	}
 	a.floor = (int)rl.rlim_cur;
@@ -368,7 +370,7 @@ void ur_limit_set(uint64_t soft)
 static int ur_hidden_floor(void)
 {
 	struct rlimit rl;
-	long lim = UR_MAXFD;
+	long lim = 4096;  /* the table grown at start-up: no further */
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != FP_RLIM_INFINITY &&
 	    rl.rlim_cur < (rlim_t)lim)
@@ -766,7 +768,7 @@ static int ur_open_exact(int dev, const char *path, int flags)
 			*ep = saved;
 			return ur_open_real(dev, path, flags);
 		}
-		/* Past the table (a program with a limit above 4096 and the
+		/* Past the table (a program with a limit above UR_MAXFD and the
 		 * low numbers in use): untracked, it would share the hidden
 		 * description unseen.  A real open of its own instead. */
 		if (fp_unlikely(fd >= UR_MAXFD)) {
