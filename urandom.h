@@ -517,7 +517,7 @@ void ur_cloexec_release(void) FP_HIDDEN;
  * and keeps new ones shut until ur_exec_leave (given what enter said). */
 bool ur_exec_enter(void) FP_HIDDEN;
 void ur_exec_leave(bool entered) FP_HIDDEN;
-void ur_cloexec_init(void) FP_HIDDEN;
+void ur_cloexec_init(long pid) FP_HIDDEN;
 void ur_cloexec_atfork_prepare(void) FP_HIDDEN;
 void ur_cloexec_atfork_parent(void) FP_HIDDEN;
 void ur_cloexec_atfork_child(void) FP_HIDDEN;

@@ -394,8 +394,10 @@ static int ur_hidden_place(int lo, unsigned *gen)
  * duplicate of a file it holds would drop its POSIX locks on it). */
 void ur_fd_init(void)
 {
-	ur_cloexec_init();
-	atomic_store(&ur_table_pid, (long)getpid());
+	long pid = (long)getpid();
+
+	ur_cloexec_init(pid);
+	atomic_store(&ur_table_pid, pid);
 #ifndef FP_LINUX
 	int floor, d, h, saved = errno;
 
