@@ -291,7 +291,7 @@ static void on_number(int n, int e, const int p[2])
 
 /* Where exact mode keeps its hidden descriptors: the soft limit and the
  * next number (fastpath(7)). */
-static int H = 4080;
+static int H = 4096;
 
 static void held(void)
 {
