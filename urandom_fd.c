@@ -231,7 +231,7 @@ static void ur_above_op(struct ur_above *a)
 		if (r >= 0 && two)
 			(void)syscall(SYS_fcntl, r, F_SETFD, FD_CLOEXEC);
 	} else if (r == 0) {
-		r = syscall(SYS_openat, AT_FDCWD, a->path, O_RDONLY | O_CLOEXEC | O_LARGEFILE);
+		r = syscall(SYS_openat, AT_FDCWD, a->path, O_CLOEXEC | O_LARGEFILE);  /* O_RDONLY */
 	}
 	a->r = r < 0 ? -errno : r;
 }

@@ -3,6 +3,7 @@
 # make bench for urandom_shim: the full targets of issue 3 (seed 001).
 # Each row is native vs fastpath from the same run; the syscall columns
 # come from a smaller run of the same workload under strace -f -c.
+# shellcheck disable=SC3045 # ulimit -H and -S: dash, bash and busybox sh have them
 # shellcheck source=bench/lib.sh
 . "$(dirname "$0")/lib.sh"
 L=$BENCHBIN/urandom_loop

@@ -5,6 +5,7 @@
 # served stream.  What depends on the mode (FASTPATH_URANDOM) runs once per
 # mode, tagged [exact] or [reserve]; the rest (the kernel's /dev/random
 # rule, getrandom pooling, the stream's statistics) once.
+# shellcheck disable=SC3045 # ulimit -H and -S: dash, bash and busybox sh have them
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 

@@ -12,6 +12,7 @@
 # no thread finishing, fails the run with its first stall named.
 # WATCHDOG_SECONDS per run (default 6; make check-stress runs it longer),
 # WATCHDOG_SEED replays a run's choices (each failure names its seed).
+# shellcheck disable=SC3045 # ulimit -H and -S: dash, bash and busybox sh have them
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 
