@@ -473,7 +473,21 @@ static inline void ur_cell_forget(int fd, unsigned st)
 }
 void ur_cow_exec(void) FP_HIDDEN;
 void ur_root_changed(void) FP_HIDDEN;
+#ifdef FP_LINUX
+/* F_DUPFD's answer stands: it is below the soft limit, and the hidden
+ * numbers at or above it (urandom_fd.c). */
+static inline int ur_dupfd_native(int (*real)(int, int, ...), int fd, int cmd, int lo, int r)
+{
+	(void)real;
+	(void)fd;
+	(void)cmd;
+	(void)lo;
+	return r;
+}
+#else
+/* illumos: the hidden numbers below the limit, which F_DUPFD may meet. */
 int ur_dupfd_native(int (*real)(int, int, ...), int fd, int cmd, int lo, int r) FP_HIDDEN;
+#endif
 
 /* Before a call that changes fd's open file description or copies it
  * out of sight: a pooled one gets its own (exact mode); in reserve mode

@@ -17,7 +17,8 @@
  * the hidden descriptor itself never escapes, so it is not retired then.
  *
  * Also here: ur_root_changed (the next open goes through the path again)
- * and ur_dupfd_native (F_DUPFD never skips a hidden number).
+ * and, on illumos, ur_dupfd_native (F_DUPFD never skips a hidden number;
+ * on Linux it cannot meet one, above the limit).
  */
 #include "fastpath.h"
 #include "urandom.h"
@@ -389,6 +390,7 @@ void ur_root_changed(void)
 	errno = saved;
 }
 
+#ifndef FP_LINUX
 /* F_DUPFD's answer r for a lowest number lo, before it is tracked:
  * natively a hidden number h with lo <= h < r would have been free, and
  * the answer.  Then the hidden descriptor moves out of the way (the next
@@ -413,3 +415,4 @@ int ur_dupfd_native(int (*real)(int, int, ...), int fd, int cmd, int lo, int r)
 	}
 	return r;
 }
+#endif
