@@ -38,7 +38,7 @@ enum {
 extern struct fp_stripe ur_counters[FP_STRIPES] FP_HIDDEN;
 #define ur_count(c) fp_count(ur_counters, UR_C_##c)
 
-#define UR_MAXFD 4096        /* higher descriptors are passed through */
+#define UR_MAXFD 16384       /* higher descriptors are passed through */
 #define UR_POOL 65536        /* reservoir size */
 #define UR_SERVE_MAX 4096    /* larger reads go straight to the kernel */
 #define UR_CHUNK 256         /* bytes copied per lock hold (signal stacks are small) */
@@ -417,8 +417,20 @@ void ur_fd_atfork_child(void) FP_HIDDEN;
 /* A fresh open is tracked only if it really is the device. */
 bool ur_is_device(int fd, int dev) FP_HIDDEN;
 /* Set when the device could not be opened as a hidden descriptor (not the
- * device, as in a chroot, or no high number free): opens are then real. */
+ * device, as in a chroot, or no number above the limit): opens are then
+ * real. */
 extern _Atomic bool ur_hidden_bad[UR_NDEV] FP_HIDDEN;
+#ifdef FP_LINUX
+/* Why there is no hidden descriptor, for the stats line; NULL: no limit
+ * stands in the way (urandom_fd.c). */
+extern _Atomic(const char *) ur_hidden_why FP_HIDDEN;
+/* The program changed its RLIMIT_NOFILE, the soft one to soft
+ * (UINT64_MAX: unlimited). */
+void ur_limit_set(uint64_t soft) FP_HIDDEN;
+/* An open of path (the device, close-on-exec) at a number above the soft
+ * limit, which no thread of the program sees raised; -1 with EMFILE. */
+int ur_open_above(const char *path) FP_HIDDEN;
+#endif
 
 /* ------------------------------------------------------------------------
  * Copy-on-write of the pooled descriptions (urandom_cow.c).
@@ -461,7 +473,21 @@ static inline void ur_cell_forget(int fd, unsigned st)
 }
 void ur_cow_exec(void) FP_HIDDEN;
 void ur_root_changed(void) FP_HIDDEN;
+#ifdef FP_LINUX
+/* F_DUPFD's answer stands: it is below the soft limit, and the hidden
+ * numbers at or above it (urandom_fd.c). */
+static inline int ur_dupfd_native(int (*real)(int, int, ...), int fd, int cmd, int lo, int r)
+{
+	(void)real;
+	(void)fd;
+	(void)cmd;
+	(void)lo;
+	return r;
+}
+#else
+/* illumos: the hidden numbers below the limit, which F_DUPFD may meet. */
 int ur_dupfd_native(int (*real)(int, int, ...), int fd, int cmd, int lo, int r) FP_HIDDEN;
+#endif
 
 /* Before a call that changes fd's open file description or copies it
  * out of sight: a pooled one gets its own (exact mode); in reserve mode
@@ -505,7 +531,7 @@ void ur_cloexec_release(void) FP_HIDDEN;
  * and keeps new ones shut until ur_exec_leave (given what enter said). */
 bool ur_exec_enter(void) FP_HIDDEN;
 void ur_exec_leave(bool entered) FP_HIDDEN;
-void ur_cloexec_init(void) FP_HIDDEN;
+void ur_cloexec_init(long pid) FP_HIDDEN;
 void ur_cloexec_atfork_prepare(void) FP_HIDDEN;
 void ur_cloexec_atfork_parent(void) FP_HIDDEN;
 void ur_cloexec_atfork_child(void) FP_HIDDEN;
@@ -551,7 +577,13 @@ static inline void ur_debug(const char *what)
  * exec and spawn (urandom_exec.c): its real symbols, bound with the
  * mitigation's own (urandom_shim.c).
  * ---------------------------------------------------------------------- */
+#if defined(FP_LINUX) && defined(__GLIBC__)
+#define UR_EXEC_NSYMS 14  /* and setrlimit, prlimit and their 64 twins */
+#elif defined(FP_LINUX)
+#define UR_EXEC_NSYMS 12
+#else
 #define UR_EXEC_NSYMS 10
+#endif
 extern const struct fp_sym ur_exec_syms[UR_EXEC_NSYMS] FP_HIDDEN;
 
 #endif /* URANDOM_H */

@@ -171,9 +171,9 @@ void ur_exec_leave(bool entered)
 		atomic_fetch_sub(&ur_execs, 1);
 }
 
-void ur_cloexec_init(void)
+void ur_cloexec_init(long pid)
 {
-	atomic_store(&ur_win_pid, (long)getpid());
+	atomic_store(&ur_win_pid, pid);
 #ifdef F_DUPFD_CLOEXEC
 	if (ur_dup_forced)
 #endif

@@ -17,7 +17,8 @@
  * the hidden descriptor itself never escapes, so it is not retired then.
  *
  * Also here: ur_root_changed (the next open goes through the path again)
- * and ur_dupfd_native (F_DUPFD never skips a hidden number).
+ * and, on illumos, ur_dupfd_native (F_DUPFD never skips a hidden number;
+ * on Linux it cannot meet one, above the limit).
  */
 #include "fastpath.h"
 #include "urandom.h"
@@ -45,15 +46,26 @@ static int ur_cow_open(int dev)
 	return fd;
 }
 
-/* At the descriptor limit, with no descriptor of ours to give back: the
- * soft limit raised by one for the open alone (it stays open above the
- * restored limit until ur_put), where the hard limit allows.  Natively the
- * change needs no number; the one observable is an open or getrlimit by
- * another thread in that instant.  -1 with errno EMFILE where it does not. */
+/* At the descriptor limit: natively the change needs no number.  On
+ * Linux, the open lands above the soft limit, which no thread of the
+ * program sees raised (ur_open_above); it stays there until ur_put.  On
+ * illumos, the soft limit raised by one for the open alone, where the
+ * hard limit allows: an open or getrlimit by another thread in that
+ * instant sees it.  -1 with errno EMFILE where it does not. */
 static int ur_cow_open_tight(int dev)
 {
-	struct rlimit rl, up;
 	int fd;
+
+#ifdef FP_LINUX
+	if ((fd = ur_open_above(ur_paths[dev])) < 0)
+		return -1;
+	ur_heal(fd);
+	if (!ur_is_device(fd, dev)) {
+		fp_real.r_close.f(fd);
+		return errno = EMFILE, -1;
+	}
+#else
+	struct rlimit rl, up;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == FP_RLIM_INFINITY ||
 	    rl.rlim_cur >= rl.rlim_max)
@@ -64,6 +76,7 @@ static int ur_cow_open_tight(int dev)
 		return errno = EMFILE, -1;
 	fd = ur_cow_open(dev);
 	(void)setrlimit(RLIMIT_NOFILE, &rl);
+#endif
 	return fd;
 }
 
@@ -209,14 +222,10 @@ static bool ur_cow_one(int fd)
 			st = was;
 			continue;
 		}
-		/* At the limit the hidden descriptor may hold the number the
-		 * copy needs: it is retired (as a failed copy would retire it)
-		 * and the open tried again; else the limit is stretched. */
+		/* At the limit: an open above it (ur_cow_open_tight). */
 		if ((fl = fp_real.r_fcntl.f(fd, F_GETFD)) < 0 ||
 		    (nfd < 0 && (nfd = ur_cow_open(ur_dev(st))) < 0 &&
-		     (errno != EMFILE ||
-		      (nfd = ur_hidden_retire() ? ur_cow_open(ur_dev(st))
-		                                : ur_cow_open_tight(ur_dev(st))) < 0)))
+		     (errno != EMFILE || (nfd = ur_cow_open_tight(ur_dev(st))) < 0)))
 			break;
 		atomic_store(&ur_copy_src[fd], nfd + 1);
 		/* Claimed with the very state read before the flag: if it
@@ -381,6 +390,7 @@ void ur_root_changed(void)
 	errno = saved;
 }
 
+#ifndef FP_LINUX
 /* F_DUPFD's answer r for a lowest number lo, before it is tracked:
  * natively a hidden number h with lo <= h < r would have been free, and
  * the answer.  Then the hidden descriptor moves out of the way (the next
@@ -405,3 +415,4 @@ int ur_dupfd_native(int (*real)(int, int, ...), int fd, int cmd, int lo, int r)
 	}
 	return r;
 }
+#endif

@@ -8,6 +8,8 @@
 #include "fastpath.h"
 #include "urandom.h"
 
+#include <sys/resource.h>
+
 int ur_dup(int old, unsigned so)
 {
 	int fd;
@@ -74,6 +76,18 @@ int ur_dup23(int old, int new, int how)
 	 * is a vfork child's, not the one recorded (ur_table_ours). */
 	if (old == new || !ur_table_ours())
 		return ur_dup_call(old, new, how);
+#ifdef FP_LINUX
+	/* A hidden number as new is at or above the soft limit: the kernel
+	 * refuses it (EBADF), as natively, and it stays ours.  Below it only
+	 * after a raw setrlimit (fastpath(7)): then as below. */
+	if (fp_unlikely(sn & UR_HIDDEN)) {
+		struct rlimit rl;
+
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != FP_RLIM_INFINITY &&
+		    (rlim_t)new >= rl.rlim_cur)
+			return ur_dup_call(old, -1, how);
+	}
+#endif
 	ur_own(old, so);
 	g = atomic_load(&ur_forks);
 	/* A hidden number as new is moved out of the way: forgotten here,

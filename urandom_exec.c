@@ -25,6 +25,7 @@
 #include "urandom.h"
 
 #include <spawn.h>
+#include <sys/resource.h>
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
@@ -50,6 +51,24 @@ FP_REAL_OWN(int, posix_spawnp,
             FP_NR_RET(ENOSYS));
 FP_REAL_OWN(int, system, (const char *cmd), FP_NR_FAIL(-1));
 FP_REAL_OWN(FILE *, popen, (const char *cmd, const char *how), FP_NR_FAIL(NULL));
+#ifdef FP_LINUX
+#ifdef __GLIBC__
+typedef __rlimit_resource_t ur_res_t;
+typedef enum __rlimit_resource ur_pres_t;
+#else
+typedef int ur_res_t;
+typedef int ur_pres_t;
+#endif
+FP_REAL_OWN(int, setrlimit, (ur_res_t res, const struct rlimit *rl), FP_NR_RET(ENOSYS));
+FP_REAL_OWN(int, prlimit, (pid_t pid, ur_pres_t res, const struct rlimit *rl, struct rlimit *old),
+            FP_NR_RET(ENOSYS));
+#ifdef __GLIBC__
+FP_REAL_OWN(int, setrlimit64, (ur_res_t res, const struct rlimit64 *rl), FP_NR_RET(ENOSYS));
+FP_REAL_OWN(int, prlimit64,
+            (pid_t pid, ur_pres_t res, const struct rlimit64 *rl, struct rlimit64 *old),
+            FP_NR_RET(ENOSYS));
+#endif
+#endif
 // NOLINTEND(misc-unused-parameters)
 #pragma GCC diagnostic pop
 
@@ -57,6 +76,12 @@ const struct fp_sym ur_exec_syms[UR_EXEC_NSYMS] = {
 	FP_SYM(execve), FP_SYM(execv), FP_SYM(execvp), FP_SYM(execvpe), FP_SYM(fexecve),
 	FP_SYM(execveat), FP_SYM(posix_spawn), FP_SYM(posix_spawnp), FP_SYM(system),
 	FP_SYM(popen),
+#ifdef FP_LINUX
+	FP_SYM(setrlimit), FP_SYM(prlimit),
+#ifdef __GLIBC__
+	FP_SYM(setrlimit64), FP_SYM(prlimit64),
+#endif
+#endif
 };
 
 /* One branch when there is nothing to guard: exact mode, or nothing of
@@ -259,3 +284,58 @@ FP_EXPORT FILE *popen(const char *cmd, const char *how)
 {
 	UR_SPAWN(FILE *, FP_OWN(popen)(cmd, how), r_ != NULL);
 }
+
+#ifdef FP_LINUX
+/* ------------------------------------------------------------------------
+ * The descriptor limit.  Exact mode's hidden descriptors sit at or above
+ * the soft limit (urandom_fd.c): raised past one, the program could be
+ * given that number, so it goes once the real call succeeded.  A raw
+ * setrlimit or prlimit system call, or another process's prlimit, is not
+ * seen (fastpath(7)).
+ * ---------------------------------------------------------------------- */
+#define UR_SOFT(rl, inf) ((rl)->rlim_cur == (inf) ? UINT64_MAX : (uint64_t)(rl)->rlim_cur)
+
+static inline bool ur_limit_ours(int r, int res, pid_t pid, bool set)
+{
+	return fp_unlikely(r == 0 && res == RLIMIT_NOFILE && set) &&
+	       (pid == 0 || pid == getpid());
+}
+
+FP_EXPORT int setrlimit(ur_res_t res, const struct rlimit *rl)
+{
+	int r = FP_OWN(setrlimit)(res, rl);
+
+	if (ur_limit_ours(r, (int)res, 0, true))
+		ur_limit_set(UR_SOFT(rl, RLIM_INFINITY));
+	return r;
+}
+
+FP_EXPORT int prlimit(pid_t pid, ur_pres_t res, const struct rlimit *rl, struct rlimit *old)
+{
+	int r = FP_OWN(prlimit)(pid, res, rl, old);
+
+	if (ur_limit_ours(r, (int)res, pid, rl != NULL))
+		ur_limit_set(UR_SOFT(rl, RLIM_INFINITY));
+	return r;
+}
+
+#ifdef __GLIBC__
+FP_EXPORT int setrlimit64(ur_res_t res, const struct rlimit64 *rl)
+{
+	int r = FP_OWN(setrlimit64)(res, rl);
+
+	if (ur_limit_ours(r, (int)res, 0, true))
+		ur_limit_set(UR_SOFT(rl, RLIM64_INFINITY));
+	return r;
+}
+
+FP_EXPORT int prlimit64(pid_t pid, ur_pres_t res, const struct rlimit64 *rl, struct rlimit64 *old)
+{
+	int r = FP_OWN(prlimit64)(pid, res, rl, old);
+
+	if (ur_limit_ours(r, (int)res, pid, rl != NULL))
+		ur_limit_set(UR_SOFT(rl, RLIM64_INFINITY));
+	return r;
+}
+#endif
+#endif

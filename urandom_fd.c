@@ -32,6 +32,7 @@
 #ifdef FP_LINUX
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #endif
 
 _Alignas(FP_CACHELINE) _Atomic unsigned char ur_fd_cells[UR_MAXFD];
@@ -187,13 +188,189 @@ bool ur_hidden_retire(void)
 	return any;
 }
 
-/* The number to keep the hidden descriptor at: high, below our table's end
- * and the descriptor limit, so that it never takes a number the program's
- * own opens would get. */
+#ifdef FP_LINUX
+/*
+ * Where the hidden descriptors live: at or above the soft RLIMIT_NOFILE,
+ * numbers the program can never be given (open, socket, accept and
+ * F_DUPFD allocate below the limit; dup2 and dup3 onto one are EBADF).
+ * So its numbering, its EMFILE and its dup2 failures are native by
+ * construction, and the table grows only at the first pooled open, to the
+ * power of two above the limit (FDSize 2048 under 1024).  Placing one
+ * there takes a higher limit for one call, which no thread of the
+ * program may see (getrlimit) nor have undone (a setrlimit made
+ * meanwhile): where the process has one thread (fp_one_thread), it
+ * raises its own for the call, every signal blocked; else a child on our
+ * memory and table (CLONE_VM | CLONE_FILES | CLONE_VFORK, without
+ * CLONE_THREAD, so with limits of its own) raises its own and makes the
+ * descriptor in the shared table.  The first costs 2 system calls more
+ * than the call; the second a clone and a wait, and, because the table
+ * is then shared, the RCU grace period of growing it (13 ms here): once
+ * per process, at its first pooled open.  Where there is no such number
+ * (the soft limit at the hard one, no CAP_SYS_RESOURCE; a soft limit of
+ * 16382 or more, past our records) or no child (clone refused), opens are
+ * real: exact, at the native cost (ur_hidden_why says why).
+ */
+struct ur_above {
+	int src;             /* F_DUPFD_CLOEXEC from it at floor; -1: open path */
+	int floor;
+	const char *path;
+	uint64_t lim[2];     /* the limit the call runs under (prlimit64's) */
+	long r;              /* the number, or -errno */
+};
+
+/* Raw system calls only: the child shares this thread's TLS (errno, the
+ * cancellation state), and no handler runs here (signals blocked). */
+static void ur_above_op(struct ur_above *a)
+{
+	bool two = atomic_load_explicit(&ur_dup_fallback, memory_order_relaxed);
+	long r = syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, a->lim, NULL);
+
+	if (r == 0 && a->src >= 0) {
+		r = syscall(SYS_fcntl, a->src, two ? F_DUPFD : F_DUPFD_CLOEXEC, a->floor);
+		/* inside the caller's window (ur_cloexec_hold) */
+		if (r >= 0 && two)
+			(void)syscall(SYS_fcntl, r, F_SETFD, FD_CLOEXEC);
+	} else if (r == 0) {
+		r = syscall(SYS_openat, AT_FDCWD, a->path, O_CLOEXEC | O_LARGEFILE);  /* O_RDONLY */
+	}
+	a->r = r < 0 ? -errno : r;
+}
+
+static int ur_above_child(void *p)
+{
+	ur_above_op(p);
+	return 0;  /* the C library's clone then makes the exit call */
+}
+
+/* One child at a time, on this stack; another thread that wants one then
+ * does the native thing this once (no thread waits for another). */
+static _Alignas(64) unsigned char ur_above_stack[16384];
+static _Atomic bool ur_above_busy;
+
+/* Runs a's call above the program's limit, unseen; the number or -errno
+ * (-EAGAIN: another thread is at it). */
+static long ur_above(struct ur_above *a)
+{
+	sigset_t all, old;
+	int saved = errno;
+
+	sigfillset(&all);
+	(void)pthread_sigmask(SIG_BLOCK, &all, &old);
+	a->r = -ENOSYS;
+	if (fp_one_thread()) {
+		uint64_t was[2];
+
+		if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, was) == 0) {
+			ur_above_op(a);
+			(void)syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, was, NULL);
+		}
+	} else if (!FP_REAL(clone) || atomic_exchange(&ur_above_busy, true)) {
+		a->r = -EAGAIN;
+	} else {
+		/* Exit signal 0: no SIGCHLD, and no wait(2) of the program's
+		 * (without __WCLONE or __WALL) sees it. */
+		int pid = fp_real.r_clone.f(ur_above_child, ur_above_stack + sizeof ur_above_stack,
+		                            CLONE_VM | CLONE_FILES | CLONE_VFORK, a);
+
+		if (pid < 0)
+			a->r = -errno - 1000;  /* the clone's own failure */
+		while (pid > 0 && syscall(SYS_wait4, pid, NULL, __WCLONE, NULL) < 0 && errno == EINTR)
+			;
+		atomic_store(&ur_above_busy, false);
+	}
+	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = saved;
+	return a->r;
+}
+
+/* The limit a call above soft runs under: hard where it is higher, else
+ * (the soft limit at the hard one) a raised hard one, which only
+ * CAP_SYS_RESOURCE allows, in the child or undone at once. */
+static void ur_above_limit(struct ur_above *a, const struct rlimit *rl, uint64_t want)
+{
+	uint64_t hard = rl->rlim_max == FP_RLIM_INFINITY ? UINT64_MAX : (uint64_t)rl->rlim_max;
+
+	a->lim[0] = hard > want ? want : hard;
+	if (a->lim[0] <= (uint64_t)a->floor)
+		a->lim[0] = want;
+	a->lim[1] = hard > a->lim[0] ? hard : a->lim[0];
+}
+
+int ur_open_above(const char *path)
+{
+	struct ur_above a = { .src = -1, .path = path };
+	struct rlimit rl;
+	long r;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == FP_RLIM_INFINITY)
+		return errno = EMFILE, -1;
+	a.floor = (int)rl.rlim_cur;
+	/* The lowest free number: above the hidden ones, and any the program
+	 * kept open from before it lowered its limit. */
+	ur_above_limit(&a, &rl, (uint64_t)rl.rlim_cur + 64);
+	ur_count(SYSCALLS);
+	if ((r = ur_above(&a)) < 0)
+		return errno = EMFILE, -1;
+	return (int)r;
+}
+
+_Atomic(const char *) ur_hidden_why;
+/* The program's changes of its limit (ur_limit_set), for a placing that
+ * read the limit before one. */
+static _Atomic unsigned ur_limit_gen;
+
+static int ur_hidden_place(int lo, unsigned *gen)
+{
+	struct ur_above a = { .src = lo };
+	struct rlimit rl;
+	long r;
+
+	*gen = atomic_load(&ur_limit_gen);
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == FP_RLIM_INFINITY ||
+	    rl.rlim_cur >= UR_MAXFD - UR_NDEV) {
+		atomic_store(&ur_hidden_why, "the soft descriptor limit is 16382 or more");
+		return -1;
+	}
+	a.floor = (int)rl.rlim_cur;
+	ur_above_limit(&a, &rl, UR_MAXFD);
+	r = ur_above(&a);
+	if (r == -EAGAIN)
+		return UR_DUP_LATER;
+	if (r >= 0)
+		return (int)r;
+	atomic_store(&ur_hidden_why, r == -EPERM ? "the soft descriptor limit is the hard one"
+	                             : r < -1000 ? "clone refused"
+	                                         : "no number above the descriptor limit");
+	return -1;
+}
+
+/* The program changed its descriptor limit (setrlimit, prlimit): a hidden
+ * number now below the soft limit would be one the program can be given,
+ * so it goes (the next open makes one above), and a placing that failed
+ * for want of a number may work now. */
+void ur_limit_set(uint64_t soft)
+{
+	int d;
+
+	atomic_fetch_add(&ur_limit_gen, 1);
+	atomic_store(&ur_hidden_why, NULL);
+	for (d = 0; d < UR_NDEV; d++) {
+		int h = UR_HW_FD(atomic_load(&ur_hidden[d]));
+
+		atomic_store(&ur_hidden_bad[d], false);
+		if (h >= 0 && (uint64_t)h < soft &&
+		    (h = ur_hidden_forget(d, h)) >= 0)
+			fp_real.r_close.f(h);
+	}
+}
+#else
+/* illumos: high, below our table's end and the descriptor limit, grown at
+ * start-up (ur_fd_init); the program's numbering skips it near the limit
+ * (fastpath(7)). */
 static int ur_hidden_floor(void)
 {
 	struct rlimit rl;
-	long lim = UR_MAXFD;
+	long lim = 4096;  /* the table grown at start-up: no further */
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != FP_RLIM_INFINITY &&
 	    rl.rlim_cur < (rlim_t)lim)
@@ -201,30 +378,33 @@ static int ur_hidden_floor(void)
 	return lim >= 64 ? (int)(lim - 16) : -1;
 }
 
+static int ur_hidden_place(int lo, unsigned *gen)
+{
+	int floor = ur_hidden_floor();
 
-/* Exact mode, at initialisation.  The first time a process with threads
- * grows its descriptor table past 64, Linux waits for an RCU grace period
- * (expand_fdtable: 13 ms here), and the hidden descriptor's number is what
- * would grow it.  Grown now, while the process almost surely has one thread,
- * the first open of the device costs what the others do.  Through a
- * descriptor of our own, never the program's: closing a duplicate of a file
- * the program holds would drop its POSIX locks on it. */
+	*gen = 0;
+	return floor > 2 ? ur_dup_cloexec(lo, floor) : -1;
+}
+#endif
+
+/* At initialisation: nothing on Linux (the hidden descriptor is made at
+ * the first pooled open, above the limit).  On illumos, the table grown
+ * past the hidden number while the process almost surely has one thread,
+ * through a descriptor of our own, never the program's (closing a
+ * duplicate of a file it holds would drop its POSIX locks on it). */
 void ur_fd_init(void)
 {
+	long pid = (long)getpid();
+
+	ur_cloexec_init(pid);
+	atomic_store(&ur_table_pid, pid);
+#ifndef FP_LINUX
 	int floor, d, h, saved = errno;
 
-	ur_cloexec_init();
-	atomic_store(&ur_table_pid, (long)getpid());
 	if (ur_mode != UR_MODE_EXACT || !(fp_cfg.enabled & FP_BIT(urandom)) ||
 	    (floor = ur_hidden_floor()) < 64)
 		return;
-	/* The same duplicate learns, while there is most likely one thread,
-	 * whether F_DUPFD_CLOEXEC works (ur_dup_cloexec). */
-#ifdef O_PATH
-	d = fp_real.r_openat.f(AT_FDCWD, "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-#else
 	d = fp_real.r_openat.f(AT_FDCWD, "/", O_RDONLY | O_CLOEXEC);
-#endif
 	if (d < 0) {
 		errno = saved;
 		return;
@@ -236,13 +416,15 @@ void ur_fd_init(void)
 	}
 	fp_real.r_close.f(d);
 	errno = saved;
+#endif
 }
 
 /* Opens the hidden descriptor of dev, unless another thread did (then it
  * is left alone); false when none can be had (see ur_hidden_bad). */
 static bool ur_hidden_make(int dev, const char *path, uint64_t w)
 {
-	int lo, fd, floor = ur_hidden_floor(), saved = errno, flags = O_RDONLY | O_CLOEXEC;
+	int lo, fd, saved = errno, flags = O_RDONLY | O_CLOEXEC;
+	unsigned gen = 0;
 
 	/* No exec or fork until lo is closed and the copy close-on-exec. */
 	if (!ur_cloexec_hold())
@@ -256,20 +438,21 @@ static bool ur_hidden_make(int dev, const char *path, uint64_t w)
 	}
 	ur_heal(lo);
 	fd = -1;
-	if (floor > 2 && ur_is_device(lo, dev)) {
+	if (ur_is_device(lo, dev)) {
 		ur_count(SYSCALLS);
-		fd = ur_dup_cloexec(lo, floor);
+		fd = ur_hidden_place(lo, &gen);
 	}
 	ur_count(SYSCALLS);
 	fp_real.r_close.f(lo);
 	ur_cloexec_release();
 	errno = saved;
-	if (fd == UR_DUP_LATER)  /* an exec or fork under way: real, this once */
+	if (fd == UR_DUP_LATER)  /* an exec, fork or placing under way: real, this once */
 		return false;
 	if (fd < 0 || fd >= UR_MAXFD) {
 		if (fd >= 0)
 			fp_real.r_close.f(fd);
 		atomic_store(&ur_hidden_bad[dev], true);
+		ur_debug("no hidden descriptor: opens are real");
 		return false;
 	}
 	ur_heal(fd);
@@ -277,7 +460,15 @@ static bool ur_hidden_make(int dev, const char *path, uint64_t w)
 	if (!atomic_compare_exchange_strong(&ur_hidden[dev], &w, UR_HW(UR_HW_GEN(w) + 1, fd))) {
 		atomic_store(ur_fd(fd), 0);
 		fp_real.r_close.f(fd);
+		return true;
 	}
+#ifdef FP_LINUX
+	/* The program changed its limit while we placed it: maybe below. */
+	if (atomic_load(&ur_limit_gen) != gen && (fd = ur_hidden_forget(dev, fd)) >= 0) {
+		fp_real.r_close.f(fd);
+		return true;
+	}
+#endif
 	ur_debug("hidden descriptor opened");
 	return true;
 }
@@ -302,9 +493,10 @@ bool ur_give_back(int err)
 			any = true;
 		}
 	}
-	/* The hidden descriptors too: the open that needed a slot is then a
-	 * real one (ur_open_exact). */
-	any = ur_hidden_retire() || any;
+	/* The hidden descriptors sit above the limit, where closing them
+	 * frees no number; for the system's table, maybe a file. */
+	if (err == ENFILE)
+		any = ur_hidden_retire() || any;
 	errno = err;
 	return any;
 }
@@ -330,6 +522,7 @@ void ur_split(void)
 		return;
 	atomic_store(&ur_split_done, true);
 	(void)ur_give_back(EMFILE);
+	(void)ur_hidden_retire();
 	end = atomic_load(&ur_hiwater);
 	for (fd = 0; fd < end; fd++)
 		atomic_store(ur_fd(fd), 0);
@@ -386,6 +579,10 @@ void ur_fd_atfork_child(void)
 	atomic_fetch_add(&ur_forks, 1);
 	ur_mark_all_shared();
 	ur_hidden_retire();
+#ifdef FP_LINUX
+	/* Another thread's placing child may have been under way. */
+	atomic_store(&ur_above_busy, false);
+#endif
 }
 
 /* ------------------------------------------------------------------------
@@ -565,13 +762,15 @@ static int ur_open_exact(int dev, const char *path, int flags)
 			continue;
 		}
 		if (fp_unlikely(fd < 0)) {
-			/* Out of numbers: the hidden one is given back and the
-			 * open is real, which then fails or succeeds natively. */
+			/* Out of numbers (or files): the open is real, which
+			 * then fails or succeeds natively.  The hidden one,
+			 * above the limit, holds no number the open could
+			 * have had. */
 			(void)ur_give_back(*ep);
 			*ep = saved;
 			return ur_open_real(dev, path, flags);
 		}
-		/* Past the table (a program with a limit above 4096 and the
+		/* Past the table (a program with a limit above UR_MAXFD and the
 		 * low numbers in use): untracked, it would share the hidden
 		 * description unseen.  A real open of its own instead. */
 		if (fp_unlikely(fd >= UR_MAXFD)) {

@@ -733,6 +733,15 @@ static void ur_stats(struct fp_buf *b, const unsigned long *c)
 	if (ur_refused)
 		fp_buf_str(b, ur_refused == EPERM ? ", getrandom refused (EPERM)"
 		                                  : ", getrandom refused (ENOSYS)");
+#ifdef FP_LINUX
+	/* Exact mode without a hidden descriptor: real opens, and why. */
+	const char *why = atomic_load(&ur_hidden_why);
+
+	if (why && ur_mode == UR_MODE_EXACT && atomic_load(&ur_hidden_bad[UR_DEV_URANDOM])) {
+		fp_buf_str(b, ", opens real: ");
+		fp_buf_str(b, why);
+	}
+#endif
 }
 
 static void ur_init(void)

@@ -3,6 +3,7 @@
 # make bench for urandom_shim: the full targets of issue 3 (seed 001).
 # Each row is native vs fastpath from the same run; the syscall columns
 # come from a smaller run of the same workload under strace -f -c.
+# shellcheck disable=SC3045 # ulimit -H and -S: dash, bash and busybox sh have them
 # shellcheck source=bench/lib.sh
 . "$(dirname "$0")/lib.sh"
 L=$BENCHBIN/urandom_loop
@@ -37,8 +38,21 @@ seed_rows() {
 		done
 	done
 }
-echo "# target >= 5x (exact, the default)"
+# Exact mode keeps its hidden descriptor above the soft descriptor limit,
+# where that is below the hard one (fastpath(7)): the rows run under
+# systemd's default soft limit, 1024, where the hard one is higher.  With
+# the two equal (a container's 1048576:1048576, this machine's
+# 20000:20000) there is no such number and exact mode's opens are real:
+# the informational row after says what that costs.
+HARD_NOFILE=$(ulimit -Hn)
+case $HARD_NOFILE in unlimited) HARD_NOFILE=1048576 ;; esac
+[ "$HARD_NOFILE" -gt 1024 ] && ulimit -Sn 1024
+echo "# target >= 5x (exact, the default; soft descriptor limit $(ulimit -Sn), hard $HARD_NOFILE)"
 seed_rows exact "$E"
+echo "# informational: exact mode with the soft limit at the hard one (no hidden descriptor: real opens)"
+REPS=5 compare "seed loop, 200k uuids, O_CLOEXEC, 1 thr, exact, soft = hard" \
+	"sh -c 'ulimit -n $HARD_NOFILE; exec $L seed 200000 1 cloexec'" \
+	"sh -c 'ulimit -n $HARD_NOFILE; exec $E $L seed 200000 1 cloexec'"
 # What exact mode can reach at best here: the native seed loop against
 # the kernel's part of exact mode alone (a duplicate of one descriptor and
 # its close per cycle, no read, no fastpath).

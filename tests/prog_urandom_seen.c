@@ -9,7 +9,8 @@
  *   prog_urandom_seen epoll      an epoll entry does not outlive close()
  *   prog_urandom_seen copies     F_DUPFD past 4096, _Fork, SCM_RIGHTS
  *   prog_urandom_seen held       every call on the numbers fastpath may
- *                                hold (4080, 4081, the closed one)
+ *                                hold (the soft limit and the next
+ *                                number, the closed one)
  *   prog_urandom_seen spawn      posix_spawn adddup2 from those numbers
  *   prog_urandom_seen lfs        F_GETFL and fdinfo's flags of an open
  *   prog_urandom_seen roots DIR  chroot into DIR (a jail whose
@@ -20,9 +21,9 @@
  *   prog_urandom_seen cmsg       sendmsg with an SCM_RIGHTS header longer
  *                                than msg_controllen, at the end of a
  *                                mapping, and one shorter than a header
- * The descriptor limit is set to 8192 first (4096 if the hard limit is
- * lower), as on a system whose limit is 4096 or more: the hidden
- * descriptors then sit at 4080 and 4081.
+ * The soft descriptor limit is set to 8192 first (4096 if the hard limit
+ * is 8192 or lower): exact mode's hidden descriptors then sit at it and
+ * the next number, where the hard limit is higher (H).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -288,6 +289,10 @@ static void on_number(int n, int e, const int p[2])
 	obs("close", close(n));
 }
 
+/* Where exact mode keeps its hidden descriptors: the soft limit and the
+ * next number (fastpath(7)). */
+static int H = 4096;
+
 static void held(void)
 {
 	int fd, x, e = open("/dev/null", O_WRONLY), p[2];
@@ -300,8 +305,8 @@ static void held(void)
 	close(dev("/dev/random", O_RDONLY | O_CLOEXEC));
 	close(fd);
 	on_number(fd, e, p);
-	on_number(4080, e, p);
-	on_number(4081, e, p);
+	on_number(H, e, p);
+	on_number(H + 1, e, p);
 	close(e);
 	close(p[0]);
 	close(p[1]);
@@ -309,24 +314,24 @@ static void held(void)
 	fd = dev("/dev/urandom", O_RDONLY);
 	close(fd);
 	x = open("/dev/zero", O_RDONLY);
-	obs("dup2 onto 4080", dup2(x, 4080));
-	obs("read 4080 (zeros)", read(4080, b, sizeof b) == 4 && !b[0] && !b[3]);
-	obs("dup3 onto 4081", dup3(x, 4081, O_CLOEXEC));
-	obs("fcntl 4081 F_GETFD", fcntl(4081, F_GETFD));
-	obs("F_DUPFD 4080 from 4079", fcntl(x, F_DUPFD, 4079));
-	close(4079);
-	close(4080);
-	close(4081);
+	obs("dup2 onto H", dup2(x, H));
+	obs("read H (zeros)", read(H, b, sizeof b) == 4 && !b[0] && !b[3]);
+	obs("dup3 onto H+1", dup3(x, H + 1, O_CLOEXEC));
+	obs("fcntl H+1 F_GETFD", fcntl(H + 1, F_GETFD));
+	obs("F_DUPFD H from H-1", fcntl(x, F_DUPFD, H - 1));
+	close(H - 1);
+	close(H);
+	close(H + 1);
 	close(x);
 	fd = dev("/dev/urandom", O_RDONLY);
 	obs("open after", fd >= 0);
 	close(fd);
-	obs("F_DUPFD from 4080 (the hidden one's number)", fcntl(0, F_DUPFD, 4080));
-	close(4080);
+	obs("F_DUPFD from H (the hidden one's number)", fcntl(0, F_DUPFD, H));
+	close(H);
 	fd = dev("/dev/urandom", O_RDONLY);
-	obs("dup2 onto 4081 after an open", dup2(0, 4081));
-	obs("fcntl 4081 F_GETFD", fcntl(4081, F_GETFD));
-	close(4081);
+	obs("dup2 onto H+1 after an open", dup2(0, H + 1));
+	obs("fcntl H+1 F_GETFD", fcntl(H + 1, F_GETFD));
+	close(H + 1);
 	close(fd);
 }
 
@@ -390,7 +395,7 @@ static void spawn(void)
 	fd = dev("/dev/urandom", O_RDONLY);
 	close(fd);
 	spawn1(fd, "the closed number");
-	spawn1(4080, "4080");
+	spawn1(H, "the hidden number (the soft limit)");
 }
 
 static void fdinfo_flags(int fd)
@@ -511,9 +516,11 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_max >= 4096) {
-		rl.rlim_cur = rl.rlim_max >= 8192 ? 8192 : 4096;
+		rl.rlim_cur = rl.rlim_max > 8192 ? 8192 : 4096;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0)
+		H = rl.rlim_cur > 16000 ? 16000 : (int)rl.rlim_cur;
 	if (argc == 3 && strcmp(argv[1], "roots") == 0)
 		return roots(argv[2]);
 	if (argc == 2 && strcmp(argv[1], "procfd") == 0)

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * prog_urandom_limit: what a program sees of its descriptor numbers, its
+ * table and its limit around pooled opens of /dev/urandom (issue 36,
+ * defects 9 and 11).  Every mode prints observations only, to be compared
+ * with a native run (t_urandom.sh):
+ *   fdsize          FDSize in /proc/self/status at start and after a first
+ *                   open of the device;
+ *   numbers         opens of /dev/null with one of the device every 7th,
+ *                   kept, to EMFILE: every number and the final errno;
+ *   raise CALL      a first open, then the soft limit raised by 100 through
+ *                   CALL (setrlimit, setrlimit64, prlimit, prlimit64), then
+ *                   as numbers;
+ *   seen N          N forked children, each with a thread that reads
+ *                   getrlimit while the main thread opens the device twice,
+ *                   fills the table and sets O_NONBLOCK on both (a copy at
+ *                   the limit): in how many the thread saw another limit.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void fdsize(const char *when)
+{
+	char b[8192], *s;
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, b, sizeof b - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	b[n > 0 ? n : 0] = 0;
+	s = strstr(b, "FDSize:");
+	printf("%s: FDSize %d\n", when, s ? atoi(s + 7) : -1);
+}
+
+static void numbers(void)
+{
+	int i, fd;
+	char c;
+
+	for (i = 0;; i++) {
+		fd = open(i % 7 ? "/dev/null" : "/dev/urandom", O_RDONLY);
+		if (fd < 0) {
+			printf("open %d: %s\n", i, strerror(errno));
+			break;
+		}
+		printf("%s %d\n", i % 7 ? "null" : "urandom", fd);
+	}
+	/* a pooled one still reads, and a freed number is the next one */
+	printf("read %zd\n", read(3 + 7 * 3, &c, 1) == 1 ? (ssize_t)1 : (ssize_t)-1);
+	close(40);
+	printf("reopen %d\n", open("/dev/urandom", O_RDONLY));
+	fflush(stdout);
+}
+
+static int raise_by(const char *call, int by)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur + by > rl.rlim_max) {
+		printf("raise: skipped, hard limit under soft + %d\n", by);
+		return -1;
+	}
+	rl.rlim_cur += by;
+	if (!strcmp(call, "setrlimit"))
+		return setrlimit(RLIMIT_NOFILE, &rl);
+	if (!strcmp(call, "prlimit"))
+		return prlimit(0, RLIMIT_NOFILE, &rl, NULL);
+#ifdef __GLIBC__
+	struct rlimit64 r64 = { rl.rlim_cur, rl.rlim_max };
+
+	if (!strcmp(call, "setrlimit64"))
+		return setrlimit64(RLIMIT_NOFILE, &r64);
+	if (!strcmp(call, "prlimit64"))
+		return prlimit64(getpid(), RLIMIT_NOFILE, &r64, NULL);
+#endif
+	return -1;
+}
+
+static _Atomic int stop, running;
+static rlim_t want;
+
+static void *reader(void *p)
+{
+	struct rlimit rl;
+	long seen = 0;
+
+	(void)p;
+	atomic_store(&running, 1);
+	while (!atomic_load(&stop))
+		if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur != want)
+			seen++;
+	return (void *)seen;
+}
+
+static int seen_once(void)
+{
+	struct rlimit rl;
+	pthread_t t;
+	void *seen;
+	int a, b;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_max < 128)
+		return 2;
+	rl.rlim_cur = want = 64;
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0 || pthread_create(&t, NULL, reader, NULL) != 0)
+		return 2;
+	while (!atomic_load(&running))  /* reading, on the other CPU if there is one */
+		sched_yield();
+	a = open("/dev/urandom", O_RDONLY);
+	b = open("/dev/urandom", O_RDONLY);
+	while (dup(0) >= 0)
+		;
+	(void)fcntl(a, F_SETFL, O_NONBLOCK);
+	(void)fcntl(b, F_SETFL, O_NONBLOCK);
+	atomic_store(&stop, 1);
+	pthread_join(t, &seen);
+	return seen != NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const char *m = argc > 1 ? argv[1] : "";
+	int fd, i, n, st, hits = 0, skipped = 0;
+
+	if (!strcmp(m, "fdsize")) {
+		fdsize("start");
+		fd = open("/dev/urandom", O_RDONLY);
+		fdsize(fd >= 0 ? "after an open of the device" : "open failed");
+		return 0;
+	}
+	if (!strcmp(m, "numbers")) {
+		numbers();
+		return 0;
+	}
+	if (!strcmp(m, "raise") && argc > 2) {
+		if ((fd = open("/dev/urandom", O_RDONLY)) >= 0)
+			close(fd);
+		if (raise_by(argv[2], 100) != 0)
+			return 0;
+		numbers();
+		return 0;
+	}
+	if (!strcmp(m, "seen") && argc > 2) {
+		n = atoi(argv[2]);
+		for (i = 0; i < n; i++) {
+			pid_t p = fork();
+
+			if (p == 0)
+				_exit(seen_once());
+			if (p < 0 || waitpid(p, &st, 0) != p || !WIFEXITED(st))
+				return 1;
+			hits += WEXITSTATUS(st) == 1;
+			skipped += WEXITSTATUS(st) == 2;
+		}
+		printf("another limit seen by a second thread in %d of %d children (%d skipped)\n",
+		       hits, n, skipped);
+		return 0;
+	}
+	fprintf(stderr, "usage: prog_urandom_limit fdsize|numbers|raise CALL|seen N\n");
+	return 2;
+}
