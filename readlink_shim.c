@@ -25,6 +25,7 @@
  */
 #include "fastpath.h"
 #include "readlink.h"
+#include "cpus.h"
 #ifdef FP_VALGRIND_ANNOTATE
 #include <valgrind/helgrind.h>
 #endif
@@ -699,6 +700,8 @@ static inline bool rl_elsewhere(const char *path)
 		ssize_t r;                                                   \
 		int k_;                                                      \
                                                                              \
+		if ((ok) && fp_cpus_readlink(dirfd, path, buf, len, &r))    \
+			return r;                                            \
 		if (!rl_elsewhere(path) && (ok) &&                           \
 		    (k_ = rl_short(dirfd, path, buf, len, &r, &sv_)) != 0) { \
 			if (fp_likely(k_ == 1))                              \
