@@ -27,28 +27,41 @@ FP_REAL_OWN(FILE *, fopen64, (const char *path, const char *how), // NOLINT(misc
 
 /* The calls that name a path of the machine's directories without opening
  * it, and the listings (their wrappers: below). */
-FP_REAL_OWN(DIR *, opendir, (const char *path), FP_NR_FAIL(NULL));
-FP_REAL_OWN(DIR *, fdopendir, (int fd), FP_NR_FAIL(NULL));
-FP_REAL_OWN(struct dirent *, readdir, (DIR *d), FP_NR_FAIL(NULL));
-FP_REAL_OWN(int, closedir, (DIR *d), FP_NR_FAIL(-1));
-FP_REAL_OWN(void, rewinddir, (DIR *d), );
-FP_REAL_OWN(char *, realpath, (const char *path, char *out), FP_NR_FAIL(NULL));
-FP_REAL_OWN(int, stat, (const char *path, struct stat *st), FP_NR_FAIL(-1));
-FP_REAL_OWN(int, lstat, (const char *path, struct stat *st), FP_NR_FAIL(-1));
-FP_REAL_OWN(int, fstatat, (int dirfd, const char *path, struct stat *st, int flags),
+FP_REAL_OWN(DIR *, opendir, (const char *path), // NOLINT(misc-unused-parameters)
+            FP_NR_FAIL(NULL));
+FP_REAL_OWN(DIR *, fdopendir, (int fd), // NOLINT(misc-unused-parameters)
+            FP_NR_FAIL(NULL));
+FP_REAL_OWN(struct dirent *, readdir, (DIR *d), // NOLINT(misc-unused-parameters)
+            FP_NR_FAIL(NULL));
+FP_REAL_OWN(int, closedir, (DIR *d), // NOLINT(misc-unused-parameters)
             FP_NR_FAIL(-1));
-FP_REAL_OWN(int, access, (const char *path, int how), FP_NR_FAIL(-1));
+FP_REAL_OWN(void, rewinddir, (DIR *d), ); // NOLINT(misc-unused-parameters)
+FP_REAL_OWN(char *, realpath, (const char *path, char *out), // NOLINT(misc-unused-parameters)
+            FP_NR_FAIL(NULL));
+FP_REAL_OWN(int, stat, (const char *path, struct stat *st), // NOLINT(misc-unused-parameters)
+            FP_NR_FAIL(-1));
+FP_REAL_OWN(int, lstat, (const char *path, struct stat *st), // NOLINT(misc-unused-parameters)
+            FP_NR_FAIL(-1));
+FP_REAL_OWN(int, fstatat, // NOLINT(misc-unused-parameters)
+            (int dirfd, const char *path, struct stat *st, int flags), FP_NR_FAIL(-1));
+FP_REAL_OWN(int, access, (const char *path, int how), // NOLINT(misc-unused-parameters)
+            FP_NR_FAIL(-1));
 #ifdef CPUS_HAVE_STATX
-FP_REAL_OWN(int, statx, (int dirfd, const char *path, int flags, unsigned mask, struct statx *st),
+FP_REAL_OWN(int, statx, // NOLINT(misc-unused-parameters)
+            (int dirfd, const char *path, int flags, unsigned mask, struct statx *st),
             FP_NR_FAIL(-1));
 #endif
-FP_REAL_OWN(int, faccessat, (int dirfd, const char *path, int how, int flags), FP_NR_FAIL(-1));
+FP_REAL_OWN(int, faccessat, // NOLINT(misc-unused-parameters)
+            (int dirfd, const char *path, int how, int flags), FP_NR_FAIL(-1));
 #ifdef FP_HAVE_LFS64
-FP_REAL_OWN(struct dirent64 *, readdir64, (DIR *d), FP_NR_FAIL(NULL));
-FP_REAL_OWN(int, stat64, (const char *path, struct stat64 *st), FP_NR_FAIL(-1));
-FP_REAL_OWN(int, lstat64, (const char *path, struct stat64 *st), FP_NR_FAIL(-1));
-FP_REAL_OWN(int, fstatat64, (int dirfd, const char *path, struct stat64 *st, int flags),
+FP_REAL_OWN(struct dirent64 *, readdir64, (DIR *d), // NOLINT(misc-unused-parameters)
+            FP_NR_FAIL(NULL));
+FP_REAL_OWN(int, stat64, (const char *path, struct stat64 *st), // NOLINT(misc-unused-parameters)
             FP_NR_FAIL(-1));
+FP_REAL_OWN(int, lstat64, (const char *path, struct stat64 *st), // NOLINT(misc-unused-parameters)
+            FP_NR_FAIL(-1));
+FP_REAL_OWN(int, fstatat64, // NOLINT(misc-unused-parameters)
+            (int dirfd, const char *path, struct stat64 *st, int flags), FP_NR_FAIL(-1));
 #endif
 
 const struct fp_sym cpus_syms[CPUS_NSYMS] = {
@@ -301,7 +314,7 @@ FP_EXPORT char *realpath(const char *path, char *out)
 		}
 	}
 	if (out)
-		return strcpy(out, got);
+		return memcpy(out, got, strlen(got) + 1); /* PATH_MAX bytes, as realpath's */
 	if (!(r = strdup(got)))
 		errno = ENOMEM;
 	return r;
@@ -343,7 +356,7 @@ static void cf_list_add(DIR *d, int kind)
 	}
 }
 
-static struct cf_list *cf_list_of(DIR *d)
+static struct cf_list *cf_list_of(const DIR *d)
 {
 	if (fp_likely(atomic_load_explicit(&cf_nlists, memory_order_relaxed) == 0) || !d)
 		return NULL;
@@ -373,7 +386,7 @@ static bool cf_list_next(struct cf_list *l, DIR *d, char *name, size_t cap, ino_
 	struct fp_buf b = { name, 0, cap };
 	char real[24];
 	struct fp_buf rb = { real, 0, sizeof real };
-	struct stat st;
+	struct stat st = { 0 };
 
 	fp_cpus_map(&m);
 	if (l->next >= m.n)

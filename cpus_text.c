@@ -552,8 +552,8 @@ static void cf_status(const char *in, size_t len, const struct cf_set *s, const 
  * (an L3, a node) holds the virtual CPUs that run on the real CPUs sharing
  * it.
  */
-void cf_transform_of(enum cf_kind kind, const struct cf_about *a, const char *in, size_t len,
-                     const struct cpus_map *m, struct cf_out *o)
+static void cf_of(enum cf_kind kind, const struct cf_about *a, const char *in, size_t len,
+                  const struct cpus_map *m, struct cf_out *o)
 {
 	struct cf_set s = { CF_SET_ONE, a ? a->v : 0, NULL, NULL };
 	cpu_set_t real;
@@ -564,8 +564,7 @@ void cf_transform_of(enum cf_kind kind, const struct cf_about *a, const char *in
 	case CF_STAT:
 	case CF_LIST:
 	case CF_KMAX:
-		cf_transform(kind, in, len, m, o);
-		return;
+		return; /* cf_transform's */
 	case CF_T_ID:
 		cf_putu(o, (unsigned long long)s.v);
 		cf_put(o, "\n", 1);
@@ -638,8 +637,17 @@ void cf_transform(enum cf_kind kind, const char *in, size_t len, const struct cp
 		cf_kernel_max(in, len, m, o);
 		break;
 	default:
-		cf_transform_of(kind, NULL, in, len, m, o);
+		cf_of(kind, NULL, in, len, m, o);
 		break;
 	}
+}
+
+void cf_transform_of(enum cf_kind kind, const struct cf_about *a, const char *in, size_t len,
+                     const struct cpus_map *m, struct cf_out *o)
+{
+	if (kind <= CF_KMAX)
+		cf_transform(kind, in, len, m, o);
+	else
+		cf_of(kind, a, in, len, m, o);
 }
 #endif /* FP_LINUX */
