@@ -53,6 +53,9 @@ FP_REAL_OWN(int, statx, // NOLINT(misc-unused-parameters)
 #endif
 FP_REAL_OWN(int, faccessat, // NOLINT(misc-unused-parameters)
             (int dirfd, const char *path, int how, int flags), FP_NR_FAIL(-1));
+/* fstatat before glibc 2.33 (fp_fstatat). */
+FP_REAL_OWN(int, __fxstatat, // NOLINT(misc-unused-parameters)
+            (int ver, int dirfd, const char *path, struct stat *st, int flags), FP_NR_FAIL(-1));
 #ifdef FP_HAVE_LFS64
 FP_REAL_OWN(struct dirent64 *, readdir64, (DIR *d), // NOLINT(misc-unused-parameters)
             FP_NR_FAIL(NULL));
@@ -77,6 +80,7 @@ const struct fp_sym cpus_syms[CPUS_NSYMS] = {
 	FP_SYM(fstatat),
 	FP_SYM(access),
 	FP_SYM(faccessat),
+	FP_SYM(__fxstatat),
 #ifdef CPUS_HAVE_STATX
 	FP_SYM(statx),
 #endif
@@ -153,6 +157,18 @@ CPUS_WRAP_FOPEN(fopen64)
  * a prefix test (a relative one: a load, until a directory of ours is
  * noted).
  * ---------------------------------------------------------------------- */
+int fp_cpus_fstatat(int dirfd, const char *path, struct stat *st, int flags)
+{
+	int (*real)(int, const char *, struct stat *, int) = FP_OWN(fstatat);
+
+	if (fp_likely(real != fp_unready_fstatat))
+		return real(dirfd, path, st, flags);
+	if (fp_own___fxstatat.f != fp_unready___fxstatat)
+		return fp_own___fxstatat.f(FP_STAT_VER, dirfd, path, st, flags);
+	errno = ENOSYS;
+	return -1;
+}
+
 static bool cf_maybe(int dirfd, const char *path)
 {
 	if (!path)
@@ -397,7 +413,7 @@ static bool cf_list_next(struct cf_list *l, DIR *d, char *name, size_t cap, ino_
 	fp_buf_long(&rb, fp_cpus_real_of(&m, l->next % m.r));
 	l->next++;
 	*type = l->kind == 1 ? DT_DIR : DT_LNK;
-	*ino = FP_OWN(fstatat)(dirfd(d), real, &st, AT_SYMLINK_NOFOLLOW) == 0 ? st.st_ino : 1;
+	*ino = fp_fstatat(dirfd(d), real, &st, AT_SYMLINK_NOFOLLOW) == 0 ? st.st_ino : 1;
 	return true;
 }
 
