@@ -59,9 +59,10 @@ long fp_cpus_quota(fp_getenv_fn get, char *why, size_t whylen) FP_HIDDEN;
  * The CPU cap's files (cpus_files_shim.c).  fp_cpus_open() is what an open
  * wrapper calls first: with the cap unset (or inside our initialisation) it
  * costs one branch; otherwise, when the path is /proc/cpuinfo, /proc/stat
- * or /sys/devices/system/cpu/{online,possible,present}, it opens a
- * generated copy and returns true with the descriptor (or -1 and errno) in
- * *fd_out.  illumos has no such files (psrinfo and kstat are its ways).
+ * or /sys/devices/system/cpu/{online,possible,present,kernel_max}, a file
+ * of the machine's directories (fp_cpus_vpath) or the process's status, it
+ * opens a generated copy (or the real CPU's file) and returns true with
+ * the descriptor (or -1 and errno) in *fd_out.  illumos has no such files (psrinfo and kstat are its ways).
  * ---------------------------------------------------------------------- */
 bool fp_cpus_open_slow(int dirfd, const char *path, int flags, int *fd_out) FP_HIDDEN;
 /* readlink and readlinkat of a cpuK (readlink_shim.c asks first): true

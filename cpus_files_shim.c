@@ -6,6 +6,10 @@
  *   /proc/cpuinfo                         one block per CPU
  *   /proc/stat                            the "cpu" total and one cpuN line per CPU
  *   /sys/devices/system/cpu/{online,possible,present,kernel_max}
+ *   /sys/devices/system/cpu/cpuK/...      the real CPU K runs on, its topology/
+ *                                         and cache/ sharing derived (issue 37)
+ *   /sys/devices/system/node/nodeX/{cpuK,cpumap,cpulist}
+ *   /proc/{self,thread-self,<pid>}/status Cpus_allowed, Cpus_allowed_list
  *
  * libuv (node's os.cpus()) reads the first two, `grep -c ^processor` the
  * first, lscpu all of them: none of it goes through sysconf.  Anchor: LXCFS,
@@ -530,7 +534,7 @@ static void cf_status_mask(struct cf_what *w, const struct cpus_map *m, unsigned
 }
 
 /*
- * The generated copy of f: the descriptor in *fd_out, or -1 and errno;
+ * The generated copy of w: the descriptor in *fd_out, or -1 and errno;
  * false when the file there is not the kernel's (cf_read_real), or when
  * the program's file-size limit leaves room for no copy (then the real
  * file is opened, unchanged, by the caller's own open).  Kept out of line

@@ -18,6 +18,8 @@
  *                   "0-<N-1>"
  *   kernel_max      the kernel's when it holds N CPUs, else 8191 (the
  *                   NR_CPUS of a kernel that boots that many)
+ *   cpuK/topology/, cache/indexI/shared_cpu_*, nodeX/cpu{map,list} and
+ *   a status's Cpus_allowed lines: sets of virtual CPUs (cf_transform_of)
  *
  * When the map is the identity (N equal to the real count, the process
  * allowed on every CPU) the bytes are the kernel's own.  No allocation, no
