@@ -559,6 +559,10 @@ if command -v parallel >/dev/null 2>&1; then
 			"$(cap "$n" parallel --number-of-cores) $(cap "$n" parallel --number-of-threads)"
 		expect_eq "parallel --number-of-cores/--number-of-threads, interpose --cpus $n" "$n $n" \
 			"$("$INTERPOSE" --quiet --cpus "$n" parallel --number-of-cores) $("$INTERPOSE" --quiet --cpus "$n" parallel --number-of-threads)"
+		# Its default job count: the highest job slot of 2N jobs that each
+		# outlast the start of the others.
+		expect_eq "parallel's default job count, FASTPATH_CPUS=$n" "$n" \
+			"$(cap "$n" parallel 'sleep 0.3; echo {%}' ::: $(seq 1 $((2 * n))) | sort -n | tail -n 1)"
 	done
 else
 	skip "GNU parallel's core count" "parallel is not installed"
