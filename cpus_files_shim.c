@@ -921,7 +921,7 @@ __attribute__((noinline)) static bool cf_open_vpath(int dirfd, const char *path,
 	bool plain = (flags & O_ACCMODE) == O_RDONLY && !(flags & ~(O_ACCMODE | CF_OK_FLAGS));
 	int fd, saved = errno;
 
-	if (flags & (O_CREAT | O_TMPFILE))
+	if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE) /* O_TMPFILE holds O_DIRECTORY */
 		return false;
 	switch (fp_cpus_vpath(dirfd, path, &vp)) {
 	case CF_V_NATIVE:

@@ -520,6 +520,13 @@ if [ -d $S/cpu/cpu0/topology ] && [ -d $S/node/node0 ]; then
 	expect_eq "FASTPATH_CPUS=$big: cpu$k is real cpu$r's directory; the node's link and realpath say cpu$k" \
 		"$(stat -L -c %i $S/cpu/cpu$r) ../../cpu/cpu$k $S/cpu/cpu$k/topology" \
 		"$(cap "$big" sh -c "stat -L -c %i $S/cpu/cpu$k; readlink $S/node/node0/cpu$k; realpath $S/node/node0/cpu$k/topology" | tr '\n' ' ' | sed 's/ $//')"
+	if command -v python3 >/dev/null 2>&1; then
+		# shellcheck disable=SC2016 # python's, not the shell's
+		expect_eq "FASTPATH_CPUS=$big: open(cpu$k, O_DIRECTORY), then openat(it, \"topology/core_id\")" "$k" \
+			"$(cap "$big" python3 -c 'import os, sys; d = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECTORY); print(os.read(os.open("topology/core_id", os.O_RDONLY, dir_fd=d), 32).decode().strip())' "$S/cpu/cpu$k" 2>&1)"
+	else
+		skip "FASTPATH_CPUS=$big: openat under a cpuK descriptor" "python3 is not installed"
+	fi
 	expect_eq "FASTPATH_CPUS=$big, ulimit -f 0: cpu$k's core_id served, exit 0" "$k 0" \
 		"$(cap "$big" sh -c "ulimit -f 0; cat $S/cpu/cpu$k/topology/core_id; echo \$?" | tr '\n' ' ' | sed 's/ $//')"
 else
