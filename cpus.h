@@ -59,11 +59,24 @@ long fp_cpus_quota(fp_getenv_fn get, char *why, size_t whylen) FP_HIDDEN;
  * The CPU cap's files (cpus_files_shim.c).  fp_cpus_open() is what an open
  * wrapper calls first: with the cap unset (or inside our initialisation) it
  * costs one branch; otherwise, when the path is /proc/cpuinfo, /proc/stat
- * or /sys/devices/system/cpu/{online,possible,present}, it opens a
- * generated copy and returns true with the descriptor (or -1 and errno) in
- * *fd_out.  illumos has no such files (psrinfo and kstat are its ways).
+ * or /sys/devices/system/cpu/{online,possible,present,kernel_max}, a file
+ * of the machine's directories (fp_cpus_vpath) or the process's status, it
+ * opens a generated copy (or the real CPU's file) and returns true with
+ * the descriptor (or -1 and errno) in *fd_out.  illumos has no such files (psrinfo and kstat are its ways).
  * ---------------------------------------------------------------------- */
 bool fp_cpus_open_slow(int dirfd, const char *path, int flags, int *fd_out) FP_HIDDEN;
+/* readlink and readlinkat of a cpuK (readlink_shim.c asks first): true
+ * with the answer in *ret (a node's link to cpuR said as cpuK); one branch
+ * with the cap off. */
+bool fp_cpus_readlink_slow(int dirfd, const char *path, char *buf, size_t n, ssize_t *ret)
+	__attribute__((weak)) FP_HIDDEN; /* weak: a unit test of readlink alone has none */
+
+static inline bool fp_cpus_readlink(int dirfd, const char *path, char *buf, size_t n,
+                                    ssize_t *ret)
+{
+	return fp_unlikely(fp_enabled(FP_BIT(cpus))) && fp_cpus_readlink_slow &&
+	       fp_cpus_readlink_slow(dirfd, path, buf, n, ret);
+}
 /* At initialisation: whether the bound sched_getcpu is libc's (cpus_map.c). */
 void cpus_getcpu_init(void) FP_HIDDEN;
 
@@ -170,11 +183,58 @@ struct cf_out {
 };
 void cf_flush(struct cf_out *o) FP_HIDDEN;
 
-enum cf_kind { CF_CPUINFO, CF_STAT, CF_LIST, CF_KMAX };
+enum cf_kind {
+	CF_CPUINFO, CF_STAT, CF_LIST, CF_KMAX,
+	/* cpuK/topology/ and cpuK/cache/indexI/ of virtual CPU v (cf_about):
+	 * core_id; physical_package_id and die_id; a set of v alone
+	 * (thread_siblings, core_cpus, cluster_cpus); the whole machine
+	 * (core_siblings, package_cpus, die_cpus); a cache's shared_cpu set;
+	 * each as a mask or a list. */
+	CF_T_ID, CF_T_ZERO, CF_T_SELF_MASK, CF_T_SELF_LIST, CF_T_ALL_MASK, CF_T_ALL_LIST,
+	CF_T_SHARED_MASK, CF_T_SHARED_LIST,
+	/* cache/indexI/id: v for a cache the real CPU has to itself */
+	CF_T_CACHE_ID,
+	/* nodeX/cpumap, nodeX/cpulist: the virtual CPUs on the node's real ones */
+	CF_NODE_MASK, CF_NODE_LIST,
+	/* /proc/PID/status: Cpus_allowed and Cpus_allowed_list of cf_about's vmask */
+	CF_STATUS,
+};
+/* What a file of a CPU's own, or a status file, is about. */
+struct cf_about {
+	long v;                     /* the virtual CPU (CF_T_*) */
+	const unsigned char *vmask; /* CF_STATUS: the virtual mask, N bits */
+	bool shared;                /* CF_T_CACHE_ID: the real cache is shared */
+};
 /* The kernel's text of a file of that kind, as the machine m would show
  * it, written to o. */
 void cf_transform(enum cf_kind kind, const char *in, size_t len, const struct cpus_map *m,
                   struct cf_out *o) FP_HIDDEN;
+void cf_transform_of(enum cf_kind kind, const struct cf_about *a, const char *in, size_t len,
+                     const struct cpus_map *m, struct cf_out *o) FP_HIDDEN;
+
+/* The machine's directories (cpus_files_shim.c): a path naming cpuK under
+ * /sys/devices/system/cpu or /sys/devices/system/node/nodeX (absolute, or
+ * relative to a descriptor noted as one of those directories, or as a
+ * cpuK), a node's cpumap or cpulist, or /proc/PID/status of this process.
+ * CF_V_NATIVE: not one of ours, or the map is the identity (the kernel's
+ * own answer); CF_V_GONE: a cpuK with K >= N (ENOENT); CF_V_REAL: ask the
+ * kernel about vp->real, the same path with cpuK as the real CPU that
+ * virtual CPU K runs on; vp->gen: a file whose text is ours (vp->kind). */
+#define CF_VPATH_MAX 256
+struct cf_vpath {
+	char real[CF_VPATH_MAX];
+	enum cf_kind kind;
+	bool gen;
+	long v;        /* the virtual CPU named; -1: none (a node's file, a status) */
+	long rc;       /* its real CPU; for a status, whose (a pid or tid) */
+	size_t at;     /* where the real CPU's digits start in real */
+};
+enum cf_vis { CF_V_NATIVE, CF_V_GONE, CF_V_REAL };
+enum cf_vis fp_cpus_vpath(int dirfd, const char *path, struct cf_vpath *vp) FP_HIDDEN;
+/* Which listing a directory opened by path (or dirfd with path NULL) is:
+ * 1 the cpu directory (cpuK entries are directories), 2 a node's (links),
+ * 0 none of ours (or the identity map). */
+int fp_cpus_listing(int dirfd, const char *path) FP_HIDDEN;
 
 /* A descriptor cpus_files_shim.c served (cpus_fd.c): lseek and mmap on it
  * answer as procfs's, or sysfs's when `sysfs`. */
@@ -186,12 +246,19 @@ void fp_cpus_served(int fd, bool sysfs) FP_HIDDEN;
  * lseek64 are urandom_seen.c's, which ask this first. */
 bool fp_cpus_seek(int fd, long long *off, int *whence) FP_HIDDEN;
 
-/* fopen and fopen64 (cpus_fd.c): their real rows (FP_REAL_OWN) are bound
- * with the cpus descriptor's.  mmap's are the table's (fp_mmap). */
-#ifdef FP_HAVE_LFS64
-#define CPUS_NSYMS 2
+/* fopen and fopen64, and the calls on the machine's directories (opendir,
+ * readdir, realpath, stat, access...: cpus_fd.c): their real rows
+ * (FP_REAL_OWN) are bound with the cpus descriptor's.  mmap's are the table's (fp_mmap). */
+#if defined(__GLIBC__) && defined(STATX_BASIC_STATS)
+#define CPUS_HAVE_STATX 1 /* glibc 2.28 and later */
+#define CPUS_NSTATX 1
 #else
-#define CPUS_NSYMS 1
+#define CPUS_NSTATX 0
+#endif
+#ifdef FP_HAVE_LFS64
+#define CPUS_NSYMS (18 + CPUS_NSTATX)
+#else
+#define CPUS_NSYMS (13 + CPUS_NSTATX)
 #endif
 extern const struct fp_sym cpus_syms[CPUS_NSYMS] FP_HIDDEN;
 #else /* !FP_LINUX */
@@ -214,6 +281,13 @@ static inline void fp_cpus_opened(const char *path, int fd)
 {
 	(void)path;
 	(void)fd;
+}
+
+static inline bool fp_cpus_readlink(int dirfd, const char *path, char *buf, size_t n,
+                                    ssize_t *ret)
+{
+	(void)dirfd, (void)path, (void)buf, (void)n, (void)ret;
+	return false;
 }
 #endif
 

@@ -25,10 +25,71 @@ FP_REAL_OWN(FILE *, fopen64, (const char *path, const char *how), // NOLINT(misc
             FP_NR_FAIL(NULL));
 #endif
 
+/* The calls that name a path of the machine's directories without opening
+ * it, and the listings (their wrappers: below). */
+FP_REAL_OWN(DIR *, opendir, (const char *path), // NOLINT(misc-unused-parameters)
+            FP_NR_FAIL(NULL));
+FP_REAL_OWN(DIR *, fdopendir, (int fd), // NOLINT(misc-unused-parameters)
+            FP_NR_FAIL(NULL));
+FP_REAL_OWN(struct dirent *, readdir, (DIR *d), // NOLINT(misc-unused-parameters)
+            FP_NR_FAIL(NULL));
+FP_REAL_OWN(int, closedir, (DIR *d), // NOLINT(misc-unused-parameters)
+            FP_NR_FAIL(-1));
+FP_REAL_OWN(void, rewinddir, (DIR *d), ); // NOLINT(misc-unused-parameters)
+FP_REAL_OWN(char *, realpath, (const char *path, char *out), // NOLINT(misc-unused-parameters)
+            FP_NR_FAIL(NULL));
+FP_REAL_OWN(int, stat, (const char *path, struct stat *st), // NOLINT(misc-unused-parameters)
+            FP_NR_FAIL(-1));
+FP_REAL_OWN(int, lstat, (const char *path, struct stat *st), // NOLINT(misc-unused-parameters)
+            FP_NR_FAIL(-1));
+FP_REAL_OWN(int, fstatat, // NOLINT(misc-unused-parameters)
+            (int dirfd, const char *path, struct stat *st, int flags), FP_NR_FAIL(-1));
+FP_REAL_OWN(int, access, (const char *path, int how), // NOLINT(misc-unused-parameters)
+            FP_NR_FAIL(-1));
+#ifdef CPUS_HAVE_STATX
+FP_REAL_OWN(int, statx, // NOLINT(misc-unused-parameters)
+            (int dirfd, const char *path, int flags, unsigned mask, struct statx *st),
+            FP_NR_FAIL(-1));
+#endif
+FP_REAL_OWN(int, faccessat, // NOLINT(misc-unused-parameters)
+            (int dirfd, const char *path, int how, int flags), FP_NR_FAIL(-1));
+/* fstatat before glibc 2.33 (fp_fstatat). */
+FP_REAL_OWN(int, __fxstatat, // NOLINT(misc-unused-parameters)
+            (int ver, int dirfd, const char *path, struct stat *st, int flags), FP_NR_FAIL(-1));
+#ifdef FP_HAVE_LFS64
+FP_REAL_OWN(struct dirent64 *, readdir64, (DIR *d), // NOLINT(misc-unused-parameters)
+            FP_NR_FAIL(NULL));
+FP_REAL_OWN(int, stat64, (const char *path, struct stat64 *st), // NOLINT(misc-unused-parameters)
+            FP_NR_FAIL(-1));
+FP_REAL_OWN(int, lstat64, (const char *path, struct stat64 *st), // NOLINT(misc-unused-parameters)
+            FP_NR_FAIL(-1));
+FP_REAL_OWN(int, fstatat64, // NOLINT(misc-unused-parameters)
+            (int dirfd, const char *path, struct stat64 *st, int flags), FP_NR_FAIL(-1));
+#endif
+
 const struct fp_sym cpus_syms[CPUS_NSYMS] = {
 	FP_SYM(fopen),
+	FP_SYM(opendir),
+	FP_SYM(fdopendir),
+	FP_SYM(readdir),
+	FP_SYM(closedir),
+	FP_SYM(rewinddir),
+	FP_SYM(realpath),
+	FP_SYM(stat),
+	FP_SYM(lstat),
+	FP_SYM(fstatat),
+	FP_SYM(access),
+	FP_SYM(faccessat),
+	FP_SYM(__fxstatat),
+#ifdef CPUS_HAVE_STATX
+	FP_SYM(statx),
+#endif
 #ifdef FP_HAVE_LFS64
 	FP_SYM(fopen64),
+	FP_SYM(readdir64),
+	FP_SYM(stat64),
+	FP_SYM(lstat64),
+	FP_SYM(fstatat64),
 #endif
 };
 
@@ -86,6 +147,350 @@ CPUS_WRAP_FOPEN(fopen)
 #ifdef FP_HAVE_LFS64
 CPUS_WRAP_FOPEN(fopen64)
 #endif
+
+/* ------------------------------------------------------------------------
+ * The machine's directories, named without an open (issue 37): stat,
+ * lstat, fstatat, access, faccessat and realpath of a cpuK (or a path in
+ * it) are asked of the real CPU it runs on (fp_cpus_vpath), a cpuK with
+ * K >= N is ENOENT; realpath's answer names cpuK again.  With the cap off,
+ * one branch; on, a path outside /sys/devices/system/ and /proc/ pays
+ * a prefix test (a relative one: a load, until a directory of ours is
+ * noted).
+ * ---------------------------------------------------------------------- */
+int fp_cpus_fstatat(int dirfd, const char *path, struct stat *st, int flags)
+{
+	int (*real)(int, const char *, struct stat *, int) = FP_OWN(fstatat);
+
+	if (fp_likely(real != fp_unready_fstatat))
+		return real(dirfd, path, st, flags);
+	if (fp_own___fxstatat.f != fp_unready___fxstatat)
+		return fp_own___fxstatat.f(FP_STAT_VER, dirfd, path, st, flags);
+	errno = ENOSYS;
+	return -1;
+}
+
+static bool cf_maybe(int dirfd, const char *path)
+{
+	if (!path)
+		return false;
+	if (path[0] == '/')
+		return path[1] == 's' && strncmp(path, "/sys/devices/system/", 20) == 0;
+	return dirfd != AT_FDCWD;
+}
+
+/* CF_V_REAL: *use is the path to ask the kernel about; CF_V_GONE: errno
+ * ENOENT.  A node's or status file's is its own path (stat and access of
+ * those are the kernel's). */
+static enum cf_vis cf_named(int dirfd, const char *path, struct cf_vpath *vp, const char **use)
+{
+	enum cf_vis vis = fp_cpus_vpath(dirfd, path, vp);
+
+	if (vis == CF_V_REAL && vp->v < 0)
+		vis = CF_V_NATIVE;
+	if (vis == CF_V_GONE)
+		errno = ENOENT;
+	if (vis == CF_V_REAL)
+		*use = vp->real;
+	return vis;
+}
+
+#define CPUS_WRAP_STAT(name, st_type)                                        \
+	FP_EXPORT int name(const char *path, st_type *st)                    \
+	{                                                                    \
+		struct cf_vpath vp;                                          \
+		const char *use = path;                                      \
+                                                                             \
+		if (fp_unlikely(fp_enabled(FP_BIT(cpus))) && cf_maybe(AT_FDCWD, path) && \
+		    cf_named(AT_FDCWD, path, &vp, &use) == CF_V_GONE)        \
+			return -1;                                           \
+		return FP_OWN(name)(use, st);                                \
+	}
+#define CPUS_WRAP_FSTATAT(name, st_type)                                     \
+	FP_EXPORT int name(int dirfd, const char *path, st_type *st, int flags) \
+	{                                                                    \
+		struct cf_vpath vp;                                          \
+		const char *use = path;                                      \
+		int dfd = dirfd;                                             \
+                                                                             \
+		if (fp_unlikely(fp_enabled(FP_BIT(cpus))) && cf_maybe(dirfd, path)) { \
+			switch (cf_named(dirfd, path, &vp, &use)) {          \
+			case CF_V_GONE:                                      \
+				return -1;                                   \
+			case CF_V_REAL:                                      \
+				dfd = AT_FDCWD;                              \
+				break;                                       \
+			case CF_V_NATIVE:                                    \
+				use = path;                                  \
+				break;                                       \
+			}                                                    \
+		}                                                            \
+		return FP_OWN(name)(dfd, use, st, flags);                    \
+	}
+
+CPUS_WRAP_STAT(stat, struct stat)
+CPUS_WRAP_STAT(lstat, struct stat)
+CPUS_WRAP_FSTATAT(fstatat, struct stat)
+#ifdef FP_HAVE_LFS64
+CPUS_WRAP_STAT(stat64, struct stat64)
+CPUS_WRAP_STAT(lstat64, struct stat64)
+CPUS_WRAP_FSTATAT(fstatat64, struct stat64)
+#endif
+
+#ifdef CPUS_HAVE_STATX
+/* ls and stat(1) ask statx. */
+FP_EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, struct statx *st)
+{
+	struct cf_vpath vp;
+	const char *use = path;
+
+	if (fp_unlikely(fp_enabled(FP_BIT(cpus))) && cf_maybe(dirfd, path)) {
+		switch (cf_named(dirfd, path, &vp, &use)) {
+		case CF_V_GONE:
+			return -1;
+		case CF_V_REAL:
+			dirfd = AT_FDCWD;
+			break;
+		case CF_V_NATIVE:
+			use = path;
+			break;
+		}
+	}
+	return FP_OWN(statx)(dirfd, use, flags, mask, st);
+}
+#endif
+
+FP_EXPORT int access(const char *path, int how)
+{
+	struct cf_vpath vp;
+	const char *use = path;
+
+	if (fp_unlikely(fp_enabled(FP_BIT(cpus))) && cf_maybe(AT_FDCWD, path) &&
+	    cf_named(AT_FDCWD, path, &vp, &use) == CF_V_GONE)
+		return -1;
+	return FP_OWN(access)(use, how);
+}
+
+FP_EXPORT int faccessat(int dirfd, const char *path, int how, int flags)
+{
+	struct cf_vpath vp;
+	const char *use = path;
+
+	if (fp_unlikely(fp_enabled(FP_BIT(cpus))) && cf_maybe(dirfd, path)) {
+		switch (cf_named(dirfd, path, &vp, &use)) {
+		case CF_V_GONE:
+			return -1;
+		case CF_V_REAL:
+			dirfd = AT_FDCWD;
+			break;
+		case CF_V_NATIVE:
+			use = path;
+			break;
+		}
+	}
+	return FP_OWN(faccessat)(dirfd, use, how, flags);
+}
+
+/* realpath of a cpuK path: the real CPU's, with its cpu directory's name
+ * (the first /sys/devices/system/cpu/cpuR of the answer: a node's cpuK
+ * link resolves there) said as cpuK. */
+FP_EXPORT char *realpath(const char *path, char *out)
+{
+	static const char cpudir[] = "/sys/devices/system/cpu/cpu";
+	struct cf_vpath vp;
+	const char *use = path, *e;
+	char got[PATH_MAX], num[24], *r;
+	struct fp_buf b = { num, 0, sizeof num };
+	size_t head = sizeof cpudir - 1, n;
+	long rc;
+
+	if (fp_likely(!fp_enabled(FP_BIT(cpus))) || !cf_maybe(AT_FDCWD, path))
+		return FP_OWN(realpath)(path, out);
+	switch (cf_named(AT_FDCWD, path, &vp, &use)) {
+	case CF_V_GONE:
+		return NULL;
+	case CF_V_NATIVE:
+		return FP_OWN(realpath)(path, out);
+	case CF_V_REAL:
+		break;
+	}
+	if (!FP_OWN(realpath)(use, got))
+		return NULL;
+	fp_buf_long(&b, vp.v);
+	if (strncmp(got, cpudir, head) == 0 && (e = got + head) && *e >= '0' && *e <= '9') {
+		for (rc = 0; *e >= '0' && *e <= '9'; e++)
+			rc = rc * 10 + (*e - '0');
+		n = strlen(e);
+		if (rc == vp.rc && (*e == '/' || !*e)) {
+			if (head + b.len + n >= sizeof got) {
+				errno = ENAMETOOLONG;
+				return NULL;
+			}
+			memmove(got + head + b.len, e, n + 1);
+			memcpy(got + head, num, b.len);
+		}
+	}
+	if (out)
+		return memcpy(out, got, strlen(got) + 1); /* PATH_MAX bytes, as realpath's */
+	if (!(r = strdup(got)))
+		errno = ENOMEM;
+	return r;
+}
+
+/* ------------------------------------------------------------------------
+ * Listings (issue 37): readdir of the cpu directory and of a node's,
+ * opened by opendir (the C library opens it by an internal call) or by
+ * fdopendir of a descriptor noted as the cpu directory, lists cpu0 to
+ * cpu<N-1> and none of the real cpuK: the real entries are skipped, and
+ * the virtual ones come after the last of the others, each with the inode
+ * of the real CPU's entry it is (as stat says).  A listing in a slot of
+ * its own; with none taken (the cap off, the identity map) every readdir
+ * pays one branch.  More than CF_NLISTS at once: the kernel's listing.
+ * ---------------------------------------------------------------------- */
+#define CF_NLISTS 8
+static struct cf_list {
+	_Atomic(DIR *) dir;
+	int kind;  /* fp_cpus_listing's */
+	long next; /* the next virtual CPU to list */
+	struct dirent ent;
+#ifdef FP_HAVE_LFS64
+	struct dirent64 ent64;
+#endif
+} cf_lists[CF_NLISTS];
+static _Atomic int cf_nlists;
+
+static void cf_list_add(DIR *d, int kind)
+{
+	for (int i = 0; d && kind && i < CF_NLISTS; i++) {
+		DIR *none = NULL;
+
+		if (atomic_compare_exchange_strong(&cf_lists[i].dir, &none, d)) {
+			cf_lists[i].kind = kind;
+			cf_lists[i].next = 0;
+			atomic_fetch_add(&cf_nlists, 1);
+			return;
+		}
+	}
+}
+
+static struct cf_list *cf_list_of(const DIR *d)
+{
+	if (fp_likely(atomic_load_explicit(&cf_nlists, memory_order_relaxed) == 0) || !d)
+		return NULL;
+	for (int i = 0; i < CF_NLISTS; i++)
+		if (atomic_load_explicit(&cf_lists[i].dir, memory_order_acquire) == d)
+			return &cf_lists[i];
+	return NULL;
+}
+
+/* "cpu" and a number: a real CPU's entry, which the listing skips. */
+static bool cf_is_cpu(const char *name)
+{
+	if (strncmp(name, "cpu", 3) != 0 || !name[3])
+		return false;
+	for (name += 3; *name; name++)
+		if (*name < '0' || *name > '9')
+			return false;
+	return true;
+}
+
+/* The next virtual entry of l, into *name, *ino and *type; false at the
+ * end. */
+static bool cf_list_next(struct cf_list *l, DIR *d, char *name, size_t cap, ino_t *ino,
+                         unsigned char *type)
+{
+	struct cpus_map m;
+	struct fp_buf b = { name, 0, cap };
+	char real[24];
+	struct fp_buf rb = { real, 0, sizeof real };
+	struct stat st = { 0 };
+
+	fp_cpus_map(&m);
+	if (l->next >= m.n)
+		return false;
+	fp_buf_str(&b, "cpu");
+	fp_buf_long(&b, l->next);
+	fp_buf_str(&rb, "cpu");
+	fp_buf_long(&rb, fp_cpus_real_of(&m, l->next % m.r));
+	l->next++;
+	*type = l->kind == 1 ? DT_DIR : DT_LNK;
+	*ino = fp_fstatat(dirfd(d), real, &st, AT_SYMLINK_NOFOLLOW) == 0 ? st.st_ino : 1;
+	return true;
+}
+
+#define CPUS_WRAP_READDIR(name, ent_type, field)                             \
+	FP_EXPORT ent_type *name(DIR *d)                                     \
+	{                                                                    \
+		struct cf_list *l = cf_list_of(d);                           \
+		ent_type *e;                                                 \
+		ino_t ino;                                                   \
+		int saved;                                                   \
+                                                                             \
+		if (fp_likely(!l))                                           \
+			return FP_OWN(name)(d);                              \
+		saved = errno;                                               \
+		while ((e = FP_OWN(name)(d)) != NULL && cf_is_cpu(e->d_name)) \
+			;                                                    \
+		if (e || errno != saved)                                     \
+			return e;                                            \
+		e = &l->field;                                               \
+		if (!cf_list_next(l, d, e->d_name, sizeof e->d_name, &ino, &e->d_type)) \
+			return NULL;                                         \
+		e->d_ino = ino;                                              \
+		e->d_off = 0;                                                \
+		e->d_reclen = (unsigned short)((offsetof(ent_type, d_name) + \
+		                                strlen(e->d_name) + 8) & ~7u); \
+		return e;                                                    \
+	}
+
+CPUS_WRAP_READDIR(readdir, struct dirent, ent)
+#ifdef FP_HAVE_LFS64
+CPUS_WRAP_READDIR(readdir64, struct dirent64, ent64)
+#endif
+
+FP_EXPORT DIR *opendir(const char *path)
+{
+	struct cf_vpath vp;
+	const char *use = path;
+	DIR *d;
+
+	if (fp_likely(!fp_enabled(FP_BIT(cpus))) || !cf_maybe(AT_FDCWD, path))
+		return FP_OWN(opendir)(path);
+	if (cf_named(AT_FDCWD, path, &vp, &use) == CF_V_GONE)
+		return NULL;
+	d = FP_OWN(opendir)(use);
+	if (d && use == path)
+		cf_list_add(d, fp_cpus_listing(AT_FDCWD, path));
+	return d;
+}
+
+FP_EXPORT DIR *fdopendir(int fd)
+{
+	DIR *d = FP_OWN(fdopendir)(fd);
+
+	if (fp_unlikely(fp_enabled(FP_BIT(cpus))) && d)
+		cf_list_add(d, fp_cpus_listing(fd, NULL));
+	return d;
+}
+
+FP_EXPORT void rewinddir(DIR *d)
+{
+	struct cf_list *l = cf_list_of(d);
+
+	if (fp_unlikely(l != NULL))
+		l->next = 0;
+	FP_OWN(rewinddir)(d);
+}
+
+FP_EXPORT int closedir(DIR *d)
+{
+	struct cf_list *l = cf_list_of(d);
+
+	if (fp_unlikely(l != NULL)) {
+		atomic_store_explicit(&l->dir, NULL, memory_order_release);
+		atomic_fetch_sub(&cf_nlists, 1);
+	}
+	return FP_OWN(closedir)(d);
+}
 
 /* ------------------------------------------------------------------------
  * lseek and mmap on the descriptors we served, as procfs and sysfs answer

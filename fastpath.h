@@ -744,6 +744,27 @@ static inline int fp_fstat(int fd, struct stat *st)
 #endif
 }
 
+/* stat and fstatat for our own use: on Linux the exported ones are the
+ * CPU cap's (cpus_fd.c), and these reach the C library's (glibc before
+ * 2.33: __fxstatat).  A unit test without cpus_fd.c exports none, and
+ * there the plain call is the C library's. */
+#if defined(FP_LINUX) && defined(FP_UNIT_TEST)
+int fp_cpus_fstatat(int dirfd, const char *path, struct stat *st, int flags)
+	__attribute__((weak)) FP_HIDDEN;
+static inline int fp_fstatat(int dirfd, const char *path, struct stat *st, int flags)
+{
+	if (fp_cpus_fstatat)
+		return fp_cpus_fstatat(dirfd, path, st, flags);
+	return fstatat(dirfd, path, st, flags);
+}
+#elif defined(FP_LINUX)
+int fp_cpus_fstatat(int dirfd, const char *path, struct stat *st, int flags) FP_HIDDEN;
+#  define fp_fstatat fp_cpus_fstatat
+#else
+#  define fp_fstatat fstatat
+#endif
+#define fp_stat(path, st) fp_fstatat(AT_FDCWD, path, st, 0)
+
 /* Is fd a number the urandom mitigation holds, closed to the program
  * (urandom_seen.c)?  Weak: a unit test of another mitigation alone links
  * none, and then no number is held.  illumos: fstat is not wrapped there,

@@ -153,7 +153,7 @@ static int fp_of_step(int fd, const char *name, const char *path, size_t n, char
 #endif
 	if (nfd >= 0 || (errno != ELOOP && errno != ENOTDIR))
 		goto out;
-	if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISLNK(st.st_mode)) {
+	if (fp_fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISLNK(st.st_mode)) {
 		errno = ENOTDIR;
 		goto out;
 	}

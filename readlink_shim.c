@@ -25,6 +25,7 @@
  */
 #include "fastpath.h"
 #include "readlink.h"
+#include "cpus.h"
 #ifdef FP_VALGRIND_ANNOTATE
 #include <valgrind/helgrind.h>
 #endif
@@ -477,7 +478,7 @@ static enum rl_act rl_illumos(const struct rl_path *x, const char *path, mode_t 
 		b.len = x->dir_off;
 		fp_buf_str(&b, "fd/");
 		fp_buf_long(&b, x->fd);
-		r = stat(fdpath, &st);
+		r = fp_stat(fdpath, &st);
 	}
 	if (r != 0)
 		return RL_PASS;
@@ -507,14 +508,14 @@ static enum rl_act rl_illumos_at(int dirfd, const char *name, const char *root,
 	if (!(end = rl_num(name, &fd)) || *end != '\0')
 		return RL_PASS;
 	if (fp_fstat(dirfd, &d) != 0 || !S_ISDIR(d.st_mode) ||
-	    fstatat(dirfd, "../path", &e, 0) != 0 || e.st_dev != d.st_dev ||
-	    e.st_ino != d.st_ino || fstatat(dirfd, "../..", &g, 0) != 0 ||
-	    stat(root, &r) != 0 || g.st_dev != r.st_dev || g.st_ino != r.st_ino)
+	    fp_fstatat(dirfd, "../path", &e, 0) != 0 || e.st_dev != d.st_dev ||
+	    e.st_ino != d.st_ino || fp_fstatat(dirfd, "../..", &g, 0) != 0 ||
+	    fp_stat(root, &r) != 0 || g.st_dev != r.st_dev || g.st_ino != r.st_ino)
 		return RL_PASS;
 	*seen = true;
 	fp_buf_str(&b, "../fd/");
 	fp_buf_long(&b, fd);
-	if (fstatat(dirfd, rel, &st, 0) != 0)
+	if (fp_fstatat(dirfd, rel, &st, 0) != 0)
 		return RL_PASS;
 	return rl_illumos_type(&st, rl_pipefs(&st, -1, NULL), type);
 }
@@ -699,6 +700,8 @@ static inline bool rl_elsewhere(const char *path)
 		ssize_t r;                                                   \
 		int k_;                                                      \
                                                                              \
+		if ((ok) && fp_cpus_readlink(dirfd, path, buf, len, &r))    \
+			return r;                                            \
 		if (!rl_elsewhere(path) && (ok) &&                           \
 		    (k_ = rl_short(dirfd, path, buf, len, &r, &sv_)) != 0) { \
 			if (fp_likely(k_ == 1))                              \

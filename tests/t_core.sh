@@ -254,7 +254,9 @@ INTERPOSED="_Exit _exit __open64_2 __open_2 __openat64_2 __openat_2 __read_chk
 	posix_spawn_file_actions_adddup2 posix_spawn_file_actions_addfchdir_np preadv
 	preadv2 preadv64 preadv64v2 sendfile sendfile64 sendmsg splice tee unshare vfork
 	setrlimit setrlimit64 prlimit prlimit64
-	__vfork"
+	__vfork
+	access faccessat stat stat64 lstat lstat64 fstatat fstatat64 statx realpath
+	opendir fdopendir readdir readdir64 rewinddir closedir"
 # What only illumos libc has, exported by the illumos objects alone:
 # sysconf's XPG5 name.  tests/h_illumos.sh checks those objects' exports
 # against both lists (it reads them from here).

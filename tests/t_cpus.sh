@@ -485,4 +485,94 @@ else
 	skip "OpenMP with OMP_PLACES" "the compiler has no OpenMP (-fopenmp): tests/bin/prog_omp was not built"
 fi
 
+
+# The topology (issue 37 defect 6): the machine's directories tell the
+# story of N CPUs, one package of N cores without SMT.  Real CPUs here:
+# $native; N = 1 hides some when there are more, N = 2 x native + 2 adds
+# virtual ones backed by real ones.
+cap() { n=$1; shift; LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=$n "$@"; }
+seqcpu() { i=0; out=; while [ "$i" -lt "$1" ]; do out="$out${out:+ }cpu$i"; i=$((i + 1)); done; echo "$out"; }
+S=/sys/devices/system
+if [ -d $S/cpu/cpu0/topology ] && [ -d $S/node/node0 ]; then
+	# shellcheck disable=SC2012 # ls -f: readdir's own order is what is compared
+	expect_eq "FASTPATH_CPUS=$native (the identity): the cpu directory's listing is the kernel's" \
+		"$(ls -f $S/cpu | tr '\n' ' ')" "$(cap "$native" ls -f $S/cpu | tr '\n' ' ')"
+	big=$((2 * native + 2))
+	for n in 1 "$big"; do
+		for d in $S/cpu $S/node/node0; do
+			expect_eq "FASTPATH_CPUS=$n: readdir of $d lists cpu0..cpu$((n - 1))" "$(seqcpu "$n")" \
+				"$(cap "$n" ls -f "$d" | sed -n 's/^\(cpu[0-9][0-9]*\)$/\1/p' | sort -V | tr '\n' ' ' | sed 's/ $//')"
+		done
+		k=$((n - 1)) all=0-$((n - 1))
+		[ "$n" = 1 ] && all=0
+		t=$S/cpu/cpu$k/topology
+		expect_eq "FASTPATH_CPUS=$n: cpu$k's topology (core_id, package, thread and core siblings)" \
+			"$k 0 $k $all" \
+			"$(cap "$n" sh -c "echo \$(cat $t/core_id $t/physical_package_id $t/thread_siblings_list $t/core_siblings_list)")"
+		expect_eq "FASTPATH_CPUS=$n: node0's cpulist, status's Cpus_allowed_list" "$all $all" \
+			"$(cap "$n" sh -c "echo \$(cat $S/node/node0/cpulist) \$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status)")"
+		expect_eq "FASTPATH_CPUS=$n: cpu$n does not exist (stat, access, open)" "no no no" \
+			"$(cap "$n" sh -c "stat $S/cpu/cpu$n >/dev/null 2>&1 && echo yes || echo no; test -r $S/cpu/cpu$n/topology/core_id && echo yes || echo no; cat $S/cpu/cpu$n/uevent >/dev/null 2>&1 && echo yes || echo no" | tr '\n' ' ' | sed 's/ $//')"
+	done
+	# A virtual CPU past the real ones: the real one it runs on, named as
+	# itself (stat's inode, readlink of the node's link, realpath).
+	k=$((big - 1)) r=$(((big - 1) % native))
+	expect_eq "FASTPATH_CPUS=$big: cpu$k is real cpu$r's directory; the node's link and realpath say cpu$k" \
+		"$(stat -L -c %i $S/cpu/cpu$r) ../../cpu/cpu$k $S/cpu/cpu$k/topology" \
+		"$(cap "$big" sh -c "stat -L -c %i $S/cpu/cpu$k; readlink $S/node/node0/cpu$k; realpath $S/node/node0/cpu$k/topology" | tr '\n' ' ' | sed 's/ $//')"
+	if command -v python3 >/dev/null 2>&1; then
+		# shellcheck disable=SC2016 # python's, not the shell's
+		expect_eq "FASTPATH_CPUS=$big: open(cpu$k, O_DIRECTORY), then openat(it, \"topology/core_id\")" "$k" \
+			"$(cap "$big" python3 -c 'import os, sys; d = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECTORY); print(os.read(os.open("topology/core_id", os.O_RDONLY, dir_fd=d), 32).decode().strip())' "$S/cpu/cpu$k" 2>&1)"
+	else
+		skip "FASTPATH_CPUS=$big: openat under a cpuK descriptor" "python3 is not installed"
+	fi
+	expect_eq "FASTPATH_CPUS=$big, ulimit -f 0: cpu$k's core_id served, exit 0" "$k 0" \
+		"$(cap "$big" sh -c "ulimit -f 0; cat $S/cpu/cpu$k/topology/core_id; echo \$?" | tr '\n' ' ' | sed 's/ $//')"
+else
+	skip "the topology files" "no $S/cpu/cpu0/topology or $S/node/node0 here"
+fi
+if command -v lscpu >/dev/null 2>&1; then
+	for n in 1 4; do
+		expect_eq "lscpu at $n: sockets x cores x threads, L1d instances" "$n $n" \
+			"$(cap "$n" lscpu | awk -F: '
+				/^Thread\(s\) per core/ { t = $2 + 0 } /^Core\(s\) per socket/ { c = $2 + 0 }
+				/^Socket\(s\)/ { s = $2 + 0 } /^L1d/ { sub(/.*\(/, "", $2); l = $2 + 0 }
+				END { print s * c * t, l }')"
+	done
+else
+	skip "lscpu's topology" "lscpu is not installed"
+fi
+# Erlang reads the node's listing and each CPU's topology, and binds its
+# schedulers by them: "no cpu topology available" when they disagree.
+if command -v erl >/dev/null 2>&1; then
+	erlq='io:format("~p ~p~n", [erlang:system_info(schedulers_online), length([B || B <- tuple_to_list(erlang:system_info(scheduler_bindings)), B =/= unbound])]), halt().'
+	for n in 1 4; do
+		expect_eq "erl +sbt db, FASTPATH_CPUS=$n: $n schedulers, $n bound" "$n $n" \
+			"$(cap "$n" erl +sbt db -noshell -eval "$erlq" 2>&1 | tail -n 1)"
+		expect_eq "erl +sbt db, interpose --cpus $n: $n schedulers, $n bound" "$n $n" \
+			"$("$INTERPOSE" --quiet --cpus "$n" erl +sbt db -noshell -eval "$erlq" 2>&1 | tail -n 1)"
+	done
+	expect_eq "erl +sbt db, interpose --pin --cpus 1: 1 scheduler, bound" "1 1" \
+		"$("$INTERPOSE" --quiet --pin --cpus 1 erl +sbt db -noshell -eval "$erlq" 2>&1 | tail -n 1)"
+else
+	skip "Erlang's scheduler binding" "erl is not installed (erlang-base)"
+fi
+# GNU parallel counts cores from lscpu and the active CPUs from
+# /proc/self/status's Cpus_allowed.
+if command -v parallel >/dev/null 2>&1; then
+	for n in 1 4; do
+		expect_eq "parallel --number-of-cores/--number-of-threads, FASTPATH_CPUS=$n" "$n $n" \
+			"$(cap "$n" parallel --number-of-cores) $(cap "$n" parallel --number-of-threads)"
+		expect_eq "parallel --number-of-cores/--number-of-threads, interpose --cpus $n" "$n $n" \
+			"$("$INTERPOSE" --quiet --cpus "$n" parallel --number-of-cores) $("$INTERPOSE" --quiet --cpus "$n" parallel --number-of-threads)"
+		# Its default job count: the highest job slot of 2N jobs that each
+		# outlast the start of the others.
+		expect_eq "parallel's default job count, FASTPATH_CPUS=$n" "$n" \
+			"$(cap "$n" parallel 'sleep 0.3; echo {%}' ::: $(seq 1 $((2 * n))) | sort -n | tail -n 1)"
+	done
+else
+	skip "GNU parallel's core count" "parallel is not installed"
+fi
+
 finish

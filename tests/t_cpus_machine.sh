@@ -10,7 +10,8 @@
 # prog_cpus vm (the C library's questions and the files, cross-checked,
 # in the main thread and a new one), roundtrip, learnt (a worker's raw
 # pin asked first is not the machine), attrpin
-# (pthread_attr_setaffinity_np), OpenMP, lscpu's topology, and a pin made
+# (pthread_attr_setaffinity_np), OpenMP, lscpu's topology, Erlang's
+# scheduler binding (erl +sbt db), and a pin made
 # inside the cap carried across an exec.  A view fastpath cannot follow
 # (Go's runtime.NumCPU: a raw system call) is named, not checked.  A
 # disagreement that is a known, open defect is a skip naming it (it
@@ -100,14 +101,25 @@ for n in $ns; do
 		if [ -z "$cell_bad" ]; then ok "$cell: every view one machine of $n CPUs"
 		else fail "$cell: every view one machine of $n CPUs" "first disagreeing view: $cell_bad"; fi
 
-		# Known open defects, each its own check: a skip naming it while it
-		# disagrees.
+		# The topology (issue 37 defect 6): lscpu reads cpuK/topology/ of
+		# each CPU in possible, and the node's cpumap.
 		if command -v lscpu >/dev/null 2>&1; then
 			topo=$(under "$n" "$m" lscpu | awk -F: '
 				/^Thread\(s\) per core/ { t = $2 + 0 } /^Core\(s\) per socket/ { c = $2 + 0 }
-				/^Socket\(s\)/ { s = $2 + 0 } END { print s * c * t }')
-			if [ "$topo" = "$n" ]; then ok "$cell: lscpu's sockets x cores x threads = $n"
-			else skip "$cell: lscpu's sockets x cores x threads" "known, issue 37 defect 6 (topology stays the real machine's): $topo"; fi
+				/^Socket\(s\)/ { s = $2 + 0 } /^NUMA node0 CPU/ { gsub(/ /, "", $2); l = $2 }
+				END { print s * c * t, l }')
+			# (lscpu writes a run of two as "0,1")
+			case $n in 1) want="1 0" ;; 2) want="2 0,1" ;; *) want="$n 0-$((n - 1))" ;; esac
+			if [ "$topo" = "$want" ]; then ok "$cell: lscpu's sockets x cores x threads = $n, node0 CPU(s) 0..$((n - 1))"
+			else fail "$cell: lscpu's sockets x cores x threads = $n, node0 CPU(s) 0..$((n - 1))" "expected [$want], got [$topo]"; fi
+		fi
+		# Erlang walks the node's and the cpu directory's listings and binds
+		# its schedulers by the topology it read there.
+		if command -v erl >/dev/null 2>&1; then
+			got=$(under "$n" "$m" erl +sbt db -noshell -eval \
+				'io:format("~p ~p~n", [erlang:system_info(schedulers_online), tuple_size(erlang:system_info(scheduler_bindings)) - length([u || unbound <- tuple_to_list(erlang:system_info(scheduler_bindings))])]), halt().' | tail -n 1)
+			if [ "$got" = "$n $n" ]; then ok "$cell: erl +sbt db: $n schedulers, $n bound"
+			else fail "$cell: erl +sbt db: $n schedulers, $n bound" "expected [$n $n], got [$got]"; fi
 		fi
 		if [ "$n" -ge 2 ]; then
 			k=$((n - 1))

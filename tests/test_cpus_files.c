@@ -193,6 +193,120 @@ static void test_list(void **state)
 	assert_string_equal(run(CF_KMAX, "8191\n", &m), "8191\n");
 }
 
+/* A file of virtual CPU v's (cpuK/topology/, cache/), a node's, a status. */
+static const char *run_of(enum cf_kind kind, long v, const char *in, const struct cpus_map *m)
+{
+	struct cf_about a = { v, NULL, false };
+	struct cf_out o = { outbuf, 0, sizeof outbuf - 1, -1, 0 };
+
+	cf_transform_of(kind, &a, in, strlen(in), m, &o);
+	assert_int_equal(o.err, 0);
+	outbuf[o.len] = '\0';
+	return outbuf;
+}
+
+/* One package of N cores without SMT; masks as the kernel's %*pb of N
+ * bits (32-bit groups, the first as wide as it needs), lists as %*pbl. */
+static void test_topology(void **state)
+{
+	struct cpus_map m;
+	struct cf_about a = { 0, NULL, false };
+	unsigned char bits[8] = { 0x05, 0, 0, 0, 0x01 };
+	struct cf_out o = { outbuf, 0, sizeof outbuf - 1, -1, 0 };
+	static const char status[] = "Name:\tx\nCpus_allowed:\t3\nCpus_allowed_list:\t0-1\n"
+	                             "Mems_allowed:\t1\n";
+
+	(void)state;
+	m = map_of(4, r01, 2, false);
+	assert_string_equal(run_of(CF_T_ID, 3, "1\n", &m), "3\n");
+	assert_string_equal(run_of(CF_T_ZERO, 3, "1\n", &m), "0\n");
+	assert_string_equal(run_of(CF_T_SELF_MASK, 3, "2\n", &m), "8\n");
+	assert_string_equal(run_of(CF_T_SELF_LIST, 3, "1\n", &m), "3\n");
+	assert_string_equal(run_of(CF_T_ALL_MASK, 3, "3\n", &m), "f\n");
+	assert_string_equal(run_of(CF_T_ALL_LIST, 3, "0-1\n", &m), "0-3\n");
+	/* A cache the real CPU has alone is v's; a shared one, all of those
+	 * on the real CPUs sharing it. */
+	assert_string_equal(run_of(CF_T_SHARED_LIST, 2, "0\n", &m), "2\n");
+	assert_string_equal(run_of(CF_T_SHARED_MASK, 2, "1\n", &m), "4\n");
+	assert_string_equal(run_of(CF_T_SHARED_LIST, 2, "0-1\n", &m), "0-3\n");
+	assert_string_equal(run_of(CF_T_SHARED_MASK, 2, "3\n", &m), "f\n");
+	assert_string_equal(run_of(CF_T_CACHE_ID, 2, "0\n", &m), "2\n");
+	a.v = 2;
+	a.shared = true;
+	cf_transform_of(CF_T_CACHE_ID, &a, "7\n", 2, &m, &o);
+	outbuf[o.len] = '\0';
+	assert_string_equal(outbuf, "7\n");
+	/* A node: the virtual CPUs on its real ones (here real 1 only). */
+	assert_string_equal(run_of(CF_NODE_LIST, -1, "1\n", &m), "1,3\n");
+	assert_string_equal(run_of(CF_NODE_MASK, -1, "00000000,00000002\n", &m), "a\n");
+	/* Widths: 36 bits are "f,ffffffff"; 64, two full groups. */
+	m = map_of(36, r01, 2, false);
+	assert_string_equal(run_of(CF_T_ALL_MASK, 0, "3\n", &m), "f,ffffffff\n");
+	assert_string_equal(run_of(CF_T_SELF_MASK, 33, "3\n", &m), "2,00000000\n");
+	assert_string_equal(run_of(CF_T_SELF_LIST, 33, "1\n", &m), "33\n");
+	m = map_of(64, r01, 2, false);
+	assert_string_equal(run_of(CF_T_SELF_MASK, 0, "1\n", &m), "00000000,00000001\n");
+	m = map_of(1, r1, 1, false);
+	assert_string_equal(run_of(CF_T_ALL_LIST, 0, "0-1\n", &m), "0\n");
+	assert_string_equal(run_of(CF_T_ALL_MASK, 0, "3\n", &m), "1\n");
+	/* A status: the affinity lines from the virtual mask, the rest kept. */
+	m = map_of(36, r01, 2, false);
+	a.vmask = bits;
+	o.len = 0;
+	cf_transform_of(CF_STATUS, &a, status, strlen(status), &m, &o);
+	outbuf[o.len] = '\0';
+	assert_string_equal(outbuf, "Name:\tx\nCpus_allowed:\t1,00000005\n"
+	                            "Cpus_allowed_list:\t0,2,32\nMems_allowed:\t1\n");
+}
+
+/* Which paths are the machine's directories', and what they become. */
+static void test_vpath(void **state)
+{
+	struct cf_vpath vp;
+	int dfd;
+
+	(void)state;
+	cpus_wanted = 4; /* on the real CPUs of this process's mask */
+	assert_int_equal(fp_cpus_vpath(AT_FDCWD, "/sys/devices/system/cpu/cpu3/topology/core_id", &vp),
+	                 CF_V_REAL);
+	assert_true(vp.gen);
+	assert_int_equal(vp.kind, CF_T_ID);
+	assert_int_equal(vp.v, 3);
+	assert_int_equal(fp_cpus_vpath(AT_FDCWD, "/sys/devices/system/cpu/cpu3/uevent", &vp), CF_V_REAL);
+	assert_false(vp.gen);
+	assert_int_equal(fp_cpus_vpath(AT_FDCWD, "/sys/devices/system/cpu/cpu4", &vp), CF_V_GONE);
+	assert_int_equal(fp_cpus_vpath(AT_FDCWD, "/sys/devices/system/node/node0/cpu4/topology", &vp),
+	                 CF_V_GONE);
+	assert_int_equal(fp_cpus_vpath(AT_FDCWD, "/sys/devices/system/node/node0/cpu2", &vp), CF_V_REAL);
+	assert_int_equal(fp_cpus_vpath(AT_FDCWD, "/sys/devices/system/node/node0/cpulist", &vp), CF_V_REAL);
+	assert_int_equal(vp.kind, CF_NODE_LIST);
+	assert_int_equal(fp_cpus_vpath(AT_FDCWD, "/sys/devices/system/cpu/cpu3/cache/index3/shared_cpu_map", &vp),
+	                 CF_V_REAL);
+	assert_int_equal(vp.kind, CF_T_SHARED_MASK);
+	assert_int_equal(fp_cpus_vpath(AT_FDCWD, "/proc/self/status", &vp), CF_V_REAL);
+	assert_int_equal(vp.kind, CF_STATUS);
+	/* Not ours: other names, leading zeros, relative to the working directory. */
+	assert_int_equal(fp_cpus_vpath(AT_FDCWD, "/sys/devices/system/cpu/cpu01", &vp), CF_V_NATIVE);
+	assert_int_equal(fp_cpus_vpath(AT_FDCWD, "/sys/devices/system/cpu/cpufreq", &vp), CF_V_NATIVE);
+	assert_int_equal(fp_cpus_vpath(AT_FDCWD, "/sys/devices/system/cpu/online", &vp), CF_V_NATIVE);
+	assert_int_equal(fp_cpus_vpath(AT_FDCWD, "/proc/1/status", &vp), CF_V_NATIVE);
+	assert_int_equal(fp_cpus_vpath(AT_FDCWD, "cpu3", &vp), CF_V_NATIVE);
+	assert_int_equal(fp_cpus_listing(AT_FDCWD, "/sys/devices/system/cpu/"), 1);
+	assert_int_equal(fp_cpus_listing(AT_FDCWD, "/sys/devices/system/node/node0"), 2);
+	assert_int_equal(fp_cpus_listing(AT_FDCWD, "/sys/devices/system/node"), 0);
+	/* lscpu's way: relative to a noted descriptor of the directory. */
+	dfd = open("/sys/devices/system/cpu", O_RDONLY | O_DIRECTORY);
+	fp_cpus_note_dir("/sys/devices/system/cpu", dfd);
+	assert_int_equal(fp_cpus_vpath(dfd, "cpu3/topology/thread_siblings", &vp), CF_V_REAL);
+	assert_int_equal(vp.kind, CF_T_SELF_MASK);
+	assert_int_equal(fp_cpus_vpath(dfd, "cpu7", &vp), CF_V_GONE);
+	close(dfd);
+	/* Forgotten, for the tests that follow (the number comes back). */
+	memset(cf_slots, 0, sizeof cf_slots);
+	atomic_store(&cf_nslots, 0);
+	cpus_wanted = 0;
+}
+
 /* This machine's own files, read once: with the mask at the real count
  * the output is the input, byte for byte. */
 static void test_identity_on_real_files(void **state)
@@ -392,6 +506,8 @@ int main(void)
 		cmocka_unit_test(test_cpuinfo),
 		cmocka_unit_test(test_stat),
 		cmocka_unit_test(test_list),
+		cmocka_unit_test(test_topology),
+		cmocka_unit_test_setup_teardown(test_vpath, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_identity_on_real_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_kernel_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_match, setup, teardown),

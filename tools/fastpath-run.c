@@ -105,6 +105,11 @@ static int fp_fstat(int fd, struct stat *st)
 	return fstat(fd, st);
 }
 
+static int fp_fstatat(int dirfd, const char *path, struct stat *st, int flags)
+{
+	return fstatat(dirfd, path, st, flags);
+}
+
 int fp_of_opendir(const char *dir, size_t dirlen, char *why, size_t whylen);
 int fp_of_append(const char *dir, size_t dirlen, const char *name, char *why, size_t whylen);
 #include "../outfile.c" // NOLINT(bugprone-suspicious-include): the same checks, built in
