@@ -20,9 +20,16 @@
  * On a kernel without F_DUPFD_CLOEXEC, every exec and spawn also waits for
  * the two-call duplicates under way and keeps new ones from starting
  * (ur_exec_enter, urandom_cloexec.c); one relaxed load elsewhere.
+ *
+ * Under the CPU cap, each exec and spawn that passes an environment
+ * hands the new image its machine (CPUS_EXEC_ENV, cpus_shim.c): the forms
+ * without one pass a copy of environ through the form with one, which is
+ * what the C library does.  system() and popen() start the shell with
+ * environ as it is (fastpath(7), LIMITS).
  */
 #include "fastpath.h"
 #include "urandom.h"
+#include "cpus.h"
 
 #include <spawn.h>
 
@@ -101,22 +108,40 @@ static inline bool ur_sharing(void)
 
 FP_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-	UR_EXEC(UR_EXEC_CALL(execve, path, argv, envp));
+	CPUS_EXEC_ENV(envp, env);
+	UR_EXEC(UR_EXEC_CALL(execve, path, argv, env));
 }
+
+/* The forms without an environment, when the cap hands one down: the
+ * form with one, as the C library's own are. */
+#ifdef FP_LINUX
+#define UR_ENVIRON environ
+#define UR_HANDING(env) fp_unlikely((env) != UR_ENVIRON)
+#else
+#define UR_ENVIRON NULL
+#define UR_HANDING(env) false
+#endif
 
 FP_EXPORT int execv(const char *path, char *const argv[])
 {
+	CPUS_EXEC_ENV(UR_ENVIRON, env);
+	if (UR_HANDING(env))
+		UR_EXEC(UR_EXEC_CALL(execve, path, argv, env));
 	UR_EXEC(UR_EXEC_CALL(execv, path, argv));
 }
 
 FP_EXPORT int execvp(const char *file, char *const argv[])
 {
+	CPUS_EXEC_ENV(UR_ENVIRON, env);
+	if (UR_HANDING(env) && FP_OWN(execvpe))
+		UR_EXEC(UR_EXEC_CALL(execvpe, file, argv, env));
 	UR_EXEC(UR_EXEC_CALL(execvp, file, argv));
 }
 
 FP_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	UR_EXEC(UR_EXEC_CALL(execvpe, file, argv, envp));
+	CPUS_EXEC_ENV(envp, env);
+	UR_EXEC(UR_EXEC_CALL(execvpe, file, argv, env));
 }
 
 FP_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
@@ -128,14 +153,16 @@ FP_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 		errno = fp_opaque(argv) && fp_opaque(envp) ? EBADF : EINVAL;
 		return -1;
 	}
-	UR_EXEC(UR_EXEC_CALL(fexecve, fd, argv, envp));
+	CPUS_EXEC_ENV(envp, env);
+	UR_EXEC(UR_EXEC_CALL(fexecve, fd, argv, env));
 }
 
 FP_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
                        int flags)
 {
+	CPUS_EXEC_ENV(envp, env);
 	dirfd = ur_real_fd(dirfd, ur_state(dirfd));
-	UR_EXEC(UR_EXEC_CALL(execveat, dirfd, path, argv, envp, flags));
+	UR_EXEC(UR_EXEC_CALL(execveat, dirfd, path, argv, env, flags));
 }
 
 /* The list forms, as the C library writes them: the arguments counted,
@@ -157,6 +184,9 @@ FP_EXPORT int execl(const char *path, const char *arg, ...)
 	va_list ap;
 	UR_ARGV(arg, ap, argv);
 	va_end(ap);
+	CPUS_EXEC_ENV(UR_ENVIRON, env);
+	if (UR_HANDING(env))
+		UR_EXEC(UR_EXEC_CALL(execve, path, (char *const *)argv, env));
 	UR_EXEC(UR_EXEC_CALL(execv, path, (char *const *)argv));
 }
 
@@ -165,6 +195,9 @@ FP_EXPORT int execlp(const char *file, const char *arg, ...)
 	va_list ap;
 	UR_ARGV(arg, ap, argv);
 	va_end(ap);
+	CPUS_EXEC_ENV(UR_ENVIRON, env);
+	if (UR_HANDING(env) && FP_OWN(execvpe))
+		UR_EXEC(UR_EXEC_CALL(execvpe, file, (char *const *)argv, env));
 	UR_EXEC(UR_EXEC_CALL(execvp, file, (char *const *)argv));
 }
 
@@ -175,7 +208,8 @@ FP_EXPORT int execle(const char *path, const char *arg, ...)
 	UR_ARGV(arg, ap, argv);
 	envp = va_arg(ap, char *const *);
 	va_end(ap);
-	UR_EXEC(UR_EXEC_CALL(execve, path, (char *const *)argv, envp));
+	CPUS_EXEC_ENV(envp, env);
+	UR_EXEC(UR_EXEC_CALL(execve, path, (char *const *)argv, env));
 }
 
 /* What a spawn raised, lowered when it returns or, for system() and
@@ -237,17 +271,34 @@ static void ur_spawn_done(void *arg)
 		return r_;                                                   \
 	} while (0)
 
-FP_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+/* The spawns proper: their cleanup handlers' setjmp kept apart from the
+ * copy of the environment (CPUS_EXEC_ENV), made in the frame below. */
+static int ur_posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
                           const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
 	UR_SPAWN(int, FP_OWN(posix_spawn)(pid, path, fa, attr, argv, envp), r_ == 0);
+}
+
+static int ur_posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+                           const posix_spawnattr_t *attr, char *const argv[],
+                           char *const envp[])
+{
+	UR_SPAWN(int, FP_OWN(posix_spawnp)(pid, file, fa, attr, argv, envp), r_ == 0);
+}
+
+FP_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+                          const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	CPUS_EXEC_ENV(envp, env);
+	return ur_posix_spawn(pid, path, fa, attr, argv, env);
 }
 
 FP_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
                            const posix_spawnattr_t *attr, char *const argv[],
                            char *const envp[])
 {
-	UR_SPAWN(int, FP_OWN(posix_spawnp)(pid, file, fa, attr, argv, envp), r_ == 0);
+	CPUS_EXEC_ENV(envp, env);
+	return ur_posix_spawnp(pid, file, fa, attr, argv, env);
 }
 
 FP_EXPORT int system(const char *cmd)

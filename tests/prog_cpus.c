@@ -11,6 +11,8 @@
  *                        the last CPU it may (a raw system call, out of the
  *                        cap's sight): "<sched_getcpu> <getcpu>"
  *   prog_cpus slot       "<get_nprocs()> <sched_getcpu()>"
+ *   prog_cpus where      "<get_nprocs()> <affinity as a CPU list>
+ *                        <sched_getcpu()>": the machine, the pin, the CPU
  *   prog_cpus pin        pins worker i to the i-th CPU of its mask (a
  *                        thread each, then the main thread through all):
  *                        "pin <CPUs> ok" or the first that failed
@@ -221,6 +223,30 @@ static int getcpu_mode(void)
 static int slot(void)
 {
 	printf("%d %d\n", get_nprocs(), sched_getcpu());
+	return 0;
+}
+
+static int where(void)
+{
+	long n = get_nprocs(), id, end;
+	size_t size = CPU_ALLOC_SIZE(n > 1024 ? n : 1024);
+	cpu_set_t *s = CPU_ALLOC(size * 8);
+	const char *sep = "";
+
+	if (!s || sched_getaffinity(0, size, s) != 0)
+		return 1;
+	printf("%ld ", n);
+	for (id = 0; id < (long)size * 8; id++) {
+		if (!CPU_ISSET_S((size_t)id, size, s))
+			continue;
+		for (end = id; end + 1 < (long)size * 8 && CPU_ISSET_S((size_t)end + 1, size, s); end++)
+			;
+		printf(end > id ? "%s%ld-%ld" : "%s%ld", sep, id, end);
+		sep = ",";
+		id = end;
+	}
+	printf(" %d\n", sched_getcpu());
+	CPU_FREE(s);
 	return 0;
 }
 
@@ -858,6 +884,8 @@ int main(int argc, char **argv)
 		return file_mode(argv[2]);
 	if (argc > 1 && strcmp(argv[1], "slot") == 0)
 		return slot();
+	if (argc > 1 && strcmp(argv[1], "where") == 0)
+		return where();
 	if (argc > 1 && strcmp(argv[1], "pin") == 0)
 		return pin();
 	if (argc > 1 && strcmp(argv[1], "vm") == 0)
@@ -868,6 +896,6 @@ int main(int argc, char **argv)
 		return roundtrip();
 	if (argc > 1 && strcmp(argv[1], "getcpu") == 0)
 		return getcpu_mode();
-	fprintf(stderr, "usage: prog_cpus entries|roundtrip|getcpu|slot|pin|vm [raw]\n");
+	fprintf(stderr, "usage: prog_cpus entries|roundtrip|getcpu|slot|where|pin|vm [raw]\n");
 	return 2;
 }

@@ -139,12 +139,12 @@ static void made_up(const int *ids, long online)
 	CPU_ZERO(&a);
 	for (; *ids >= 0; ids++)
 		CPU_SET((size_t)*ids, &a);
-	fp_cpus_map_build(&a, online);
+	fp_cpus_map_build(&a, online, NULL);
 }
 
 static void real_again(void)
 {
-	fp_cpus_map_build(cpus_real.have_allowed ? &cpus_real.allowed : NULL, cpus_real.online);
+	fp_cpus_map_build(cpus_real.have_allowed ? &cpus_real.allowed : NULL, cpus_real.online, NULL);
 }
 
 static cpu_set_t one_of(long id)
@@ -239,7 +239,7 @@ static void test_map_both_ways(void **state)
 		assert_true(m.identity);
 	}
 	/* The mask unreadable at start: CPUs 0..online-1. */
-	fp_cpus_map_build(NULL, 2);
+	fp_cpus_map_build(NULL, 2, NULL);
 	cpus_wanted = 2;
 	fp_cpus_map(&m);
 	assert_true(m.identity);
