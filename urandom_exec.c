@@ -119,7 +119,7 @@ FP_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 #define UR_HANDING(env) fp_unlikely((env) != UR_ENVIRON)
 #else
 #define UR_ENVIRON NULL
-#define UR_HANDING(env) false
+#define UR_HANDING(env) ((void)(env), false)
 #endif
 
 FP_EXPORT int execv(const char *path, char *const argv[])
