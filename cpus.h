@@ -185,28 +185,21 @@ void fp_cpus_vmask_real(const struct cpus_map *m, const struct cpus_vmask *v,
                         cpu_set_t *out) FP_HIDDEN;
 #define CPUS_MAP_VAR "FASTPATH_CPUS_MAP"
 /* The text an exec hands down at most ("FASTPATH_CPUS_MAP=" and both
- * lists): a bigger one is not handed down, and the new image learns its
- * machine from its mask. */
-#define CPUS_MAP_TEXT 512
-/* For the exec and spawn wrappers, with the cap on: the slots the copy of
- * envp needs (its entries, ours, the NULL), or 0 to pass envp as it is:
- * NULL, more than CPUS_MAP_SLOTS entries, or no FASTPATH_CPUS in it. */
+ * lists): without the virtual mask where it does not fit, not handed
+ * down where even the map does not (the new image learns its machine
+ * from its mask). */
+#define CPUS_MAP_TEXT 256
+/* Environments of more entries are passed as they are. */
 #define CPUS_MAP_SLOTS 512
+/* The slots the copy of envp needs (its entries, ours, the NULL), or 0
+ * to pass envp as it is: NULL, more than CPUS_MAP_SLOTS entries, or no
+ * FASTPATH_CPUS in it (the new image is not capped). */
 size_t fp_cpus_exec_slots(char *const envp[]) FP_HIDDEN;
 /* That copy, written into slots (nslots from fp_cpus_exec_slots) and text
  * (CPUS_MAP_TEXT bytes): envp without its FASTPATH_CPUS_MAP, with ours
  * when its FASTPATH_CPUS is this process's. */
 char *const *fp_cpus_exec_env(char *const envp[], char **slots, size_t nslots,
                               char *text) FP_HIDDEN;
-/* In an exec or spawn wrapper: `out` is envp, or, with the cap on, its
- * copy on this frame with the machine handed down.  No allocation (a
- * vfork child execs with it); a few hundred bytes of stack for a usual
- * environment, 4.5 KiB at most; with the cap off, one branch. */
-#define CPUS_EXEC_ENV(envp, out)                                             \
-	size_t out##_n = fp_unlikely(fp_enabled(FP_BIT(cpus))) ? fp_cpus_exec_slots(envp) : 0; \
-	char *out##_s[out##_n ? out##_n : 1];                                \
-	char out##_t[out##_n ? CPUS_MAP_TEXT : 1];                           \
-	char *const *out = out##_n ? fp_cpus_exec_env(envp, out##_s, out##_n, out##_t) : (envp)
 
 /* ------------------------------------------------------------------------
  * The text transforms (cpus_text.c): the kernel's text in, the text of the
@@ -248,7 +241,6 @@ bool fp_cpus_seek(int fd, long long *off, int *whence) FP_HIDDEN;
 #endif
 extern const struct fp_sym cpus_syms[CPUS_NSYMS] FP_HIDDEN;
 #else /* !FP_LINUX */
-#define CPUS_EXEC_ENV(envp, out) char *const *out = (envp)
 static inline bool fp_cpus_seek(int fd, long long *off, int *whence)
 {
 	(void)fd, (void)off, (void)whence;
@@ -268,6 +260,19 @@ static inline void fp_cpus_opened(const char *path, int fd)
 {
 	(void)path;
 	(void)fd;
+}
+#endif
+
+/* An exec or spawn under the cap (urandom_exec.c): fn(ctx, envp) with
+ * envp, or on Linux with its copy that hands the machine down, made in
+ * this function's frame (no allocation: a vfork child execs with it). */
+typedef int (*cpus_exec_fn)(void *ctx, char *const envp[]);
+#ifdef FP_LINUX
+int fp_cpus_exec_with(char *const envp[], cpus_exec_fn fn, void *ctx) FP_HIDDEN;
+#else
+static inline int fp_cpus_exec_with(char *const envp[], cpus_exec_fn fn, void *ctx)
+{
+	return fn(ctx, envp);
 }
 #endif
 

@@ -603,6 +603,20 @@ char *const *fp_cpus_exec_env(char *const envp[], char **slots, size_t nslots, c
 	return slots;
 }
 
+/* The one frame whose size the caller chooses (t_stack.sh): the copy of
+ * an environment of n entries is 8 * (n + 2) bytes, 4 KiB at most, as the
+ * C library's own exec builds argv copies on the stack. */
+int fp_cpus_exec_with(char *const envp[], cpus_exec_fn fn, void *ctx)
+{
+	size_t n = fp_cpus_exec_slots(envp);
+
+	if (!n)
+		return fn(ctx, envp);
+	char *slots[n], text[CPUS_MAP_TEXT];
+
+	return fn(ctx, fp_cpus_exec_env(envp, slots, n, text));
+}
+
 /*
  * The caller's mask as the kernel reaches it: an invalid pointer is EFAULT,
  * not a fault of ours.  0 when the n bytes at p can be read (wr false), or
