@@ -221,8 +221,9 @@ static bool cpus_parse_list(const char **sp, long lim, struct cpus_vmask *v)
 	do {
 		if ((a = cpus_id(&p, lim)) < 0 || a <= prev)
 			return false;
-		b = a;
-		if (*p == '-' && (++p, (b = cpus_id(&p, lim)) < a))
+		if (*p != '-')
+			b = a;
+		else if (++p, (b = cpus_id(&p, lim)) < a)
 			return false;
 		gap |= prev >= 0 && a != prev + 1;
 		if (v->lo < 0)
