@@ -183,12 +183,6 @@ static void cpus_once_done(_Atomic int *state)
 	atomic_store_explicit(state, FP_INIT_DONE, memory_order_release);
 }
 
-/* Asks libc only (it never calls back into us).  The mask is the
- * process's (its main thread's, as /proc/self/status's Cpus_allowed),
- * never the asking thread's: a worker that pinned itself with a raw
- * system call (libnuma's way) and then asked first would otherwise make
- * its one CPU the whole machine (issue 37).  Where the main thread is
- * gone (a zombie leader may refuse), the asking thread's. */
 #ifdef FP_HAVE_AFFINITY
 /* The machine handed down at exec fits this process: its count is this
  * one's, its CPUs exist, and every CPU the process may run on is one of
@@ -209,8 +203,14 @@ static bool cpus_handed_fits(const struct cpus_view *v)
 }
 #endif
 
-/* Learns v; where the map handed down fits, its real CPUs are the ones
- * the machine runs on, and true, with the process's own mask in *mask. */
+/* Asks libc only (it never calls back into us).  The mask is the
+ * process's (its main thread's, as /proc/self/status's Cpus_allowed),
+ * never the asking thread's: a worker that pinned itself with a raw
+ * system call (libnuma's way) and then asked first would otherwise make
+ * its one CPU the whole machine (issue 37).  Where the main thread is
+ * gone (a zombie leader may refuse), the asking thread's.
+ * Where the map handed down fits, its real CPUs are the ones the machine
+ * runs on, and true, with the process's own mask in *mask. */
 static bool cpus_learn(struct cpus_view *v, cpu_set_t *mask)
 {
 	v->online = fp_real.r_sysconf.f(_SC_NPROCESSORS_ONLN);
