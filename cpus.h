@@ -157,6 +157,8 @@ extern FP_TLS struct cpus_vmask fp_cpus_vthread FP_HIDDEN;
 /* The virtual mask a thread made with attr starts with, when attr holds
  * one set through pthread_attr_setaffinity_np (cpus_shim.c). */
 bool fp_cpus_attr_vmask(const pthread_attr_t *attr, struct cpus_vmask *out) FP_HIDDEN;
+/* Whether attr holds an affinity mask at all (cpus_shim.c). */
+bool fp_cpus_attr_has_mask(const pthread_attr_t *attr) FP_HIDDEN;
 #endif
 
 /* ------------------------------------------------------------------------

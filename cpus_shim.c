@@ -1002,6 +1002,18 @@ FP_EXPORT int pthread_attr_getaffinity_np(const pthread_attr_t *attr, size_t set
 	return 0;
 }
 
+/* For pthread_create (cpus_survey.c): whether attr holds a mask at all
+ * (else the thread starts on its creator's). */
+bool fp_cpus_attr_has_mask(const pthread_attr_t *attr)
+{
+	cpu_set_t now;
+
+	CPU_ZERO(&now);
+	return attr && FP_REAL(pthread_attr_getaffinity_np) &&
+	       FP_REAL(pthread_attr_getaffinity_np)(attr, sizeof now, &now) == 0 &&
+	       !cpus_all_ones(&now, sizeof now);
+}
+
 /* For pthread_create (cpus_survey.c): the virtual mask a new thread made
  * with attr starts with, when attr holds one set through us. */
 bool fp_cpus_attr_vmask(const pthread_attr_t *attr, struct cpus_vmask *out)

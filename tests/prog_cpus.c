@@ -13,6 +13,9 @@
  *   prog_cpus slot       "<get_nprocs()> <sched_getcpu()>"
  *   prog_cpus where      "<get_nprocs()> <affinity as a CPU list>
  *                        <sched_getcpu()>": the machine, the pin, the CPU
+ *   prog_cpus inherit K  the main thread pins itself to {K}, then a new
+ *                        thread says where, as above: a thread starts
+ *                        with its creator's mask
  *   prog_cpus pin        pins worker i to the i-th CPU of its mask (a
  *                        thread each, then the main thread through all):
  *                        "pin <CPUs> ok" or the first that failed
@@ -248,6 +251,28 @@ static int where(void)
 	printf(" %d\n", sched_getcpu());
 	CPU_FREE(s);
 	return 0;
+}
+
+static void *where_thread(void *unused)
+{
+	(void)unused;
+	return (void *)(long)where();
+}
+
+static int inherit(int k)
+{
+	size_t size = CPU_ALLOC_SIZE(k + 1 > 1024 ? k + 1 : 1024);
+	cpu_set_t *s = CPU_ALLOC(size * 8);
+	pthread_t t;
+	void *rc;
+
+	CPU_ZERO_S(size, s);
+	CPU_SET_S((size_t)k, size, s);
+	if (sched_setaffinity(0, size, s) != 0 || pthread_create(&t, NULL, where_thread, NULL) != 0 ||
+	    pthread_join(t, &rc) != 0)
+		return 1;
+	CPU_FREE(s);
+	return (int)(long)rc;
 }
 
 /* Sets sized for the machine's count (8192 takes more than a cpu_set_t). */
@@ -886,6 +911,8 @@ int main(int argc, char **argv)
 		return slot();
 	if (argc > 1 && strcmp(argv[1], "where") == 0)
 		return where();
+	if (argc > 2 && strcmp(argv[1], "inherit") == 0)
+		return inherit(atoi(argv[2]));
 	if (argc > 1 && strcmp(argv[1], "pin") == 0)
 		return pin();
 	if (argc > 1 && strcmp(argv[1], "vm") == 0)

@@ -503,6 +503,12 @@ else
 		expect_eq "taskset -c $k under FASTPATH_CPUS=$n: the exec'd program is pinned to $k, on $k" \
 			"$n $k $k" "$(cap "$n" taskset -c $k "$P" where)"
 	done
+	# A new thread starts with its creator's pin, and answers from it.
+	for n in $((native + 1)) $((2 * native)); do
+		k=$((n - 1))
+		expect_eq "FASTPATH_CPUS=$n: a thread made after the main thread pinned itself to $k is on $k" \
+			"$n $k $k" "$(cap "$n" "$P" inherit $k)"
+	done
 	n=$((2 * native)) k=$((2 * native - 1))
 	# Two levels: a fork and exec, then an exec; a shell in a shell.
 	expect_eq "FASTPATH_CPUS=$n taskset -c $k: two levels of exec" "$n $k $k;$n $k $k;" \
