@@ -128,8 +128,12 @@ void fp_cpus_map(struct cpus_map *m) FP_HIDDEN;
 void fp_cpus_map_of(struct cpus_map *m, const cpu_set_t *allowed, long online,
                     bool shared) FP_HIDDEN;
 /* Builds the shared tables; called once, by the caller that learns the
- * real view. */
-void fp_cpus_map_build(const cpu_set_t *allowed, long online) FP_HIDDEN;
+ * real view.  start: the virtual mask the process was handed at its exec
+ * (NULL: none), which sched_getcpu answers from in a thread that set none
+ * of its own. */
+struct cpus_vmask;
+void fp_cpus_map_build(const cpu_set_t *allowed, long online,
+                       const struct cpus_vmask *start) FP_HIDDEN;
 /* R[k], and the k of real CPU c (-1 when c is not mapped). */
 long fp_cpus_real_of(const struct cpus_map *m, long k) FP_HIDDEN;
 long fp_cpus_real_index(const struct cpus_map *m, long c) FP_HIDDEN;
@@ -166,7 +170,51 @@ extern FP_TLS struct cpus_vmask fp_cpus_vthread FP_HIDDEN;
 /* The virtual mask a thread made with attr starts with, when attr holds
  * one set through pthread_attr_setaffinity_np (cpus_shim.c). */
 bool fp_cpus_attr_vmask(const pthread_attr_t *attr, struct cpus_vmask *out) FP_HIDDEN;
+/* Whether attr holds an affinity mask at all (cpus_shim.c). */
+bool fp_cpus_attr_has_mask(const pthread_attr_t *attr) FP_HIDDEN;
 #endif
+
+/* ------------------------------------------------------------------------
+ * The machine handed down (issue 37): FASTPATH_CPUS_MAP="N:REAL[:VIRTUAL]",
+ * the count, the real CPUs the map runs on, and the virtual mask of the
+ * thread that exec'd, as the kernel writes CPU lists ("0-3,8").  The exec
+ * and spawn wrappers (urandom_exec.c) put it into the new image's
+ * environment, and interpose its first two fields; start-up reads it
+ * (cpus_load), the first question trusts it only where it fits the real
+ * mask (cpus_shim.c).
+ * ---------------------------------------------------------------------- */
+struct cpus_handed {
+	long n;             /* N; 0: none handed down */
+	cpu_set_t real;     /* REAL: ids below CPU_SETSIZE, never empty */
+	bool have_v;        /* VIRTUAL, when it fits a cpus_vmask */
+	struct cpus_vmask v;
+};
+/* The value s parsed into *h: 0, or -1 with a reason (h->n then 0). */
+int fp_cpus_parse_map(const char *s, struct cpus_handed *h, char *why, size_t whylen) FP_HIDDEN;
+/* "N:REAL[:VIRTUAL]" of the map m and the virtual mask v (NULL: none)
+ * into buf; false when it does not fit. */
+bool fp_cpus_format_map(char *buf, size_t len, const struct cpus_map *m,
+                        const struct cpus_vmask *v) FP_HIDDEN;
+/* The real CPUs a virtual mask runs on (as fp_cpus_to_real). */
+void fp_cpus_vmask_real(const struct cpus_map *m, const struct cpus_vmask *v,
+                        cpu_set_t *out) FP_HIDDEN;
+#define CPUS_MAP_VAR "FASTPATH_CPUS_MAP"
+/* The text an exec hands down at most ("FASTPATH_CPUS_MAP=" and both
+ * lists): without the virtual mask where it does not fit, not handed
+ * down where even the map does not (the new image learns its machine
+ * from its mask). */
+#define CPUS_MAP_TEXT 256
+/* Environments of more entries are passed as they are. */
+#define CPUS_MAP_SLOTS 512
+/* The slots the copy of envp needs (its entries, ours, the NULL), or 0
+ * to pass envp as it is: NULL, more than CPUS_MAP_SLOTS entries, or no
+ * FASTPATH_CPUS in it (the new image is not capped). */
+size_t fp_cpus_exec_slots(char *const envp[]) FP_HIDDEN;
+/* That copy, written into slots (nslots from fp_cpus_exec_slots) and text
+ * (CPUS_MAP_TEXT bytes): envp without its FASTPATH_CPUS_MAP, with ours
+ * when its FASTPATH_CPUS is this process's. */
+char *const *fp_cpus_exec_env(char *const envp[], char **slots, size_t nslots,
+                              char *text) FP_HIDDEN;
 
 /* ------------------------------------------------------------------------
  * The text transforms (cpus_text.c): the kernel's text in, the text of the
@@ -288,6 +336,19 @@ static inline bool fp_cpus_readlink(int dirfd, const char *path, char *buf, size
 {
 	(void)dirfd, (void)path, (void)buf, (void)n, (void)ret;
 	return false;
+}
+#endif
+
+/* An exec or spawn under the cap (urandom_exec.c): fn(ctx, envp) with
+ * envp, or on Linux with its copy that hands the machine down, made in
+ * this function's frame (no allocation: a vfork child execs with it). */
+typedef int (*cpus_exec_fn)(void *ctx, char *const envp[]);
+#ifdef FP_LINUX
+int fp_cpus_exec_with(char *const envp[], cpus_exec_fn fn, void *ctx) FP_HIDDEN;
+#else
+static inline int fp_cpus_exec_with(char *const envp[], cpus_exec_fn fn, void *ctx)
+{
+	return fn(ctx, envp);
 }
 #endif
 

@@ -34,11 +34,36 @@ static struct {
 	bool prefix;                      /* R[k] == k for every k, r == online */
 	unsigned short real[CPU_SETSIZE]; /* R[k] */
 	short index[CPU_SETSIZE];         /* k of real id c, or -1 */
+	/* The mask handed down at exec (cpus_shim.c), for a thread that set
+	 * none of its own: on real id c, sched_getcpu's answer start[c] (its
+	 * first id there), or -1. */
+	bool has_start;
+	short start[CPU_SETSIZE];
 } cm;
 /* Set once cm is written: sched_getcpu's fast way to it. */
 static _Atomic bool cm_built;
 
-void fp_cpus_map_build(const cpu_set_t *allowed, long online)
+/* start[]: for each virtual id of the handed-down mask, from the lowest,
+ * the real CPU it runs on answers with it unless an earlier one did. */
+static void cpus_map_start(const struct cpus_vmask *v, long n)
+{
+	long id, last = v->run ? v->hi : (n < CPU_SETSIZE ? n : CPU_SETSIZE) - 1;
+
+	for (id = 0; id < CPU_SETSIZE; id++)
+		cm.start[id] = -1;
+	/* Past lo + r every real CPU has had its first id. */
+	if (v->run && last > v->lo + cm.r)
+		last = v->lo + cm.r;
+	for (id = v->run ? v->lo : 0; id <= last && id < n; id++) {
+		unsigned short c = cm.real[id % cm.r];
+
+		if (cpus_vmask_has(v, id) && cm.start[c] < 0 && id <= SHRT_MAX)
+			cm.start[c] = (short)id;
+	}
+	cm.has_start = true;
+}
+
+void fp_cpus_map_build(const cpu_set_t *allowed, long online, const struct cpus_vmask *start)
 {
 	long k = 0;
 	size_t c;
@@ -57,6 +82,9 @@ void fp_cpus_map_build(const cpu_set_t *allowed, long online)
 	}
 	cm.r = k;
 	cm.prefix = k == online && cm.real[k - 1] == k - 1;
+	cm.has_start = false;
+	if (start)
+		cpus_map_start(start, fp_cpus_wanted());
 	atomic_store_explicit(&cm_built, true, memory_order_release);
 }
 
@@ -146,6 +174,153 @@ bool fp_cpus_to_real(const struct cpus_map *m, const cpu_set_t *v, size_t setsiz
 	return any;
 }
 
+void fp_cpus_vmask_real(const struct cpus_map *m, const struct cpus_vmask *v, cpu_set_t *out)
+{
+	long id = v->run ? v->lo : 0, last = v->run ? v->hi : CPU_SETSIZE - 1;
+
+	CPU_ZERO(out);
+	/* Past lo + r every real CPU of a run is reached. */
+	if (v->run && last >= v->lo + m->r)
+		last = v->lo + m->r - 1;
+	for (; id <= last && id < m->n; id++)
+		if (cpus_vmask_has(v, id))
+			CPU_SET((size_t)fp_cpus_real_of(m, id % m->r), out);
+}
+
+/* ------------------------------------------------------------------------
+ * FASTPATH_CPUS_MAP="N:REAL[:VIRTUAL]" (cpus.h), parsed and written.  The
+ * lists are the kernel's CPU lists, in ascending order ("0-3,8,10-11").
+ * ---------------------------------------------------------------------- */
+/* A decimal id below lim (no sign, no leading zero) at *sp: -1 if none. */
+static long cpus_id(const char **sp, long lim)
+{
+	const char *p = *sp;
+	long v = 0;
+
+	if (*p < '0' || *p > '9' || (*p == '0' && p[1] >= '0' && p[1] <= '9'))
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++)
+		if ((v = v * 10 + (*p - '0')) >= lim)
+			return -1;
+	*sp = p;
+	return v;
+}
+
+/* A list of ids below lim, ascending, up to the end of s or a ':', into v
+ * (bits below CPU_SETSIZE; a run when it is one): false if malformed.
+ * v->valid: the whole list fits a cpus_vmask. */
+static bool cpus_parse_list(const char **sp, long lim, struct cpus_vmask *v)
+{
+	const char *p = *sp;
+	long a, b, prev = -1;
+	bool gap = false;
+
+	memset(v, 0, sizeof *v);
+	v->last_real = v->last_virt = -1;
+	v->lo = -1;
+	do {
+		if ((a = cpus_id(&p, lim)) < 0 || a <= prev)
+			return false;
+		if (*p != '-')
+			b = a;
+		else if (++p, (b = cpus_id(&p, lim)) < a)
+			return false;
+		gap |= prev >= 0 && a != prev + 1;
+		if (v->lo < 0)
+			v->lo = (int)a;
+		for (long id = a; id <= b && id < CPU_SETSIZE; id++)
+			CPU_SET((size_t)id, &v->bits);
+		prev = b;
+	} while (*p == ',' && *p++);
+	if (*p != '\0' && *p != ':')
+		return false;
+	*sp = p;
+	v->hi = (int)prev;
+	v->run = prev >= CPU_SETSIZE;
+	v->valid = !v->run || !gap;
+	return true;
+}
+
+int fp_cpus_parse_map(const char *s, struct cpus_handed *h, char *why, size_t whylen)
+{
+	struct fp_buf w = { why, 0, whylen };
+	struct cpus_vmask r;
+	const char *p = s;
+	long n;
+
+	memset(h, 0, sizeof *h);
+	if (*s == '\0')
+		return 0; /* empty: unset */
+	if ((n = cpus_id(&p, CPUS_LINUX_MAX + 1)) < 1 || *p++ != ':') {
+		fp_buf_str(&w, "not N:REAL[:VIRTUAL] (N from 1 to 8192, CPU lists)");
+		return -1;
+	}
+	if (!cpus_parse_list(&p, CPU_SETSIZE, &r)) {
+		fp_buf_str(&w, "REAL is not a CPU list of ids below 1024, ascending");
+		return -1;
+	}
+	if (*p == ':') {
+		p++;
+		if (!cpus_parse_list(&p, n, &h->v) || *p) {
+			fp_buf_str(&w, "VIRTUAL is not a CPU list of ids below N, ascending");
+			return -1;
+		}
+		h->have_v = h->v.valid;
+	}
+	h->real = r.bits;
+	h->n = n;
+	return 0;
+}
+
+/* The ids below lim for which has(ctx, id), as a CPU list. */
+static void cpus_put_list(struct fp_buf *b, long lim, bool (*has)(const void *, long),
+                          const void *ctx)
+{
+	const char *sep = "";
+
+	for (long id = 0; id < lim; id++) {
+		long end = id;
+
+		if (!has(ctx, id))
+			continue;
+		while (end + 1 < lim && has(ctx, end + 1))
+			end++;
+		fp_buf_str(b, sep);
+		fp_buf_long(b, id);
+		if (end > id) {
+			fp_buf_str(b, "-");
+			fp_buf_long(b, end);
+		}
+		sep = ",";
+		id = end;
+	}
+}
+
+static bool cpus_has_real(const void *m, long c)
+{
+	return fp_cpus_real_index(m, c) >= 0;
+}
+
+static bool cpus_has_virt(const void *v, long id)
+{
+	return cpus_vmask_has(v, id);
+}
+
+bool fp_cpus_format_map(char *buf, size_t len, const struct cpus_map *m,
+                        const struct cpus_vmask *v)
+{
+	struct fp_buf b = { buf, 0, len };
+
+	fp_buf_long(&b, m->n);
+	fp_buf_str(&b, ":");
+	cpus_put_list(&b, CPU_SETSIZE, cpus_has_real, m);
+	if (v) {
+		fp_buf_str(&b, ":");
+		cpus_put_list(&b, m->n, cpus_has_virt, v);
+	}
+	return b.len + 1 < len;
+}
+
 /* ------------------------------------------------------------------------
  * sched_getcpu() and getcpu(): the virtual CPU the thread is on.  A thread
  * that pinned itself through us (its mask remembered, fp_cpus_vthread)
@@ -172,8 +347,13 @@ static unsigned cpus_virtual_cpu(unsigned cpu)
 	mod = m.n < m.r ? m.n : m.r;
 	/* No division at or above the real count, nor for one CPU; a 32-bit
 	 * one otherwise (ids are below CPU_SETSIZE). */
-	if (fp_likely(!t->valid))
+	if (fp_likely(!t->valid)) {
+		/* A thread that set nothing runs with the mask the process
+		 * was handed (or its creator's, the same real CPUs). */
+		if (fp_unlikely(cm.has_start) && m.real && cm.start[cpu] >= 0)
+			return (unsigned)cm.start[cpu];
 		return k < mod ? (unsigned)k : mod == 1 ? 0 : (unsigned)k % (unsigned)mod;
+	}
 	if (t->last_real == (int)cpu)
 		return (unsigned)t->last_virt;
 	for (v = k % mod; v < m.n; v += mod) {

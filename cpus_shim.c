@@ -46,7 +46,15 @@ static long cpus_wanted;
 /* With FASTPATH_CPUS=quota: where cpus_wanted came from (cpus_quota.c). */
 static char cpus_from[160];
 
-static bool cpus_load(fp_getenv_fn get)
+#ifdef FP_HAVE_AFFINITY
+/* FASTPATH_CPUS as set, for the exec wrappers to tell whether the new
+ * image is capped as this process is (a valid one is short). */
+static char cpus_setting[16];
+/* FASTPATH_CPUS_MAP, as read at start-up (cpus.h). */
+static struct cpus_handed cpus_handed;
+#endif
+
+static bool cpus_load_count(fp_getenv_fn get)
 {
 	char why[256];
 	const char *v = get("FASTPATH_CPUS");
@@ -78,6 +86,24 @@ static bool cpus_load(fp_getenv_fn get)
 	}
 #endif
 	return cpus_wanted != 0;
+}
+
+static bool cpus_load(fp_getenv_fn get)
+{
+	bool on = cpus_load_count(get);
+#ifdef FP_HAVE_AFFINITY
+	const char *v = get("FASTPATH_CPUS");
+	char why[128];
+
+	cpus_setting[0] = '\0';
+	if (on && strlen(v) < sizeof cpus_setting)
+		memcpy(cpus_setting, v, strlen(v) + 1);
+	cpus_handed.n = 0;
+	if (on && (v = get(CPUS_MAP_VAR)) != NULL &&
+	    fp_cpus_parse_map(v, &cpus_handed, why, sizeof why) < 0)
+		fp_warn(CPUS_MAP_VAR, v, why, "the machine is learnt from the affinity mask");
+#endif
+	return on;
 }
 
 /* "<n> reported (real <n>|?) to <n> queries" */
@@ -157,13 +183,35 @@ static void cpus_once_done(_Atomic int *state)
 	atomic_store_explicit(state, FP_INIT_DONE, memory_order_release);
 }
 
+#ifdef FP_HAVE_AFFINITY
+/* The machine handed down at exec fits this process: its count is this
+ * one's, its CPUs exist, and every CPU the process may run on is one of
+ * them.  Otherwise a process out of our reach (static, or without the
+ * preload) changed the mask since, or the value is forged: the machine is
+ * learnt from the mask, as with none. */
+static bool cpus_handed_fits(const struct cpus_view *v)
+{
+	cpu_set_t both;
+
+	if (cpus_handed.n != cpus_wanted || !v->have_allowed)
+		return false;
+	for (long c = v->possible > 0 ? v->possible : 1; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET((size_t)c, &cpus_handed.real))
+			return false;
+	CPU_AND(&both, &v->allowed, &cpus_handed.real);
+	return CPU_EQUAL(&both, &v->allowed);
+}
+#endif
+
 /* Asks libc only (it never calls back into us).  The mask is the
  * process's (its main thread's, as /proc/self/status's Cpus_allowed),
  * never the asking thread's: a worker that pinned itself with a raw
  * system call (libnuma's way) and then asked first would otherwise make
  * its one CPU the whole machine (issue 37).  Where the main thread is
- * gone (a zombie leader may refuse), the asking thread's. */
-static void cpus_learn(struct cpus_view *v)
+ * gone (a zombie leader may refuse), the asking thread's.
+ * Where the map handed down fits, its real CPUs are the ones the machine
+ * runs on, and true, with the process's own mask in *mask. */
+static bool cpus_learn(struct cpus_view *v, cpu_set_t *mask)
 {
 	v->online = fp_real.r_sysconf.f(_SC_NPROCESSORS_ONLN);
 	v->possible = fp_real.r_sysconf.f(_SC_NPROCESSORS_CONF);
@@ -173,18 +221,57 @@ static void cpus_learn(struct cpus_view *v)
 	v->have_allowed = fp_real.r_sched_getaffinity.f(getpid(), sizeof v->allowed,
 	                                                &v->allowed) == 0 ||
 	                  fp_real.r_sched_getaffinity.f(0, sizeof v->allowed, &v->allowed) == 0;
+	if (fp_unlikely(cpus_handed.n) && cpus_handed_fits(v)) {
+		if (mask)
+			*mask = v->allowed;
+		v->allowed = cpus_handed.real;
+		return true;
+	}
+#else
+	(void)mask;
 #endif
+	return false;
 }
+
+#ifdef FP_HAVE_AFFINITY
+static void cpus_vproc_handed(const struct cpus_vmask *v, const cpu_set_t *mask);
+
+/* The virtual mask handed down, when it runs on exactly the CPUs the
+ * process may use (else a process out of our reach changed the mask:
+ * the mask is read through the map, as for a thread that set none). */
+static const struct cpus_vmask *cpus_handed_start(const cpu_set_t *mask)
+{
+	struct cpus_map m;
+	cpu_set_t on;
+
+	if (!cpus_handed.have_v)
+		return NULL;
+	fp_cpus_map_of(&m, &cpus_real.allowed, cpus_real.online, false);
+	fp_cpus_vmask_real(&m, &cpus_handed.v, &on);
+	return CPU_EQUAL(&on, mask) ? &cpus_handed.v : NULL;
+}
+#endif
 
 /* The caller won cpus_once: learns the shared view, and the map's tables
  * from it (cpus_map.c), and publishes them. */
 static void cpus_learn_shared(void)
 {
-	cpus_learn(&cpus_real);
+#ifdef FP_HAVE_AFFINITY
+	const struct cpus_vmask *start = NULL;
+	cpu_set_t mask;
+
+	if (cpus_learn(&cpus_real, &mask))
+		start = cpus_handed_start(&mask);
+#else
+	(void)cpus_learn(&cpus_real, NULL);
+#endif
 	if (cpus_real.online > 0)
 		fp_gauge_set(cpus_counters, CPUS_C_REAL, (unsigned long)cpus_real.online);
 #ifdef FP_HAVE_AFFINITY
-	fp_cpus_map_build(cpus_real.have_allowed ? &cpus_real.allowed : NULL, cpus_real.online);
+	fp_cpus_map_build(cpus_real.have_allowed ? &cpus_real.allowed : NULL, cpus_real.online,
+	                  start);
+	if (start)
+		cpus_vproc_handed(start, &mask);
 #endif
 	cpus_once_done(&cpus_real.state);
 }
@@ -203,7 +290,7 @@ static const struct cpus_view *cpus_view(struct cpus_view *mine)
 	case CPUS_BUSY:
 		break;
 	}
-	cpus_learn(mine);
+	(void)cpus_learn(mine, NULL);
 	return mine;
 }
 
@@ -394,10 +481,9 @@ static void cpus_put_vmask(const struct cpus_vmask *v, long n, size_t setsize, c
 	}
 }
 
-/* The remembered mask for `who`, given back when the real mask `now` is
- * the one it was set with; false otherwise (nothing written). */
-static bool cpus_recall(enum cpus_who who, const cpu_set_t *now, long n, size_t setsize,
-                        cpu_set_t *mask)
+/* The remembered mask for `who`, into *out when the real mask `now` is
+ * the one it was set with; false otherwise. */
+static bool cpus_recalled(enum cpus_who who, const cpu_set_t *now, struct cpus_vmask *out)
 {
 	uint64_t sig = cpus_sig(now);
 	bool done = false;
@@ -405,17 +491,130 @@ static bool cpus_recall(enum cpus_who who, const cpu_set_t *now, long n, size_t 
 	if (who == CPUS_THREAD && fp_cpus_vthread.valid) {
 		if (fp_cpus_vthread.sig != sig)
 			return false;
-		cpus_put_vmask(&fp_cpus_vthread, n, setsize, mask);
+		*out = fp_cpus_vthread;
 		return true;
 	}
 	if ((who != CPUS_THREAD && who != CPUS_MAIN) || !cpus_vproc_lock())
 		return false;
 	if (cpus_vproc.m.valid && cpus_vproc.m.sig == sig) {
-		cpus_put_vmask(&cpus_vproc.m, n, setsize, mask);
+		*out = cpus_vproc.m;
 		done = true;
 	}
 	cpus_vproc_unlock();
 	return done;
+}
+
+/* The remembered mask for `who`, written to the caller's set. */
+static bool cpus_recall(enum cpus_who who, const cpu_set_t *now, long n, size_t setsize,
+                        cpu_set_t *mask)
+{
+	struct cpus_vmask v;
+
+	if (!cpus_recalled(who, now, &v))
+		return false;
+	cpus_put_vmask(&v, n, setsize, mask);
+	return true;
+}
+
+/* At the first question, the mask handed down at exec (cpus_learn_shared)
+ * is the process's, as if its main thread had set it: unless a thread has
+ * set one meanwhile. */
+static void cpus_vproc_handed(const struct cpus_vmask *v, const cpu_set_t *mask)
+{
+	if (!cpus_vproc_lock())
+		return;
+	if (!cpus_vproc.m.valid) {
+		cpus_vproc.m = *v;
+		cpus_vproc.m.last_real = cpus_vproc.m.last_virt = -1;
+		cpus_vproc.m.sig = cpus_sig(mask);
+	}
+	cpus_vproc_unlock();
+}
+
+/* ------------------------------------------------------------------------
+ * The machine handed down across exec (issue 37, defect 2).  A program
+ * exec'd under the cap used to learn its machine from the mask it
+ * inherited: after `taskset -c 3 prog` (N = 4 on two CPUs) that is one
+ * CPU, and the pin, the machine and sched_getcpu were lost.  So every exec
+ * and spawn made through us hands the new image the map (N and the real
+ * CPUs under it) and the exec'ing thread's virtual mask, in
+ * FASTPATH_CPUS_MAP (cpus.h); where it does not fit the mask the new
+ * image has, it is ignored (cpus_handed_fits).
+ * ---------------------------------------------------------------------- */
+static const char cpus_map_eq[] = CPUS_MAP_VAR "=";
+static const char cpus_cpus_eq[] = "FASTPATH_CPUS=";
+
+size_t fp_cpus_exec_slots(char *const envp[])
+{
+	bool capped = false;
+	size_t i;
+
+	if (!envp)
+		return 0;
+	for (i = 0; envp[i]; i++) {
+		if (i >= CPUS_MAP_SLOTS)
+			return 0;
+		capped |= strncmp(envp[i], cpus_cpus_eq, sizeof cpus_cpus_eq - 1) == 0;
+	}
+	return capped ? i + 2 : 0;
+}
+
+/* "FASTPATH_CPUS_MAP=..." of this thread into text (CPUS_MAP_TEXT
+ * bytes), its virtual mask left out where it is not remembered (the new
+ * image reads its mask through the map, as this thread would) or where it
+ * does not fit; false when even the map does not. */
+static bool cpus_exec_text(char *text)
+{
+	const size_t off = sizeof cpus_map_eq - 1;
+	struct cpus_vmask v;
+	struct cpus_map m;
+	cpu_set_t now;
+	bool have_v;
+
+	memcpy(text, cpus_map_eq, off);
+	fp_cpus_map(&m);
+	have_v = fp_real.r_sched_getaffinity.f(0, sizeof now, &now) == 0 &&
+	         cpus_recalled(CPUS_THREAD, &now, &v);
+	return (have_v && fp_cpus_format_map(text + off, CPUS_MAP_TEXT - off, &m, &v)) ||
+	       fp_cpus_format_map(text + off, CPUS_MAP_TEXT - off, &m, NULL);
+}
+
+char *const *fp_cpus_exec_env(char *const envp[], char **slots, size_t nslots, char *text)
+{
+	const size_t len = sizeof cpus_cpus_eq - 1;
+	bool seen = false, same = false;
+	size_t i, k = 0;
+
+	for (i = 0; envp[i] && k + 2 < nslots; i++) {
+		if (strncmp(envp[i], cpus_map_eq, sizeof cpus_map_eq - 1) == 0)
+			continue; /* the one handed to us, or the program's */
+		if (!seen && strncmp(envp[i], cpus_cpus_eq, len) == 0) {
+			/* The first, as getenv finds it. */
+			seen = true;
+			same = strcmp(envp[i] + len, cpus_setting) == 0;
+		}
+		slots[k++] = envp[i];
+	}
+	/* Capped otherwise (the program set another count for it): a
+	 * machine of its own, learnt from its mask. */
+	if (same && cpus_exec_text(text))
+		slots[k++] = text;
+	slots[k] = NULL;
+	return slots;
+}
+
+/* The one frame whose size the caller chooses (t_stack.sh): the copy of
+ * an environment of n entries is 8 * (n + 2) bytes, 4 KiB at most, as the
+ * C library's own exec builds argv copies on the stack. */
+int fp_cpus_exec_with(char *const envp[], cpus_exec_fn fn, void *ctx)
+{
+	size_t n = fp_cpus_exec_slots(envp);
+
+	if (!n)
+		return fn(ctx, envp);
+	char *slots[n], text[CPUS_MAP_TEXT];
+
+	return fn(ctx, fp_cpus_exec_env(envp, slots, n, text));
 }
 
 /*
@@ -801,6 +1000,18 @@ FP_EXPORT int pthread_attr_getaffinity_np(const pthread_attr_t *attr, size_t set
 	memcpy(mask, out, setsize < need ? setsize : need);
 	free(out);
 	return 0;
+}
+
+/* For pthread_create (cpus_survey.c): whether attr holds a mask at all
+ * (else the thread starts on its creator's). */
+bool fp_cpus_attr_has_mask(const pthread_attr_t *attr)
+{
+	cpu_set_t now;
+
+	CPU_ZERO(&now);
+	return attr && FP_REAL(pthread_attr_getaffinity_np) &&
+	       FP_REAL(pthread_attr_getaffinity_np)(attr, sizeof now, &now) == 0 &&
+	       !cpus_all_ones(&now, sizeof now);
 }
 
 /* For pthread_create (cpus_survey.c): the virtual mask a new thread made

@@ -141,6 +141,15 @@ FP_EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(
 	s->arg = arg;
 #ifdef FP_HAVE_ATTR_AFFINITY
 	s->pinned = fp_cpus_attr_vmask(a, &s->v);
+	/* Else the thread starts on its creator's real mask, as the kernel
+	 * copies it: and with the virtual mask the creator set, so that its
+	 * sched_getcpu answers from the same ids its mask reads back
+	 * (pinned to 3 of 4 on two CPUs: 3, not 1). */
+	if (!s->pinned && fp_unlikely(fp_cpus_vthread.valid) && !fp_cpus_attr_has_mask(a)) {
+		s->v = fp_cpus_vthread;
+		s->v.last_real = s->v.last_virt = -1;
+		s->pinned = true;
+	}
 #endif
 	s->sv = sv = fp_surveying() && cpus_have_key;
 	if (sv)

@@ -20,9 +20,18 @@
  * On a kernel without F_DUPFD_CLOEXEC, every exec and spawn also waits for
  * the two-call duplicates under way and keeps new ones from starting
  * (ur_exec_enter, urandom_cloexec.c); one relaxed load elsewhere.
+ *
+ * Under the CPU cap, each exec and spawn hands the new image its machine
+ * (cpus_shim.c, fp_cpus_exec_with): the call is made with a copy of the
+ * environment that carries it, built in that function's frame; the forms
+ * without an environment pass a copy of environ through the form with
+ * one, as the C library's own do.  system() and popen() start the shell
+ * with environ as it is (fastpath(7), LIMITS).  With the cap off: one
+ * branch, and the call as before.
  */
 #include "fastpath.h"
 #include "urandom.h"
+#include "cpus.h"
 
 #include <spawn.h>
 #include <sys/resource.h>
@@ -124,28 +133,97 @@ static inline bool ur_sharing(void)
 		return r_;                                                   \
 	} while (0)
 
+/* What an exec or spawn was given, but its environment: the real call is
+ * made by a function of (this, envp), with the caller's envp or the copy
+ * the cap hands down (fp_cpus_exec_with). */
+struct ur_exec_args {
+	const char *path;
+	char *const *argv;
+	int fd, flags;
+	pid_t *pid;
+	const posix_spawn_file_actions_t *fa;
+	const posix_spawnattr_t *attr;
+};
+
+/* With the cap on, the call made with the copy; else as it is. */
+#define UR_WITH_ENV(envp, fn, a)                                             \
+	(fp_unlikely(fp_enabled(FP_BIT(cpus))) ? fp_cpus_exec_with((envp), (fn), (a)) \
+	                                       : fn((a), (envp)))
+
+static int ur_execve(void *p, char *const envp[])
+{
+	const struct ur_exec_args *a = p;
+
+	UR_EXEC(UR_EXEC_CALL(execve, a->path, a->argv, envp));
+}
+
+static int ur_execvpe(void *p, char *const envp[])
+{
+	const struct ur_exec_args *a = p;
+
+	UR_EXEC(UR_EXEC_CALL(execvpe, a->path, a->argv, envp));
+}
+
+static int ur_fexecve(void *p, char *const envp[])
+{
+	const struct ur_exec_args *a = p;
+
+	UR_EXEC(UR_EXEC_CALL(fexecve, a->fd, a->argv, envp));
+}
+
+static int ur_execveat(void *p, char *const envp[])
+{
+	const struct ur_exec_args *a = p;
+
+	UR_EXEC(UR_EXEC_CALL(execveat, a->fd, a->path, a->argv, envp, a->flags));
+}
+
 FP_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-	UR_EXEC(UR_EXEC_CALL(execve, path, argv, envp));
+	struct ur_exec_args a = { .path = path, .argv = argv };
+
+	return UR_WITH_ENV(envp, ur_execve, &a);
 }
+
+/* The forms without an environment: under the cap, the form with one and
+ * a copy of environ (execvp's search is execvpe's). */
+#ifdef FP_LINUX
+#define UR_HANDING() fp_unlikely(fp_enabled(FP_BIT(cpus)))
+#define UR_ENVIRON environ
+#else
+#define UR_HANDING() false
+#define UR_ENVIRON NULL
+#endif
 
 FP_EXPORT int execv(const char *path, char *const argv[])
 {
+	struct ur_exec_args a = { .path = path, .argv = argv };
+
+	if (UR_HANDING())
+		return fp_cpus_exec_with(UR_ENVIRON, ur_execve, &a);
 	UR_EXEC(UR_EXEC_CALL(execv, path, argv));
 }
 
 FP_EXPORT int execvp(const char *file, char *const argv[])
 {
+	struct ur_exec_args a = { .path = file, .argv = argv };
+
+	if (UR_HANDING() && FP_OWN(execvpe))
+		return fp_cpus_exec_with(UR_ENVIRON, ur_execvpe, &a);
 	UR_EXEC(UR_EXEC_CALL(execvp, file, argv));
 }
 
 FP_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	UR_EXEC(UR_EXEC_CALL(execvpe, file, argv, envp));
+	struct ur_exec_args a = { .path = file, .argv = argv };
+
+	return UR_WITH_ENV(envp, ur_execvpe, &a);
 }
 
 FP_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
+	struct ur_exec_args a = { .fd = fd, .argv = argv };
+
 	/* A held number is a closed one, not the device: EBADF, after the
 	 * C library's own EINVAL checks (glibc's: fd < 0, no argv or envp;
 	 * a negative fd is the C library's to answer, found by fd_fuzz). */
@@ -153,14 +231,16 @@ FP_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 		errno = fp_opaque(argv) && fp_opaque(envp) ? EBADF : EINVAL;
 		return -1;
 	}
-	UR_EXEC(UR_EXEC_CALL(fexecve, fd, argv, envp));
+	return UR_WITH_ENV(envp, ur_fexecve, &a);
 }
 
 FP_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
                        int flags)
 {
-	dirfd = ur_real_fd(dirfd, ur_state(dirfd));
-	UR_EXEC(UR_EXEC_CALL(execveat, dirfd, path, argv, envp, flags));
+	struct ur_exec_args a = { .path = path, .argv = argv, .flags = flags };
+
+	a.fd = ur_real_fd(dirfd, ur_state(dirfd));
+	return UR_WITH_ENV(envp, ur_execveat, &a);
 }
 
 /* The list forms, as the C library writes them: the arguments counted,
@@ -182,6 +262,10 @@ FP_EXPORT int execl(const char *path, const char *arg, ...)
 	va_list ap;
 	UR_ARGV(arg, ap, argv);
 	va_end(ap);
+	struct ur_exec_args a = { .path = path, .argv = (char *const *)argv };
+
+	if (UR_HANDING())
+		return fp_cpus_exec_with(UR_ENVIRON, ur_execve, &a);
 	UR_EXEC(UR_EXEC_CALL(execv, path, (char *const *)argv));
 }
 
@@ -190,6 +274,10 @@ FP_EXPORT int execlp(const char *file, const char *arg, ...)
 	va_list ap;
 	UR_ARGV(arg, ap, argv);
 	va_end(ap);
+	struct ur_exec_args a = { .path = file, .argv = (char *const *)argv };
+
+	if (UR_HANDING() && FP_OWN(execvpe))
+		return fp_cpus_exec_with(UR_ENVIRON, ur_execvpe, &a);
 	UR_EXEC(UR_EXEC_CALL(execvp, file, (char *const *)argv));
 }
 
@@ -200,7 +288,9 @@ FP_EXPORT int execle(const char *path, const char *arg, ...)
 	UR_ARGV(arg, ap, argv);
 	envp = va_arg(ap, char *const *);
 	va_end(ap);
-	UR_EXEC(UR_EXEC_CALL(execve, path, (char *const *)argv, envp));
+	struct ur_exec_args a = { .path = path, .argv = (char *const *)argv };
+
+	return UR_WITH_ENV(envp, ur_execve, &a);
 }
 
 /* What a spawn raised, lowered when it returns or, for system() and
@@ -262,17 +352,36 @@ static void ur_spawn_done(void *arg)
 		return r_;                                                   \
 	} while (0)
 
+static int ur_posix_spawn(void *p, char *const envp[])
+{
+	const struct ur_exec_args *a = p;
+
+	UR_SPAWN(int, FP_OWN(posix_spawn)(a->pid, a->path, a->fa, a->attr, a->argv, envp), r_ == 0);
+}
+
+static int ur_posix_spawnp(void *p, char *const envp[])
+{
+	const struct ur_exec_args *a = p;
+
+	UR_SPAWN(int, FP_OWN(posix_spawnp)(a->pid, a->path, a->fa, a->attr, a->argv, envp),
+	         r_ == 0);
+}
+
 FP_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
                           const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-	UR_SPAWN(int, FP_OWN(posix_spawn)(pid, path, fa, attr, argv, envp), r_ == 0);
+	struct ur_exec_args a = { .pid = pid, .path = path, .fa = fa, .attr = attr, .argv = argv };
+
+	return UR_WITH_ENV(envp, ur_posix_spawn, &a);
 }
 
 FP_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
                            const posix_spawnattr_t *attr, char *const argv[],
                            char *const envp[])
 {
-	UR_SPAWN(int, FP_OWN(posix_spawnp)(pid, file, fa, attr, argv, envp), r_ == 0);
+	struct ur_exec_args a = { .pid = pid, .path = file, .fa = fa, .attr = attr, .argv = argv };
+
+	return UR_WITH_ENV(envp, ur_posix_spawnp, &a);
 }
 
 FP_EXPORT int system(const char *cmd)

@@ -11,6 +11,11 @@
  *                        the last CPU it may (a raw system call, out of the
  *                        cap's sight): "<sched_getcpu> <getcpu>"
  *   prog_cpus slot       "<get_nprocs()> <sched_getcpu()>"
+ *   prog_cpus where      "<get_nprocs()> <affinity as a CPU list>
+ *                        <sched_getcpu()>": the machine, the pin, the CPU
+ *   prog_cpus inherit K  the main thread pins itself to {K}, then a new
+ *                        thread says where, as above: a thread starts
+ *                        with its creator's mask
  *   prog_cpus pin        pins worker i to the i-th CPU of its mask (a
  *                        thread each, then the main thread through all):
  *                        "pin <CPUs> ok" or the first that failed
@@ -222,6 +227,52 @@ static int slot(void)
 {
 	printf("%d %d\n", get_nprocs(), sched_getcpu());
 	return 0;
+}
+
+static int where(void)
+{
+	long n = get_nprocs(), id, end;
+	size_t size = CPU_ALLOC_SIZE(n > 1024 ? n : 1024);
+	cpu_set_t *s = CPU_ALLOC(size * 8);
+	const char *sep = "";
+
+	if (!s || sched_getaffinity(0, size, s) != 0)
+		return 1;
+	printf("%ld ", n);
+	for (id = 0; id < (long)size * 8; id++) {
+		if (!CPU_ISSET_S((size_t)id, size, s))
+			continue;
+		for (end = id; end + 1 < (long)size * 8 && CPU_ISSET_S((size_t)end + 1, size, s); end++)
+			;
+		printf(end > id ? "%s%ld-%ld" : "%s%ld", sep, id, end);
+		sep = ",";
+		id = end;
+	}
+	printf(" %d\n", sched_getcpu());
+	CPU_FREE(s);
+	return 0;
+}
+
+static void *where_thread(void *unused)
+{
+	(void)unused;
+	return (void *)(long)where();
+}
+
+static int inherit(int k)
+{
+	size_t size = CPU_ALLOC_SIZE(k + 1 > 1024 ? k + 1 : 1024);
+	cpu_set_t *s = CPU_ALLOC(size * 8);
+	pthread_t t;
+	void *rc;
+
+	CPU_ZERO_S(size, s);
+	CPU_SET_S((size_t)k, size, s);
+	if (sched_setaffinity(0, size, s) != 0 || pthread_create(&t, NULL, where_thread, NULL) != 0 ||
+	    pthread_join(t, &rc) != 0)
+		return 1;
+	CPU_FREE(s);
+	return (int)(long)rc;
 }
 
 /* Sets sized for the machine's count (8192 takes more than a cpu_set_t). */
@@ -858,6 +909,10 @@ int main(int argc, char **argv)
 		return file_mode(argv[2]);
 	if (argc > 1 && strcmp(argv[1], "slot") == 0)
 		return slot();
+	if (argc > 1 && strcmp(argv[1], "where") == 0)
+		return where();
+	if (argc > 2 && strcmp(argv[1], "inherit") == 0)
+		return inherit(atoi(argv[2]));
 	if (argc > 1 && strcmp(argv[1], "pin") == 0)
 		return pin();
 	if (argc > 1 && strcmp(argv[1], "vm") == 0)
@@ -868,6 +923,6 @@ int main(int argc, char **argv)
 		return roundtrip();
 	if (argc > 1 && strcmp(argv[1], "getcpu") == 0)
 		return getcpu_mode();
-	fprintf(stderr, "usage: prog_cpus entries|roundtrip|getcpu|slot|pin|vm [raw]\n");
+	fprintf(stderr, "usage: prog_cpus entries|roundtrip|getcpu|slot|where|pin|vm [raw]\n");
 	return 2;
 }

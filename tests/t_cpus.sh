@@ -575,4 +575,90 @@ else
 	skip "GNU parallel's core count" "parallel is not installed"
 fi
 
+# ---- issue 37 defect 2: the machine is decided once, at the top of the
+# tree, and handed down across exec with the exec'ing thread's virtual
+# mask (FASTPATH_CPUS_MAP).  prog_cpus where: "<get_nprocs> <affinity>
+# <sched_getcpu>"; a machine of N CPUs with a pin to k says "N k k".
+allowed=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status)
+if ! command -v taskset >/dev/null 2>&1 || [ "$native" -lt 2 ] || [ "$allowed" != "0-$((native - 1))" ]; then
+	skip "the machine across exec" "needs taskset, 2 CPUs or more, and all of them allowed (here: ${allowed:-?} of $native)"
+else
+	cap() { n=$1; shift; env LD_PRELOAD="$FASTPATH_SO" FASTPATH_CPUS="$n" "$@" 2>&1; }
+	last=$((native - 1))
+	expect_eq "taskset -c $last under FASTPATH_CPUS=$native: as native" \
+		"$(taskset -c $last "$P" where)" "$(cap "$native" taskset -c $last "$P" where)"
+	for n in $((native + 1)) $((2 * native)); do
+		k=$((n - 1))
+		expect_eq "taskset -c $k under FASTPATH_CPUS=$n: the exec'd program is pinned to $k, on $k" \
+			"$n $k $k" "$(cap "$n" taskset -c $k "$P" where)"
+	done
+	# A new thread starts with its creator's pin, and answers from it.
+	for n in $((native + 1)) $((2 * native)); do
+		k=$((n - 1))
+		expect_eq "FASTPATH_CPUS=$n: a thread made after the main thread pinned itself to $k is on $k" \
+			"$n $k $k" "$(cap "$n" "$P" inherit $k)"
+	done
+	n=$((2 * native)) k=$((2 * native - 1))
+	# Two levels: a fork and exec, then an exec; a shell in a shell.
+	expect_eq "FASTPATH_CPUS=$n taskset -c $k: two levels of exec" "$n $k $k;$n $k $k;" \
+		"$(cap "$n" taskset -c $k sh -c "$P where; exec env $P where" | tr '\n' ';')"
+	expect_eq "FASTPATH_CPUS=$n taskset -c $k: sh -c 'sh -c prog'" "$n $k $k" \
+		"$(cap "$n" taskset -c $k sh -c "sh -c '$P where'")"
+	# A pin made again below is the one handed down, once.
+	expect_eq "FASTPATH_CPUS=$n taskset -c $k taskset -c 1: the last pin" "$n 1 1" \
+		"$(cap "$n" taskset -c $k taskset -c 1 "$P" where)"
+	expect_eq "FASTPATH_CPUS=$n taskset -c $k: one FASTPATH_CPUS_MAP in the environment" 1 \
+		"$(cap "$n" taskset -c $k env | grep -c '^FASTPATH_CPUS_MAP=')"
+	expect_eq "uncapped: no FASTPATH_CPUS_MAP handed down" 0 \
+		"$(LD_PRELOAD=$FASTPATH_SO sh -c env | grep -c '^FASTPATH_CPUS_MAP=')"
+	if [ -n "$PYTHON" ]; then
+		expect_eq "FASTPATH_CPUS=$n taskset -c $k: posix_spawn" "$n $k $k" \
+			"$(cap "$n" taskset -c $k "$PYTHON" -c "import os, sys; os.waitpid(os.posix_spawn('$P', ['$P', 'where'], os.environ), 0)")"
+	else
+		skip "posix_spawn across the cap" "python3 is not installed"
+	fi
+	# A child that clears its environment: not preloaded, the real machine;
+	# preloaded and capped again (env -i LD_PRELOAD=... FASTPATH_CPUS=N), the
+	# exec through us hands the machine down all the same.
+	expect_eq "env -i below the cap: the real machine" "$(taskset -c $((k % native)) "$P" where)" \
+		"$(cap "$n" taskset -c $k env -i "$P" where)"
+	expect_eq "env -i LD_PRELOAD FASTPATH_CPUS=$n below the cap: the same machine" "$n $k $k" \
+		"$(cap "$n" taskset -c $k env -i LD_PRELOAD="$FASTPATH_SO" FASTPATH_CPUS="$n" "$P" where)"
+	# Another count for the child: a machine of its own, learnt from its
+	# mask (none handed down).
+	expect_eq "FASTPATH_CPUS=$n, the child's FASTPATH_CPUS=2: nothing handed down" 0 \
+		"$(cap "$n" taskset -c $k env FASTPATH_CPUS=2 env | grep -c '^FASTPATH_CPUS_MAP=')"
+	# An exec out of our reach (taskset without the preload, here): the
+	# program learns its machine from the mask it has, N CPUs on one.
+	expect_eq "taskset -c $last outside the cap: the machine learnt from the mask" \
+		"$n 0-$k 0" "$(taskset -c $last env LD_PRELOAD="$FASTPATH_SO" FASTPATH_CPUS="$n" "$P" where)"
+	# Stale or forged, under taskset -c $last outside the cap (the real mask
+	# one CPU): ignored, silently (the value is well formed; a process out
+	# of our reach may have changed the mask since); stderr is in each
+	# output, a line would show.  A virtual mask that is not on the real
+	# one: the map is kept, the mask read through it.
+	one() { taskset -c $last env LD_PRELOAD="$FASTPATH_SO" FASTPATH_CPUS="$n" "$@" "$P" where 2>&1; }
+	none=$(one)
+	expect_eq "FASTPATH_CPUS_MAP=$n:0-$last:0 (a virtual mask not on the real one): the map without it" \
+		"$(one FASTPATH_CPUS_MAP="$n:0-$last")" "$(one FASTPATH_CPUS_MAP="$n:0-$last:0")"
+	for forged in "$((n + 1)):0-$last:$k" "$n:0-$last,1000:$k" "$n:0:0"; do
+		expect_eq "FASTPATH_CPUS_MAP=$forged (stale or forged): ignored, silently" "$none" \
+			"$(one FASTPATH_CPUS_MAP="$forged")"
+	done
+	# Malformed: one line, as every setting, and the machine as without.
+	out=$(taskset -c $last env LD_PRELOAD="$FASTPATH_SO" FASTPATH_CPUS="$n" FASTPATH_CPUS_MAP=lots "$P" where 2>"$T_TMP/err")
+	expect_eq "malformed FASTPATH_CPUS_MAP: the machine as without" "$none" "$out"
+	expect_eq "malformed FASTPATH_CPUS_MAP: one line" 1 "$(wc -l <"$T_TMP/err" | tr -d ' ')"
+	if grep -q 'ignoring FASTPATH_CPUS_MAP="lots": not N:REAL\[:VIRTUAL\] (N from 1 to 8192, CPU lists); the machine is learnt from the affinity mask' "$T_TMP/err"; then
+		ok "malformed FASTPATH_CPUS_MAP: the line says what and what instead"
+	else
+		fail "malformed FASTPATH_CPUS_MAP: the line says what and what instead" "$(cat "$T_TMP/err")"
+	fi
+	# interpose --cpus inside a cap: the same count goes on with the machine
+	# handed down; another one is a machine of its own, from the mask.
+	expect_eq "interpose --cpus $n inside a cap of $n, pinned to $k: the same machine" "$n $k $k" \
+		"$(cap "$n" taskset -c $k "$INTERPOSE" --quiet --cpus "$n" "$P" where)"
+	expect_eq "interpose --cpus $n inside a cap of 3, pinned to 1: its own machine, on one CPU" \
+		"$n 0-$k 0" "$(cap 3 taskset -c 1 "$INTERPOSE" --quiet --cpus "$n" "$P" where)"
+fi
 finish

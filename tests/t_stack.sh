@@ -17,7 +17,10 @@
 # Frames of a size the caller chooses, as the C library's own are: execl,
 # execlp and execle build their argv array on the stack from the caller's
 # argument list (glibc does the same; no allocation, for exec after vfork).
-VARIABLE="execl execlp execle"
+# fp_cpus_exec_with (the CPU cap, cpus_shim.c) copies the environment the
+# caller passes, one pointer an entry, 4 KiB at most (512 entries; more are
+# passed as they are), for the same reason.
+VARIABLE="execl execlp execle fp_cpus_exec_with"
 
 # budget CC: compiles every unit with CC; one check per compiler.
 budget() {

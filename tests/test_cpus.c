@@ -139,12 +139,12 @@ static void made_up(const int *ids, long online)
 	CPU_ZERO(&a);
 	for (; *ids >= 0; ids++)
 		CPU_SET((size_t)*ids, &a);
-	fp_cpus_map_build(&a, online);
+	fp_cpus_map_build(&a, online, NULL);
 }
 
 static void real_again(void)
 {
-	fp_cpus_map_build(cpus_real.have_allowed ? &cpus_real.allowed : NULL, cpus_real.online);
+	fp_cpus_map_build(cpus_real.have_allowed ? &cpus_real.allowed : NULL, cpus_real.online, NULL);
 }
 
 static cpu_set_t one_of(long id)
@@ -239,7 +239,7 @@ static void test_map_both_ways(void **state)
 		assert_true(m.identity);
 	}
 	/* The mask unreadable at start: CPUs 0..online-1. */
-	fp_cpus_map_build(NULL, 2);
+	fp_cpus_map_build(NULL, 2, NULL);
 	cpus_wanted = 2;
 	fp_cpus_map(&m);
 	assert_true(m.identity);
@@ -650,6 +650,124 @@ static void test_quota_mount_choice(void **state)
 	assert_non_null(strstr(why, "in /mnt/a/b"));
 }
 
+/* FASTPATH_CPUS_MAP (issue 37 defect 2): what the parser takes and
+ * refuses, and the text an exec writes reads back as the same machine. */
+static void test_handed_map_text(void **state)
+{
+	static const char *const bad[] = { "x", "4", "4:", "0:0", "8193:0", "04:0", "4:1,0",
+		"4:0,,1", "4:0,", "4:1-0", "4:1024", "4:0-1:4", "4:0-1:", "4:0-1:3:", "4:0-1:3,3",
+		"-4:0", "4:0 ", "4:00" };
+	static const int ids[] = { 2, 5, 7, -1 };
+	struct cpus_handed h;
+	struct cpus_vmask v;
+	struct cpus_map m;
+	char why[128], buf[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		why[0] = '\0';
+		assert_int_equal(fp_cpus_parse_map(bad[i], &h, why, sizeof why), -1);
+		assert_int_equal(h.n, 0);
+		assert_true(why[0] != '\0');
+	}
+	assert_int_equal(fp_cpus_parse_map("", &h, why, sizeof why), 0);
+	assert_int_equal(h.n, 0);
+	assert_int_equal(fp_cpus_parse_map("4:0-1,5", &h, why, sizeof why), 0);
+	assert_int_equal(h.n, 4);
+	assert_false(h.have_v);
+	assert_int_equal(CPU_COUNT(&h.real), 3);
+	assert_true(CPU_ISSET(5, &h.real));
+	/* A virtual run past 1023: kept as a run; with a gap there, not kept
+	 * (it fits no cpus_vmask) but well formed. */
+	assert_int_equal(fp_cpus_parse_map("8192:0:1000-8191", &h, why, sizeof why), 0);
+	assert_true(h.have_v && h.v.run && h.v.lo == 1000 && h.v.hi == 8191);
+	assert_int_equal(fp_cpus_parse_map("8192:0:5,2000", &h, why, sizeof why), 0);
+	assert_false(h.have_v);
+
+	/* Written from a map on real CPUs 2, 5, 7 at N = 8 with a pin to
+	 * {1, 6}, and read back. */
+	cpus_wanted = 8;
+	made_up(ids, 8);
+	fp_cpus_map(&m);
+	assert_true(cpus_vmask_of(&v, 8, sizeof(cpu_set_t), &(cpu_set_t){ 0 }));
+	CPU_SET(1, &v.bits);
+	CPU_SET(6, &v.bits);
+	assert_true(fp_cpus_format_map(buf, sizeof buf, &m, &v));
+	assert_string_equal(buf, "8:2,5,7:1,6");
+	assert_int_equal(fp_cpus_parse_map(buf, &h, why, sizeof why), 0);
+	assert_true(h.have_v && cpus_vmask_has(&h.v, 1) && cpus_vmask_has(&h.v, 6));
+	assert_false(cpus_vmask_has(&h.v, 0));
+	/* Virtual 1 and 6 run on R[1] and R[0]: real 5 and 2. */
+	fp_cpus_vmask_real(&m, &h.v, &v.bits);
+	assert_int_equal(CPU_COUNT(&v.bits), 2);
+	assert_true(CPU_ISSET(2, &v.bits) && CPU_ISSET(5, &v.bits));
+	/* Too small a buffer: false, never overrun. */
+	assert_false(fp_cpus_format_map(buf, 6, &m, NULL));
+	real_again();
+}
+
+/* The copy of envp an exec hands down: ours replaces any other, only where
+ * the new image's FASTPATH_CPUS is this process's; nothing without it. */
+static void test_handed_map_env(void **state)
+{
+	char *in[] = { "A=1", "FASTPATH_CPUS_MAP=9:0:0", "FASTPATH_CPUS=4", "B=2", NULL };
+	char *other[] = { "FASTPATH_CPUS=2", "FASTPATH_CPUS_MAP=9:0:0", NULL };
+	char *none[] = { "A=1", NULL };
+	char *slots[8], text[CPUS_MAP_TEXT];
+	char *const *out;
+	size_t n, i, maps = 0;
+
+	(void)state;
+	cpus_wanted = 4;
+	strcpy(cpus_setting, "4");
+	assert_int_equal(fp_cpus_exec_slots(none), 0);
+	assert_int_equal(fp_cpus_exec_slots(NULL), 0);
+	assert_int_equal(n = fp_cpus_exec_slots(in), 6);
+	out = fp_cpus_exec_env(in, slots, n, text);
+	for (i = 0; out[i]; i++)
+		if (strncmp(out[i], "FASTPATH_CPUS_MAP=", 18) == 0) {
+			maps++;
+			assert_ptr_equal(out[i], text);
+			assert_true(strncmp(out[i], "FASTPATH_CPUS_MAP=4:", 20) == 0);
+		}
+	assert_int_equal(maps, 1);
+	assert_int_equal(i, 4);
+	assert_string_equal(out[0], "A=1");
+	assert_string_equal(out[3], text);
+	/* Another count for the new image: the map is dropped. */
+	out = fp_cpus_exec_env(other, slots, fp_cpus_exec_slots(other), text);
+	assert_string_equal(out[0], "FASTPATH_CPUS=2");
+	assert_null(out[1]);
+	cpus_setting[0] = '\0';
+}
+
+/* The mask handed down: sched_getcpu answers from it in a thread that set
+ * none (the start table), on the real CPUs it runs on. */
+static void test_handed_start(void **state)
+{
+	static const int ids[] = { 0, 1, -1 };
+	struct cpus_vmask v;
+	cpu_set_t a, three = one_of(3);
+
+	(void)state;
+	cpus_wanted = 4;
+	learn_real();
+	CPU_ZERO(&a);
+	CPU_SET(0, &a);
+	CPU_SET(1, &a);
+	assert_true(cpus_vmask_of(&v, 4, sizeof a, &three));
+	fp_cpus_map_build(&a, 2, &v);
+	assert_true(cm.has_start);
+	assert_int_equal(cm.start[1], 3);
+	assert_int_equal(cm.start[0], -1);
+	fp_cpus_vthread.valid = false;
+	assert_int_equal(cpus_virtual_cpu(1), 3);
+	assert_int_equal(cpus_virtual_cpu(0), 0);
+	made_up(ids, 2);
+	assert_false(cm.has_start);
+	real_again();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -665,6 +783,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_raw_mask, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_getcpu_live, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_counters, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_handed_map_text, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_handed_map_env, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_handed_start, setup, teardown),
 		cmocka_unit_test(test_quota_parsers),
 		cmocka_unit_test_setup_teardown(test_quota_v2_min_on_path, qsetup, qteardown),
 		cmocka_unit_test_setup_teardown(test_quota_rounding, qsetup, qteardown),
