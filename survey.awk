@@ -43,6 +43,7 @@ BEGIN {
 	root_pid = environment("FP_SURVEY_ROOT")
 	root_pid = is_count(root_pid) ? root_pid + 0 : 0
 	nproc = 0; nrunning = 0; unreadable = 0; in_refused = 0; top_records = 0; nuids = 0
+	nnames = 0; superseded = 0
 	t0 = -1; t1 = 0; first_prog = ""
 	each_mitigation("init")
 }
@@ -55,8 +56,41 @@ $0 == "//" { in_refused = 1; next }
 in_refused { listed[$0] = 1; unreadable++; next }
 {
 	listed[$0] = 1
-	record_name = $0  # read_record's getline sets $0
-	if (read_record(record_name)) { fold_record(); trusted_from(record_name) }
+	name_pid = pid_of_name($0)
+	if (!(name_pid in names_of)) names_of[name_pid] = 0
+	record_names[++nnames] = $0
+	named[name_pid, ++names_of[name_pid]] = $0
+}
+
+# The pid a record's name says: the writer names it <pid>.rec, and a
+# record whose pid is not its name's is not what it says (unreadable).
+function pid_of_name(name) { sub(/^.*\//, "", name); return substr(name, 1, length(name) - 4) + 0 }
+
+# Every record listed, read once, in the order listed.  One pid in several
+# names (./PID.rec and ./UID/PID.rec): a process that changed user
+# (setpriv, runuser, a daemon's setuid) left the records it wrote before in
+# the directory of its first user, and its later ones in its new user's
+# subdirectory; the one written last (now_s) is read, the others passed
+# over.
+function read_all(    i, k, p, name, best, best_now) {
+	for (i = 1; i <= nnames; i++) {
+		p = pid_of_name(record_names[i])
+		if (names_of[p] == 1) { read_one(record_names[i]); continue }
+		if (p in done_pid) continue
+		done_pid[p] = 1
+		best = ""; best_now = -1
+		for (k = 1; k <= names_of[p]; k++) {
+			name = named[p, k]
+			if (!read_record(name) || rec["pid"] + 0 != p) { unreadable++; continue }
+			if (best != "") superseded++
+			if (rec["now_s"] + 0 > best_now) { best = name; best_now = rec["now_s"] + 0 }
+		}
+		if (best != "") read_one(best)
+	}
+}
+
+function read_one(name) {
+	if (read_record(name) && rec["pid"] + 0 == pid_of_name(name)) { fold_record(); trusted_from(name) }
 	else unreadable++
 }
 
@@ -68,7 +102,7 @@ function trusted_from(name,    uid) {
 	by_uid[uid]++
 }
 
-END { report() }
+END { read_all(); report() }
 
 # ---- reading ----------------------------------------------------------------
 # ./PID.rec, or ./UID/PID.rec: a user's own subdirectory of a shared one.
@@ -84,22 +118,24 @@ function is_seconds(s) {
 # incomplete (no "end"), too long, of another version, with a value that is
 # not a plain decimal (nan, -1, 1e9, text), or missing what every record
 # has.  A file gone or unreadable since it was listed reads as nothing.
-function read_record(name,    got, lines, complete) {
+function read_record(name,    got, lines, complete, line, f, nf) {
 	split("", rec)
 	lines = 0; complete = 0
-	while ((got = (getline < name)) > 0) {
+	# Into a variable, not $0: the chosen records are read again in END.
+	while ((got = (getline line < name)) > 0) {
 		if (++lines > MAX_RECORD_LINES) break
 		if (lines == 1) {
-			if ($0 != "fastpath-survey 1") break
+			if (line != "fastpath-survey 1") break
 			continue
 		}
+		nf = split(line, f)
 		# A name is whatever the file was called: spaces, nothing
 		# (escaped when shown); the record still counts.
-		if ($1 == "prog") { rec["prog"] = NF > 1 ? substr($0, 6) : "?"; continue }
-		if (NF != 2) break
-		if ($1 == "end") { complete = 1; break }
-		if ($1 != "prog" && $1 != "state" && !is_seconds($2)) break
-		rec[$1] = $2
+		if (f[1] == "prog") { rec["prog"] = nf > 1 ? substr(line, 6) : "?"; continue }
+		if (nf != 2) break
+		if (f[1] == "end") { complete = 1; break }
+		if (f[1] != "state" && !is_seconds(f[2])) break
+		rec[f[1]] = f[2]
 	}
 	if (got >= 0) close(name)
 	return complete && got > 0 && record_is_whole()
@@ -629,6 +665,7 @@ function report(    i) {
 	if (still_running) printf ", %d still running", still_running
 	printf "; wall time %s\n", ms(wall_ns)
 	if (unreadable) printf "(%d unreadable record(s) ignored)\n", unreadable
+	if (superseded) printf "(%d earlier record(s) of a process that changed user passed over: its last one is read)\n", superseded
 	if (nuids) {
 		printf "records read: %d in the directory (root's or the reader's)", top_records
 		for (i = 1; i <= nuids; i++)

@@ -399,6 +399,16 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1; then
 	expect_eq "shared directory: root's report reads every user's, says whose, trusts no forged subdirectory" \
 		"processes: 3 recorded|(1 unreadable record(s) ignored)|records read: 1 in the directory (root's or the reader's), 2 of uid 65534 (its own subdirectory, owned by it)" \
 		"$(sed -n 's/^\(processes: [0-9]* recorded\).*/\1/p' "$T_TMP/rep")|$(grep '^(' "$T_TMP/rep")|$(grep '^records read' "$T_TMP/rep")"
+	# A root --survey of a command that drops to nobody: the dropped
+	# process's records land (the directory --survey makes as root is
+	# the shared kind) and the report reads them as nobody's.
+	mkdir -p "$T_TMP/tmp"
+	TMPDIR=$T_TMP/tmp "$INTERPOSE" --survey -- setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$B/urandom_loop" seed 20000 2>"$T_TMP/rep"
+	expect_eq "root --survey through setpriv to nobody: its process counted, as uid 65534's, the urandom reason given" \
+		"0|processes: 1 recorded, 0 left no record|records read: 0 in the directory (root's or the reader's), 1 of uid 65534 (its own subdirectory, owned by it)|reason: urandom" \
+		"$?|$(sed -n 's/;.*//p' "$T_TMP/rep" | grep '^processes')|$(grep '^records read' "$T_TMP/rep")|$(grep -o '^reason: urandom' "$T_TMP/rep")"
+	expect_eq "root --survey through setpriv: the record directory removed" "" "$(ls "$T_TMP/tmp")"
 	chmod 0700 "$T_TMP"
 else
 	skip "a shared directory of several users" "needs root and setpriv (util-linux)"
