@@ -119,6 +119,63 @@ int _syscall(int, ...);
 #  define FP_SYSCALL syscall
 #endif
 
+#ifdef FP_HAVE_SYSCALL_WRAP
+/* The system call instruction with six arguments, read as glibc's and
+ * musl's syscall() read them (six longs); -1 and errno for -4095..-1. */
+static long fp_sys6(long nr, long a, long b, long c, long d, long e, long f)
+{
+	long r;
+#  if defined(__x86_64__)
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	register long r9 __asm__("r9") = f;
+
+	__asm__ volatile("syscall"
+	                 : "=a"(r)
+	                 : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+	                 : "rcx", "r11", "memory");
+#  else
+	register long x8 __asm__("x8") = nr;
+	register long x0 __asm__("x0") = a;
+	register long x1 __asm__("x1") = b;
+	register long x2 __asm__("x2") = c;
+	register long x3 __asm__("x3") = d;
+	register long x4 __asm__("x4") = e;
+	register long x5 __asm__("x5") = f;
+
+	__asm__ volatile("svc 0"
+	                 : "+r"(x0)
+	                 : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
+	                 : "memory");
+	r = x0;
+#  endif
+	if ((unsigned long)r > -4096UL) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
+}
+
+long fp_vsyscall(long nr, va_list ap)
+{
+	long a = va_arg(ap, long), b = va_arg(ap, long), c = va_arg(ap, long);
+	long d = va_arg(ap, long), e = va_arg(ap, long), f = va_arg(ap, long);
+
+	return fp_sys6(nr, a, b, c, d, e, f);
+}
+
+long fp_syscall(long nr, ...)
+{
+	va_list ap;
+	long r;
+
+	va_start(ap, nr);
+	r = fp_vsyscall(nr, ap);
+	va_end(ap);
+	return r;
+}
+#endif
+
 long fp_raw_openat(int dirfd, const char *path, int flags, mode_t mode)
 {
 	return FP_SYSCALL(SYS_openat, dirfd, path, flags, mode);

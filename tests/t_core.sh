@@ -249,7 +249,7 @@ INTERPOSED="_Exit _exit __open64_2 __open_2 __openat64_2 __openat_2 __read_chk
 	__fxstat __fxstat64
 	mount_setattr move_mount open_tree
 	posix_spawn_file_actions_adddup2 posix_spawn_file_actions_addfchdir_np preadv
-	preadv2 preadv64 preadv64v2 sendfile sendfile64 sendmsg splice tee unshare vfork
+	preadv2 preadv64 preadv64v2 sendfile sendfile64 sendmsg splice syscall tee unshare vfork
 	__vfork"
 # What only illumos libc has, exported by the illumos objects alone:
 # sysconf's XPG5 name.  tests/h_illumos.sh checks those objects' exports

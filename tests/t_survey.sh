@@ -10,7 +10,7 @@
 P=$FASTPATH_SO
 B=$TOP/bench/bin
 for f in "$B/urandom_loop" "$B/findelf" "$B/readlink_lister" "$B/readlink_hold" \
-	"$B/readlink_delay.so" "$TESTBIN/prog_urandom"; do
+	"$B/readlink_delay.so" "$TESTBIN/prog_urandom" "$TESTBIN/prog_syscall"; do
 	[ -e "$f" ] || { fail "missing $f (make check builds it)"; finish; exit; }
 done
 
@@ -447,6 +447,48 @@ expect_eq "relative TMPDIR: every process recorded, the command quoted back" \
 	"processes: 2 recorded, 0 left no record|suggest: nothing to mitigate|fastpath survey of: sh -c 'cd / && /bin/true; :'" \
 	"$(sed -n 's/;.*//p' "$T_TMP/rep" | grep '^processes')|$(tail -n 1 "$T_TMP/rep")|$(head -n 1 "$T_TMP/rep")"
 expect_eq "relative TMPDIR: the record directory removed" "" "$(ls "$T_TMP/rel/tmp")"
+
+# --- getrandom through syscall(2) (issue 40) ------------------------------------
+# PHP 8.2's random_bytes calls syscall(SYS_getrandom, ...): counted, apart
+# from getrandom(), and the row says --getrandom does not serve them.  The
+# wrapper changes nothing: every result and errno as native.
+"$TESTBIN/prog_syscall" 5 >"$T_TMP/n" 2>&1
+rc=$?
+if [ "$rc" -eq 77 ]; then
+	skip "getrandom through syscall(2)" "$(cat "$T_TMP/n")"
+else
+	precond "prog_syscall passes natively" [ "$rc" -eq 0 ]
+	env LD_PRELOAD="$P" "$TESTBIN/prog_syscall" 5 >"$T_TMP/f" 2>&1
+	expect_eq "syscall(2) under the preload: every result and errno as native" "$(cat "$T_TMP/n")" "$(cat "$T_TMP/f")"
+	sv "$T_TMP/d" "$TESTBIN/prog_syscall" 5 >"$T_TMP/f" 2>&1
+	expect_eq "syscall(2) under survey: every result and errno as native" "$(cat "$T_TMP/n")" "$(cat "$T_TMP/f")"
+	sv "$T_TMP/d" "$TESTBIN/prog_syscall" 3000 >/dev/null 2>&1
+	s=$(key "$T_TMP/d" getrandom.syscall)
+	# 3000, the 16-byte call on a bad buffer and the 64-byte one.
+	if [ "$s" -ge 3000 ] && [ "$s" -le 3002 ] && [ "$(key "$T_TMP/d" getrandom.syscall_ns)" -gt 0 ]; then
+		ok "syscall(SYS_getrandom) under survey: $s calls counted and timed"
+	else
+		fail "syscall(SYS_getrandom) under survey: counted $s of 3000" "$(cat "$T_TMP/d"/*.rec | grep getrandom)"
+	fi
+	"$INTERPOSE" --survey -- "$TESTBIN/prog_syscall" 3000 >/dev/null 2>"$T_TMP/rep"
+	has_row=$(grep '^getrandom  *300[0-2] calls .*made by syscall(2), which it does not serve' "$T_TMP/rep")
+	if [ -n "$has_row" ] && grep -q '^suggest: nothing to mitigate' "$T_TMP/rep"; then
+		ok "syscall(SYS_getrandom): the getrandom row counts them and says --getrandom does not serve them"
+	else
+		fail "syscall(SYS_getrandom): the report" "$(cat "$T_TMP/rep")"
+	fi
+fi
+if command -v php >/dev/null 2>&1; then
+	"$INTERPOSE" --survey -- php -r 'for($i=0;$i<20000;$i++) random_bytes(16);' >/dev/null 2>"$T_TMP/rep"
+	n=$(sed -n 's/^getrandom  *\([0-9]*\) calls .*/\1/p' "$T_TMP/rep")
+	if [ "${n:-0}" -ge 20000 ]; then
+		ok "PHP random_bytes loop: the getrandom row counts its $n calls"
+	else
+		fail "PHP random_bytes loop: the getrandom row" "$(cat "$T_TMP/rep")"
+	fi
+else
+	skip "PHP random_bytes loop" "php is not installed (php-cli)"
+fi
 
 # --- no records (issue 40): one line, the command's own status ----------------
 # The command's last image runs without the preload and removes what its
