@@ -479,6 +479,7 @@ else
 	fi
 fi
 if command -v php >/dev/null 2>&1; then
+	# shellcheck disable=SC2016 # PHP's own $i
 	"$INTERPOSE" --survey -- php -r 'for($i=0;$i<20000;$i++) random_bytes(16);' >/dev/null 2>"$T_TMP/rep"
 	n=$(sed -n 's/^getrandom  *\([0-9]*\) calls .*/\1/p' "$T_TMP/rep")
 	if [ "${n:-0}" -ge 20000 ]; then
