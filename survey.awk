@@ -726,7 +726,7 @@ function surveyed_command(    file, line, text, got, lines, words, n, i, out) {
 function no_records(    why) {
 	why = unreadable ? sprintf("; %d unreadable record(s) ignored", unreadable) : ""
 	if (environment("FP_SURVEY_COMMAND") != "")
-		printf "fastpath survey of: %s: no records (no process of it loaded fastpath.so: a static or setuid program, or one that clears LD_PRELOAD)%s\n", \
+		printf "fastpath survey of: %s: no records (none of its processes wrote one: not loaded (a static or setuid program, LD_PRELOAD cleared), killed, or could not write)%s\n", \
 			surveyed_command(), why
 	else
 		printf "fastpath survey: no records in this directory%s\n", why
