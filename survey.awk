@@ -18,6 +18,8 @@
 #
 # From the environment (never -v, which expands backslashes):
 #   FP_SURVEY_ROOT     the surveyed command's pid; unset or 0: unknown
+#   FP_SURVEY_UNIT     the systemd unit whose drop-in surveys into this
+#                      directory: the suggestion is its --unit line
 #   FP_SURVEY_COMMAND  a file holding the command as sh words, quoted by
 #                      interpose; unset: the earliest process's name "..."
 #   FP_SURVEY_ALIVE    "all": take every "running" record's process as
@@ -634,9 +636,22 @@ function count_processes(    i, p, kids) {
 	if (root_pid > 0 && !(root_pid in proc_of_pid)) missing++
 	still_running = 0
 	mark_gone_processes()
+	outlived = ""
 	for (i = 1; i <= nrunning; i++)
 		if (running_pid[i] in gone) missing++
-		else still_running++
+		else if (++still_running <= 5)
+			outlived = outlived (outlived == "" ? "" : ", ") running_pid[i] " " proc_prog[proc_of_pid[running_pid[i]]]
+	if (still_running > 5) outlived = outlived ", ..."
+}
+
+# Under --survey, processes that outlived the command (a daemon it
+# started) are named, and what they go on doing is said: interpose removes
+# the directory after this report, and they keep the preload in survey
+# mode, writing records nowhere, until they end.
+function note_outlived() {
+	if (!still_running || environment("FP_SURVEY_COMMAND") == "") return
+	add_note(sprintf("still running after the command ended: %s; surveyed until they end, their later records lost (survey a daemon through its environment: interpose(1), SERVICES)", \
+		outlived))
 }
 
 # gone[pid] for each "running" record whose process is gone: kill -0, in
@@ -736,10 +751,14 @@ function no_records(    why) {
 # one "suggest:" line, the last of the report.
 function suggest() {
 	reasons = ""; notes = ""; options = ""; caveat = ""
+	note_outlived()
 	each_mitigation("suggest")
 	if (notes != "") print notes
 	if (reasons == "") { print "suggest: nothing to mitigate"; return }
 	if (caveat != "") print caveat
 	print "reason: " reasons
-	print "suggest: interpose" options " -- " surveyed_command()
+	# A unit's directory (interpose --unit NAME --survey=DIR wrote its
+	# drop-in): the line that applies the options to that unit.
+	if (environment("FP_SURVEY_UNIT") != "") print "suggest: interpose --unit " sh_quote(environment("FP_SURVEY_UNIT")) options
+	else print "suggest: interpose" options " -- " surveyed_command()
 }

@@ -463,6 +463,40 @@ else
 	skip "what a record costs" "strace is not installed"
 fi
 
+# A record at start only from a session leader (a service's main process, a
+# daemon): a report made while it runs names it.  Any other process's first
+# record is at its exit.
+if command -v setsid >/dev/null 2>&1; then
+	rm -rf "$T_TMP/d" && mkdir "$T_TMP/d"
+	# shellcheck disable=SC2016 # for the inner shells
+	got=$(env LD_PRELOAD="$P" FASTPATH_SURVEY="$T_TMP/d" sh -c 'ls "$1"' sh "$T_TMP/d" | wc -l | tr -d ' ')
+	# shellcheck disable=SC2016
+	got="$got $(env LD_PRELOAD="$P" FASTPATH_SURVEY="$T_TMP/d" setsid sh -c 'grep -l "^state running" "$1"/$$.rec' sh "$T_TMP/d" | wc -l | tr -d ' ')"
+	expect_eq "a record at start from a session leader only" "0 1" "$got"
+	# A daemon the command starts outlives the report: named, and said
+	# to stay surveyed.
+	"$INTERPOSE" --survey -- setsid -f sh -c 'sleep 5' 2>"$T_TMP/rep"
+	dp=$(sed -n 's/^note: still running after the command ended: \([0-9]*\) sh; surveyed until they end.*/\1/p' "$T_TMP/rep")
+	if [ -n "$dp" ] && grep -q ', 1 still running' "$T_TMP/rep"; then
+		ok "--survey: a daemon that outlives the command is named, and said to stay surveyed"
+		kill "$dp" 2>/dev/null
+	else
+		fail "--survey: a daemon that outlives the command" "$(cat "$T_TMP/rep")"
+	fi
+else
+	skip "session leaders and daemons" "setsid (util-linux) is not installed"
+fi
+
+# --survey-report of a unit's directory suggests the --unit line, not the
+# command seen (issue 40).
+mkdir -p "$T_TMP/uroot" "$T_TMP/usv"
+"$INTERPOSE" --unit web --root "$T_TMP/uroot" --survey="$T_TMP/usv" >/dev/null 2>&1
+env LD_PRELOAD="$P" FASTPATH_SURVEY="$T_TMP/usv" "$B/urandom_loop" seed 20000
+expect_eq "--survey-report of a unit's directory: the --unit line" "suggest: interpose --unit web" \
+	"$("$INTERPOSE" --root "$T_TMP/uroot" --survey-report "$T_TMP/usv" 2>&1 | tail -n 1)"
+expect_eq "--survey-report of a directory no unit names: the command" "suggest: interpose -- urandom_loop ..." \
+	"$("$INTERPOSE" --survey-report "$T_TMP/usv" 2>&1 | tail -n 1)"
+
 # --- getrandom through syscall(2) (issue 40) ------------------------------------
 # PHP 8.2's random_bytes calls syscall(SYS_getrandom, ...): counted, apart
 # from getrandom(), and the row says --getrandom does not serve them.  The
