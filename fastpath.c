@@ -351,7 +351,7 @@ void fp_fsz_release(struct fp_fsz *g)
 		 * process's. */
 
 #if defined(FP_LINUX)
-		(void)FP_SYSCALL(SYS_rt_sigtimedwait, &xfsz, NULL, &zero, (size_t)(_NSIG / 8));
+		(void)FP_SYSCALL(SYS_rt_sigtimedwait, &xfsz, 0L, &zero, (size_t)(_NSIG / 8));
 #else
 		(void)sigtimedwait(&xfsz, NULL, &zero);
 #endif

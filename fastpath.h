@@ -326,7 +326,7 @@ bool fp_secure_mode(void) FP_HIDDEN;
 /* getcpu(2) itself: before binding, and where libc lacks getcpu. */
 static inline int fp_nr_getcpu(unsigned int *cpu, unsigned int *node)
 {
-	return (int)syscall(SYS_getcpu, cpu, node, NULL);
+	return (int)syscall(SYS_getcpu, cpu, node, 0L); /* 0L: a variadic argument, not NULL */
 }
 
 static inline int fp_nr_sched_getcpu(void)
