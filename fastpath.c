@@ -119,6 +119,63 @@ int _syscall(int, ...);
 #  define FP_SYSCALL syscall
 #endif
 
+#ifdef FP_HAVE_SYSCALL_WRAP
+/* The system call instruction with six arguments, read as glibc's and
+ * musl's syscall() read them (six longs); -1 and errno for -4095..-1. */
+static long fp_sys6(long nr, long a, long b, long c, long d, long e, long f)
+{
+	long r;
+#  if defined(__x86_64__)
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	register long r9 __asm__("r9") = f;
+
+	__asm__ volatile("syscall"
+	                 : "=a"(r)
+	                 : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+	                 : "rcx", "r11", "memory");
+#  else
+	register long x8 __asm__("x8") = nr;
+	register long x0 __asm__("x0") = a;
+	register long x1 __asm__("x1") = b;
+	register long x2 __asm__("x2") = c;
+	register long x3 __asm__("x3") = d;
+	register long x4 __asm__("x4") = e;
+	register long x5 __asm__("x5") = f;
+
+	__asm__ volatile("svc 0"
+	                 : "+r"(x0)
+	                 : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
+	                 : "memory");
+	r = x0;
+#  endif
+	if ((unsigned long)r > -4096UL) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
+}
+
+long fp_vsyscall(long nr, va_list ap)
+{
+	long a = va_arg(ap, long), b = va_arg(ap, long), c = va_arg(ap, long);
+	long d = va_arg(ap, long), e = va_arg(ap, long), f = va_arg(ap, long);
+
+	return fp_sys6(nr, a, b, c, d, e, f);
+}
+
+long fp_syscall(long nr, ...)
+{
+	va_list ap;
+	long r;
+
+	va_start(ap, nr);
+	r = fp_vsyscall(nr, ap);
+	va_end(ap);
+	return r;
+}
+#endif
+
 long fp_raw_openat(int dirfd, const char *path, int flags, mode_t mode)
 {
 	return FP_SYSCALL(SYS_openat, dirfd, path, flags, mode);
@@ -294,7 +351,7 @@ void fp_fsz_release(struct fp_fsz *g)
 		 * process's. */
 
 #if defined(FP_LINUX)
-		(void)FP_SYSCALL(SYS_rt_sigtimedwait, &xfsz, NULL, &zero, (size_t)(_NSIG / 8));
+		(void)FP_SYSCALL(SYS_rt_sigtimedwait, &xfsz, 0L, &zero, (size_t)(_NSIG / 8));
 #else
 		(void)sigtimedwait(&xfsz, NULL, &zero);
 #endif
@@ -994,7 +1051,28 @@ static unsigned long fp_sv_tick_of(const struct timespec *ts)
 	return (unsigned long)((((uint64_t)ts->tv_sec * 1000000000u) + (uint64_t)ts->tv_nsec) >> 30);
 }
 
-static bool fp_sv_line(int fd, const char *key, const char *sval, unsigned long v)
+/* A record on its way out: put together in one buffer and written by one
+ * write(2) (a record is about 1.3 KB), or in as many as it takes where the
+ * buffer is smaller.  The writer that holds fp_sv.busy has the static one;
+ * one that could not take it (a final record whose thread interrupted a
+ * periodic writer) writes from a small one on the stack, as a signal
+ * handler on a small stack can. */
+struct fp_sv_out {
+	int fd;
+	bool ok;
+	size_t len, cap;
+	char *buf;
+};
+static char fp_sv_big[4096];
+
+static void fp_sv_flush(struct fp_sv_out *o)
+{
+	if (o->len && fp_raw_write(o->fd, o->buf, o->len) != (ssize_t)o->len)
+		o->ok = false;
+	o->len = 0;
+}
+
+static void fp_sv_line(struct fp_sv_out *o, const char *key, const char *sval, unsigned long v)
 {
 	char line[192];
 	struct fp_buf b = { line, 0, sizeof line - 1 };
@@ -1010,11 +1088,19 @@ static bool fp_sv_line(int fd, const char *key, const char *sval, unsigned long 
 		fp_buf_ulong(&b, v);
 	}
 	line[b.len++] = '\n';
-	return fp_raw_write(fd, line, b.len) == (ssize_t)b.len;
+	if (o->len + b.len > o->cap)
+		fp_sv_flush(o);
+	if (b.len > o->cap) {
+		if (fp_raw_write(o->fd, line, b.len) != (ssize_t)b.len)
+			o->ok = false;
+		return;
+	}
+	memcpy(o->buf + o->len, line, b.len);
+	o->len += b.len;
 }
 
 /* "<key> <seconds>.<nanoseconds>": no 64-bit arithmetic. */
-static bool fp_sv_time(int fd, const char *key, const struct timespec *ts)
+static void fp_sv_time(struct fp_sv_out *o, const char *key, const struct timespec *ts)
 {
 	char v[48], *p = v + sizeof v;
 	long ns = ts->tv_nsec;
@@ -1027,33 +1113,37 @@ static bool fp_sv_time(int fd, const char *key, const struct timespec *ts)
 		*--p = (char)('0' + ns % 10);
 	*--p = '.';
 	memmove(v + b.len, p, strlen(p) + 1);
-	return fp_sv_line(fd, key, v, 0);
+	fp_sv_line(o, key, v, 0);
 }
 
 /* own: the counters are this process's; else zeros, and now as start. */
-static bool fp_sv_body(int fd, long pid, bool final, bool own, const struct timespec *now)
+static bool fp_sv_body(struct fp_sv_out *o, long pid, bool final, bool own,
+                       const struct timespec *now)
 {
-	bool ok = fp_sv_line(fd, "fastpath-survey", NULL, 1) &&
-	          fp_sv_line(fd, "pid", NULL, (unsigned long)pid) &&
-	          fp_sv_line(fd, "ppid", NULL, (unsigned long)(own ? fp_sv.ppid : (long)getppid())) &&
-	          fp_sv_line(fd, "prog", fp_progname(), 0) &&
-	          fp_sv_line(fd, "state", final ? "exited" : "running", 0) &&
-	          fp_sv_time(fd, "start_s", own ? &fp_sv.start : now) && fp_sv_time(fd, "now_s", now) &&
-	          fp_sv_line(fd, "spawns", NULL, own ? atomic_load(&fp_sv.spawns) : 0) &&
-	          fp_sv_line(fd, "vforks", NULL, own ? atomic_load(&fp_sv.vforks) : 0);
 	size_t i;
 	unsigned k;
 
-	for (i = 0; ok && i < fp_nmitigations; i++) {
+	fp_sv_line(o, "fastpath-survey", NULL, 1);
+	fp_sv_line(o, "pid", NULL, (unsigned long)pid);
+	fp_sv_line(o, "ppid", NULL, (unsigned long)(own ? fp_sv.ppid : (long)getppid()));
+	fp_sv_line(o, "prog", fp_progname(), 0);
+	fp_sv_line(o, "state", final ? "exited" : "running", 0);
+	fp_sv_time(o, "start_s", own ? &fp_sv.start : now);
+	fp_sv_time(o, "now_s", now);
+	fp_sv_line(o, "spawns", NULL, own ? atomic_load(&fp_sv.spawns) : 0);
+	fp_sv_line(o, "vforks", NULL, own ? atomic_load(&fp_sv.vforks) : 0);
+	for (i = 0; o->ok && i < fp_nmitigations; i++) {
 		const struct fp_survey *sv = fp_mitigations[i]->survey;
 
 		if (own && sv && sv->calibrate)
-			sv->calibrate(fd);
-		for (k = 0; ok && sv && k < sv->n; k++)
-			ok = fp_sv_line(fd, sv->keys[k], NULL,
-			                own ? atomic_load_explicit(&sv->c[k], memory_order_relaxed) : 0);
+			sv->calibrate(o->fd);
+		for (k = 0; sv && k < sv->n; k++)
+			fp_sv_line(o, sv->keys[k], NULL,
+			           own ? atomic_load_explicit(&sv->c[k], memory_order_relaxed) : 0);
 	}
-	return ok && fp_sv_line(fd, "end", NULL, 0);
+	fp_sv_line(o, "end", NULL, 0);
+	fp_sv_flush(o);
+	return o->ok;
 }
 
 /* The directory this process's records go to: the survey directory when
@@ -1088,9 +1178,10 @@ static int fp_sv_opendir(void)
 	return sub;
 }
 
-static void fp_sv_write(bool final)
+/* held: this thread holds fp_sv.busy (the static buffer is its own). */
+static void fp_sv_write(bool final, bool held)
 {
-	char pre[32], tmp[64], rec[32];
+	char pre[32], tmp[64], rec[32], small[256];
 	struct fp_buf t = { pre, 0, sizeof pre }, r = { rec, 0, sizeof rec };
 	long pid = (long)getpid();
 	struct timespec now = { 0, 0 };  /* a refused clock reads 0, as fp_now_ns */
@@ -1115,7 +1206,10 @@ static void fp_sv_write(bool final)
 			/* Past the program's file-size limit the record is
 			 * not there (EFBIG), never a SIGXFSZ. */
 			fp_fsz_hold(&g);
-			ok = fp_sv_body(fd, pid, final, atomic_load(&fp_sv.owner) == pid, &now);
+			struct fp_sv_out o = { fd, true, 0, held ? sizeof fp_sv_big : sizeof small,
+				               held ? fp_sv_big : small };
+
+			ok = fp_sv_body(&o, pid, final, atomic_load(&fp_sv.owner) == pid, &now);
 			fp_fsz_release(&g);
 
 			ok = fp_raw_close(fd) == 0 && ok;
@@ -1144,7 +1238,7 @@ void fp_survey_tick(uint64_t now_ns)
 	/* Checked again under the flag: another thread may just have. */
 	if (now - atomic_load(&fp_sv.last_tick) >= fp_cfg.survey_every &&
 	    atomic_load(&fp_sv.final_pid) != (long)getpid())
-		fp_sv_write(false);
+		fp_sv_write(false, true);
 	atomic_store(&fp_sv.busy, 0);
 }
 
@@ -1152,6 +1246,7 @@ static void fp_survey_final(void)
 {
 	long pid;
 	int idle, tries;
+	bool held = false;
 
 	if (atomic_load(&fp_init_state) != FP_INIT_DONE || !fp_cfg.survey)
 		return;
@@ -1163,12 +1258,13 @@ static void fp_survey_final(void)
 	 * it may be this very thread, interrupted by a signal handler. */
 	for (tries = 0; tries < 1000; tries++) {
 		idle = 0;
-		if (atomic_compare_exchange_strong(&fp_sv.busy, &idle, 1))
+		if ((held = atomic_compare_exchange_strong(&fp_sv.busy, &idle, 1)))
 			break;
 		sched_yield();
 	}
-	fp_sv_write(true);
-	atomic_store(&fp_sv.busy, 0);
+	fp_sv_write(true, held);
+	if (held)
+		atomic_store(&fp_sv.busy, 0);
 }
 
 void fp_sv_spawned(void)
@@ -1201,16 +1297,38 @@ static void fp_sv_own(void)
 	atomic_store(&fp_sv.vforks, 0);
 }
 
-/* At start: a record says "running" from the first moment, so that a
- * service can be reported on at once, and a process killed later shows. */
+/* At start: a record only from a process that leads its session (a
+ * service's main process, a daemon spawned detached), which says "running"
+ * at once: a report made while it runs names it, and one made after the
+ * command that started it has ended says it outlived it.  Any other
+ * process writes its record at exit, and about once a minute while it
+ * runs (fp_survey_tick): a short one (a shell loop's /bin/true) pays one
+ * record, not two; one killed before its first leaves none, which its
+ * parent's count of children tells (interpose(1), SURVEY).  The name is
+ * taken now, before main can touch what it is read from. */
 static void fp_survey_start(void)
 {
+	int idle = 0;
+
 	fp_sv_own();
 	if (!fp_cfg.survey)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &fp_sv.start);
+	atomic_store(&fp_sv.last_tick, fp_sv_tick_of(&fp_sv.start));
 	(void)fp_progname();
-	fp_sv_write(false);
+#ifdef FP_LINUX
+	/* The system call: getsid's version set on illumos is not
+	 * established against the floor (tests/illumos_libc_symbols.txt),
+	 * and there every process writes its first record later. */
+	if (syscall(SYS_getsid, 0) != (long)getpid() ||
+	    !atomic_compare_exchange_strong(&fp_sv.busy, &idle, 1))
+		return;
+#else
+	(void)idle;
+	return;
+#endif
+	fp_sv_write(false, true);
+	atomic_store(&fp_sv.busy, 0);
 }
 
 /* A fork child: a process of its own, with no record until it ends. */

@@ -214,6 +214,30 @@ ssize_t fp_raw_readlinkat(int dirfd, const char *path, char *buf, size_t n) FP_H
 ssize_t fp_raw_write(int fd, const void *buf, size_t n) FP_HIDDEN;
 void fp_raw_closefrom(int lo) FP_HIDDEN;
 
+/* syscall(2) is wrapped where we can make a system call without it
+ * (fastpath.c, fp_vsyscall: 64-bit x86 and Arm, the instruction itself),
+ * so that the survey counts the calls a program makes through it
+ * (urandom_survey.c).  Our own calls must then not reach the export: the
+ * dynamic linker would bind them to it.  Every syscall() in our sources
+ * is fp_syscall() instead: the instruction, errno as libc sets it. */
+#if defined(FP_LINUX) && ((defined(__x86_64__) && defined(_LP64)) || defined(__aarch64__))
+#  define FP_HAVE_SYSCALL_WRAP 1
+long fp_vsyscall(long nr, va_list ap) FP_HIDDEN;
+long fp_syscall(long nr, ...) FP_HIDDEN;
+#  define syscall(...) fp_syscall(__VA_ARGS__)
+/* The stand-in before binding: the instruction, as fp_syscall. */
+#  define FP_NR_SYSCALL                                                  \
+	va_list ap_;                                                         \
+	long r_;                                                             \
+	va_start(ap_, nr);                                                   \
+	r_ = fp_vsyscall(nr, ap_);                                           \
+	va_end(ap_);                                                         \
+	return r_;
+#  define FP_REAL_SYSCALL(X) X(long, syscall, (long nr, ...), FP_NR_SYSCALL)
+#else
+#  define FP_REAL_SYSCALL(X)
+#endif
+
 /* Our own writes under the program's file-size limit (fastpath.c): past
  * RLIMIT_FSIZE a write to a regular file (a memfd too) raises SIGXFSZ,
  * which kills by default, for a write the program never made.  Between
@@ -302,7 +326,7 @@ bool fp_secure_mode(void) FP_HIDDEN;
 /* getcpu(2) itself: before binding, and where libc lacks getcpu. */
 static inline int fp_nr_getcpu(unsigned int *cpu, unsigned int *node)
 {
-	return (int)syscall(SYS_getcpu, cpu, node, NULL);
+	return (int)syscall(SYS_getcpu, cpu, node, 0L); /* 0L: a variadic argument, not NULL */
 }
 
 static inline int fp_nr_sched_getcpu(void)
@@ -621,7 +645,7 @@ struct mount_attr;
 	FP_REAL_ATTR_AFFINITY(X)                                                \
 	FP_REAL_NEWER(X) FP_REAL_CLOSE_RANGE(X) FP_REAL_CLOSEFROM(X) FP_REAL_FCNTL64(X)         \
 	FP_REAL_FCNTL_TIME64(X) FP_REAL_GET_NPROCS(X) FP_REAL_SYSCONF_XPG5(X) FP_REAL_DUP3(X)  \
-	FP_REAL_SEEN(X) FP_REAL_SEEN64(X)
+	FP_REAL_SEEN(X) FP_REAL_SEEN64(X) FP_REAL_SYSCALL(X)
 
 /* Members are named r_<symbol>: musl #defines open64 as open, and token
  * pasting keeps such macros from renaming our members. */

@@ -18,6 +18,8 @@
 #
 # From the environment (never -v, which expands backslashes):
 #   FP_SURVEY_ROOT     the surveyed command's pid; unset or 0: unknown
+#   FP_SURVEY_UNIT     the systemd unit whose drop-in surveys into this
+#                      directory: the suggestion is its --unit line
 #   FP_SURVEY_COMMAND  a file holding the command as sh words, quoted by
 #                      interpose; unset: the earliest process's name "..."
 #   FP_SURVEY_ALIVE    "all": take every "running" record's process as
@@ -43,6 +45,7 @@ BEGIN {
 	root_pid = environment("FP_SURVEY_ROOT")
 	root_pid = is_count(root_pid) ? root_pid + 0 : 0
 	nproc = 0; nrunning = 0; unreadable = 0; in_refused = 0; top_records = 0; nuids = 0
+	nnames = 0; superseded = 0
 	t0 = -1; t1 = 0; first_prog = ""
 	each_mitigation("init")
 }
@@ -55,8 +58,41 @@ $0 == "//" { in_refused = 1; next }
 in_refused { listed[$0] = 1; unreadable++; next }
 {
 	listed[$0] = 1
-	record_name = $0  # read_record's getline sets $0
-	if (read_record(record_name)) { fold_record(); trusted_from(record_name) }
+	name_pid = pid_of_name($0)
+	if (!(name_pid in names_of)) names_of[name_pid] = 0
+	record_names[++nnames] = $0
+	named[name_pid, ++names_of[name_pid]] = $0
+}
+
+# The pid a record's name says: the writer names it <pid>.rec, and a
+# record whose pid is not its name's is not what it says (unreadable).
+function pid_of_name(name) { sub(/^.*\//, "", name); return substr(name, 1, length(name) - 4) + 0 }
+
+# Every record listed, read once, in the order listed.  One pid in several
+# names (./PID.rec and ./UID/PID.rec): a process that changed user
+# (setpriv, runuser, a daemon's setuid) left the records it wrote before in
+# the directory of its first user, and its later ones in its new user's
+# subdirectory; the one written last (now_s) is read, the others passed
+# over.
+function read_all(    i, k, p, name, best, best_now) {
+	for (i = 1; i <= nnames; i++) {
+		p = pid_of_name(record_names[i])
+		if (names_of[p] == 1) { read_one(record_names[i]); continue }
+		if (p in done_pid) continue
+		done_pid[p] = 1
+		best = ""; best_now = -1
+		for (k = 1; k <= names_of[p]; k++) {
+			name = named[p, k]
+			if (!read_record(name) || rec["pid"] + 0 != p) { unreadable++; continue }
+			if (best != "") superseded++
+			if (rec["now_s"] + 0 > best_now) { best = name; best_now = rec["now_s"] + 0 }
+		}
+		if (best != "") read_one(best)
+	}
+}
+
+function read_one(name) {
+	if (read_record(name) && rec["pid"] + 0 == pid_of_name(name)) { fold_record(); trusted_from(name) }
 	else unreadable++
 }
 
@@ -68,7 +104,7 @@ function trusted_from(name,    uid) {
 	by_uid[uid]++
 }
 
-END { report() }
+END { read_all(); report() }
 
 # ---- reading ----------------------------------------------------------------
 # ./PID.rec, or ./UID/PID.rec: a user's own subdirectory of a shared one.
@@ -84,22 +120,24 @@ function is_seconds(s) {
 # incomplete (no "end"), too long, of another version, with a value that is
 # not a plain decimal (nan, -1, 1e9, text), or missing what every record
 # has.  A file gone or unreadable since it was listed reads as nothing.
-function read_record(name,    got, lines, complete) {
+function read_record(name,    got, lines, complete, line, f, nf) {
 	split("", rec)
 	lines = 0; complete = 0
-	while ((got = (getline < name)) > 0) {
+	# Into a variable, not $0: the chosen records are read again in END.
+	while ((got = (getline line < name)) > 0) {
 		if (++lines > MAX_RECORD_LINES) break
 		if (lines == 1) {
-			if ($0 != "fastpath-survey 1") break
+			if (line != "fastpath-survey 1") break
 			continue
 		}
+		nf = split(line, f)
 		# A name is whatever the file was called: spaces, nothing
 		# (escaped when shown); the record still counts.
-		if ($1 == "prog") { rec["prog"] = NF > 1 ? substr($0, 6) : "?"; continue }
-		if (NF != 2) break
-		if ($1 == "end") { complete = 1; break }
-		if ($1 != "prog" && $1 != "state" && !is_seconds($2)) break
-		rec[$1] = $2
+		if (f[1] == "prog") { rec["prog"] = nf > 1 ? substr(line, 6) : "?"; continue }
+		if (nf != 2) break
+		if (f[1] == "end") { complete = 1; break }
+		if (f[1] != "state" && !is_seconds(f[2])) break
+		rec[f[1]] = f[2]
 	}
 	if (got >= 0) close(name)
 	return complete && got > 0 && record_is_whole()
@@ -389,22 +427,28 @@ function urandom_suggest() {
 
 # ---- getrandom ----------------------------------------------------------------
 function getrandom_rules(phase) {
-	if (phase == "init") getrandom_calls = getrandom_ns = 0
+	if (phase == "init") getrandom_calls = getrandom_ns = getrandom_sc = getrandom_sc_ns = 0
 	if (phase == "fold") return getrandom_fold()
 	if (phase == "row") getrandom_row()
 	else if (phase == "suggest") getrandom_suggest()
 	return 0
 }
 
+# getrandom.syscall: the small calls made through syscall(2) (PHP's
+# random_bytes), which the preload sees but --getrandom does not serve:
+# counted and timed in the row, never in its saving.
 function getrandom_fold() {
 	getrandom_calls += key("getrandom.calls")
 	getrandom_ns += key("getrandom.ns")
-	return key("getrandom.ns")
+	getrandom_sc += key("getrandom.syscall")
+	getrandom_sc_ns += key("getrandom.syscall_ns")
+	return key("getrandom.ns") + key("getrandom.syscall_ns")
 }
 
 function getrandom_row() {
-	row("getrandom", getrandom_calls, getrandom_ns, getrandom_ns, \
-		"kernel time of the small calls, served from the pool only with --getrandom")
+	row("getrandom", getrandom_calls + getrandom_sc, getrandom_ns + getrandom_sc_ns, getrandom_ns, \
+		"kernel time of the small calls, served from the pool only with --getrandom" \
+		(getrandom_sc ? sprintf("; %d made by syscall(2), which it does not serve", getrandom_sc) : ""))
 }
 
 function getrandom_suggest() {
@@ -592,9 +636,22 @@ function count_processes(    i, p, kids) {
 	if (root_pid > 0 && !(root_pid in proc_of_pid)) missing++
 	still_running = 0
 	mark_gone_processes()
+	outlived = ""
 	for (i = 1; i <= nrunning; i++)
 		if (running_pid[i] in gone) missing++
-		else still_running++
+		else if (++still_running <= 5)
+			outlived = outlived (outlived == "" ? "" : ", ") running_pid[i] " " proc_prog[proc_of_pid[running_pid[i]]]
+	if (still_running > 5) outlived = outlived ", ..."
+}
+
+# Under --survey, processes that outlived the command (a daemon it
+# started) are named, and what they go on doing is said: interpose removes
+# the directory after this report, and they keep the preload in survey
+# mode, writing records nowhere, until they end.
+function note_outlived() {
+	if (!still_running || environment("FP_SURVEY_COMMAND") == "") return
+	add_note(sprintf("still running after the command ended: %s; surveyed until they end, their later records lost (survey a daemon through its environment: interpose(1), SERVICES)", \
+		outlived))
 }
 
 # gone[pid] for each "running" record whose process is gone: kill -0, in
@@ -629,6 +686,7 @@ function report(    i) {
 	if (still_running) printf ", %d still running", still_running
 	printf "; wall time %s\n", ms(wall_ns)
 	if (unreadable) printf "(%d unreadable record(s) ignored)\n", unreadable
+	if (superseded) printf "(%d earlier record(s) of a process that changed user passed over: its last one is read)\n", superseded
 	if (nuids) {
 		printf "records read: %d in the directory (root's or the reader's)", top_records
 		for (i = 1; i <= nuids; i++)
@@ -683,7 +741,7 @@ function surveyed_command(    file, line, text, got, lines, words, n, i, out) {
 function no_records(    why) {
 	why = unreadable ? sprintf("; %d unreadable record(s) ignored", unreadable) : ""
 	if (environment("FP_SURVEY_COMMAND") != "")
-		printf "fastpath survey of: %s: no records (no process of it loaded fastpath.so: a static or setuid program, or one that clears LD_PRELOAD)%s\n", \
+		printf "fastpath survey of: %s: no records (none of its processes wrote one: not loaded (a static or setuid program, LD_PRELOAD cleared), killed, or could not write)%s\n", \
 			surveyed_command(), why
 	else
 		printf "fastpath survey: no records in this directory%s\n", why
@@ -693,10 +751,14 @@ function no_records(    why) {
 # one "suggest:" line, the last of the report.
 function suggest() {
 	reasons = ""; notes = ""; options = ""; caveat = ""
+	note_outlived()
 	each_mitigation("suggest")
 	if (notes != "") print notes
 	if (reasons == "") { print "suggest: nothing to mitigate"; return }
 	if (caveat != "") print caveat
 	print "reason: " reasons
-	print "suggest: interpose" options " -- " surveyed_command()
+	# A unit's directory (interpose --unit NAME --survey=DIR wrote its
+	# drop-in): the line that applies the options to that unit.
+	if (environment("FP_SURVEY_UNIT") != "") print "suggest: interpose --unit " sh_quote(environment("FP_SURVEY_UNIT")) options
+	else print "suggest: interpose" options " -- " surveyed_command()
 }

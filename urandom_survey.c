@@ -24,7 +24,8 @@
 	X(CLOSE, "urandom.close") X(CLOSE_NS, "urandom.close_ns")             \
 	X(GETRANDOM, "getrandom.calls") X(GETRANDOM_NS, "getrandom.ns")    \
 	X(DUPCLOSE_NS, "urandom.dup_close_ns") X(DUPFALLBACK, "urandom.dup_fallback") \
-	X(SOURCE, "urandom.source")
+	X(SOURCE, "urandom.source")                                          \
+	X(GETRANDOM_SC, "getrandom.syscall") X(GETRANDOM_SC_NS, "getrandom.syscall_ns")
 
 enum {
 #define UR_X(e, key) UR_S_##e,
@@ -138,3 +139,41 @@ void ur_sv_getrandom(uint64_t t0)
 	ur_sv_done(UR_S_GETRANDOM, UR_S_GETRANDOM_NS, t0);
 }
 
+
+#ifdef FP_HAVE_SYSCALL_WRAP
+static void ur_sv_syscall_getrandom(uint64_t t0)
+{
+	ur_sv_done(UR_S_GETRANDOM_SC, UR_S_GETRANDOM_SC_NS, t0);
+}
+
+/*
+ * syscall(2), for the survey only: PHP's random_bytes (8.2) and others
+ * call getrandom through it, past our getrandom().  The small calls are
+ * counted apart ("getrandom.syscall"), since --getrandom serves only
+ * getrandom() and getentropy(), not these.  Every other call, and every
+ * call outside survey mode, is the next syscall() with the six arguments
+ * it reads itself (glibc's and musl's read six longs, whatever was
+ * passed): its result and errno are the caller's as they come.
+ */
+#undef syscall
+FP_EXPORT long syscall(long nr, ...)
+{
+	va_list ap;
+	long a, b, c, d, e, f, r;
+
+	va_start(ap, nr);
+	a = va_arg(ap, long);
+	b = va_arg(ap, long);
+	c = va_arg(ap, long);
+	d = va_arg(ap, long);
+	e = va_arg(ap, long);
+	f = va_arg(ap, long);
+	va_end(ap);
+	if (fp_unlikely(fp_surveying()) && nr == SYS_getrandom && b > 0 && b <= UR_SERVE_MAX &&
+	    !((unsigned long)c & ~(unsigned long)GRND_NONBLOCK)) {
+		UR_SV_TIMED(r, FP_REAL(syscall)(nr, a, b, c, d, e, f), ur_sv_syscall_getrandom);
+		return r;
+	}
+	return FP_REAL(syscall)(nr, a, b, c, d, e, f);
+}
+#endif

@@ -252,7 +252,7 @@ INTERPOSED="_Exit _exit __open64_2 __open_2 __openat64_2 __openat_2 __read_chk
 	__fxstat __fxstat64
 	mount_setattr move_mount open_tree
 	posix_spawn_file_actions_adddup2 posix_spawn_file_actions_addfchdir_np preadv
-	preadv2 preadv64 preadv64v2 sendfile sendfile64 sendmsg splice tee unshare vfork
+	preadv2 preadv64 preadv64v2 sendfile sendfile64 sendmsg splice syscall tee unshare vfork
 	setrlimit setrlimit64 prlimit prlimit64
 	__vfork
 	access faccessat stat stat64 lstat lstat64 fstatat fstatat64 statx realpath

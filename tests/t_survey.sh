@@ -10,7 +10,7 @@
 P=$FASTPATH_SO
 B=$TOP/bench/bin
 for f in "$B/urandom_loop" "$B/findelf" "$B/readlink_lister" "$B/readlink_hold" \
-	"$B/readlink_delay.so" "$TESTBIN/prog_urandom"; do
+	"$B/readlink_delay.so" "$TESTBIN/prog_urandom" "$TESTBIN/prog_syscall"; do
 	[ -e "$f" ] || { fail "missing $f (make check builds it)"; finish; exit; }
 done
 
@@ -239,7 +239,9 @@ expect_eq "--survey: SIGTERM forwarded to the command" 143 $?
 expect_eq "--survey=FILE: the report in FILE, last line" "suggest: nothing to mitigate" "$(tail -n 1 "$T_TMP/rep")"
 "$INTERPOSE" --survey ls -l / >/dev/null 2>"$T_TMP/rep"
 expect_eq "ls -l: nothing to mitigate" "suggest: nothing to mitigate" "$(tail -n 1 "$T_TMP/rep")"
-"$INTERPOSE" --survey sh -c 'ulimit -n 3 && exec true' 2>"$T_TMP/rep"
+# A process writes its record at exit: the child that cannot load the
+# preload leaves none, and its parent's count of children says so.
+"$INTERPOSE" --survey sh -c '(ulimit -n 3 && exec true); :' 2>"$T_TMP/rep"
 if grep -q '1 left no record' "$T_TMP/rep"; then ok "EMFILE: the report counts the record that could not be written"
 else fail "EMFILE: missing record not counted" "$(head -n 3 "$T_TMP/rep")"; fi
 
@@ -399,6 +401,16 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1; then
 	expect_eq "shared directory: root's report reads every user's, says whose, trusts no forged subdirectory" \
 		"processes: 3 recorded|(1 unreadable record(s) ignored)|records read: 1 in the directory (root's or the reader's), 2 of uid 65534 (its own subdirectory, owned by it)" \
 		"$(sed -n 's/^\(processes: [0-9]* recorded\).*/\1/p' "$T_TMP/rep")|$(grep '^(' "$T_TMP/rep")|$(grep '^records read' "$T_TMP/rep")"
+	# A root --survey of a command that drops to nobody: the dropped
+	# process's records land (the directory --survey makes as root is
+	# the shared kind) and the report reads them as nobody's.
+	mkdir -p "$T_TMP/tmp"
+	TMPDIR=$T_TMP/tmp "$INTERPOSE" --survey -- setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$B/urandom_loop" seed 20000 2>"$T_TMP/rep"
+	expect_eq "root --survey through setpriv to nobody: its process counted, as uid 65534's, the urandom reason given" \
+		"0|processes: 1 recorded, 0 left no record|records read: 0 in the directory (root's or the reader's), 1 of uid 65534 (its own subdirectory, owned by it)|reason: urandom" \
+		"$?|$(sed -n 's/;.*//p' "$T_TMP/rep" | grep '^processes')|$(grep '^records read' "$T_TMP/rep")|$(grep -o '^reason: urandom' "$T_TMP/rep")"
+	expect_eq "root --survey through setpriv: the record directory removed" "" "$(ls "$T_TMP/tmp")"
 	chmod 0700 "$T_TMP"
 else
 	skip "a shared directory of several users" "needs root and setpriv (util-linux)"
@@ -437,6 +449,96 @@ expect_eq "relative TMPDIR: every process recorded, the command quoted back" \
 	"processes: 2 recorded, 0 left no record|suggest: nothing to mitigate|fastpath survey of: sh -c 'cd / && /bin/true; :'" \
 	"$(sed -n 's/;.*//p' "$T_TMP/rep" | grep '^processes')|$(tail -n 1 "$T_TMP/rep")|$(head -n 1 "$T_TMP/rep")"
 expect_eq "relative TMPDIR: the record directory removed" "" "$(ls "$T_TMP/rel/tmp")"
+
+# --- what a record costs (issue 40) -----------------------------------------------
+# A short process writes one record, at exit, by one write(2) and one rename
+# (it wrote one at start too, each in about 40 writes).
+if command -v strace >/dev/null 2>&1; then
+	rm -rf "$T_TMP/d" && mkdir "$T_TMP/d"
+	strace -f -qq -e trace=write,rename,renameat,renameat2 -o "$T_TMP/st" \
+		env LD_PRELOAD="$P" FASTPATH_SURVEY="$T_TMP/d" /bin/true
+	expect_eq "/bin/true surveyed: one record, one write(2), one rename" "1 1 1" \
+		"$(find "$T_TMP/d" -name '*.rec' | wc -l | tr -d ' ') $(grep -c 'write(' "$T_TMP/st") $(grep -c 'rename' "$T_TMP/st")"
+else
+	skip "what a record costs" "strace is not installed"
+fi
+
+# A record at start only from a session leader (a service's main process, a
+# daemon): a report made while it runs names it.  Any other process's first
+# record is at its exit.
+if command -v setsid >/dev/null 2>&1; then
+	rm -rf "$T_TMP/d" && mkdir "$T_TMP/d"
+	# shellcheck disable=SC2016 # for the inner shells
+	got=$(env LD_PRELOAD="$P" FASTPATH_SURVEY="$T_TMP/d" sh -c 'ls "$1"' sh "$T_TMP/d" | wc -l | tr -d ' ')
+	# shellcheck disable=SC2016
+	got="$got $(env LD_PRELOAD="$P" FASTPATH_SURVEY="$T_TMP/d" setsid sh -c 'grep -l "^state running" "$1"/$$.rec' sh "$T_TMP/d" | wc -l | tr -d ' ')"
+	expect_eq "a record at start from a session leader only" "0 1" "$got"
+	# A daemon the command starts outlives the report: named, and said
+	# to stay surveyed.
+	"$INTERPOSE" --survey -- setsid -f sh -c 'sleep 5' 2>"$T_TMP/rep"
+	dp=$(sed -n 's/^note: still running after the command ended: \([0-9]*\) sh; surveyed until they end.*/\1/p' "$T_TMP/rep")
+	if [ -n "$dp" ] && grep -q ', 1 still running' "$T_TMP/rep"; then
+		ok "--survey: a daemon that outlives the command is named, and said to stay surveyed"
+		kill "$dp" 2>/dev/null
+	else
+		fail "--survey: a daemon that outlives the command" "$(cat "$T_TMP/rep")"
+	fi
+else
+	skip "session leaders and daemons" "setsid (util-linux) is not installed"
+fi
+
+# --survey-report of a unit's directory suggests the --unit line, not the
+# command seen (issue 40).
+mkdir -p "$T_TMP/uroot" "$T_TMP/usv"
+"$INTERPOSE" --unit web --root "$T_TMP/uroot" --survey="$T_TMP/usv" >/dev/null 2>&1
+env LD_PRELOAD="$P" FASTPATH_SURVEY="$T_TMP/usv" "$B/urandom_loop" seed 20000
+expect_eq "--survey-report of a unit's directory: the --unit line" "suggest: interpose --unit web" \
+	"$("$INTERPOSE" --root "$T_TMP/uroot" --survey-report "$T_TMP/usv" 2>&1 | tail -n 1)"
+expect_eq "--survey-report of a directory no unit names: the command" "suggest: interpose -- urandom_loop ..." \
+	"$("$INTERPOSE" --survey-report "$T_TMP/usv" 2>&1 | tail -n 1)"
+
+# --- getrandom through syscall(2) (issue 40) ------------------------------------
+# PHP 8.2's random_bytes calls syscall(SYS_getrandom, ...): counted, apart
+# from getrandom(), and the row says --getrandom does not serve them.  The
+# wrapper changes nothing: every result and errno as native.
+"$TESTBIN/prog_syscall" 5 >"$T_TMP/n" 2>&1
+rc=$?
+if [ "$rc" -eq 77 ]; then
+	skip "getrandom through syscall(2)" "$(cat "$T_TMP/n")"
+else
+	precond "prog_syscall passes natively" [ "$rc" -eq 0 ]
+	env LD_PRELOAD="$P" "$TESTBIN/prog_syscall" 5 >"$T_TMP/f" 2>&1
+	expect_eq "syscall(2) under the preload: every result and errno as native" "$(cat "$T_TMP/n")" "$(cat "$T_TMP/f")"
+	sv "$T_TMP/d" "$TESTBIN/prog_syscall" 5 >"$T_TMP/f" 2>&1
+	expect_eq "syscall(2) under survey: every result and errno as native" "$(cat "$T_TMP/n")" "$(cat "$T_TMP/f")"
+	sv "$T_TMP/d" "$TESTBIN/prog_syscall" 3000 >/dev/null 2>&1
+	s=$(key "$T_TMP/d" getrandom.syscall)
+	# 3000, the 16-byte call on a bad buffer and the 64-byte one.
+	if [ "$s" -ge 3000 ] && [ "$s" -le 3002 ] && [ "$(key "$T_TMP/d" getrandom.syscall_ns)" -gt 0 ]; then
+		ok "syscall(SYS_getrandom) under survey: $s calls counted and timed"
+	else
+		fail "syscall(SYS_getrandom) under survey: counted $s of 3000" "$(cat "$T_TMP/d"/*.rec | grep getrandom)"
+	fi
+	"$INTERPOSE" --survey -- "$TESTBIN/prog_syscall" 3000 >/dev/null 2>"$T_TMP/rep"
+	has_row=$(grep '^getrandom  *300[0-2] calls .*made by syscall(2), which it does not serve' "$T_TMP/rep")
+	if [ -n "$has_row" ] && grep -q '^suggest: nothing to mitigate' "$T_TMP/rep"; then
+		ok "syscall(SYS_getrandom): the getrandom row counts them and says --getrandom does not serve them"
+	else
+		fail "syscall(SYS_getrandom): the report" "$(cat "$T_TMP/rep")"
+	fi
+fi
+if command -v php >/dev/null 2>&1; then
+	# shellcheck disable=SC2016 # PHP's own $i
+	"$INTERPOSE" --survey -- php -r 'for($i=0;$i<20000;$i++) random_bytes(16);' >/dev/null 2>"$T_TMP/rep"
+	n=$(sed -n 's/^getrandom  *\([0-9]*\) calls .*/\1/p' "$T_TMP/rep")
+	if [ "${n:-0}" -ge 20000 ]; then
+		ok "PHP random_bytes loop: the getrandom row counts its $n calls"
+	else
+		fail "PHP random_bytes loop: the getrandom row" "$(cat "$T_TMP/rep")"
+	fi
+else
+	skip "PHP random_bytes loop" "php is not installed (php-cli)"
+fi
 
 # --- no records (issue 40): one line, the command's own status ----------------
 # The command's last image runs without the preload and removes what its

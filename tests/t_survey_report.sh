@@ -364,6 +364,18 @@ suggest: nothing to mitigate" "$(tail -n 2 "$T_TMP/rep")"
 		chown nobody "$T_TMP/m/2.rec"
 		report
 		unreadable "a record owned by another user (not root): unreadable" 1
+		# A process that changed user (setpriv, a daemon's setuid):
+		# its first record in root's directory, its later ones in
+		# its new user's subdirectory.  The last written is read.
+		fresh
+		rec "$T_TMP/m/5.rec" state running now_s 2.0
+		mkdir -m 700 "$T_TMP/m/65534"
+		rec "$T_TMP/m/65534/5.rec" prog q now_s 3.0 getrandom.calls 7 getrandom.ns 7000
+		chown -R 65534 "$T_TMP/m/65534"
+		report
+		expect_eq "one pid in root's directory and in a user's subdirectory: the later record read, the earlier passed over" \
+			"processes: 1 recorded|q|(1 earlier record(s) of a process that changed user passed over: its last one is read)|0" \
+			"$(sed -n 's/^\(processes: [0-9]* recorded\).*/\1/p' "$T_TMP/rep")|$(awk '$1 == 5 { print $2 }' "$T_TMP/rep")|$(grep '^(' "$T_TMP/rep")|$(grep -c running "$T_TMP/rep")"
 	else
 		skip "a record owned by another user" "not root, or no user nobody: cannot make one"
 	fi
