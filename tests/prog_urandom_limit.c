@@ -9,8 +9,9 @@
  *   numbers         opens of /dev/null with one of the device every 7th,
  *                   kept, to EMFILE: every number and the final errno;
  *   raise CALL      a first open, then the soft limit raised by 100 through
- *                   CALL (setrlimit, setrlimit64, prlimit, prlimit64), then
- *                   as numbers;
+ *                   CALL (setrlimit, setrlimit64, prlimit, prlimit64;
+ *                   prlimit-tid: prlimit on a second thread's own tid,
+ *                   which is the process too), then as numbers;
  *   seen N          N forked children, each with a thread that reads
  *                   getrlimit while the main thread opens the device twice,
  *                   fills the table and sets O_NONBLOCK on both (a copy at
@@ -25,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -61,9 +63,19 @@ static void numbers(void)
 	fflush(stdout);
 }
 
+static struct rlimit tid_rl;
+
+static void *raise_tid(void *p)
+{
+	(void)p;
+	return (void *)(long)prlimit((pid_t)syscall(SYS_gettid), RLIMIT_NOFILE, &tid_rl, NULL);
+}
+
 static int raise_by(const char *call, int by)
 {
 	struct rlimit rl;
+	pthread_t t;
+	void *r;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur + by > rl.rlim_max) {
 		printf("raise: skipped, hard limit under soft + %d\n", by);
@@ -74,6 +86,12 @@ static int raise_by(const char *call, int by)
 		return setrlimit(RLIMIT_NOFILE, &rl);
 	if (!strcmp(call, "prlimit"))
 		return prlimit(0, RLIMIT_NOFILE, &rl, NULL);
+	if (!strcmp(call, "prlimit-tid")) {
+		tid_rl = rl;
+		if (pthread_create(&t, NULL, raise_tid, NULL) != 0 || pthread_join(t, &r) != 0)
+			return -1;
+		return (int)(long)r;
+	}
 #ifdef __GLIBC__
 	struct rlimit64 r64 = { rl.rlim_cur, rl.rlim_max };
 

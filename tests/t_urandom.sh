@@ -135,7 +135,8 @@ expect_eq "FDSize at start and after a first open of the device (soft limit $sof
 # construction (defect 9: the program's opens went 1007, 1009), under the
 # soft limit below the hard one (a hidden descriptor at 1024) and with
 # both equal (none: real opens, the stats line says why).  Then the soft
-# limit raised through each call: the hidden number it passes goes.
+# limit raised through each call: the hidden number it passes goes (also
+# prlimit on a thread's tid, the process's limit too).
 "$LIM" numbers >"$T_TMP/ln" 2>&1
 pre "$LIM" numbers >"$T_TMP/lp" 2>&1
 if [ "$(wc -l <"$T_TMP/ln")" -gt 1000 ] && cmp -s "$T_TMP/ln" "$T_TMP/lp"; then
@@ -143,7 +144,7 @@ if [ "$(wc -l <"$T_TMP/ln")" -gt 1000 ] && cmp -s "$T_TMP/ln" "$T_TMP/lp"; then
 else
 	fail "soft limit $soft: numbers to EMFILE as native" "$(diff "$T_TMP/ln" "$T_TMP/lp" | head -8)"
 fi
-for c in setrlimit setrlimit64 prlimit prlimit64; do
+for c in setrlimit setrlimit64 prlimit prlimit64 prlimit-tid; do
 	"$LIM" raise $c >"$T_TMP/ln" 2>&1
 	pre "$LIM" raise $c >"$T_TMP/lp" 2>&1
 	if grep -q '^raise: skipped' "$T_TMP/ln"; then
