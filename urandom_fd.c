@@ -30,6 +30,7 @@
 #include <sys/resource.h>
 
 #ifdef FP_LINUX
+#include <link.h>
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -246,6 +247,17 @@ static int ur_above_child(void *p)
  * does the native thing this once (no thread waits for another). */
 static _Alignas(64) unsigned char ur_above_stack[16384];
 static _Atomic bool ur_above_busy;
+/* Valgrind runs no clone of these flags (not a thread's, not vfork's): it
+ * ends the whole program ("does not support general clone").  Under it,
+ * as where clone is refused: no hidden descriptor once threads run. */
+static bool ur_above_noclone;
+
+static int ur_vg_object(struct dl_phdr_info *i, size_t size, void *p)
+{
+	(void)size;
+	(void)p;
+	return i->dlpi_name && strstr(i->dlpi_name, "/vgpreload_core-") != NULL;
+}
 
 /* Runs a's call above the program's limit, unseen; the number or -errno
  * (-EAGAIN: another thread is at it). */
@@ -264,6 +276,8 @@ static long ur_above(struct ur_above *a)
 			ur_above_op(a);
 			(void)syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, was, NULL);
 		}
+	} else if (ur_above_noclone) {
+		a->r = -ENOSYS - 1000;  /* as a clone refused */
 	} else if (!FP_REAL(clone) || atomic_exchange(&ur_above_busy, true)) {
 		a->r = -EAGAIN;
 	} else {
@@ -398,6 +412,12 @@ void ur_fd_init(void)
 
 	ur_cloexec_init(pid);
 	atomic_store(&ur_table_pid, pid);
+#ifdef FP_LINUX
+	/* valgrind's core preload, in every process it runs (a dlsym that
+	 * fails would allocate its message, and the C library's malloc then
+	 * start: a getrandom of its own) */
+	ur_above_noclone = dl_iterate_phdr(ur_vg_object, NULL) != 0;
+#endif
 #ifndef FP_LINUX
 	int floor, d, h, saved = errno;
 
