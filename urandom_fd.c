@@ -441,18 +441,37 @@ void ur_fd_init(void)
 
 /* Opens the hidden descriptor of dev, unless another thread did (then it
  * is left alone); false when none can be had (see ur_hidden_bad). */
+/* The placing's window closed (ur_place_hold): recorded or gone. */
+static inline void ur_hidden_made(void)
+{
+#ifdef FP_LINUX
+	ur_place_release();
+#endif
+}
+
 static bool ur_hidden_make(int dev, const char *path, uint64_t w)
 {
 	int lo, fd, saved = errno, flags = O_RDONLY | O_CLOEXEC;
 	unsigned gen = 0;
 
-	/* No exec or fork until lo is closed and the copy close-on-exec. */
+	/* No exec or fork until lo is closed and the copy close-on-exec;
+	 * on Linux no fork until the copy is recorded either. */
+#ifdef FP_LINUX
+	if (!ur_place_hold())
+		return false;
+	if (!ur_cloexec_hold()) {
+		ur_place_release();
+		return false;
+	}
+#else
 	if (!ur_cloexec_hold())
 		return false;
+#endif
 	ur_count(SYSCALLS);
 	lo = fp_real.r_openat.f(AT_FDCWD, path, flags | O_LARGEFILE);
 	if (lo < 0) {
 		ur_cloexec_release();
+		ur_hidden_made();
 		errno = saved;
 		return false;
 	}
@@ -466,12 +485,15 @@ static bool ur_hidden_make(int dev, const char *path, uint64_t w)
 	fp_real.r_close.f(lo);
 	ur_cloexec_release();
 	errno = saved;
-	if (fd == UR_DUP_LATER)  /* an exec, fork or placing under way: real, this once */
+	if (fd == UR_DUP_LATER) {  /* an exec, fork or placing under way: real, this once */
+		ur_hidden_made();
 		return false;
+	}
 	if (fd < 0 || fd >= UR_MAXFD) {
 		if (fd >= 0)
 			fp_real.r_close.f(fd);
 		atomic_store(&ur_hidden_bad[dev], true);
+		ur_hidden_made();
 		ur_debug("no hidden descriptor: opens are real");
 		return false;
 	}
@@ -480,15 +502,18 @@ static bool ur_hidden_make(int dev, const char *path, uint64_t w)
 	if (!atomic_compare_exchange_strong(&ur_hidden[dev], &w, UR_HW(UR_HW_GEN(w) + 1, fd))) {
 		atomic_store(ur_fd(fd), 0);
 		fp_real.r_close.f(fd);
+		ur_hidden_made();
 		return true;
 	}
 #ifdef FP_LINUX
 	/* The program changed its limit while we placed it: maybe below. */
 	if (atomic_load(&ur_limit_gen) != gen && (fd = ur_hidden_forget(dev, fd)) >= 0) {
 		fp_real.r_close.f(fd);
+		ur_hidden_made();
 		return true;
 	}
 #endif
+	ur_hidden_made();
 	ur_debug("hidden descriptor opened");
 	return true;
 }

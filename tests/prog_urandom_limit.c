@@ -15,7 +15,11 @@
  *   seen N          N forked children, each with a thread that reads
  *                   getrlimit while the main thread opens the device twice,
  *                   fills the table and sets O_NONBLOCK on both (a copy at
- *                   the limit): in how many the thread saw another limit.
+ *                   the limit): in how many the thread saw another limit;
+ *   forkseen N      N forked children, each with a thread that forks while
+ *                   the main thread opens the device: in how many a
+ *                   grandchild saw an open number at or above the soft
+ *                   limit (/proc/self/fd).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -144,6 +149,57 @@ static int seen_once(void)
 	return seen != NULL;
 }
 
+static int above_soft(void)
+{
+	struct rlimit rl;
+	struct dirent *e;
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	if (!d || getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return 0;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.' && (rlim_t)atoi(e->d_name) >= rl.rlim_cur;
+	closedir(d);
+	return n;
+}
+
+static void *forker(void *p)
+{
+	long bad = 0;
+	int st;
+
+	(void)p;
+	atomic_store(&running, 1);
+	while (!atomic_load(&stop)) {
+		pid_t k = fork();
+
+		if (k == 0)
+			_exit(above_soft() != 0);
+		if (k < 0 || waitpid(k, &st, 0) != k)
+			break;
+		bad += WIFEXITED(st) && WEXITSTATUS(st) == 1;
+	}
+	return (void *)bad;
+}
+
+static int forkseen_once(void)
+{
+	pthread_t t;
+	void *bad;
+
+	if (pthread_create(&t, NULL, forker, NULL) != 0)
+		return 2;
+	while (!atomic_load(&running))
+		sched_yield();
+	usleep(500);
+	(void)open("/dev/urandom", O_RDONLY);
+	usleep(500);
+	atomic_store(&stop, 1);
+	pthread_join(t, &bad);
+	return bad != NULL;
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -183,6 +239,22 @@ int main(int argc, char **argv)
 		       hits, n, skipped);
 		return 0;
 	}
-	fprintf(stderr, "usage: prog_urandom_limit fdsize|numbers|raise CALL|seen N\n");
+	if (!strcmp(m, "forkseen") && argc > 2) {
+		n = atoi(argv[2]);
+		for (i = 0; i < n; i++) {
+			pid_t p = fork();
+
+			if (p == 0)
+				_exit(forkseen_once());
+			if (p < 0 || waitpid(p, &st, 0) != p || !WIFEXITED(st))
+				return 1;
+			hits += WEXITSTATUS(st) == 1;
+			skipped += WEXITSTATUS(st) == 2;
+		}
+		printf("a number at or above the soft limit in a fork's child in %d of %d (%d skipped)\n",
+		       hits, n, skipped);
+		return 0;
+	}
+	fprintf(stderr, "usage: prog_urandom_limit fdsize|numbers|raise CALL|seen N|forkseen N\n");
 	return 2;
 }

@@ -176,6 +176,11 @@ fi
 # opens and copies at the limit (a stretch of the process's limit did).
 expect_eq "a second thread's getrlimit: the limit it set, while opens and copies run at it" \
 	"another limit seen by a second thread in 0 of 200 children (0 skipped)" "$(pre "$LIM" seen 200)"
+# A fork by another thread while the first open places the hidden
+# descriptor: the child never holds that number unrecorded (it stayed
+# open there, at or above the soft limit, in /proc/self/fd).
+expect_eq "a fork while the hidden descriptor is placed: no number above the limit in the child" \
+	"a number at or above the soft limit in a fork's child in 0 of 100 (0 skipped)" "$(pre "$LIM" forkseen 100)"
 # Under valgrind, which ends a program at a clone that is neither a
 # thread's nor vfork's ("does not support general clone"): no placing
 # child, the program runs on (seen sets soft 64 under the hard limit, so
