@@ -150,10 +150,8 @@ int ur_dup_cloexec(int fd, int floor)
 }
 
 /* See urandom.h. */
-bool ur_exec_enter(void)
+static bool ur_enter(void)
 {
-	if (fp_likely(!atomic_load_explicit(&ur_dup_fallback, memory_order_relaxed)))
-		return false;
 	/* A vfork child (or one made by raw clone) runs on a copy of the
 	 * table taken already, and an exec that succeeds there would leave
 	 * the parent's count raised for ever. */
@@ -164,6 +162,30 @@ bool ur_exec_enter(void)
 		sched_yield();
 	return true;
 }
+
+bool ur_exec_enter(void)
+{
+	if (fp_likely(!atomic_load_explicit(&ur_dup_fallback, memory_order_relaxed)))
+		return false;
+	return ur_enter();
+}
+
+#ifdef FP_LINUX
+/* The hidden descriptor's placing (ur_hidden_make), on every kernel: from
+ * the number made to its record, a fork would copy it into the child
+ * unrecorded (never retired there: an open number at or above the soft
+ * limit, which the child's /proc/self/fd shows).  So a fork waits for
+ * that window too, once per process; an exec needs not (close-on-exec). */
+bool ur_place_hold(void)
+{
+	return ur_window_open();
+}
+
+void ur_place_release(void)
+{
+	ur_window_close();
+}
+#endif
 
 void ur_exec_leave(bool entered)
 {
@@ -182,7 +204,11 @@ void ur_cloexec_init(long pid)
 
 void ur_cloexec_atfork_prepare(void)
 {
+#ifdef FP_LINUX
+	ur_fork_entered = ur_enter();
+#else
 	ur_fork_entered = ur_exec_enter();
+#endif
 }
 
 void ur_cloexec_atfork_parent(void)

@@ -30,6 +30,7 @@
 #include <sys/resource.h>
 
 #ifdef FP_LINUX
+#include <link.h>
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -246,6 +247,17 @@ static int ur_above_child(void *p)
  * does the native thing this once (no thread waits for another). */
 static _Alignas(64) unsigned char ur_above_stack[16384];
 static _Atomic bool ur_above_busy;
+/* Valgrind runs no clone of these flags (not a thread's, not vfork's): it
+ * ends the whole program ("does not support general clone").  Under it,
+ * as where clone is refused: no hidden descriptor once threads run. */
+static bool ur_above_noclone;
+
+static int ur_vg_object(struct dl_phdr_info *i, size_t size, void *p)
+{
+	(void)size;
+	(void)p;
+	return i->dlpi_name && strstr(i->dlpi_name, "/vgpreload_core-") != NULL;
+}
 
 /* Runs a's call above the program's limit, unseen; the number or -errno
  * (-EAGAIN: another thread is at it). */
@@ -264,6 +276,8 @@ static long ur_above(struct ur_above *a)
 			ur_above_op(a);
 			(void)syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, was, NULL);
 		}
+	} else if (ur_above_noclone) {
+		a->r = -ENOSYS - 1000;  /* as a clone refused */
 	} else if (!FP_REAL(clone) || atomic_exchange(&ur_above_busy, true)) {
 		a->r = -EAGAIN;
 	} else {
@@ -398,6 +412,12 @@ void ur_fd_init(void)
 
 	ur_cloexec_init(pid);
 	atomic_store(&ur_table_pid, pid);
+#ifdef FP_LINUX
+	/* valgrind's core preload, in every process it runs (a dlsym that
+	 * fails would allocate its message, and the C library's malloc then
+	 * start: a getrandom of its own) */
+	ur_above_noclone = dl_iterate_phdr(ur_vg_object, NULL) != 0;
+#endif
 #ifndef FP_LINUX
 	int floor, d, h, saved = errno;
 
@@ -421,18 +441,37 @@ void ur_fd_init(void)
 
 /* Opens the hidden descriptor of dev, unless another thread did (then it
  * is left alone); false when none can be had (see ur_hidden_bad). */
+/* The placing's window closed (ur_place_hold): recorded or gone. */
+static inline void ur_hidden_made(void)
+{
+#ifdef FP_LINUX
+	ur_place_release();
+#endif
+}
+
 static bool ur_hidden_make(int dev, const char *path, uint64_t w)
 {
 	int lo, fd, saved = errno, flags = O_RDONLY | O_CLOEXEC;
 	unsigned gen = 0;
 
-	/* No exec or fork until lo is closed and the copy close-on-exec. */
+	/* No exec or fork until lo is closed and the copy close-on-exec;
+	 * on Linux no fork until the copy is recorded either. */
+#ifdef FP_LINUX
+	if (!ur_place_hold())
+		return false;
+	if (!ur_cloexec_hold()) {
+		ur_place_release();
+		return false;
+	}
+#else
 	if (!ur_cloexec_hold())
 		return false;
+#endif
 	ur_count(SYSCALLS);
 	lo = fp_real.r_openat.f(AT_FDCWD, path, flags | O_LARGEFILE);
 	if (lo < 0) {
 		ur_cloexec_release();
+		ur_hidden_made();
 		errno = saved;
 		return false;
 	}
@@ -446,12 +485,15 @@ static bool ur_hidden_make(int dev, const char *path, uint64_t w)
 	fp_real.r_close.f(lo);
 	ur_cloexec_release();
 	errno = saved;
-	if (fd == UR_DUP_LATER)  /* an exec, fork or placing under way: real, this once */
+	if (fd == UR_DUP_LATER) {  /* an exec, fork or placing under way: real, this once */
+		ur_hidden_made();
 		return false;
+	}
 	if (fd < 0 || fd >= UR_MAXFD) {
 		if (fd >= 0)
 			fp_real.r_close.f(fd);
 		atomic_store(&ur_hidden_bad[dev], true);
+		ur_hidden_made();
 		ur_debug("no hidden descriptor: opens are real");
 		return false;
 	}
@@ -460,15 +502,18 @@ static bool ur_hidden_make(int dev, const char *path, uint64_t w)
 	if (!atomic_compare_exchange_strong(&ur_hidden[dev], &w, UR_HW(UR_HW_GEN(w) + 1, fd))) {
 		atomic_store(ur_fd(fd), 0);
 		fp_real.r_close.f(fd);
+		ur_hidden_made();
 		return true;
 	}
 #ifdef FP_LINUX
 	/* The program changed its limit while we placed it: maybe below. */
 	if (atomic_load(&ur_limit_gen) != gen && (fd = ur_hidden_forget(dev, fd)) >= 0) {
 		fp_real.r_close.f(fd);
+		ur_hidden_made();
 		return true;
 	}
 #endif
+	ur_hidden_made();
 	ur_debug("hidden descriptor opened");
 	return true;
 }

@@ -9,12 +9,17 @@
  *   numbers         opens of /dev/null with one of the device every 7th,
  *                   kept, to EMFILE: every number and the final errno;
  *   raise CALL      a first open, then the soft limit raised by 100 through
- *                   CALL (setrlimit, setrlimit64, prlimit, prlimit64), then
- *                   as numbers;
+ *                   CALL (setrlimit, setrlimit64, prlimit, prlimit64;
+ *                   prlimit-tid: prlimit on a second thread's own tid,
+ *                   which is the process too), then as numbers;
  *   seen N          N forked children, each with a thread that reads
  *                   getrlimit while the main thread opens the device twice,
  *                   fills the table and sets O_NONBLOCK on both (a copy at
- *                   the limit): in how many the thread saw another limit.
+ *                   the limit): in how many the thread saw another limit;
+ *   forkseen N      N forked children, each with a thread that forks while
+ *                   the main thread opens the device: in how many a
+ *                   grandchild saw an open number at or above the soft
+ *                   limit (/proc/self/fd).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,7 +29,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -61,9 +68,19 @@ static void numbers(void)
 	fflush(stdout);
 }
 
+static struct rlimit tid_rl;
+
+static void *raise_tid(void *p)
+{
+	(void)p;
+	return (void *)(long)prlimit((pid_t)syscall(SYS_gettid), RLIMIT_NOFILE, &tid_rl, NULL);
+}
+
 static int raise_by(const char *call, int by)
 {
 	struct rlimit rl;
+	pthread_t t;
+	void *r;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur + by > rl.rlim_max) {
 		printf("raise: skipped, hard limit under soft + %d\n", by);
@@ -74,6 +91,12 @@ static int raise_by(const char *call, int by)
 		return setrlimit(RLIMIT_NOFILE, &rl);
 	if (!strcmp(call, "prlimit"))
 		return prlimit(0, RLIMIT_NOFILE, &rl, NULL);
+	if (!strcmp(call, "prlimit-tid")) {
+		tid_rl = rl;
+		if (pthread_create(&t, NULL, raise_tid, NULL) != 0 || pthread_join(t, &r) != 0)
+			return -1;
+		return (int)(long)r;
+	}
 #ifdef __GLIBC__
 	struct rlimit64 r64 = { rl.rlim_cur, rl.rlim_max };
 
@@ -126,6 +149,57 @@ static int seen_once(void)
 	return seen != NULL;
 }
 
+static int above_soft(void)
+{
+	struct rlimit rl;
+	struct dirent *e;
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	if (!d || getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return 0;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.' && (rlim_t)atoi(e->d_name) >= rl.rlim_cur;
+	closedir(d);
+	return n;
+}
+
+static void *forker(void *p)
+{
+	long bad = 0;
+	int st;
+
+	(void)p;
+	atomic_store(&running, 1);
+	while (!atomic_load(&stop)) {
+		pid_t k = fork();
+
+		if (k == 0)
+			_exit(above_soft() != 0);
+		if (k < 0 || waitpid(k, &st, 0) != k)
+			break;
+		bad += WIFEXITED(st) && WEXITSTATUS(st) == 1;
+	}
+	return (void *)bad;
+}
+
+static int forkseen_once(void)
+{
+	pthread_t t;
+	void *bad;
+
+	if (pthread_create(&t, NULL, forker, NULL) != 0)
+		return 2;
+	while (!atomic_load(&running))
+		sched_yield();
+	usleep(500);
+	(void)open("/dev/urandom", O_RDONLY);
+	usleep(500);
+	atomic_store(&stop, 1);
+	pthread_join(t, &bad);
+	return bad != NULL;
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -165,6 +239,22 @@ int main(int argc, char **argv)
 		       hits, n, skipped);
 		return 0;
 	}
-	fprintf(stderr, "usage: prog_urandom_limit fdsize|numbers|raise CALL|seen N\n");
+	if (!strcmp(m, "forkseen") && argc > 2) {
+		n = atoi(argv[2]);
+		for (i = 0; i < n; i++) {
+			pid_t p = fork();
+
+			if (p == 0)
+				_exit(forkseen_once());
+			if (p < 0 || waitpid(p, &st, 0) != p || !WIFEXITED(st))
+				return 1;
+			hits += WEXITSTATUS(st) == 1;
+			skipped += WEXITSTATUS(st) == 2;
+		}
+		printf("a number at or above the soft limit in a fork's child in %d of %d (%d skipped)\n",
+		       hits, n, skipped);
+		return 0;
+	}
+	fprintf(stderr, "usage: prog_urandom_limit fdsize|numbers|raise CALL|seen N|forkseen N\n");
 	return 2;
 }
