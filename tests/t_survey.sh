@@ -166,6 +166,18 @@ else
 		check "getrandom refused ($e): the reason says why" \
 			grep -q "^reason: urandom .*getrandom is refused here ($e)" "$T_TMP/rep"
 	done
+	# Real libuuid there (bench/uuid_loop.c: libuuid.so.1 at run time),
+	# through interpose --survey as an operator runs it.
+	if "$G" ENOSYS "$B/uuid_loop" 1 >/dev/null 2>&1; then
+		"$G" ENOSYS env -u FASTPATH_TEST_NO_VDSO -u FASTPATH_URANDOM_SOURCE \
+			"$INTERPOSE" --survey="$T_TMP/rep" -- "$B/uuid_loop" 20000 >/dev/null 2>&1
+		expect_eq "libuuid, getrandom refused (ENOSYS): the survey's suggestion" \
+			"suggest: interpose --urandom-source=reservoir -- $B/uuid_loop 20000" "$(tail -n 1 "$T_TMP/rep")"
+		check "libuuid, getrandom refused (ENOSYS): the caveat of the reservoir" \
+			grep -q '^caveat: --urandom-source=reservoir .*VM snapshot' "$T_TMP/rep"
+	else
+		skip "libuuid under a filter refusing getrandom" "no libuuid.so.1 here (Debian: libuuid1)"
+	fi
 	sv "$T_TMP/d" env -u FASTPATH_TEST_NO_VDSO -u FASTPATH_URANDOM_SOURCE "$B/urandom_loop" seed 20000 1
 	expect_eq "getrandom not refused: the record says so" 0 "$(key "$T_TMP/d" getrandom.refused)"
 	"$INTERPOSE" --survey-report "$T_TMP/d" >"$T_TMP/rep" 2>&1
