@@ -239,7 +239,7 @@ bench/bin/%: bench/%.c
 demo: all $(BENCH_BINS) $(BENCH_SOS)
 	@sh bench/demo.sh
 
-bench: all $(BENCH_BINS) $(BENCH_SOS)
+bench: all $(BENCH_BINS) $(BENCH_SOS) tests/bin/prog_urandom_seccomp
 	@sh bench/run.sh
 
 # ---- install -------------------------------------------------------------

@@ -214,6 +214,7 @@ function row(name, calls, ns, saved, basis) {
 function add_reason(text) { reasons = reasons (reasons == "" ? "" : "; ") text }
 function add_note(text) { notes = notes (notes == "" ? "" : "\n") "note: " text }
 function add_option(text) { options = options " " text }
+function add_caveat(text) { caveat = caveat (caveat == "" ? "" : "\n") "caveat: " text }
 
 # ---- what reaches the reader's terminal ----------------------------------------
 # Every name and argument printed goes through escape(): no byte of a
@@ -360,7 +361,8 @@ function urandom_rules(phase) {
 	if (phase == "init")
 		urandom_calls = urandom_ns = urandom_opens_cloexec = urandom_opens = urandom_small_reads = \
 			urandom_big_reads = urandom_closes = urandom_reserve_saved = urandom_exact_saved = \
-			urandom_dup_close_ns = urandom_dup_fallback = urandom_source = 0
+			urandom_dup_close_ns = urandom_dup_fallback = urandom_source = \
+			urandom_refused = urandom_refused_read_ns = 0
 	if (phase == "fold") return urandom_fold()
 	if (phase == "row") urandom_row()
 	else if (phase == "suggest") urandom_suggest()
@@ -384,6 +386,13 @@ function urandom_fold(    opens, reads, pooled_ns, closes, close_ns, dup_close, 
 	# urandom.source (1 vdso, 2 kernel, 3 reservoir): from the kernel,
 	# reads stay system calls and save nothing.
 	if (key("urandom.source")) urandom_source = key("urandom.source")
+	# getrandom.refused (1 ENOSYS, 2 EPERM): a filter refuses getrandom,
+	# so the default source is the kernel's read; the reservoir would
+	# save those reads too (urandom_suggest).
+	if (key("getrandom.refused") == 1 || key("getrandom.refused") == 2) {
+		urandom_refused = key("getrandom.refused")
+		if (key("urandom.source") == 2) urandom_refused_read_ns += key("urandom.read_ns")
+	}
 	pooled_ns = key("urandom.open_ns") + (key("urandom.source") == 2 ? 0 : key("urandom.read_ns")) + close_ns
 	urandom_reserve_saved += pooled_ns
 	dup_close = key("urandom.dup_close_ns")
@@ -404,7 +413,8 @@ function urandom_row() {
 	row("urandom", urandom_calls, urandom_ns, urandom_exact_saved, \
 		sprintf("%d opens, %d reads <= 4096 B%s, %d closes, less exact mode's dup and close per open (%s%s)%s; --urandom=reserve ~%s", \
 		urandom_opens, urandom_small_reads, \
-		urandom_source == 1 ? " (reads served by vdso)" : urandom_source == 2 ? " (reads served by kernel: not saved)" : \
+		urandom_source == 1 ? " (reads served by vdso)" : urandom_source == 2 ? " (reads served by kernel: not saved" \
+		(urandom_refused ? ", getrandom refused (" refused_name() ")" : "") ")" : \
 		urandom_source == 3 ? " (reads served by reservoir)" : "", urandom_closes, \
 		urandom_dup_close_ns ? us(urandom_dup_close_ns) : "as a close twice", \
 		urandom_dup_fallback ? ", by F_DUPFD then F_SETFD: no F_DUPFD_CLOEXEC here" : "", \
@@ -412,11 +422,25 @@ function urandom_row() {
 		ms(urandom_reserve_saved)))
 }
 
+function refused_name() { return urandom_refused == 2 ? "EPERM" : "ENOSYS" }
+
 # The suggested command keeps the default exact mode: its saving is the one
 # quoted; reserve mode changes what a closed number shows, so it is named
-# for the operator to choose, never suggested.
+# for the operator to choose, never suggested.  Where getrandom is refused
+# (old container seccomp profiles: where libuuid opens the device per
+# UUID), the default source is the kernel's read and saves no read: the
+# suggestion is then the fastest command, with the reservoir source, and
+# its caveat on the line above, so the operator chooses knowingly.
 function urandom_suggest() {
 	if (!urandom_calls) return
+	if (urandom_refused && urandom_refused_read_ns > 0 && worth(urandom_exact_saved + urandom_refused_read_ns)) {
+		add_reason(sprintf("urandom would save ~%s (%s of the run) with --urandom-source=reservoir; getrandom is refused here (%s), so the default source is the kernel's read, which would save ~%s (~%s with --urandom=reserve)", \
+			ms(urandom_exact_saved + urandom_refused_read_ns), share_of_run(urandom_exact_saved + urandom_refused_read_ns), \
+			refused_name(), ms(urandom_exact_saved), ms(urandom_reserve_saved)))
+		add_option("--urandom-source=reservoir")
+		add_caveat("--urandom-source=reservoir serves the device's reads from a 64 KiB user-space buffer, which cannot see a VM snapshot being restored: clones of one snapshot serve the same bytes until their next refill; not for VMs that are snapshotted or cloned (fastpath(7))")
+		return
+	}
 	if (worth(urandom_exact_saved))
 		add_reason(sprintf("urandom would save ~%s (%s of the run; ~%s with --urandom=reserve)", \
 			ms(urandom_exact_saved), share_of_run(urandom_exact_saved), ms(urandom_reserve_saved)))
@@ -453,9 +477,14 @@ function getrandom_row() {
 
 function getrandom_suggest() {
 	if (!worth(getrandom_ns) || !getrandom_calls) return
+	# Refused by a filter: refused under --getrandom too, as natively.
+	if (urandom_refused) {
+		add_note(sprintf("getrandom is refused here (%s): --getrandom would serve none of its %d calls", refused_name(), getrandom_calls))
+		return
+	}
 	add_reason(sprintf("getrandom would save ~%s (%s of the run)", ms(getrandom_ns), share_of_run(getrandom_ns)))
 	add_option("--getrandom")
-	caveat = "caveat: --getrandom serves getrandom() from a user-space pool, which cannot see a VM snapshot being restored: not for VMs that are snapshotted or cloned"
+	add_caveat("--getrandom serves getrandom() from a user-space pool, which cannot see a VM snapshot being restored: not for VMs that are snapshotted or cloned")
 }
 
 # ---- cpus ---------------------------------------------------------------------

@@ -25,7 +25,8 @@
 	X(GETRANDOM, "getrandom.calls") X(GETRANDOM_NS, "getrandom.ns")    \
 	X(DUPCLOSE_NS, "urandom.dup_close_ns") X(DUPFALLBACK, "urandom.dup_fallback") \
 	X(SOURCE, "urandom.source")                                          \
-	X(GETRANDOM_SC, "getrandom.syscall") X(GETRANDOM_SC_NS, "getrandom.syscall_ns")
+	X(GETRANDOM_SC, "getrandom.syscall") X(GETRANDOM_SC_NS, "getrandom.syscall_ns") \
+	X(REFUSED, "getrandom.refused")
 
 enum {
 #define UR_X(e, key) UR_S_##e,
@@ -41,6 +42,31 @@ static const char *const ur_sv_keys[UR_NSURVEY] = {
 static _Atomic unsigned long ur_sv_c[UR_NSURVEY];
 static void ur_sv_calibrate(int fd);
 const struct fp_survey ur_sv = { ur_sv_c, ur_sv_keys, UR_NSURVEY, ur_sv_calibrate };
+
+/*
+ * Is getrandom refused here (a seccomp filter answering ENOSYS, as old
+ * container profiles do, or EPERM)?  "getrandom.refused": 1 ENOSYS, 2 EPERM
+ * (numbers of our own, the same on every system), 0 not refused.  Where it
+ * is, the default source is the kernel's read and the report suggests the
+ * reservoir, with its caveat (survey.awk, urandom_suggest).  One byte,
+ * GRND_NONBLOCK, the system call itself: what the mitigation's own first
+ * read would call, nothing the program can observe.  Asked again at each
+ * record until refused: a filter installed later (a sandbox entered after
+ * start-up) is seen at the next record.  Linux only: illumos has no filter
+ * and fp_raw_getrandom reads the device there.
+ */
+static void ur_sv_refused(void)
+{
+#ifdef FP_LINUX
+	unsigned char b;
+
+	if (atomic_load_explicit(&ur_sv_c[UR_S_REFUSED], memory_order_relaxed))
+		return;
+	if (fp_raw_getrandom(&b, 1, GRND_NONBLOCK) < 0 && (errno == ENOSYS || errno == EPERM))
+		atomic_store_explicit(&ur_sv_c[UR_S_REFUSED], errno == ENOSYS ? 1 : 2,
+		                      memory_order_relaxed);
+#endif
+}
 
 /*
  * What exact mode would pay per cycle instead of open, read and close: a
@@ -76,9 +102,14 @@ static void ur_sv_calibrate(int fd)
 	atomic_store_explicit(&ur_sv_c[UR_S_DUPCLOSE_NS], best, memory_order_relaxed);
 	atomic_store_explicit(&ur_sv_c[UR_S_DUPFALLBACK], atomic_load(&ur_dup_fallback),
 	                      memory_order_relaxed);
+	ur_sv_refused();
 	/* What would serve the reads here: 1 vdso, 2 kernel, 3 reservoir
-	 * (ur_source_init ran, the mitigation on or not). */
-	atomic_store_explicit(&ur_sv_c[UR_S_SOURCE], (unsigned long)ur_source + 1,
+	 * (ur_source_init ran, the mitigation on or not); where getrandom is
+	 * refused, the vdso source would give way to the kernel's read at its
+	 * first read (urandom_vdso.c, ur_source_refused). */
+	atomic_store_explicit(&ur_sv_c[UR_S_SOURCE],
+	                      (ur_source == UR_SRC_VDSO && ur_sv_c[UR_S_REFUSED] ? UR_SRC_KERNEL
+	                                                                        : (unsigned long)ur_source) + 1,
 	                      memory_order_relaxed);
 	errno = saved;
 }

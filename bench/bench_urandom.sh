@@ -141,4 +141,37 @@ fi
 echo "# target >= 0.97x (not ours: one branch per call); 7 runs, the effect is within noise"
 REPS=7 compare "regular file open/read(16)/close x 500k" "$L file 500000 $F" "$P $L file 500000 $F" \
 	"$L file 2000 $F" "$P $L file 2000 $F"
+# Real libuuid where the pattern lives (issue 36): under a seccomp filter
+# refusing getrandom with ENOSYS (an old container profile; the filter is
+# tests/prog_urandom_seccomp's) it opens, reads and closes the device per
+# uuid.  The survey's suggested command there (interpose
+# --urandom-source=reservoir, its caveat above it: t_survey.sh) against
+# native, under the soft descriptor limit set above (with soft = hard,
+# exact mode's opens would be real); the default source (kernel) beside
+# it.  Then 2 processes at once under the suggestion, 200k uuids each: all
+# distinct (sort | uniq -d empty).
+U=$BENCHBIN/uuid_loop
+S=$TOP/tests/bin/prog_urandom_seccomp
+SUG="$S ENOSYS $INTERPOSE --urandom-source=reservoir --"
+if [ -x "$S" ] && [ -x "$U" ] && "$S" ENOSYS "$U" 1 >/dev/null 2>&1; then
+	echo "# target >= 2.5x (real libuuid, getrandom refused (ENOSYS), the survey's suggestion; soft descriptor limit $(ulimit -Sn), hard $HARD_NOFILE)"
+	REPS=5 compare "libuuid, 200k uuids, getrandom refused, --urandom-source=reservoir" \
+		"$S ENOSYS $U 200000" "$SUG $U 200000" "$S ENOSYS $U 2000" "$SUG $U 2000"
+	echo "# informational: the default source there (kernel: every read a system call)"
+	REPS=5 compare "libuuid, 200k uuids, getrandom refused, default source" \
+		"$S ENOSYS $U 200000" "$S ENOSYS $INTERPOSE -- $U 200000" \
+		"$S ENOSYS $U 2000" "$S ENOSYS $INTERPOSE -- $U 2000"
+	$SUG "$U" 200000 print >"$TMPB.n" 2>/dev/null &
+	$SUG "$U" 200000 print >"$TMPB.f" 2>/dev/null
+	wait
+	n=$(sort "$TMPB.n" "$TMPB.f" | uniq | wc -l)
+	d=$(sort "$TMPB.n" "$TMPB.f" | uniq -d | wc -l)
+	if [ "$n" -eq 400000 ] && [ "$d" -eq 0 ]; then
+		echo "# libuuid, getrandom refused, --urandom-source=reservoir: 2 processes at once, 400000 uuids, all distinct"
+	else
+		echo "# FAILED: libuuid, getrandom refused, --urandom-source=reservoir: 2 processes at once: $n distinct of 400000, $d repeated"
+	fi
+else
+	echo "# skipped: real libuuid under a filter refusing getrandom (no libuuid.so.1, no seccomp filter, or tests/bin/prog_urandom_seccomp not built)"
+fi
 rm -f "$F"

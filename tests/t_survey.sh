@@ -10,7 +10,8 @@
 P=$FASTPATH_SO
 B=$TOP/bench/bin
 for f in "$B/urandom_loop" "$B/findelf" "$B/readlink_lister" "$B/readlink_hold" \
-	"$B/readlink_delay.so" "$TESTBIN/prog_urandom" "$TESTBIN/prog_syscall"; do
+	"$B/readlink_delay.so" "$TESTBIN/prog_urandom" "$TESTBIN/prog_syscall" \
+	"$TESTBIN/prog_urandom_seccomp"; do
 	[ -e "$f" ] || { fail "missing $f (make check builds it)"; finish; exit; }
 done
 
@@ -142,6 +143,48 @@ for how in "$src_now" kernel reservoir; do
 	"$INTERPOSE" --survey-report "$T_TMP/d" >"$T_TMP/rep" 2>&1
 	check "the report's urandom row names the source ($how)" grep -q "^urandom .*(reads served by $how" "$T_TMP/rep"
 done
+# getrandom refused by a seccomp filter (issue 36, where libuuid opens the
+# device per UUID): the record says so, and the report suggests the fastest
+# command, the reservoir source, with its caveat above; the same loop
+# without the filter gets the default suggestion, no caveat.
+G=$TESTBIN/prog_urandom_seccomp
+"$G" ENOSYS "$G" probe >"$T_TMP/gp" 2>&1
+if [ $? -eq 77 ]; then
+	skip "survey under a filter refusing getrandom" "no seccomp filter here: $(head -1 "$T_TMP/gp")"
+else
+	for e in ENOSYS EPERM; do
+		sv "$T_TMP/d" env -u FASTPATH_TEST_NO_VDSO -u FASTPATH_URANDOM_SOURCE \
+			"$G" $e "$B/urandom_loop" seed 20000 1
+		[ $e = ENOSYS ] && n=1 || n=2
+		expect_eq "getrandom refused ($e): the record says so" $n "$(key "$T_TMP/d" getrandom.refused)"
+		expect_eq "getrandom refused ($e): reads would be the kernel's" 2 "$(key "$T_TMP/d" urandom.source)"
+		"$INTERPOSE" --survey-report "$T_TMP/d" >"$T_TMP/rep" 2>&1
+		check "getrandom refused ($e): the reservoir suggested" \
+			grep -q '^suggest: interpose --urandom-source=reservoir -- ' "$T_TMP/rep"
+		check "getrandom refused ($e): its caveat above, one line" \
+			grep -q '^caveat: --urandom-source=reservoir .*VM snapshot' "$T_TMP/rep"
+		check "getrandom refused ($e): the reason says why" \
+			grep -q "^reason: urandom .*getrandom is refused here ($e)" "$T_TMP/rep"
+	done
+	# Real libuuid there (bench/uuid_loop.c: libuuid.so.1 at run time),
+	# through interpose --survey as an operator runs it.
+	if "$G" ENOSYS "$B/uuid_loop" 1 >/dev/null 2>&1; then
+		"$G" ENOSYS env -u FASTPATH_TEST_NO_VDSO -u FASTPATH_URANDOM_SOURCE \
+			"$INTERPOSE" --survey="$T_TMP/rep" -- "$B/uuid_loop" 20000 >/dev/null 2>&1
+		expect_eq "libuuid, getrandom refused (ENOSYS): the survey's suggestion" \
+			"suggest: interpose --urandom-source=reservoir -- $B/uuid_loop 20000" "$(tail -n 1 "$T_TMP/rep")"
+		check "libuuid, getrandom refused (ENOSYS): the caveat of the reservoir" \
+			grep -q '^caveat: --urandom-source=reservoir .*VM snapshot' "$T_TMP/rep"
+	else
+		skip "libuuid under a filter refusing getrandom" "no libuuid.so.1 here (Debian: libuuid1)"
+	fi
+	sv "$T_TMP/d" env -u FASTPATH_TEST_NO_VDSO -u FASTPATH_URANDOM_SOURCE "$B/urandom_loop" seed 20000 1
+	expect_eq "getrandom not refused: the record says so" 0 "$(key "$T_TMP/d" getrandom.refused)"
+	"$INTERPOSE" --survey-report "$T_TMP/d" >"$T_TMP/rep" 2>&1
+	check "getrandom not refused: the default suggestion" grep -q '^suggest: interpose -- ' "$T_TMP/rep"
+	if grep -q 'urandom-source' "$T_TMP/rep"; then fail "getrandom not refused: no reservoir named" "$(cat "$T_TMP/rep")"
+	else ok "getrandom not refused: no reservoir named, no caveat of it"; fi
+fi
 sv "$T_TMP/d" sh -c 'exec true'
 expect_eq "record: no device opened, no duplicate made or timed" 0 "$(key "$T_TMP/d" urandom.dup_close_ns)"
 

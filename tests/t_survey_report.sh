@@ -138,6 +138,37 @@ units() {
 	expect_eq "urandom rule: the fallback's timed cost is the one quoted" \
 		"reason: urandom would save ~1600.0 ms (16.0% of the run; ~1700.0 ms with --urandom=reserve)" \
 		"$(line reason:)"
+	# getrandom refused by a filter (issue 36): the default source is the
+	# kernel's read, which saves no read; the fastest command (the
+	# reservoir) is suggested, its caveat above, and --getrandom, which
+	# would be refused as natively, is a note, not an option.
+	refrec() { # REFUSED SOURCE
+		rec "$T_TMP/m/200.rec" prog tok urandom.open_cloexec 1000 urandom.open_ns 1000000000 \
+			urandom.read_le16 1000 urandom.read_ns 500000000 urandom.close 1000 urandom.close_ns 200000000 \
+			urandom.dup_close_ns 100000 urandom.source "$2" getrandom.refused "$1" \
+			getrandom.calls 1000 getrandom.ns 300000000
+	}
+	refrec 1 2
+	report
+	expect_eq "getrandom refused (ENOSYS): the reservoir suggested, its caveat above" \
+		"caveat: --urandom-source=reservoir serves the device's reads from a 64 KiB user-space buffer, which cannot see a VM snapshot being restored: clones of one snapshot serve the same bytes until their next refill; not for VMs that are snapshotted or cloned (fastpath(7))
+reason: urandom would save ~1600.0 ms (16.0% of the run) with --urandom-source=reservoir; getrandom is refused here (ENOSYS), so the default source is the kernel's read, which would save ~1100.0 ms (~1200.0 ms with --urandom=reserve)
+suggest: interpose --urandom-source=reservoir -- tok ..." "$(tail -n 3 "$T_TMP/rep")"
+	has "getrandom refused: the urandom row says why the reads are the kernel's" \
+		'^urandom .*\(reads served by kernel: not saved, getrandom refused \(ENOSYS\)\)'
+	has "getrandom refused: --getrandom a note, not an option" \
+		'^note: getrandom is refused here \(ENOSYS\): --getrandom would serve none of its 1000 calls$'
+	refrec 2 2
+	report
+	has "getrandom refused (EPERM): the reservoir suggested" '^suggest: interpose --urandom-source=reservoir -- tok \.\.\.$'
+	has "getrandom refused (EPERM): named" 'getrandom is refused here \(EPERM\)'
+	# Not refused: today's suggestion, unchanged.
+	refrec 0 1
+	report
+	expect_eq "getrandom not refused: no reservoir, no caveat of it" \
+		"caveat: --getrandom serves getrandom() from a user-space pool, which cannot see a VM snapshot being restored: not for VMs that are snapshotted or cloned
+reason: urandom would save ~1600.0 ms (16.0% of the run; ~1700.0 ms with --urandom=reserve); getrandom would save ~300.0 ms (3.0% of the run)
+suggest: interpose --getrandom -- tok ..." "$(tail -n 3 "$T_TMP/rep")"
 	urec 1000 50000000 10000000 80000000
 	report
 	expect_eq "urandom rule: reserve alone worth it: a note, not a suggestion" \
