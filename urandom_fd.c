@@ -224,7 +224,7 @@ struct ur_above {
 static void ur_above_op(struct ur_above *a)
 {
 	bool two = atomic_load_explicit(&ur_dup_fallback, memory_order_relaxed);
-	long r = syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, a->lim, NULL);
+	long r = syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, a->lim, 0L);
 
 	if (r == 0 && a->src >= 0) {
 		r = syscall(SYS_fcntl, a->src, two ? F_DUPFD : F_DUPFD_CLOEXEC, a->floor);
@@ -272,9 +272,9 @@ static long ur_above(struct ur_above *a)
 	if (fp_one_thread()) {
 		uint64_t was[2];
 
-		if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, was) == 0) {
+		if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, 0L, was) == 0) {
 			ur_above_op(a);
-			(void)syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, was, NULL);
+			(void)syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, was, 0L);
 		}
 	} else if (ur_above_noclone) {
 		a->r = -ENOSYS - 1000;  /* as a clone refused */
@@ -288,7 +288,7 @@ static long ur_above(struct ur_above *a)
 
 		if (pid < 0)
 			a->r = -errno - 1000;  /* the clone's own failure */
-		while (pid > 0 && syscall(SYS_wait4, pid, NULL, __WCLONE, NULL) < 0 && errno == EINTR)
+		while (pid > 0 && syscall(SYS_wait4, pid, 0L, __WCLONE, 0L) < 0 && errno == EINTR)
 			;
 		atomic_store(&ur_above_busy, false);
 	}
