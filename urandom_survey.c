@@ -76,8 +76,8 @@ static void ur_sv_calibrate(int fd)
 	atomic_store_explicit(&ur_sv_c[UR_S_DUPFALLBACK], atomic_load(&ur_dup_fallback),
 	                      memory_order_relaxed);
 	/* What would serve the reads here: 1 vdso, 2 kernel, 3 reservoir
-	 * (ur_source_init ran, the mitigation on or not). */
-	atomic_store_explicit(&ur_sv_c[UR_S_SOURCE], (unsigned long)ur_source + 1,
+	 * (decided, the mitigation on or not). */
+	atomic_store_explicit(&ur_sv_c[UR_S_SOURCE], (unsigned long)ur_source_now() + 1,
 	                      memory_order_relaxed);
 	errno = saved;
 }
