@@ -143,7 +143,8 @@ FP_STARTUP_TEXT void fp_counters_init(void)
 {
 	/* glibc 2.32 and later; a C library without it gets no
 	 * one-thread paths (fp_one_thread). */
-	fp_libc_single = (const volatile char *)dlsym(RTLD_DEFAULT, "__libc_single_threaded");
+	if (!fp_walked_single(&fp_libc_single))
+		fp_libc_single = (const volatile char *)dlsym(RTLD_DEFAULT, "__libc_single_threaded");
 #ifdef FP_VALGRIND_ANNOTATE
 	/* Only for the helgrind/drd build: a stripe is written by its owner
 	 * alone (the take and give-back are atomics the tools cannot see

@@ -672,11 +672,23 @@ struct fp_walk {
 	unsigned n;
 	bool after_us, libc_after, usable;
 	uintptr_t vdso;
+	/* The objects before ours: where another copy's marker would be. */
+	struct fp_dso before[FP_WALK_MAX];
+	unsigned nbefore;
+	bool before_ok;
 };
+
+/* What the walk also answered, for initialisation after the binding: the
+ * C library's __libc_single_threaded, and whether an object before ours
+ * exports fastpath_object_marker (another copy).  Unknown: dlsym's. */
+static struct {
+	bool single_known, copy_known, copy;
+	const volatile char *single;
+} fp_walked FP_STARTUP_DATA;
 
 /* A d_ptr: glibc's loader relocates the dynamic section in place, musl's
  * and a read-only one (MIPS, RISC-V) are left as offsets. */
-static const void *fp_dyn_ptr(uintptr_t base, ElfW(Addr) p)
+static const void *fp_dyn_ptr(uintptr_t base, uintptr_t p)
 {
 	return (const void *)(p < base ? p + base : p); // NOLINT(performance-no-int-to-ptr)
 }
@@ -692,13 +704,13 @@ FP_STARTUP_TEXT static bool fp_dso_of(const struct dl_phdr_info *info, struct fp
 	*d = (struct fp_dso){ .base = (uintptr_t)info->dlpi_addr };
 	for (; dyn && dyn->d_tag != DT_NULL; dyn++) {
 		if (dyn->d_tag == DT_SYMTAB)
-			d->sym = fp_dyn_ptr(d->base, dyn->d_un.d_ptr);
+			d->sym = fp_dyn_ptr(d->base, (uintptr_t)dyn->d_un.d_ptr);
 		else if (dyn->d_tag == DT_STRTAB)
-			d->str = fp_dyn_ptr(d->base, dyn->d_un.d_ptr);
+			d->str = fp_dyn_ptr(d->base, (uintptr_t)dyn->d_un.d_ptr);
 		else if (dyn->d_tag == DT_GNU_HASH)
-			d->gnu = fp_dyn_ptr(d->base, dyn->d_un.d_ptr);
+			d->gnu = fp_dyn_ptr(d->base, (uintptr_t)dyn->d_un.d_ptr);
 		else if (dyn->d_tag == DT_VERSYM)
-			d->ver = fp_dyn_ptr(d->base, dyn->d_un.d_ptr);
+			d->ver = fp_dyn_ptr(d->base, (uintptr_t)dyn->d_un.d_ptr);
 	}
 	return d->sym && d->str && d->gnu;
 }
@@ -721,12 +733,15 @@ FP_STARTUP_TEXT static int fp_walk_collect(struct dl_phdr_info *info, size_t siz
 	struct fp_walk *w = data;
 
 	(void)size;
-	if (!w->after_us) {
-		w->after_us = fp_phdr_has(info, (uintptr_t)&fp_real);
-		return 0;
-	}
 	if (w->vdso && (uintptr_t)info->dlpi_phdr - w->vdso < 8192)
 		return 0;  /* the vDSO: in no search order */
+	if (!w->after_us) {
+		w->after_us = fp_phdr_has(info, (uintptr_t)&fp_real);
+		if (!w->after_us && (w->nbefore == FP_WALK_MAX ||
+		                     !fp_dso_of(info, &w->before[w->nbefore++])))
+			w->before_ok = false;
+		return 0;
+	}
 	if (w->n == FP_WALK_MAX || !fp_dso_of(info, &w->o[w->n])) {
 		w->usable = false;
 		return 1;
@@ -744,8 +759,9 @@ static char *fp_env_get(const char *name);
 
 FP_STARTUP_TEXT static void fp_walk_start(struct fp_walk *w)
 {
-	w->n = 0;
+	w->n = w->nbefore = 0;
 	w->after_us = w->libc_after = false;
+	w->before_ok = true;
 	w->usable = !fp_env_get("LD_DYNAMIC_WEAK");
 	w->vdso = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
 	if (w->usable)
@@ -771,19 +787,24 @@ FP_STARTUP_TEXT static uint32_t fp_gnu_hash(const char *s)
 	return h;
 }
 
-/* name in one object: 1 found (*out), 0 not there, -1 ask dlsym. */
-FP_STARTUP_TEXT static int fp_dso_find(const struct fp_dso *d, const char *name, uint32_t h, void **out)
+/* name in one object: 1 found (*out), 0 not there, -1 ask dlsym.  type:
+ * STT_FUNC, or STT_OBJECT for a variable. */
+FP_STARTUP_TEXT static int fp_dso_find(const struct fp_dso *d, const char *name, uint32_t h,
+                                       void **out, unsigned type)
 {
 	const uint32_t nb = d->gnu[0], off = d->gnu[1], nbloom = d->gnu[2], shift = d->gnu[3];
 	const ElfW(Addr) *bloom = (const void *)&d->gnu[4];
 	const uint32_t *bucket = (const void *)&bloom[nbloom], *chain = &bucket[nb];
 	const unsigned bits = sizeof(ElfW(Addr)) * 8;
-	ElfW(Addr) w = bloom[(h / bits) % nbloom];
 	const ElfW(Sym) *versioned = NULL;
 	unsigned nversions = 0;
+	ElfW(Addr) w;
 	uint32_t i;
 
-	if (!nb || !nbloom || !(w >> (h % bits) & 1) || !(w >> ((h >> shift) % bits) & 1))
+	if (!nb || !nbloom)
+		return 0;
+	w = bloom[(h / bits) % nbloom];
+	if (!(w >> (h % bits) & 1) || !(w >> ((h >> shift) % bits) & 1))
 		return 0;
 	for (i = bucket[h % nb]; i >= off && i; i++) {
 		const ElfW(Sym) *s = &d->sym[i];
@@ -805,8 +826,8 @@ FP_STARTUP_TEXT static int fp_dso_find(const struct fp_dso *d, const char *name,
 	}
 	if (nversions != 1)
 		return 0;
-	if (ELF32_ST_TYPE(versioned->st_info) != STT_FUNC)
-		return -1;  /* an IFUNC (its resolver must run), data, TLS */
+	if (ELF32_ST_TYPE(versioned->st_info) != type)
+		return -1;  /* an IFUNC (its resolver must run), TLS, another type */
 	switch (ELF32_ST_BIND(versioned->st_info)) {
 	case STB_GLOBAL:
 	case STB_WEAK:
@@ -826,7 +847,7 @@ FP_STARTUP_TEXT static void *fp_walk_lookup(const struct fp_walk *w, const char 
 	unsigned i;
 
 	for (i = 0; w->usable && i < w->n; i++) {
-		int r = fp_dso_find(&w->o[i], name, h, &p);
+		int r = fp_dso_find(&w->o[i], name, h, &p, STT_FUNC);
 
 		if (r > 0)
 			return p;
@@ -834,6 +855,38 @@ FP_STARTUP_TEXT static void *fp_walk_lookup(const struct fp_walk *w, const char 
 			break;
 	}
 	return fp_lookup(name);
+}
+
+/* The answers initialisation asks for next (fp_walked), where the walk
+ * can give them: then no dlsym at all runs at start-up. */
+FP_STARTUP_TEXT static void fp_walk_more(const struct fp_walk *w)
+{
+	static const char marker[] = "fastpath_object_marker", single[] = "__libc_single_threaded";
+	void *p = NULL;
+	unsigned i;
+	int r = 0;
+
+	fp_walked.copy_known = fp_walked.single_known = false;
+	if (!w->usable || !w->before_ok)
+		return;
+	for (i = 0; i < w->nbefore && r == 0; i++)
+		r = fp_dso_find(&w->before[i], marker, fp_gnu_hash(marker), &p, STT_FUNC);
+	if (r >= 0) {
+		fp_walked.copy = r > 0;
+		fp_walked.copy_known = true;
+	}
+	/* From the first object on, as RTLD_DEFAULT: a program's copy
+	 * relocation of it (C++ reads it inline) is the live one. */
+	r = 0;
+	for (i = 0; i < w->nbefore && r == 0; i++)
+		r = fp_dso_find(&w->before[i], single, fp_gnu_hash(single), &p, STT_OBJECT);
+	for (i = 0; i < w->n && r == 0; i++)
+		r = fp_dso_find(&w->o[i], single, fp_gnu_hash(single), &p, STT_OBJECT);
+	/* Found, or in no object up to the C library (glibc before 2.32). */
+	if (r >= 0) {
+		fp_walked.single = r > 0 ? p : NULL;
+		fp_walked.single_known = true;
+	}
 }
 #else
 struct fp_walk {
@@ -844,7 +897,23 @@ static void fp_walk_start(struct fp_walk *w)
 	(void)w;
 }
 #define fp_walk_lookup(w, name) ((void)(w), fp_lookup(name))
+static void fp_walk_more(const struct fp_walk *w)
+{
+	(void)w;
+}
+static struct {
+	bool single_known, copy_known, copy;
+	const volatile char *single;
+} fp_walked;
 #endif
+
+/* __libc_single_threaded as the walk found it (NULL: there is none);
+ * false where it could not tell: counters.c asks dlsym then. */
+bool fp_walked_single(const volatile char **at)
+{
+	*at = fp_walked.single;
+	return fp_walked.single_known;
+}
 
 FP_STARTUP_TEXT static void fp_bind_all(void)
 {
@@ -860,6 +929,7 @@ FP_STARTUP_TEXT static void fp_bind_all(void)
 		for (k = 0; k < fp_mitigations[i]->nsyms; k++)
 			*fp_mitigations[i]->syms[k].slot =
 				fp_walk_lookup(&w, fp_mitigations[i]->syms[k].name);
+	fp_walk_more(&w);
 }
 
 /* Once settings are known: a preload order that hides our wrappers. */
@@ -893,6 +963,10 @@ FP_STARTUP_TEXT static bool fp_other_copy(void)
 		void (*f)(void);
 	} first;
 
+	/* The walk looked before ours: an object there that exports it is
+	 * another copy, first in the search order (ours is not). */
+	if (fp_walked.copy_known)
+		return fp_walked.copy;
 	first.p = dlsym(RTLD_DEFAULT, "fastpath_object_marker");
 	return first.f && first.f != fp_object_marker_here;
 }

@@ -894,6 +894,9 @@ static inline int fp_local_xchg_int(_Atomic int *p, int v)
  * ---------------------------------------------------------------------- */
 extern _Atomic bool fp_threads FP_HIDDEN;
 extern const volatile char *fp_libc_single FP_HIDDEN;
+/* Its address as the binding's walk found it (fastpath.c); false:
+ * unknown, dlsym's to say. */
+bool fp_walked_single(const volatile char **at) FP_HIDDEN;
 
 static inline bool fp_one_thread(void)
 {

@@ -19,20 +19,38 @@ static void fp_why(char *why, size_t whylen, const char *a, const char *b,
 	fp_buf_str(&w, c ? c : "");
 }
 
+/* name, in any case, is exactly the n bytes at s.  By hand, as the
+ * item's length below: FASTPATH_DISABLE is read at every start, and the C
+ * library's strncasecmp and strcspn are pages of its text (and tables) a
+ * program that never calls them would not touch (issue 39). */
+static bool fp_name_is(const char *name, const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		char c = s[i];
+
+		if (c >= 'A' && c <= 'Z')
+			c = (char)(c - 'A' + 'a');
+		if (name[i] == '\0' || name[i] != c)
+			return false;
+	}
+	return name[n] == '\0';
+}
+
 /* The names FASTPATH_DISABLE accepts: every mitigation's, then "all". */
 FP_STARTUP_TEXT static bool fp_feature_bit(const char *s, size_t n, unsigned *bit)
 {
 	size_t i;
 
 	for (i = 0; i < fp_nmitigations; i++) {
-		if (strlen(fp_mitigations[i]->name) == n &&
-		    strncasecmp(fp_mitigations[i]->name, s, n) == 0) {
+		if (fp_name_is(fp_mitigations[i]->name, s, n)) {
 			*bit = fp_mitigations[i]->bit;
 			return true;
 		}
 	}
 	*bit = FP_ALL;
-	return n == 3 && strncasecmp(s, "all", 3) == 0;
+	return fp_name_is("all", s, n);
 }
 
 /* " (accepted: a, b, all)", from the table. */
@@ -59,9 +77,11 @@ FP_STARTUP_TEXT int fp_parse_features(const char *s, unsigned *mask, char *why, 
 
 	*mask = 0;
 	while (*s) {
-		size_t n = strcspn(s, ",");
+		size_t n = 0;
 		unsigned bit;
 
+		while (s[n] && s[n] != ',')
+			n++;
 		if (n && fp_feature_bit(s, n, &bit)) {
 			*mask |= bit;
 		} else if (n && rc == 0) {
