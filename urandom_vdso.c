@@ -594,10 +594,21 @@ int ur_source_now(void)
 
 	if (fp_likely(st == UR_SRC_DECIDED))
 		return ur_source;
-	if (st == UR_SRC_UNDECIDED &&
-	    atomic_compare_exchange_strong(&ur_src_state, &st, UR_SRC_DECIDING)) {
-		ur_source_decide();
-		atomic_store_explicit(&ur_src_state, UR_SRC_DECIDED, memory_order_release);
+	if (st == UR_SRC_UNDECIDED) {
+		sigset_t all, old;
+
+		/* Every signal held while deciding, as a slot is mapped: a
+		 * handler that read the device here would find it undecided
+		 * and go to the kernel, and handlers coming faster than the
+		 * kernel answers them (a 50 us timer under strace: t_urandom)
+		 * would keep this thread from ever finishing. */
+		sigfillset(&all);
+		(void)pthread_sigmask(SIG_BLOCK, &all, &old);
+		if (atomic_compare_exchange_strong(&ur_src_state, &st, UR_SRC_DECIDING)) {
+			ur_source_decide();
+			atomic_store_explicit(&ur_src_state, UR_SRC_DECIDED, memory_order_release);
+		}
+		(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
 	}
 	return __atomic_load_n(&ur_source, __ATOMIC_ACQUIRE);
 }
