@@ -53,14 +53,12 @@ else
 # handler or a forked child.
 LIBS      := -ldl -pthread
 SO_LDFLAGS := -Wl,-z,now -Wl,-z,relro
-# The small statics every process's start-up writes (settings, flags) sit
-# together, after the large arrays, instead of one to a page among them:
-# each variable in its own section, sorted by alignment (issue 39: 3 pages
-# of .bss first touched at start-up instead of 8).  Where the linker
-# cannot sort so (gold), the layout is the compiler's.
-SO_LDFLAGS += $(shell printf 'int x;' | $(CC) -x c -shared -fPIC -fdata-sections \
-	-Wl,--sort-section=alignment $(LDFLAGS) -o /dev/null - >/dev/null 2>&1 && \
-	echo -fdata-sections -Wl,--sort-section=alignment)
+# No --sort-section: the statics every start-up touches are in .data
+# (FP_STARTUP_DATA, fastpath.h), and link order puts the C runtime's own
+# .bss (crtbegin's completed.0, read and written at exit) first, on the
+# page .data ends in, which the loader has made private already (issue
+# 39: sorted by alignment, it came last, on a page of its own: two faults
+# at every exit).
 SOS       := fastpath.so
 # Both ELF classes (issue 19): where $(CC) -m32 builds and glibc's loader
 # expands $$LIB, the i386 object is built too, and interpose preloads

@@ -44,15 +44,15 @@
 #endif
 
 FP_TLS unsigned fp_stripe_tls;
-_Atomic bool fp_counting = FP_COUNT_ALWAYS;
+_Atomic bool fp_counting FP_STARTUP_DATA = FP_COUNT_ALWAYS;
 FP_TLS int *fp_errno_at;
 _Atomic bool fp_threads;
-const volatile char *fp_libc_single;
+const volatile char *fp_libc_single FP_STARTUP_DATA;
 
 /* 1: the stripe of that index belongs to a thread (index 0: never). */
 static _Alignas(FP_CACHELINE) _Atomic unsigned char fp_stripe_owned[FP_STRIPES];
-static pthread_key_t fp_thread_key;
-static bool fp_have_thread_key;
+static pthread_key_t fp_thread_key FP_STARTUP_DATA;
+static bool fp_have_thread_key FP_STARTUP_DATA;
 
 /* This thread's stripe, taken now (fp_stripe_tls's value). */
 static unsigned fp_stripe_take(void)
@@ -124,12 +124,27 @@ void fp_thread_begin(void)
 		(void)pthread_setspecific(fp_thread_key, &fp_thread_key);
 }
 
-void fp_counters_init(void)
+static void fp_thread_key_once(void)
+{
+	fp_have_thread_key = pthread_key_create(&fp_thread_key, fp_thread_end) == 0;
+}
+
+/* At the first pthread_create, not at start-up: a process that makes no
+ * thread never writes the C library's table of keys (issue 39: a page
+ * fault).  Before the thread runs, so its fp_thread_begin finds it. */
+void fp_thread_key_make(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	(void)pthread_once(&once, fp_thread_key_once);
+}
+
+FP_STARTUP_TEXT void fp_counters_init(void)
 {
 	/* glibc 2.32 and later; a C library without it gets no
 	 * one-thread paths (fp_one_thread). */
-	fp_libc_single = (const volatile char *)dlsym(RTLD_DEFAULT, "__libc_single_threaded");
-	fp_have_thread_key = pthread_key_create(&fp_thread_key, fp_thread_end) == 0;
+	if (!fp_walked_single(&fp_libc_single))
+		fp_libc_single = (const volatile char *)dlsym(RTLD_DEFAULT, "__libc_single_threaded");
 #ifdef FP_VALGRIND_ANNOTATE
 	/* Only for the helgrind/drd build: a stripe is written by its owner
 	 * alone (the take and give-back are atomics the tools cannot see

@@ -370,9 +370,9 @@ static unsigned cpus_virtual_cpu(unsigned cpu)
  * which must see the calls): then the rseq read is what it would make.
  * Learnt once at initialisation (dl_iterate_phdr takes the loader's lock:
  * never in a call that a signal handler may make). */
-static bool cpus_getcpu_libc;
+static bool cpus_getcpu_libc FP_STARTUP_DATA;
 
-void cpus_getcpu_init(void)
+FP_STARTUP_TEXT void cpus_getcpu_init(void)
 {
 	cpus_getcpu_libc = fp_in_libc((const void *)fp_real.r_sched_getcpu.f);
 }

@@ -42,9 +42,10 @@ static struct fp_stripe cpus_counters[FP_STRIPES];
 
 /* FASTPATH_CPUS: the count every question is answered with; 0 when unset,
  * and then the mitigation is off. */
-static long cpus_wanted;
+static long cpus_wanted FP_STARTUP_DATA;
 /* With FASTPATH_CPUS=quota: where cpus_wanted came from (cpus_quota.c). */
 static char cpus_from[160];
+static bool cpus_from_set FP_STARTUP_DATA;
 
 #ifdef FP_HAVE_AFFINITY
 /* FASTPATH_CPUS as set, for the exec wrappers to tell whether the new
@@ -54,14 +55,18 @@ static char cpus_setting[16];
 static struct cpus_handed cpus_handed;
 #endif
 
-static bool cpus_load_count(fp_getenv_fn get)
+FP_STARTUP_TEXT static bool cpus_load_count(fp_getenv_fn get)
 {
 	char why[256];
 	const char *v = get("FASTPATH_CPUS");
 
 	cpus_wanted = 0;
-	cpus_from[0] = '\0';
+	/* Written only by a quota load: a process that never asked for one
+	 * never touches its page. */
+	if (cpus_from_set)
+		cpus_from[0] = '\0';
 	if (v && strcmp(v, "quota") == 0) {
+		cpus_from_set = true;
 		cpus_wanted = fp_cpus_quota(get, cpus_from, sizeof cpus_from);
 		if (cpus_wanted < 0) {
 			fp_warn("FASTPATH_CPUS", v, cpus_from, "the real CPU count is reported");
@@ -118,7 +123,7 @@ static void cpus_stats(struct fp_buf *b, const unsigned long *c)
 	fp_buf_str(b, ") to ");
 	fp_buf_ulong(b, c[CPUS_C_QUERIES]);
 	fp_buf_str(b, " queries");
-	if (cpus_from[0]) {
+	if (cpus_from_set && cpus_from[0]) {
 		fp_buf_str(b, " (from ");
 		fp_buf_str(b, cpus_from);
 		fp_buf_str(b, ")");

@@ -50,21 +50,25 @@ void cpus_sv_child(void)
 {
 	/* The forking thread is the child's only one. */
 	atomic_store(&cpus_alive, 1);
-	atomic_store(&cpus_sv_c[CPUS_S_THREADS_MAX], 1);
+	if (fp_cfg.survey)
+		atomic_store(&cpus_sv_c[CPUS_S_THREADS_MAX], 1);
 }
 
 static void cpus_thread_gone(void *unused);
 static pthread_key_t cpus_gone_key;
 static bool cpus_have_key;
 
-void cpus_sv_init(void)
+FP_STARTUP_TEXT void cpus_sv_init(void)
 {
 #ifdef FP_HAVE_AFFINITY
 	cpus_getcpu_init();
 #endif
+	/* The survey's counters are read by records alone: a process not
+	 * surveyed leaves their page untouched (issue 39). */
+	if (!fp_cfg.survey)
+		return;
 	atomic_store(&cpus_sv_c[CPUS_S_THREADS_MAX], 1);
-	if (fp_cfg.survey)
-		cpus_have_key = pthread_key_create(&cpus_gone_key, cpus_thread_gone) == 0;
+	cpus_have_key = pthread_key_create(&cpus_gone_key, cpus_thread_gone) == 0;
 }
 
 /* fork: the time the parent waited, against the threads alive. */
@@ -135,6 +139,7 @@ FP_EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(
 
 	/* Before the thread can run: no one-thread path from now on. */
 	fp_threads_made();
+	fp_thread_key_make();
 	if (!(s = malloc(sizeof *s)))
 		return FP_REAL(pthread_create)(t, a, fn, arg);
 	s->fn = fn;

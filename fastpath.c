@@ -31,8 +31,11 @@ FP_EXPORT void fastpath_object_marker(void)
 extern void fp_object_marker_here(void)
 	__attribute__((alias("fastpath_object_marker"), visibility("hidden")));
 
-/* Tests substitute their own lookup to provoke re-entry during binding. */
-#ifndef FP_DLSYM
+/* Tests substitute their own lookup to provoke re-entry during binding:
+ * then every name is asked of it (no walk of the tables). */
+#ifdef FP_DLSYM
+#define FP_DLSYM_TEST 1
+#else
 #define FP_DLSYM(name) dlsym(RTLD_NEXT, name)
 #endif
 #define FP_DLSYM_GLOBAL(name) dlsym(RTLD_DEFAULT, name)
@@ -56,17 +59,19 @@ struct fp_real fp_real = FP_UNREADY;
 static const struct fp_real fp_real_unready __attribute__((unused)) = FP_UNREADY;
 #undef FP_UNREADY
 #undef FP_X
-struct fp_settings fp_cfg;
-_Atomic int fp_init_state;
+static char fp_stats_path[PATH_MAX], fp_survey_dir[PATH_MAX];
+/* Initialised, so in .data: the page its relocations write anyway. */
+struct fp_settings fp_cfg = { .stats_path = fp_stats_path, .survey_dir = fp_survey_dir };
+_Atomic int fp_init_state FP_STARTUP_DATA;
 
 #ifdef FP_HAVE_RSEQ_AREA
 /* Weak: a C library without them (glibc before 2.35) leaves them NULL. */
 extern const ptrdiff_t __rseq_offset __attribute__((weak));
 extern const unsigned int __rseq_size __attribute__((weak));
 #endif
-_Atomic ptrdiff_t fp_rseq_at;
+_Atomic ptrdiff_t fp_rseq_at FP_STARTUP_DATA;
 
-ptrdiff_t fp_rseq_learn(void)
+FP_STARTUP_TEXT ptrdiff_t fp_rseq_learn(void)
 {
 	ptrdiff_t at = 1;
 
@@ -403,7 +408,7 @@ void fp_raw_exit(int status)
 	for (;;)
 		syscall(SYS_exit_group, status);
 }
-bool fp_secure_mode(void)
+FP_STARTUP_TEXT bool fp_secure_mode(void)
 {
 	return getauxval(AT_SECURE) != 0;
 }
@@ -413,7 +418,7 @@ void fp_raw_exit(int status)
 	for (;;)
 		FP_SYSCALL(SYS_exit, status);
 }
-bool fp_secure_mode(void)
+FP_STARTUP_TEXT bool fp_secure_mode(void)
 {
 	return issetugid() != 0;
 }
@@ -613,7 +618,7 @@ void fp_debug(const char *feature, const char *what, const char *detail)
  * ---------------------------------------------------------------------- */
 /* How many real functions were found only in the global scope (said once
  * under FASTPATH_DEBUG, fp_bind_say). */
-static unsigned fp_bind_global;
+static unsigned fp_bind_global FP_STARTUP_DATA;
 
 #ifdef FP_LINUX
 /* Which loaded objects hold the addresses at[]: each one's load base
@@ -623,7 +628,7 @@ struct fp_owners {
 	bool found[2];
 };
 
-static int fp_owners_of(struct dl_phdr_info *info, size_t size, void *data)
+FP_STARTUP_TEXT static int fp_owners_of(struct dl_phdr_info *info, size_t size, void *data)
 {
 	struct fp_owners *o = data;
 	size_t k;
@@ -650,7 +655,7 @@ static int fp_owners_of(struct dl_phdr_info *info, size_t size, void *data)
  * the object's whole symbol table (libc's cost every process a tenth of a
  * millisecond at start-up).  dl_iterate_phdr takes the loader's lock: at
  * initialisation only, never in a call a signal handler may make. */
-static bool fp_same_object(const void *a, const void *b)
+FP_STARTUP_TEXT static bool fp_same_object(const void *a, const void *b)
 {
 	struct fp_owners o = { { (uintptr_t)a, (uintptr_t)b }, { 0, 0 }, { false, false } };
 
@@ -668,7 +673,7 @@ static bool fp_same_object(const void *a, const void *b)
  * Linux only: on illumos dl_iterate_phdr is not among the symbols checked
  * against the oldest libc we load on (tests/illumos_libc_symbols.txt).
  */
-static void *fp_lookup(const char *name)
+FP_STARTUP_TEXT static void *fp_lookup(const char *name)
 {
 	void *p = FP_DLSYM(name);
 
@@ -688,27 +693,304 @@ static void *fp_lookup(const char *name)
  * wrapper that must see the calls?  Compared with getpid's object: in libc
  * itself on every version (glibc before 2.33 linked fstat into each object
  * from libc_nonshared.a), and not ours.  At initialisation only. */
-bool fp_in_libc(const void *f)
+FP_STARTUP_TEXT bool fp_in_libc(const void *f)
 {
 	return f && fp_same_object(f, (void *)&getpid);
 }
 #endif
 
-static void fp_bind_all(void)
+#if defined(FP_LINUX) && !defined(FP_DLSYM_TEST)
+/*
+ * Binding without dlsym (issue 39): a hundred dlsym(RTLD_NEXT) calls were
+ * a third of what loading us cost a process (each one finds its caller's
+ * object, sets up an error catch and walks the search order).  The same
+ * answer, read from the dynamic symbol tables of the objects after ours,
+ * up to the C library's, in the order the loader searches them, with the
+ * rules of glibc's do_lookup_x and check_match for a lookup without a
+ * version: the first object with a global or weak definition, an
+ * unversioned one before the one default version.  Only where that order
+ * is plain: ours loaded before the C library, every object between with a
+ * GNU hash table, and no LD_DYNAMIC_WEAK.  Anything else (a name not found
+ * so, an IFUNC, an unusual binding or type) is asked of dlsym, as before.
+ */
+#define FP_WALK_MAX 16
+
+struct fp_dso {
+	const ElfW(Sym) *sym;
+	const char *str;
+	const uint32_t *gnu;
+	const ElfW(Half) *ver;
+	uintptr_t base;
+};
+
+/* On the binding thread's stack: no page of ours touched for it. */
+struct fp_walk {
+	struct fp_dso o[FP_WALK_MAX];
+	unsigned n;
+	bool after_us, libc_after, usable;
+	uintptr_t vdso;
+	/* The objects before ours: where another copy's marker would be. */
+	struct fp_dso before[FP_WALK_MAX];
+	unsigned nbefore;
+	bool before_ok;
+};
+
+/* What the walk also answered, for initialisation after the binding: the
+ * C library's __libc_single_threaded, and whether an object before ours
+ * exports fastpath_object_marker (another copy).  Unknown: dlsym's. */
+static struct {
+	bool single_known, copy_known, copy;
+	const volatile char *single;
+} fp_walked FP_STARTUP_DATA;
+
+/* A d_ptr: glibc's loader relocates the dynamic section in place, musl's
+ * and a read-only one (MIPS, RISC-V) are left as offsets. */
+static const void *fp_dyn_ptr(uintptr_t base, uintptr_t p)
 {
+	return (const void *)(p < base ? p + base : p); // NOLINT(performance-no-int-to-ptr)
+}
+
+FP_STARTUP_TEXT static bool fp_dso_of(const struct dl_phdr_info *info, struct fp_dso *d)
+{
+	const ElfW(Dyn) *dyn = NULL;
+	ElfW(Half) i;
+
+	for (i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+			dyn = (const void *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr); // NOLINT(performance-no-int-to-ptr)
+	*d = (struct fp_dso){ .base = (uintptr_t)info->dlpi_addr };
+	for (; dyn && dyn->d_tag != DT_NULL; dyn++) {
+		if (dyn->d_tag == DT_SYMTAB)
+			d->sym = fp_dyn_ptr(d->base, (uintptr_t)dyn->d_un.d_ptr);
+		else if (dyn->d_tag == DT_STRTAB)
+			d->str = fp_dyn_ptr(d->base, (uintptr_t)dyn->d_un.d_ptr);
+		else if (dyn->d_tag == DT_GNU_HASH)
+			d->gnu = fp_dyn_ptr(d->base, (uintptr_t)dyn->d_un.d_ptr);
+		else if (dyn->d_tag == DT_VERSYM)
+			d->ver = fp_dyn_ptr(d->base, (uintptr_t)dyn->d_un.d_ptr);
+	}
+	return d->sym && d->str && d->gnu;
+}
+
+FP_STARTUP_TEXT static bool fp_phdr_has(const struct dl_phdr_info *info, uintptr_t a)
+{
+	ElfW(Half) i;
+
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type == PT_LOAD && a - (info->dlpi_addr + ph->p_vaddr) < ph->p_memsz)
+			return true;
+	}
+	return false;
+}
+
+FP_STARTUP_TEXT static int fp_walk_collect(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct fp_walk *w = data;
+
+	(void)size;
+	if (w->vdso && (uintptr_t)info->dlpi_phdr - w->vdso < 8192)
+		return 0;  /* the vDSO: in no search order */
+	if (!w->after_us) {
+		w->after_us = fp_phdr_has(info, (uintptr_t)&fp_real);
+		if (!w->after_us && (w->nbefore == FP_WALK_MAX ||
+		                     !fp_dso_of(info, &w->before[w->nbefore++])))
+			w->before_ok = false;
+		return 0;
+	}
+	if (w->n == FP_WALK_MAX || !fp_dso_of(info, &w->o[w->n])) {
+		w->usable = false;
+		return 1;
+	}
+	w->n++;
+	/* Up to the C library: a later object may be one a constructor
+	 * that ran before ours dlopen()ed, which is in no search order (the
+	 * loader appends those, after every object loaded at start-up); a
+	 * name beyond it is dlsym's. */
+	w->libc_after = fp_phdr_has(info, (uintptr_t)&getpid);
+	return w->libc_after;
+}
+
+static char *fp_env_get(const char *name);
+
+FP_STARTUP_TEXT static void fp_walk_start(struct fp_walk *w)
+{
+	w->n = w->nbefore = 0;
+	w->after_us = w->libc_after = false;
+	w->before_ok = true;
+	w->usable = !fp_env_get("LD_DYNAMIC_WEAK");
+	w->vdso = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
+	if (w->usable)
+		(void)dl_iterate_phdr(fp_walk_collect, w);
+	w->usable = w->usable && w->after_us && w->libc_after;
+}
+
+/* a == b, without the C library's strcmp: its page is one more fault for
+ * a program that never calls it. */
+FP_STARTUP_TEXT static bool fp_str_eq(const char *a, const char *b)
+{
+	while (*a && *a == *b)
+		a++, b++;
+	return *a == *b;
+}
+
+FP_STARTUP_TEXT static uint32_t fp_gnu_hash(const char *s)
+{
+	uint32_t h = 5381;
+
+	for (; *s; s++)
+		h = h * 33 + (unsigned char)*s;
+	return h;
+}
+
+/* name in one object: 1 found (*out), 0 not there, -1 ask dlsym.  type:
+ * STT_FUNC, or STT_OBJECT for a variable. */
+FP_STARTUP_TEXT static int fp_dso_find(const struct fp_dso *d, const char *name, uint32_t h,
+                                       void **out, unsigned type)
+{
+	const uint32_t nb = d->gnu[0], off = d->gnu[1], nbloom = d->gnu[2], shift = d->gnu[3];
+	const ElfW(Addr) *bloom = (const void *)&d->gnu[4];
+	const uint32_t *bucket = (const void *)&bloom[nbloom], *chain = &bucket[nb];
+	const unsigned bits = sizeof(ElfW(Addr)) * 8;
+	const ElfW(Sym) *versioned = NULL;
+	unsigned nversions = 0;
+	ElfW(Addr) w;
+	uint32_t i;
+
+	if (!nb || !nbloom)
+		return 0;
+	w = bloom[(h / bits) % nbloom];
+	if (!(w >> (h % bits) & 1) || !(w >> ((h >> shift) % bits) & 1))
+		return 0;
+	for (i = bucket[h % nb]; i >= off && i; i++) {
+		const ElfW(Sym) *s = &d->sym[i];
+		uint32_t h2 = chain[i - off];
+
+		if ((h | 1) == (h2 | 1) && fp_str_eq(name, d->str + s->st_name) &&
+		    s->st_shndx != SHN_UNDEF && s->st_value != 0) {
+			if (d->ver && (d->ver[i] & 0x7fff) >= 2) {
+				if (!(d->ver[i] & 0x8000) && nversions++ == 0)
+					versioned = s;
+			} else {
+				versioned = s;
+				nversions = 1;
+				break;
+			}
+		}
+		if (h2 & 1)
+			break;
+	}
+	if (nversions != 1)
+		return 0;
+	if (ELF32_ST_TYPE(versioned->st_info) != type)
+		return -1;  /* an IFUNC (its resolver must run), TLS, another type */
+	switch (ELF32_ST_BIND(versioned->st_info)) {
+	case STB_GLOBAL:
+	case STB_WEAK:
+		*out = (void *)(d->base + versioned->st_value); // NOLINT(performance-no-int-to-ptr)
+		return 1;
+	case STB_LOCAL:
+		return 0;
+	default:
+		return -1;  /* STB_GNU_UNIQUE */
+	}
+}
+
+FP_STARTUP_TEXT static void *fp_walk_lookup(const struct fp_walk *w, const char *name)
+{
+	uint32_t h = fp_gnu_hash(name);
+	void *p = NULL;
+	unsigned i;
+
+	for (i = 0; w->usable && i < w->n; i++) {
+		int r = fp_dso_find(&w->o[i], name, h, &p, STT_FUNC);
+
+		if (r > 0)
+			return p;
+		if (r < 0)
+			break;
+	}
+	return fp_lookup(name);
+}
+
+/* The answers initialisation asks for next (fp_walked), where the walk
+ * can give them: then no dlsym at all runs at start-up. */
+FP_STARTUP_TEXT static void fp_walk_more(const struct fp_walk *w)
+{
+	static const char marker[] = "fastpath_object_marker", single[] = "__libc_single_threaded";
+	void *p = NULL;
+	unsigned i;
+	int r = 0;
+
+	fp_walked.copy_known = fp_walked.single_known = false;
+	if (!w->usable || !w->before_ok)
+		return;
+	for (i = 0; i < w->nbefore && r == 0; i++)
+		r = fp_dso_find(&w->before[i], marker, fp_gnu_hash(marker), &p, STT_FUNC);
+	if (r >= 0) {
+		fp_walked.copy = r > 0;
+		fp_walked.copy_known = true;
+	}
+	/* From the first object on, as RTLD_DEFAULT: a program's copy
+	 * relocation of it (C++ reads it inline) is the live one. */
+	r = 0;
+	for (i = 0; i < w->nbefore && r == 0; i++)
+		r = fp_dso_find(&w->before[i], single, fp_gnu_hash(single), &p, STT_OBJECT);
+	for (i = 0; i < w->n && r == 0; i++)
+		r = fp_dso_find(&w->o[i], single, fp_gnu_hash(single), &p, STT_OBJECT);
+	/* Found, or in no object up to the C library (glibc before 2.32). */
+	if (r >= 0) {
+		fp_walked.single = r > 0 ? p : NULL;
+		fp_walked.single_known = true;
+	}
+}
+#else
+struct fp_walk {
+	int unused;
+};
+static void fp_walk_start(struct fp_walk *w)
+{
+	(void)w;
+}
+#define fp_walk_lookup(w, name) ((void)(w), fp_lookup(name))
+static void fp_walk_more(const struct fp_walk *w)
+{
+	(void)w;
+}
+static struct {
+	bool single_known, copy_known, copy;
+	const volatile char *single;
+} fp_walked;
+#endif
+
+/* __libc_single_threaded as the walk found it (NULL: there is none);
+ * false where it could not tell: counters.c asks dlsym then. */
+bool fp_walked_single(const volatile char **at)
+{
+	*at = fp_walked.single;
+	return fp_walked.single_known;
+}
+
+FP_STARTUP_TEXT static void fp_bind_all(void)
+{
+	struct fp_walk w;
 	size_t i, k;
 
 	fp_bind_global = 0;
-#define FP_X(ret, name, params, unready) fp_real.r_##name.p = fp_lookup(#name);
+	fp_walk_start(&w);
+#define FP_X(ret, name, params, unready) fp_real.r_##name.p = fp_walk_lookup(&w, #name);
 	FP_REAL_ALL(FP_X)
 #undef FP_X
 	for (i = 0; i < fp_nmitigations; i++)
 		for (k = 0; k < fp_mitigations[i]->nsyms; k++)
-			*fp_mitigations[i]->syms[k].slot = fp_lookup(fp_mitigations[i]->syms[k].name);
+			*fp_mitigations[i]->syms[k].slot =
+				fp_walk_lookup(&w, fp_mitigations[i]->syms[k].name);
+	fp_walk_more(&w);
 }
 
 /* Once settings are known: a preload order that hides our wrappers. */
-static void fp_bind_say(void)
+FP_STARTUP_TEXT static void fp_bind_say(void)
 {
 	char n[24];
 	struct fp_buf b = { n, 0, sizeof n };
@@ -721,7 +1003,7 @@ static void fp_bind_say(void)
 	                    "scope; calls to them do not reach fastpath");
 }
 
-static char *fp_no_env(const char *name)
+FP_STARTUP_TEXT static char *fp_no_env(const char *name)
 {
 	(void)name;
 	return NULL;
@@ -731,13 +1013,17 @@ static char *fp_no_env(const char *name)
  * beside the build tree's, say): the program's calls reach it first, and
  * it acts; this copy stands aside, as if everything were off, so that its
  * wrappers pass each call on to the next object, and writes no summary. */
-static bool fp_other_copy(void)
+FP_STARTUP_TEXT static bool fp_other_copy(void)
 {
 	union {
 		void *p;
 		void (*f)(void);
 	} first;
 
+	/* The walk looked before ours: an object there that exports it is
+	 * another copy, first in the search order (ours is not). */
+	if (fp_walked.copy_known)
+		return fp_walked.copy;
 	first.p = dlsym(RTLD_DEFAULT, "fastpath_object_marker");
 	return first.f && first.f != fp_object_marker_here;
 }
@@ -787,7 +1073,7 @@ static void fp_atfork_child(void)
 	}
 }
 
-static void fp_init_each(void)
+FP_STARTUP_TEXT static void fp_init_each(void)
 {
 	size_t i;
 
@@ -828,7 +1114,7 @@ static bool fp_stderr_stat(struct stat *st)
 	return fp_fstat_bound(STDERR_FILENO, st);
 }
 
-static void fp_stderr_note(void)
+FP_STARTUP_TEXT static void fp_stderr_note(void)
 {
 	struct stat st;
 
@@ -841,11 +1127,30 @@ static void fp_stderr_note(void)
 
 /* Whether the settings read found any variable set: the environment as
  * the core and every mitigation read it, through this (no system call). */
-static bool fp_env_seen;
+static bool fp_env_seen FP_STARTUP_DATA;
 
-static char *fp_getenv_noting(const char *name)
+/* getenv, read from environ here: the settings are a dozen lookups at
+ * every start, and the C library's getenv one more page of its text to
+ * fault in (issue 39).  Secure-execution mode never gets here (fp_no_env
+ * is its lookup), so this is secure_getenv's answer too. */
+FP_STARTUP_TEXT static char *fp_env_get(const char *name)
 {
-	char *v = fp_secure_getenv(name);
+	char **e;
+
+	for (e = environ; e && *e; e++) {
+		const char *a = name, *b = *e;
+
+		while (*a && *a == *b)
+			a++, b++;
+		if (!*a && *b == '=')
+			return (char *)b + 1;
+	}
+	return NULL;
+}
+
+FP_STARTUP_TEXT static char *fp_getenv_noting(const char *name)
+{
+	char *v = fp_env_get(name);
 
 	if (v)
 		fp_env_seen = true;
@@ -864,7 +1169,7 @@ static bool fp_stderr_same(void)
 	       st.st_ino == fp_stderr_id.ino;
 }
 
-static void fp_init_run(void)
+FP_STARTUP_TEXT static void fp_init_run(void)
 {
 	fp_bind_all();
 	fp_counters_init();
@@ -904,7 +1209,7 @@ static void fp_init_run(void)
  * child never copies a claim no thread of it will finish: fork() is ours,
  * and its FP_REAL() waits for initialisation before it forks.
  */
-bool fp_init_slow(void)
+FP_STARTUP_TEXT bool fp_init_slow(void)
 {
 	int expect = FP_INIT_NONE;
 
@@ -1306,7 +1611,7 @@ static void fp_sv_own(void)
  * record, not two; one killed before its first leaves none, which its
  * parent's count of children tells (interpose(1), SURVEY).  The name is
  * taken now, before main can touch what it is read from. */
-static void fp_survey_start(void)
+FP_STARTUP_TEXT static void fp_survey_start(void)
 {
 	int idle = 0;
 

@@ -198,6 +198,16 @@
 /* Thread-locals of a preloaded object sit in the static TLS block: no
  * allocation on first touch, so they are safe in a signal handler. */
 #define FP_TLS __thread __attribute__((tls_model("initial-exec")))
+/* A zero-initialised static that every start-up reads or writes: kept in
+ * .data, whose one page the loader's relocations have already made
+ * private, rather than in a page of .bss that a first read maps and a
+ * first write copies again (issue 39: two page faults a process).  Only
+ * for the few the constructor touches in a process that sets nothing. */
+#define FP_STARTUP_DATA __attribute__((section(".data.fp_startup")))
+/* Code that runs once, at start-up: beside the constructor the compiler
+ * puts in .text.startup already, not spread over .text (issue 39: each
+ * 64 KiB of text it touches is a page fault of every process). */
+#define FP_STARTUP_TEXT __attribute__((section(".text.startup")))
 /* Data written by one thread and read by others on every call gets a line
  * of its own. */
 #define FP_CACHELINE 64
@@ -929,6 +939,9 @@ static inline int fp_local_xchg_int(_Atomic int *p, int v)
  * ---------------------------------------------------------------------- */
 extern _Atomic bool fp_threads FP_HIDDEN;
 extern const volatile char *fp_libc_single FP_HIDDEN;
+/* Its address as the binding's walk found it (fastpath.c); false:
+ * unknown, dlsym's to say. */
+bool fp_walked_single(const volatile char **at) FP_HIDDEN;
 
 static inline bool fp_one_thread(void)
 {
@@ -973,6 +986,9 @@ static inline void fp_threads_made(void)
 {
 	atomic_store_explicit(&fp_threads, true, memory_order_relaxed);
 }
+/* In pthread_create, before the thread is made: the key that gives a
+ * thread's stripe back at its end. */
+void fp_thread_key_make(void) FP_HIDDEN;
 /* In a thread made by pthread_create (cpus_survey.c's start), first. */
 void fp_thread_begin(void) FP_HIDDEN;
 
@@ -1218,8 +1234,11 @@ struct fp_settings {
 	enum fp_stats_mode stats;  /* FASTPATH_STATS */
 	bool survey;               /* FASTPATH_SURVEY */
 	unsigned long survey_every; /* record rewrite interval, in 2^30 ns ticks */
-	char stats_path[PATH_MAX]; /* absolute; FP_STATS_DIR's ends in '/'; if stats >= FILE */
-	char survey_dir[PATH_MAX]; /* absolute; if survey */
+	/* PATH_MAX bytes each, elsewhere: the scalars above are what every
+	 * start-up writes, and share a page with the other small statics
+	 * (issue 39); a path is written only when its variable is set. */
+	char *stats_path;          /* absolute; FP_STATS_DIR's ends in '/'; if stats >= FILE */
+	char *survey_dir;          /* absolute; if survey */
 };
 extern struct fp_settings fp_cfg FP_HIDDEN;
 

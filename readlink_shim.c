@@ -43,6 +43,7 @@ static struct fp_stripe rl_counters[FP_STRIPES];
  * another readlink policy, to exercise the illumos layout on Linux. */
 static char rl_test_proc_root[PATH_MAX];
 static char rl_test_policy[16];
+static bool rl_test_set FP_STARTUP_DATA;
 
 /* ------------------------------------------------------------------------
  * The decision: a table, the same code on every platform.
@@ -344,7 +345,7 @@ static void rl_atfork_child(void)
 #endif
 }
 
-static void rl_init(void)
+FP_STARTUP_TEXT static void rl_init(void)
 {
 #ifdef FP_VALGRIND_ANNOTATE
 	/* Only for the helgrind/drd build (make check-valgrind): these caches
@@ -741,15 +742,23 @@ static void rl_rooted(void)
 /* ------------------------------------------------------------------------
  * The descriptor.
  * ---------------------------------------------------------------------- */
-static bool rl_load(fp_getenv_fn get)
+FP_STARTUP_TEXT static bool rl_load(fp_getenv_fn get)
 {
 	const char *v;
 
-	rl_test_proc_root[0] = rl_test_policy[0] = '\0';
-	if ((v = get("FASTPATH_TEST_PROC_ROOT")) != NULL)
+	/* Cleared only where a load set them (the unit tests load again): a
+	 * page of memory a process that sets neither never touches. */
+	if (rl_test_set)
+		rl_test_proc_root[0] = rl_test_policy[0] = '\0';
+	rl_test_set = false;
+	if ((v = get("FASTPATH_TEST_PROC_ROOT")) != NULL) {
 		snprintf(rl_test_proc_root, sizeof rl_test_proc_root, "%s", v);
-	if ((v = get("FASTPATH_TEST_POLICY")) != NULL)
+		rl_test_set = true;
+	}
+	if ((v = get("FASTPATH_TEST_POLICY")) != NULL) {
 		snprintf(rl_test_policy, sizeof rl_test_policy, "%s", v);
+		rl_test_set = true;
+	}
 	return true;
 }
 

@@ -19,20 +19,38 @@ static void fp_why(char *why, size_t whylen, const char *a, const char *b,
 	fp_buf_str(&w, c ? c : "");
 }
 
+/* name, in any case, is exactly the n bytes at s.  By hand, as the
+ * item's length below: FASTPATH_DISABLE is read at every start, and the C
+ * library's strncasecmp and strcspn are pages of its text (and tables) a
+ * program that never calls them would not touch (issue 39). */
+static bool fp_name_is(const char *name, const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		char c = s[i];
+
+		if (c >= 'A' && c <= 'Z')
+			c = (char)(c - 'A' + 'a');
+		if (name[i] == '\0' || name[i] != c)
+			return false;
+	}
+	return name[n] == '\0';
+}
+
 /* The names FASTPATH_DISABLE accepts: every mitigation's, then "all". */
-static bool fp_feature_bit(const char *s, size_t n, unsigned *bit)
+FP_STARTUP_TEXT static bool fp_feature_bit(const char *s, size_t n, unsigned *bit)
 {
 	size_t i;
 
 	for (i = 0; i < fp_nmitigations; i++) {
-		if (strlen(fp_mitigations[i]->name) == n &&
-		    strncasecmp(fp_mitigations[i]->name, s, n) == 0) {
+		if (fp_name_is(fp_mitigations[i]->name, s, n)) {
 			*bit = fp_mitigations[i]->bit;
 			return true;
 		}
 	}
 	*bit = FP_ALL;
-	return n == 3 && strncasecmp(s, "all", 3) == 0;
+	return fp_name_is("all", s, n);
 }
 
 /* " (accepted: a, b, all)", from the table. */
@@ -53,15 +71,17 @@ static void fp_feature_list(struct fp_buf *b)
  * tolerated; an unknown name makes the value malformed, but the names that
  * were understood still count: the operator clearly meant those.
  */
-int fp_parse_features(const char *s, unsigned *mask, char *why, size_t whylen)
+FP_STARTUP_TEXT int fp_parse_features(const char *s, unsigned *mask, char *why, size_t whylen)
 {
 	int rc = 0;
 
 	*mask = 0;
 	while (*s) {
-		size_t n = strcspn(s, ",");
+		size_t n = 0;
 		unsigned bit;
 
+		while (s[n] && s[n] != ',')
+			n++;
 		if (n && fp_feature_bit(s, n, &bit)) {
 			*mask |= bit;
 		} else if (n && rc == 0) {
@@ -81,7 +101,7 @@ int fp_parse_features(const char *s, unsigned *mask, char *why, size_t whylen)
 	return rc;
 }
 
-int fp_parse_bool(const char *s, bool *out, char *why, size_t whylen)
+FP_STARTUP_TEXT int fp_parse_bool(const char *s, bool *out, char *why, size_t whylen)
 {
 	static const char *const yes[] = { "1", "yes", "true", "on" };
 	static const char *const no[] = { "0", "no", "false", "off", "" };
@@ -230,22 +250,21 @@ static bool fp_survey_dir_refused(const char *dir, char *why, size_t whylen)
  * (PATH_MAX), and used only here, once, under initialisation's guard. */
 static char fp_cwd[PATH_MAX];
 
-void fp_load_settings(struct fp_settings *cfg, fp_getenv_fn get)
+FP_STARTUP_TEXT void fp_load_settings(struct fp_settings *cfg, fp_getenv_fn get)
 {
 	char why[256];
 	const char *v;
 	unsigned off = 0;
 	size_t i;
 
-	/* Not a memset of the whole: the paths are 8 KiB that a process
-	 * setting neither would fault in at every start, and each is read
-	 * only once its flag is set (its parser writes it whole). */
+	/* The paths are not touched: 8 KiB that a process setting neither
+	 * would fault in at every start; each is read only once its flag is
+	 * set (its parser writes it whole). */
 	cfg->enabled = 0;
 	cfg->debug = false;
 	cfg->stats = FP_STATS_NONE;
 	cfg->survey = false;
 	cfg->survey_every = 0;
-	cfg->stats_path[0] = '\0';
 
 	if ((v = get("FASTPATH_DISABLE")) != NULL &&
 	    fp_parse_features(v, &off, why, sizeof why) < 0)
@@ -264,7 +283,7 @@ void fp_load_settings(struct fp_settings *cfg, fp_getenv_fn get)
 	if ((v = get("FASTPATH_SURVEY")) != NULL && *v) {
 
 		if (fp_parse_dir(v, getcwd(fp_cwd, sizeof fp_cwd), cfg->survey_dir,
-		                 sizeof cfg->survey_dir, why, sizeof why) < 0 ||
+		                 PATH_MAX, why, sizeof why) < 0 ||
 		    fp_survey_dir_refused(cfg->survey_dir, why, sizeof why)) {
 			fp_warn("FASTPATH_SURVEY", v, why, "no survey");
 		} else {
@@ -290,7 +309,7 @@ void fp_load_settings(struct fp_settings *cfg, fp_getenv_fn get)
 	if ((v = get("FASTPATH_STATS")) != NULL) {
 
 		if (fp_parse_stats(v, getcwd(fp_cwd, sizeof fp_cwd), &cfg->stats,
-		                   cfg->stats_path, sizeof cfg->stats_path, why,
+		                   cfg->stats_path, PATH_MAX, why,
 		                   sizeof why) < 0) {
 			fp_warn("FASTPATH_STATS", v, why, "no summary is written");
 		} else if (cfg->stats >= FP_STATS_FILE &&

@@ -47,6 +47,13 @@ BEGIN {
 	nproc = 0; nrunning = 0; unreadable = 0; in_refused = 0; top_records = 0; nuids = 0
 	nnames = 0; superseded = 0
 	t0 = -1; t1 = 0; first_prog = ""
+	# What being loaded costs each process, fastpath.so against no
+	# preload, before it does anything (issue 39; docs/benchmarks.md, "The
+	# cost of being there": about 0.1 ms of CPU an exec where it was
+	# measured).  FP_SURVEY_STARTUP_US sets another machine's figure.
+	STARTUP_NS = environment("FP_SURVEY_STARTUP_US")
+	STARTUP_NS = STARTUP_NS ~ /^[0-9]+(\.[0-9]+)?$/ ? STARTUP_NS * 1000 : 100000
+	short_procs = 0
 	each_mitigation("init")
 }
 
@@ -171,6 +178,8 @@ function fold_record(    p, start, now) {
 	proc_started[nproc] = key("cpus.forks") + key("spawns") + key("vforks")
 	if (rec["state"] == "running") running_pid[++nrunning] = p
 	start = rec["start_s"] * 1e9; now = rec["now_s"] * 1e9
+	# Short: its start-up is 1% of its life or more.
+	if (rec["state"] == "exited" && now - start < 100 * STARTUP_NS) short_procs++
 	if (t0 < 0 || start < t0) { t0 = start; first_prog = rec["prog"] }
 	if (now > t1) t1 = now
 	top_ns = 0; top_what = ""
@@ -211,7 +220,9 @@ function row(name, calls, ns, saved, basis) {
 	printf "%-10s %8d calls  %10s native  %7s of the run  saves ~%s (%s)\n", \
 		name, calls, ms(ns), share_of_run(ns), ms(saved), basis
 }
-function add_reason(text) { reasons = reasons (reasons == "" ? "" : "; ") text }
+# A reason, and the saving it claims (ns): the suggestion weighs them all
+# against the start-up it costs (startup_row).
+function add_reason(text, ns) { reasons = reasons (reasons == "" ? "" : "; ") text; reasons_saved += ns }
 function add_note(text) { notes = notes (notes == "" ? "" : "\n") "note: " text }
 function add_option(text) { options = options " " text }
 function add_caveat(text) { caveat = caveat (caveat == "" ? "" : "\n") "caveat: " text }
@@ -353,7 +364,7 @@ function readlink_row() {
 
 function readlink_suggest() {
 	if (worth(readlink_saved) && readlink_short)
-		add_reason(sprintf("readlink would save ~%s (%s of the run)", ms(readlink_saved), share_of_run(readlink_saved)))
+		add_reason(sprintf("readlink would save ~%s (%s of the run)", ms(readlink_saved), share_of_run(readlink_saved)), readlink_saved)
 }
 
 # ---- urandom ------------------------------------------------------------------
@@ -436,14 +447,14 @@ function urandom_suggest() {
 	if (urandom_refused && urandom_refused_read_ns > 0 && worth(urandom_exact_saved + urandom_refused_read_ns)) {
 		add_reason(sprintf("urandom would save ~%s (%s of the run) with --urandom-source=reservoir; getrandom is refused here (%s), so the default source is the kernel's read, which would save ~%s (~%s with --urandom=reserve)", \
 			ms(urandom_exact_saved + urandom_refused_read_ns), share_of_run(urandom_exact_saved + urandom_refused_read_ns), \
-			refused_name(), ms(urandom_exact_saved), ms(urandom_reserve_saved)))
+			refused_name(), ms(urandom_exact_saved), ms(urandom_reserve_saved)), urandom_exact_saved + urandom_refused_read_ns)
 		add_option("--urandom-source=reservoir")
 		add_caveat("--urandom-source=reservoir serves the device's reads from a 64 KiB user-space buffer, which cannot see a VM snapshot being restored: clones of one snapshot serve the same bytes until their next refill; not for VMs that are snapshotted or cloned (fastpath(7))")
 		return
 	}
 	if (worth(urandom_exact_saved))
 		add_reason(sprintf("urandom would save ~%s (%s of the run; ~%s with --urandom=reserve)", \
-			ms(urandom_exact_saved), share_of_run(urandom_exact_saved), ms(urandom_reserve_saved)))
+			ms(urandom_exact_saved), share_of_run(urandom_exact_saved), ms(urandom_reserve_saved)), urandom_exact_saved)
 	else if (worth(urandom_reserve_saved))
 		add_note(sprintf("urandom: exact mode would save only ~%s; --urandom=reserve would save ~%s, but a closed descriptor then stays open (fastpath(7))", \
 			ms(urandom_exact_saved), ms(urandom_reserve_saved)))
@@ -482,7 +493,7 @@ function getrandom_suggest() {
 		add_note(sprintf("getrandom is refused here (%s): --getrandom would serve none of its %d calls", refused_name(), getrandom_calls))
 		return
 	}
-	add_reason(sprintf("getrandom would save ~%s (%s of the run)", ms(getrandom_ns), share_of_run(getrandom_ns)))
+	add_reason(sprintf("getrandom would save ~%s (%s of the run)", ms(getrandom_ns), share_of_run(getrandom_ns)), getrandom_ns)
 	add_option("--getrandom")
 	add_caveat("--getrandom serves getrandom() from a user-space pool, which cannot see a VM snapshot being restored: not for VMs that are snapshotted or cloned")
 }
@@ -636,7 +647,7 @@ function cpus_suggest(    cap) {
 	if (fork_grows && worth(cpus_saved)) {
 		add_reason(sprintf("the program sized a pool of %d from the CPU count%s, and fork took %s with %s threads alive but %s with %s: capped at %d (the most threads at which fork was seen within 2x of that), it would save ~%s", \
 			pool_size, pool_origin(), ms(mean(fork_ns[cpus_low], fork_count[cpus_low])), bucket_label(cpus_low), \
-			ms(mean(fork_ns[cpus_high], fork_count[cpus_high])), bucket_label(cpus_high), cap, ms(cpus_saved)))
+			ms(mean(fork_ns[cpus_high], fork_count[cpus_high])), bucket_label(cpus_high), cap, ms(cpus_saved)), cpus_saved)
 		add_option("--cpus " cap)
 	} else if (cpus_forks && !fork_grows) {
 		add_note(sprintf("the program sized a pool of %d from the CPU count%s, but fork time did not grow with live threads here: no --cpus", \
@@ -726,10 +737,21 @@ function report(    i) {
 	zero_rows = ""
 	each_mitigation("row")
 	if (zero_rows != "") print zero_rows ": no calls"
+	startup_row()
 	print ""
 	top_processes()
 	print ""
 	suggest()
+}
+
+# What fastpath.so costs by being loaded, in every process recorded or
+# missed: a cost, never a saving, that a workload of short processes pays
+# most of (those whose start-up is 1% of their life or more, counted).
+function startup_row(    n) {
+	n = nproc + missing
+	startup_ns = n * STARTUP_NS
+	printf "%-10s %8d procs  %10s added   %7s of the run  (~%s each, loading fastpath.so; %d of them lived under %s)\n", \
+		"start-up", n, ms(startup_ns), share_of_run(startup_ns), us(STARTUP_NS), short_procs, ms(100 * STARTUP_NS)
 }
 
 function top_processes(    j, i, best, chosen) {
@@ -779,9 +801,17 @@ function no_records(    why) {
 # The suggestion: every mitigation's reason, notes and caveat, then the
 # one "suggest:" line, the last of the report.
 function suggest() {
-	reasons = ""; notes = ""; options = ""; caveat = ""
+	reasons = ""; notes = ""; options = ""; caveat = ""; reasons_saved = 0
 	note_outlived()
 	each_mitigation("suggest")
+	# Never a suggestion that makes the workload slower: what the
+	# mitigations save must outweigh what loading fastpath.so into each
+	# process costs (a workload of many short processes).
+	if (reasons != "" && reasons_saved <= startup_ns) {
+		add_note(sprintf("fastpath.so's start-up, ~%s in each of %d processes (~%s), would cost more than the ~%s it saves (%s): no suggestion", \
+			us(STARTUP_NS), nproc + missing, ms(startup_ns), ms(reasons_saved), reasons))
+		reasons = ""
+	}
 	if (notes != "") print notes
 	if (reasons == "") { print "suggest: nothing to mitigate"; return }
 	if (caveat != "") print caveat

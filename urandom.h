@@ -110,7 +110,7 @@ static inline int ur_real_fd(int fd, unsigned st)
  * The source of the bytes (urandom_vdso.c).  See fastpath(7) for the rule.
  * ---------------------------------------------------------------------- */
 enum { UR_SRC_VDSO, UR_SRC_KERNEL, UR_SRC_RESERVOIR, UR_SRC_AUTO };
-/* Decided once by ur_source_init, from FASTPATH_URANDOM_SOURCE (asked),
+/* Decided once by ur_source_now, from FASTPATH_URANDOM_SOURCE (asked),
  * the kernel's release and the vDSO; the test aid FASTPATH_TEST_NO_VDSO
  * plays a kernel without the vDSO's getrandom. */
 extern int ur_source FP_HIDDEN;
@@ -121,6 +121,13 @@ extern int ur_source_asked FP_HIDDEN;
 extern bool ur_test_no_vdso FP_HIDDEN;
 int ur_parse_source(const char *s, int *src, char *why, size_t whylen) FP_HIDDEN;
 const char *ur_source_name(int src) FP_HIDDEN;
+/* At initialisation (the mitigation on or surveyed): what deciding the
+ * source later may not do itself. */
+void ur_source_load(void) FP_HIDDEN;
+/* The source, decided at the first call that needs it (kernel while it
+ * is being decided): a signal handler may be that first call. */
+int ur_source_now(void) FP_HIDDEN;
+/* Both, deciding afresh now (the unit tests). */
 void ur_source_init(void) FP_HIDDEN;
 void ur_source_atfork_child(void) FP_HIDDEN;
 
@@ -186,9 +193,11 @@ struct ur_slice {
  * means the kernel must supply the rest (all of it, source kernel). */
 static inline size_t ur_serve(unsigned char *dst, size_t n, int fd)
 {
-	if (fp_likely(ur_source == UR_SRC_VDSO))
+	int src = ur_source_now();
+
+	if (fp_likely(src == UR_SRC_VDSO))
 		return ur_vdso_take(dst, n);
-	if (ur_source == UR_SRC_RESERVOIR)
+	if (src == UR_SRC_RESERVOIR)
 		return ur_take(dst, n, fd);
 	return 0;
 }

@@ -37,11 +37,12 @@
 /* Set when F_DUPFD_CLOEXEC is missing (learnt from its EINVAL) or when the
  * test aid FASTPATH_TEST_NO_DUPFD_CLOEXEC says to act as if. */
 _Atomic bool ur_dup_fallback;
-bool ur_dup_forced;
+bool ur_dup_forced FP_STARTUP_DATA;
 
 static _Atomic int ur_windows;   /* windows open, in this process */
 static _Atomic int ur_execs;     /* execs, spawns and forks announced */
 static _Atomic long ur_win_pid;  /* the process these counts are for */
+static void ur_dup_fallback_on(void);
 /* Windows this thread holds (nested: ur_hidden_make's hold, then its
  * duplicate).  Initial-exec: safe in a handler. */
 static FP_TLS int ur_win_depth;
@@ -139,7 +140,7 @@ int ur_dup_cloexec(int fd, int floor)
 		 * range, which F_DUPFD would refuse as well. */
 		r = ur_dup_two_calls(fd, floor);
 		if (r >= 0) {
-			atomic_store(&ur_dup_fallback, true);
+			ur_dup_fallback_on();
 			ur_debug("F_DUPFD_CLOEXEC refused: close-on-exec duplicates by F_DUPFD "
 			         "then F_SETFD from now on");
 		}
@@ -149,13 +150,39 @@ int ur_dup_cloexec(int fd, int floor)
 	return ur_dup_two_calls(fd, floor);
 }
 
+/* Whether the counts are this process's.  Their owner is learnt when the
+ * fallback begins (ur_dup_fallback_on), not at start-up: a process on a
+ * kernel with F_DUPFD_CLOEXEC pays no getpid for it (issue 39).  Begun in
+ * a vfork child, it is the first process after to ask that is none. */
+static bool ur_win_ours(void)
+{
+	long me = (long)getpid(), w = atomic_load(&ur_win_pid);
+
+	if (w == 0) {
+		if (fp_vfork_child())
+			return false;
+		if (atomic_compare_exchange_strong(&ur_win_pid, &w, me))
+			return true;
+		/* Another thread set it first: w is now theirs. */
+	}
+	return me == w;
+}
+
+/* The fallback from now on, for the process that turns it on. */
+static void ur_dup_fallback_on(void)
+{
+	if (!fp_vfork_child())
+		atomic_store(&ur_win_pid, (long)getpid());
+	atomic_store(&ur_dup_fallback, true);
+}
+
 /* See urandom.h. */
 static bool ur_enter(void)
 {
 	/* A vfork child (or one made by raw clone) runs on a copy of the
 	 * table taken already, and an exec that succeeds there would leave
 	 * the parent's count raised for ever. */
-	if ((long)getpid() != atomic_load(&ur_win_pid))
+	if (!ur_win_ours())
 		return false;
 	atomic_fetch_add(&ur_execs, 1);
 	while (atomic_load(&ur_windows) > ur_win_depth)
@@ -193,13 +220,13 @@ void ur_exec_leave(bool entered)
 		atomic_fetch_sub(&ur_execs, 1);
 }
 
-void ur_cloexec_init(long pid)
+FP_STARTUP_TEXT void ur_cloexec_init(long pid)
 {
 	atomic_store(&ur_win_pid, pid);
 #ifdef F_DUPFD_CLOEXEC
 	if (ur_dup_forced)
 #endif
-		atomic_store(&ur_dup_fallback, true);
+		ur_dup_fallback_on();
 }
 
 void ur_cloexec_atfork_prepare(void)

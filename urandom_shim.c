@@ -12,7 +12,8 @@
 #include "cpus.h"
 
 /* FASTPATH_GETRANDOM: getrandom() and getentropy() are pooled too. */
-static bool ur_getrandom;
+static bool ur_getrandom FP_STARTUP_DATA;
+static bool ur_mode_set FP_STARTUP_DATA;
 
 /* ------------------------------------------------------------------------
  * open and its twins, written once: the plain and at forms, each with its
@@ -629,7 +630,7 @@ FP_EXPORT ssize_t getrandom(void *buf, size_t n, unsigned flags)
 	    !fp_opaque(buf) || ur_refused)
 		return FP_REAL(getrandom)(buf, n, flags);
 	pthread_testcancel();  /* as glibc's getrandom */
-	if (ur_source != UR_SRC_RESERVOIR)
+	if (ur_source_now() != UR_SRC_RESERVOIR)
 		return ur_getrandom_direct(buf, n, flags);
 	got = ur_take(buf, n, -1);
 	if (got == n) {
@@ -659,7 +660,7 @@ FP_EXPORT int getentropy(void *buf, size_t n)
 	if (!fp_enabled(FP_BIT(urandom)) || fp_likely(!ur_getrandom) || n == 0 ||
 	    n > 256 || !fp_opaque(buf) || ur_refused)
 		return FP_REAL(getentropy)(buf, n);
-	if (ur_source != UR_SRC_RESERVOIR) {
+	if (ur_source_now() != UR_SRC_RESERVOIR) {
 		/* Not a byte short for 256 or fewer, but for a signal. */
 		if (ur_vdso_serves_getrandom() && ur_vdso_call(buf, n, 0) == (ssize_t)n) {
 			ur_count(GETRANDOM);
@@ -681,7 +682,7 @@ FP_EXPORT int getentropy(void *buf, size_t n)
 /* ------------------------------------------------------------------------
  * The descriptor.
  * ---------------------------------------------------------------------- */
-static bool ur_load(fp_getenv_fn get)
+FP_STARTUP_TEXT static bool ur_load(fp_getenv_fn get)
 {
 	char why[256];
 	const char *v = get("FASTPATH_GETRANDOM");
@@ -698,7 +699,12 @@ static bool ur_load(fp_getenv_fn get)
 	v = get("FASTPATH_TEST_NO_VDSO");
 	ur_test_no_vdso = v && strcmp(v, "1") == 0;
 	v = get("FASTPATH_URANDOM");
-	ur_mode = UR_MODE_EXACT;
+	/* Written only where a load set it (the unit tests load again): its
+	 * page is urandom_fd.c's, untouched by a process that sets nothing
+	 * until the descriptor table needs it. */
+	if (v || ur_mode_set)
+		ur_mode = UR_MODE_EXACT;
+	ur_mode_set = v != NULL;
 	if (v && ur_parse_mode(v, &ur_mode, why, sizeof why) < 0)
 		fp_warn("FASTPATH_URANDOM", v, why, "mode exact");
 	/* Test aid: act as on a kernel without F_DUPFD_CLOEXEC. */
@@ -726,7 +732,7 @@ static void ur_stats(struct fp_buf *b, const unsigned long *c)
 	fp_buf_str(b, " refills, ");
 	fp_buf_ulong(b, c[UR_C_SLICES]);
 	fp_buf_str(b, " slice fills, source ");
-	fp_buf_str(b, ur_source_name(ur_source));
+	fp_buf_str(b, ur_source_name(ur_source_now()));
 	fp_buf_str(b, ur_mode == UR_MODE_RESERVE ? ", mode reserve" : ", mode exact");
 	if (atomic_load(&ur_dup_fallback))
 		fp_buf_str(b, ", cloexec dups F_DUPFD+F_SETFD");
@@ -744,13 +750,17 @@ static void ur_stats(struct fp_buf *b, const unsigned long *c)
 #endif
 }
 
-static void ur_init(void)
+FP_STARTUP_TEXT static void ur_init(void)
 {
 	/* Off and not surveyed: nothing of it runs, so it learns nothing
 	 * (a process started with it off pays no system call for it). */
 	if (!(fp_cfg.enabled & FP_BIT(urandom)) && !fp_cfg.survey)
 		return;
-	ur_source_init();
+	ur_source_load();
+	/* The source is chosen at its first use (issue 39); a surveyed
+	 * process's first record says which it would be. */
+	if (fp_cfg.survey)
+		(void)ur_source_now();
 	ur_fd_init();
 }
 

@@ -82,7 +82,7 @@ static void ur_sv_refused(void)
 static void ur_sv_calibrate(int fd)
 {
 	unsigned long best = atomic_load_explicit(&ur_sv_c[UR_S_DUPCLOSE_NS], memory_order_relaxed);
-	int saved = errno, i;
+	int saved = errno, i, src;
 
 	if (!fp_real.r_fcntl.f || !(atomic_load(&ur_sv_c[UR_S_OPEN_CLOEXEC]) +
 	                            atomic_load(&ur_sv_c[UR_S_OPEN_PLAIN])))
@@ -104,12 +104,13 @@ static void ur_sv_calibrate(int fd)
 	                      memory_order_relaxed);
 	ur_sv_refused();
 	/* What would serve the reads here: 1 vdso, 2 kernel, 3 reservoir
-	 * (ur_source_init ran, the mitigation on or not); where getrandom is
-	 * refused, the vdso source would give way to the kernel's read at its
-	 * first read (urandom_vdso.c, ur_source_refused). */
+	 * (decided, the mitigation on or not); where getrandom is refused, the
+	 * vdso source would give way to the kernel's read at its first read
+	 * (urandom_vdso.c, ur_source_refused). */
+	src = ur_source_now();
 	atomic_store_explicit(&ur_sv_c[UR_S_SOURCE],
-	                      (ur_source == UR_SRC_VDSO && ur_sv_c[UR_S_REFUSED] ? UR_SRC_KERNEL
-	                                                                        : (unsigned long)ur_source) + 1,
+	                      (unsigned long)(src == UR_SRC_VDSO && ur_sv_c[UR_S_REFUSED] ? UR_SRC_KERNEL
+	                                                                                  : src) + 1,
 	                      memory_order_relaxed);
 	errno = saved;
 }

@@ -37,7 +37,7 @@
 
 int ur_source = UR_SRC_KERNEL;
 int ur_source_asked = UR_SRC_AUTO;
-bool ur_test_no_vdso;
+bool ur_test_no_vdso FP_STARTUP_DATA;
 FP_TLS void *ur_tls_state;
 FP_TLS void *ur_tls_slice;
 
@@ -67,10 +67,12 @@ const char *ur_source_name(int src)
 #include <elf.h>
 #include <link.h>
 
+static size_t ur_page;
+
 ur_vgr_fn ur_vgr;
-bool ur_vgr_is_libc;
+bool ur_vgr_is_libc FP_STARTUP_DATA;
 struct ur_vgr_params ur_vgr_p;
-void *ur_vgr_libc;
+void *ur_vgr_libc FP_STARTUP_DATA;
 
 /* A symbol of the vDSO image, through its dynamic section and DT_HASH (the
  * kernel links it with both hash styles). */
@@ -114,12 +116,14 @@ static void *ur_vdso_sym(const char *name)
 	return NULL;
 }
 
-/* Once, at initialisation: the vDSO's getrandom and its sizes, and whether
- * the getrandom we bound is libc's.  Only then do refills and pooled
- * getrandom calls use it: a preload after ours that wraps getrandom (a
- * replay tool, tests/libfault_getrandom.so) still sees each of those.
- * Reads of the device never reach getrandom natively, so they use the
- * vDSO whoever wraps getrandom. */
+/* The vDSO's getrandom and its sizes: at the first use of the source
+ * (ur_source_now), from memory only, so a signal handler may be the one
+ * that does it.  Refills and pooled getrandom calls use it only where the
+ * getrandom we bound is libc's (ur_source_load, at initialisation): a
+ * preload after ours that wraps getrandom (a replay tool,
+ * tests/libfault_getrandom.so) still sees each of those.  Reads of the
+ * device never reach getrandom natively, so they use the vDSO whoever
+ * wraps getrandom. */
 static void ur_vgr_bind(void)
 {
 	ur_vgr_fn f = (ur_vgr_fn)ur_vdso_sym("__vdso_getrandom");
@@ -127,13 +131,9 @@ static void ur_vgr_bind(void)
 	/* Its sizes come from a call with opaque_len ~0.  A state must fit
 	 * in a page (the kernel's rule: pages may be dropped one by one). */
 	if (!f || f(NULL, 0, 0, &ur_vgr_p, ~(size_t)0) != 0 || ur_vgr_p.size_of_opaque_state == 0 ||
-	    ur_vgr_p.size_of_opaque_state > (uint32_t)fp_real.r_sysconf.f(_SC_PAGESIZE))
+	    ur_vgr_p.size_of_opaque_state > ur_page)
 		return;
 	ur_vgr = f;
-	if (fp_in_libc((const void *)fp_real.r_getrandom.f)) {
-		ur_vgr_libc = fp_real.r_getrandom.p;
-		ur_vgr_is_libc = true;
-	}
 }
 #endif
 
@@ -175,7 +175,9 @@ struct ur_slots {
 	_Atomic uint64_t used[UR_CHUNKS];
 };
 static struct ur_slots ur_states, ur_slices;
+#ifndef UR_HAVE_VDSO
 static size_t ur_page;
+#endif
 
 static void ur_slots_setup(struct ur_slots *s, size_t size, int prot, int flags, bool advise)
 {
@@ -315,8 +317,8 @@ static void ur_slots_child(struct ur_slots *s, const void *keep)
  * the first setspecific of a thread allocate: then no per-thread memory is
  * handed out, and the kernel serves (ur_thread_ok).
  * ---------------------------------------------------------------------- */
-static pthread_key_t ur_key;
-static bool ur_key_ok;
+static pthread_key_t ur_key FP_STARTUP_DATA;
+static bool ur_key_ok FP_STARTUP_DATA;
 static FP_TLS bool ur_tls_keyed;
 
 static void ur_thread_gone(void *unused)
@@ -335,7 +337,7 @@ static void ur_thread_gone(void *unused)
 	}
 }
 
-static void ur_key_make(void)
+FP_STARTUP_TEXT static void ur_key_make(void)
 {
 	if (ur_key_ok || pthread_key_create(&ur_key, ur_thread_gone) != 0)
 		return;
@@ -486,68 +488,148 @@ ssize_t ur_getrandom_direct(void *buf, size_t n, unsigned flags)
 #endif
 
 /* ------------------------------------------------------------------------
- * Which source: once, at initialisation, for the mitigation on or surveyed.
+ * Which source: decided once, at the first call that needs it (issue 39:
+ * a process that never reads the device pays nothing for the choice), or
+ * at initialisation when surveyed.  Until then, and while another thread
+ * (or this one, interrupted by a signal handler) decides, ur_source reads
+ * kernel: the real read, always right.  Everything the decision does is a
+ * system call a handler may make, or memory: what needs the loader's lock
+ * (is getrandom libc's?) or may take a lock (musl's pthread_key_create)
+ * was done at initialisation, by ur_source_load.
  * ---------------------------------------------------------------------- */
+enum { UR_SRC_UNDECIDED, UR_SRC_DECIDING, UR_SRC_DECIDED };
+static _Atomic int ur_src_state;
+
 #ifdef FP_LINUX
-/* The kernel's release from uname, as maj * 1000 + min; 0 if unknown. */
+/* The kernel's release from uname, as maj * 1000 + min; 0 if unknown.
+ * Read by hand: sscanf is no call for a signal handler. */
 static unsigned ur_release(void)
 {
 	struct utsname u;
-	unsigned maj = 0, min = 0;
+	unsigned v[2] = { 0, 0 }, k = 0;
+	const char *p;
 
-	if (uname(&u) == 0 && sscanf(u.release, "%u.%u", &maj, &min) == 2)
-		return maj * 1000 + min;
-	return 0;
+	if (uname(&u) != 0)
+		return 0;
+	for (p = u.release; k < 2; p++) {
+		if (*p >= '0' && *p <= '9' && v[k] < 100000)
+			v[k] = v[k] * 10 + (unsigned)(*p - '0');
+		else if (*p == '.' && k == 0 && p != u.release)
+			k++;
+		else
+			break;
+	}
+	return k == 1 && p[-1] != '.' ? v[0] * 1000 + v[1] : 0;
 }
 #endif
 
-void ur_source_init(void)
+/* At initialisation, the mitigation on or surveyed: what the decision may
+ * not do later. */
+FP_STARTUP_TEXT void ur_source_load(void)
+{
+#ifdef UR_HAVE_VDSO
+	ur_vgr_is_libc = false;
+	if (fp_in_libc((const void *)fp_real.r_getrandom.f)) {
+		ur_vgr_libc = fp_real.r_getrandom.p;
+		ur_vgr_is_libc = true;
+	}
+#endif
+#ifndef __GLIBC__
+	/* musl's pthread_key_create takes a lock: not for a handler. */
+	if (fp_cfg.enabled & FP_BIT(urandom))
+		ur_key_make();
+#endif
+}
+
+static void ur_source_decide(void)
 {
 	long pg = fp_real.r_sysconf.f(_SC_PAGESIZE);
+	int src;
 
 	ur_page = pg > 0 ? (size_t)pg : 4096;
 #ifdef UR_HAVE_VDSO
 	ur_vgr_bind();
 #endif
 	if (ur_source_asked != UR_SRC_AUTO) {
-		ur_source = ur_source_asked;
+		src = ur_source_asked;
 	} else {
 #ifdef FP_LINUX
 		/* vmgenid reseeding came with 5.18: before it, the kernel
 		 * serves a restored VM's clones alike too. */
-		if (ur_release() < 5018)
-			ur_source = UR_SRC_RESERVOIR;
-		else
-			ur_source = UR_SRC_KERNEL;
+		src = ur_release() < 5018 ? UR_SRC_RESERVOIR : UR_SRC_KERNEL;
 #else
-		ur_source = UR_SRC_RESERVOIR;  /* illumos: no vmgenid */
+		src = UR_SRC_RESERVOIR;  /* illumos: no vmgenid */
 #endif
 #ifdef UR_HAVE_VDSO
-		if (ur_source == UR_SRC_KERNEL && ur_vgr && !ur_test_no_vdso)
-			ur_source = UR_SRC_VDSO;
+		if (src == UR_SRC_KERNEL && ur_vgr && !ur_test_no_vdso)
+			src = UR_SRC_VDSO;
 #endif
 	}
-	if (ur_source == UR_SRC_RESERVOIR)
+	if (src == UR_SRC_RESERVOIR)
 		ur_slots_setup(&ur_slices, sizeof(struct ur_slice), PROT_READ | PROT_WRITE,
 		               MAP_PRIVATE | MAP_ANONYMOUS, true);
 	/* Surveying, the mitigation is off: the source is what it would be. */
-	if (!(fp_cfg.enabled & FP_BIT(urandom)))
-		return;
-	if (ur_source != UR_SRC_KERNEL)
-		ur_key_make();
-#ifdef UR_HAVE_VDSO
-	if (ur_source == UR_SRC_VDSO && !ur_key_ok)
-		ur_source = UR_SRC_KERNEL;
-	if (ur_source == UR_SRC_VDSO)
-		ur_slots_setup(&ur_states, ur_vgr_p.size_of_opaque_state, (int)ur_vgr_p.mmap_prot,
-		               (int)ur_vgr_p.mmap_flags, false);
+	if (fp_cfg.enabled & FP_BIT(urandom)) {
+#ifdef __GLIBC__
+		/* glibc's is one compare-and-swap on its table of keys, no
+		 * lock: made here, at the first use, a process that never
+		 * reads the device writes no page of that table. */
+		if (src != UR_SRC_KERNEL)
+			ur_key_make();
 #endif
+#ifdef UR_HAVE_VDSO
+		if (src == UR_SRC_VDSO && !ur_key_ok)
+			src = UR_SRC_KERNEL;
+		if (src == UR_SRC_VDSO)
+			ur_slots_setup(&ur_states, ur_vgr_p.size_of_opaque_state,
+			               (int)ur_vgr_p.mmap_prot, (int)ur_vgr_p.mmap_flags, false);
+#endif
+	}
+	__atomic_store_n(&ur_source, src, __ATOMIC_RELEASE);
+}
+
+int ur_source_now(void)
+{
+	int st = atomic_load_explicit(&ur_src_state, memory_order_acquire);
+
+	if (fp_likely(st == UR_SRC_DECIDED))
+		return ur_source;
+	if (st == UR_SRC_UNDECIDED) {
+		sigset_t all, old;
+
+		/* Every signal held while deciding, as a slot is mapped: a
+		 * handler that read the device here would find it undecided
+		 * and go to the kernel, and handlers coming faster than the
+		 * kernel answers them (a 50 us timer under strace: t_urandom)
+		 * would keep this thread from ever finishing. */
+		sigfillset(&all);
+		(void)pthread_sigmask(SIG_BLOCK, &all, &old);
+		if (atomic_compare_exchange_strong(&ur_src_state, &st, UR_SRC_DECIDING)) {
+			ur_source_decide();
+			atomic_store_explicit(&ur_src_state, UR_SRC_DECIDED, memory_order_release);
+		}
+		(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	return __atomic_load_n(&ur_source, __ATOMIC_ACQUIRE);
+}
+
+/* Both steps at once, deciding afresh (the unit tests' start). */
+void ur_source_init(void)
+{
+	ur_source_load();
+	atomic_store(&ur_src_state, UR_SRC_UNDECIDED);
+	(void)ur_source_now();
 }
 
 /* In a fork child: the forking thread's memory is its own still (wiped by
  * the kernel: a state starts again, a slice is empty); the rest is free. */
 void ur_source_atfork_child(void)
 {
+	int deciding = UR_SRC_DECIDING;
+
+	/* The thread that was deciding is not in the child: it decides
+	 * again at its first use. */
+	(void)atomic_compare_exchange_strong(&ur_src_state, &deciding, UR_SRC_UNDECIDED);
 	ur_slots_child(&ur_states, ur_tls_state);
 	ur_slots_child(&ur_slices, ur_tls_slice);
 }

@@ -10,6 +10,7 @@
 #               child preloaded: native, an empty preloaded object
 #               (bench/bin/empty_preload.so), fastpath.so with its
 #               defaults, and with FASTPATH_DISABLE=all.
+#               The same loops by CPU time too (GNU time's user + system).
 #   interpose   interpose -- true against env true, M runs each (M=100).
 # STARTUP_REPS (default 7) sets the number of alternating runs.
 # shellcheck source=bench/lib.sh
@@ -30,13 +31,20 @@ variant() {
 	all) echo "env LD_PRELOAD=$FASTPATH_SO FASTPATH_DISABLE=all" ;;
 	esac
 }
-for v in native empty defaults all env interpose; do : >"$TMPB.$v"; done
+for v in native empty defaults all env interpose; do : >"$TMPB.$v"; : >"$TMPB.cpu_$v"; done
 trap 'rm -f "$TMPB" "$TMPB".*' EXIT
+# The loop's CPU time (user + system of the shell and its children, GNU
+# time): what a machine busy with other work disturbs least.
+GNUTIME=
+/usr/bin/time -f '%U %S' true >/dev/null 2>&1 && GNUTIME=/usr/bin/time
 r=0
 while [ "$r" -lt "$REPS" ]; do
 	for v in native empty defaults all; do
 		# shellcheck disable=SC2046 # the variant's words
 		secs $(variant $v) sh -c "$LOOP" >>"$TMPB.$v"
+		# shellcheck disable=SC2046
+		[ -z "$GNUTIME" ] || $GNUTIME -f '%U %S' $(variant $v) sh -c "$LOOP" 2>&1 >/dev/null |
+			tail -n 1 | awk '{ print $1 + $2 }' >>"$TMPB.cpu_$v"
 	done
 	secs sh -c "$RUNS" sh env true >>"$TMPB.env"
 	secs sh -c "$RUNS" sh "$INTERPOSE" -- true >>"$TMPB.interpose"
@@ -66,6 +74,12 @@ echo "# target >= 0.95x: fastpath.so, defaults, within 1.05x of the empty object
 row "exec loop: empty preload vs fastpath.so defaults" "$t_empty" "$t_defaults" "$s_empty" "$s_defaults"
 echo "# target >= 0.98x: FASTPATH_DISABLE=all within 1.02x of the empty object"
 row "exec loop: empty preload vs FASTPATH_DISABLE=all" "$t_empty" "$t_all" "$s_empty" "$s_all"
+if [ -n "$GNUTIME" ]; then
+	c_empty=$(median <"$TMPB.cpu_empty") c_defaults=$(median <"$TMPB.cpu_defaults") c_all=$(median <"$TMPB.cpu_all")
+	echo "# informational: the same loops by CPU time (user + system), median of $REPS"
+	row "exec loop cpu: empty preload vs fastpath.so defaults" "$c_empty" "$c_defaults" - -
+	row "exec loop cpu: empty preload vs FASTPATH_DISABLE=all" "$c_empty" "$c_all" - -
+fi
 # Within 3 ms a run: as a ratio, env's time over env's plus 3 ms.
 want=$(awk -v e="$t_env" -v m="$M" 'BEGIN { printf "%.2f", e / (e + 0.003 * m) }')
 echo "# target >= ${want}x: interpose -- true within 3 ms of env true ($M runs)"

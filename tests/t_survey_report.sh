@@ -333,6 +333,30 @@ suggest: nothing to mitigate" "$(tail -n 2 "$T_TMP/rep")"
 	expect_eq "rows of no calls folded into one line" "0 readlink, urandom, cpus: no calls" \
 		"$(grep -c '^readlink \|^urandom \|^cpus ' "$T_TMP/rep") $(line 'readlink, ')"
 
+	# ---- start-up: what loading fastpath.so costs each process (issue 39) ----------
+	# 200 processes of 1 ms each, every one with an open of /dev/urandom
+	# that exact mode would save 55 us of: 11 ms saved, against 200 start-
+	# ups of 0.1 ms (20 ms): suggested, the workload would be slower.
+	fresh
+	i=1000
+	while [ "$i" -lt 1200 ]; do
+		rec "$T_TMP/m/$i.rec" prog uuidgen start_s 1.000000000 now_s 1.001000000 \
+			urandom.open_cloexec 1 urandom.open_ns 40000 urandom.read_le16 1 urandom.read_ns 10000 \
+			urandom.close 1 urandom.close_ns 10000 urandom.dup_close_ns 5000
+		i=$((i + 1))
+	done
+	report
+	has "start-up row: every process, its cost, the short ones counted" \
+		'^start-up +200 procs +20\.0 ms added .*\(~100\.0 us each, loading fastpath\.so; 200 of them lived under 10\.0 ms\)$'
+	expect_eq "start-up: short processes saving less than it costs: nothing suggested" \
+		"suggest: nothing to mitigate" "$(last)"
+	has "start-up: the note says why" \
+		'^note: fastpath\.so.s start-up, ~100\.0 us in each of 200 processes \(~20\.0 ms\), would cost more than the ~11\.0 ms it saves'
+	report FP_SURVEY_STARTUP_US=20
+	expect_eq "start-up: a machine where loading costs 20 us: the same saving is worth it" \
+		"suggest: interpose -- uuidgen ..." "$(last)"
+	has "start-up row: FP_SURVEY_STARTUP_US's figure" '^start-up +200 procs +4\.0 ms added'
+
 	# ---- names: never dropped, never raw controls --------------------------------
 	# Escape (C0), CSI and OSC as C1 in UTF-8 and raw, a lone continuation
 	# byte, an overlong NUL, a surrogate: none reaches the reader.

@@ -289,9 +289,15 @@ static char *fake_get(const char *name)
 static int load_capture(const char *const *env, struct fp_settings *cfg, char *err,
                         size_t errlen)
 {
+	static char stats_path[PATH_MAX], survey_dir[PATH_MAX];
 	int pfd[2], saved, lines = 0;
 	ssize_t n;
 	char *p;
+
+	/* As fp_cfg's: the paths live outside the settings. */
+	stats_path[0] = survey_dir[0] = '\0';
+	cfg->stats_path = stats_path;
+	cfg->survey_dir = survey_dir;
 
 	assert_int_equal(pipe(pfd), 0);
 	saved = dup(STDERR_FILENO);
@@ -563,6 +569,7 @@ static void test_format_stats_all(void **state)
 	c[FP_M_cpus][CPUS_C_REAL] = 256;
 	cpus_wanted = 8;
 	ur_getrandom = false;
+	ur_source_init();  /* decided: the line reads the source set next */
 	ur_source = UR_SRC_RESERVOIR;
 	n = fp_format_stats(line, sizeof line, 1234, c, FP_ALL);
 	assert_string_equal(line,
