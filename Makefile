@@ -306,7 +306,7 @@ FUZZ_HAVE        = printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned lo
 
 $(FUZZ_BIN): fuzz/readlink_fuzz.c readlink_path.c readlink_shim.c fastpath.c counters.c settings.c outfile.c vfork.c $(HDRS)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) -D_GNU_SOURCE -std=gnu11 -pthread $(WARN) -g -O1 \
+	$(FUZZ_CC) -D_GNU_SOURCE -DFP_UNIT_TEST -std=gnu11 -pthread $(WARN) -g -O1 \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		-I. -o $@ $< $(LIBS)
 	printf '"/proc/"\n"self/"\n"thread-self/"\n"task/"\n"fd/"\n"path/"\n"/"\n"0"\n"9"\n' >$@.dict

@@ -298,9 +298,9 @@ FP_EXPORT char *realpath(const char *path, char *out)
 	static const char cpudir[] = "/sys/devices/system/cpu/cpu";
 	struct cf_vpath vp;
 	const char *use = path, *e;
-	char got[PATH_MAX], num[24], *r;
+	char num[24], *got, *r;
 	struct fp_buf b = { num, 0, sizeof num };
-	size_t head = sizeof cpudir - 1, n;
+	size_t head = sizeof cpudir - 1, n, len;
 	long rc;
 
 	if (fp_likely(!fp_enabled(FP_BIT(cpus))) || !cf_maybe(AT_FDCWD, path))
@@ -313,27 +313,40 @@ FP_EXPORT char *realpath(const char *path, char *out)
 	case CF_V_REAL:
 		break;
 	}
-	if (!FP_OWN(realpath)(use, got))
+	/* The answer is made in the caller's PATH_MAX bytes, or in the C
+	 * library's allocation (out NULL), never in a PATH_MAX frame of ours
+	 * (t_stack: a wrapper may run on a 16 KiB thread stack). */
+	if (!(got = FP_OWN(realpath)(use, out)))
 		return NULL;
 	fp_buf_long(&b, vp.v);
 	if (strncmp(got, cpudir, head) == 0 && (e = got + head) && *e >= '0' && *e <= '9') {
 		for (rc = 0; *e >= '0' && *e <= '9'; e++)
 			rc = rc * 10 + (*e - '0');
 		n = strlen(e);
+		len = head + b.len + n;
 		if (rc == vp.rc && (*e == '/' || !*e)) {
-			if (head + b.len + n >= sizeof got) {
+			if (len >= PATH_MAX) {
+				if (!out)
+					free(got);
 				errno = ENAMETOOLONG;
 				return NULL;
+			}
+			if (!out && len > (size_t)(e - got) + n) {
+				size_t at = (size_t)(e - got);
+
+				if (!(r = realloc(got, len + 1))) {
+					free(got);
+					errno = ENOMEM;
+					return NULL;
+				}
+				got = r;
+				e = got + at;
 			}
 			memmove(got + head + b.len, e, n + 1);
 			memcpy(got + head, num, b.len);
 		}
 	}
-	if (out)
-		return memcpy(out, got, strlen(got) + 1); /* PATH_MAX bytes, as realpath's */
-	if (!(r = strdup(got)))
-		errno = ENOMEM;
-	return r;
+	return got;
 }
 
 /* ------------------------------------------------------------------------

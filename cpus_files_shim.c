@@ -559,12 +559,14 @@ __attribute__((noinline)) static bool cf_serve(struct cf_what *w, int dirfd, con
 	int saved = errno, err = mem ? 0 : ENOMEM, fd = -1;
 	bool piped = false, limited = false;
 
-	fp_fsz_hold(&g);
-	/* The kernel resolves the path (and dirfd): same errors as native. */
+	/* The kernel resolves the path (and dirfd): same errors as native.
+	 * Read before the hold: /proc/self/status's SigBlk is this thread's
+	 * mask at the read, which must be the program's, not the hold's. */
 	if (!err) {
 		in.p = mem->in;
 		err = cf_read_real(dirfd, path, flags, &in);
 	}
+	fp_fsz_hold(&g);
 	if (!err) {
 		fp_cpus_map(&m);
 		if (w->kind == CF_STATUS)

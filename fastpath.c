@@ -974,7 +974,9 @@ bool fp_walked_single(const volatile char **at)
 
 FP_STARTUP_TEXT static void fp_bind_all(void)
 {
-	struct fp_walk w;
+	/* Not on the stack (t_stack: 1.4 KiB): fp_init_run runs once, in
+	 * the one thread that won fp_init_state. */
+	static struct fp_walk w FP_STARTUP_DATA;
 	size_t i, k;
 
 	fp_bind_global = 0;
