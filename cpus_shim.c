@@ -216,7 +216,12 @@ static bool cpus_handed_fits(const struct cpus_view *v)
  * gone (a zombie leader may refuse), the asking thread's.
  * Where the map handed down fits, its real CPUs are the ones the machine
  * runs on, and true, with the process's own mask in *mask. */
-static bool cpus_learn(struct cpus_view *v, cpu_set_t *mask)
+#ifdef FP_HAVE_AFFINITY
+typedef cpu_set_t cpus_learnt_mask;
+#else
+typedef int cpus_learnt_mask; /* no masks here (illumos): never written */
+#endif
+static bool cpus_learn(struct cpus_view *v, cpus_learnt_mask *mask)
 {
 	v->online = fp_real.r_sysconf.f(_SC_NPROCESSORS_ONLN);
 	v->possible = fp_real.r_sysconf.f(_SC_NPROCESSORS_CONF);

@@ -1135,6 +1135,8 @@ static bool fp_env_seen FP_STARTUP_DATA;
  * every start, and the C library's getenv one more page of its text to
  * fault in (issue 39).  Secure-execution mode never gets here (fp_no_env
  * is its lookup), so this is secure_getenv's answer too. */
+extern char **environ; /* POSIX: no header need declare it (illumos' do not) */
+
 FP_STARTUP_TEXT static char *fp_env_get(const char *name)
 {
 	char **e;
