@@ -721,7 +721,7 @@ static bool cf_cpu_file(const char *tail, enum cf_kind *kind)
 enum cf_vis fp_cpus_vpath(int dirfd, const char *path, struct cf_vpath *vp)
 {
 	char joined[CF_VPATH_MAX];
-	const char *a = path, *p, *q, *tail;
+	const char *a = path, *p, *q, *tail = NULL;
 	struct cpus_map m;
 	size_t len = 0;
 	long v, node;

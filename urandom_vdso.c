@@ -151,10 +151,26 @@ static void ur_vgr_bind(void)
 	} while (0)
 #define UR_SL_LOCKED(s) ANNOTATE_RWLOCK_ACQUIRED(s, 1)
 #define UR_SL_UNLOCK(s) ANNOTATE_RWLOCK_RELEASED(s, 1)
+/* The source decided once, by whichever thread reads first: its state word
+ * and the source are atomics (a thread that finds the decision under way
+ * reads the kernel's), and what the decider set up is published by the
+ * state's release store, which the tools cannot see. */
+#define UR_SRC_CREATE()                                                       \
+	do {                                                                 \
+		ANNOTATE_BENIGN_RACE_SIZED(&ur_src_state, sizeof ur_src_state, \
+		                           "the source's decision state");   \
+		ANNOTATE_BENIGN_RACE_SIZED(&ur_source, sizeof ur_source,     \
+		                           "the source, atomic");            \
+	} while (0)
+#define UR_SRC_PUBLISH() ANNOTATE_HAPPENS_BEFORE(&ur_src_state)
+#define UR_SRC_SEEN() ANNOTATE_HAPPENS_AFTER(&ur_src_state)
 #else
 #define UR_SL_CREATE(s) ((void)0)
 #define UR_SL_LOCKED(s) ((void)0)
 #define UR_SL_UNLOCK(s) ((void)0)
+#define UR_SRC_CREATE() ((void)0)
+#define UR_SRC_PUBLISH() ((void)0)
+#define UR_SRC_SEEN() ((void)0)
 #endif
 
 /* ------------------------------------------------------------------------
@@ -527,6 +543,7 @@ static unsigned ur_release(void)
  * not do later. */
 FP_STARTUP_TEXT void ur_source_load(void)
 {
+	UR_SRC_CREATE();
 #ifdef UR_HAVE_VDSO
 	ur_vgr_is_libc = false;
 	if (fp_in_libc((const void *)fp_real.r_getrandom.f)) {
@@ -592,8 +609,10 @@ int ur_source_now(void)
 {
 	int st = atomic_load_explicit(&ur_src_state, memory_order_acquire);
 
-	if (fp_likely(st == UR_SRC_DECIDED))
+	if (fp_likely(st == UR_SRC_DECIDED)) {
+		UR_SRC_SEEN();
 		return ur_source;
+	}
 	if (st == UR_SRC_UNDECIDED) {
 		sigset_t all, old;
 
@@ -606,10 +625,12 @@ int ur_source_now(void)
 		(void)pthread_sigmask(SIG_BLOCK, &all, &old);
 		if (atomic_compare_exchange_strong(&ur_src_state, &st, UR_SRC_DECIDING)) {
 			ur_source_decide();
+			UR_SRC_PUBLISH();
 			atomic_store_explicit(&ur_src_state, UR_SRC_DECIDED, memory_order_release);
 		}
 		(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
 	}
+	UR_SRC_SEEN();
 	return __atomic_load_n(&ur_source, __ATOMIC_ACQUIRE);
 }
 
