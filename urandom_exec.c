@@ -33,6 +33,7 @@
 #include "urandom.h"
 #include "cpus.h"
 
+#include <dlfcn.h>
 #include <spawn.h>
 #include <sys/resource.h>
 
@@ -421,18 +422,47 @@ static inline bool ur_limit_ours(int r, int res, pid_t pid, bool set)
 	return fp_unlikely(r == 0 && res == RLIMIT_NOFILE && set) && ur_limit_self(pid);
 }
 
-FP_EXPORT int setrlimit(ur_res_t res, const struct rlimit *rl)
+/* Reached before our initialisation may run: ASan's runtime sets
+ * RLIMIT_CORE from its own start, before our instrumented code has its
+ * shadow memory (check-sanitize: SIGSEGV in fp_ready).  Then no code of
+ * ours is instrumented on the way, and the C library's function is found
+ * without our initialisation; there is no hidden descriptor yet to
+ * retire. */
+#define UR_LIMIT_EARLY(name, type, ...)                                       \
+	do {                                                                 \
+		if (fp_unlikely(atomic_load_explicit(&fp_init_state,          \
+		                                     memory_order_acquire) != \
+		                FP_INIT_DONE)) {                             \
+			union {                                              \
+				void *p;                                     \
+				__typeof__(type) f;                          \
+			} u_ = { dlsym(RTLD_NEXT, #name) };                  \
+			if (!u_.p)                                           \
+				return errno = ENOSYS, -1;                   \
+			return u_.f(__VA_ARGS__);                            \
+		}                                                            \
+	} while (0)
+
+FP_EXPORT __attribute__((no_sanitize_address)) int setrlimit(ur_res_t res, const struct rlimit *rl)
 {
-	int r = FP_OWN(setrlimit)(res, rl);
+	int r;
+
+	UR_LIMIT_EARLY(setrlimit, int (*)(ur_res_t, const struct rlimit *), res, rl);
+	r = FP_OWN(setrlimit)(res, rl);
 
 	if (ur_limit_ours(r, (int)res, 0, true))
 		ur_limit_set(UR_SOFT(rl, RLIM_INFINITY));
 	return r;
 }
 
-FP_EXPORT int prlimit(pid_t pid, ur_pres_t res, const struct rlimit *rl, struct rlimit *old)
+FP_EXPORT __attribute__((no_sanitize_address)) int prlimit(pid_t pid, ur_pres_t res,
+                                                              const struct rlimit *rl, struct rlimit *old)
 {
-	int r = FP_OWN(prlimit)(pid, res, rl, old);
+	int r;
+
+	UR_LIMIT_EARLY(prlimit, int (*)(pid_t, ur_pres_t, const struct rlimit *, struct rlimit *),
+	               pid, res, rl, old);
+	r = FP_OWN(prlimit)(pid, res, rl, old);
 
 	if (ur_limit_ours(r, (int)res, pid, rl != NULL))
 		ur_limit_set(UR_SOFT(rl, RLIM_INFINITY));
@@ -440,18 +470,28 @@ FP_EXPORT int prlimit(pid_t pid, ur_pres_t res, const struct rlimit *rl, struct 
 }
 
 #ifdef __GLIBC__
-FP_EXPORT int setrlimit64(ur_res_t res, const struct rlimit64 *rl)
+FP_EXPORT __attribute__((no_sanitize_address)) int setrlimit64(ur_res_t res, const struct rlimit64 *rl)
 {
-	int r = FP_OWN(setrlimit64)(res, rl);
+	int r;
+
+	UR_LIMIT_EARLY(setrlimit64, int (*)(ur_res_t, const struct rlimit64 *), res, rl);
+	r = FP_OWN(setrlimit64)(res, rl);
 
 	if (ur_limit_ours(r, (int)res, 0, true))
 		ur_limit_set(UR_SOFT(rl, RLIM64_INFINITY));
 	return r;
 }
 
-FP_EXPORT int prlimit64(pid_t pid, ur_pres_t res, const struct rlimit64 *rl, struct rlimit64 *old)
+FP_EXPORT __attribute__((no_sanitize_address)) int prlimit64(pid_t pid, ur_pres_t res,
+                                                                const struct rlimit64 *rl,
+                                                                struct rlimit64 *old)
 {
-	int r = FP_OWN(prlimit64)(pid, res, rl, old);
+	int r;
+
+	UR_LIMIT_EARLY(prlimit64,
+	               int (*)(pid_t, ur_pres_t, const struct rlimit64 *, struct rlimit64 *), pid,
+	               res, rl, old);
+	r = FP_OWN(prlimit64)(pid, res, rl, old);
 
 	if (ur_limit_ours(r, (int)res, pid, rl != NULL))
 		ur_limit_set(UR_SOFT(rl, RLIM64_INFINITY));
