@@ -205,6 +205,23 @@ static enum cf_vis cf_named(int dirfd, const char *path, struct cf_vpath *vp, co
 			return -1;                                           \
 		return FP_OWN(name)(use, st);                                \
 	}
+/* The name a *at call asks under the cap: the real CPU's (then from
+ * AT_FDCWD), or path itself; -1 (errno set) for a cpuK the machine lacks. */
+static int cf_at(int *dirfd, const char *path, struct cf_vpath *vp, const char **use)
+{
+	switch (cf_named(*dirfd, path, vp, use)) {
+	case CF_V_GONE:
+		return -1;
+	case CF_V_REAL:
+		*dirfd = AT_FDCWD;
+		break;
+	case CF_V_NATIVE:
+		*use = path;
+		break;
+	}
+	return 0;
+}
+
 #define CPUS_WRAP_FSTATAT(name, st_type)                                     \
 	FP_EXPORT int name(int dirfd, const char *path, st_type *st, int flags) \
 	{                                                                    \
@@ -212,18 +229,9 @@ static enum cf_vis cf_named(int dirfd, const char *path, struct cf_vpath *vp, co
 		const char *use = path;                                      \
 		int dfd = dirfd;                                             \
                                                                              \
-		if (fp_unlikely(fp_enabled(FP_BIT(cpus))) && cf_maybe(dirfd, path)) { \
-			switch (cf_named(dirfd, path, &vp, &use)) {          \
-			case CF_V_GONE:                                      \
-				return -1;                                   \
-			case CF_V_REAL:                                      \
-				dfd = AT_FDCWD;                              \
-				break;                                       \
-			case CF_V_NATIVE:                                    \
-				use = path;                                  \
-				break;                                       \
-			}                                                    \
-		}                                                            \
+		if (fp_unlikely(fp_enabled(FP_BIT(cpus))) && cf_maybe(dirfd, path) && \
+		    cf_at(&dfd, path, &vp, &use) < 0)                        \
+			return -1;                                           \
 		return FP_OWN(name)(dfd, use, st, flags);                    \
 	}
 
@@ -243,18 +251,9 @@ FP_EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, struc
 	struct cf_vpath vp;
 	const char *use = path;
 
-	if (fp_unlikely(fp_enabled(FP_BIT(cpus))) && cf_maybe(dirfd, path)) {
-		switch (cf_named(dirfd, path, &vp, &use)) {
-		case CF_V_GONE:
-			return -1;
-		case CF_V_REAL:
-			dirfd = AT_FDCWD;
-			break;
-		case CF_V_NATIVE:
-			use = path;
-			break;
-		}
-	}
+	if (fp_unlikely(fp_enabled(FP_BIT(cpus))) && cf_maybe(dirfd, path) &&
+	    cf_at(&dirfd, path, &vp, &use) < 0)
+		return -1;
 	return FP_OWN(statx)(dirfd, use, flags, mask, st);
 }
 #endif
@@ -275,18 +274,9 @@ FP_EXPORT int faccessat(int dirfd, const char *path, int how, int flags)
 	struct cf_vpath vp;
 	const char *use = path;
 
-	if (fp_unlikely(fp_enabled(FP_BIT(cpus))) && cf_maybe(dirfd, path)) {
-		switch (cf_named(dirfd, path, &vp, &use)) {
-		case CF_V_GONE:
-			return -1;
-		case CF_V_REAL:
-			dirfd = AT_FDCWD;
-			break;
-		case CF_V_NATIVE:
-			use = path;
-			break;
-		}
-	}
+	if (fp_unlikely(fp_enabled(FP_BIT(cpus))) && cf_maybe(dirfd, path) &&
+	    cf_at(&dirfd, path, &vp, &use) < 0)
+		return -1;
 	return FP_OWN(faccessat)(dirfd, use, how, flags);
 }
 
