@@ -229,13 +229,19 @@ void fp_raw_closefrom(int lo) FP_HIDDEN;
  * so that the survey counts the calls a program makes through it
  * (urandom_survey.c).  Our own calls must then not reach the export: the
  * dynamic linker would bind them to it.  Every syscall() in our sources
- * is fp_syscall() instead: the instruction, errno as libc sets it. */
+ * is fp_sys6() instead: the instruction, errno as libc sets it. */
 #if defined(FP_LINUX) && ((defined(__x86_64__) && defined(_LP64)) || defined(__aarch64__))
 #  define FP_HAVE_SYSCALL_WRAP 1
 long fp_vsyscall(long nr, va_list ap) FP_HIDDEN;
-long fp_syscall(long nr, ...) FP_HIDDEN;
-#  define syscall(...) fp_syscall(__VA_ARGS__)
-/* The stand-in before binding: the instruction, as fp_syscall. */
+long fp_sys6(long nr, long a, long b, long c, long d, long e, long f) FP_HIDDEN;
+/* Padded to six arguments here, not read as six by a variadic function:
+ * that would read past what a caller of fewer pushed (ASan's
+ * stack-buffer-underflow in fp_raw_closefrom). */
+#  define syscall(...) FP_SYS6_PAD(__VA_ARGS__, 0L, 0L, 0L, 0L, 0L, 0L, 0L)
+#  define FP_SYS6_PAD(nr, a, b, c, d, e, f, ...)                          \
+	fp_sys6((long)(nr), (long)(a), (long)(b), (long)(c), (long)(d),      \
+	        (long)(e), (long)(f))
+/* The stand-in before binding: the instruction, as the wrapper. */
 #  define FP_NR_SYSCALL                                                  \
 	va_list ap_;                                                         \
 	long r_;                                                             \
@@ -336,12 +342,12 @@ bool fp_secure_mode(void) FP_HIDDEN;
 /* getcpu(2) itself: before binding, and where libc lacks getcpu. */
 static inline int fp_nr_getcpu(unsigned int *cpu, unsigned int *node)
 {
-	return (int)syscall(SYS_getcpu, cpu, node, 0L); /* 0L: a variadic argument, not NULL */
+	return (int)syscall(SYS_getcpu, cpu, node, 0L);
 }
 
 static inline int fp_nr_sched_getcpu(void)
 {
-	unsigned int cpu;
+	unsigned int cpu = 0; /* the kernel writes it; the analyser cannot see that */
 
 	return fp_nr_getcpu(&cpu, NULL) == 0 ? (int)cpu : -1;
 }
