@@ -1,0 +1,231 @@
+# SPDX-License-Identifier: MIT
+# mitgen.awk: the build's reader of the mitigation descriptors (mit/*.def,
+# docs/design.md, "Adding a mitigation").  Run at build time only:
+#   awk -f tools/mitgen.awk -v template=FILE DEF...
+# prints FILE with each marker line (@MIT_...@ alone on a line, indented
+# or not) replaced by what the descriptors DEF..., in that order (the
+# registry's, mitigations.h), say; and @MIT_SETVARS@ anywhere in a line by
+# the shell variables their options set.  What interpose runs, the man
+# pages and survey.awk are made this way, so that nothing parses a
+# descriptor at run time.
+#
+# A descriptor: '#' comments; top-level lines "KEY VALUE"; a line that
+# starts with a tab belongs to the last "option" or "section" above it.
+#   name NAME            its name in mitigations.h and FASTPATH_DISABLE, and
+#                        the file's (NAME.def, or mit_NAME.def beside a test)
+#   summary TEXT         its field of the summary line (roff)
+#   report ROW FUNC      a row of the survey report and its rules function
+#   option --NAME        an interpose option, then, tab-indented:
+#     kind disable|flag|value   --no-NAME: adds NAME to FASTPATH_DISABLE;
+#                          a flag (VAR=1); a required value (VAR=VALUE)
+#     var VAR            the shell variable interpose keeps it in
+#     env FASTPATH_...   the variable exported with it (none: interpose's
+#                          own code exports it)
+#     arg WORD           (value) the value's name in --help and the man page
+#     values A B ...     (value) the words accepted; none: any non-empty
+#     what TEXT          (value) what a usage error says it needs
+#     help TEXT          a line of --help (repeated)
+#     man ROFF           a line of its interpose(1) entry (repeated)
+#   section TITLE        its fastpath(7) section, in tab-indented man lines
+
+function fail(msg) {
+	printf "mitgen: %s: %s\n", where != "" ? where : FILENAME ":" FNR, msg >"/dev/stderr"
+	bad = 1
+	exit 1
+}
+
+FNR == 1 {
+	nm++
+	mfile[nm] = FILENAME
+	block = ""
+}
+/^[ \t]*$/ || /^#/ { next }
+/^\t/ {
+	line = $0
+	sub(/^\t+/, "", line)
+	key = line
+	sub(/[ \t].*/, "", key)
+	val = substr(line, length(key) + 1)
+	sub(/^[ \t]/, "", val)
+	if (block == "option") {
+		if (key == "help" || key == "man") {
+			n = ++opt_n[no, key]
+			opt[no, key, n] = val
+		} else if (key == "kind" || key == "var" || key == "env" || key == "arg" || key == "values" || key == "what") {
+			opt[no, key] = val
+		} else fail("unknown option key '" key "'")
+	} else if (block == "section") {
+		if (key != "man") fail("a section holds man lines only")
+		sec_text[nm] = sec_text[nm] val "\n"
+	} else fail("an indented line belongs to no option or section")
+	next
+}
+{
+	key = $1
+	val = substr($0, length(key) + 1)
+	sub(/^[ \t]+/, "", val)
+	block = ""
+	if (key == "name") {
+		mname[nm] = val
+		base = FILENAME
+		sub(/.*\//, "", base)
+		sub(/\.def$/, "", base)
+		sub(/^mit_/, "", base)
+		if (base != val) fail("name '" val "' in " FILENAME)
+	} else if (key == "summary") {
+		msummary[nm] = val
+	} else if (key == "report") {
+		n = ++mreport_n[nm]
+		mreport_func[nm, n] = $NF
+		row = val
+		sub(/[ \t]+[^ \t]+$/, "", row)
+		mreport_row[nm, n] = row
+	} else if (key == "option") {
+		if (val !~ /^--[a-z][a-z0-9-]*$/) fail("option '" val "' is not --name")
+		no++
+		opt_mit[no] = nm
+		opt[no, "name"] = val
+		block = "option"
+	} else if (key == "section") {
+		sec_title[nm] = val
+		block = "section"
+	} else fail("unknown key '" key "'")
+}
+
+function check(    i, k) {
+	for (i = 1; i <= nm; i++)
+		if (mname[i] == "") { where = mfile[i]; fail("no name") }
+	for (i = 1; i <= no; i++) {
+		k = opt[i, "kind"]
+		where = mfile[opt_mit[i]]
+		if (k != "disable" && k != "flag" && k != "value") fail(opt[i, "name"] ": kind '" k "'")
+		if (k != "disable" && opt[i, "var"] !~ /^[a-z_][a-z0-9_]*$/) fail(opt[i, "name"] ": no var")
+		if (k == "value" && (opt[i, "arg"] == "" || opt[i, "what"] == "")) fail(opt[i, "name"] ": no arg or what")
+		if (k == "disable" && opt[i, "name"] != "--no-" mname[opt_mit[i]]) fail(opt[i, "name"] ": not --no-" mname[opt_mit[i]])
+		if (!opt_n[i, "help"]) fail(opt[i, "name"] ": no help")
+	}
+}
+
+# roff: a '-' in a name is a minus sign
+function rname(s) { gsub(/-/, "\\-", s); return s }
+
+# "a, b or c"
+function either(s,    w, n, i, r) {
+	n = split(s, w, " ")
+	r = w[1]
+	for (i = 2; i <= n; i++) r = r (i == n ? " or " : ", ") w[i]
+	return r
+}
+
+function emit(what, ind,    i, j, k, o, v, s, n, pad) {
+	if (what == "USAGE") {
+		for (i = 1; i <= no; i++) {
+			o = opt[i, "name"] (opt[i, "kind"] == "value" ? " " opt[i, "arg"] : "")
+			for (j = 1; j <= opt_n[i, "help"]; j++) {
+				if (j == 1) {
+					pad = length(o) <= 16 ? sprintf("%-16s", o) : o
+					print "  " pad "  " opt[i, "help", j]
+				} else print "                    " opt[i, "help", j]
+			}
+		}
+	} else if (what == "VARS") {
+		for (i = 1; i <= no; i++)
+			if (opt[i, "var"] != "") print ind opt[i, "var"] "="
+	} else if (what == "PARSE") {
+		for (i = 1; i <= no; i++) {
+			o = opt[i, "name"]; k = opt[i, "kind"]; v = opt[i, "var"]
+			if (k == "disable") {
+				print ind o ") disable=\"$disable${disable:+,}" mname[opt_mit[i]] "\" ;;"
+			} else if (k == "flag") {
+				print ind o ") " v "=1 ;;"
+			} else {
+				print ind o " | " o "=*)"
+				print ind "\topt=" o " what='" opt[i, "what"] "'"
+				print ind "\tcase $1 in"
+				print ind "\t*=*) val=${1#*=} ;;"
+				print ind "\t*)"
+				print ind "\t\t[ $# -ge 2 ] || die \"option '$opt' needs $what\""
+				print ind "\t\tval=$2"
+				print ind "\t\tshift"
+				print ind "\t\t;;"
+				print ind "\tesac"
+				print ind "\t[ -n \"$val\" ] || die \"option '$opt' needs $what, not an empty value\""
+				if (opt[i, "values"] == "") print ind "\t" v "=$val"
+				else {
+					s = opt[i, "values"]
+					gsub(/ +/, " | ", s)
+					print ind "\tcase $val in"
+					print ind "\t" s ") " v "=$val ;;"
+					print ind "\t*) die \"" o " needs " either(opt[i, "values"]) ", not '$val'\" ;;"
+					print ind "\tesac"
+				}
+				print ind "\t;;"
+			}
+		}
+	} else if (what == "ENV") {
+		# mit_env CMD: CMD NAME VALUE for each setting given
+		for (i = 1; i <= no; i++) {
+			if (opt[i, "env"] == "") continue
+			print ind "[ -z \"$" opt[i, "var"] "\" ] || \"$1\" " opt[i, "env"] \
+				(opt[i, "kind"] == "flag" ? " 1" : " \"$" opt[i, "var"] "\"")
+		}
+		print ind ":"
+	} else if (what == "MAN1") {
+		for (i = 1; i <= no; i++) {
+			o = rname(opt[i, "name"])
+			print ".TP"
+			if (opt[i, "kind"] == "value")
+				print ".BI " o " \" " opt[i, "arg"] "\\fR, \" " o "= " opt[i, "arg"]
+			else print ".B " o
+			for (j = 1; j <= opt_n[i, "man"]; j++) print opt[i, "man", j]
+			if (opt[i, "kind"] == "disable") {
+				print "Adds"
+				print ".B " mname[opt_mit[i]]
+				print "to"
+				print ".BR FASTPATH_DISABLE ."
+			}
+		}
+	} else if (what == "DISABLE_LIST") {
+		for (i = 1; i <= nm; i++) print ".BR " mname[i] " ,"
+	} else if (what == "SUMMARY") {
+		s = ""
+		for (i = 1; i <= nm; i++)
+			if (msummary[i] != "") s = s (s == "" ? "" : "; ") msummary[i]
+		print "fastpath[PID]: " s
+	} else if (what == "OFF") {
+		for (i = 1; i <= nm; i++) print ".BR \"" mname[i] " off\" " (i < nm ? "," : ".")
+	} else if (what == "EACH") {
+		for (i = 1; i <= nm; i++)
+			for (j = 1; j <= mreport_n[i]; j++)
+				print ind "mitigation_said(phase, \"" mreport_row[i, j] "\", " mreport_func[i, j] "(phase))"
+	} else if (what == "SECTIONS") {
+		for (i = 1; i <= nm; i++)
+			if (sec_title[i] != "") printf ".SH %s\n%s", sec_title[i], sec_text[i]
+	} else {
+		printf "mitgen: %s: unknown marker @MIT_%s@\n", template, what >"/dev/stderr"
+		bad = 1
+		exit 1
+	}
+}
+
+END {
+	if (bad) exit 1
+	if (template == "") { print "mitgen: no -v template=FILE" >"/dev/stderr"; exit 1 }
+	check()
+	setvars = ""
+	for (i = 1; i <= no; i++) if (opt[i, "var"] != "") setvars = setvars "$" opt[i, "var"]
+	while ((rc = (getline line <template)) > 0) {
+		if (line ~ /^[ \t]*@MIT_[A-Z0-9_]+@[ \t]*$/) {
+			ind = line
+			sub(/@.*/, "", ind)
+			what = line
+			sub(/^[ \t]*@MIT_/, "", what)
+			sub(/@.*/, "", what)
+			emit(what, ind)
+			continue
+		}
+		gsub(/@MIT_SETVARS@/, setvars, line)
+		print line
+	}
+	if (rc < 0) { printf "mitgen: cannot read %s\n", template >"/dev/stderr"; exit 1 }
+}
