@@ -3,7 +3,10 @@
 # docs/design.md's example mitigation (tests/mit_example.c), preloaded from the
 # test variant of the object that registers it (tests/bin/fastpath_example.so):
 # with its one line in mitigations.h and no edit to the core, its setting
-# and its summary field work.
+# and its summary field work; and its descriptor (tests/mit_example.def)
+# gives the test variants of interpose and the man pages that the build
+# makes from it (tests/bin/example/: Makefile, EXAMPLE_GEN) its option,
+# its help, its man page entries and its section, with no other edit.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -44,9 +47,56 @@ expect_eq "example: FASTPATH_DISABLE=example turns it off" 1 \
 	"$(grep -Ec '; example off$' "$T_TMP/err")"
 expect_eq "example: the others stay on" 1 "$(grep -Ec ': readlink [0-9]' "$T_TMP/err")"
 
+# The registry's names (mitigations.h), then the example's.
+names=$(sed -n 's/^[[:space:]]*X(\([a-z0-9_]*\)).*/\1/p' mitigations.h | tr '\n' ',' | sed 's/,/, /g')
 LD_PRELOAD=$EX FASTPATH_DISABLE=nope "$PROG" 1 >/dev/null 2>"$T_TMP/err"
 expect_eq "example: FASTPATH_DISABLE lists it" 1 \
-	"$(grep -c 'accepted: readlink, urandom, cpus, example, all' "$T_TMP/err")"
+	"$(grep -c "accepted: ${names}example, all" "$T_TMP/err")"
+
+# --- what the build makes of its descriptor ----------------------------------
+G=$TESTBIN/example
+if [ ! -x "$G/interpose" ] || [ ! -f "$G/fastpath.7" ] || [ ! -f "$G/interpose.1" ] || [ ! -f "$G/survey.awk" ]; then
+	fail "example: descriptor" "no $G/{interpose,fastpath.7,interpose.1,survey.awk}: make check builds them"
+else
+	"$G/interpose" --help >"$T_TMP/help"
+	expect_eq "example: interpose --help has its option and help line" 1 \
+		"$(grep -cxF '  --no-example      do not count getppid() calls (docs/design.md'"'"'s example)' "$T_TMP/help")"
+	# ... and everything else the same, in the same order.
+	"$INTERPOSE" --help >"$T_TMP/help0"
+	expect_eq "example: the rest of --help unchanged" "" \
+		"$(grep -v -- '--no-example' "$T_TMP/help" | diff "$T_TMP/help0" - | head -3)"
+	# The generated interpose, beside the example object.
+	mkdir -p "$T_TMP/ex" && cp "$G/interpose" "$TOP/interpose.awk" "$T_TMP/ex/" &&
+		ln -s "$EX" "$T_TMP/ex/fastpath.so"
+	"$T_TMP/ex/interpose" --quiet --no-readlink --no-example --stats "$PROG" 3 >"$T_TMP/out" 2>"$T_TMP/err"
+	expect_eq "example: --no-example answers as natively" "$native" "$(cat "$T_TMP/out")"
+	expect_eq "example: --no-example turns it off (FASTPATH_DISABLE=readlink,example)" 1 \
+		"$(grep -Ec '^fastpath\[[0-9]+\]: readlink off; .*; example off$' "$T_TMP/err")"
+	"$T_TMP/ex/interpose" --quiet --no-example sh -c 'printf %s "$FASTPATH_DISABLE"' >"$T_TMP/out" 2>&1
+	expect_eq "example: --no-example sets FASTPATH_DISABLE=example" example "$(cat "$T_TMP/out")"
+	"$INTERPOSE" --no-example true 2>"$T_TMP/err"
+	expect_eq "example: interpose made without its descriptor has no --no-example" \
+		"125 interpose: unknown option '--no-example'" "$? $(head -n 1 "$T_TMP/err")"
+	# interpose(1): its entry, with what it sets.
+	expect_eq "example: interpose(1) has its entry" 1 \
+		"$(sed -n '/^\.B \\-\\-no\\-example$/,/^\.TP/p' "$G/interpose.1" | grep -c '^\.BR FASTPATH_DISABLE \.$')"
+	# fastpath(7): its section, its name in FASTPATH_DISABLE's list, its
+	# field in the summary template, which the object's line matches.
+	expect_eq "example: fastpath(7) has its section" 1 "$(grep -c '^\.SH EXAMPLE$' "$G/fastpath.7")"
+	expect_eq "example: fastpath(7)'s FASTPATH_DISABLE lists it" 1 \
+		"$(sed -n '/^\.BR FASTPATH_DISABLE =/,/^\.TP/p' "$G/fastpath.7" | grep -c '^\.BR example ,$')"
+	expect_eq "example: fastpath(7)'s 'off' list has it" 1 "$(grep -c '^\.BR "example off" \.$' "$G/fastpath.7")"
+	template=$(sed -n 's/^fastpath\[PID\]: //p' "$G/fastpath.7" | sed 's/\\-/-/g')
+	case $template in
+	*'; example N calls') ok "example: fastpath(7)'s summary template ends with its field" ;;
+	*) fail "example: fastpath(7)'s summary template ends with its field" "$template" ;;
+	esac
+	for f in interpose.1 fastpath.7; do
+		expect_eq "example: the build's $f has none of it" 0 "$(grep -c 'no\\-example\|^\.SH EXAMPLE$\|example off' "$TOP/man/$f")"
+	done
+	# survey.awk: the example has no report row; the registry line is the same.
+	expect_eq "example: survey.awk's registry line unchanged" "" "$(diff "$TOP/survey.awk" "$G/survey.awk")"
+fi
 
 # Not in fastpath.so itself.
 LD_PRELOAD=$FASTPATH_SO FASTPATH_STATS=1 "$PROG" 3 >/dev/null 2>"$T_TMP/err"
