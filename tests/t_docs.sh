@@ -128,6 +128,7 @@ else fail "README says how long make check takes"; fi
 # mitigations' parts (the summary template, FASTPATH_DISABLE's names) from
 # their descriptors, in the registry's order (the Makefile's MITGEN).
 man7=$T_TMP/fastpath.7
+# shellcheck disable=SC2046 # the descriptors' names, one word each
 (cd "$D" && awk -f tools/mitgen.awk -v template=man/fastpath.7.in \
 	$(sed -n 's|^[[:space:]]*X(\([a-z0-9_]*\)).*|mit/\1.def|p' mitigations.h)) >"$man7" ||
 	fail "man/fastpath.7.in: made from the descriptors" "tools/mitgen.awk failed"

@@ -72,6 +72,7 @@ else
 	expect_eq "example: --no-example answers as natively" "$native" "$(cat "$T_TMP/out")"
 	expect_eq "example: --no-example turns it off (FASTPATH_DISABLE=readlink,example)" 1 \
 		"$(grep -Ec '^fastpath\[[0-9]+\]: readlink off; .*; example off$' "$T_TMP/err")"
+	# shellcheck disable=SC2016 # the child's expansion
 	"$T_TMP/ex/interpose" --quiet --no-example sh -c 'printf %s "$FASTPATH_DISABLE"' >"$T_TMP/out" 2>&1
 	expect_eq "example: --no-example sets FASTPATH_DISABLE=example" example "$(cat "$T_TMP/out")"
 	"$INTERPOSE" --no-example true 2>"$T_TMP/err"
@@ -97,6 +98,69 @@ else
 	# survey.awk: the example has no report row; the registry line is the same.
 	expect_eq "example: survey.awk's registry line unchanged" "" "$(diff "$TOP/survey.awk" "$G/survey.awk")"
 fi
+
+# --- every kind of option a descriptor can give ------------------------------
+# A made-up mitigation's descriptor (no C: interpose and fastpath(7) only),
+# through the build's generator (the Makefile's MITGEN) with the registry's.
+regdefs=$(sed -n 's|^[[:space:]]*X(\([a-z0-9_]*\)).*|mit/\1.def|p' mitigations.h)
+Z=$T_TMP/zz
+mkdir -p "$Z/root" "$Z/bad"
+cat >"$Z/mit_zz.def" <<'EOF'
+# SPDX-License-Identifier: MIT
+name zz
+summary zz N things
+option --no-zz
+	kind disable
+	help do not zz
+option --zz-loud
+	kind flag
+	var zz_loud
+	env FASTPATH_ZZ_LOUD
+	help be loud
+option --zz-mode
+	kind value
+	arg MODE
+	var zz_mode
+	env FASTPATH_ZZ_MODE
+	values fast slow
+	what a mode: fast or slow
+	help fast or slow
+variable FASTPATH_ZZ_MODE
+	man Fast or slow.
+EOF
+# shellcheck disable=SC2086 # the registry's descriptors
+awk -f tools/mitgen.awk -v template=interpose.in $regdefs "$Z/mit_zz.def" >"$Z/interpose" &&
+	awk -f tools/mitgen.awk -v template=man/fastpath.7.in $regdefs "$Z/mit_zz.def" >"$Z/fastpath.7"
+expect_eq "descriptor: the generator takes every kind" 0 $?
+chmod +x "$Z/interpose" && cp "$TOP/interpose.awk" "$Z/" && ln -s "$FASTPATH_SO" "$Z/fastpath.so"
+zz() {
+	# shellcheck disable=SC2016 # the child's expansions
+	"$Z/interpose" --quiet "$@" sh -c 'printf "%s|%s|%s" "$FASTPATH_DISABLE" "$FASTPATH_ZZ_LOUD" "$FASTPATH_ZZ_MODE"' 2>&1
+	echo " $?"
+}
+# (the object's warning, "unknown feature zz", aside)
+expect_eq "descriptor: disable, flag, value=" "zz|1|fast 0" "$(zz --no-zz --zz-loud --zz-mode=fast | grep -v '^fastpath\[')"
+expect_eq "descriptor: value in the next word" "||slow 0" "$(zz --zz-mode slow)"
+expect_eq "descriptor: a value not listed" "interpose: --zz-mode needs fast or slow, not 'bad'" \
+	"$(zz --zz-mode=bad | head -n 1)"
+expect_eq "descriptor: an empty value" "interpose: option '--zz-mode' needs a mode: fast or slow, not an empty value" \
+	"$(zz --zz-mode= | head -n 1)"
+"$Z/interpose" --zz-mode >/dev/null 2>"$T_TMP/err"
+expect_eq "descriptor: no value" "125 interpose: option '--zz-mode' needs a mode: fast or slow" \
+	"$? $(head -n 1 "$T_TMP/err")"
+expect_eq "descriptor: --help lists each" 3 "$("$Z/interpose" --help | grep -Ec '^  --(no-zz|zz-loud|zz-mode MODE) +[a-z]')"
+"$Z/interpose" --unit zz --dry-run --root "$Z/root" --zz-mode=slow --zz-loud >"$T_TMP/out" 2>/dev/null
+expect_eq "descriptor: --unit's drop-in sets them" "Environment=FASTPATH_ZZ_LOUD=1 Environment=FASTPATH_ZZ_MODE=slow" \
+	"$(grep '^Environment=FASTPATH_ZZ' "$T_TMP/out" | tr '\n' ' ' | sed 's/ $//')"
+"$Z/interpose" --unit zz --remove --zz-loud >/dev/null 2>"$T_TMP/err"
+expect_eq "descriptor: --unit --remove takes no option of it" \
+	"125 interpose: --unit NAME --remove takes no other option: it removes the whole drop-in" "$? $(head -n 1 "$T_TMP/err")"
+expect_eq "descriptor: fastpath(7)'s ENVIRONMENT has its variable" 1 \
+	"$(sed -n '/^\.SH ENVIRONMENT/,/^\.SH SURVEY/p' "$Z/fastpath.7" | grep -c '^\.B FASTPATH_ZZ_MODE$')"
+sed 's/kind flag/kind flog/' "$Z/mit_zz.def" >"$Z/bad/mit_zz.def"
+# shellcheck disable=SC2086
+out=$(awk -f tools/mitgen.awk -v template=interpose.in $regdefs "$Z/bad/mit_zz.def" 2>&1 >/dev/null)
+expect_eq "descriptor: a wrong kind is refused, by file" "1 mitgen: $Z/bad/mit_zz.def: --zz-loud: kind 'flog'" "$? $out"
 
 # Not in fastpath.so itself.
 LD_PRELOAD=$FASTPATH_SO FASTPATH_STATS=1 "$PROG" 3 >/dev/null 2>"$T_TMP/err"

@@ -26,6 +26,8 @@
 #     what TEXT          (value) what a usage error says it needs
 #     help TEXT          a line of --help (repeated)
 #     man ROFF           a line of its interpose(1) entry (repeated)
+#   variable FASTPATH_X  a variable it reads: its fastpath(7) ENVIRONMENT
+#                        entry, in tab-indented man lines (repeated)
 #   section TITLE        its fastpath(7) section, in tab-indented man lines
 
 function fail(msg) {
@@ -57,6 +59,9 @@ FNR == 1 {
 	} else if (block == "section") {
 		if (key != "man") fail("a section holds man lines only")
 		sec_text[nm] = sec_text[nm] val "\n"
+	} else if (block == "variable") {
+		if (key != "man") fail("a variable holds man lines only")
+		var_text[nv] = var_text[nv] val "\n"
 	} else fail("an indented line belongs to no option or section")
 	next
 }
@@ -86,6 +91,11 @@ FNR == 1 {
 		opt_mit[no] = nm
 		opt[no, "name"] = val
 		block = "option"
+	} else if (key == "variable") {
+		if (val !~ /^FASTPATH_[A-Z0-9_]+$/) fail("variable '" val "' is not FASTPATH_NAME")
+		nv++
+		var_name[nv] = val
+		block = "variable"
 	} else if (key == "section") {
 		sec_title[nm] = val
 		block = "section"
@@ -198,6 +208,8 @@ function emit(what, ind,    i, j, k, o, v, s, n, pad) {
 		for (i = 1; i <= nm; i++)
 			for (j = 1; j <= mreport_n[i]; j++)
 				print ind "mitigation_said(phase, \"" mreport_row[i, j] "\", " mreport_func[i, j] "(phase))"
+	} else if (what == "ENVIRONMENT") {
+		for (i = 1; i <= nv; i++) printf ".TP\n.B %s\n%s", var_name[i], var_text[i]
 	} else if (what == "SECTIONS") {
 		for (i = 1; i <= nm; i++)
 			if (sec_title[i] != "") printf ".SH %s\n%s", sec_title[i], sec_text[i]
