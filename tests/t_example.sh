@@ -92,6 +92,15 @@ else
 	*'; example N calls') ok "example: fastpath(7)'s summary template ends with its field" ;;
 	*) fail "example: fastpath(7)'s summary template ends with its field" "$template" ;;
 	esac
+	# its example line: the template's shape (as t_docs.sh checks ours)
+	stats_re=$(printf '%s' "$template" | sed -e 's/[.+*?(){}|^$]/\\&/g' -e 's/\[\([^]]*\)\]/(\1)?/g' \
+		-e 's/\b[A-Z]\b/[^ ,;]+/g')
+	ex=$(sed -n 's/\\-/-/g; /^fastpath\[[0-9][0-9]*\]: /p' "$G/fastpath.7" | sed 's/ (off)//g')
+	if printf '%s\n' "$ex" | grep -Eqx "fastpath\[[0-9]+\]: $stats_re" && [ "${ex%; example 3 calls}" != "$ex" ]; then
+		ok "example: fastpath(7)'s example line has its field, in the template's shape"
+	else
+		fail "example: fastpath(7)'s example line has its field, in the template's shape" "[$ex]"
+	fi
 	for f in interpose.1 fastpath.7; do
 		expect_eq "example: the build's $f has none of it" 0 "$(grep -c 'no\\-example\|^\.SH EXAMPLE$\|example off' "$TOP/man/$f")"
 	done

@@ -14,6 +14,7 @@
 #   name NAME            its name in mitigations.h and FASTPATH_DISABLE, and
 #                        the file's (NAME.def, or mit_NAME.def beside a test)
 #   summary TEXT         its field of the summary line (roff)
+#   sample TEXT          its field in fastpath(7)'s example line (roff)
 #   report ROW FUNC      a row of the survey report and its rules function
 #   option --NAME        an interpose option, then, tab-indented:
 #     kind disable|flag|value   --no-NAME: adds NAME to FASTPATH_DISABLE;
@@ -79,6 +80,8 @@ FNR == 1 {
 		if (base != val) fail("name '" val "' in " FILENAME)
 	} else if (key == "summary") {
 		msummary[nm] = val
+	} else if (key == "sample") {
+		msample[nm] = val
 	} else if (key == "report") {
 		n = ++mreport_n[nm]
 		mreport_func[nm, n] = $NF
@@ -202,6 +205,11 @@ function emit(what, ind,    i, j, k, o, v, s, n, pad) {
 		for (i = 1; i <= nm; i++)
 			if (msummary[i] != "") s = s (s == "" ? "" : "; ") msummary[i]
 		print "fastpath[PID]: " s
+	} else if (what == "SAMPLE") {
+		s = ""
+		for (i = 1; i <= nm; i++)
+			if (msample[i] != "") s = s (s == "" ? "" : "; ") msample[i]
+		print "fastpath[1234]: " s
 	} else if (what == "OFF") {
 		for (i = 1; i <= nm; i++) print ".BR \"" mname[i] " off\" " (i < nm ? "," : ".")
 	} else if (what == "EACH") {
