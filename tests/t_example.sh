@@ -34,6 +34,10 @@ missing=$(sed -n '/^\/\* tests\/mit_example.c \*\/$/,/^```$/p' docs/design.md | 
 		grep -qxF -- "$l" tests/mit_example.c || printf '%s\n' "$l"
 	done)
 expect_eq "docs/design.md's example is tests/mit_example.c" "" "$missing"
+# ... and its descriptor is tests/mit_example.def, but for the comments.
+expect_eq "docs/design.md's descriptor is tests/mit_example.def" \
+	"$(grep -v '^#' tests/mit_example.def)" \
+	"$(sed -n '/^name example$/,/^```$/p' docs/design.md | sed '$d')"
 
 native=$("$PROG" 3)
 out=$(LD_PRELOAD=$EX FASTPATH_STATS=1 "$PROG" 3 2>"$T_TMP/err")
