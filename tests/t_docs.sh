@@ -235,6 +235,24 @@ elif [ "$D" = "$TOP" ]; then
 	skip "README examples" "no bench/bin/urandom_loop (make check builds it)"
 fi
 
+# --- the project's own style notes, and nothing cited from outside ---------
+# docs/style.md holds what issue 42 asked of it (each a heading of its own),
+# and no tracked file cites a style guide the tree does not have.
+# shellcheck disable=SC2016 # backquotes of markdown, literally
+for h in '## When a mitigation.s `init` runs, and in which thread' '## The summary line' \
+	'## The survey report' '## Lint, and its exceptions' '## Registry knowledge'; do
+	if grep -q "^$h\$" "$D/docs/style.md"; then ok "docs/style.md: ${h#\#\# }"
+	else fail "docs/style.md has a section '${h#\#\# }'"; fi
+done
+# shellcheck disable=SC2016 # backquotes of markdown, literally
+if grep -q '^- `caveat:` lines' "$D/docs/style.md"; then ok "docs/style.md: how caveats combine"
+else fail "docs/style.md says how caveats combine"; fi
+cited=$(cd "$D" && { git ls-files 2>/dev/null || find . -type f ! -path './.git/*'; } |
+	grep -v '^tests/t_docs\.sh$' | while IFS= read -r f; do
+		[ -f "$f" ] && grep -l 'STYLE\.md\|/work/shared' "$f" 2>/dev/null
+	done)
+expect_eq "no file cites STYLE.md or /work/shared (outside the tree)" "" "$cited"
+
 # --- the licence: MIT, said once in LICENSE and by each source file ------
 # unlicensed DIR: the source files under DIR (git's list where DIR is a
 # checkout, else every file) whose first three lines carry no SPDX line.
