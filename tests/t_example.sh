@@ -138,6 +138,8 @@ option --zz-mode
 	values fast slow
 	what a mode: fast or slow
 	help fast or slow
+record
+	man zz.calls \fIn\fR   its calls
 variable FASTPATH_ZZ_MODE
 	man Fast or slow.
 EOF
@@ -170,6 +172,8 @@ expect_eq "descriptor: --unit --remove takes no option of it" \
 	"125 interpose: --unit NAME --remove takes no other option: it removes the whole drop-in" "$? $(head -n 1 "$T_TMP/err")"
 expect_eq "descriptor: fastpath(7)'s ENVIRONMENT has its variable" 1 \
 	"$(sed -n '/^\.SH ENVIRONMENT/,/^\.SH SURVEY/p' "$Z/fastpath.7" | grep -c '^\.B FASTPATH_ZZ_MODE$')"
+expect_eq "descriptor: fastpath(7)'s SURVEY RECORD has its keys, last" 'zz.calls \fIn\fR   its calls' \
+	"$(sed -n '/^\.SH SURVEY RECORD/,/^end 0$/p' "$Z/fastpath.7" | sed -n '$!p' | tail -n 1)"
 sed 's/kind flag/kind flog/' "$Z/mit_zz.def" >"$Z/bad/mit_zz.def"
 # shellcheck disable=SC2086
 out=$(awk -f tools/mitgen.awk -v template=interpose.in $regdefs "$Z/bad/mit_zz.def" 2>&1 >/dev/null)

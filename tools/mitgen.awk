@@ -27,6 +27,8 @@
 #     what TEXT          (value) what a usage error says it needs
 #     help TEXT          a line of --help (repeated)
 #     man ROFF           a line of its interpose(1) entry (repeated)
+#   record               its survey record's keys, as fastpath(7) lists
+#                        them, in tab-indented man lines
 #   variable FASTPATH_X  a variable it reads: its fastpath(7) ENVIRONMENT
 #                        entry, in tab-indented man lines (repeated)
 #   section TITLE        its fastpath(7) section, in tab-indented man lines
@@ -60,6 +62,9 @@ FNR == 1 {
 	} else if (block == "section") {
 		if (key != "man") fail("a section holds man lines only")
 		sec_text[nm] = sec_text[nm] val "\n"
+	} else if (block == "record") {
+		if (key != "man") fail("a record holds man lines only")
+		rec_text[nm] = rec_text[nm] val "\n"
 	} else if (block == "variable") {
 		if (key != "man") fail("a variable holds man lines only")
 		var_text[nv] = var_text[nv] val "\n"
@@ -94,6 +99,9 @@ FNR == 1 {
 		opt_mit[no] = nm
 		opt[no, "name"] = val
 		block = "option"
+	} else if (key == "record") {
+		if (val != "") fail("record takes no value")
+		block = "record"
 	} else if (key == "variable") {
 		if (val !~ /^FASTPATH_[A-Z0-9_]+$/) fail("variable '" val "' is not FASTPATH_NAME")
 		nv++
@@ -216,6 +224,8 @@ function emit(what, ind,    i, j, k, o, v, s, n, pad) {
 		for (i = 1; i <= nm; i++)
 			for (j = 1; j <= mreport_n[i]; j++)
 				print ind "mitigation_said(phase, \"" mreport_row[i, j] "\", " mreport_func[i, j] "(phase))"
+	} else if (what == "RECORD") {
+		for (i = 1; i <= nm; i++) printf "%s", rec_text[i]
 	} else if (what == "ENVIRONMENT") {
 		for (i = 1; i <= nv; i++) printf ".TP\n.B %s\n%s", var_name[i], var_text[i]
 	} else if (what == "SECTIONS") {
