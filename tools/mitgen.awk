@@ -4,8 +4,9 @@
 #   awk -f tools/mitgen.awk -v template=FILE DEF...
 # prints FILE with each marker line (@MIT_...@ alone on a line, indented
 # or not) replaced by what the descriptors DEF..., in that order (the
-# registry's, mitigations.h), say; and @MIT_SETVARS@ anywhere in a line by
-# the shell variables their options set.  What interpose runs, the man
+# registry's, mitigations.h), say; and, anywhere in a line, @MIT_SETVARS@ by
+# the shell variables their options set, @MIT_VALUE_OPTS@ by the case
+# patterns of those that take a value.  What interpose runs, the man
 # pages and survey.awk are made this way, so that nothing parses a
 # descriptor at run time.
 #
@@ -153,44 +154,39 @@ function emit(what, ind,    i, j, k, o, v, s, n, pad) {
 		for (i = 1; i <= no; i++)
 			if (opt[i, "var"] != "") print ind opt[i, "var"] "="
 	} else if (what == "PARSE") {
+		# the options without a value; those with one join interpose's
+		# own in one arm (VALUE_OPTS, VALUE_WHAT, VALUE_SET)
 		for (i = 1; i <= no; i++) {
-			o = opt[i, "name"]; k = opt[i, "kind"]; v = opt[i, "var"]
-			if (k == "disable") {
-				print ind o ") disable=\"$disable${disable:+,}" mname[opt_mit[i]] "\" ;;"
-			} else if (k == "flag") {
-				print ind o ") " v "=1 ;;"
-			} else {
-				print ind o " | " o "=*)"
-				print ind "\topt=" o " what='" opt[i, "what"] "'"
-				print ind "\tcase $1 in"
-				print ind "\t*=*) val=${1#*=} ;;"
-				print ind "\t*)"
-				print ind "\t\t[ $# -ge 2 ] || die \"option '$opt' needs $what\""
-				print ind "\t\tval=$2"
-				print ind "\t\tshift"
-				print ind "\t\t;;"
-				print ind "\tesac"
-				print ind "\t[ -n \"$val\" ] || die \"option '$opt' needs $what, not an empty value\""
-				if (opt[i, "values"] == "") print ind "\t" v "=$val"
-				else {
-					s = opt[i, "values"]
-					gsub(/ +/, " | ", s)
-					print ind "\tcase $val in"
-					print ind "\t" s ") " v "=$val ;;"
-					print ind "\t*) die \"" o " needs " either(opt[i, "values"]) ", not '$val'\" ;;"
-					print ind "\tesac"
-				}
-				print ind "\t;;"
-			}
+			k = opt[i, "kind"]
+			if (k == "disable")
+				print ind opt[i, "name"] ") disable=\"$disable${disable:+,}" mname[opt_mit[i]] "\" ;;"
+			else if (k == "flag")
+				print ind opt[i, "name"] ") " opt[i, "var"] "=1 ;;"
 		}
-	} else if (what == "ENV") {
-		# mit_env CMD: CMD NAME VALUE for each setting given
+	} else if (what == "VALUE_WHAT") {
+		for (i = 1; i <= no; i++)
+			if (opt[i, "kind"] == "value") print ind opt[i, "name"] ") what='" opt[i, "what"] "' ;;"
+	} else if (what == "VALUE_SET") {
+		for (i = 1; i <= no; i++) {
+			if (opt[i, "kind"] != "value") continue
+			o = opt[i, "name"]; v = opt[i, "var"]
+			if (opt[i, "values"] == "") { print ind o ") " v "=$val ;;"; continue }
+			s = opt[i, "values"]
+			gsub(/ +/, " | ", s)
+			print ind o ")"
+			print ind "\tcase $val in"
+			print ind "\t" s ") " v "=$val ;;"
+			print ind "\t*) die \"" o " needs " either(opt[i, "values"]) ", not '$val'\" ;;"
+			print ind "\tesac"
+			print ind "\t;;"
+		}
+	} else if (what == "PUT" || what == "UV") {
+		# each setting given: exported (put), or a line of the drop-in (uv)
 		for (i = 1; i <= no; i++) {
 			if (opt[i, "env"] == "") continue
-			print ind "[ -z \"$" opt[i, "var"] "\" ] || \"$1\" " opt[i, "env"] \
+			print ind "[ -n \"$" opt[i, "var"] "\" ] && " tolower(what) " " opt[i, "env"] \
 				(opt[i, "kind"] == "flag" ? " 1" : " \"$" opt[i, "var"] "\"")
 		}
-		print ind ":"
 	} else if (what == "MAN1") {
 		for (i = 1; i <= no; i++) {
 			o = rname(opt[i, "name"])
@@ -244,6 +240,9 @@ END {
 	check()
 	setvars = ""
 	for (i = 1; i <= no; i++) if (opt[i, "var"] != "") setvars = setvars "$" opt[i, "var"]
+	valueopts = ""
+	for (i = 1; i <= no; i++)
+		if (opt[i, "kind"] == "value") valueopts = valueopts opt[i, "name"] " | " opt[i, "name"] "=* | "
 	while ((rc = (getline line <template)) > 0) {
 		if (line ~ /^[ \t]*@MIT_[A-Z0-9_]+@[ \t]*$/) {
 			ind = line
@@ -255,6 +254,7 @@ END {
 			continue
 		}
 		gsub(/@MIT_SETVARS@/, setvars, line)
+		gsub(/@MIT_VALUE_OPTS@/, valueopts, line)
 		print line
 	}
 	if (rc < 0) { printf "mitgen: cannot read %s\n", template >"/dev/stderr"; exit 1 }
