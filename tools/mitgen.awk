@@ -35,7 +35,7 @@
 #   section TITLE        its fastpath(7) section, in tab-indented man lines
 
 function fail(msg) {
-	printf "mitgen: %s: %s\n", where != "" ? where : FILENAME ":" FNR, msg >"/dev/stderr"
+	printf "mitgen: %s: %s\n", (where != "" ? where : FILENAME ":" FNR), msg >"/dev/stderr"
 	bad = 1
 	exit 1
 }
@@ -55,8 +55,8 @@ FNR == 1 {
 	sub(/^[ \t]/, "", val)
 	if (block == "option") {
 		if (key == "help" || key == "man") {
-			n = ++opt_n[no, key]
-			opt[no, key, n] = val
+			cnt = ++opt_n[no, key]
+			opt[no, key, cnt] = val
 		} else if (key == "kind" || key == "var" || key == "env" || key == "arg" || key == "values" || key == "what") {
 			opt[no, key] = val
 		} else fail("unknown option key '" key "'")
@@ -89,11 +89,11 @@ FNR == 1 {
 	} else if (key == "sample") {
 		msample[nm] = val
 	} else if (key == "report") {
-		n = ++mreport_n[nm]
-		mreport_func[nm, n] = $NF
+		cnt = ++mreport_n[nm]
+		mreport_func[nm, cnt] = $NF
 		row = val
 		sub(/[ \t]+[^ \t]+$/, "", row)
-		mreport_row[nm, n] = row
+		mreport_row[nm, cnt] = row
 	} else if (key == "option") {
 		if (val !~ /^--[a-z][a-z0-9-]*$/) fail("option '" val "' is not --name")
 		no++
@@ -239,18 +239,18 @@ END {
 	if (template == "") { print "mitgen: no -v template=FILE" >"/dev/stderr"; exit 1 }
 	check()
 	setvars = ""
-	for (i = 1; i <= no; i++) if (opt[i, "var"] != "") setvars = setvars "$" opt[i, "var"]
+	for (oi = 1; oi <= no; oi++) if (opt[oi, "var"] != "") setvars = setvars "$" opt[oi, "var"]
 	valueopts = ""
-	for (i = 1; i <= no; i++)
-		if (opt[i, "kind"] == "value") valueopts = valueopts opt[i, "name"] " | " opt[i, "name"] "=* | "
+	for (oi = 1; oi <= no; oi++)
+		if (opt[oi, "kind"] == "value") valueopts = valueopts opt[oi, "name"] " | " opt[oi, "name"] "=* | "
 	while ((rc = (getline line <template)) > 0) {
 		if (line ~ /^[ \t]*@MIT_[A-Z0-9_]+@[ \t]*$/) {
-			ind = line
-			sub(/@.*/, "", ind)
-			what = line
-			sub(/^[ \t]*@MIT_/, "", what)
-			sub(/@.*/, "", what)
-			emit(what, ind)
+			lead = line
+			sub(/@.*/, "", lead)
+			marker = line
+			sub(/^[ \t]*@MIT_/, "", marker)
+			sub(/@.*/, "", marker)
+			emit(marker, lead)
 			continue
 		}
 		gsub(/@MIT_SETVARS@/, setvars, line)
