@@ -46,6 +46,7 @@
 #include <inttypes.h>
 #include <linux/kcmp.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -57,6 +58,7 @@
 #include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -197,10 +199,14 @@ static int put(struct prog *p, int j, int k, int a, int b, int x, int y)
  * "to the limit", 4096 or 1024, odd y keeps; close_range: x % 5 == 4 is
  * the bad flag; setrlimit: x % 6 picks 64, 256, 1024, 4096, 8192).
  */
-static int scene(struct prog *p)
+static int scene(struct prog *p, int heavy)
 {
 	int j = 0, lim = (int)rnd(3); /* 64, 256 or 1024 */
-	switch (rnd(5)) {
+	unsigned sc = rnd(5);
+	/* the scenes with a fill are the heavy ones */
+	if (!heavy)
+		sc = rnd(2) ? 2 : 4;
+	switch (sc) {
 	case 0: /* the table full below 4096: the next opens land above */
 		/* (the device opened once first, or fastpath holds nothing) */
 		if (rnd(4)) {
@@ -243,21 +249,38 @@ static int scene(struct prog *p)
 	return j;
 }
 
+/*
+ * What costs milliseconds where the rest costs microseconds: an exec (of
+ * the checker, under the preload too; system() makes two) and a fill of
+ * thousands of numbers.  Only one program in heavy_share may have them
+ * (--heavy N), so that start-up paths, the table's growth and numbers at
+ * and above 4096 stay covered while most programs run in a fork alone.
+ */
+static unsigned heavy_share = 8;
+static int is_heavy_op(unsigned k)
+{
+	return k == OP_EXEC || k == OP_VFORK || k == OP_SPAWN || k == OP_SYSTEM ||
+	       k == OP_FEXECVE || k == OP_FILL;
+}
+
 static void gen_prog(uint64_t seed, uint64_t kase, struct prog *p)
 {
-	unsigned total = 0;
-	for (int i = 0; i < N_OPK; i++)
+	unsigned total = 0, light = 0;
+	for (int i = 0; i < N_OPK; i++) {
 		total += opweight[i];
+		light += is_heavy_op((unsigned)i) ? 0 : opweight[i];
+	}
 	sm_state = seed * 0x2545f4914f6cdd1dULL ^ (kase + 1) * 0x9e3779b97f4a7c15ULL;
 	sm_next();
 	memset(p, 0, sizeof *p);
+	int heavy = heavy_share <= 1 || rnd(heavy_share) == 0;
 	p->n = 6 + (int)rnd(MAXOPS - 5);
-	int j0 = rnd(3) == 0 ? scene(p) : 0;
+	int j0 = rnd(3) == 0 ? scene(p, heavy) : 0;
 	for (int j = j0; j < p->n; j++) {
 		struct op *o = &p->op[j];
-		unsigned w = rnd(total), k = 0;
-		while (w >= opweight[k])
-			w -= opweight[k++];
+		unsigned w = rnd(heavy ? total : light), k = 0;
+		while (w >= (heavy || !is_heavy_op(k) ? opweight[k] : 0U))
+			w -= heavy || !is_heavy_op(k) ? opweight[k] : 0U, k++;
 		o->k = (unsigned char)k;
 		/* the first ops: mostly opens of the device, the subject */
 		if (j < 2 && rnd(2))
@@ -270,7 +293,7 @@ static void gen_prog(uint64_t seed, uint64_t kase, struct prog *p)
 		/* sometimes the table filled first, from /dev/null on 0,
 		 * before fastpath holds anything: the next open lands at the
 		 * limit or at 4096 */
-		if (j == 0 && rnd(8) == 0) {
+		if (j == 0 && heavy && rnd(8) == 0) {
 			o->k = OP_FILL;
 			o->a = RAWN(0);
 			o->y |= 1;
@@ -312,13 +335,22 @@ static int fillv[MAXFD], nfill;
 static uint64_t keep_mask;
 static int cur_op;
 
+static int top_mentioned = 2; /* the highest number in mentioned[] */
+
 static int ok_fd(int n) { return n >= 0 && n <= MAXFD; }
-static void mention(int n) { if (ok_fd(n)) mentioned[n] = 1; }
+static void mention(int n)
+{
+	if (ok_fd(n)) {
+		mentioned[n] = 1;
+		if (n > top_mentioned)
+			top_mentioned = n;
+	}
+}
 static void set_open(int n)
 {
 	if (ok_fd(n)) {
 		model[n] = 1;
-		mentioned[n] = 1;
+		mention(n);
 	}
 }
 static void set_closed(int n)
@@ -515,7 +547,7 @@ static void fdinfo(int n)
  * as /proc shows it. */
 static void snapshot(const char *tag)
 {
-	for (int n = 0; n <= MAXFD; n++) {
+	for (int n = 0; n <= top_mentioned; n++) {
 		if (!mentioned[n])
 			continue;
 		int fd = fcntl(n, F_GETFD), e = errno;
@@ -608,6 +640,19 @@ static void wstatus(const char *what, int st)
 		say("%d %s signal %d\n", cur_op, what, WTERMSIG(st));
 }
 
+
+/*
+ * Every epoll instance (and every other anonymous inode) is one inode of
+ * the machine's: a lock on it meets other processes' locks (another
+ * configuration's program, another suite), so it is not taken.  Whether
+ * a number is one is read by the raw system call, the same in every
+ * configuration where nothing before differed.
+ */
+static int anon_inode(int n)
+{
+	char t[600];
+	return raw_target(n, t, sizeof t) == 0 && strncmp(t, "anon_inode:", 11) == 0;
+}
 
 static void run_op(const struct op *o)
 {
@@ -751,6 +796,10 @@ static void run_op(const struct op *o)
 		static const short types[] = { F_RDLCK, F_WRLCK, F_UNLCK };
 		struct flock fl = { .l_type = types[y % 3], .l_whence = SEEK_SET, .l_start = 0, .l_len = 0 };
 		say(" %s %s type=%d", fdtok(a), cn[x % 4], fl.l_type);
+		if (anon_inode(a)) {
+			say(" not tried: an anonymous inode's locks are the machine's\n");
+			break;
+		}
 		r = fcntl(a, cmds[x % 4], &fl);
 		e = errno;
 		if (r < 0 && (e == EAGAIN || e == EACCES)) {
@@ -772,6 +821,10 @@ static void run_op(const struct op *o)
 	case OP_FLOCK: {
 		static const int how[] = { LOCK_SH, LOCK_EX, LOCK_UN };
 		say(" %s %d", fdtok(a), how[x % 3]);
+		if (anon_inode(a)) {
+			say(" not tried: an anonymous inode's locks are the machine's\n");
+			break;
+		}
 		r = flock(a, how[x % 3] | LOCK_NB);
 		e = errno;
 		said_ret(r, e);
@@ -1147,10 +1200,14 @@ static int list_fds(const char *out, const char *d)
 	len += (size_t)snprintf(b + len, sizeof b - len, "{exec");
 	for (int i = 0; i < nn; i++) {
 		char t[600];
+		cnt++;
+		/* a target for the numbers listed only: after a fill there
+		 * are thousands */
+		if (i >= 64)
+			continue;
 		if (proc_target(nums[i], t, sizeof t) < 0)
 			snprintf(t, sizeof t, "gone");
-		cnt++;
-		if (i < 64 && len < sizeof b - 700)
+		if (len < sizeof b - 700)
 			len += (size_t)snprintf(b + len, sizeof b - len, " #%d=%s:%d:%#x", nums[i], t,
 						fcntl(nums[i], F_GETFD), fcntl(nums[i], F_GETFL));
 	}
@@ -1247,6 +1304,58 @@ static size_t loglen[NCFG];
 static char base[256];
 static const char *so_path;
 
+/*
+ * Locks on the device are the machine's: with one /dev/urandom, a lock one
+ * configuration's program takes refuses another's, and another process's
+ * refuses them all.  Where this process may (root, mount namespaces),
+ * each configuration gets a device of its own: a mount namespace where a
+ * node of the same device (1:9, 1:8), made in its directory, is bound
+ * over /dev/urandom and /dev/random.  The same device, path and /proc
+ * target; another inode, so locks are that configuration's alone and all
+ * three run side by side.  /dev/null too: every program's 0, 1 and 2.  Elsewhere (or FDFUZZ_SHARED_DEV=1) programs
+ * that take locks run one configuration at a time under a lock file.
+ */
+static int private_dev;
+static int private_dev_setup(const char *d)
+{
+	static const char *const name[3] = { "urandom", "random", "null" };
+	static const unsigned minor_of[3] = { 9, 8, 3 };
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return -1;
+	for (int i = 0; i < 3; i++) {
+		char node[700], dev[64];
+		snprintf(node, sizeof node, "%s/dev.%s", d, name[i]);
+		snprintf(dev, sizeof dev, "/dev/%s", name[i]);
+		unlink(node);
+		if (mknod(node, S_IFCHR | 0666, makedev(1, minor_of[i])) < 0 || chmod(node, 0666) < 0 ||
+		    mount(node, dev, NULL, MS_BIND, NULL) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Whether private_dev_setup works here: tried in a child, whose
+ * namespace goes with it. */
+static int private_dev_probe(void)
+{
+	if (getenv("FDFUZZ_SHARED_DEV"))
+		return 0;
+	pid_t p = fork();
+	if (p == 0)
+		_exit(private_dev_setup(base) < 0);
+	int st = 1;
+	if (p < 0 || waitpid(p, &st, 0) < 0)
+		return 0;
+	char node[700];
+	snprintf(node, sizeof node, "%s/dev.urandom", base);
+	unlink(node);
+	snprintf(node, sizeof node, "%s/dev.random", base);
+	unlink(node);
+	snprintf(node, sizeof node, "%s/dev.null", base);
+	unlink(node);
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
 static int start_worker(int i)
 {
 	int a[2], b[2];
@@ -1264,7 +1373,11 @@ static int start_worker(int i)
 			setenv("LD_PRELOAD", so_path, 1);
 		if (i == 2)
 			setenv("FASTPATH_URANDOM", "reserve", 1);
-		execl(self_exe, self_exe, "--worker", d, (char *)NULL);
+		if (private_dev && private_dev_setup(d) < 0)
+			_exit(126);
+		char hs[24];
+		snprintf(hs, sizeof hs, "%u", heavy_share);
+		execl(self_exe, self_exe, "--worker", d, hs, (char *)NULL);
 		_exit(127);
 	}
 	close(a[0]);
@@ -1811,7 +1924,8 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: fd_fuzz --so PATH [--seed S] [--cases N] [--seconds T] [--case K]\n"
 			"               [--xfail] [--max-report N] [--dump HEXMASK] [--shard I/N]\n"
-			"       (internal: --worker DIR, --list-fds OUT DIR)\n");
+			"               [--heavy N]\n"
+			"       (internal: --worker DIR HEAVY, --list-fds OUT DIR)\n");
 }
 
 static int mkfiles(void)
@@ -1862,8 +1976,9 @@ int main(int argc, char **argv)
 	/* what the caller left open would reach every program: not ours */
 	if (argc < 2 || strcmp(argv[1], "--worker") != 0)
 		closefrom(3);
-	if (argc == 3 && strcmp(argv[1], "--worker") == 0) {
+	if (argc == 4 && strcmp(argv[1], "--worker") == 0) {
 		snprintf(dir, sizeof dir, "%s", argv[2]);
+		heavy_share = (unsigned)strtoul(argv[3], NULL, 0);
 		have_dupq = !getenv("FDFUZZ_NO_DUPQ") && fcntl(0, F_DUPFD_QUERY, 0) >= 0;
 		have_kcmp = syscall(SYS_kcmp, getpid(), getpid(), KCMP_FILE, 0, 0) >= 0;
 		return worker();
@@ -1891,6 +2006,8 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--shard") && v && sscanf(argv[i + 1], "%u/%u", &shard, &shards) == 2 &&
 			 shards > 0 && shard < shards)
 			i++;
+		else if (!strcmp(argv[i], "--heavy") && v)
+			heavy_share = (unsigned)strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--xfail"))
 			xfail = 1;
 		else if (!strcmp(argv[i], "--dump") && v) {
@@ -1922,6 +2039,7 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_stop);
 	signal(SIGTERM, on_stop);
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	private_dev = private_dev_probe();
 	for (int i = 0; i < NCFG; i++)
 		if (start_worker(i) < 0) {
 			perror("fd_fuzz: worker");
@@ -1977,7 +2095,7 @@ int main(int argc, char **argv)
 		struct diff first[NCFG];
 		int died = 0;
 		gen_prog(seed, kase, &p);
-		int locks = takes_locks(&p);
+		int locks = !private_dev && takes_locks(&p);
 		if (locks) {
 			/* and one fd_fuzz of the machine at a time, for the whole
 			 * case with its reruns and shrinking */
