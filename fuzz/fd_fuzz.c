@@ -1924,7 +1924,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: fd_fuzz --so PATH [--seed S] [--cases N] [--seconds T] [--case K]\n"
 			"               [--xfail] [--max-report N] [--dump HEXMASK] [--shard I/N]\n"
-			"               [--heavy N]\n"
+			"               [--heavy N] [--progress N]\n"
 			"       (internal: --worker DIR HEAVY, --list-fds OUT DIR)\n");
 }
 
@@ -1984,7 +1984,7 @@ int main(int argc, char **argv)
 		return worker();
 	}
 
-	uint64_t seed = (uint64_t)time(NULL), one = UINT64_MAX, cases = 1000;
+	uint64_t seed = (uint64_t)time(NULL), one = UINT64_MAX, cases = 1000, progress = 0;
 	double seconds = 0;
 	int xfail = 0, max_report = 10, dump = 0;
 	unsigned shard = 0, shards = 1;
@@ -2006,6 +2006,8 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--shard") && v && sscanf(argv[i + 1], "%u/%u", &shard, &shards) == 2 &&
 			 shards > 0 && shard < shards)
 			i++;
+		else if (!strcmp(argv[i], "--progress") && v)
+			progress = strtoull(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--heavy") && v)
 			heavy_share = (unsigned)strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--xfail"))
@@ -2089,6 +2091,13 @@ int main(int argc, char **argv)
 			clock_gettime(CLOCK_MONOTONIC, &t1);
 			if ((double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9 >= seconds)
 				break;
+		}
+		if (progress && ran && ran % progress == 0) {
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			printf("progress - %" PRIu64 " programs in %.0f s, %" PRIu64 " unknown differences, %" PRIu64
+			       " flaky, next case %" PRIu64 "\n", ran,
+			       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9, unknown, flaky,
+			       kase);
 		}
 		ran++;
 		struct prog p;
