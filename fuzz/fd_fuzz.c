@@ -2374,6 +2374,7 @@ int main(int argc, char **argv)
 	int lockfd = open(lp, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	uint64_t with_threads = 0, with_heavy = 0;
 	uint64_t ran = 0, cut = 0, known[NDEFECT] = { 0 }, unknown = 0, flaky = 0;
 	uint64_t first_seed_case[NDEFECT], unknown_in[NCFG] = { 0 };
 	int reported = 0;
@@ -2403,6 +2404,12 @@ int main(int argc, char **argv)
 		struct diff first[NCFG];
 		int died = 0;
 		gen_prog(seed, kase, &p);
+		for (int j = 0, th = 0, hv = 0; j < p.n; j++) {
+			if (p.op[j].k == OP_THREADS && !th++)
+				with_threads++;
+			if (is_heavy_op(p.op[j].k) && !hv++)
+				with_heavy++;
+		}
 		int locks = !private_dev && takes_locks(&p);
 		if (locks) {
 			/* and one fd_fuzz of the machine at a time, for the whole
@@ -2503,6 +2510,10 @@ int main(int argc, char **argv)
 	printf("fd_fuzz: seed %" PRIu64 ": %" PRIu64 " programs x 2 modes in %.1f s, %" PRIu64
 	       " runs cut at a documented difference, %" PRIu64 " unknown differences, %" PRIu64 " flaky\n",
 	       seed, ran, el, cut, unknown, flaky);
+	printf("fd_fuzz: %.0f programs/s; %" PRIu64 " with threads, %" PRIu64 " with an exec or a fill (--heavy %u); "
+	       "devices %s\n", el > 0 ? (double)ran / el : 0.0, with_threads, with_heavy, heavy_share,
+	       private_dev ? "private (a mount namespace per configuration)"
+			   : "shared (programs taking locks run one configuration at a time)");
 	int nk = !have_dupq + !have_kcmp;
 	for (int i = 1; i < NDEFECT; i++)
 		if (known[i]) {
