@@ -1832,6 +1832,25 @@ static int eq_renamed(const char *p, const char *q)
 	return *p == *q ? 0 : -1;
 }
 
+/* Whether two lines are the same but for their numbers. */
+static int same_but_numbers(const char *p, const char *q)
+{
+	while (*p && *q) {
+		if (*p >= '0' && *p <= '9' && *q >= '0' && *q <= '9') {
+			while (*p >= '0' && *p <= '9')
+				p++;
+			while (*q >= '0' && *q <= '9')
+				q++;
+			continue;
+		}
+		if (*p != *q)
+			return 0;
+		p++;
+		q++;
+	}
+	return *p == *q;
+}
+
 /* The multiset of targets in an exec'd checker's listing, numbers left out. */
 static void targets_only(const char *s, char *out, size_t sz)
 {
@@ -1963,6 +1982,11 @@ static void compare(int cfg, struct diff *d)
 		 * ran, up to four per device: fastpath(7)), where the
 		 * renaming had not met the numbers yet */
 		if (r == -1 && cfg == 2 && may_hold && (strstr(A[i], " skipped#") || strstr(B[k], " skipped#")))
+			r = -2;
+		/* reserve: a number the program computed from one the reserve
+		 * renumbered (closefrom N, close_range's bounds, F_DUPFD's
+		 * minimum: plain numbers, out of the renaming's reach) */
+		if (r == -1 && cfg == 2 && may_hold && same_but_numbers(A[i], B[k]))
 			r = -2;
 		if (r == -2 || (r == -3 && may_hold)) {
 			d->cut = 1;
