@@ -1921,7 +1921,7 @@ static void compare(int cfg, struct diff *d)
 	d->local_seen = 0;
 	for (int t = 0; t <= MAXFD; t++)
 		fwd[t] = bwd[t] = -1;
-	int dev_seen = 0, may_hold = 0;
+	int dev_seen = 0, may_hold = 0, threads_ran = 0;
 	for (;;) {
 		/* reserve: once the program may have closed a descriptor of the
 		 * device, the reserve may hold a number it believes free */
@@ -1930,6 +1930,8 @@ static void compare(int cfg, struct diff *d)
 		/* threads open the device and close what they made */
 		if (i < n && strstr(A[i], " threads ") && strstr(A[i], " grow = "))
 			dev_seen = may_hold = 1;
+		if (i < n && strstr(A[i], " threads after: "))
+			threads_ran = 1;
 		if (i < n && dev_seen && (strstr(A[i], " close") || strstr(A[i], " dup2 ") ||
 					  strstr(A[i], " dup3 ") || strstr(A[i], " unfill")))
 			may_hold = 1;
@@ -1987,6 +1989,11 @@ static void compare(int cfg, struct diff *d)
 		 * renumbered (closefrom N, close_range's bounds, F_DUPFD's
 		 * minimum: plain numbers, out of the renaming's reach) */
 		if (r == -1 && cfg == 2 && may_hold && same_but_numbers(A[i], B[k]))
+			r = -2;
+		/* reserve, once threads ran (their lines are compared): up to
+		 * four reserves, one per CPU the threads ran on (fastpath(7)),
+		 * renumber what follows, and differently from run to run */
+		if (r == -1 && cfg == 2 && threads_ran)
 			r = -2;
 		if (r == -2 || (r == -3 && may_hold)) {
 			d->cut = 1;
