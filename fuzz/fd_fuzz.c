@@ -2079,6 +2079,8 @@ static const struct verdict known_defects[] = {
 	{ 14, "epoll_wait on a held number: EINVAL where native gives EBADF" },
 	{ 15, "reserve hands out a kept descriptor at or above a lowered soft limit where native gives EMFILE" },
 	{ 16, "close_range(CLOSE_RANGE_UNSHARE) ends pooling but earlier pooled opens still share a description" },
+	/* found by this fuzzer on 45d694d (seed 36000004 case 122015) */
+	{ 17, "reserve: a close kept in reserve leaves the process's POSIX locks on the device, a real close drops them" },
 };
 #define NDEFECT ((int)(sizeof known_defects / sizeof known_defects[0]))
 
@@ -2102,6 +2104,13 @@ static struct verdict classify(const struct prog *p, uint64_t mask, const struct
 		return known_defects[14];
 	if (o && o->k == OP_OPEN_DEV && d->cfg == 2 && strstr(d->nat, "EMFILE") && strstr(d->pre, " = #"))
 		return known_defects[15];
+	/* a POSIX lock of this process that natively went with a close: an
+	 * OFD query that meets it, an OFD lock refused for it (confirmed by
+	 * shape: without the closes before, the difference must go) */
+	if (o && o->k == OP_LOCK && d->cfg == 2 && !(skip >> 17 & 1) &&
+	    ((strstr(d->nat, " got=2 ") && strstr(d->pre, " pid=set")) ||
+	     (strstr(d->nat, " = 0") && strstr(d->pre, " by=posix"))))
+		return known_defects[17];
 	/* the rest by what came before the difference */
 	for (int i = 0; i < j && i < p->n; i++) {
 		if (!(mask >> i & 1))
@@ -2218,12 +2227,17 @@ static struct verdict confirm(int cfg, uint64_t seed, uint64_t kase, const struc
 			continue;
 		if ((v.defect == 7 && q->k == OP_CLOSE_RANGE && q->x % 5 == 4) ||
 		    (v.defect == 16 && q->k == OP_CLOSE_RANGE && q->x % 5 == 3) ||
-		    ((v.defect == 4 || v.defect == 6 || v.defect == 9) && q->k == OP_FILL))
+		    ((v.defect == 4 || v.defect == 6 || v.defect == 9) && q->k == OP_FILL) ||
+		    (v.defect == 17 && (q->k == OP_CLOSE || q->k == OP_CLOSE_RANGE || q->k == OP_CLOSEFROM ||
+					q->k == OP_DUP2 || q->k == OP_DUP3 || q->k == OP_UNFILL)))
 			shape |= 1ULL << i;
 	}
 	if (v.defect == 9 && !(d->local_seen >> 9 & 1))
 		return v; /* by the numbers themselves, not by shape */
-	if (!shape || !(v.defect == 4 || v.defect == 6 || v.defect == 7 || v.defect == 9 || v.defect == 16))
+	if (!shape && v.defect == 17)
+		return known_defects[0]; /* no close before: not this one */
+	if (!shape || !(v.defect == 4 || v.defect == 6 || v.defect == 7 || v.defect == 9 || v.defect == 16 ||
+			v.defect == 17))
 		return v;
 	/* the same difference without them: not theirs */
 	if (differs(cfg, seed, kase, mask & ~shape, &t) == 1 && !(t.local && t.line == t.lline) &&
