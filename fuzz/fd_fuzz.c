@@ -2093,7 +2093,7 @@ static struct verdict classify(const struct prog *p, uint64_t mask, const struct
 {
 	int j = diff_op(d, p->n), lk = local_kind(d->nat, d->pre);
 	const struct op *o = j >= 0 && j < p->n ? &p->op[j] : NULL;
-	int cr_unshare = 0, cr_einval = 0, fill4096 = 0, open_after_fill = 0, fill_limit = 0;
+	int cr_unshare = 0, cr_einval = 0, fill4096 = 0, open_after_fill = 0, fill_limit = 0, fill_kept = 0;
 	if (lk > 0)
 		return known_defects[lk];
 	if (o && (o->k == OP_OPENAT || o->k == OP_FEXECVE) && (errs(d, "EBADF", "ENOTDIR") || errs(d, "EBADF", "EACCES")))
@@ -2125,6 +2125,12 @@ static struct verdict classify(const struct prog *p, uint64_t mask, const struct
 		if (q->k == OP_OPEN_DEV && fill4096)
 			open_after_fill = 1;
 		if (q->k == OP_FILL && q->x % 5 <= 1 && q->y % 2)
+			fill_limit = 1;
+		/* or a full table whose limit the program then lowered below
+		 * it: at the limit too (seed 36000004 case 339855) */
+		if (q->k == OP_FILL && q->y % 2)
+			fill_kept = 1;
+		if (q->k == OP_RLIMIT && fill_kept)
 			fill_limit = 1;
 	}
 	if (cr_einval && !(skip >> 7 & 1))
