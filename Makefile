@@ -377,7 +377,11 @@ $(FDFUZZ_BIN): fuzz/fd_fuzz.c
 	$(CC) -D_GNU_SOURCE $(CPPFLAGS) $(TEST_CFLAGS) $(CFLAGS) -o $@ $< $(LDFLAGS)
 
 FUZZ_FD_JOBS    ?= 1
+# FUZZ_FD_HEAVY=N: one program in N may exec or fill the table (ms each;
+# the rest run in a fork alone); a progress line every 10000 programs.
+FUZZ_FD_HEAVY   ?= 8
 FDFUZZ_ARGS      = --so $(CURDIR)/fastpath.so --xfail --max-report 20 \
+	--heavy $(FUZZ_FD_HEAVY) --progress 10000 \
 	$(if $(FUZZ_FD_CASES),--cases $(FUZZ_FD_CASES),--seconds $(FUZZ_FD_SECONDS))
 # FUZZ_FD_JOBS=N: N shards of one seed side by side (--shard I/N), each
 # with its own log under tests/bin, shown when all have ended.

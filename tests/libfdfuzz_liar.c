@@ -1,12 +1,31 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A preload that lies, the negative control of tests/t_fdfuzz.sh: the soft
- * RLIMIT_NOFILE it reports is one less than the kernel's.  Every program
- * fd_fuzz runs logs its limit first, and no defect of issue 36 looks like
- * this, so fd_fuzz must call it unknown and fail.
+ * A preload that lies, the negative controls of tests/t_fdfuzz.sh.  By
+ * default the soft RLIMIT_NOFILE it reports is one less than the kernel's:
+ * every program fd_fuzz runs logs its limit first, and no defect of issue
+ * 36 looks like this, so fd_fuzz must call it unknown and fail.  With
+ * FDFUZZ_LIAR=threads it tells the truth there and lies only to threads
+ * other than the first, with O_NONBLOCK turned over in every F_GETFL they
+ * make (as a description shared between two threads' opens would show):
+ * only fd_fuzz's threads operation can see it.
  */
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
+
+static int liar_mode(void)
+{
+	static int mode = -1;
+	if (mode < 0) {
+		const char *s = getenv("FDFUZZ_LIAR");
+		mode = s && strcmp(s, "threads") == 0;
+	}
+	return mode;
+}
 
 int getrlimit(__rlimit_resource_t res, struct rlimit *rl)
 {
@@ -14,7 +33,22 @@ int getrlimit(__rlimit_resource_t res, struct rlimit *rl)
 	if (!real)
 		real = (int (*)(__rlimit_resource_t, struct rlimit *))dlsym(RTLD_NEXT, "getrlimit");
 	int r = real(res, rl);
-	if (r == 0 && res == RLIMIT_NOFILE && rl->rlim_cur > 0)
+	if (r == 0 && res == RLIMIT_NOFILE && rl->rlim_cur > 0 && !liar_mode())
 		rl->rlim_cur--;
+	return r;
+}
+
+int fcntl(int fd, int cmd, ...)
+{
+	static int (*real)(int, int, ...);
+	if (!real)
+		real = (int (*)(int, int, ...))dlsym(RTLD_NEXT, "fcntl");
+	va_list ap;
+	va_start(ap, cmd);
+	void *arg = va_arg(ap, void *);
+	va_end(ap);
+	int r = real(fd, cmd, arg);
+	if (cmd == F_GETFL && r >= 0 && liar_mode() && gettid() != getpid())
+		r ^= O_NONBLOCK;
 	return r;
 }

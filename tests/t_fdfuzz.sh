@@ -1,13 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # fd_fuzz (fuzz/fd_fuzz.c), make check's share: FDFUZZ_CASES generated
-# programs of descriptor operations (default 250, about 30 s here) from the
-# fixed seed FDFUZZ_SEED, each run natively and under fastpath.so in exact
-# and in reserve mode.  A difference the fuzzer classifies as one of the
+# programs of descriptor operations (default 1500, 8 to 30 s here) from
+# the fixed seed FDFUZZ_SEED, each run natively and under fastpath.so in
+# exact and in reserve mode, some with threads.  A difference the fuzzer classifies as one of the
 # defects of issue 36 (or one it found and named after them) is a skip
 # with its number, never a pass; any other difference fails, with its
 # shrunk program.  Negative control: a preload that lies about getrlimit(2)
-# must be caught as unknown.  F_DUPFD_QUERY's absence (before Linux 6.10)
+# must be caught as unknown, and one that lies to threads only (F_GETFL)
+# must be caught by the threads operation.  The devices of its own each
+# configuration gets (root) and the shared ones (forced) both run.
+# F_DUPFD_QUERY's absence (before Linux 6.10)
 # is forced once, so that branch runs here too.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -15,10 +18,10 @@
 FZ=$TESTBIN/fd_fuzz
 LIAR=$TESTBIN/libfdfuzz_liar.so
 SEED=${FDFUZZ_SEED:-36}
-CASES=${FDFUZZ_CASES:-250}
+CASES=${FDFUZZ_CASES:-1500}
 # Under a composed preload (check-eatmydata runs every t_*.sh twice so) a
 # smaller share: the full one has run in make check already.
-case $FASTPATH_SO in *:*) CASES=${FDFUZZ_CASES:-60} ;; esac
+case $FASTPATH_SO in *:*) CASES=${FDFUZZ_CASES:-400} ;; esac
 
 precond "fd_fuzz is built" [ -x "$FZ" ]
 precond "the liar preload is built" [ -f "$LIAR" ]
@@ -49,6 +52,45 @@ if [ $rc -eq 1 ] && grep -q '^DIFF - fd_fuzz exact: .*not a known defect' "$T_TM
 	ok "fd_fuzz: a preload whose getrlimit lies is an unknown difference (exit 1)"
 else
 	fail "fd_fuzz: a preload whose getrlimit lies is an unknown difference (exit 1)" "exit $rc: $(head -c 1500 "$T_TMP/liar")"
+fi
+
+# The threads operation compares what threads see: a preload that turns
+# O_NONBLOCK over in F_GETFL for threads other than the first (and lies
+# nowhere else) is an unknown difference, shrunk to a threads operation.
+FDFUZZ_LIAR=threads "$FZ" --so "$LIAR" --xfail --max-report 1 --seed "$SEED" --cases 40 >"$T_TMP/tliar" 2>&1
+rc=$?
+if [ $rc -eq 1 ] && grep -q '^DIFF - fd_fuzz exact: .*not a known defect' "$T_TMP/tliar" &&
+	grep -A1 '^DIFF - fd_fuzz exact: ' "$T_TMP/tliar" | grep -q '^ *[0-9]* threads ' &&
+	grep -q ' thread[0-9] ' "$T_TMP/tliar"; then
+	ok "fd_fuzz: a preload that lies to threads only is an unknown difference, shrunk to the threads"
+else
+	fail "fd_fuzz: a preload that lies to threads only is an unknown difference, shrunk to the threads" \
+		"exit $rc: $(head -c 1500 "$T_TMP/tliar")"
+fi
+if grep -q '^fd_fuzz: [0-9]* programs/s; [1-9][0-9]* with threads' "$T_TMP/run"; then
+	ok "fd_fuzz: the share has programs with threads"
+else
+	fail "fd_fuzz: the share has programs with threads" "$(grep '^fd_fuzz:' "$T_TMP/run")"
+fi
+
+# Devices of its own per configuration (a mount namespace each: root) and,
+# forced, the shared ones, where programs that take locks run one
+# configuration at a time: both compare without an unknown difference.
+if grep -q '^fd_fuzz: .*devices private' "$T_TMP/run"; then
+	ok "fd_fuzz: each configuration had devices of its own (a mount namespace)"
+elif [ "$(id -u)" -ne 0 ]; then
+	skip "fd_fuzz: devices of its own per configuration" "not root: no mount namespace, shared devices"
+elif ! unshare -m true 2>/dev/null; then
+	skip "fd_fuzz: devices of its own per configuration" "unshare -m fails here (no CAP_SYS_ADMIN?): shared devices"
+else
+	fail "fd_fuzz: each configuration had devices of its own (a mount namespace)" "$(grep '^fd_fuzz:' "$T_TMP/run")"
+fi
+FDFUZZ_SHARED_DEV=1 "$FZ" --so "$FASTPATH_SO" --xfail --max-report 0 --seed "$SEED" --cases 100 >"$T_TMP/shared" 2>&1
+rc=$?
+if [ $rc -eq 0 ] && grep -q '^fd_fuzz: .*devices shared' "$T_TMP/shared" && ! grep -q '^DIFF - ' "$T_TMP/shared"; then
+	ok "fd_fuzz: with the machine's devices (forced), 100 programs: no unknown difference"
+else
+	fail "fd_fuzz: with the machine's devices (forced), 100 programs: no unknown difference" "exit $rc: $(head -c 1500 "$T_TMP/shared")"
 fi
 
 # The same case replays alone, with the same verdict and shrunk program
