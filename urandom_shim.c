@@ -757,10 +757,10 @@ FP_STARTUP_TEXT static void ur_init(void)
 	if (!(fp_cfg.enabled & FP_BIT(urandom)) && !fp_cfg.survey)
 		return;
 	ur_source_load();
-	/* The source is chosen at its first use (issue 39); a surveyed
-	 * process's first record says which it would be. */
-	if (fp_cfg.survey)
-		(void)ur_source_now();
+	/* The source is chosen at its first use (issue 39); surveyed, by the
+	 * record of a process that opened the device (ur_sv_calibrate): the
+	 * others, a shell loop's /bin/true, pay neither the choice nor its
+	 * pages (issue 40). */
 	ur_fd_init();
 }
 
