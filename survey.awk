@@ -373,7 +373,8 @@ function urandom_rules(phase) {
 		urandom_calls = urandom_ns = urandom_opens_cloexec = urandom_opens = urandom_small_reads = \
 			urandom_big_reads = urandom_closes = urandom_reserve_saved = urandom_exact_saved = \
 			urandom_dup_close_ns = urandom_dup_fallback = urandom_source = \
-			urandom_refused = urandom_refused_read_ns = 0
+			urandom_refused = urandom_refused_read_ns = urandom_nopool = urandom_nopool_saved = \
+			urandom_nopool_said = urandom_killed = 0
 	if (phase == "fold") return urandom_fold()
 	if (phase == "row") urandom_row()
 	else if (phase == "suggest") urandom_suggest()
@@ -400,9 +401,13 @@ function urandom_fold(    opens, reads, pooled_ns, closes, close_ns, dup_close, 
 	# getrandom.refused (1 ENOSYS, 2 EPERM): a filter refuses getrandom,
 	# so the default source is the kernel's read; the reservoir would
 	# save those reads too (urandom_suggest).
+	# 3: the filter kills on getrandom; every source but the kernel's
+	# read would call it (urandom_suggest).
+	if (key("getrandom.refused") == 3) urandom_killed = 1
 	if (key("getrandom.refused") == 1 || key("getrandom.refused") == 2) {
 		urandom_refused = key("getrandom.refused")
-		if (key("urandom.source") == 2) urandom_refused_read_ns += key("urandom.read_ns")
+		if (key("urandom.source") == 2 && key("urandom.exact_pools") < 2)
+			urandom_refused_read_ns += key("urandom.read_ns")
 	}
 	pooled_ns = key("urandom.open_ns") + (key("urandom.source") == 2 ? 0 : key("urandom.read_ns")) + close_ns
 	urandom_reserve_saved += pooled_ns
@@ -414,6 +419,16 @@ function urandom_fold(    opens, reads, pooled_ns, closes, close_ns, dup_close, 
 		if (!urandom_dup_close_ns || dup_close < urandom_dup_close_ns) urandom_dup_close_ns = dup_close
 	} else {
 		exact_saved = pooled_ns - close_ns - mean(close_ns, closes) * opens
+	}
+	# urandom.exact_pools 2 (the soft descriptor limit is the hard one,
+	# no CAP_SYS_RESOURCE) or 3 (it is 16382 or more): exact mode's opens
+	# would be real there and save nothing; what they would save under a
+	# lower soft limit is kept apart, for the note (urandom_suggest).
+	if (key("urandom.exact_pools") >= 2) {
+		urandom_nopool = key("urandom.exact_pools")
+		urandom_nofile_soft = key("urandom.nofile_soft"); urandom_nofile_hard = key("urandom.nofile_hard")
+		if (exact_saved > 0) urandom_nopool_saved += exact_saved
+		exact_saved = 0
 	}
 	if (exact_saved > 0) urandom_exact_saved += exact_saved
 	return key("urandom.open_ns") + key("urandom.read_ns") + key("urandom.read_big_ns") + close_ns
@@ -433,6 +448,15 @@ function urandom_row() {
 		ms(urandom_reserve_saved)))
 }
 
+# Why exact mode cannot pool, with the limits as the last such record had
+# them (RLIM_INFINITY recorded as the largest unsigned long).
+function nopool_why() {
+	return urandom_nopool == 2 ? \
+		sprintf("the soft descriptor limit is the hard one (%s) and there is no CAP_SYS_RESOURCE", nofile(urandom_nofile_hard)) : \
+		sprintf("the soft descriptor limit is 16382 or more (%s; hard %s)", nofile(urandom_nofile_soft), nofile(urandom_nofile_hard))
+}
+function nofile(n) { return n >= 4294967295 ? "unlimited" : sprintf("%d", n) }
+
 function refused_name() { return urandom_refused == 2 ? "EPERM" : "ENOSYS" }
 
 # The suggested command keeps the default exact mode: its saving is the one
@@ -444,6 +468,16 @@ function refused_name() { return urandom_refused == 2 ? "EPERM" : "ENOSYS" }
 # its caveat on the line above, so the operator chooses knowingly.
 function urandom_suggest() {
 	if (!urandom_calls) return
+	# A filter that kills on getrandom: the vdso source and the reservoir
+	# would call it, and end the program; the kernel's read never does.
+	if (urandom_killed) {
+		if (worth(urandom_exact_saved)) {
+			add_reason(sprintf("urandom would save ~%s (%s of the run) with --urandom-source=kernel; a seccomp filter kills on getrandom here, which the other sources would call", \
+				ms(urandom_exact_saved), share_of_run(urandom_exact_saved)), urandom_exact_saved)
+			add_option("--urandom-source=kernel")
+		}
+		return
+	}
 	if (urandom_refused && urandom_refused_read_ns > 0 && worth(urandom_exact_saved + urandom_refused_read_ns)) {
 		add_reason(sprintf("urandom would save ~%s (%s of the run) with --urandom-source=reservoir; getrandom is refused here (%s), so the default source is the kernel's read, which would save ~%s (~%s with --urandom=reserve)", \
 			ms(urandom_exact_saved + urandom_refused_read_ns), share_of_run(urandom_exact_saved + urandom_refused_read_ns), \
@@ -452,10 +486,16 @@ function urandom_suggest() {
 		add_caveat("--urandom-source=reservoir serves the device's reads from a 64 KiB user-space buffer, which cannot see a VM snapshot being restored: clones of one snapshot serve the same bytes until their next refill; not for VMs that are snapshotted or cloned (fastpath(7))")
 		return
 	}
+	# Where exact mode cannot pool (urandom.exact_pools), it would save
+	# nothing: say why, and what would let it, rather than suggest it.
+	urandom_nopool_said = urandom_nopool && (worth(urandom_nopool_saved) || worth(urandom_reserve_saved))
+	if (urandom_nopool_said)
+		add_note(sprintf("urandom: exact mode cannot pool here: %s, so its opens would be real and save nothing; a soft limit below the hard one and below 16382 (ulimit -Sn 1024 before the command, if it needs no more descriptors) would let it save ~%s; --urandom=reserve would save ~%s as it is, but a closed descriptor then stays open (fastpath(7))", \
+			nopool_why(), ms(urandom_nopool_saved + urandom_exact_saved), ms(urandom_reserve_saved)))
 	if (worth(urandom_exact_saved))
 		add_reason(sprintf("urandom would save ~%s (%s of the run; ~%s with --urandom=reserve)", \
 			ms(urandom_exact_saved), share_of_run(urandom_exact_saved), ms(urandom_reserve_saved)), urandom_exact_saved)
-	else if (worth(urandom_reserve_saved))
+	else if (!urandom_nopool && worth(urandom_reserve_saved))
 		add_note(sprintf("urandom: exact mode would save only ~%s; --urandom=reserve would save ~%s, but a closed descriptor then stays open (fastpath(7))", \
 			ms(urandom_exact_saved), ms(urandom_reserve_saved)))
 }
@@ -813,7 +853,8 @@ function suggest() {
 		reasons = ""
 	}
 	if (notes != "") print notes
-	if (reasons == "") { print "suggest: nothing to mitigate"; return }
+	# Exact mode held back only by the descriptor limits (the note above).
+	if (reasons == "") { print "suggest: nothing to mitigate" (urandom_nopool_said ? " at these descriptor limits (see the note)" : ""); return }
 	if (caveat != "") print caveat
 	print "reason: " reasons
 	# A unit's directory (interpose --unit NAME --survey=DIR wrote its

@@ -619,7 +619,7 @@ FP_EXPORT ssize_t getrandom(void *buf, size_t n, unsigned flags)
 	    n <= UR_SERVE_MAX) {
 		ssize_t r;
 
-		UR_SV_TIMED(r, FP_REAL(getrandom)(buf, n, flags), ur_sv_getrandom);
+		UR_SV_TIMED(r, FP_REAL(getrandom)(buf, n, flags), ur_sv_getrandom, (long)r);
 		return r;
 	}
 	/* fp_enabled first: it reads the settings if nobody has yet. */
@@ -653,7 +653,7 @@ FP_EXPORT int getentropy(void *buf, size_t n)
 	if (fp_unlikely(fp_surveying()) && n && n <= 256) {
 		int r;
 
-		UR_SV_TIMED(r, FP_REAL(getentropy)(buf, n), ur_sv_getrandom);
+		UR_SV_TIMED(r, FP_REAL(getentropy)(buf, n), ur_sv_getrandom, (long)r);
 		return r;
 	}
 	/* Over 256 bytes is EIO; NULL is EFAULT: the real one says so. */
