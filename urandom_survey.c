@@ -133,19 +133,14 @@ static void ur_sv_refused(void)
 
 #ifdef FP_LINUX
 /* CAP_SYS_RESOURCE in the effective set: capget(2) itself (libcap is no
- * dependency of ours), version 3, this process. */
+ * dependency of ours), version 3, this process.  As words: the header is
+ * { version, pid }, the data two { effective, permitted, inheritable }
+ * (<linux/capability.h>), bits 0 to 31 in the first. */
 static bool ur_sv_cap_resource(void)
 {
-	struct {
-		uint32_t version;
-		int pid;
-	} hdr = { 0x20080522u, 0 };
-	struct {
-		uint32_t effective, permitted, inheritable;
-	} data[2];
+	uint32_t hdr[2] = { 0x20080522u, 0 }, data[6] = { 0, 0, 0, 0, 0, 0 };
 
-	memset(data, 0, sizeof data);
-	return syscall(SYS_capget, &hdr, data) == 0 && (data[0].effective & (1u << 24));
+	return syscall(SYS_capget, hdr, data) == 0 && (data[0] & (1u << 24));
 }
 #endif
 

@@ -5,6 +5,7 @@
 # with native under survey too); each process leaves one record, exact under
 # threads and across fork; the report suggests what the seed workloads need
 # and nothing for programs that need nothing.
+# shellcheck disable=SC3045 # ulimit -H and -S: dash, bash and busybox sh have them
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 P=$FASTPATH_SO
@@ -340,6 +341,7 @@ np() {
 	# shellcheck disable=SC2086 # LIMITS is ulimit's words
 	(ulimit $2 && exec setpriv --inh-caps=-sys_resource --bounding-set=-sys_resource \
 		"$INTERPOSE" --survey="$T_TMP/rep" -- "$B/urandom_loop" seed 20000) >/dev/null 2>&1
+	# shellcheck disable=SC2086 # LIMITS is ulimit's words
 	(ulimit $2 && exec setpriv --inh-caps=-sys_resource --bounding-set=-sys_resource \
 		env LD_PRELOAD="$P" FASTPATH_SURVEY="$T_TMP/d" "$B/urandom_loop" seed 200) 2>/dev/null
 	expect_eq "$1: the record says exact mode cannot pool" "$3" "$(key "$T_TMP/d" urandom.exact_pools)"

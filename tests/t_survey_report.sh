@@ -7,6 +7,7 @@
 # the nearest here to illumos' nawk; busybox), each a [tag].  Then what
 # interpose adds: the command quoted back exactly, one line of reason when
 # no report can be made.
+# shellcheck disable=SC3045 # ulimit -H and -S: dash, bash and busybox sh have them
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 AWKS=$T_TMP/awks
