@@ -1452,15 +1452,21 @@ static bool fp_sv_body(struct fp_sv_out *o, long pid, bool final, bool own,
  * process's effective uid, made by the first of its processes (0700) and
  * taken only when this user owns it: no user can make another's records
  * land where it chooses, nor write records the report reads as another's. */
-static int fp_sv_opendir(void)
+static int fp_sv_opendir(bool *shared)
 {
 	char uid[24];
 	struct fp_buf b = { uid, 0, sizeof uid };
 	struct stat st;
 	int dfd = fp_of_opendir(fp_cfg.survey_dir, strlen(fp_cfg.survey_dir), NULL, 0), sub;
 
-	if (dfd < 0 || !fp_fstat_bound(dfd, &st) || st.st_uid == geteuid())
+	/* Another user may add names to it (outfile.c: then sticky). */
+	*shared = true;
+	if (dfd < 0 || !fp_fstat_bound(dfd, &st))
 		return dfd;
+	if (st.st_uid == geteuid()) {
+		*shared = (st.st_mode & (S_IWGRP | S_IWOTH)) != 0;
+		return dfd;
+	}
 	fp_buf_ulong(&b, (unsigned long)geteuid());
 #ifdef FP_LINUX
 	/* illumos: mkdirat's version set is not established against the
@@ -1475,6 +1481,7 @@ static int fp_sv_opendir(void)
 		fp_raw_close(sub);
 		sub = -1;
 	}
+	*shared = false;
 	return sub;
 }
 
@@ -1486,6 +1493,7 @@ static void fp_sv_write(bool final, bool held)
 	long pid = (long)getpid();
 	struct timespec now = { 0, 0 };  /* a refused clock reads 0, as fp_now_ns */
 	int saved = errno, dfd, fd;
+	bool shared;
 
 	(void)clock_gettime(CLOCK_MONOTONIC, &now);
 
@@ -1496,9 +1504,9 @@ static void fp_sv_write(bool final, bool held)
 	fp_buf_str(&t, final ? ".f." : ".p.");
 	fp_buf_long(&r, pid);
 	fp_buf_str(&r, ".rec");
-	dfd = fp_sv_opendir();
+	dfd = fp_sv_opendir(&shared);
 	if (dfd >= 0) {
-		fd = fp_of_create(dfd, pre, tmp, sizeof tmp);
+		fd = fp_of_create(dfd, pre, tmp, sizeof tmp, shared);
 		if (fd >= 0) {
 			struct fp_fsz g;
 			bool ok;

@@ -285,7 +285,7 @@ int fp_of_opendir(const char *dir, size_t dirlen, char *why, size_t whylen) FP_H
 int fp_of_append(const char *dir, size_t dirlen, const char *name, char *why,
                  size_t whylen) FP_HIDDEN;
 /* A new file in dfd named prefix + 12 random hex digits + ".tmp" (O_EXCL). */
-int fp_of_create(int dfd, const char *prefix, char *name, size_t namelen) FP_HIDDEN;
+int fp_of_create(int dfd, const char *prefix, char *name, size_t namelen, bool shared) FP_HIDDEN;
 /* FASTPATH_STATS's file (a path) or DIR/<euid>.log (a path ending in /). */
 int fp_of_stats_open(const char *path, char *why, size_t whylen) FP_HIDDEN;
 /* Appends the summary line there; says why in one line on stderr if not. */

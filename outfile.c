@@ -281,18 +281,28 @@ int fp_of_append(const char *dir, size_t dirlen, const char *name, char *why, si
  * copy of the checks above (FP_OUTFILE_ALONE: tools/fastpath-run.c opens
  * interpose --survey=FILE with them). */
 #ifndef FP_OUTFILE_ALONE
-/* 48 bits nobody else can predict, as 12 hex digits.  The kernel's, else
- * (a kernel without getrandom, or its pool not ready) the clock's: O_EXCL
- * is what keeps a planted name from being followed, the randomness only
- * keeps it from stopping the record. */
-static void fp_of_nonce(char *hex)
+/* A name for a new file, as 12 hex digits.  In a directory another user
+ * may write (shared: sticky, as /tmp), 48 bits nobody else can predict,
+ * read from /dev/urandom; in one only this user may write, and where the
+ * device cannot be read, the clock's, the pid and a count.  O_EXCL is
+ * what keeps a planted name from being followed, the randomness only
+ * keeps another user from stopping the record.  Never the getrandom
+ * system call: a seccomp filter that kills on it (SECCOMP_RET_KILL) would
+ * end every surveyed program at its record (issue 36); and a private
+ * directory, the usual one, costs no system call for it (issue 40). */
+static void fp_of_nonce(char *hex, bool shared)
 {
 	static _Atomic unsigned long seq;
 	uint64_t v = 0;
-	int i;
+	long got = -1;
+	int i, fd;
 
-	if (fp_raw_getrandom(&v, sizeof v, 1 /* GRND_NONBLOCK */) != (long)sizeof v)
-	{
+	if (shared &&
+	    (fd = (int)fp_raw_openat(AT_FDCWD, "/dev/urandom", O_RDONLY | O_CLOEXEC | O_NOCTTY, 0)) >= 0) {
+		got = (long)fp_raw_read(fd, &v, sizeof v);
+		fp_raw_close(fd);
+	}
+	if (got != (long)sizeof v) {
 		struct timespec ts;
 
 		clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -304,7 +314,7 @@ static void fp_of_nonce(char *hex)
 	hex[12] = '\0';
 }
 
-int fp_of_create(int dfd, const char *prefix, char *name, size_t namelen)
+int fp_of_create(int dfd, const char *prefix, char *name, size_t namelen, bool shared)
 {
 	char hex[13];
 	int tries, fd;
@@ -312,7 +322,7 @@ int fp_of_create(int dfd, const char *prefix, char *name, size_t namelen)
 	for (tries = 0; tries < 8; tries++) {
 		struct fp_buf b = { name, 0, namelen };
 
-		fp_of_nonce(hex);
+		fp_of_nonce(hex, shared);
 		fp_buf_str(&b, prefix);
 		fp_buf_str(&b, hex);
 		fp_buf_str(&b, ".tmp");

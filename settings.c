@@ -198,21 +198,28 @@ toolong:
 int fp_parse_dir(const char *s, const char *cwd, char *path, size_t pathlen, char *why,
                  size_t whylen)
 {
-	int n;
+	/* By hand, not snprintf: a surveyed process of a fork-heavy run
+	 * would fault in the printf machinery's pages at each start, for one
+	 * concatenation (issue 40). */
+	size_t c = 0, n = strlen(s);
 
-	if (s[0] == '/')
-		n = snprintf(path, pathlen, "%s", s);
-	else if (cwd && cwd[0] == '/')
-		n = snprintf(path, pathlen, "%s/%s", cwd, s);
-	else {
-		fp_why(why, whylen, "relative path and no working directory", NULL, NULL);
-		return -1;
+	if (s[0] != '/') {
+		if (!cwd || cwd[0] != '/') {
+			fp_why(why, whylen, "relative path and no working directory", NULL, NULL);
+			return -1;
+		}
+		c = strlen(cwd) + 1;
 	}
-	if (n < 0 || (size_t)n + 32 >= pathlen) {
+	if (c + n + 32 >= pathlen) {
 		path[0] = '\0';
 		fp_why(why, whylen, "path too long", NULL, NULL);
 		return -1;
 	}
+	if (c) {
+		memcpy(path, cwd, c - 1);
+		path[c - 1] = '/';
+	}
+	memcpy(path + c, s, n + 1);
 	return 0;
 }
 
@@ -282,7 +289,10 @@ FP_STARTUP_TEXT void fp_load_settings(struct fp_settings *cfg, fp_getenv_fn get)
 
 	if ((v = get("FASTPATH_SURVEY")) != NULL && *v) {
 
-		if (fp_parse_dir(v, getcwd(fp_cwd, sizeof fp_cwd), cfg->survey_dir,
+		/* The working directory only where it is needed: an absolute
+		 * directory (interpose's) costs no getcwd and no fault of
+		 * fp_cwd's pages at each start (issue 40). */
+		if (fp_parse_dir(v, v[0] == '/' ? NULL : getcwd(fp_cwd, sizeof fp_cwd), cfg->survey_dir,
 		                 PATH_MAX, why, sizeof why) < 0 ||
 		    fp_survey_dir_refused(cfg->survey_dir, why, sizeof why)) {
 			fp_warn("FASTPATH_SURVEY", v, why, "no survey");

@@ -250,7 +250,7 @@ static _Atomic bool ur_above_busy;
 /* Valgrind runs no clone of these flags (not a thread's, not vfork's): it
  * ends the whole program ("does not support general clone").  Under it,
  * as where clone is refused: no hidden descriptor once threads run. */
-static bool ur_above_noclone;
+bool ur_above_noclone;
 
 static int ur_vg_object(struct dl_phdr_info *i, size_t size, void *p)
 {

@@ -619,7 +619,7 @@ FP_EXPORT ssize_t getrandom(void *buf, size_t n, unsigned flags)
 	    n <= UR_SERVE_MAX) {
 		ssize_t r;
 
-		UR_SV_TIMED(r, FP_REAL(getrandom)(buf, n, flags), ur_sv_getrandom);
+		UR_SV_TIMED(r, FP_REAL(getrandom)(buf, n, flags), ur_sv_getrandom, (long)r);
 		return r;
 	}
 	/* fp_enabled first: it reads the settings if nobody has yet. */
@@ -653,7 +653,7 @@ FP_EXPORT int getentropy(void *buf, size_t n)
 	if (fp_unlikely(fp_surveying()) && n && n <= 256) {
 		int r;
 
-		UR_SV_TIMED(r, FP_REAL(getentropy)(buf, n), ur_sv_getrandom);
+		UR_SV_TIMED(r, FP_REAL(getentropy)(buf, n), ur_sv_getrandom, (long)r);
 		return r;
 	}
 	/* Over 256 bytes is EIO; NULL is EFAULT: the real one says so. */
@@ -757,10 +757,10 @@ FP_STARTUP_TEXT static void ur_init(void)
 	if (!(fp_cfg.enabled & FP_BIT(urandom)) && !fp_cfg.survey)
 		return;
 	ur_source_load();
-	/* The source is chosen at its first use (issue 39); a surveyed
-	 * process's first record says which it would be. */
-	if (fp_cfg.survey)
-		(void)ur_source_now();
+	/* The source is chosen at its first use (issue 39); surveyed, by the
+	 * record of a process that opened the device (ur_sv_calibrate): the
+	 * others, a shell loop's /bin/true, pay neither the choice nor its
+	 * pages (issue 40). */
 	ur_fd_init();
 }
 

@@ -13,6 +13,8 @@
  */
 #include "fastpath.h"
 #include "urandom.h"
+#include <sys/resource.h>
+#include <sys/wait.h>
 
 #define UR_SV_KEYS(X)                                                        \
 	X(OPEN_CLOEXEC, "urandom.open_cloexec") X(OPEN_PLAIN, "urandom.open_plain") \
@@ -26,7 +28,9 @@
 	X(DUPCLOSE_NS, "urandom.dup_close_ns") X(DUPFALLBACK, "urandom.dup_fallback") \
 	X(SOURCE, "urandom.source")                                          \
 	X(GETRANDOM_SC, "getrandom.syscall") X(GETRANDOM_SC_NS, "getrandom.syscall_ns") \
-	X(REFUSED, "getrandom.refused")
+	X(REFUSED, "getrandom.refused")                                      \
+	X(POOLS, "urandom.exact_pools") X(NOFILE_SOFT, "urandom.nofile_soft") \
+	X(NOFILE_HARD, "urandom.nofile_hard")
 
 enum {
 #define UR_X(e, key) UR_S_##e,
@@ -45,26 +49,136 @@ const struct fp_survey ur_sv = { ur_sv_c, ur_sv_keys, UR_NSURVEY, ur_sv_calibrat
 
 /*
  * Is getrandom refused here (a seccomp filter answering ENOSYS, as old
- * container profiles do, or EPERM)?  "getrandom.refused": 1 ENOSYS, 2 EPERM
- * (numbers of our own, the same on every system), 0 not refused.  Where it
- * is, the default source is the kernel's read and the report suggests the
- * reservoir, with its caveat (survey.awk, urandom_suggest).  One byte,
- * GRND_NONBLOCK, the system call itself: what the mitigation's own first
- * read would call, nothing the program can observe.  Asked again at each
- * record until refused: a filter installed later (a sandbox entered after
- * start-up) is seen at the next record.  Linux only: illumos has no filter
- * and fp_raw_getrandom reads the device there.
+ * container profiles do, or EPERM, or one that kills)?
+ * "getrandom.refused": 1 ENOSYS, 2 EPERM, 3 killed (numbers of our own,
+ * the same on every system), 0 not refused.  Where it is, the default
+ * source is the kernel's read and the report suggests the reservoir, with
+ * its caveat (survey.awk, urandom_suggest).
+ * Learnt from the program's own small getrandom and getentropy calls, and
+ * those made through syscall(2) (their results: ur_sv_answered), never by
+ * a call of ours in the program's process: a filter that kills on
+ * getrandom (SECCOMP_RET_KILL_PROCESS) would end the program (issue 36).
+ * A process that opened the device without ever calling getrandom (the
+ * seed-001 loop) is asked in a child: a clone on our memory (CLONE_VM |
+ * CLONE_VFORK, as urandom_fd.c's ur_above, on a stack of its own) makes
+ * one non-blocking byte's call, what the mitigation's first read would
+ * make; a filter that kills ends that child alone, and its exit signal 0
+ * keeps it from the program's SIGCHLD and wait(2).  Asked again at each
+ * record until refused: a filter installed later (a sandbox entered
+ * after start-up) is seen at the next record.  Linux only: illumos has no
+ * filter and fp_raw_getrandom reads the device there.
  */
+static _Atomic bool ur_sv_gr_answered;
+
+static void ur_sv_answered(long r, int err)
+{
+	if (r < 0 && (err == ENOSYS || err == EPERM))
+		atomic_store_explicit(&ur_sv_c[UR_S_REFUSED], err == ENOSYS ? 1 : 2,
+		                      memory_order_relaxed);
+	else if (r >= 0)
+		atomic_store_explicit(&ur_sv_gr_answered, true, memory_order_relaxed);
+}
+
+#ifdef FP_LINUX
+struct ur_sv_probe {
+	long r;
+	int err;
+};
+static _Alignas(64) unsigned char ur_sv_probe_stack[8192];
+static _Atomic bool ur_sv_probe_busy;
+
+/* System calls only: the child shares this thread's TLS (errno). */
+static int ur_sv_probe_child(void *p)
+{
+	struct ur_sv_probe *q = p;
+	unsigned char b;
+
+	q->r = syscall(SYS_getrandom, &b, 1L, (long)GRND_NONBLOCK);
+	q->err = q->r < 0 ? errno : 0;
+	return 0;
+}
+
+static void ur_sv_probe(void)
+{
+	struct ur_sv_probe q = { 0, 0 };
+	sigset_t all, old;
+	int pid, status = 0;
+
+	if (ur_above_noclone || !FP_REAL(clone) || atomic_exchange(&ur_sv_probe_busy, true))
+		return;
+	sigfillset(&all);
+	(void)pthread_sigmask(SIG_BLOCK, &all, &old);
+	pid = fp_real.r_clone.f(ur_sv_probe_child, ur_sv_probe_stack + sizeof ur_sv_probe_stack,
+	                        CLONE_VM | CLONE_VFORK, &q);
+	while (pid > 0 && syscall(SYS_wait4, pid, &status, __WCLONE, 0L) < 0 && errno == EINTR)
+		;
+	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+	atomic_store(&ur_sv_probe_busy, false);
+	if (pid > 0 && WIFSIGNALED(status))
+		atomic_store_explicit(&ur_sv_c[UR_S_REFUSED], 3, memory_order_relaxed);
+	else if (pid > 0)
+		ur_sv_answered(q.r, q.err);
+}
+#endif
+
 static void ur_sv_refused(void)
 {
 #ifdef FP_LINUX
-	unsigned char b;
-
-	if (atomic_load_explicit(&ur_sv_c[UR_S_REFUSED], memory_order_relaxed))
+	if (atomic_load_explicit(&ur_sv_c[UR_S_REFUSED], memory_order_relaxed) ||
+	    atomic_load_explicit(&ur_sv_gr_answered, memory_order_relaxed))
 		return;
-	if (fp_raw_getrandom(&b, 1, GRND_NONBLOCK) < 0 && (errno == ENOSYS || errno == EPERM))
-		atomic_store_explicit(&ur_sv_c[UR_S_REFUSED], errno == ENOSYS ? 1 : 2,
-		                      memory_order_relaxed);
+	ur_sv_probe();
+#endif
+}
+
+#ifdef FP_LINUX
+/* CAP_SYS_RESOURCE in the effective set: capget(2) itself (libcap is no
+ * dependency of ours), version 3, this process.  As words: the header is
+ * { version, pid }, the data two { effective, permitted, inheritable }
+ * (<linux/capability.h>), bits 0 to 31 in the first. */
+static bool ur_sv_cap_resource(void)
+{
+	uint32_t hdr[2] = { 0x20080522u, 0 }, data[6] = { 0, 0, 0, 0, 0, 0 };
+
+	return syscall(SYS_capget, hdr, data) == 0 && (data[0] & (1u << 24));
+}
+#endif
+
+/*
+ * Could exact mode pool here?  Its hidden descriptors sit above the soft
+ * descriptor limit, which takes a soft limit below the hard one (or
+ * CAP_SYS_RESOURCE to raise the hard one for a moment) and below 16382
+ * (urandom_fd.c, ur_hidden_place); elsewhere its opens are real and save
+ * nothing.  "urandom.exact_pools": 1 yes, 2 no: the soft limit is the
+ * hard one, 3 no: the soft limit is 16382 or more; with both limits
+ * (RLIM_INFINITY as the largest unsigned long), as they stand at the
+ * record, so the report can say what to change.  Linux only: illumos has
+ * no such placing (its exact mode makes real opens, urandom_fd.c) and
+ * records nothing.
+ */
+static void ur_sv_limits(void)
+{
+#ifdef FP_LINUX
+	struct rlimit rl;
+	unsigned long code;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return;
+	if (rl.rlim_cur != FP_RLIM_INFINITY && rl.rlim_cur >= UR_MAXFD - UR_NDEV)
+		code = 3;
+	else if (rl.rlim_cur == rl.rlim_max && !ur_sv_cap_resource())
+		code = 2;
+	else
+		code = rl.rlim_cur == FP_RLIM_INFINITY ? 3 : 1;
+	atomic_store_explicit(&ur_sv_c[UR_S_POOLS], code, memory_order_relaxed);
+	atomic_store_explicit(&ur_sv_c[UR_S_NOFILE_SOFT],
+	                      rl.rlim_cur == FP_RLIM_INFINITY || rl.rlim_cur > ULONG_MAX ? ULONG_MAX
+	                                                                       : (unsigned long)rl.rlim_cur,
+	                      memory_order_relaxed);
+	atomic_store_explicit(&ur_sv_c[UR_S_NOFILE_HARD],
+	                      rl.rlim_max == FP_RLIM_INFINITY || rl.rlim_max > ULONG_MAX ? ULONG_MAX
+	                                                                       : (unsigned long)rl.rlim_max,
+	                      memory_order_relaxed);
 #endif
 }
 
@@ -102,6 +216,7 @@ static void ur_sv_calibrate(int fd)
 	atomic_store_explicit(&ur_sv_c[UR_S_DUPCLOSE_NS], best, memory_order_relaxed);
 	atomic_store_explicit(&ur_sv_c[UR_S_DUPFALLBACK], atomic_load(&ur_dup_fallback),
 	                      memory_order_relaxed);
+	ur_sv_limits();
 	ur_sv_refused();
 	/* What would serve the reads here: 1 vdso, 2 kernel, 3 reservoir
 	 * (decided, the mitigation on or not); where getrandom is refused, the
@@ -166,15 +281,17 @@ void ur_sv_closed(uint64_t t0)
 	ur_sv_done(UR_S_CLOSE, UR_S_CLOSE_NS, t0);
 }
 
-void ur_sv_getrandom(uint64_t t0)
+void ur_sv_getrandom(uint64_t t0, long r)
 {
+	ur_sv_answered(r, errno);
 	ur_sv_done(UR_S_GETRANDOM, UR_S_GETRANDOM_NS, t0);
 }
 
 
 #ifdef FP_HAVE_SYSCALL_WRAP
-static void ur_sv_syscall_getrandom(uint64_t t0)
+static void ur_sv_syscall_getrandom(uint64_t t0, long r)
 {
+	ur_sv_answered(r, errno);
 	ur_sv_done(UR_S_GETRANDOM_SC, UR_S_GETRANDOM_SC_NS, t0);
 }
 
@@ -205,7 +322,7 @@ FP_EXPORT __attribute__((no_sanitize_address)) long syscall(long nr, ...)
 	va_end(ap);
 	if (fp_unlikely(fp_surveying()) && nr == SYS_getrandom && b > 0 && b <= UR_SERVE_MAX &&
 	    !((unsigned long)c & ~(unsigned long)GRND_NONBLOCK)) {
-		UR_SV_TIMED(r, FP_REAL(syscall)(nr, a, b, c, d, e, f), ur_sv_syscall_getrandom);
+		UR_SV_TIMED(r, FP_REAL(syscall)(nr, a, b, c, d, e, f), ur_sv_syscall_getrandom, r);
 		return r;
 	}
 	return FP_REAL(syscall)(nr, a, b, c, d, e, f);

@@ -3,10 +3,12 @@
  * prog_urandom_seccomp: runs a command where getrandom(2) is refused, as an
  * old container seccomp profile does (the environment where Debian's
  * libuuid opens /dev/urandom per UUID).
- *   prog_urandom_seccomp ENOSYS|EPERM COMMAND [ARG...]
+ *   prog_urandom_seccomp ENOSYS|EPERM|KILL COMMAND [ARG...]
  *                         installs a filter that answers every getrandom
  *                         system call (the vDSO's too) with that errno,
- *                         then execs COMMAND
+ *                         or (KILL) kills the process that makes one
+ *                         (SECCOMP_RET_KILL_PROCESS, Linux 4.14), then
+ *                         execs COMMAND
  *   prog_urandom_seccomp probe
  *                         getrandom(16) and getentropy(16): prints each
  *                         result and errno (run under the filter)
@@ -48,20 +50,26 @@ int main(int argc, char **argv)
 {
 	if (argc == 2 && strcmp(argv[1], "probe") == 0)
 		return probe();
-	if (argc < 3 || (strcmp(argv[1], "ENOSYS") != 0 && strcmp(argv[1], "EPERM") != 0)) {
-		fprintf(stderr, "usage: prog_urandom_seccomp ENOSYS|EPERM COMMAND [ARG...]\n");
+	if (argc < 3 || (strcmp(argv[1], "ENOSYS") != 0 && strcmp(argv[1], "EPERM") != 0 &&
+	                 strcmp(argv[1], "KILL") != 0)) {
+		fprintf(stderr, "usage: prog_urandom_seccomp ENOSYS|EPERM|KILL COMMAND [ARG...]\n");
 		return 2;
 	}
 #if defined(ARCH) && defined(SYS_getrandom)
 	{
 		unsigned err = strcmp(argv[1], "EPERM") == 0 ? EPERM : ENOSYS;
+#ifndef SECCOMP_RET_KILL_PROCESS
+#define SECCOMP_RET_KILL_PROCESS 0x80000000U
+#endif
+		unsigned act = strcmp(argv[1], "KILL") == 0 ? SECCOMP_RET_KILL_PROCESS
+		                                            : SECCOMP_RET_ERRNO | err;
 		struct sock_filter f[] = {
 			BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
 			BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH, 1, 0),
 			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 			BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
 			BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getrandom, 0, 1),
-			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | err),
+			BPF_STMT(BPF_RET | BPF_K, act),
 			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 		};
 		struct sock_fprog prog = { .len = sizeof f / sizeof f[0], .filter = f };

@@ -545,11 +545,20 @@ static void test_outfile_files(void **state)
 	/* New files: O_EXCL, random names, never the same twice. */
 	dfd = open(dir, O_RDONLY | O_DIRECTORY);
 	assert_true(dfd >= 0);
-	fd = fp_of_create(dfd, ".1.p.", n1, sizeof n1);
-	fd2 = fp_of_create(dfd, ".1.p.", n2, sizeof n2);
+	fd = fp_of_create(dfd, ".1.p.", n1, sizeof n1, true);
+	fd2 = fp_of_create(dfd, ".1.p.", n2, sizeof n2, true);
 	assert_true(fd >= 0 && fd2 >= 0);
 	assert_int_equal(strlen(n1), strlen(".1.p.") + 12 + 4);
 	assert_int_equal(strncmp(n1, ".1.p.", 5), 0);
+	assert_string_not_equal(n1, n2);
+	close(fd);
+	close(fd2);
+	/* A directory only this user writes: the clock's names, no system
+	 * call for them, never the same twice either. */
+	fd = fp_of_create(dfd, ".1.p.", n1, sizeof n1, false);
+	fd2 = fp_of_create(dfd, ".1.p.", n2, sizeof n2, false);
+	assert_true(fd >= 0 && fd2 >= 0);
+	assert_int_equal(strlen(n1), strlen(".1.p.") + 12 + 4);
 	assert_string_not_equal(n1, n2);
 	close(fd);
 	close(fd2);
