@@ -84,7 +84,7 @@ static void ur_sv_calibrate(int fd)
 	unsigned long best = atomic_load_explicit(&ur_sv_c[UR_S_DUPCLOSE_NS], memory_order_relaxed);
 	int saved = errno, i, src;
 
-	if (!fp_real.r_fcntl.f || !(atomic_load(&ur_sv_c[UR_S_OPEN_CLOEXEC]) +
+	if (!fp_real_urandom.r_fcntl.f || !(atomic_load(&ur_sv_c[UR_S_OPEN_CLOEXEC]) +
 	                            atomic_load(&ur_sv_c[UR_S_OPEN_PLAIN])))
 		return;
 	for (i = 0; i < 4; i++) {
@@ -203,9 +203,9 @@ FP_EXPORT long syscall(long nr, ...)
 	va_end(ap);
 	if (fp_unlikely(fp_surveying()) && nr == SYS_getrandom && b > 0 && b <= UR_SERVE_MAX &&
 	    !((unsigned long)c & ~(unsigned long)GRND_NONBLOCK)) {
-		UR_SV_TIMED(r, FP_REAL(syscall)(nr, a, b, c, d, e, f), ur_sv_syscall_getrandom);
+		UR_SV_TIMED(r, UR_REAL(syscall)(nr, a, b, c, d, e, f), ur_sv_syscall_getrandom);
 		return r;
 	}
-	return FP_REAL(syscall)(nr, a, b, c, d, e, f);
+	return UR_REAL(syscall)(nr, a, b, c, d, e, f);
 }
 #endif
