@@ -13,10 +13,11 @@ cd "$TOP" || exit 2
 mits=$(sed -n 's/^[[:space:]]*X(\([a-z_]*\)).*/\1/p' mitigations.h)
 mit_re=$(echo "$mits" | tr '\n' '|' | sed 's/|$//')
 expect_eq "the registry lists mitigations, readlink first" readlink "${mit_re%%|*}"
-core=$(ls ./*.c ./*.h | sed 's|^\./||' | grep -v -E "^($mit_re)(_[a-z_]*)?\.[ch]\$|^mitigations\.[ch]\$")
-mitfiles=$(ls ./*.c ./*.h | sed 's|^\./||' | grep -E "^($mit_re)(_[a-z_]*)?\.[ch]\$")
+core=$(printf '%s\n' ./*.c ./*.h | sed 's|^\./||' | grep -v -E "^($mit_re)(_[a-z_]*)?\.[ch]\$|^mitigations\.[ch]\$")
+mitfiles=$(printf '%s\n' ./*.c ./*.h | sed 's|^\./||' | grep -E "^($mit_re)(_[a-z_]*)?\.[ch]\$")
 
 # --- no core file includes a mitigation's header ---------------------------
+# shellcheck disable=SC2086 # a file list
 bad=$(grep -n -E "^[[:space:]]*#[[:space:]]*include[[:space:]]*\"($mit_re)(_[a-z_]*)?\.[ch]\"" $core)
 expect_eq "no core file includes a mitigation's header or unit" "" "$bad"
 
@@ -31,7 +32,7 @@ if ! command -v "$cc" >/dev/null 2>&1 || ! command -v nm >/dev/null 2>&1; then
 else
 	o=$T_TMP/obj
 	mkdir -p "$o"
-	for f in $(ls ./*.c | sed 's|^\./||'); do
+	for f in $(printf '%s\n' ./*.c | sed 's|^\./||'); do
 		"$cc" -std=gnu11 -D_GNU_SOURCE -fPIC -O0 -w -I. -c -o "$o/$f.o" "$f" || fail "$f compiles alone"
 	done
 	syms() { for f in "$@"; do case $f in *.c) nm --defined-only "$o/$f.o" ;; esac; done |
@@ -93,6 +94,7 @@ expect_eq "no library file (*.c, *.h) over 700 lines" "" "$long"
 # --- docs/design.md's layout table is the tree -----------------------------
 # Every name in the table's first column exists; every library source, awk
 # program and top-level directory of the tree is in it.
+# shellcheck disable=SC2016 # backquotes, not an expansion
 table=$(sed -n '/^## Layout/,/^## /p' docs/design.md | sed -n 's/^| \([^|]*\) |.*/\1/p' | grep -v '^file *$' |
 	grep -o '`[^`]*`' | tr -d '`' | sed 's|/$||')
 missing=
@@ -101,7 +103,7 @@ for f in $table; do
 done
 expect_eq "every file the layout table names exists" "" "$missing"
 unlisted=
-for f in $(ls ./*.c ./*.h ./*.awk | sed 's|^\./||') interpose $(git ls-files 2>/dev/null | sed -n 's|^\([^/]*\)/.*|\1|p' | sort -u); do
+for f in $(printf '%s\n' ./*.c ./*.h ./*.awk | sed 's|^\./||') interpose $(git ls-files 2>/dev/null | sed -n 's|^\([^/]*\)/.*|\1|p' | sort -u); do
 	echo "$table" | grep -q -x -e "$f" -e "$f/.*" || unlisted="$unlisted $f"
 done
 expect_eq "every library source, awk program and directory is in the layout table" "" "$unlisted"
