@@ -91,7 +91,25 @@ RUN_BIN := fastpath-run
 # The man pages, with the version: the build tree's read as installed ones.
 MANS := man/interpose.1 man/fastpath.7
 
-all: $(SOS) $(LIB_LINK) libdirs $(RUN_BIN) $(MANS)
+# The mitigations' descriptors (mit/NAME.def), in the registry's order
+# (mitigations.h): interpose's options, its --help and the man pages'
+# parts, and survey.awk's registry line are made from them here, at build
+# time (tools/mitgen.awk), so that nothing reads a descriptor at run time.
+MITS     := $(shell sed -n 's/^[[:space:]]*X(\([a-z0-9_]*\)).*/\1/p' mitigations.h)
+MIT_DEFS := $(MITS:%=mit/%.def)
+# MITGEN DEF...: $< with its markers filled in from DEF..., into $@.
+MITGEN    = awk -f tools/mitgen.awk -v template=$< $(1) >$@.tmp && mv -f $@.tmp $@
+MITGEN_IN := tools/mitgen.awk $(MIT_DEFS) mitigations.h
+# What is made from a descriptor (the build tree runs them as installed).
+GEN := interpose survey.awk
+
+all: $(SOS) $(LIB_LINK) libdirs $(RUN_BIN) $(MANS) $(GEN)
+
+interpose: interpose.in $(MITGEN_IN)
+	$(call MITGEN,$(MIT_DEFS)) && chmod 755 $@
+
+survey.awk: survey.awk.in $(MITGEN_IN)
+	$(call MITGEN,$(MIT_DEFS))
 
 # libdirs: "native DIR" and "m32 DIR", what $$LIB is for each class, where
 # both objects are built; interpose reads it beside fastpath.so.  Rewritten
@@ -111,8 +129,9 @@ FORCE:
 $(RUN_BIN): tools/fastpath-run.c tools/reach.c tools/reach.h outfile.c
 	$(CC) $(CPPFLAGS) -std=gnu11 $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ tools/fastpath-run.c tools/reach.c
 
-man/%: man/%.in Makefile
-	sed 's|@VERSION@|$(VERSION)|g' $< > $@
+man/%: man/%.in Makefile $(MITGEN_IN)
+	awk -f tools/mitgen.awk -v template=$< $(MIT_DEFS) >$@.tmp && \
+		sed 's|@VERSION@|$(VERSION)|g' $@.tmp >$@.tmp2 && mv -f $@.tmp2 $@ && rm -f $@.tmp
 
 $(SOS): $(SRCS) $(HDRS)
 	@mkdir -p $(@D)
@@ -181,7 +200,21 @@ BENCH_BINS := $(filter-out %.so,$(BENCH_BINS))
 
 # docs/design.md's example mitigation (tests/mit_example.c), registered by its
 # line in mitigations.h, in a test variant of the object (tests/t_example.sh).
+# Its descriptor (tests/mit_example.def) makes a test variant of interpose
+# and of the man pages in tests/bin/example/, the way the build makes ours.
 EXAMPLE_SO := tests/bin/fastpath_example.so
+EXAMPLE_DEFS := $(MIT_DEFS) tests/mit_example.def
+EXAMPLE_GEN := $(addprefix tests/bin/example/,interpose survey.awk interpose.1 fastpath.7)
+
+tests/bin/example/interpose: interpose.in $(MITGEN_IN) tests/mit_example.def
+	@mkdir -p $(@D)
+	$(call MITGEN,$(EXAMPLE_DEFS)) && chmod 755 $@
+tests/bin/example/survey.awk: survey.awk.in $(MITGEN_IN) tests/mit_example.def
+	@mkdir -p $(@D)
+	$(call MITGEN,$(EXAMPLE_DEFS))
+tests/bin/example/%: man/%.in $(MITGEN_IN) tests/mit_example.def
+	@mkdir -p $(@D)
+	$(call MITGEN,$(EXAMPLE_DEFS))
 
 $(EXAMPLE_SO): $(SRCS) $(HDRS) tests/mit_example.c
 	@mkdir -p $(@D)
@@ -200,10 +233,10 @@ $(EXAMPLE_SO): $(SRCS) $(HDRS) tests/mit_example.c
 check: deps-test
 	@$(MAKE) --no-print-directory check-all
 
-check-all: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS) $(EXAMPLE_SO) $(BENCH_BINS) $(BENCH_SOS) $(FDFUZZ_BIN)
+check-all: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS) $(EXAMPLE_SO) $(EXAMPLE_GEN) $(BENCH_BINS) $(BENCH_SOS) $(FDFUZZ_BIN)
 	@sh tests/run.sh --hardening quick
 
-check-core: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS) $(EXAMPLE_SO) $(BENCH_BINS) $(BENCH_SOS) $(FDFUZZ_BIN)
+check-core: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS) $(EXAMPLE_SO) $(EXAMPLE_GEN) $(BENCH_BINS) $(BENCH_SOS) $(FDFUZZ_BIN)
 	@sh tests/run.sh
 
 # One mitigation's unit and integration suites alone (tests/run.sh's
@@ -284,7 +317,7 @@ uninstall:
 	rmdir $(DESTDIR)$(LIBDIR)/fastpath 2>/dev/null || true
 
 clean:
-	rm -rf fastpath.so 64 $(RUN_BIN) $(MANS) tests/bin bench/bin libdirs
+	rm -rf fastpath.so 64 $(RUN_BIN) $(MANS) $(GEN) tests/bin bench/bin libdirs
 	rm -f $(LIB_LINK) $(filter-out fastpath.so 64/%,$(SOS))
 	for d in $(dir $(LIB_LINK) $(filter-out fastpath.so 64/%,$(SOS))); do rmdir -p $$d 2>/dev/null; done; true
 
@@ -366,7 +399,7 @@ fuzz-fd: all $(FDFUZZ_BIN)
 # another tool, which pattern rules cannot say.  Every target is a script
 # tests/h_*.sh that ends with a plain "N passed, N failed" line and exits
 # non-zero on failure; check-hardening runs them all and adds them up.
-lint:
+lint: $(GEN)
 	@sh tests/h_lint.sh
 
 .PHONY: lint
@@ -392,7 +425,7 @@ check-fault: all $(PROG_BINS) $(TLIB_SOS)
 # syscall), the readlink rules compiled as for illumos and run against the
 # kernel's answer per descriptor type (tests/test_readlink_illumos.c), and
 # interpose's illumos branch.
-check-illumos:
+check-illumos: $(GEN)
 	@sh tests/h_illumos.sh
 
 .PHONY: check-illumos

@@ -74,8 +74,8 @@ if [ "$nlinks" -ge 10 ] && [ -z "$bad" ]; then ok "every relative link in README
 else fail "every relative link in README.md and docs/ resolves ($nlinks found)" "$bad"; fi
 
 # Every docs/ document that a source, script, man page or document names.
-named=$(cd "$D" && grep -oh 'docs/[A-Za-z0-9_-]*\.md' README.md docs/*.md man/*.in ./*.c ./*.h interpose \
-	survey.awk Makefile tests/*.sh tests/*.c bench/*.sh 2>/dev/null | sort -u)
+named=$(cd "$D" && grep -oh 'docs/[A-Za-z0-9_-]*\.md' README.md docs/*.md man/*.in ./*.c ./*.h interpose.in \
+	survey.awk.in mit/*.def tools/*.awk Makefile tests/*.sh tests/*.c bench/*.sh 2>/dev/null | sort -u)
 missing=
 for m in $named; do [ -f "$D/$m" ] || missing="$missing $m"; done
 if [ -n "$named" ] && [ -z "$missing" ]; then ok "every docs/ file named in the tree exists ($(printf '%s' "$named" | tr '\n' ' '))"
@@ -124,18 +124,29 @@ make_min=$(sed -n 's/^# line "check: N passed, N failed, K skipped"; about \([0-
 if [ -n "$readme_min" ]; then expect_eq "README's 'make check (about N minutes' is the Makefile's" "$make_min" "$readme_min"
 else fail "README says how long make check takes"; fi
 
+# fastpath(7) as the build makes it: man/fastpath.7.in with the
+# mitigations' parts (the summary template, FASTPATH_DISABLE's names) from
+# their descriptors, in the registry's order (the Makefile's MITGEN).
+man7=$T_TMP/fastpath.7
+# shellcheck disable=SC2046 # the descriptors' names, one word each
+(cd "$D" && awk -f tools/mitgen.awk -v template=man/fastpath.7.in \
+	$(sed -n 's|^[[:space:]]*X(\([a-z0-9_]*\)).*|mit/\1.def|p' mitigations.h)) >"$man7" ||
+	fail "man/fastpath.7.in: made from the descriptors" "tools/mitgen.awk failed"
+
 # --- the summary line's examples have the template's fields ----------------
 # fastpath(7)'s template (fastpath[PID]: readlink S short-circuited of N;
 # ...) as a pattern: each one-letter placeholder a value, each [...] part
 # optional.  The README's example and fastpath(7)'s must match it, so that a
 # field added to the template (and to the object: t_core.sh) is added to
 # both examples too.  "(off)" after getrandom is the template's prose.
-template=$(sed -n 's/^fastpath\[PID\]: //p' "$D/man/fastpath.7.in" | sed 's/\\-/-/g')
+template=$(sed -n 's/^fastpath\[PID\]: //p' "$man7" | sed 's/\\-/-/g')
 # shellcheck disable=SC2016 # sed scripts
 stats_re=$(printf '%s' "$template" | sed -e 's/[.+*?(){}|^$]/\\&/g' -e 's/\[\([^]]*\)\]/(\1)?/g' \
 	-e 's/\b[A-Z]\b/[^ ,;]+/g')
 for doc in README.md man/fastpath.7.in; do
-	ex=$(sed -n 's/\\-/-/g; /^fastpath\[[0-9][0-9]*\]: /p' "$D/$doc" | sed 's/ (off)//g')
+	src=$D/$doc
+	[ "$doc" = man/fastpath.7.in ] && src=$man7
+	ex=$(sed -n 's/\\-/-/g; /^fastpath\[[0-9][0-9]*\]: /p' "$src" | sed 's/ (off)//g')
 	if [ -n "$template" ] && [ -n "$ex" ] &&
 		printf '%s\n' "$ex" | grep -Eqx "fastpath\[[0-9]+\]: $stats_re"; then
 		ok "$doc: the summary line's example has fastpath(7)'s fields"
@@ -146,7 +157,7 @@ done
 
 # --- settings: every FASTPATH_* the object reads is in fastpath(7) --------
 read_names=$(cd "$D" && grep -oh '"FASTPATH_[A-Z0-9_]*"' ./*.c ./*.h | tr -d '"' | sort -u)
-env_text=$(sed -n '/^\.SH ENVIRONMENT/,/^\.SH /p' "$D/man/fastpath.7.in" | sed 's/\\-/-/g; s/\\f[BIRP]//g')
+env_text=$(sed -n '/^\.SH ENVIRONMENT/,/^\.SH /p' "$man7" | sed 's/\\-/-/g; s/\\f[BIRP]//g')
 undoc=
 for v in $read_names; do
 	printf '%s\n' "$env_text" | grep -q "$v" || undoc="$undoc $v"
@@ -223,6 +234,24 @@ if [ "$D" = "$TOP" ] && [ -x "$TOP/bench/bin/urandom_loop" ]; then
 elif [ "$D" = "$TOP" ]; then
 	skip "README examples" "no bench/bin/urandom_loop (make check builds it)"
 fi
+
+# --- the project's own style notes, and nothing cited from outside ---------
+# docs/style.md holds what issue 42 asked of it (each a heading of its own),
+# and no tracked file cites a style guide the tree does not have.
+# shellcheck disable=SC2016 # backquotes of markdown, literally
+for h in '## When a mitigation.s `init` runs, and in which thread' '## The summary line' \
+	'## The survey report' '## Lint, and its exceptions' '## Registry knowledge'; do
+	if grep -q "^$h\$" "$D/docs/style.md"; then ok "docs/style.md: ${h#\#\# }"
+	else fail "docs/style.md has a section '${h#\#\# }'"; fi
+done
+# shellcheck disable=SC2016 # backquotes of markdown, literally
+if grep -q '^- `caveat:` lines' "$D/docs/style.md"; then ok "docs/style.md: how caveats combine"
+else fail "docs/style.md says how caveats combine"; fi
+cited=$(cd "$D" && { git ls-files 2>/dev/null || find . -type f ! -path './.git/*'; } |
+	grep -v '^tests/t_docs\.sh$' | while IFS= read -r f; do
+		[ -f "$f" ] && grep -l 'STYLE\.md\|/work/shared' "$f" 2>/dev/null
+	done)
+expect_eq "no file cites STYLE.md or /work/shared (outside the tree)" "" "$cited"
 
 # --- the licence: MIT, said once in LICENSE and by each source file ------
 # unlicensed DIR: the source files under DIR (git's list where DIR is a

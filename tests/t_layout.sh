@@ -103,7 +103,7 @@ for f in $table; do
 done
 expect_eq "every file the layout table names exists" "" "$missing"
 unlisted=
-for f in $(printf '%s\n' ./*.c ./*.h ./*.awk | sed 's|^\./||') interpose $(git ls-files 2>/dev/null | sed -n 's|^\([^/]*\)/.*|\1|p' | sort -u); do
+for f in $(git ls-files 2>/dev/null | sed -n -e 's|^\([^/]*\)/.*|\1|p' -e '/^[^/]*\.\(c\|h\|awk\|in\)$/p' | sort -u); do
 	echo "$table" | grep -q -x -e "$f" -e "$f/.*" || unlisted="$unlisted $f"
 done
 expect_eq "every library source, awk program and directory is in the layout table" "" "$unlisted"
