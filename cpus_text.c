@@ -23,7 +23,9 @@
  *
  * When the map is the identity (N equal to the real count, the process
  * allowed on every CPU) the bytes are the kernel's own.  No allocation, no
- * lock: it runs inside an open wrapper.
+ * lock that waits: it runs inside an open wrapper.  One state, the memo
+ * of the last /proc/cpuinfo made (cf_cpuinfo_memo), used only when the
+ * text goes to a descriptor: the transforms into a buffer stay pure.
  */
 #include "fastpath.h"
 #include "cpus.h"
@@ -105,12 +107,12 @@ static const char *cf_eol(const char *p, const char *end)
 	return nl ? nl + 1 : end;
 }
 
-static bool cf_prefix(const char *p, const char *end, const char *lit)
+static bool cf_prefixn(const char *p, const char *end, const char *lit, size_t n)
 {
-	size_t n = strlen(lit);
-
 	return (size_t)(end - p) >= n && memcmp(p, lit, n) == 0;
 }
+/* A literal's length is the compiler's: no strlen per line. */
+#define cf_prefix(p, end, lit) cf_prefixn(p, end, lit, sizeof(lit) - 1)
 
 /* Digits at p: their value in *v, and where they end; NULL when none. */
 static const char *cf_num(const char *p, const char *end, unsigned long long *v)
@@ -182,20 +184,23 @@ static bool cf_find_block(const char *first, const char *from, const char *end, 
  * line's field, or -1 for a line kept as the kernel wrote it. */
 static long cf_topology(const char *key, size_t klen, const struct cpus_map *m, long v)
 {
+#define CF_KEY(k) k, sizeof(k) - 1
 	static const struct {
 		const char *key;
+		size_t len;
 		bool per_cpu; /* v; else N, or 0 for the package */
 		bool count;
 	} f[] = {
-		{ "processor", true, false },  { "core id", true, false },
-		{ "apicid", true, false },     { "initial apicid", true, false },
-		{ "physical id", false, false }, { "siblings", false, true },
-		{ "cpu cores", false, true },
+		{ CF_KEY("processor"), true, false },  { CF_KEY("core id"), true, false },
+		{ CF_KEY("apicid"), true, false },     { CF_KEY("initial apicid"), true, false },
+		{ CF_KEY("physical id"), false, false }, { CF_KEY("siblings"), false, true },
+		{ CF_KEY("cpu cores"), false, true },
 	};
+#undef CF_KEY
 	size_t i;
 
 	for (i = 0; i < sizeof f / sizeof f[0]; i++)
-		if (strlen(f[i].key) == klen && memcmp(f[i].key, key, klen) == 0)
+		if (f[i].len == klen && memcmp(f[i].key, key, klen) == 0)
 			return f[i].per_cpu ? v : f[i].count ? m->n : 0;
 	return -1;
 }
@@ -205,23 +210,24 @@ static long cf_topology(const char *key, size_t klen, const struct cpus_map *m, 
 static void cf_block_as(struct cf_out *o, const struct cf_block *b, const struct cpus_map *m,
                         long v)
 {
-	const char *p, *eol, *colon, *k;
+	const char *p, *eol, *colon, *k, *kept = b->start;
 	long val;
 
+	/* Lines kept as they are go out in runs, one copy per run. */
 	for (p = b->start; p < b->end; p = eol) {
 		eol = cf_eol(p, b->end);
 		colon = memchr(p, ':', (size_t)(eol - p));
 		for (k = colon; k && k > p && (k[-1] == '\t' || k[-1] == ' '); k--)
 			;
-		if (!colon || (val = cf_topology(p, (size_t)(k - p), m, v)) < 0) {
-			cf_put(o, p, (size_t)(eol - p));
+		if (!colon || (val = cf_topology(p, (size_t)(k - p), m, v)) < 0)
 			continue;
-		}
-		cf_put(o, p, (size_t)(colon + 1 - p));
+		cf_put(o, kept, (size_t)(colon + 1 - kept));
+		kept = eol;
 		cf_put(o, " ", 1);
 		cf_putu(o, (unsigned long long)val);
 		cf_put(o, "\n", 1);
 	}
+	cf_put(o, kept, (size_t)(b->end - kept));
 }
 
 static void cf_cpuinfo(const char *in, size_t len, const struct cpus_map *m, struct cf_out *o)
@@ -644,9 +650,114 @@ void cf_transform(enum cf_kind kind, const char *in, size_t len, const struct cp
 	}
 }
 
+/* ------------------------------------------------------------------------
+ * The last /proc/cpuinfo made, kept for the next open of the process
+ * (issue 37: 6 to 8x native at N = 64, most of it this transform made
+ * again of the same kernel text).  The text is a function of the
+ * kernel's text and of the map, which is fixed once for the process
+ * (cpus_map.c: its tables are built once): when the kernel's text is
+ * byte for byte the last one's, the copy made then is written again, in
+ * one write.  Every open still reads the kernel's file (its checks, and
+ * its moving fields: a clock that scales changes cpu MHz, and then the
+ * text is made afresh, as before).
+ *
+ * One memo, taken with a try-lock: a caller that finds it taken (another
+ * thread, a fork child of a process that forked while one held it)
+ * transforms as before, into the caller's stage; so does one whose text
+ * is past CF_MEMO_MAX, or where no memory is mapped.  The buffers are
+ * anonymous mappings, grown by remapping, kept for the life of the
+ * process (a few hundred KiB at most).  No malloc: this runs inside an
+ * open wrapper.
+ * ---------------------------------------------------------------------- */
+#define CF_MEMO_MAX ((size_t)4 << 20)
+static struct {
+	_Atomic int busy;
+	bool valid;
+	long n, r;
+	const unsigned short *real;
+	char *in, *out;
+	size_t in_len, in_cap, out_len, out_cap;
+} cf_memo;
+
+/* *p (cap bytes, mapped, or NULL) grown to hold want; false when it cannot. */
+static bool cf_memo_room(char **p, size_t *cap, size_t want)
+{
+	size_t c = *cap ? *cap : 65536;
+	void *q;
+
+	while (c < want)
+		c *= 2;
+	if (c == *cap)
+		return true;
+	if (c > CF_MEMO_MAX)
+		return false;
+	q = *p ? mremap(*p, *cap, c, MREMAP_MAYMOVE)
+	       : fp_mmap(NULL, c, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (q == MAP_FAILED)
+		return false;
+	*p = q;
+	*cap = c;
+	return true;
+}
+
+/* The memo made for the kernel's text in[0, len) under m; false when it
+ * cannot be (then it is left invalid). */
+static bool cf_memo_make(const char *in, size_t len, const struct cpus_map *m)
+{
+	struct cf_out mo;
+
+	cf_memo.valid = false;
+	if (!cf_memo_room(&cf_memo.in, &cf_memo.in_cap, len) ||
+	    !cf_memo_room(&cf_memo.out, &cf_memo.out_cap,
+	                  len / (size_t)m->r * (size_t)m->n + (size_t)m->n * 64 + 4096))
+		return false;
+	for (;;) {
+		mo = (struct cf_out){ cf_memo.out, 0, cf_memo.out_cap, -1, 0 };
+		cf_cpuinfo(in, len, m, &mo);
+		if (!mo.err)
+			break;
+		if (mo.err != ENOSPC || !cf_memo_room(&cf_memo.out, &cf_memo.out_cap, cf_memo.out_cap * 2))
+			return false;
+	}
+	memcpy(cf_memo.in, in, len);
+	cf_memo.in_len = len;
+	cf_memo.out_len = mo.len;
+	cf_memo.n = m->n;
+	cf_memo.r = m->r;
+	cf_memo.real = m->real;
+	cf_memo.valid = true;
+	return true;
+}
+
+/* /proc/cpuinfo under m written to o's descriptor from the memo (made
+ * first when the kernel's text or the map differ from its); false when
+ * the memo is not to be had (then nothing was written). */
+static bool cf_cpuinfo_memo(const char *in, size_t len, const struct cpus_map *m, struct cf_out *o)
+{
+	int idle = 0;
+	bool done;
+
+	if (o->fd < 0 || o->len || !m->real || len > CF_MEMO_MAX ||
+	    !atomic_compare_exchange_strong(&cf_memo.busy, &idle, 1))
+		return false;
+	done = (cf_memo.valid && cf_memo.n == m->n && cf_memo.r == m->r && cf_memo.real == m->real &&
+	        cf_memo.in_len == len && memcmp(cf_memo.in, in, len) == 0) ||
+	       cf_memo_make(in, len, m);
+	if (done) {
+		struct cf_out w = { cf_memo.out, cf_memo.out_len, cf_memo.out_len, o->fd, 0 };
+
+		cf_flush(&w);
+		o->err = w.err;
+	}
+	atomic_store_explicit(&cf_memo.busy, 0, memory_order_release);
+	return done;
+}
+
 void cf_transform_of(enum cf_kind kind, const struct cf_about *a, const char *in, size_t len,
                      const struct cpus_map *m, struct cf_out *o)
 {
+	if (kind == CF_CPUINFO && !m->identity && cf_cpuinfo_memo(in, len, m, o))
+		return;
 	if (kind <= CF_KMAX)
 		cf_transform(kind, in, len, m, o);
 	else

@@ -480,6 +480,76 @@ static void test_big(void **state)
 	assert_non_null(strstr(outbuf, "\ncpu4095 "));
 }
 
+/* The bytes of fd from its start, into buf (NUL-terminated); closes fd. */
+static const char *slurp(int fd, char *buf, size_t cap)
+{
+	size_t len = 0;
+	ssize_t n;
+
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	while ((n = read(fd, buf + len, cap - 1 - len)) > 0)
+		len += (size_t)n;
+	close(fd);
+	buf[len] = '\0';
+	return buf;
+}
+
+/* /proc/cpuinfo of the machine m, as cf_fill writes it to a descriptor
+ * (through the memo, cpus_text.c), read back into buf. */
+static const char *to_fd(const char *in, const struct cpus_map *m, char *buf, size_t cap)
+{
+	static char stage[CF_STAGE];
+	int fd = (int)syscall(SYS_memfd_create, "t", 0u);
+	struct cf_out o = { stage, 0, sizeof stage, fd, 0 };
+
+	assert_true(fd >= 0);
+	cf_transform_of(CF_CPUINFO, NULL, in, strlen(in), m, &o);
+	cf_flush(&o);
+	assert_int_equal(o.err, 0);
+	return slurp(fd, buf, cap);
+}
+
+/* Issue 37: the text made for /proc/cpuinfo is kept and written again
+ * while the kernel's text and the map are the same, and made afresh when
+ * either moves (a clock that scales: cpu MHz), never stale. */
+static void test_memo(void **state)
+{
+	static char got[1 << 20], moved[sizeof cpuinfo_x86];
+	struct cpus_map m = map_of(64, r01, 2, false), m5 = map_of(5, r01, 2, false);
+	char *mhz;
+
+	(void)state;
+	memcpy(moved, cpuinfo_x86, sizeof moved);
+	assert_non_null(mhz = strstr(moved, "1001.000"));
+	memcpy(mhz, "2999", 4);
+	/* Made, kept, and written again: the pure transform's bytes. */
+	assert_string_equal(to_fd(cpuinfo_x86, &m, got, sizeof got), run(CF_CPUINFO, cpuinfo_x86, &m));
+	assert_true(cf_memo.valid);
+	assert_int_equal(cf_memo.out_len, strlen(outbuf));
+	assert_int_equal(count(to_fd(cpuinfo_x86, &m, got, sizeof got), "processor\t:"), 64);
+	assert_string_equal(got, outbuf);
+	/* The kernel's text moved: the new MHz, in every block of CPU 1. */
+	assert_string_equal(to_fd(moved, &m, got, sizeof got), run(CF_CPUINFO, moved, &m));
+	assert_int_equal(count(got, "2999.000"), 32);
+	/* Another map, the same text. */
+	assert_string_equal(to_fd(moved, &m5, got, sizeof got), run(CF_CPUINFO, moved, &m5));
+	/* Taken (another thread's): made in the caller's stage, the same. */
+	cf_memo.busy = 1;
+	assert_string_equal(to_fd(cpuinfo_x86, &m, got, sizeof got), run(CF_CPUINFO, cpuinfo_x86, &m));
+	cf_memo.busy = 0;
+	/* Through the open: this machine's file at 64, then at 5. */
+	cpus_wanted = 64;
+	for (int i = 0; i < 3; i++) {
+		int fd;
+
+		if (i == 2)
+			cpus_wanted = 5;
+		assert_true(fp_cpus_open(AT_FDCWD, "/proc/cpuinfo", O_RDONLY, &fd));
+		assert_true(fd >= 0);
+		assert_int_equal(count(slurp(fd, got, sizeof got), "\nprocessor"), i == 2 ? 4 : 63);
+	}
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -509,6 +579,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_match, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_descriptor, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_big, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_memo, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("cpus_files", tests, NULL, NULL);
