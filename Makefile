@@ -151,7 +151,7 @@ TLIB_SOS  := $(patsubst tests/%.c,tests/bin/%.so,$(wildcard tests/lib*.c))
 # The descriptor fuzzer (fuzz/fd_fuzz.c; its block is below fuzz's).
 FDFUZZ_BIN := tests/bin/fd_fuzz
 
-tests/bin/test_%: tests/test_%.c $(SRCS) $(HDRS) tests/testutil.h
+tests/bin/test_%: tests/test_%.c $(SRCS) $(HDRS) tests/testutil.h tests/core_units.h
 	@mkdir -p $(@D)
 	$(CC) -D_GNU_SOURCE -DFP_UNIT_TEST $(CPPFLAGS) $(TEST_CFLAGS) -fPIC $(CFLAGS) -I. -o $@ $< \
 		$(LDFLAGS) -lcmocka $(LIBS)
@@ -337,7 +337,7 @@ FUZZ_HAVE        = printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned lo
 	$(FUZZ_CC) -fsanitize=fuzzer -x c - -o $(FUZZ_BIN).probe >/dev/null 2>&1; \
 	rc=$$?; rm -f $(FUZZ_BIN).probe; [ $$rc -eq 0 ]
 
-$(FUZZ_BIN): fuzz/readlink_fuzz.c readlink_path.c readlink_shim.c fastpath.c counters.c settings.c outfile.c vfork.c $(HDRS)
+$(FUZZ_BIN): fuzz/readlink_fuzz.c $(SRCS) $(HDRS) tests/core_units.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) -D_GNU_SOURCE -DFP_UNIT_TEST -std=gnu11 -pthread $(WARN) -g -O1 \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \

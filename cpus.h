@@ -20,6 +20,86 @@
 #ifndef CPUS_H
 #define CPUS_H
 
+/* ------------------------------------------------------------------------
+ * The C library functions the CPU cap wraps and calls (the core binds
+ * them: fp_real.h, FP_REAL_DECLARE), reached through CPUS_REAL() as the
+ * core's through FP_REAL().  Stand-ins: fp_real.h, "Not ready yet".  The
+ * directory and stat calls of cpus_fd.c are its own rows (FP_REAL_OWN).
+ * ---------------------------------------------------------------------- */
+#define CPUS_REAL_COMMON(X)                                                                   \
+	X(long, sysconf, (int name), FP_NR_FAIL(-1))                                             \
+	/* Survey mode's fork-vs-threads histogram (cpus_survey.c). */                            \
+	X(pid_t, fork, (void), FP_NR_FAIL(-1))                                                   \
+	X(int, pthread_create,                                                                   \
+	  (pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg),               \
+	  FP_NR_RET(ENOSYS))                                                                     \
+	/* The stream over a CPU file we made (cpus_fd.c). */                                    \
+	X(FILE *, fdopen, (int fd, const char *how), FP_NR_FAIL(NULL))
+
+#ifdef FP_LINUX
+#define CPUS_REAL_LINUX(X)                                                                    \
+	X(int, sched_getaffinity, (pid_t pid, size_t size, cpu_set_t *mask), FP_NR_FAIL(-1))     \
+	X(int, sched_setaffinity, (pid_t pid, size_t size, const cpu_set_t *mask),               \
+	  FP_NR_FAIL(-1))                                                                        \
+	/* pthread functions report errors by return value, not errno. */                        \
+	X(int, pthread_getaffinity_np, (pthread_t t, size_t size, cpu_set_t *mask),              \
+	  FP_NR_RET(ENOSYS))                                                                     \
+	X(int, pthread_setaffinity_np, (pthread_t t, size_t size, const cpu_set_t *mask),        \
+	  FP_NR_RET(ENOSYS))                                                                     \
+	/* getcpu: glibc >= 2.29 (NULL before: the wrapper makes the call). */                   \
+	X(int, sched_getcpu, (void), FP_NR_DO(fp_nr_sched_getcpu()))                             \
+	X(int, getcpu, (unsigned int *cpu, unsigned int *node), FP_NR_DO(fp_nr_getcpu(cpu, node))) \
+	/* A CPU file mapped (cpus_fd.c). */                                                     \
+	X(void *, mmap, (void *a, size_t len, int prot, int flags, int fd, off_t off),           \
+	  FP_NR_DO(fp_nr_mmap(a, len, prot, flags, fd, off)))
+#else
+#define CPUS_REAL_LINUX(X)
+#endif
+#if defined(FP_LINUX) && defined(FP_HAVE_LFS64)
+#define CPUS_REAL_LINUX64(X)                                                                  \
+	X(void *, mmap64, (void *a, size_t len, int prot, int flags, int fd, off64_t off),       \
+	  FP_NR_DO(fp_nr_mmap(a, len, prot, flags, fd, off)))
+#else
+#define CPUS_REAL_LINUX64(X)
+#endif
+
+/* get_nprocs cannot fail by contract; one CPU is always true.  NULL on an
+ * illumos libc older than SUNW_1.23 (cpus_shim.c then asks sysconf). */
+#ifdef FP_HAVE_GET_NPROCS
+#define CPUS_REAL_GET_NPROCS(X)                                                               \
+	X(int, get_nprocs, (void), FP_NR_RET(1))                                                 \
+	X(int, get_nprocs_conf, (void), FP_NR_RET(1))
+#else
+#define CPUS_REAL_GET_NPROCS(X)
+#endif
+
+/* illumos: sysconf's twin, which XPG5 builds call (<unistd.h>'s "#pragma
+ * redefine_extname sysconf __sysconf_xpg5"); its row is sysconf's. */
+#ifdef FP_HAVE_SYSCONF_XPG5
+#define CPUS_REAL_SYSCONF_XPG5(X) X(long, __sysconf_xpg5, (int name), FP_NR_FAIL(-1))
+#else
+#define CPUS_REAL_SYSCONF_XPG5(X)
+#endif
+
+/* glibc's affinity in a thread attribute, which pthread_create applies
+ * through an internal call (cpus_shim.c translates the mask first). */
+#if defined(FP_LINUX) && defined(__GLIBC__)
+#define FP_HAVE_ATTR_AFFINITY 1
+#define CPUS_REAL_ATTR_AFFINITY(X)                                                            \
+	X(int, pthread_attr_setaffinity_np,                                                      \
+	  (pthread_attr_t *a, size_t size, const cpu_set_t *mask), FP_NR_RET(ENOSYS))            \
+	X(int, pthread_attr_getaffinity_np,                                                      \
+	  (const pthread_attr_t *a, size_t size, cpu_set_t *mask), FP_NR_RET(ENOSYS))
+#else
+#define CPUS_REAL_ATTR_AFFINITY(X)
+#endif
+
+#define CPUS_REAL_ALL(X)                                                                      \
+	CPUS_REAL_COMMON(X) CPUS_REAL_LINUX(X) CPUS_REAL_LINUX64(X) CPUS_REAL_GET_NPROCS(X)     \
+	CPUS_REAL_SYSCONF_XPG5(X) CPUS_REAL_ATTR_AFFINITY(X)
+FP_REAL_DECLARE(cpus, CPUS_REAL_ALL);
+#define CPUS_REAL(name) ((void)fp_ready(), fp_real_cpus.r_##name.f)
+
 #define CPUS_MAX 65536L  /* the most FASTPATH_CPUS may say */
 #define CPUS_LINUX_MAX 8192L /* NR_CPUS's limit (CONFIG_MAXSMP): N is capped there */
 
@@ -304,9 +384,9 @@ bool fp_cpus_seek(int fd, long long *off, int *whence) FP_HIDDEN;
 #define CPUS_NSTATX 0
 #endif
 #ifdef FP_HAVE_LFS64
-#define CPUS_NSYMS (18 + CPUS_NSTATX)
+#define CPUS_NSYMS (17 + CPUS_NSTATX)
 #else
-#define CPUS_NSYMS (13 + CPUS_NSTATX)
+#define CPUS_NSYMS (12 + CPUS_NSTATX)
 #endif
 extern const struct fp_sym cpus_syms[CPUS_NSYMS] FP_HIDDEN;
 #else /* !FP_LINUX */

@@ -53,9 +53,6 @@ FP_REAL_OWN(int, statx, // NOLINT(misc-unused-parameters)
 #endif
 FP_REAL_OWN(int, faccessat, // NOLINT(misc-unused-parameters)
             (int dirfd, const char *path, int how, int flags), FP_NR_FAIL(-1));
-/* fstatat before glibc 2.33 (fp_fstatat). */
-FP_REAL_OWN(int, __fxstatat, // NOLINT(misc-unused-parameters)
-            (int ver, int dirfd, const char *path, struct stat *st, int flags), FP_NR_FAIL(-1));
 #ifdef FP_HAVE_LFS64
 FP_REAL_OWN(struct dirent64 *, readdir64, (DIR *d), // NOLINT(misc-unused-parameters)
             FP_NR_FAIL(NULL));
@@ -80,7 +77,6 @@ const struct fp_sym cpus_syms[CPUS_NSYMS] = {
 	FP_SYM(fstatat),
 	FP_SYM(access),
 	FP_SYM(faccessat),
-	FP_SYM(__fxstatat),
 #ifdef CPUS_HAVE_STATX
 	FP_SYM(statx),
 #endif
@@ -122,7 +118,7 @@ static bool cf_fopen(const char *path, const char *mode, FILE **out)
 	if (fp_likely(!fp_enabled(FP_BIT(cpus))) || !cf_fopen_flags(mode, &flags) ||
 	    !fp_cpus_open(AT_FDCWD, path, flags, &fd))
 		return false;
-	*out = fd < 0 ? NULL : FP_REAL(fdopen)(fd, "r");
+	*out = fd < 0 ? NULL : CPUS_REAL(fdopen)(fd, "r");
 	if (fd >= 0 && !*out) {
 		int err = errno;
 
@@ -157,18 +153,6 @@ CPUS_WRAP_FOPEN(fopen64)
  * a prefix test (a relative one: a load, until a directory of ours is
  * noted).
  * ---------------------------------------------------------------------- */
-int fp_cpus_fstatat(int dirfd, const char *path, struct stat *st, int flags)
-{
-	int (*real)(int, const char *, struct stat *, int) = FP_OWN(fstatat);
-
-	if (fp_likely(real != fp_unready_fstatat))
-		return real(dirfd, path, st, flags);
-	if (fp_own___fxstatat.f != fp_unready___fxstatat)
-		return fp_own___fxstatat.f(FP_STAT_VER, dirfd, path, st, flags);
-	errno = ENOSYS;
-	return -1;
-}
-
 static bool cf_maybe(int dirfd, const char *path)
 {
 	if (!path)
@@ -582,7 +566,7 @@ static bool cf_seek(int as, long long *off, int *whence)
 		int as = (flags & MAP_ANONYMOUS) ? CF_AS_NONE : cf_served_as(fd); \
                                                                              \
 		if (fp_likely(as == CF_AS_NONE) || len == 0)                \
-			return FP_REAL(name)(a, len, prot, flags, fd, off);  \
+			return CPUS_REAL(name)(a, len, prot, flags, fd, off);  \
 		errno = as == CF_AS_PROCFS ? EIO : ENODEV;                   \
 		return MAP_FAILED;                                           \
 	}

@@ -374,7 +374,7 @@ static bool cpus_getcpu_libc FP_STARTUP_DATA;
 
 FP_STARTUP_TEXT void cpus_getcpu_init(void)
 {
-	cpus_getcpu_libc = fp_in_libc((const void *)fp_real.r_sched_getcpu.f);
+	cpus_getcpu_libc = fp_in_libc((const void *)fp_real_cpus.r_sched_getcpu.f);
 }
 
 /* A call of a few nanoseconds (2.9 ns natively here): without the cap,
@@ -382,7 +382,7 @@ FP_STARTUP_TEXT void cpus_getcpu_init(void)
  * third again. */
 FP_EXPORT int sched_getcpu(void)
 {
-	int (*real)(void) = FP_REAL(sched_getcpu);
+	int (*real)(void) = CPUS_REAL(sched_getcpu);
 	int cpu = fp_likely(cpus_getcpu_libc) ? fp_rseq_cpu() : -1;
 
 	if (fp_likely(!(fp_cfg.enabled & FP_BIT(cpus)))) {
@@ -400,7 +400,7 @@ FP_EXPORT int sched_getcpu(void)
 
 FP_EXPORT int getcpu(unsigned int *cpu, unsigned int *node)
 {
-	int (*real)(unsigned int *, unsigned int *) = FP_REAL(getcpu);
+	int (*real)(unsigned int *, unsigned int *) = CPUS_REAL(getcpu);
 	int rc;
 
 	if (fp_likely(!(fp_cfg.enabled & FP_BIT(cpus))) && real)

@@ -36,6 +36,11 @@
 #include "fastpath.h"
 #include "cpus.h"
 
+/* The mitigation's table of real functions (cpus.h). */
+#define FP_REAL_TAG cpus
+FP_REAL_DEFINE(CPUS_REAL_ALL); // NOLINT(misc-unused-parameters): a stand-in may ignore some
+#undef FP_REAL_TAG
+
 enum { CPUS_C_QUERIES, CPUS_C_REAL, CPUS_NCOUNTERS };
 static struct fp_stripe cpus_counters[FP_STRIPES];
 #define cpus_count(c) fp_count(cpus_counters, CPUS_C_##c)
@@ -138,7 +143,7 @@ static void cpus_stats(struct fp_buf *b, const unsigned long *c)
 static void cpus_child(void);
 
 /* The survey's part (cpus_survey.c): the cap stays in force under it. */
-FP_MITIGATION(cpus, .load = cpus_load, .stats = cpus_stats, .counters = cpus_counters,
+FP_MITIGATION(cpus, FP_REAL_SYMS(cpus), .load = cpus_load, .stats = cpus_stats, .counters = cpus_counters,
               .ncounters = CPUS_NCOUNTERS, .gauges = 1u << CPUS_C_REAL, CPUS_SYMS,
               .survey = &cpus_sv, .survey_keeps = true, .init = cpus_sv_init,
               .child = cpus_child);
@@ -223,14 +228,14 @@ typedef int cpus_learnt_mask; /* no masks here (illumos): never written */
 #endif
 static bool cpus_learn(struct cpus_view *v, cpus_learnt_mask *mask)
 {
-	v->online = fp_real.r_sysconf.f(_SC_NPROCESSORS_ONLN);
-	v->possible = fp_real.r_sysconf.f(_SC_NPROCESSORS_CONF);
+	v->online = fp_real_cpus.r_sysconf.f(_SC_NPROCESSORS_ONLN);
+	v->possible = fp_real_cpus.r_sysconf.f(_SC_NPROCESSORS_CONF);
 	if (v->possible < v->online)
 		v->possible = v->online;
 #ifdef FP_HAVE_AFFINITY
-	v->have_allowed = fp_real.r_sched_getaffinity.f(getpid(), sizeof v->allowed,
+	v->have_allowed = fp_real_cpus.r_sched_getaffinity.f(getpid(), sizeof v->allowed,
 	                                                &v->allowed) == 0 ||
-	                  fp_real.r_sched_getaffinity.f(0, sizeof v->allowed, &v->allowed) == 0;
+	                  fp_real_cpus.r_sched_getaffinity.f(0, sizeof v->allowed, &v->allowed) == 0;
 	if (fp_unlikely(cpus_handed.n) && cpus_handed_fits(v)) {
 		if (mask)
 			*mask = v->allowed;
@@ -341,7 +346,7 @@ static long cpus_answer(const char *via)
 }
 
 /* sysconf and __sysconf_xpg5 differ only in the real function they end in
- * (FP_REAL() has run initialisation; NULL: a libc without the twin). */
+ * (CPUS_REAL() has run initialisation; NULL: a libc without the twin). */
 static long cpus_sysconf(long (*real)(int), int name, const char *via)
 {
 	long r;
@@ -361,13 +366,13 @@ static long cpus_sysconf(long (*real)(int), int name, const char *via)
 
 FP_EXPORT long sysconf(int name)
 {
-	return cpus_sysconf(FP_REAL(sysconf), name, "sysconf");
+	return cpus_sysconf(CPUS_REAL(sysconf), name, "sysconf");
 }
 
 #ifdef FP_HAVE_SYSCONF_XPG5
 FP_EXPORT long __sysconf_xpg5(int name)
 {
-	return cpus_sysconf(FP_REAL(__sysconf_xpg5), name, "__sysconf_xpg5");
+	return cpus_sysconf(CPUS_REAL(__sysconf_xpg5), name, "__sysconf_xpg5");
 }
 #endif
 
@@ -382,10 +387,10 @@ FP_EXPORT long __sysconf_xpg5(int name)
                                                                              \
 		if (fp_enabled(FP_BIT(cpus)))                                \
 			r_ = (int)cpus_answer(#name);                        \
-		else if (fp_unlikely(!FP_REAL(name)))                        \
-			r_ = (int)FP_REAL(sysconf)(sc);                      \
+		else if (fp_unlikely(!CPUS_REAL(name)))                        \
+			r_ = (int)CPUS_REAL(sysconf)(sc);                      \
 		else                                                         \
-			r_ = FP_REAL(name)();                                \
+			r_ = CPUS_REAL(name)();                                \
 		if (fp_unlikely(fp_surveying()))                             \
 			cpus_sv_query(CPUS_S_Q_##name, r_);                  \
 		return r_;                                                   \
@@ -583,7 +588,7 @@ static bool cpus_exec_text(char *text)
 
 	memcpy(text, cpus_map_eq, off);
 	fp_cpus_map(&m);
-	have_v = fp_real.r_sched_getaffinity.f(0, sizeof now, &now) == 0 &&
+	have_v = fp_real_cpus.r_sched_getaffinity.f(0, sizeof now, &now) == 0 &&
 	         cpus_recalled(CPUS_THREAD, &now, &v);
 	return (have_v && fp_cpus_format_map(text + off, CPUS_MAP_TEXT - off, &m, &v)) ||
 	       fp_cpus_format_map(text + off, CPUS_MAP_TEXT - off, &m, NULL);
@@ -665,13 +670,13 @@ typedef int (*cpus_get_fn)(pid_t, pthread_t, size_t, cpu_set_t *);
 static int cpus_real_sched_get(pid_t pid, pthread_t th, size_t setsize, cpu_set_t *mask)
 {
 	(void)th;
-	return FP_REAL(sched_getaffinity)(pid, setsize, mask) == 0 ? 0 : errno;
+	return CPUS_REAL(sched_getaffinity)(pid, setsize, mask) == 0 ? 0 : errno;
 }
 
 static int cpus_real_pthread_get(pid_t pid, pthread_t th, size_t setsize, cpu_set_t *mask)
 {
 	(void)pid;
-	return FP_REAL(pthread_getaffinity_np)(th, setsize, mask);
+	return CPUS_REAL(pthread_getaffinity_np)(th, setsize, mask);
 }
 
 /*
@@ -721,7 +726,7 @@ FP_EXPORT int sched_getaffinity(pid_t pid, size_t setsize, cpu_set_t *mask)
 		if (err)
 			errno = err;
 	} else {
-		rc = FP_REAL(sched_getaffinity)(pid, setsize, mask);
+		rc = CPUS_REAL(sched_getaffinity)(pid, setsize, mask);
 	}
 	if (fp_unlikely(fp_surveying()) && (pid == 0 || pid == getpid()))
 		cpus_sv_query(CPUS_S_Q_sched_getaffinity, rc == 0 ? CPU_COUNT_S(setsize, mask) : 0);
@@ -739,7 +744,7 @@ FP_EXPORT int pthread_getaffinity_np(pthread_t thread, size_t setsize, cpu_set_t
 		              thread, setsize, mask, cpus_real_pthread_get,
 		              "pthread_getaffinity_np");
 	else
-		rc = FP_REAL(pthread_getaffinity_np)(thread, setsize, mask);
+		rc = CPUS_REAL(pthread_getaffinity_np)(thread, setsize, mask);
 	if (fp_unlikely(fp_surveying()))
 		cpus_sv_query(CPUS_S_Q_pthread_getaffinity_np,
 		              rc == 0 ? CPU_COUNT_S(setsize, mask) : 0);
@@ -793,7 +798,7 @@ static void cpus_remember(enum cpus_who who, pid_t pid, long n, size_t setsize,
 	if (who != CPUS_THREAD)
 		t = &cpus_vproc.m;
 	t->valid = cpus_vmask_of(t, n, setsize, mask) &&
-	           fp_real.r_sched_getaffinity.f(who == CPUS_THREAD ? 0 : pid, sizeof now, &now) == 0;
+	           fp_real_cpus.r_sched_getaffinity.f(who == CPUS_THREAD ? 0 : pid, sizeof now, &now) == 0;
 	t->sig = t->valid ? cpus_sig(&now) : 0;
 	if (main && who == CPUS_THREAD)
 		cpus_vproc.m = *t;
@@ -807,13 +812,13 @@ typedef int (*cpus_set_fn)(pid_t, pthread_t, size_t, const cpu_set_t *);
 static int cpus_real_sched_set(pid_t pid, pthread_t th, size_t setsize, const cpu_set_t *mask)
 {
 	(void)th;
-	return FP_REAL(sched_setaffinity)(pid, setsize, mask) == 0 ? 0 : errno;
+	return CPUS_REAL(sched_setaffinity)(pid, setsize, mask) == 0 ? 0 : errno;
 }
 
 static int cpus_real_pthread_set(pid_t pid, pthread_t th, size_t setsize, const cpu_set_t *mask)
 {
 	(void)pid;
-	return FP_REAL(pthread_setaffinity_np)(th, setsize, mask);
+	return CPUS_REAL(pthread_setaffinity_np)(th, setsize, mask);
 }
 
 /*
@@ -852,7 +857,7 @@ FP_EXPORT int sched_setaffinity(pid_t pid, size_t setsize, const cpu_set_t *mask
 	int err;
 
 	if (!fp_enabled(FP_BIT(cpus)) || (who = cpus_who_pid(pid)) == CPUS_OTHER)
-		return FP_REAL(sched_setaffinity)(pid, setsize, mask);
+		return CPUS_REAL(sched_setaffinity)(pid, setsize, mask);
 	err = cpus_set(who, pid, pthread_self(), setsize, mask, cpus_real_sched_set);
 	if (err)
 		errno = err;
@@ -862,7 +867,7 @@ FP_EXPORT int sched_setaffinity(pid_t pid, size_t setsize, const cpu_set_t *mask
 FP_EXPORT int pthread_setaffinity_np(pthread_t thread, size_t setsize, const cpu_set_t *mask)
 {
 	if (!fp_enabled(FP_BIT(cpus)))
-		return FP_REAL(pthread_setaffinity_np)(thread, setsize, mask);
+		return CPUS_REAL(pthread_setaffinity_np)(thread, setsize, mask);
 	return cpus_set(pthread_equal(thread, pthread_self()) ? CPUS_THREAD : CPUS_SIBLING, 0,
 	                thread, setsize, mask, cpus_real_pthread_set);
 }
@@ -943,15 +948,15 @@ FP_EXPORT int pthread_attr_setaffinity_np(pthread_attr_t *attr, size_t setsize,
 	cpu_set_t want;
 	int rc;
 
-	if (!FP_REAL(pthread_attr_setaffinity_np))
+	if (!CPUS_REAL(pthread_attr_setaffinity_np))
 		return ENOSYS;
 	if (!fp_enabled(FP_BIT(cpus)) || !given || setsize == 0)
-		return FP_REAL(pthread_attr_setaffinity_np)(attr, setsize, mask);
+		return CPUS_REAL(pthread_attr_setaffinity_np)(attr, setsize, mask);
 	fp_cpus_map(&m);
 	/* A mask that names none of the N stays empty: pthread_create then
 	 * fails with the kernel's EINVAL, as on a machine of N CPUs. */
 	(void)fp_cpus_to_real(&m, mask, setsize, &want);
-	rc = FP_REAL(pthread_attr_setaffinity_np)(attr, sizeof want, &want);
+	rc = CPUS_REAL(pthread_attr_setaffinity_np)(attr, sizeof want, &want);
 	if (rc == 0) {
 		v.valid = cpus_vmask_of(&v, m.n, setsize, mask);
 		v.sig = cpus_sig(&want);
@@ -981,14 +986,14 @@ FP_EXPORT int pthread_attr_getaffinity_np(const pthread_attr_t *attr, size_t set
 	cpu_set_t now;
 	size_t need;
 
-	if (!FP_REAL(pthread_attr_getaffinity_np))
+	if (!CPUS_REAL(pthread_attr_getaffinity_np))
 		return ENOSYS;
 	if (!fp_enabled(FP_BIT(cpus)))
-		return FP_REAL(pthread_attr_getaffinity_np)(attr, setsize, mask);
+		return CPUS_REAL(pthread_attr_getaffinity_np)(attr, setsize, mask);
 	CPU_ZERO(&now);
-	if (FP_REAL(pthread_attr_getaffinity_np)(attr, sizeof now, &now) != 0 ||
+	if (CPUS_REAL(pthread_attr_getaffinity_np)(attr, sizeof now, &now) != 0 ||
 	    cpus_all_ones(&now, sizeof now))
-		return FP_REAL(pthread_attr_getaffinity_np)(attr, setsize, mask);
+		return CPUS_REAL(pthread_attr_getaffinity_np)(attr, setsize, mask);
 	fp_cpus_map(&m);
 	/* The whole virtual mask (up to 1 KiB: CPUS_LINUX_MAX ids), off the
 	 * stack; not a call a signal handler may make, so malloc is fine. */
@@ -1019,8 +1024,8 @@ bool fp_cpus_attr_has_mask(const pthread_attr_t *attr)
 	cpu_set_t now;
 
 	CPU_ZERO(&now);
-	return attr && FP_REAL(pthread_attr_getaffinity_np) &&
-	       FP_REAL(pthread_attr_getaffinity_np)(attr, sizeof now, &now) == 0 &&
+	return attr && CPUS_REAL(pthread_attr_getaffinity_np) &&
+	       CPUS_REAL(pthread_attr_getaffinity_np)(attr, sizeof now, &now) == 0 &&
 	       !cpus_all_ones(&now, sizeof now);
 }
 
@@ -1031,8 +1036,8 @@ bool fp_cpus_attr_vmask(const pthread_attr_t *attr, struct cpus_vmask *out)
 	cpu_set_t now;
 
 	CPU_ZERO(&now);
-	if (!attr || !fp_enabled(FP_BIT(cpus)) || !FP_REAL(pthread_attr_getaffinity_np) ||
-	    FP_REAL(pthread_attr_getaffinity_np)(attr, sizeof now, &now) != 0)
+	if (!attr || !fp_enabled(FP_BIT(cpus)) || !CPUS_REAL(pthread_attr_getaffinity_np) ||
+	    CPUS_REAL(pthread_attr_getaffinity_np)(attr, sizeof now, &now) != 0)
 		return false;
 	return cpus_attr_recall(attr, &now, out);
 }

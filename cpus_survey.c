@@ -79,10 +79,10 @@ FP_EXPORT pid_t fork(void)
 	pid_t pid;
 
 	if (fp_likely(!fp_surveying()))
-		return FP_REAL(fork)();
+		return CPUS_REAL(fork)();
 	live = atomic_load(&cpus_alive);
 	t0 = fp_now_ns();
-	pid = FP_REAL(fork)();
+	pid = CPUS_REAL(fork)();
 	if (pid > 0) {
 		int saved = errno;
 
@@ -141,7 +141,7 @@ FP_EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(
 	fp_threads_made();
 	fp_thread_key_make();
 	if (!(s = malloc(sizeof *s)))
-		return FP_REAL(pthread_create)(t, a, fn, arg);
+		return CPUS_REAL(pthread_create)(t, a, fn, arg);
 	s->fn = fn;
 	s->arg = arg;
 #ifdef FP_HAVE_ATTR_AFFINITY
@@ -159,7 +159,7 @@ FP_EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(
 	s->sv = sv = fp_surveying() && cpus_have_key;
 	if (sv)
 		fp_sv_max(&cpus_sv, CPUS_S_THREADS_MAX, atomic_fetch_add(&cpus_alive, 1) + 1);
-	rc = FP_REAL(pthread_create)(t, a, cpus_thread, s);
+	rc = CPUS_REAL(pthread_create)(t, a, cpus_thread, s);
 	/* s is the thread's from here on (it may be freed already). */
 	if (rc != 0) {
 		if (sv)

@@ -6,6 +6,43 @@
 #ifndef READLINK_H
 #define READLINK_H
 
+/* S_IFDOOR exists only on illumos; the readlink policy is table-driven and
+ * unit-tested on Linux too, so the constant is known everywhere. */
+#ifndef S_IFDOOR
+#  define S_IFDOOR 0xD000
+#endif
+#define FP_S_ISDOOR(m) (((m) & S_IFMT) == S_IFDOOR)
+/* An illumos event port (port_create(3C)): S_IFPORT, 0xE000 in illumos's
+ * <sys/stat.h>; known everywhere for the same reason. */
+#ifndef S_IFPORT
+#  define S_IFPORT 0xE000
+#endif
+
+/* ------------------------------------------------------------------------
+ * The C library functions the readlink mitigation wraps (the core binds
+ * them: fp_real.h, FP_REAL_DECLARE), reached through RL_REAL() as the
+ * core's through FP_REAL().  A call the C library makes while we bind is
+ * the system call ("Not ready yet", fp_real.h).
+ * ---------------------------------------------------------------------- */
+#define RL_REAL_COMMON(X)                                                                     \
+	X(ssize_t, readlink, (const char *path, char *buf, size_t n),                            \
+	  FP_NR_DO(fp_raw_readlinkat(AT_FDCWD, path, buf, n)))                                   \
+	X(ssize_t, readlinkat, (int dirfd, const char *path, char *buf, size_t n),               \
+	  FP_NR_DO(fp_raw_readlinkat(dirfd, path, buf, n)))
+#ifdef FP_HAVE_GLIBC_CHK
+#define RL_REAL_CHK(X)                                                                        \
+	X(ssize_t, __readlink_chk, (const char *path, char *buf, size_t len, size_t buflen),     \
+	  FP_NR_READLINK_CHK(AT_FDCWD))                                                          \
+	X(ssize_t, __readlinkat_chk,                                                             \
+	  (int dirfd, const char *path, char *buf, size_t len, size_t buflen),                   \
+	  FP_NR_READLINK_CHK(dirfd))
+#else
+#define RL_REAL_CHK(X)
+#endif
+#define RL_REAL_ALL(X) RL_REAL_COMMON(X) RL_REAL_CHK(X)
+FP_REAL_DECLARE(readlink, RL_REAL_ALL);
+#define RL_REAL(name) ((void)fp_ready(), fp_real_readlink.r_##name.f)
+
 /* ------------------------------------------------------------------------
  * A parsed name: <root>/<who>[/task/<tid>]/<fd|path>/<n>, nothing else.
  * ---------------------------------------------------------------------- */

@@ -26,6 +26,11 @@
 #include "fastpath.h"
 #include "readlink.h"
 #include "cpus.h"
+
+/* The mitigation's table of real functions (readlink.h). */
+#define FP_REAL_TAG readlink
+FP_REAL_DEFINE(RL_REAL_ALL); // NOLINT(misc-unused-parameters): a stand-in may ignore some
+#undef FP_REAL_TAG
 #ifdef FP_VALGRIND_ANNOTATE
 #include <valgrind/helgrind.h>
 #endif
@@ -707,13 +712,13 @@ static inline bool rl_elsewhere(const char *path)
 		    (k_ = rl_short(dirfd, path, buf, len, &r, &sv_)) != 0) { \
 			if (fp_likely(k_ == 1))                              \
 				return r;                                    \
-			r = FP_REAL(name)(__VA_ARGS__);                      \
+			r = RL_REAL(name)(__VA_ARGS__);                      \
 			int e_ = errno;                                      \
 			rl_sv_done(&sv_);                                    \
 			errno = e_;                                          \
 			return r;                                            \
 		}                                                            \
-		return FP_REAL(name)(__VA_ARGS__);                           \
+		return RL_REAL(name)(__VA_ARGS__);                           \
 	}
 
 RL_WRAP(readlink, (const char *path, char *buf, size_t n), AT_FDCWD, n, true, path, buf, n)
@@ -770,6 +775,6 @@ static void rl_stats(struct fp_buf *b, const unsigned long *c)
 	fp_buf_ulong(b, c[RL_C_CALLS]);
 }
 
-FP_MITIGATION(readlink, .load = rl_load, .stats = rl_stats, .counters = rl_counters,
+FP_MITIGATION(readlink, FP_REAL_SYMS(readlink), .load = rl_load, .stats = rl_stats, .counters = rl_counters,
               .ncounters = RL_NCOUNTERS, .survey = &rl_sv, .init = rl_init, .child = rl_atfork_child,
               .rooted = rl_rooted);

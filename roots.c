@@ -34,7 +34,7 @@ static void fp_rooted(void)
 	} while (0)
 /* A function the C library may lack: ENOSYS, as for any missing one. */
 #define FP_ROOTED_NEWER(name, ...)                                           \
-	FP_ROOTED(FP_REAL(name) ? fp_real.r_##name.f(__VA_ARGS__) : (errno = ENOSYS, -1))
+	FP_ROOTED(FP_REAL(name) ? fp_real_core.r_##name.f(__VA_ARGS__) : (errno = ENOSYS, -1))
 
 FP_EXPORT int chroot(const char *path)
 {

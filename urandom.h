@@ -26,6 +26,8 @@
 #ifndef URANDOM_H
 #define URANDOM_H
 
+#include "urandom_real.h"
+
 enum {
 	UR_C_OPENS,     /* opens of the device handed a pooled fd */
 	UR_C_READS,     /* reads of pooled fds */
@@ -601,5 +603,9 @@ static inline void ur_debug(const char *what)
 #define UR_EXEC_NSYMS 10
 #endif
 extern const struct fp_sym ur_exec_syms[UR_EXEC_NSYMS] FP_HIDDEN;
+#ifdef FP_LINUX
+/* fd is a number we hold, closed to the program (urandom_seen.c). */
+bool ur_fd_held(int fd) FP_HIDDEN;
+#endif
 
 #endif /* URANDOM_H */

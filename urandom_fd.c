@@ -183,7 +183,7 @@ bool ur_hidden_retire(void)
 	for (d = 0; d < UR_NDEV; d++)
 		if ((h = ur_hidden_forget(d, -1)) >= 0) {
 			ur_count(SYSCALLS);
-			fp_real.r_close.f(h);
+			fp_real_urandom.r_close.f(h);
 			any = true;
 		}
 	return any;
@@ -278,12 +278,12 @@ static long ur_above(struct ur_above *a)
 		}
 	} else if (ur_above_noclone) {
 		a->r = -ENOSYS - 1000;  /* as a clone refused */
-	} else if (!FP_REAL(clone) || atomic_exchange(&ur_above_busy, true)) {
+	} else if (!UR_REAL(clone) || atomic_exchange(&ur_above_busy, true)) {
 		a->r = -EAGAIN;
 	} else {
 		/* Exit signal 0: no SIGCHLD, and no wait(2) of the program's
 		 * (without __WCLONE or __WALL) sees it. */
-		int pid = fp_real.r_clone.f(ur_above_child, ur_above_stack + sizeof ur_above_stack,
+		int pid = fp_real_urandom.r_clone.f(ur_above_child, ur_above_stack + sizeof ur_above_stack,
 		                            CLONE_VM | CLONE_FILES | CLONE_VFORK, a);
 
 		if (pid < 0)
@@ -374,7 +374,7 @@ void ur_limit_set(uint64_t soft)
 		atomic_store(&ur_hidden_bad[d], false);
 		if (h >= 0 && (uint64_t)h < soft &&
 		    (h = ur_hidden_forget(d, h)) >= 0)
-			fp_real.r_close.f(h);
+			fp_real_urandom.r_close.f(h);
 	}
 }
 #else
@@ -424,7 +424,7 @@ void ur_fd_init(void)
 	if (ur_mode != UR_MODE_EXACT || !(fp_cfg.enabled & FP_BIT(urandom)) ||
 	    (floor = ur_hidden_floor()) < 64)
 		return;
-	d = fp_real.r_openat.f(AT_FDCWD, "/", O_RDONLY | O_CLOEXEC);
+	d = fp_real_urandom.r_openat.f(AT_FDCWD, "/", O_RDONLY | O_CLOEXEC);
 	if (d < 0) {
 		errno = saved;
 		return;
@@ -432,9 +432,9 @@ void ur_fd_init(void)
 	ur_heal(d);
 	if ((h = ur_dup_cloexec(d, floor)) >= 0) {
 		ur_heal(h);
-		fp_real.r_close.f(h);
+		fp_real_urandom.r_close.f(h);
 	}
-	fp_real.r_close.f(d);
+	fp_real_urandom.r_close.f(d);
 	errno = saved;
 #endif
 }
@@ -468,7 +468,7 @@ static bool ur_hidden_make(int dev, const char *path, uint64_t w)
 		return false;
 #endif
 	ur_count(SYSCALLS);
-	lo = fp_real.r_openat.f(AT_FDCWD, path, flags | O_LARGEFILE);
+	lo = fp_real_urandom.r_openat.f(AT_FDCWD, path, flags | O_LARGEFILE);
 	if (lo < 0) {
 		ur_cloexec_release();
 		ur_hidden_made();
@@ -482,7 +482,7 @@ static bool ur_hidden_make(int dev, const char *path, uint64_t w)
 		fd = ur_hidden_place(lo, &gen);
 	}
 	ur_count(SYSCALLS);
-	fp_real.r_close.f(lo);
+	fp_real_urandom.r_close.f(lo);
 	ur_cloexec_release();
 	errno = saved;
 	if (fd == UR_DUP_LATER) {  /* an exec, fork or placing under way: real, this once */
@@ -491,7 +491,7 @@ static bool ur_hidden_make(int dev, const char *path, uint64_t w)
 	}
 	if (fd < 0 || fd >= UR_MAXFD) {
 		if (fd >= 0)
-			fp_real.r_close.f(fd);
+			fp_real_urandom.r_close.f(fd);
 		atomic_store(&ur_hidden_bad[dev], true);
 		ur_hidden_made();
 		ur_debug("no hidden descriptor: opens are real");
@@ -501,14 +501,14 @@ static bool ur_hidden_make(int dev, const char *path, uint64_t w)
 	ur_set(fd, UR_HIDDEN | (dev == UR_DEV_RANDOM ? UR_RANDOM : 0));
 	if (!atomic_compare_exchange_strong(&ur_hidden[dev], &w, UR_HW(UR_HW_GEN(w) + 1, fd))) {
 		atomic_store(ur_fd(fd), 0);
-		fp_real.r_close.f(fd);
+		fp_real_urandom.r_close.f(fd);
 		ur_hidden_made();
 		return true;
 	}
 #ifdef FP_LINUX
 	/* The program changed its limit while we placed it: maybe below. */
 	if (atomic_load(&ur_limit_gen) != gen && (fd = ur_hidden_forget(dev, fd)) >= 0) {
-		fp_real.r_close.f(fd);
+		fp_real_urandom.r_close.f(fd);
 		ur_hidden_made();
 		return true;
 	}
@@ -534,7 +534,7 @@ bool ur_give_back(int err)
 
 		if (fd >= 0) {
 			atomic_store(ur_fd(fd), 0);
-			fp_real.r_close.f(fd);
+			fp_real_urandom.r_close.f(fd);
 			any = true;
 		}
 	}
@@ -741,7 +741,7 @@ static bool ur_adopt(int fd, int dev, int flags)
 		int saved = errno, r;
 
 		ur_count(SYSCALLS);
-		r = fp_real.r_fcntl.f(fd, F_SETFD, clo ? FD_CLOEXEC : 0);
+		r = fp_real_urandom.r_fcntl.f(fd, F_SETFD, clo ? FD_CLOEXEC : 0);
 		errno = saved;
 		if (r < 0)
 			return false;
@@ -758,7 +758,7 @@ static int ur_open_real(int dev, const char *path, int flags)
 
 	ur_count(SYSCALLS);
 	g = atomic_load(&ur_forks);
-	UR_RETRY(fd, fp_real.r_openat.f(AT_FDCWD, path, flags));
+	UR_RETRY(fd, fp_real_urandom.r_openat.f(AT_FDCWD, path, flags));
 	if (fd < 0)
 		return fd;
 	ur_heal(fd);
@@ -795,14 +795,14 @@ static int ur_open_exact(int dev, const char *path, int flags)
 		}
 		/* dup(h) is fcntl(h, F_DUPFD, 0), and 15% cheaper a cycle
 		 * (no fcntl dispatch or security hook in the kernel). */
-		fd = (flags & O_CLOEXEC) ? ur_dup_cloexec(h, 0) : fp_real.r_dup.f(h);
+		fd = (flags & O_CLOEXEC) ? ur_dup_cloexec(h, 0) : fp_real_urandom.r_dup.f(h);
 		if (fp_unlikely(fd == UR_DUP_LATER))  /* an exec or fork under way */
 			return ur_open_real(dev, path, flags);
 		/* The number may have been freed or replaced meanwhile (dup2
 		 * onto it, close_range): what we duplicated is then unknown. */
 		if (fp_unlikely(atomic_load(&ur_hidden[dev]) != w)) {
 			if (fd >= 0)
-				fp_real.r_close.f(fd);
+				fp_real_urandom.r_close.f(fd);
 			*ep = saved;
 			continue;
 		}
@@ -819,7 +819,7 @@ static int ur_open_exact(int dev, const char *path, int flags)
 		 * low numbers in use): untracked, it would share the hidden
 		 * description unseen.  A real open of its own instead. */
 		if (fp_unlikely(fd >= UR_MAXFD)) {
-			fp_real.r_close.f(fd);
+			fp_real_urandom.r_close.f(fd);
 			*ep = saved;
 			return ur_open_real(dev, path, flags);
 		}
@@ -890,7 +890,7 @@ int ur_open(int dev, const char *path, int flags)
 		saved = errno;
 		atomic_store(ur_fd(fd), 0);
 		ur_count(SYSCALLS);
-		fp_real.r_close.f(fd);
+		fp_real_urandom.r_close.f(fd);
 		errno = saved;
 	}
 	return ur_open_real(dev, path, flags);
@@ -924,7 +924,7 @@ int ur_close(int fd, unsigned st)
 		}
 	}
 	ur_cell_forget(fd, st);
-	return fp_real.r_close.f(fd);
+	return fp_real_urandom.r_close.f(fd);
 }
 
 #if defined(FP_HAVE_CLOSE_RANGE) || defined(FP_HAVE_CLOSEFROM)
@@ -978,7 +978,7 @@ void ur_exec_guard(int fds[UR_NRES])
 
 		fds[d] = -1;
 		if (fd >= 0 && !(ur_state(fd) & UR_CLOEXEC) &&
-		    fp_real.r_fcntl.f(fd, F_SETFD, FD_CLOEXEC) == 0)
+		    fp_real_urandom.r_fcntl.f(fd, F_SETFD, FD_CLOEXEC) == 0)
 			fds[d] = fd;
 	}
 	errno = saved;
@@ -996,7 +996,7 @@ void ur_exec_unguard(const int fds[UR_NRES])
 
 		if (fds[d] < 0 || !(st = ur_state(fds[d])) || (st & UR_CLOEXEC))
 			continue;
-		(void)fp_real.r_fcntl.f(fds[d], F_SETFD, 0);
+		(void)fp_real_urandom.r_fcntl.f(fds[d], F_SETFD, 0);
 	}
 	errno = saved;
 }

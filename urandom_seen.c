@@ -25,11 +25,11 @@
 
 /* The real call, or ENOSYS where the C library lacks it. */
 #define UR_CALL(name, ...)                                                   \
-	(FP_REAL(name) ? fp_real.r_##name.f(__VA_ARGS__) : (errno = ENOSYS, -1))
+	(UR_REAL(name) ? fp_real_urandom.r_##name.f(__VA_ARGS__) : (errno = ENOSYS, -1))
 /* The number to pass on for fd. */
 #define UR_FD(fd) ur_real_fd(fd, ur_state(fd))
 
-bool fp_fd_held(int fd)
+bool ur_fd_held(int fd)
 {
 	return (ur_state(fd) & UR_HELD) != 0;
 }
@@ -272,8 +272,8 @@ static int ur_spawn_closed(posix_spawn_file_actions_t *fa, int fd)
 {
 	if (fp_likely(!(ur_state(fd) & UR_HELD)))
 		return 0;
-	return FP_REAL(posix_spawn_file_actions_addclose) ?
-	               fp_real.r_posix_spawn_file_actions_addclose.f(fa, fd) : ENOSYS;
+	return UR_REAL(posix_spawn_file_actions_addclose) ?
+	               fp_real_urandom.r_posix_spawn_file_actions_addclose.f(fa, fd) : ENOSYS;
 }
 
 FP_EXPORT int posix_spawn_file_actions_adddup2(posix_spawn_file_actions_t *fa, int fd, int to)
@@ -282,8 +282,8 @@ FP_EXPORT int posix_spawn_file_actions_adddup2(posix_spawn_file_actions_t *fa, i
 
 	if (r)
 		return r;
-	return FP_REAL(posix_spawn_file_actions_adddup2) ?
-	               fp_real.r_posix_spawn_file_actions_adddup2.f(fa, fd, to) : ENOSYS;
+	return UR_REAL(posix_spawn_file_actions_adddup2) ?
+	               fp_real_urandom.r_posix_spawn_file_actions_adddup2.f(fa, fd, to) : ENOSYS;
 }
 
 FP_EXPORT int posix_spawn_file_actions_addfchdir_np(posix_spawn_file_actions_t *fa, int fd)
@@ -292,8 +292,8 @@ FP_EXPORT int posix_spawn_file_actions_addfchdir_np(posix_spawn_file_actions_t *
 
 	if (r)
 		return r;
-	return FP_REAL(posix_spawn_file_actions_addfchdir_np) ?
-	               fp_real.r_posix_spawn_file_actions_addfchdir_np.f(fa, fd) : ENOSYS;
+	return UR_REAL(posix_spawn_file_actions_addfchdir_np) ?
+	               fp_real_urandom.r_posix_spawn_file_actions_addfchdir_np.f(fa, fd) : ENOSYS;
 }
 
 /* _Fork runs no atfork handler, but the child gets our descriptors all

@@ -54,7 +54,7 @@ static inline int ur_after_open(int fd)
 	{                                                                    \
 		mode_t mode = 0;                                             \
 		FP_MODE(flags, mode);                                        \
-		UR_OPEN_BODY(AT_FDCWD, FP_REAL(name)(path, flags, mode), lfs); \
+		UR_OPEN_BODY(AT_FDCWD, UR_REAL(name)(path, flags, mode), lfs); \
 	}
 /* A held number (the hidden descriptor, a kept reserve) as dirfd is a
  * closed one: -1 gives the kernel's own answer for it (EBADF for a
@@ -65,18 +65,18 @@ static inline int ur_after_open(int fd)
 		mode_t mode = 0;                                             \
 		FP_MODE(flags, mode);                                        \
 		dirfd = ur_real_fd(dirfd, ur_state(dirfd));                  \
-		UR_OPEN_BODY(dirfd, FP_REAL(name)(dirfd, path, flags, mode), lfs); \
+		UR_OPEN_BODY(dirfd, UR_REAL(name)(dirfd, path, flags, mode), lfs); \
 	}
 #define UR_WRAP_OPEN_2(name, lfs)                                                \
 	FP_EXPORT int name(const char *path, int flags)                      \
 	{                                                                    \
-		UR_OPEN_BODY(AT_FDCWD, FP_REAL(name)(path, flags), lfs);     \
+		UR_OPEN_BODY(AT_FDCWD, UR_REAL(name)(path, flags), lfs);     \
 	}
 #define UR_WRAP_OPENAT_2(name, lfs)                                              \
 	FP_EXPORT int name(int dirfd, const char *path, int flags)           \
 	{                                                                    \
 		dirfd = ur_real_fd(dirfd, ur_state(dirfd));                  \
-		UR_OPEN_BODY(dirfd, FP_REAL(name)(dirfd, path, flags), lfs); \
+		UR_OPEN_BODY(dirfd, UR_REAL(name)(dirfd, path, flags), lfs); \
 	}
 
 /* The 64 twins add O_LARGEFILE, as the C library's do (it is 0 in a
@@ -115,13 +115,13 @@ static ssize_t ur_read(int fd, void *buf, size_t n)
 		return 0;
 	if (n > UR_SERVE_MAX || !fp_opaque(buf)) {
 		ur_count(SYSCALLS);
-		return fp_real.r_read.f(fd, buf, n);
+		return fp_real_urandom.r_read.f(fd, buf, n);
 	}
 	got = ur_serve(buf, n, fd);
 	if (fp_likely(got == n))
 		return (ssize_t)n;
 	ur_count(SYSCALLS);
-	r = fp_real.r_read.f(fd, (unsigned char *)buf + got, n - got);
+	r = fp_real_urandom.r_read.f(fd, (unsigned char *)buf + got, n - got);
 	if (r < 0)
 		return got ? (ssize_t)got : -1;
 	return (ssize_t)got + r;
@@ -133,14 +133,14 @@ FP_EXPORT ssize_t read(int fd, void *buf, size_t n)
 
 	if (fp_unlikely(st))
 		return (st & UR_OPEN) ? ur_read(fd, buf, n)
-		                      : fp_real.r_read.f(ur_real_fd(fd, st), buf, n);
+		                      : fp_real_urandom.r_read.f(ur_real_fd(fd, st), buf, n);
 	if (fp_unlikely(ur_surveyed(fd))) {
 		ssize_t r;
 
-		UR_SV_TIMED(r, FP_REAL(read)(fd, buf, n), ur_sv_read, n, r);
+		UR_SV_TIMED(r, UR_REAL(read)(fd, buf, n), ur_sv_read, n, r);
 		return r;
 	}
-	return FP_REAL(read)(fd, buf, n);
+	return UR_REAL(read)(fd, buf, n);
 }
 
 #ifdef FP_HAVE_GLIBC_CHK
@@ -151,14 +151,14 @@ FP_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
 	/* n > buflen: the real one reports the overflow and aborts. */
 	if (fp_unlikely(st) && n <= buflen)
 		return (st & UR_OPEN) ? ur_read(fd, buf, n)
-		                      : fp_real.r_read.f(ur_real_fd(fd, st), buf, n);
+		                      : fp_real_urandom.r_read.f(ur_real_fd(fd, st), buf, n);
 	if (fp_unlikely(ur_surveyed(fd)) && n <= buflen) {
 		ssize_t r;
 
-		UR_SV_TIMED(r, FP_REAL(__read_chk)(fd, buf, n, buflen), ur_sv_read, n, r);
+		UR_SV_TIMED(r, UR_REAL(__read_chk)(fd, buf, n, buflen), ur_sv_read, n, r);
 		return r;
 	}
-	return FP_REAL(__read_chk)(fd, buf, n, buflen);
+	return UR_REAL(__read_chk)(fd, buf, n, buflen);
 }
 #endif
 
@@ -173,10 +173,10 @@ FP_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
 			return ur_read(fd, buf, n);                          \
 		if (fp_unlikely(ur_surveyed(fd)) && off >= 0) {              \
 			ssize_t r_;                                          \
-			UR_SV_TIMED(r_, FP_REAL(name)(fd, buf, n, off), ur_sv_read, n, r_); \
+			UR_SV_TIMED(r_, UR_REAL(name)(fd, buf, n, off), ur_sv_read, n, r_); \
 			return r_;                                           \
 		}                                                            \
-		return FP_REAL(name)(ur_real_fd(fd, st), buf, n, off);       \
+		return UR_REAL(name)(ur_real_fd(fd, st), buf, n, off);       \
 	}
 
 UR_WRAP_PREAD(pread, off_t)
@@ -211,7 +211,7 @@ static ssize_t ur_readv(int fd, const struct iovec *iov, int cnt)
 direct:
 	ur_count(READS);
 	ur_count(SYSCALLS);
-	return fp_real.r_readv.f(fd, iov, cnt);
+	return fp_real_urandom.r_readv.f(fd, iov, cnt);
 }
 
 FP_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
@@ -220,7 +220,7 @@ FP_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
 
 	if (fp_unlikely(st & UR_OPEN))
 		return ur_readv(fd, iov, cnt);
-	return FP_REAL(readv)(ur_real_fd(fd, st), iov, cnt);
+	return UR_REAL(readv)(ur_real_fd(fd, st), iov, cnt);
 }
 
 /* ------------------------------------------------------------------------
@@ -239,10 +239,10 @@ FP_EXPORT int close(int fd)
 		/* Forgotten first: once closed, the number may be the next
 		 * open's in another thread, which marks it again. */
 		ur_sv_forget(fd);
-		UR_SV_TIMED(r, FP_REAL(close)(fd), ur_sv_closed);
+		UR_SV_TIMED(r, UR_REAL(close)(fd), ur_sv_closed);
 		return r;
 	}
-	return FP_REAL(close)(fd);
+	return UR_REAL(close)(fd);
 }
 
 
@@ -270,14 +270,14 @@ FP_EXPORT int close_range(unsigned lo, unsigned hi, int flags)
 	/* A flag the kernel refuses (EINVAL) closes nothing: nothing is
 	 * forgotten first.  One a later kernel knows: forgotten after. */
 	if (fp_likely(atomic_load(&ur_hiwater) == 0) || lo > hi || !ur_table_ours())
-		return FP_REAL(close_range)(lo, hi, flags);
+		return UR_REAL(close_range)(lo, hi, flags);
 	if (fp_unlikely(flags & ~UR_CLOSE_RANGE_KNOWN)) {
-		r = fp_real.r_close_range.f(lo, hi, flags);
+		r = fp_real_urandom.r_close_range.f(lo, hi, flags);
 		if (r == 0 && !(flags & UR_CLOSE_RANGE_CLOEXEC_FLAG)) {
 			ur_untrack_range(lo, hi, taken);
 			for (d = 0; d < UR_NTAKEN; d++)
 				if (taken[d] >= 0)
-					fp_real.r_close.f(taken[d]);
+					fp_real_urandom.r_close.f(taken[d]);
 		}
 		return r;
 	}
@@ -285,17 +285,17 @@ FP_EXPORT int close_range(unsigned lo, unsigned hi, int flags)
 	if (flags & CLOSE_RANGE_CLOEXEC) {
 		unsigned fd, end = (unsigned)atomic_load(&ur_hiwater);
 
-		r = fp_real.r_close_range.f(lo, hi, flags);
+		r = fp_real_urandom.r_close_range.f(lo, hi, flags);
 		for (fd = lo; r == 0 && fd < end && fd <= hi; fd++)
 			ur_update((int)fd, 0, UR_CLOEXEC);
 		return r;
 	}
 #endif
 	ur_untrack_range(lo, hi, taken);
-	r = fp_real.r_close_range.f(lo, hi, flags);
+	r = fp_real_urandom.r_close_range.f(lo, hi, flags);
 	for (d = 0; r < 0 && d < UR_NTAKEN; d++)
 		if (taken[d] >= 0)
-			fp_real.r_close.f(taken[d]);
+			fp_real_urandom.r_close.f(taken[d]);
 	return r;
 }
 #endif
@@ -308,7 +308,7 @@ FP_EXPORT void closefrom(int lo)
 	/* A negative lo closes everything, as glibc reads it. */
 	if (fp_unlikely(atomic_load(&ur_hiwater) != 0) && ur_table_ours())
 		ur_untrack_range(lo < 0 ? 0 : (unsigned)lo, UINT_MAX, taken);
-	FP_REAL(closefrom)(lo);
+	UR_REAL(closefrom)(lo);
 }
 #endif
 
@@ -322,14 +322,14 @@ FP_EXPORT int dup(int old)
 
 	if (fp_unlikely(atomic_load_explicit(&ur_hiwater, memory_order_relaxed)))
 		return ur_dup(old, so);
-	return FP_REAL(dup)(old);
+	return UR_REAL(dup)(old);
 }
 
 FP_EXPORT int dup2(int old, int new)
 {
 	if (fp_unlikely(ur_state(old) | ur_state(new)))
 		return ur_dup23(old, new, UR_AS_DUP2);
-	return FP_REAL(dup2)(old, new);
+	return UR_REAL(dup2)(old, new);
 }
 
 #ifdef FP_HAVE_DUP3
@@ -489,7 +489,7 @@ static int ur_fcntl_entry(ur_fcntl_fn real, int fd, int cmd, void *arg)
 /* fcntl and its twins, written once.  The argument is fetched as void *.
  * A twin the C library lacks (an older glibc, where fcntl was all there
  * was) ends in plain fcntl. */
-#define UR_FCNTL_OR_PLAIN(name) (FP_REAL(name) ? fp_real.r_##name.f : fp_real.r_fcntl.f)
+#define UR_FCNTL_OR_PLAIN(name) (UR_REAL(name) ? fp_real_urandom.r_##name.f : fp_real_urandom.r_fcntl.f)
 #define UR_WRAP_FCNTL(name, real)                                            \
 	FP_EXPORT int name(int fd, int cmd, ...)                             \
 	{                                                                    \
@@ -502,7 +502,7 @@ static int ur_fcntl_entry(ur_fcntl_fn real, int fd, int cmd, void *arg)
 		return ur_fcntl_entry(real, fd, cmd, arg);                   \
 	}
 
-UR_WRAP_FCNTL(fcntl, FP_REAL(fcntl))
+UR_WRAP_FCNTL(fcntl, UR_REAL(fcntl))
 #ifdef FP_HAVE_FCNTL64
 UR_WRAP_FCNTL(fcntl64, UR_FCNTL_OR_PLAIN(fcntl64))
 #endif
@@ -521,11 +521,11 @@ FP_EXPORT int flock(int fd, int op)
 
 	ur_own(fd, st);
 	/* illumos has had flock only since 2015: a NULL pointer says ENOSYS. */
-	if (fp_unlikely(!FP_REAL(flock))) {
+	if (fp_unlikely(!UR_REAL(flock))) {
 		errno = ENOSYS;
 		return -1;
 	}
-	return fp_real.r_flock.f(ur_real_fd(fd, st), op);
+	return fp_real_urandom.r_flock.f(ur_real_fd(fd, st), op);
 }
 
 /* ------------------------------------------------------------------------
@@ -545,13 +545,13 @@ FP_EXPORT FILE *fdopen(int fd, const char *mode)
 	FILE *f;
 
 	if (fp_likely(!st) || (st & UR_HELD))
-		return FP_REAL(fdopen)(ur_real_fd(fd, st), mode);
+		return UR_REAL(fdopen)(ur_real_fd(fd, st), mode);
 	/* stdio's own calls on it are out of our sight from now on. */
 	ur_own(fd, st);
 	st &= ~UR_COW;
 	g = atomic_load(&ur_forks);
 	atomic_store(ur_fd(fd), 0);
-	f = fp_real.r_fdopen.f(fd, mode);
+	f = fp_real_urandom.r_fdopen.f(fd, mode);
 	if (!f)
 		ur_track_new(fd, st, g);
 	return f;
@@ -577,7 +577,7 @@ static void ur_forget_stream(FILE *f)
 FP_EXPORT int fclose(FILE *f)
 {
 	ur_forget_stream(f);
-	return FP_REAL(fclose)(f);
+	return UR_REAL(fclose)(f);
 }
 
 /* freopen closes the stream's descriptor and puts the new file on the same
@@ -587,7 +587,7 @@ FP_EXPORT int fclose(FILE *f)
 	FP_EXPORT FILE *name(const char *path, const char *mode, FILE *f)    \
 	{                                                                    \
 		ur_forget_stream(f);                                         \
-		return FP_REAL(name)(path, mode, f);                         \
+		return UR_REAL(name)(path, mode, f);                         \
 	}
 
 UR_WRAP_FREOPEN(freopen)
@@ -602,7 +602,7 @@ FP_EXPORT int daemon(int nochdir, int noclose)
 
 	for (fd = 0; !noclose && fd <= 2; fd++)
 		(void)ur_untrack(fd);
-	return FP_REAL(daemon)(nochdir, noclose);
+	return UR_REAL(daemon)(nochdir, noclose);
 }
 
 /* ------------------------------------------------------------------------
@@ -619,7 +619,7 @@ FP_EXPORT ssize_t getrandom(void *buf, size_t n, unsigned flags)
 	    n <= UR_SERVE_MAX) {
 		ssize_t r;
 
-		UR_SV_TIMED(r, FP_REAL(getrandom)(buf, n, flags), ur_sv_getrandom, (long)r);
+		UR_SV_TIMED(r, UR_REAL(getrandom)(buf, n, flags), ur_sv_getrandom, (long)r);
 		return r;
 	}
 	/* fp_enabled first: it reads the settings if nobody has yet. */
@@ -628,7 +628,7 @@ FP_EXPORT ssize_t getrandom(void *buf, size_t n, unsigned flags)
 	if (!fp_enabled(FP_BIT(urandom)) || fp_likely(!ur_getrandom) ||
 	    (flags & ~(unsigned)GRND_NONBLOCK) || n == 0 || n > UR_SERVE_MAX ||
 	    !fp_opaque(buf) || ur_refused)
-		return FP_REAL(getrandom)(buf, n, flags);
+		return UR_REAL(getrandom)(buf, n, flags);
 	pthread_testcancel();  /* as glibc's getrandom */
 	if (ur_source_now() != UR_SRC_RESERVOIR)
 		return ur_getrandom_direct(buf, n, flags);
@@ -639,7 +639,7 @@ FP_EXPORT ssize_t getrandom(void *buf, size_t n, unsigned flags)
 	}
 	/* The kernel tops up: it blocks (or says EAGAIN) exactly as it would. */
 	ur_count(SYSCALLS);
-	ssize_t r = fp_real.r_getrandom.f((unsigned char *)buf + got, n - got, flags);
+	ssize_t r = fp_real_urandom.r_getrandom.f((unsigned char *)buf + got, n - got, flags);
 
 	if (r < 0)
 		return got ? (ssize_t)got : -1;
@@ -653,13 +653,13 @@ FP_EXPORT int getentropy(void *buf, size_t n)
 	if (fp_unlikely(fp_surveying()) && n && n <= 256) {
 		int r;
 
-		UR_SV_TIMED(r, FP_REAL(getentropy)(buf, n), ur_sv_getrandom, (long)r);
+		UR_SV_TIMED(r, UR_REAL(getentropy)(buf, n), ur_sv_getrandom, (long)r);
 		return r;
 	}
 	/* Over 256 bytes is EIO; NULL is EFAULT: the real one says so. */
 	if (!fp_enabled(FP_BIT(urandom)) || fp_likely(!ur_getrandom) || n == 0 ||
 	    n > 256 || !fp_opaque(buf) || ur_refused)
-		return FP_REAL(getentropy)(buf, n);
+		return UR_REAL(getentropy)(buf, n);
 	if (ur_source_now() != UR_SRC_RESERVOIR) {
 		/* Not a byte short for 256 or fewer, but for a signal. */
 		if (ur_vdso_serves_getrandom() && ur_vdso_call(buf, n, 0) == (ssize_t)n) {
@@ -667,7 +667,7 @@ FP_EXPORT int getentropy(void *buf, size_t n)
 			return 0;
 		}
 		ur_count(SYSCALLS);
-		return fp_real.r_getentropy.f(buf, n);
+		return fp_real_urandom.r_getentropy.f(buf, n);
 	}
 	got = ur_take(buf, n, -1);
 	if (got == n) {
@@ -675,7 +675,7 @@ FP_EXPORT int getentropy(void *buf, size_t n)
 		return 0;
 	}
 	ur_count(SYSCALLS);
-	return fp_real.r_getentropy.f((unsigned char *)buf + got, n - got);
+	return fp_real_urandom.r_getentropy.f((unsigned char *)buf + got, n - got);
 }
 #endif
 
@@ -783,7 +783,13 @@ static void ur_unsharing(int flags)
 #endif
 }
 
-FP_MITIGATION(urandom, .load = ur_load, .init = ur_init, .syms = ur_exec_syms, .nsyms = UR_EXEC_NSYMS,
+#ifdef FP_LINUX
+#define UR_HOLDS .holds = ur_fd_held
+#else
+#define UR_HOLDS .holds = NULL
+#endif
+FP_MITIGATION(urandom, .load = ur_load, .init = ur_init, FP_REAL_SYMS(urandom), UR_HOLDS,
+              .syms = ur_exec_syms, .nsyms = UR_EXEC_NSYMS,
               .stats = ur_stats, .counters = ur_counters, .ncounters = UR_NCOUNTERS,
               .survey = &ur_sv, .prepare = ur_fd_atfork_prepare,
               .parent = ur_fd_atfork_parent, .child = ur_atfork_child,

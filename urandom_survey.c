@@ -104,11 +104,11 @@ static void ur_sv_probe(void)
 	sigset_t all, old;
 	int pid, status = 0;
 
-	if (ur_above_noclone || !FP_REAL(clone) || atomic_exchange(&ur_sv_probe_busy, true))
+	if (ur_above_noclone || !UR_REAL(clone) || atomic_exchange(&ur_sv_probe_busy, true))
 		return;
 	sigfillset(&all);
 	(void)pthread_sigmask(SIG_BLOCK, &all, &old);
-	pid = fp_real.r_clone.f(ur_sv_probe_child, ur_sv_probe_stack + sizeof ur_sv_probe_stack,
+	pid = fp_real_urandom.r_clone.f(ur_sv_probe_child, ur_sv_probe_stack + sizeof ur_sv_probe_stack,
 	                        CLONE_VM | CLONE_VFORK, &q);
 	while (pid > 0 && syscall(SYS_wait4, pid, &status, __WCLONE, 0L) < 0 && errno == EINTR)
 		;
@@ -198,7 +198,7 @@ static void ur_sv_calibrate(int fd)
 	unsigned long best = atomic_load_explicit(&ur_sv_c[UR_S_DUPCLOSE_NS], memory_order_relaxed);
 	int saved = errno, i, src;
 
-	if (!fp_real.r_fcntl.f || !(atomic_load(&ur_sv_c[UR_S_OPEN_CLOEXEC]) +
+	if (!fp_real_urandom.r_fcntl.f || !(atomic_load(&ur_sv_c[UR_S_OPEN_CLOEXEC]) +
 	                            atomic_load(&ur_sv_c[UR_S_OPEN_PLAIN])))
 		return;
 	for (i = 0; i < 4; i++) {
@@ -322,9 +322,9 @@ FP_EXPORT __attribute__((no_sanitize_address)) long syscall(long nr, ...)
 	va_end(ap);
 	if (fp_unlikely(fp_surveying()) && nr == SYS_getrandom && b > 0 && b <= UR_SERVE_MAX &&
 	    !((unsigned long)c & ~(unsigned long)GRND_NONBLOCK)) {
-		UR_SV_TIMED(r, FP_REAL(syscall)(nr, a, b, c, d, e, f), ur_sv_syscall_getrandom, r);
+		UR_SV_TIMED(r, UR_REAL(syscall)(nr, a, b, c, d, e, f), ur_sv_syscall_getrandom, r);
 		return r;
 	}
-	return FP_REAL(syscall)(nr, a, b, c, d, e, f);
+	return UR_REAL(syscall)(nr, a, b, c, d, e, f);
 }
 #endif

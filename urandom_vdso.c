@@ -477,7 +477,7 @@ size_t ur_vdso_take(unsigned char *dst, size_t n)
 bool ur_vdso_serves_getrandom(void)
 {
 #ifdef UR_HAVE_VDSO
-	return ur_source == UR_SRC_VDSO && ur_vgr_is_libc && fp_real.r_getrandom.p == ur_vgr_libc;
+	return ur_source == UR_SRC_VDSO && ur_vgr_is_libc && fp_real_urandom.r_getrandom.p == ur_vgr_libc;
 #else
 	return false;
 #endif
@@ -499,7 +499,7 @@ ssize_t ur_getrandom_direct(void *buf, size_t n, unsigned flags)
 		return -1;
 	}
 	ur_count(SYSCALLS);
-	return fp_real.r_getrandom.f(buf, n, flags);
+	return fp_real_urandom.r_getrandom.f(buf, n, flags);
 }
 #endif
 
@@ -546,8 +546,8 @@ FP_STARTUP_TEXT void ur_source_load(void)
 	UR_SRC_CREATE();
 #ifdef UR_HAVE_VDSO
 	ur_vgr_is_libc = false;
-	if (fp_in_libc((const void *)fp_real.r_getrandom.f)) {
-		ur_vgr_libc = fp_real.r_getrandom.p;
+	if (fp_in_libc((const void *)fp_real_urandom.r_getrandom.f)) {
+		ur_vgr_libc = fp_real_urandom.r_getrandom.p;
 		ur_vgr_is_libc = true;
 	}
 #endif
@@ -560,7 +560,7 @@ FP_STARTUP_TEXT void ur_source_load(void)
 
 static void ur_source_decide(void)
 {
-	long pg = fp_real.r_sysconf.f(_SC_PAGESIZE);
+	long pg = fp_real_urandom.r_sysconf.f(_SC_PAGESIZE);
 	int src;
 
 	ur_page = pg > 0 ? (size_t)pg : 4096;

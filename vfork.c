@@ -89,7 +89,7 @@ fp_vfork_fn fp_vfork_note(void)
 	}
 	fp_vfork_mark(false);
 	errno = saved;
-	return fp_real.r_vfork.f ? fp_real.r_vfork.f : fp_vfork_as_fork;
+	return fp_real_core.r_vfork.f ? fp_real_core.r_vfork.f : fp_vfork_as_fork;
 }
 
 /* The exported symbols; __vfork is glibc's other name for it.  The call

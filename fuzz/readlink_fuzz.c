@@ -16,11 +16,7 @@
 #include <stdint.h>
 
 #define RL_TESTING 1
-#include "../fastpath.c"
-#include "../counters.c"
-#include "../settings.c"
-#include "../outfile.c"
-#include "../vfork.c"
+#include "../tests/core_units.h"
 #include "../readlink_path.c"
 #include "../readlink_shim.c"
 FP_TABLE(&fp_mit_readlink);

@@ -31,7 +31,7 @@
 #      SIGSYS), and each a row of docs/illumos.md's table with its number;
 #   7. the compiler floor: a compiler without C11 atomics (gcc 4.7 of the
 #      2013 images, played by its version macros, or __STDC_NO_ATOMICS__)
-#      stops at fastpath.h's #error that says why.
+#      stops at fp_platform.h's #error that says why.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -370,7 +370,7 @@ stand_in_sysroot() {
 	rm "$inc/unistd.h" "$inc/sys/mman.h" "$inc/stdlib.h"
 	printf '#include "%s"\nint issetugid(void);\n' "$u" >"$inc/unistd.h"
 	printf '#include "%s"\nconst char *getexecname(void);\n' "$l" >"$inc/stdlib.h"
-	# fastpath.h includes <sys/mman.h> after the others: from there on it
+	# fp_platform.h includes <sys/mman.h> after the others: from there on it
 	# sees no glibc, as tests/h_illumos_stand_in.h does.
 	{
 		printf '#include "%s"\n#undef MADV_WIPEONFORK\n#define MC_INHERIT_ZERO 8\n' "$m"
@@ -490,7 +490,7 @@ fi
 # ---- 7: the compiler floor -------------------------------------------------------
 # gcc 4.7 (the 2013 images' compiler) played by gcc with its version macros
 # set so and a <stdatomic.h> that is not there: the first error must be
-# fastpath.h's own, which names the floor.  Then any compiler that says it
+# fp_platform.h's own, which names the floor.  Then any compiler that says it
 # has no C11 atomics (__STDC_NO_ATOMICS__).
 mkdir -p "$T_TMP/noatomic"
 echo '#error "no such header in this compiler (stdatomic.h)"' >"$T_TMP/noatomic/stdatomic.h"
@@ -512,7 +512,7 @@ floor_check() {
 	esac
 }
 case " $COMPILERS " in *" gcc "*)
-	check "compiler floor: gcc 4.7 (no <stdatomic.h>) stops at fastpath.h's #error naming gcc 4.9" \
+	check "compiler floor: gcc 4.7 (no <stdatomic.h>) stops at fp_platform.h's #error naming gcc 4.9" \
 		floor_check "$T_TMP/floor47" gcc -isystem "$T_TMP/noatomic" \
 		-U__GNUC__ -D__GNUC__=4 -U__GNUC_MINOR__ -D__GNUC_MINOR__=7
 	;;

@@ -14,11 +14,7 @@
 /* Binding goes through our hook, so a test can re-enter during it. */
 static void *test_dlsym(const char *name);
 #define FP_DLSYM(name) test_dlsym(name)
-#include "../fastpath.c"
-#include "../counters.c"
-#include "../settings.c"
-#include "../outfile.c"
-#include "../vfork.c"
+#include "core_units.h"
 /* The whole library, as fastpath.so has it: the settings and the summary
  * line are checked against the real registry. */
 #include "../mitigations.c"
@@ -669,13 +665,13 @@ static void test_bind_resolves_libc(void **state)
 	reset_init();
 	assert_true(fp_ready());
 	assert_int_equal(atomic_load(&fp_init_state), FP_INIT_DONE);
-	assert_ptr_equal(fp_real.r_read.p, dlsym(RTLD_NEXT, "read"));
-	assert_ptr_equal(fp_real.r_open.p, dlsym(RTLD_NEXT, "open"));
-	assert_ptr_equal(fp_real.r_sysconf.p, dlsym(RTLD_NEXT, "sysconf"));
-	assert_non_null(fp_real.r_readlink.p);
-	assert_non_null(fp_real.r_fclose.p);
+	assert_ptr_equal(fp_real_urandom.r_read.p, dlsym(RTLD_NEXT, "read"));
+	assert_ptr_equal(fp_real_urandom.r_open.p, dlsym(RTLD_NEXT, "open"));
+	assert_ptr_equal(fp_real_urandom.r_sysconf.p, dlsym(RTLD_NEXT, "sysconf"));
+	assert_non_null(fp_real_readlink.r_readlink.p);
+	assert_non_null(fp_real_urandom.r_fclose.p);
 	/* Bound pointers work. */
-	assert_true(fp_real.r_sysconf.f(_SC_PAGESIZE) > 0);
+	assert_true(fp_real_urandom.r_sysconf.f(_SC_PAGESIZE) > 0);
 }
 
 static int reentered_result = -1;
@@ -755,7 +751,10 @@ static void test_unready_policy(void **state)
 {
 	(void)state;
 	reset_init();
-	fp_real = fp_real_unready;
+	fp_real_core = fp_real_core_unready;
+	fp_real_readlink = fp_real_readlink_unready;
+	fp_real_urandom = fp_real_urandom_unready;
+	fp_real_cpus = fp_real_cpus_unready;
 	memset(&unready, 0, sizeof unready);
 	dlsym_hook = unready_hook;
 	assert_true(fp_ready());
@@ -777,10 +776,10 @@ static void test_unready_policy(void **state)
 	assert_int_equal(unready.nprocs, 1);
 	assert_int_equal(unready.aff_rc, ENOSYS);
 	/* Once bound, no stand-in is left. */
-	assert_ptr_equal(fp_real.r_dup.p, dlsym(RTLD_NEXT, "dup"));
-	assert_ptr_equal(fp_real.r_sysconf.p, dlsym(RTLD_NEXT, "sysconf"));
+	assert_ptr_equal(fp_real_urandom.r_dup.p, dlsym(RTLD_NEXT, "dup"));
+	assert_ptr_equal(fp_real_urandom.r_sysconf.p, dlsym(RTLD_NEXT, "sysconf"));
 #ifdef FP_HAVE_CLOSEFROM
-	assert_ptr_equal(fp_real.r_closefrom.p, dlsym(RTLD_NEXT, "closefrom"));
+	assert_ptr_equal(fp_real_urandom.r_closefrom.p, dlsym(RTLD_NEXT, "closefrom"));
 #endif
 	unready.open_fd = dup(0);
 	assert_true(unready.open_fd >= 0);
@@ -913,10 +912,10 @@ static void test_explicit_bzero_both_branches(void **state)
 	(void)state;
 	assert_true(fp_ready());
 	/* glibc has it: bound at start-up, as on illumos from 2015 on */
-	assert_non_null(fp_real.r_explicit_bzero.f);
-	saved = fp_real.r_explicit_bzero.f;
+	assert_non_null(fp_real_core.r_explicit_bzero.f);
+	saved = fp_real_core.r_explicit_bzero.f;
 
-	fp_real.r_explicit_bzero.f = spy_bzero;
+	fp_real_core.r_explicit_bzero.f = spy_bzero;
 	memset(buf, 0xa5, sizeof buf);
 	fp_explicit_bzero(buf + 8, 40);
 	assert_int_equal(spy_bzero_calls, 1);
@@ -924,7 +923,7 @@ static void test_explicit_bzero_both_branches(void **state)
 		assert_int_equal(buf[i], i >= 8 && i < 48 ? 0 : 0xa5);
 
 	/* an older libc (illumos before ILLUMOS_0.12): the fallback */
-	fp_real.r_explicit_bzero.f = NULL;
+	fp_real_core.r_explicit_bzero.f = NULL;
 	memset(buf, 0x5a, sizeof buf);
 	fp_explicit_bzero(buf + 1, 62);
 	assert_int_equal(spy_bzero_calls, 1);
@@ -933,7 +932,7 @@ static void test_explicit_bzero_both_branches(void **state)
 	fp_explicit_bzero(buf, 0);
 	assert_int_equal(buf[0], 0x5a);
 
-	fp_real.r_explicit_bzero.f = saved;
+	fp_real_core.r_explicit_bzero.f = saved;
 }
 
 /* fp_fstat and fp_mmap, our own calls, reach the C library's (never our
@@ -954,31 +953,31 @@ static void test_own_fstat_mmap_both_branches(void **state)
 	assert_true(got.st_rdev == want.st_rdev && got.st_ino == want.st_ino);
 #ifdef FP_LINUX
 	{
-		void *saved = fp_real.r_fstat.p;
-		void *saved_mmap = fp_real.r_mmap.p;
+		void *saved = fp_real_core.r_fstat.p;
+		void *saved_mmap = fp_real_core.r_mmap.p;
 
-		fp_real.r_fstat.p = NULL;
+		fp_real_core.r_fstat.p = NULL;
 #ifdef FP_HAVE_LFS64
 		memset(&got, 0, sizeof got);
 		assert_int_equal(fp_fstat(fd, &got), 0);
 		assert_true(got.st_rdev == want.st_rdev && got.st_ino == want.st_ino);
 		{
-			void *saved_fx = fp_real.r___fxstat.p;
+			void *saved_fx = fp_real_core.r___fxstat.p;
 
-			fp_real.r___fxstat.p = NULL;
+			fp_real_core.r___fxstat.p = NULL;
 			errno = 0;
 			assert_int_equal(fp_fstat(fd, &got), -1);
 			assert_int_equal(errno, ENOSYS);
-			fp_real.r___fxstat.p = saved_fx;
+			fp_real_core.r___fxstat.p = saved_fx;
 		}
 #endif
-		fp_real.r_fstat.p = saved;
-		fp_real.r_mmap.p = NULL;
+		fp_real_core.r_fstat.p = saved;
+		fp_real_core.r_mmap.p = NULL;
 		p = fp_mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		assert_true(p != MAP_FAILED);
 		((char *)p)[4095] = 1;
 		munmap(p, 4096);
-		fp_real.r_mmap.p = saved_mmap;
+		fp_real_core.r_mmap.p = saved_mmap;
 	}
 #endif
 	p = fp_mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -10,11 +10,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "../fastpath.c"
-#include "../counters.c"
-#include "../settings.c"
-#include "../outfile.c"
-#include "../vfork.c"
+#include "core_units.h"
 #include "../cpus_shim.c"
 #include "../cpus_map.c"
 #include "../cpus_quota.c"
@@ -258,7 +254,7 @@ static void test_pin_every_cpu(void **state)
 
 	(void)state;
 	learn_real();
-	assert_int_equal(fp_real.r_sched_getaffinity.f(0, sizeof saved, &saved), 0);
+	assert_int_equal(fp_real_cpus.r_sched_getaffinity.f(0, sizeof saved, &saved), 0);
 	for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
 		struct cpus_map m;
 
@@ -267,7 +263,7 @@ static void test_pin_every_cpu(void **state)
 		for (long v = 0; v < ns[i]; v++) {
 			s = one_of(v);
 			assert_int_equal(sched_setaffinity(0, sizeof s, &s), 0);
-			assert_int_equal(fp_real.r_sched_getaffinity.f(0, sizeof now, &now), 0);
+			assert_int_equal(fp_real_cpus.r_sched_getaffinity.f(0, sizeof now, &now), 0);
 			assert_true(CPU_COUNT(&now) == 1 && CPU_ISSET(m.real[v % m.r], &now));
 			assert_int_equal(sched_getaffinity(0, sizeof now, &now), 0);
 			assert_true(CPU_EQUAL(&now, &s));
@@ -284,7 +280,7 @@ static void test_pin_every_cpu(void **state)
 		assert_int_equal(sched_setaffinity(0, sizeof s, &s), 0);
 		assert_int_equal(sched_getaffinity(0, sizeof now, &now), 0);
 		assert_true(is_first_n(&now, sizeof now, 1));
-		assert_int_equal(fp_real.r_sched_setaffinity.f(0, sizeof saved, &saved), 0);
+		assert_int_equal(fp_real_cpus.r_sched_setaffinity.f(0, sizeof saved, &saved), 0);
 	}
 }
 
@@ -338,7 +334,7 @@ static void test_raw_mask(void **state)
 	learn_real();
 	cpus_wanted = 2;
 	fp_cpus_map(&m);
-	assert_int_equal(fp_real.r_sched_getaffinity.f(0, sizeof saved, &saved), 0);
+	assert_int_equal(fp_real_cpus.r_sched_getaffinity.f(0, sizeof saved, &saved), 0);
 	s = one_of(m.real[m.r - 1]);
 	assert_int_equal(syscall(SYS_sched_setaffinity, 0, sizeof s, &s), 0);
 	fp_cpus_vthread.valid = false;
@@ -355,7 +351,7 @@ static void test_raw_mask(void **state)
 		assert_int_equal(sched_setaffinity(0, sizeof s, &s), 0);
 		assert_int_equal(sched_getcpu(), v);
 	}
-	assert_int_equal(fp_real.r_sched_setaffinity.f(0, sizeof saved, &saved), 0);
+	assert_int_equal(fp_real_cpus.r_sched_setaffinity.f(0, sizeof saved, &saved), 0);
 }
 
 static void test_other_names_untouched(void **state)
@@ -363,7 +359,7 @@ static void test_other_names_untouched(void **state)
 	(void)state;
 	cpus_wanted = 7;
 	assert_int_equal(sysconf(_SC_PAGESIZE), getpagesize());
-	assert_int_equal(sysconf(_SC_OPEN_MAX), fp_real.r_sysconf.f(_SC_OPEN_MAX));
+	assert_int_equal(sysconf(_SC_OPEN_MAX), fp_real_cpus.r_sysconf.f(_SC_OPEN_MAX));
 	errno = 0;
 	assert_int_equal(sysconf(-12345), -1);
 	assert_int_equal(errno, EINVAL);
@@ -376,10 +372,10 @@ static void test_off_is_native(void **state)
 	(void)state;
 	fp_cfg.enabled &= ~FP_BIT(cpus);
 	cpus_wanted = 5;
-	assert_int_equal(sysconf(_SC_NPROCESSORS_ONLN), fp_real.r_sysconf.f(_SC_NPROCESSORS_ONLN));
-	assert_int_equal(get_nprocs(), fp_real.r_get_nprocs.f());
+	assert_int_equal(sysconf(_SC_NPROCESSORS_ONLN), fp_real_cpus.r_sysconf.f(_SC_NPROCESSORS_ONLN));
+	assert_int_equal(get_nprocs(), fp_real_cpus.r_get_nprocs.f());
 	assert_int_equal(sched_getaffinity(0, sizeof a, &a), 0);
-	assert_int_equal(fp_real.r_sched_getaffinity.f(0, sizeof b, &b), 0);
+	assert_int_equal(fp_real_cpus.r_sched_getaffinity.f(0, sizeof b, &b), 0);
 	assert_true(CPU_EQUAL(&a, &b));
 }
 
@@ -413,10 +409,10 @@ static void test_getcpu_live(void **state)
 		printf("skip: one CPU to run on: no CPU for the fold (test_map_both_ways forces it)\n");
 		skip();
 	}
-	assert_int_equal(fp_real.r_sched_getaffinity.f(0, sizeof saved, &saved), 0);
+	assert_int_equal(fp_real_cpus.r_sched_getaffinity.f(0, sizeof saved, &saved), 0);
 	CPU_ZERO(&one);
 	CPU_SET(last, &one);
-	assert_int_equal(fp_real.r_sched_setaffinity.f(0, sizeof one, &one), 0);
+	assert_int_equal(fp_real_cpus.r_sched_setaffinity.f(0, sizeof one, &one), 0);
 	cpus_wanted = 1;
 	assert_int_equal(sched_getcpu(), 0);
 	assert_int_equal(getcpu(&cpu, &node), 0);
@@ -429,7 +425,7 @@ static void test_getcpu_live(void **state)
 	fp_cfg.enabled &= ~FP_BIT(cpus);
 	assert_int_equal(sched_getcpu(), last);
 	fp_cfg.enabled |= FP_BIT(cpus);
-	assert_int_equal(fp_real.r_sched_setaffinity.f(0, sizeof saved, &saved), 0);
+	assert_int_equal(fp_real_cpus.r_sched_setaffinity.f(0, sizeof saved, &saved), 0);
 }
 
 static void test_counters(void **state)
@@ -444,7 +440,7 @@ static void test_counters(void **state)
 	(void)sysconf(_SC_PAGESIZE); /* not a CPU question */
 	assert_int_equal(fp_counter(cpus_counters, CPUS_C_QUERIES) - before, 2);
 	assert_int_equal(fp_counter(cpus_counters, CPUS_C_REAL),
-	                 fp_real.r_sysconf.f(_SC_NPROCESSORS_ONLN));
+	                 fp_real_cpus.r_sysconf.f(_SC_NPROCESSORS_ONLN));
 }
 
 /* The parsers over a text, as quota_of over the files. */

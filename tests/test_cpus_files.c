@@ -11,11 +11,7 @@
 #include <cmocka.h>
 #include <sys/resource.h>
 
-#include "../fastpath.c"
-#include "../counters.c"
-#include "../settings.c"
-#include "../outfile.c"
-#include "../vfork.c"
+#include "core_units.h"
 #include "../cpus_shim.c"
 #include "../cpus_map.c"
 #include "../cpus_quota.c"
@@ -314,7 +310,7 @@ static void test_identity_on_real_files(void **state)
 	size_t i;
 
 	(void)state;
-	cpus_wanted = fp_real.r_sysconf.f(_SC_NPROCESSORS_ONLN);
+	cpus_wanted = fp_real_cpus.r_sysconf.f(_SC_NPROCESSORS_ONLN);
 	for (i = 0; i < CF_NFILES; i++) {
 		struct cf_text t = { NULL, 0, 0, false };
 		struct cf_out o = { outbuf, 0, sizeof outbuf, -1, 0 };

@@ -18,11 +18,7 @@
 struct stat;
 static void dress_door(struct stat *st);
 #define RL_TEST_DRESS(st) dress_door(st)
-#include "../fastpath.c"
-#include "../counters.c"
-#include "../settings.c"
-#include "../outfile.c"
-#include "../vfork.c"
+#include "core_units.h"
 #include "../readlink_path.c"
 #include "../readlink_shim.c"
 FP_TABLE(&fp_mit_readlink);

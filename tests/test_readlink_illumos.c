@@ -26,11 +26,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "../fastpath.c"
-#include "../counters.c"
-#include "../settings.c"
-#include "../outfile.c"
-#include "../vfork.c"
+#include "core_units.h"
 #include "../readlink_path.c"
 #include "../readlink_shim.c"
 FP_TABLE(&fp_mit_readlink);

@@ -21,11 +21,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
-#include "../fastpath.c"
-#include "../counters.c"
-#include "../settings.c"
-#include "../outfile.c"
-#include "../vfork.c"
+#include "core_units.h"
 #include "../urandom_pool.c"
 #include "../urandom_vdso.c"
 #include "../urandom_fd.c"
@@ -296,10 +292,10 @@ static void test_refill_without_getrandom(void **state)
 	struct ur_pool *p = ur_pool_get();
 	unsigned char b[16];
 	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-	void *saved = fp_real.r_getrandom.p;
+	void *saved = fp_real_urandom.r_getrandom.p;
 
 	(void)state;
-	fp_real.r_getrandom.p = NULL;
+	fp_real_urandom.r_getrandom.p = NULL;
 	atomic_store(&ur_no_getrandom, true);
 	p->pos = p->len;  /* empty */
 	ur_slice_drop(ur_test_slice());
@@ -312,7 +308,7 @@ static void test_refill_without_getrandom(void **state)
 	ur_slice_drop(ur_test_slice());
 	assert_int_equal(ur_take(b, 16, -1), 0);
 	assert_int_equal(ur_test_slice()->len, 0);
-	fp_real.r_getrandom.p = saved;
+	fp_real_urandom.r_getrandom.p = saved;
 	atomic_store(&ur_no_getrandom, false);
 	close(fd);
 }
@@ -329,7 +325,7 @@ static void test_reserve_cycle(void **state)
 	assert_int_equal(ur_reserve_of(UR_DEV_URANDOM), fd);
 	assert_true(ur_state(fd) & UR_RESERVE);
 	/* Closed for the program; open for the kernel, FD_CLOEXEC. */
-	assert_int_equal(fp_real.r_fcntl.f(fd, F_GETFD), FD_CLOEXEC);
+	assert_int_equal(fp_real_urandom.r_fcntl.f(fd, F_GETFD), FD_CLOEXEC);
 	errno = 0;
 	assert_int_equal(close(fd), -1);
 	assert_int_equal(errno, EBADF);
@@ -340,14 +336,14 @@ static void test_reserve_cycle(void **state)
 	/* A second open while the first is held: a real one. */
 	fd3 = open("/dev/urandom", O_RDONLY);
 	assert_true(fd3 != fd2 && (ur_state(fd3) & UR_OPEN));
-	assert_int_equal(fp_real.r_fcntl.f(fd3, F_GETFD), 0);
+	assert_int_equal(fp_real_urandom.r_fcntl.f(fd3, F_GETFD), 0);
 	close(fd2);
 	/* Reserve taken, one thread (one slot: test_reserve_slots): this one
 	 * is really closed. */
 	close(fd3);
 	assert_int_equal(ur_state(fd3), 0);
 	errno = 0;
-	assert_int_equal(fp_real.r_fcntl.f(fd3, F_GETFD), -1);
+	assert_int_equal(fp_real_urandom.r_fcntl.f(fd3, F_GETFD), -1);
 	/* Non-O_CLOEXEC open of the reserve clears FD_CLOEXEC (one call). */
 	sys = counter(UR_C_SYSCALLS);
 	fd = open("/dev/urandom", O_RDONLY);
@@ -356,7 +352,7 @@ static void test_reserve_cycle(void **state)
 	assert_int_equal(counter(UR_C_SYSCALLS), sys + 1);
 	/* Kept as the close left it: the next plain open makes no call. */
 	close(fd);
-	assert_int_equal(fp_real.r_fcntl.f(fd, F_GETFD), 0);
+	assert_int_equal(fp_real_urandom.r_fcntl.f(fd, F_GETFD), 0);
 	fd = open("/dev/urandom", O_RDONLY);
 	assert_int_equal(fd, fd2);
 	assert_int_equal(counter(UR_C_SYSCALLS), sys + 1);
@@ -374,10 +370,10 @@ static void test_reserve_cycle(void **state)
 				guarded = g[i];
 			}
 		assert_int_equal(guarded, fd);
-		assert_int_equal(fp_real.r_fcntl.f(fd, F_GETFD), FD_CLOEXEC);
+		assert_int_equal(fp_real_urandom.r_fcntl.f(fd, F_GETFD), FD_CLOEXEC);
 		assert_int_equal(atomic_load(ur_fd(fd)), before);
 		ur_exec_unguard(g);
-		assert_int_equal(fp_real.r_fcntl.f(fd, F_GETFD), 0);
+		assert_int_equal(fp_real_urandom.r_fcntl.f(fd, F_GETFD), 0);
 	}
 }
 
@@ -406,7 +402,7 @@ static int count_dev(void)
 		ssize_t k;
 
 		snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
-		k = fp_real.r_readlink.f(p, t, sizeof t - 1);
+		k = fp_raw_readlinkat(AT_FDCWD, p, t, sizeof t - 1);
 		if (k > 0) {
 			t[k] = 0;
 			n += strcmp(t, "/dev/urandom") == 0;
@@ -444,16 +440,16 @@ static void test_exact_hidden(void **state)
 	assert_int_equal(getrlimit(RLIMIT_NOFILE, &rl), 0);
 	assert_int_equal(h, (int)rl.rlim_cur);  /* at the limit */
 	assert_int_equal(ur_state(h), UR_HIDDEN);
-	assert_int_equal(fp_real.r_fcntl.f(h, F_GETFD), FD_CLOEXEC);
+	assert_int_equal(fp_real_urandom.r_fcntl.f(h, F_GETFD), FD_CLOEXEC);
 	assert_int_equal(fcntl(fd, F_GETFD), 0);
 	assert_int_equal(count_dev(), base + 2);
 	close(fd);
 	assert_int_equal(ur_state(fd), 0);
-	assert_int_equal(fp_real.r_fcntl.f(fd, F_GETFD), -1);  /* really closed */
+	assert_int_equal(fp_real_urandom.r_fcntl.f(fd, F_GETFD), -1);  /* really closed */
 	/* The lowest free number, close-on-exec as asked, same hidden one. */
 	fd2 = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
 	assert_int_equal(fd2, fd);
-	assert_int_equal(fp_real.r_fcntl.f(fd2, F_GETFD), FD_CLOEXEC);
+	assert_int_equal(fp_real_urandom.r_fcntl.f(fd2, F_GETFD), FD_CLOEXEC);
 	assert_int_equal(atomic_load(&ur_hidden[UR_DEV_URANDOM]), w);
 	close(fd2);
 	assert_int_equal(count_dev(), base + 1);
@@ -470,14 +466,14 @@ static void test_exact_hidden(void **state)
 	assert_int_equal(atomic_load(&ur_hidden[UR_DEV_URANDOM]), w);
 	assert_int_equal(fcntl(fd2, F_GETFL) & O_NONBLOCK, 0);
 	assert_int_equal(fcntl(fd, F_GETFL) & O_NONBLOCK, O_NONBLOCK);
-	assert_int_equal(fp_real.r_fcntl.f(fd, F_GETFD), 0);  /* its flag kept */
+	assert_int_equal(fp_real_urandom.r_fcntl.f(fd, F_GETFD), 0);  /* its flag kept */
 	/* flock too: a lock on one pooled open excludes another. */
 	assert_int_equal(flock(fd2, LOCK_EX | LOCK_NB), 0);
 	assert_false(ur_state(fd2) & UR_COW);
 	fd3 = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
 	assert_int_equal(flock(fd3, LOCK_EX | LOCK_NB), -1);
 	assert_int_equal(errno, EWOULDBLOCK);
-	assert_int_equal(fp_real.r_fcntl.f(fd3, F_GETFD), FD_CLOEXEC);
+	assert_int_equal(fp_real_urandom.r_fcntl.f(fd3, F_GETFD), FD_CLOEXEC);
 	assert_int_equal(atomic_load(&ur_hidden[UR_DEV_URANDOM]), w);
 	/* The hidden number is closed to the program's own calls. */
 	assert_int_equal(fcntl(h, F_GETFD), -1);
@@ -485,7 +481,7 @@ static void test_exact_hidden(void **state)
 	assert_int_equal(dup(h), -1);
 	assert_int_equal(close(h), -1);
 	assert_int_equal(errno, EBADF);
-	assert_int_equal(fp_real.r_fcntl.f(h, F_GETFD), FD_CLOEXEC);
+	assert_int_equal(fp_real_urandom.r_fcntl.f(h, F_GETFD), FD_CLOEXEC);
 	close(fd);
 	close(fd2);
 	close(fd3);
@@ -511,7 +507,7 @@ static void test_exact_hidden(void **state)
 	rl.rlim_cur++;
 	assert_int_equal(setrlimit(RLIMIT_NOFILE, &rl), 0);
 	assert_int_equal(UR_HW_FD(atomic_load(&ur_hidden[UR_DEV_URANDOM])), -1);
-	assert_int_equal(fp_real.r_fcntl.f(h, F_GETFD), -1);
+	assert_int_equal(fp_real_urandom.r_fcntl.f(h, F_GETFD), -1);
 	fd = open("/dev/urandom", O_RDONLY);
 	assert_int_equal(UR_HW_FD(atomic_load(&ur_hidden[UR_DEV_URANDOM])), h + 1);
 	close(fd);
@@ -525,7 +521,7 @@ static void test_exact_hidden(void **state)
 	/* A range that includes it closes it too. */
 	closefrom(h);
 	assert_int_equal(UR_HW_FD(atomic_load(&ur_hidden[UR_DEV_URANDOM])), -1);
-	assert_int_equal(fp_real.r_fcntl.f(h, F_GETFD), -1);
+	assert_int_equal(fp_real_urandom.r_fcntl.f(h, F_GETFD), -1);
 	assert_int_equal(count_dev(), base);
 }
 
@@ -547,7 +543,7 @@ static void test_root_changed(void **state)
 	ur_root_changed();
 	assert_int_equal(errno, 1234);
 	assert_int_equal(UR_HW_FD(atomic_load(&ur_hidden[UR_DEV_URANDOM])), -1);
-	assert_int_equal(fp_real.r_fcntl.f(h, F_GETFD), -1);
+	assert_int_equal(fp_real_urandom.r_fcntl.f(h, F_GETFD), -1);
 	assert_false(atomic_load(&ur_hidden_bad[UR_DEV_RANDOM]));
 	/* Reserve mode: the kept one goes. */
 	ur_mode = UR_MODE_RESERVE;
@@ -557,7 +553,7 @@ static void test_root_changed(void **state)
 	ur_root_changed();
 	assert_int_equal(ur_reserve_of(UR_DEV_URANDOM), -1);
 	assert_int_equal(ur_state(fd), 0);
-	assert_int_equal(fp_real.r_fcntl.f(fd, F_GETFD), -1);
+	assert_int_equal(fp_real_urandom.r_fcntl.f(fd, F_GETFD), -1);
 	ur_mode = UR_MODE_EXACT;
 }
 
@@ -594,9 +590,9 @@ static int fake_fcntl(int fd, int cmd, ...)
 	arg = va_arg(ap, void *);
 	va_end(ap);
 	if (cmd == F_DUP2FD)
-		return fp_real.r_dup2.f(fd, (int)(intptr_t)arg);
+		return fp_real_urandom.r_dup2.f(fd, (int)(intptr_t)arg);
 	if (cmd == F_DUP2FD_CLOEXEC)
-		return fp_real.r_dup3.f(fd, (int)(intptr_t)arg, O_CLOEXEC);
+		return fp_real_urandom.r_dup3.f(fd, (int)(intptr_t)arg, O_CLOEXEC);
 	return real_fcntl_saved(fd, cmd, arg);
 }
 
@@ -607,8 +603,8 @@ static void test_dup2fd(void **state)
 	char b[4];
 
 	(void)state;
-	real_fcntl_saved = fp_real.r_fcntl.f;
-	fp_real.r_fcntl.f = fake_fcntl;
+	real_fcntl_saved = fp_real_urandom.r_fcntl.f;
+	fp_real_urandom.r_fcntl.f = fake_fcntl;
 	fd = open("/dev/urandom", O_RDONLY);
 	other = open("/dev/null", O_RDONLY);
 	assert_int_equal(fcntl(other, F_DUP2FD, fd), fd);
@@ -626,7 +622,7 @@ static void test_dup2fd(void **state)
 	close(c);
 	close(fd);
 	close(other);
-	fp_real.r_fcntl.f = real_fcntl_saved;
+	fp_real_urandom.r_fcntl.f = real_fcntl_saved;
 }
 
 /* A kernel without F_DUPFD_CLOEXEC (illumos before 2013-2015): EINVAL. */
@@ -655,8 +651,8 @@ static void test_dup_cloexec_fallback(void **state)
 	bool in;
 
 	(void)state;
-	real_fcntl_saved = fp_real.r_fcntl.f;
-	fp_real.r_fcntl.f = old_kernel_fcntl;
+	real_fcntl_saved = fp_real_urandom.r_fcntl.f;
+	fp_real_urandom.r_fcntl.f = old_kernel_fcntl;
 	atomic_store(&ur_dup_fallback, false);
 	fd = open("/dev/null", O_RDONLY);
 	assert_int_equal(getrlimit(RLIMIT_NOFILE, &rl), 0);
@@ -687,21 +683,21 @@ static void test_dup_cloexec_fallback(void **state)
 	assert_int_equal(fcntl(d, F_GETFD), FD_CLOEXEC);
 	close(d);
 	close(fd);
-	fp_real.r_fcntl.f = real_fcntl_saved;
+	fp_real_urandom.r_fcntl.f = real_fcntl_saved;
 	atomic_store(&ur_dup_fallback, false);
 }
 
 /* A C library without dup3 (illumos before ILLUMOS_0.4): ENOSYS. */
 static void test_dup3_missing(void **state)
 {
-	void *saved = fp_real.r_dup3.p;
+	void *saved = fp_real_urandom.r_dup3.p;
 
 	(void)state;
-	fp_real.r_dup3.p = NULL;
+	fp_real_urandom.r_dup3.p = NULL;
 	errno = 0;
 	assert_int_equal(dup3(0, 50, 0), -1);
 	assert_int_equal(errno, ENOSYS);
-	fp_real.r_dup3.p = saved;
+	fp_real_urandom.r_dup3.p = saved;
 }
 
 /* A description shared with another descriptor (a dup, a fork) is never
@@ -718,20 +714,20 @@ static void test_shared_never_kept(void **state)
 	assert_true(ur_state(d) & UR_SHARED);
 	close(d);
 	assert_int_equal(ur_state(d), 0);
-	assert_int_equal(fp_real.r_fcntl.f(d, F_GETFD), -1);  /* really closed */
+	assert_int_equal(fp_real_urandom.r_fcntl.f(d, F_GETFD), -1);  /* really closed */
 	close(fd);  /* still marked: really closed too */
 	assert_int_equal(ur_state(fd), 0);
-	assert_int_equal(fp_real.r_fcntl.f(fd, F_GETFD), -1);
+	assert_int_equal(fp_real_urandom.r_fcntl.f(fd, F_GETFD), -1);
 
 	/* A reserve with the other O_NONBLOCK state is closed, not adopted. */
 	fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
 	close(fd);
 	assert_int_equal(ur_reserve_of(UR_DEV_URANDOM), fd);
 	fd2 = open("/dev/urandom", O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	assert_int_equal(fp_real.r_fcntl.f(fd2, F_GETFL) & O_NONBLOCK, O_NONBLOCK);
+	assert_int_equal(fp_real_urandom.r_fcntl.f(fd2, F_GETFL) & O_NONBLOCK, O_NONBLOCK);
 	assert_true(ur_state(fd2) & UR_NONBLOCK);
 	if (fd2 != fd)  /* the old reserve was really closed */
-		assert_int_equal(fp_real.r_fcntl.f(fd, F_GETFD), -1);
+		assert_int_equal(fp_real_urandom.r_fcntl.f(fd, F_GETFD), -1);
 	close(fd2);
 	assert_int_equal(ur_reserve_of(UR_DEV_URANDOM), fd2);
 
@@ -784,7 +780,7 @@ static void test_reserve_slots(void **state)
 		if (ur_state(fd[i]) & UR_RESERVE)
 			kept++;
 		else  /* really closed */
-			assert_int_equal(fp_real.r_fcntl.f(fd[i], F_GETFD), -1);
+			assert_int_equal(fp_real_urandom.r_fcntl.f(fd[i], F_GETFD), -1);
 	}
 	assert_int_equal(kept, UR_SLOTS);
 	/* The two real closes are the program's own calls: none of ours. */
@@ -814,7 +810,7 @@ static void test_reserve_slots(void **state)
 	close(fd[1]);
 	assert_true(ur_state(fd[0]) & UR_RESERVE);
 	assert_int_equal(ur_state(fd[1]), 0);
-	assert_int_equal(fp_real.r_fcntl.f(fd[1], F_GETFD), -1);
+	assert_int_equal(fp_real_urandom.r_fcntl.f(fd[1], F_GETFD), -1);
 }
 
 static void test_low_fds_never_kept(void **state)
@@ -835,7 +831,7 @@ static void test_low_fds_never_kept(void **state)
 	fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
 	assert_int_equal(close(2), 0);
 	assert_int_equal(ur_state(2), 0);
-	assert_int_equal(fp_real.r_fcntl.f(2, F_GETFD), -1);
+	assert_int_equal(fp_real_urandom.r_fcntl.f(2, F_GETFD), -1);
 	assert_int_equal(ur_reserve_of(UR_DEV_URANDOM), -1);
 	dup2(saved, 2);
 	close(saved);

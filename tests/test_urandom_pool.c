@@ -37,17 +37,13 @@ static bool test_wipe(void *p, size_t n)
 }
 #define UR_TEST_WIPE(p, n) test_wipe(p, n)
 
-#include "../fastpath.c"
-#include "../counters.c"
-#include "../settings.c"
-#include "../outfile.c"
-#include "../vfork.c"
+#include "core_units.h"
 #include "../urandom_pool.c"
 #include "../urandom_vdso.c"
 
 /* The core's table: the pool alone, with its own fork hook (the urandom
  * mitigation's descriptor lives with the entry points, not linked here). */
-static const struct fp_mitigation pool_alone = { .name = "pool",
+static const struct fp_mitigation pool_alone = { .name = "pool", FP_REAL_SYMS(urandom),
 	                                         .child = ur_pool_atfork_child };
 FP_TABLE(&pool_alone);
 
@@ -184,14 +180,14 @@ static ssize_t eagain_getrandom(void *buf, size_t n, unsigned flags)
 static void test_slice_short_fill(void **state)
 {
 	struct ur_pool *p = ur_pool_get();
-	void *saved = fp_real.r_getrandom.p;
+	void *saved = fp_real_urandom.r_getrandom.p;
 	unsigned char b[16], want[16];
 	unsigned long refills;
 
 	(void)state;
 	ur_slice_drop(ur_test_slice());
 	p->pos = p->len;  /* empty */
-	fp_real.r_getrandom.f = short_getrandom;
+	fp_real_urandom.r_getrandom.f = short_getrandom;
 	assert_int_equal(ur_take(b, 16, -1), 16);
 	memset(want, 0xab, sizeof want);
 	assert_memory_equal(b, want, 16);
@@ -209,11 +205,11 @@ static void test_slice_short_fill(void **state)
 		assert_true(p->pos <= p->len);
 	}
 	p->pos = p->len;
-	fp_real.r_getrandom.f = eagain_getrandom;
+	fp_real_urandom.r_getrandom.f = eagain_getrandom;
 	refills = counter(UR_C_REFILLS);
 	assert_int_equal(ur_take(b, 16, -1), 0);
 	assert_int_equal(counter(UR_C_REFILLS), refills + 1);
-	fp_real.r_getrandom.p = saved;
+	fp_real_urandom.r_getrandom.p = saved;
 	p->pos = p->len;
 	assert_int_equal(ur_take(b, 16, -1), 16);
 	assert_int_equal(ur_test_slice()->len, UR_SLICE);
@@ -338,15 +334,15 @@ static ssize_t counting_getrandom(void *buf, size_t n, unsigned flags)
 /* A stand-in for getrandom sees every refill, vDSO or not. */
 static void stand_in_sees_refill(void)
 {
-	void *saved = fp_real.r_getrandom.p;
+	void *saved = fp_real_urandom.r_getrandom.p;
 	unsigned char b[16];
 
-	fp_real.r_getrandom.f = counting_getrandom;
+	fp_real_urandom.r_getrandom.f = counting_getrandom;
 	counting_calls = 0;
 	emptied();
 	assert_int_equal(ur_take(b, 16, -1), 16);
 	assert_int_equal(counting_calls, 1);
-	fp_real.r_getrandom.p = saved;
+	fp_real_urandom.r_getrandom.p = saved;
 }
 
 /* Is the getrandom we bound the C library's own? */
@@ -354,7 +350,7 @@ static bool libc_getrandom_bound(void)
 {
 	Dl_info a, b;
 
-	return fp_real.r_getrandom.f && dladdr((void *)fp_real.r_getrandom.f, &a) &&
+	return fp_real_urandom.r_getrandom.f && dladdr((void *)fp_real_urandom.r_getrandom.f, &a) &&
 	       dladdr((void *)&getpid, &b) && strcmp(a.dli_fname, b.dli_fname) == 0;
 }
 
@@ -419,7 +415,7 @@ static void test_slice_direct_while_filling(void **state)
 	struct ur_pool *p;
 	unsigned char b[16];
 	unsigned long sys, refills, slices;
-	void *saved = fp_real.r_getrandom.p;
+	void *saved = fp_real_urandom.r_getrandom.p;
 	size_t pos;
 	
 	(void)state;
@@ -443,13 +439,13 @@ static void test_slice_direct_while_filling(void **state)
 	 * waits"); the kernel serves this read, and the next, once the lock
 	 * is free, is cut from the pool. */
 	ur_slice_drop(ur_test_slice());
-	fp_real.r_getrandom.p = NULL;
+	fp_real_urandom.r_getrandom.p = NULL;
 	refills = counter(UR_C_REFILLS);
 	assert_int_equal(ur_take(b, 16, -1), 0);
 	atomic_store(&p->filling, false);
 	atomic_store(&p->owner, 0);
 	assert_int_equal(ur_take(b, 16, -1), 16);
-	fp_real.r_getrandom.p = saved;
+	fp_real_urandom.r_getrandom.p = saved;
 	assert_int_equal(atomic_load(&p->owner), 0);
 	assert_true(p->pos == pos + UR_SLICE || counter(UR_C_REFILLS) == refills + 1);
 }

@@ -46,11 +46,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
-#include "../fastpath.c"
-#include "../counters.c"
-#include "../settings.c"
-#include "../outfile.c"
-#include "../vfork.c"
+#include "core_units.h"
 #include "../urandom_pool.c"
 #include "../urandom_vdso.c"
 #include "../urandom_fd.c"
@@ -139,7 +135,7 @@ static int (*real_dup)(int);
 /* dup(h), with a retire and the program's file landing on h first. */
 static int racing_dup(int h)
 {
-	fp_real.r_dup.f = real_dup;
+	fp_real_urandom.r_dup.f = real_dup;
 	(void)ur_hidden_retire();
 	assert_int_equal(dup2(lock_fd, h), h);
 	return real_dup(h);
@@ -174,10 +170,10 @@ static void test_retire_before_dup(void **state)
 		printf("skip: no hidden descriptor here (a descriptor limit below 64?)\n");
 		skip();
 	}
-	real_dup = fp_real.r_dup.f;
-	fp_real.r_dup.f = racing_dup;
+	real_dup = fp_real_urandom.r_dup.f;
+	fp_real_urandom.r_dup.f = racing_dup;
 	fd = open("/dev/urandom", O_RDONLY);
-	fp_real.r_dup.f = real_dup;
+	fp_real_urandom.r_dup.f = real_dup;
 	assert_true(fd >= 0);
 	close(fd);
 	/* The program's lock is where it was. */
@@ -216,7 +212,7 @@ static int racing_fstat(int fd, struct stat *st)
 {
 	int r, n;
 
-	fp_real.r_fstat.f = real_fstat;
+	fp_real_core.r_fstat.f = real_fstat;
 	assert_int_equal(fd, aba_fd);
 	assert_int_equal(close(fd), 0);
 	assert_int_equal(open("/dev/null", O_RDONLY | O_CLOEXEC), fd);
@@ -238,10 +234,10 @@ static void test_cow_all_reopened(void **state)
 	fd = pooled_open(O_CLOEXEC);
 	st = ur_state(fd);
 	aba_fd = fd;
-	real_fstat = fp_real.r_fstat.f;
-	fp_real.r_fstat.f = racing_fstat;
+	real_fstat = fp_real_core.r_fstat.f;
+	fp_real_core.r_fstat.f = racing_fstat;
 	ur_cow_all();
-	fp_real.r_fstat.f = real_fstat;
+	fp_real_core.r_fstat.f = real_fstat;
 	/* The number holds a pooled open: still ours, as the open left it. */
 	assert_int_equal(ur_state(fd), st);
 	reads = fp_counter(ur_counters, UR_C_READS);
@@ -296,7 +292,7 @@ static int dup3_after_claim(int old, int new, int flags)
 	sigset_t cur;
 	int cs;
 
-	fp_real.r_dup3.f = real_dup3;
+	fp_real_urandom.r_dup3.f = real_dup3;
 	assert_int_equal(new, claimed_fd);
 	assert_int_equal(pthread_sigmask(SIG_BLOCK, NULL, &cur), 0);
 	assert_true(sigismember(&cur, SIGUSR1) && sigismember(&cur, SIGALRM));
@@ -326,11 +322,11 @@ static void test_close_of_claimed(void **state)
 
 	(void)state;
 	fd = claimed_open(0);
-	real_dup3 = fp_real.r_dup3.f;
+	real_dup3 = fp_real_urandom.r_dup3.f;
 	assert_non_null(real_dup3);
-	fp_real.r_dup3.f = dup3_after_claim;
+	fp_real_urandom.r_dup3.f = dup3_after_claim;
 	ur_cow_all();
-	fp_real.r_dup3.f = real_dup3;
+	fp_real_urandom.r_dup3.f = real_dup3;
 	assert_int_equal(pthread_join(owner_t, &r), 0);
 	assert_int_equal((intptr_t)r, 0);
 	{
@@ -410,14 +406,14 @@ static void test_setfd_during_copy(void **state)
 	(void)state;
 	fd = claimed_open(0);
 	atomic_store(&setfd_step, 0);
-	real_fcntl = fp_real.r_fcntl.f;
-	fp_real.r_fcntl.f = fcntl_racing;
+	real_fcntl = fp_real_urandom.r_fcntl.f;
+	fp_real_urandom.r_fcntl.f = fcntl_racing;
 	assert_int_equal(pthread_create(&owner_t, NULL, owner_setfd, NULL), 0);
 	while (atomic_load(&setfd_step) == 0)
 		syscall(SYS_sched_yield);
 	ur_cow_all();
 	assert_int_equal(pthread_join(owner_t, &r), 0);
-	fp_real.r_fcntl.f = real_fcntl;
+	fp_real_urandom.r_fcntl.f = real_fcntl;
 	assert_int_equal((intptr_t)r, 0);
 	/* The owner's flag, on the copy's description too. */
 	assert_int_equal(syscall(SYS_fcntl, fd, F_GETFD), FD_CLOEXEC);
@@ -433,7 +429,7 @@ static _Atomic int put_src = -1;
  * forked. */
 static int dup3_owner_parked(int old, int new, int flags)
 {
-	fp_real.r_dup3.f = real_dup3;
+	fp_real_urandom.r_dup3.f = real_dup3;
 	atomic_store(&put_src, old);
 	atomic_store(&put_step, 1);
 	while (atomic_load(&put_step) != 2)
@@ -467,8 +463,8 @@ static void test_fork_finishes_owner(void **state)
 	(void)state;
 	fd = claimed_open(0);
 	atomic_store(&put_step, 0);
-	real_dup3 = fp_real.r_dup3.f;
-	fp_real.r_dup3.f = dup3_owner_parked;
+	real_dup3 = fp_real_urandom.r_dup3.f;
+	fp_real_urandom.r_dup3.f = dup3_owner_parked;
 	assert_int_equal(pthread_create(&owner_t, NULL, owner_setfl, NULL), 0);
 	while (atomic_load(&put_step) == 0)
 		syscall(SYS_sched_yield);

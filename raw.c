@@ -1,0 +1,344 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * raw.c: the kernel's entry points the core and the stand-ins fall back
+ * on (no C library function may be called there), our own writes under
+ * the program's file-size limit, and leaving without the C library.
+ */
+#include "fastpath.h"
+
+#include <sys/resource.h>
+
+/* ------------------------------------------------------------------------
+ * Raw system calls: syscall(2) with the same call numbers on Linux and
+ * illumos (whose <sys/syscall.h> has openat, readlinkat, read, write and
+ * close too).  Only how a process ends and how secure-execution mode is
+ * told differ.
+ *
+ * illumos libc exports syscall(2) under two names (usr/src/lib/libc/port/
+ * mapfile-vers): _syscall in SUNW_0.7, a public version set every illumos
+ * has, and syscall itself in SUNWprivate_1.1, whose symbols may change
+ * between releases.  We link _syscall, declared as illumos declares
+ * syscall (int syscall(int, ...); its callers here need no more than an
+ * int's worth of result), and tests/illumos_libc_symbols.txt rejects a
+ * plain syscall.
+ * ---------------------------------------------------------------------- */
+#if defined(FP_ILLUMOS)
+int _syscall(int, ...);
+#  define FP_SYSCALL _syscall
+#else
+#  define FP_SYSCALL syscall
+#endif
+
+#ifdef FP_HAVE_SYSCALL_WRAP
+/* The system call instruction with six arguments, read as glibc's and
+ * musl's syscall() read them (six longs); -1 and errno for -4095..-1. */
+long fp_sys6(long nr, long a, long b, long c, long d, long e, long f)
+{
+	long r;
+#  if defined(__x86_64__)
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	register long r9 __asm__("r9") = f;
+
+	__asm__ volatile("syscall"
+	                 : "=a"(r)
+	                 : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+	                 : "rcx", "r11", "memory");
+#  else
+	register long x8 __asm__("x8") = nr;
+	register long x0 __asm__("x0") = a;
+	register long x1 __asm__("x1") = b;
+	register long x2 __asm__("x2") = c;
+	register long x3 __asm__("x3") = d;
+	register long x4 __asm__("x4") = e;
+	register long x5 __asm__("x5") = f;
+
+	__asm__ volatile("svc 0"
+	                 : "+r"(x0)
+	                 : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
+	                 : "memory");
+	r = x0;
+#  endif
+	if ((unsigned long)r > -4096UL) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
+}
+
+/* The program's syscall(): six longs read as libc reads them, also past
+ * the arguments its caller passed; not ASan's business. */
+__attribute__((no_sanitize_address)) long fp_vsyscall(long nr, va_list ap)
+{
+	long a = va_arg(ap, long), b = va_arg(ap, long), c = va_arg(ap, long);
+	long d = va_arg(ap, long), e = va_arg(ap, long), f = va_arg(ap, long);
+
+	return fp_sys6(nr, a, b, c, d, e, f);
+}
+#endif
+
+long fp_raw_openat(int dirfd, const char *path, int flags, mode_t mode)
+{
+	return FP_SYSCALL(SYS_openat, dirfd, path, flags, mode);
+}
+/* The kernel's random bytes without libc: getrandom(2) on Linux where the
+ * headers name it (3.17), else -1 with ENOSYS.  On illumos never its
+ * system call: before illumos 5803 (2015-04-12) slot 126 is nosys(), which
+ * answers with SIGSYS and kills the program, and a build against newer
+ * headers runs there too.  /dev/urandom read by openat, read and close,
+ * which every illumos kernel has (docs/illumos.md, "System calls"). */
+long fp_raw_getrandom(void *buf, size_t n, unsigned flags)
+{
+#if defined(FP_ILLUMOS)
+	long got = 0, r;
+	int fd, saved = errno;
+
+	(void)flags; /* /dev/urandom never blocks on illumos */
+	fd = (int)fp_raw_openat(FP_AT_FDCWD, "/dev/urandom", O_RDONLY | O_CLOEXEC | O_NOCTTY, 0);
+	if (fd < 0)
+		return -1;
+	while ((size_t)got < n) {
+		r = FP_SYSCALL(SYS_read, fd, (char *)buf + got, n - (size_t)got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += r;
+	}
+	(void)fp_raw_close(fd);
+	if (got == 0)
+		return -1;
+	errno = saved;
+	return got;
+#elif defined(SYS_getrandom)
+	return FP_SYSCALL(SYS_getrandom, buf, n, flags);
+#else
+	(void)buf, (void)n, (void)flags;
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+ssize_t fp_raw_read(int fd, void *buf, size_t n)
+{
+	return FP_SYSCALL(SYS_read, fd, buf, n);
+}
+int fp_raw_close(int fd)
+{
+	return (int)FP_SYSCALL(SYS_close, fd);
+}
+ssize_t fp_raw_readlinkat(int dirfd, const char *path, char *buf, size_t n)
+{
+#if defined(FP_ILLUMOS)
+	/* illumos's readlinkat(2) came in 2013 (slot 22 is nosys, SIGSYS,
+	 * in illumos-gate of 2010); readlink(2), slot 90, every kernel has:
+	 * it serves every call but a relative path from another directory. */
+	if (dirfd == FP_AT_FDCWD || (path && path[0] == '/'))
+		return FP_SYSCALL(SYS_readlink, path, buf, n);
+#endif
+	return FP_SYSCALL(SYS_readlinkat, dirfd, path, buf, n);
+}
+ssize_t fp_raw_write(int fd, const void *buf, size_t n)
+{
+	return FP_SYSCALL(SYS_write, fd, buf, n);
+}
+
+/*
+ * Our writes and the program's RLIMIT_FSIZE (issue 37): the kernel sends
+ * SIGXFSZ to the thread that wrote (send_sig to current, on Linux and
+ * illumos alike), so blocking it in this thread only, around our writes,
+ * turns it into the write's EFBIG without touching another thread's mask
+ * or the disposition (fp_fsz_hold blocks every signal: see there).  A signal our write left pending is taken back
+ * before the mask is restored: pending, it would be delivered then.  One
+ * pending already when we began is the program's (it blocks SIGXFSZ) and
+ * stays; the kernel's second one merges into it, as standard signals do,
+ * when both are this thread's.  A process's one (a kill) is a queue of its
+ * own, delivered besides ours: then ours is taken back all the same
+ * (fp_fsz_private tells the two apart, where a SIGXFSZ is pending only).
+ * The take-back is the raw rt_sigtimedwait on Linux: glibc's sigtimedwait
+ * is a cancellation point, and an exit handler is no place to act on one.
+ * Cost: two sigprocmask calls and one sigpending per hold, one
+ * sigtimedwait more when a write met the limit.
+ */
+/*
+ * Whether SIGXFSZ is pending for this thread alone: 1, 0, or -1 where it
+ * cannot be told.  sigpending answers for the thread and the process
+ * together, but the two are separate queues: a kill() of the process
+ * (shared) and our write's signal (this thread's) do not merge, and each
+ * is delivered.  Read from SigPnd in the thread's status, streamed through
+ * a small buffer (this may run on a signal stack).  Asked only when a
+ * SIGXFSZ is pending, which the common path never has.
+ */
+static int fp_fsz_private(void)
+{
+#if defined(FP_LINUX)
+	static const char key[] = "\nSigPnd:";
+	char buf[128];
+	size_t k = 0;
+	int fd, digits = -1;
+	uint64_t bits = 0;
+	long r;
+
+	fd = (int)fp_raw_openat(FP_AT_FDCWD, "/proc/thread-self/status",
+	                        O_RDONLY | O_CLOEXEC | O_NOCTTY, 0);
+	if (fd < 0)
+		return -1;
+	while ((r = FP_SYSCALL(SYS_read, fd, buf, sizeof buf)) > 0) {
+		for (long i = 0; i < r; i++) {
+			char c = buf[i]; // NOLINT(clang-analyzer-core.uninitialized.Assign): read() filled buf[0..r)
+
+			if (digits < 0) {
+				k = c == key[k] ? k + 1 : c == '\n' ? 1 : 0;
+				if (k == sizeof key - 1)
+					digits = 0;
+			} else if (c == ' ' || c == '\t') {
+				continue;
+			} else if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')) {
+				bits = bits << 4 | (uint64_t)(c <= '9' ? c - '0' : c - 'a' + 10);
+				digits++;
+			} else {
+				(void)fp_raw_close(fd);
+				return digits > 0 ? (int)(bits >> (SIGXFSZ - 1) & 1) : -1;
+			}
+		}
+	}
+	(void)fp_raw_close(fd);
+#endif
+	return -1;
+}
+
+/* all: every signal, so that no handler runs inside (fp_fsz_hold). */
+static void fp_fsz_block(struct fp_fsz *g, bool all)
+{
+	sigset_t xfsz, pend;
+	int saved = errno;
+
+	sigemptyset(&xfsz);
+	sigaddset(&xfsz, SIGXFSZ);
+	if (all)
+		sigfillset(&xfsz);
+	g->held = pthread_sigmask(SIG_BLOCK, &xfsz, &g->old) == 0;
+	g->had = g->held && sigpending(&pend) == 0 && sigismember(&pend, SIGXFSZ) == 1;
+	/* The program's may be the process's (a kill): ours would then be
+	 * one more, in this thread's queue.  Unknown: taken as this
+	 * thread's, which ours merges into. */
+	g->had_own = g->had && fp_fsz_private() != 0;
+	errno = saved;
+}
+
+/* Every signal held, not SIGXFSZ alone: a handler that ran inside would
+ * find SIGXFSZ blocked, and its own write past the limit would fail with
+ * EFBIG and leave a SIGXFSZ that merges with ours and is taken back: the
+ * program would never see it.  Held, the handler runs after, as natively.
+ * For our writes to files and our own pipes, which never wait long. */
+void fp_fsz_hold(struct fp_fsz *g)
+{
+	fp_fsz_block(g, true);
+}
+
+void fp_fsz_release(struct fp_fsz *g)
+{
+	sigset_t xfsz, pend;
+	int saved = errno, priv;
+
+	if (!g->held)
+		return;
+	sigemptyset(&xfsz);
+	sigaddset(&xfsz, SIGXFSZ);
+	if (!g->had_own && sigpending(&pend) == 0 && sigismember(&pend, SIGXFSZ) == 1 &&
+	    ((priv = fp_fsz_private()) == 1 || (priv < 0 && !g->had))) {
+		struct timespec zero = { 0, 0 };
+
+		/* This thread's queue is dequeued first: ours, never the
+		 * process's. */
+
+#if defined(FP_LINUX)
+		(void)FP_SYSCALL(SYS_rt_sigtimedwait, &xfsz, 0L, &zero, (size_t)(_NSIG / 8));
+#else
+		(void)sigtimedwait(&xfsz, NULL, &zero);
+#endif
+	}
+	(void)pthread_sigmask(SIG_SETMASK, &g->old, NULL);
+	g->held = false;
+	errno = saved;
+}
+
+ssize_t fp_own_write(int fd, const void *buf, size_t n)
+{
+	struct fp_fsz g;
+	ssize_t r;
+	int err;
+
+	/* SIGXFSZ alone: the line may go to a pipe or a terminal, where a
+	 * write can wait for the reader, and the program's handlers (a
+	 * SIGINT, a SIGTERM) must still run meanwhile. */
+	fp_fsz_block(&g, false);
+	r = fp_raw_write(fd, buf, n);
+	err = errno;
+	fp_fsz_release(&g);
+	errno = err;
+	return r;
+}
+/* closefrom(lo) without libc: close_range(2) where the kernel has it, else
+ * every number up to the descriptor limit. */
+void fp_raw_closefrom(int lo)
+{
+	struct rlimit rl;
+	long fd, end = 65536;
+
+	if (lo < 0)
+		lo = 0;
+#if defined(SYS_close_range)
+	if (FP_SYSCALL(SYS_close_range, (unsigned)lo, ~0u, 0) == 0)
+		return;
+#endif
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != FP_RLIM_INFINITY &&
+	    rl.rlim_cur < (rlim_t)1 << 20)
+		end = (long)rl.rlim_cur;
+	for (fd = lo; fd < end; fd++)
+		(void)fp_raw_close((int)fd);
+}
+
+#if defined(FP_LINUX)
+void fp_raw_exit(int status)
+{
+	for (;;)
+		syscall(SYS_exit_group, status);
+}
+FP_STARTUP_TEXT bool fp_secure_mode(void)
+{
+	return getauxval(AT_SECURE) != 0;
+}
+#elif defined(FP_ILLUMOS)
+void fp_raw_exit(int status)
+{
+	for (;;)
+		FP_SYSCALL(SYS_exit, status);
+}
+FP_STARTUP_TEXT bool fp_secure_mode(void)
+{
+	return issetugid() != 0;
+}
+#endif
+
+/*
+ * explicit_bzero where libc has it; before illumos's ILLUMOS_0.12 (2015), a
+ * memset the compiler may not drop: the empty asm claims to read the
+ * memory, so the stores are not dead.  Before binding, the table's stand-in
+ * is that same fallback.
+ */
+void fp_zero(void *p, size_t n)
+{
+	memset(p, 0, n);
+	__asm__ __volatile__("" : : "r"(p) : "memory");
+}
+
+void fp_explicit_bzero(void *p, size_t n)
+{
+	void (*real)(void *, size_t) = fp_real_core.r_explicit_bzero.f;
+
+	if (real) {
+		real(p, n);
+		return;
+	}
+	fp_zero(p, n);
+}
