@@ -98,13 +98,24 @@ FP_STARTUP_TEXT static bool cpus_load_count(fp_getenv_fn get)
 	return cpus_wanted != 0;
 }
 
-static bool cpus_load(fp_getenv_fn get)
+#ifdef FP_HAVE_AFFINITY
+/* Whether a load found the cap on: a load that finds it off, with none
+ * before, leaves the state below as .bss's zeros and touches none of its
+ * pages (a page fault at every start: issue 39). */
+static bool cpus_loaded FP_STARTUP_DATA;
+#endif
+
+FP_STARTUP_TEXT static bool cpus_load(fp_getenv_fn get)
 {
 	bool on = cpus_load_count(get);
 #ifdef FP_HAVE_AFFINITY
-	const char *v = get("FASTPATH_CPUS");
+	const char *v;
 	char why[128];
 
+	if (!on && !cpus_loaded)
+		return on;
+	cpus_loaded = on;
+	v = get("FASTPATH_CPUS");
 	cpus_setting[0] = '\0';
 	if (on && strlen(v) < sizeof cpus_setting)
 		memcpy(cpus_setting, v, strlen(v) + 1);

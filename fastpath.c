@@ -253,7 +253,7 @@ FP_STARTUP_TEXT static void fp_init_run(void)
 	                      memory_order_relaxed);
 	fp_init_each();
 	fp_survey_start();
-	pthread_atfork(fp_atfork_prepare, fp_atfork_parent, fp_atfork_child);
+	fp_atfork(fp_atfork_prepare, fp_atfork_parent, fp_atfork_child);
 	atomic_store_explicit(&fp_init_state, FP_INIT_DONE, memory_order_release);
 }
 

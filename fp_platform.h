@@ -167,6 +167,17 @@
  * puts in .text.startup already, not spread over .text (issue 39: each
  * 64 KiB of text it touches is a page fault of every process). */
 #define FP_STARTUP_TEXT __attribute__((section(".text.startup")))
+/* The fork handlers' registration.  glibc's pthread_atfork is
+ * libc_nonshared.a's, linked at the end of our text where nothing else at
+ * start-up is (a page fault of every process: issue 39); it is this call. */
+#if defined(__GLIBC__)
+extern void *__dso_handle __attribute__((weak, visibility("hidden")));
+int __register_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void),
+                      void *dso);
+#  define fp_atfork(p, a, c) __register_atfork((p), (a), (c), __dso_handle)
+#else
+#  define fp_atfork(p, a, c) pthread_atfork((p), (a), (c))
+#endif
 /* Data written by one thread and read by others on every call gets a line
  * of its own. */
 #define FP_CACHELINE 64

@@ -273,7 +273,8 @@ void fp_survey_tick(uint64_t now_ns)
 	atomic_store(&fp_sv.busy, 0);
 }
 
-void fp_survey_final(void)
+/* Runs at every exit: beside the start-up code (issue 39's page faults). */
+FP_STARTUP_TEXT void fp_survey_final(void)
 {
 	long pid;
 	int idle, tries;
