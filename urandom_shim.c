@@ -473,6 +473,16 @@ static int ur_fcntl(ur_fcntl_fn real, int fd, int cmd, void *arg)
 		 * UR_SHARED, never kept, so only this one's bit matters. */
 		ur_update(fd, UR_NONBLOCK, ((uintptr_t)arg & O_NONBLOCK) ? UR_NONBLOCK : 0);
 		break;
+	case F_SETLK:
+	case F_SETLKW:
+#if defined(F_SETLK64) && F_SETLK64 != F_SETLK
+	case F_SETLK64:
+	case F_SETLKW64:
+#endif
+		/* l_type leads struct flock and struct flock64 alike. */
+		if (((const struct flock *)arg)->l_type != F_UNLCK)
+			atomic_store_explicit(&ur_plocked, true, memory_order_relaxed);
+		break;
 	}
 	return r;
 }

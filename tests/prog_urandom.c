@@ -459,10 +459,37 @@ static void test_exec(const char *self)
 	}
 }
 
+/* A record lock taken through one open, and another open of the device
+ * closed: every close of a file drops the process's record locks on it
+ * (fcntl(2)), also one that reserve mode keeps (fuzzer's defect 17).
+ * Asked through an OFD query, which POSIX locks of this process conflict
+ * with. */
+static int test_locks(void)
+{
+	int a = open(DEV, O_RDONLY), b = open(DEV, O_RDONLY);
+	struct flock l = { .l_type = F_RDLCK, .l_whence = SEEK_SET };
+	struct flock q = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+
+	obs("F_SETLK F_RDLCK through the first open", fcntl(a, F_SETLK, &l), errno);
+	obs("close the second open", close(b), errno);
+	obs("F_OFD_GETLK F_WRLCK on the first", fcntl(a, F_OFD_GETLK, &q), errno);
+	printf("a lock left after the close: %s\n", q.l_type == F_UNLCK ? "none" : "yes");
+	b = open(DEV, O_RDONLY);
+	obs("F_SETLK F_RDLCK again", fcntl(a, F_SETLK, &l), errno);
+	obs("close the first open", close(a), errno);
+	q.l_type = F_WRLCK;
+	obs("F_OFD_GETLK F_WRLCK on a reopened one", fcntl(b, F_OFD_GETLK, &q), errno);
+	printf("a lock left after that close: %s\n", q.l_type == F_UNLCK ? "none" : "yes");
+	close(b);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "exec-child") == 0)
 		return count_device_fds();
+	if (argc > 1 && strcmp(argv[1], "locks") == 0)
+		return test_locks();
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	test_open_forms();
 	test_reads();

@@ -204,6 +204,17 @@ else
 	fail "observations differ from native" "$(diff "$T_TMP/n" "$T_TMP/f" | head -20)"
 fi
 
+# ---- record locks: any close of the device drops them, kept or not ---------
+"$P" locks >"$T_TMP/ln" 2>&1
+for m in exact reserve; do
+	FASTPATH_URANDOM=$m pre "$P" locks >"$T_TMP/lf" 2>&1
+	if grep -q 'after the close: none' "$T_TMP/ln" && cmp -s "$T_TMP/ln" "$T_TMP/lf"; then
+		ok "$m: a close drops the process's record locks on the device, as native"
+	else
+		fail "$m: record locks after a close" "$(diff "$T_TMP/ln" "$T_TMP/lf" | head)"
+	fi
+done
+
 # ---- fortified forms --------------------------------------------------------
 # (That the compiler made the program call the _2/_chk forms is checked
 # above, as a precondition.)
