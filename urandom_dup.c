@@ -70,7 +70,10 @@ int ur_dup23(int old, int new, int how)
 		 * new), with new left alone. */
 		if (how < 0)
 			return ur_dup_call(-1, old == new ? -1 : new, how);
-		return ur_real_dup3(old == new ? old : -1, new, how);
+		/* The stand-in for old must differ from new as old does, or
+		 * dup3(held, -1) would be EINVAL where natively it is EBADF
+		 * (fd_fuzz's defect 13). */
+		return ur_real_dup3(old == new ? old : new == -1 ? -2 : -1, new, how);
 	}
 	/* Nothing is closed (dup2 checks old, dup3 says EINVAL), or the table
 	 * is a vfork child's, not the one recorded (ur_table_ours). */
@@ -85,7 +88,7 @@ int ur_dup23(int old, int new, int how)
 
 		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != FP_RLIM_INFINITY &&
 		    (rlim_t)new >= rl.rlim_cur)
-			return ur_dup_call(old, -1, how);
+			return ur_dup_call(old, old == -1 ? -2 : -1, how);
 	}
 #endif
 	ur_own(old, so);
