@@ -9,7 +9,7 @@
  * the description stays as the kernel made it (read-only, blocking, no
  * owner, no lock), so the sharing is copy-on-write: just before anything
  * would change the description (F_SETFL, F_SETOWN, F_SETSIG, F_SETLEASE,
- * flock, an OFD lock, FIONBIO, epoll_ctl's ADD), or a copy of it would
+ * flock, an OFD or record lock, FIONBIO, epoll_ctl's ADD), or a copy of it would
  * leave our sight (dup and its forms, fork, spawn, exec, SCM_RIGHTS,
  * clone), ur_cow puts a fresh open of the device on the same number, with
  * its close-on-exec flag kept.  The common path (open, read, close) never

@@ -1792,7 +1792,7 @@ static int local_kind(const char *a, const char *b)
 	if ((na || nb) && strcmp(x, y) == 0)
 		/* fastpath(7): replacing a pooled descriptor's description drops
 		 * the process's POSIX locks on the device, as a close would */
-		return na > nb ? -1 : 12;
+		return na > nb ? -1 : 0; /* 12, a lock shown under another open's description: fixed */
 	if ((strstr(a, " F_DUPFD_QUERY ") && strstr(b, " F_DUPFD_QUERY ")) ||
 	    (strstr(a, " kcmp ") && strstr(b, " kcmp ")))
 		return 8;
@@ -2074,7 +2074,7 @@ static const struct verdict known_defects[] = {
 	{ 10, "openat/fexecve on a held number: ENOTDIR/EACCES where native gives EBADF" },
 	{ 11, "" }, /* FDSize grown at start-up: fixed, no known defect */
 	/* found by this fuzzer on 8add9be, not in issue 36's list */
-	{ 12, "a POSIX lock taken through one pooled open shows in another's fdinfo (shared description)" },
+	{ 12, "" }, /* fixed: a record lock is taken through a description of its own (ur_changes_ofd) */
 	{ 13, "" }, /* fixed: ur_dup23's stand-in for a closed number differs from the other */
 	{ 14, "epoll_wait on a held number: EINVAL where native gives EBADF" },
 	{ 15, "reserve hands out a kept descriptor at or above a lowered soft limit where native gives EMFILE" },
