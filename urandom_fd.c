@@ -565,6 +565,10 @@ void ur_split(void)
 
 	if (!ur_table_ours())  /* a vfork child: its table is its own already */
 		return;
+	/* Pooled opens share one description: forgotten, they would share it
+	 * for good (fd_fuzz's defect 16).  Each gets its own first, as before
+	 * a fork. */
+	ur_cow_all();
 	atomic_store(&ur_split_done, true);
 	(void)ur_give_back(EMFILE);
 	(void)ur_hidden_retire();
