@@ -356,6 +356,21 @@ typedef int (*ur_fcntl_fn)(int, int, ...);
  * owner, signal, lease, an open-file-description lock): in exact mode a
  * pooled one is shared with the hidden descriptor and the other pooled
  * opens, which must not see the change. */
+/* fcntl's record-lock requests (F_SETLK, F_SETLKW and their 64-bit twins). */
+static bool ur_sets_record_lock(int cmd)
+{
+	switch (cmd) {
+	case F_SETLK:
+	case F_SETLKW:
+#if defined(F_SETLK64) && F_SETLK64 != F_SETLK
+	case F_SETLK64:
+	case F_SETLKW64:
+#endif
+		return true;
+	}
+	return false;
+}
+
 static bool ur_changes_ofd(int cmd)
 {
 	switch (cmd) {
@@ -374,17 +389,11 @@ static bool ur_changes_ofd(int cmd)
 	case F_OFD_SETLK:
 	case F_OFD_SETLKW:
 #endif
-	/* A record lock is the process's, but /proc/self/fdinfo lists it
-	 * under the description it was taken through (fd_fuzz's defect 12). */
-	case F_SETLK:
-	case F_SETLKW:
-#if defined(F_SETLK64) && F_SETLK64 != F_SETLK
-	case F_SETLK64:
-	case F_SETLKW64:
-#endif
 		return true;
 	}
-	return false;
+	/* A record lock is the process's, but /proc/self/fdinfo lists it
+	 * under the description it was taken through (fd_fuzz's defect 12). */
+	return ur_sets_record_lock(cmd);
 }
 
 /* fcntl(F_DUP2FD[_CLOEXEC]) (illumos, FreeBSD) is dup2 (dup3) by another
@@ -481,14 +490,9 @@ static int ur_fcntl(ur_fcntl_fn real, int fd, int cmd, void *arg)
 		 * UR_SHARED, never kept, so only this one's bit matters. */
 		ur_update(fd, UR_NONBLOCK, ((uintptr_t)arg & O_NONBLOCK) ? UR_NONBLOCK : 0);
 		break;
-	case F_SETLK:
-	case F_SETLKW:
-#if defined(F_SETLK64) && F_SETLK64 != F_SETLK
-	case F_SETLK64:
-	case F_SETLKW64:
-#endif
+	default:
 		/* l_type leads struct flock and struct flock64 alike. */
-		if (((const struct flock *)arg)->l_type != F_UNLCK)
+		if (ur_sets_record_lock(cmd) && ((const struct flock *)arg)->l_type != F_UNLCK)
 			atomic_store_explicit(&ur_plocked, true, memory_order_relaxed);
 		break;
 	}

@@ -313,19 +313,24 @@ static char dir[512];       /* this configuration's work directory */
 static char self_exe[512];
 static int have_dupq, have_kcmp;
 
+/* Appends to a log of cap bytes holding *len, cut at its end. */
+static void vappend(char *buf, size_t cap, size_t *len, const char *fmt, va_list ap)
+{
+	size_t room = cap - *len;
+	if (room < 2)
+		return;
+	int n = vsnprintf(buf + *len, room, fmt, ap);
+	if (n > 0)
+		*len += (size_t)n < room ? (size_t)n : room - 1;
+}
+
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void say(const char *fmt, ...)
 {
 	va_list ap;
-	size_t room = sizeof LOG->buf - LOG->len;
-	if (room < 2)
-		return;
 	va_start(ap, fmt);
-	int n = vsnprintf(LOG->buf + LOG->len, room, fmt, ap);
+	vappend(LOG->buf, sizeof LOG->buf, &LOG->len, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return;
-	LOG->len += (size_t)n < room ? (size_t)n : room - 1;
 }
 
 static int res[MAXOPS][2];
@@ -691,14 +696,9 @@ static void tsay(struct th *h, const char *fmt, ...) __attribute__((format(print
 static void tsay(struct th *h, const char *fmt, ...)
 {
 	va_list ap;
-	size_t room = sizeof h->log - h->len;
-	if (room < 2)
-		return;
 	va_start(ap, fmt);
-	int n = vsnprintf(h->log + h->len, room, fmt, ap);
+	vappend(h->log, sizeof h->log, &h->len, fmt, ap);
 	va_end(ap);
-	if (n > 0)
-		h->len += (size_t)n < room ? (size_t)n : room - 1;
 }
 
 /* A result: a number of the thread's own range as "#N", another as "ok". */
