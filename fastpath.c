@@ -282,7 +282,7 @@ FP_STARTUP_TEXT bool fp_init_slow(void)
 	if (expect == FP_INIT_DONE)
 		return true;
 	while (atomic_load_explicit(&fp_init_state, memory_order_acquire) != FP_INIT_DONE)
-		sched_yield();
+		FP_YIELD();
 	return true;
 }
 

@@ -292,7 +292,7 @@ FP_STARTUP_TEXT void fp_survey_final(void)
 		idle = 0;
 		if ((held = atomic_compare_exchange_strong(&fp_sv.busy, &idle, 1)))
 			break;
-		sched_yield();
+		FP_YIELD();
 	}
 	fp_sv_write(true, held);
 	if (held)

@@ -186,7 +186,7 @@ static bool ur_enter(void)
 		return false;
 	atomic_fetch_add(&ur_execs, 1);
 	while (atomic_load(&ur_windows) > ur_win_depth)
-		sched_yield();
+		FP_YIELD();
 	return true;
 }
 

@@ -119,7 +119,7 @@ static FP_TLS bool ur_cow_me;
 void ur_cow_wait(void)
 {
 	while (atomic_load(&ur_cowing) && !ur_cow_me && ur_table_ours())
-		sched_yield();
+		FP_YIELD();
 }
 
 unsigned ur_cow_quiet(void)

@@ -14,6 +14,9 @@
 /* Binding goes through our hook, so a test can re-enter during it. */
 static void *test_dlsym(const char *name);
 #define FP_DLSYM(name) test_dlsym(name)
+/* A waiting thread's turn, counted (below). */
+static void test_yield(void);
+#define FP_YIELD() test_yield()
 #include "core_units.h"
 /* The whole library, as fastpath.so has it: the settings and the summary
  * line are checked against the real registry. */
@@ -55,22 +58,23 @@ static void *test_dlsym(const char *name)
 	return dlsym(RTLD_NEXT, name);
 }
 
-/* sched_yield, as fp_init_slow calls it while another thread binds: this
- * program's own definition (the core is compiled into it, so its call binds
- * here), which counts the calls made by any thread but the binder.  That
- * is how a test knows, without sleeping, that a thread is waiting.  Not
- * only the thread marked as the waiter: its start may itself call one of
- * our wrappers and wait in fp_ready() before it runs a line of the test
- * (ASan's thread set-up calls sysconf, and the whole library is in this
- * program). */
+/* A turn given up in fp_init_slow's wait while another thread binds
+ * (FP_YIELD), counted for every thread but the binder.  That is how a test
+ * knows, without sleeping, that a thread is waiting.  Not only the thread
+ * marked as the waiter: its start may itself call one of our wrappers and
+ * wait in fp_ready() before it runs a line of the test (ASan's thread
+ * set-up calls sysconf, and the whole library is in this program).  It
+ * calls none of our wrappers itself: the wait's yield never did, or a
+ * waiter would wait again inside its wait, until its stack ran out (one
+ * run in six, when the program's syscall() was the yield). */
 static _Thread_local int yield_is_binder;
 static _Atomic unsigned long waiter_yields;
 
-int sched_yield(void)
+static void test_yield(void)
 {
 	if (!yield_is_binder)
 		atomic_fetch_add(&waiter_yields, 1);
-	return (int)syscall(SYS_sched_yield);
+	(void)sched_yield();
 }
 
 static void reset_init(void)

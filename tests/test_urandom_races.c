@@ -46,6 +46,9 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
+/* A waiting thread's turn, counted (below). */
+static void test_yield(void);
+#define FP_YIELD() test_yield()
 #include "core_units.h"
 #include "../urandom_pool.c"
 #include "../urandom_vdso.c"
@@ -247,18 +250,17 @@ static void test_cow_all_reopened(void **state)
 }
 
 /* ---- the owner's calls on a number ur_cow_all has claimed ------------- */
-/* sched_yield, as ur_cow_wait calls it: this program's own definition (the
- * library is compiled into it), which counts the calls of every thread but
+/* A turn given up in ur_cow_wait (FP_YIELD), counted for every thread but
  * the copier.  That is how the copy knows, without sleeping, that the
  * owner waits for it (as in test_core.c). */
 static _Thread_local int yield_is_copier;
 static _Atomic unsigned long owner_yields;
 
-int sched_yield(void)
+static void test_yield(void)
 {
 	if (!yield_is_copier)
 		atomic_fetch_add(&owner_yields, 1);
-	return (int)syscall(SYS_sched_yield);
+	(void)sched_yield();
 }
 
 static int claimed_fd = -1;
