@@ -760,7 +760,7 @@ else
 	fi
 	n=$(grep -c 'getrandom(.*, 16, GRND_NONBLOCK)' "$T_TMP/st.sig")
 	[ "$n" -ge 1 ] && ok "the re-entered state fell back to the system call ($n times)" ||
-		fail "no handler read met a state in use" "$(head -3 "$T_TMP/st.sig")"
+		fail "no handler read met a state in use" "strace log of $(wc -l <"$T_TMP/st.sig") lines, first: $(head -3 "$T_TMP/st.sig"); program: $(tail -2 "$T_TMP/sig.out"); source: $(src_of env LD_PRELOAD="$FASTPATH_SO")"
 fi
 T_TAG=
 
