@@ -314,7 +314,7 @@ size_t fp_format_stats(char *buf, size_t len, long pid,
 }
 
 
-static void fp_write_stats(void)
+__attribute__((noinline)) static void fp_write_stats(void)
 {
 	unsigned long snap[FP_NMITIGATIONS][FP_MAX_COUNTERS] = { { 0 } };
 	char line[512];
@@ -341,22 +341,30 @@ static void fp_write_stats(void)
 		fp_of_stats_write(fp_cfg.stats_path, line, n);
 }
 
-__attribute__((constructor)) static void fp_constructor(void)
+/* What every process runs at its exit, on the start-up pages: the common
+ * case (no summary line) is decided before the writer's own page is
+ * touched, one page fault less per process (issue 39). */
+FP_STARTUP_TEXT static void fp_at_exit(void)
+{
+	if (fp_unlikely(fp_cfg.stats != FP_STATS_NONE))
+		fp_write_stats();
+	fp_survey_final();
+}
+
+FP_STARTUP_TEXT __attribute__((constructor)) static void fp_constructor(void)
 {
 	(void)fp_ready();
 }
 
-__attribute__((destructor)) static void fp_destructor(void)
+FP_STARTUP_TEXT __attribute__((destructor)) static void fp_destructor(void)
 {
-	fp_write_stats();
-	fp_survey_final();
+	fp_at_exit();
 }
 
 /* Both leave without exit(): write the line, then really leave. */
 __attribute__((noreturn)) static void fp_exit_via(void (*real)(int), int status)
 {
-	fp_write_stats();
-	fp_survey_final();
+	fp_at_exit();
 	if (real)
 		real(status);
 	fp_raw_exit(status);

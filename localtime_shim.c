@@ -104,54 +104,56 @@ static void lt_sv_done(uint64_t t0)
 }
 
 /* Each wrapper: export, then (where lt_watch says) the count or the
- * timing, then the C library's function.  The stand-in before binding: ENOSYS, as for a
- * function the C library lacks (fp_real.h). */
-#define LT_WRAP(ret, name, params, args, fail)                               \
-	FP_REAL_OWN(ret, name, params, FP_NR_FAIL(fail));                     \
+ * timing, then the C library's function.  That function is looked up at
+ * the first call (fp_bind_late), not at start-up: most processes never
+ * ask for the local time, and loading must cost them nothing.  None of
+ * these is async-signal-safe, so no handler of a correct program gets here. */
+#define LT_CALL(ret, name, params, args, fail)                               \
+	static void *_Atomic lt_real_##name;                                  \
 	FP_EXPORT ret name params                                             \
 	{                                                                     \
+		union { void *p; ret (*f) params; } real_;                    \
 		uint64_t t0;                                                  \
 		ret r;                                                        \
                                                                               \
-		if (fp_likely(!fp_ready() || !lt_watch) || !lt_sv_begin(&t0))   \
-			return FP_OWN(name) args;                             \
-		r = FP_OWN(name) args;                                        \
+		real_.p = fp_bound_late(&lt_real_##name, #name);             \
+		if (fp_unlikely(!real_.p)) {                                  \
+			errno = ENOSYS;                                       \
+			return fail;                                          \
+		}                                                             \
+		if (fp_likely(!lt_watch) || !lt_sv_begin(&t0))                \
+			return real_.f args;                                  \
+		r = real_.f args;                                             \
 		lt_sv_done(t0);                                               \
 		return r;                                                     \
 	}
 
-LT_WRAP(struct tm *, localtime, (const time_t *t), (t), NULL) // NOLINT(misc-unused-parameters): the stand-in
-LT_WRAP(time_t, mktime, (struct tm *tm), (tm), (time_t)-1) // NOLINT(misc-unused-parameters): the stand-in
-LT_WRAP(time_t, timelocal, (struct tm *tm), (tm), (time_t)-1) // NOLINT(misc-unused-parameters): the stand-in
-LT_WRAP(char *, ctime, (const time_t *t), (t), NULL) // NOLINT(misc-unused-parameters): the stand-in
+LT_CALL(struct tm *, localtime, (const time_t *t), (t), NULL)
+LT_CALL(time_t, mktime, (struct tm *tm), (tm), (time_t)-1)
+LT_CALL(time_t, timelocal, (struct tm *tm), (tm), (time_t)-1)
+LT_CALL(char *, ctime, (const time_t *t), (t), NULL)
 #ifdef LT_TIME64
-LT_WRAP(struct tm *, __localtime64, (const int64_t *t), (t), NULL) // NOLINT(misc-unused-parameters): the stand-in
-LT_WRAP(int64_t, __mktime64, (struct tm *tm), (tm), -1) // NOLINT(misc-unused-parameters): the stand-in
-LT_WRAP(char *, __ctime64, (const int64_t *t), (t), NULL) // NOLINT(misc-unused-parameters): the stand-in
+LT_CALL(struct tm *, __localtime64, (const int64_t *t), (t), NULL)
+LT_CALL(int64_t, __mktime64, (struct tm *tm), (tm), -1)
+LT_CALL(char *, __ctime64, (const int64_t *t), (t), NULL)
 #endif
 
-FP_REAL_OWN(void, tzset, (void), FP_NR_VOID((void)0));
+static void *_Atomic lt_real_tzset;
 FP_EXPORT void tzset(void)
 {
+	union { void *p; void (*f)(void); } real_;
 	uint64_t t0;
 
-	if (fp_likely(!fp_ready() || !lt_watch) || !lt_sv_begin(&t0)) {
-		FP_OWN(tzset)();
+	real_.p = fp_bound_late(&lt_real_tzset, "tzset");
+	if (fp_unlikely(!real_.p))
+		return;
+	if (fp_likely(!lt_watch) || !lt_sv_begin(&t0)) {
+		real_.f();
 		return;
 	}
-	FP_OWN(tzset)();
+	real_.f();
 	lt_sv_done(t0);
 }
-
-static const struct fp_sym lt_syms[] = {
-	FP_SYM(localtime), FP_SYM(mktime), FP_SYM(timelocal), FP_SYM(ctime), FP_SYM(tzset),
-#  ifdef LT_TIME64
-	FP_SYM(__localtime64), FP_SYM(__mktime64), FP_SYM(__ctime64),
-#  endif
-};
-#  define LT_SYMS .syms = lt_syms, .nsyms = sizeof lt_syms / sizeof lt_syms[0]
-#else
-#  define LT_SYMS .syms = NULL
 #endif
 
 /* ------------------------------------------------------------------------
@@ -198,4 +200,4 @@ static void lt_stats(struct fp_buf *b, const unsigned long *c)
 }
 
 FP_MITIGATION(localtime, .load = lt_load, .init = lt_init, .stats = lt_stats,
-              .counters = lt_counters, .ncounters = LT_NCOUNTERS, .survey = &lt_sv, LT_SYMS);
+              .counters = lt_counters, .ncounters = LT_NCOUNTERS, .survey = &lt_sv);
