@@ -4,8 +4,11 @@
  * open wrappers (urandom_shim.c) call.
  *
  *   cpus_shim.c        the settings, the counting questions (sysconf,
- *                      get_nprocs) and the affinity masks with their round
- *                      trip.
+ *                      get_nprocs) and the real view learnt once.
+ *   cpus_affinity.c    the affinity masks (sched_ and pthread_ getters and
+ *                      setters) with their round trip.
+ *   cpus_attr.c        the affinity mask of a thread attribute.
+ *   cpus_exec.c        the machine handed down across exec.
  *   cpus_map.c         the machine the cap shows: N virtual CPUs 0..N-1,
  *                      each mapped onto a real CPU we may use; the masks'
  *                      translations both ways; sched_getcpu and getcpu.
@@ -82,7 +85,7 @@
 #endif
 
 /* glibc's affinity in a thread attribute, which pthread_create applies
- * through an internal call (cpus_shim.c translates the mask first). */
+ * through an internal call (cpus_attr.c translates the mask first). */
 #if defined(FP_LINUX) && defined(__GLIBC__)
 #define FP_HAVE_ATTR_AFFINITY 1
 #define CPUS_REAL_ATTR_AFFINITY(X)                                                            \
@@ -226,7 +229,7 @@ void fp_cpus_to_virtual(const struct cpus_map *m, const cpu_set_t *now, size_t n
 bool fp_cpus_to_real(const struct cpus_map *m, const cpu_set_t *v, size_t setsize,
                      cpu_set_t *out) FP_HIDDEN;
 
-/* The virtual mask a thread last set (cpus_shim.c), which getcpu answers
+/* The virtual mask a thread last set (cpus_affinity.c), which getcpu answers
  * from (cpus_map.c).  Static TLS comes out of every thread's stack (a
  * 16 KiB helper thread's too), so it is small: the ids below CPU_SETSIZE
  * as bits, or a mask past them when it is one run of ids (a pin, the whole
@@ -248,11 +251,45 @@ static inline bool cpus_vmask_has(const struct cpus_vmask *v, long id)
 extern FP_TLS struct cpus_vmask fp_cpus_vthread FP_HIDDEN;
 #ifdef FP_HAVE_ATTR_AFFINITY
 /* The virtual mask a thread made with attr starts with, when attr holds
- * one set through pthread_attr_setaffinity_np (cpus_shim.c). */
+ * one set through pthread_attr_setaffinity_np (cpus_attr.c). */
 bool fp_cpus_attr_vmask(const pthread_attr_t *attr, struct cpus_vmask *out) FP_HIDDEN;
-/* Whether attr holds an affinity mask at all (cpus_shim.c). */
+/* Whether attr holds an affinity mask at all (cpus_attr.c). */
 bool fp_cpus_attr_has_mask(const pthread_attr_t *attr) FP_HIDDEN;
+/* A fork child: a fresh lock for the attributes' table (cpus_attr.c). */
+void cpus_attr_child(void) FP_HIDDEN;
 #endif
+
+/* ------------------------------------------------------------------------
+ * What the units of the counting questions (cpus_shim.c), the affinity
+ * masks (cpus_affinity.c), a thread attribute's mask (cpus_attr.c) and the
+ * machine handed down at exec (cpus_exec.c) share.
+ * ---------------------------------------------------------------------- */
+/* One answer to a CPU-count question, counted; the caller has checked
+ * that the cap is on (cpus_shim.c). */
+long cpus_answer(const char *via) FP_HIDDEN;
+/* FASTPATH_CPUS as set (cpus_shim.c), for the exec wrappers to tell
+ * whether the new image is capped as this process is (a valid one is
+ * short). */
+#define CPUS_SETTING_MAX 16
+extern char cpus_setting[CPUS_SETTING_MAX] FP_HIDDEN;
+/* Whose mask a call with this pid is about. */
+enum cpus_who {
+	CPUS_OTHER,   /* another process: the kernel's, as it is */
+	CPUS_THREAD,  /* the calling thread (pid 0, its tid, pthread_self) */
+	CPUS_MAIN,    /* our pid, asked from another thread: the main thread's */
+	CPUS_SIBLING, /* another thread of ours: its real mask, translated */
+};
+/* The masks remembered (cpus_affinity.c): a signature of a real mask;
+ * v's ids written to a caller's set; the remembered mask for `who` while
+ * the real one is `now`; the mask handed down at exec taken as the
+ * process's; the virtual ids asked as a cpus_vmask. */
+uint64_t cpus_sig(const cpu_set_t *mask) FP_HIDDEN;
+void cpus_put_vmask(const struct cpus_vmask *v, long n, size_t setsize,
+                    cpu_set_t *mask) FP_HIDDEN;
+bool cpus_recalled(enum cpus_who who, const cpu_set_t *now, struct cpus_vmask *out) FP_HIDDEN;
+void cpus_vproc_handed(const struct cpus_vmask *v, const cpu_set_t *mask) FP_HIDDEN;
+bool cpus_vmask_of(struct cpus_vmask *t, long n, size_t setsize,
+                   const cpu_set_t *mask) FP_HIDDEN;
 
 /* ------------------------------------------------------------------------
  * The machine handed down (issue 37): FASTPATH_CPUS_MAP="N:REAL[:VIRTUAL]",

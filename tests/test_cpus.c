@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of cpus_shim.c and cpus_map.c: every CPU-count question gives
- * the same N, the masks are those of a real machine of CPUs 0..N-1 (the
- * oracle) and translate both ways onto the real CPUs, every pin lands.
+ * Unit tests of cpus_shim.c, cpus_affinity.c, cpus_attr.c, cpus_exec.c and
+ * cpus_map.c: every CPU-count question gives the same N, the masks are
+ * those of a real machine of CPUs 0..N-1 (the oracle) and translate both
+ * ways onto the real CPUs, every pin lands.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,6 +13,9 @@
 
 #include "core_units.h"
 #include "../cpus_shim.c"
+#include "../cpus_affinity.c"
+#include "../cpus_attr.c"
+#include "../cpus_exec.c"
 #include "../cpus_map.c"
 #include "../cpus_quota.c"
 #include "../cpus_survey.c"

@@ -13,6 +13,9 @@
 
 #include "core_units.h"
 #include "../cpus_shim.c"
+#include "../cpus_affinity.c"
+#include "../cpus_attr.c"
+#include "../cpus_exec.c"
 #include "../cpus_map.c"
 #include "../cpus_quota.c"
 #include "../cpus_survey.c"
