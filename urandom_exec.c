@@ -398,7 +398,7 @@ FP_EXPORT FILE *popen(const char *cmd, const char *how)
 #ifdef FP_LINUX
 /* ------------------------------------------------------------------------
  * The descriptor limit.  Exact mode's hidden descriptors sit at or above
- * the soft limit (urandom_fd.c): raised past one, the program could be
+ * the soft limit (urandom_hidden.c): raised past one, the program could be
  * given that number, so it goes once the real call succeeded.  A raw
  * setrlimit or prlimit system call, or another process's prlimit, is not
  * seen (fastpath(7)).

@@ -4,8 +4,9 @@
  *
  * Programs that open /dev/urandom, read a few bytes and close it again pay
  * three system calls per token.  Each entry point here unpacks its call and
- * asks urandom_fd.c (is this descriptor ours, keep or really close it) and
- * urandom_pool.c (the bytes); see urandom.h for which invariant each keeps.
+ * asks urandom_fd.c and urandom_open.c (is this descriptor ours, keep or
+ * really close it) and urandom_pool.c (the bytes); see urandom.h for which
+ * invariant each keeps.
  */
 #include "fastpath.h"
 #include "urandom.h"

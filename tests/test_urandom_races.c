@@ -53,6 +53,8 @@ static void test_yield(void);
 #include "../urandom_pool.c"
 #include "../urandom_vdso.c"
 #include "../urandom_fd.c"
+#include "../urandom_hidden.c"
+#include "../urandom_open.c"
 #include "../urandom_dup.c"
 #include "../urandom_cloexec.c"
 #include "../urandom_shim.c"
