@@ -14,7 +14,10 @@
  *                      translations both ways; sched_getcpu and getcpu.
  *   cpus_text.c        the CPU files' text transforms: pure functions of
  *                      the kernel's text and that machine (unit-tested).
- *   cpus_files_shim.c  which files are ours and their generated copies.
+ *   cpus_files_shim.c  which files are ours: the entry every open wrapper
+ *                      calls, the directory descriptors noted.
+ *   cpus_serve.c       a CPU file's generated copy, served.
+ *   cpus_dirs.c        the machine's directories (cpuK, nodes, status).
  *   cpus_fd.c          fopen/fopen64 of them; lseek/mmap of the copies as
  *                      procfs and sysfs answer.
  *
@@ -377,7 +380,7 @@ void cf_transform(enum cf_kind kind, const char *in, size_t len, const struct cp
 void cf_transform_of(enum cf_kind kind, const struct cf_about *a, const char *in, size_t len,
                      const struct cpus_map *m, struct cf_out *o) FP_HIDDEN;
 
-/* The machine's directories (cpus_files_shim.c): a path naming cpuK under
+/* The machine's directories (cpus_dirs.c): a path naming cpuK under
  * /sys/devices/system/cpu or /sys/devices/system/node/nodeX (absolute, or
  * relative to a descriptor noted as one of those directories, or as a
  * cpuK), a node's cpumap or cpulist, or /proc/PID/status of this process.
@@ -401,7 +404,43 @@ enum cf_vis fp_cpus_vpath(int dirfd, const char *path, struct cf_vpath *vp) FP_H
  * 0 none of ours (or the identity map). */
 int fp_cpus_listing(int dirfd, const char *path) FP_HIDDEN;
 
-/* A descriptor cpus_files_shim.c served (cpus_fd.c): lseek and mmap on it
+/* ------------------------------------------------------------------------
+ * What the CPU files' units share: which files are ours and the directory
+ * descriptors noted (cpus_files_shim.c), the served copy (cpus_serve.c),
+ * the machine's directories (cpus_dirs.c).
+ * ---------------------------------------------------------------------- */
+/* Only plain read-only opens are ours: anything else (O_WRONLY, O_PATH,
+ * O_DIRECTORY...) goes to the kernel, which gives its own answer.  Those
+ * we serve open the real file with these flags first (cf_read_real). */
+#define CF_OK_FLAGS (O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_LARGEFILE | O_NOFOLLOW | O_NOATIME)
+/* The directories of the files, by path, and a noted cpuK's (CF_CPUK). */
+enum cf_dir { CF_PROC, CF_CPUDIR, CF_NODES, CF_NDIRS, CF_CPUK = CF_NDIRS };
+extern const char *const cf_dir_path[CF_NDIRS] FP_HIDDEN;
+/* Which directory dirfd is known to be, or -1: with CF_CPUK for cpu *v's
+ * (cf_dir_of_v), or with a cpuK's as -1 (cf_dir_of). */
+int cf_dir_of_v(int dirfd, long *v) FP_HIDDEN;
+int cf_dir_of(int dirfd) FP_HIDDEN;
+/* fd noted as directory d (CF_CPUK: cpu v's), when it is a directory. */
+void cf_note(int d, long v, int fd) FP_HIDDEN;
+/* What is served: the text's kind and what it is about, the memfd's name,
+ * whether lseek and mmap answer as sysfs's, the name FASTPATH_DEBUG
+ * shows, and for a status whose mask. */
+struct cf_what {
+	enum cf_kind kind;
+	struct cf_about about;
+	const char *name;
+	bool sysfs;
+	const char *shown;
+	pid_t whose;
+};
+/* The generated copy of w (cpus_serve.c): the descriptor in *fd_out, or
+ * -1 and errno; false where the real file is the caller's to open. */
+bool cf_serve(struct cf_what *w, int dirfd, const char *path, int flags, int *fd_out) FP_HIDDEN;
+/* An open of a cpuK path, a node's cpu set, a status (cpus_dirs.c): as
+ * cf_serve, or false when the path is none of those. */
+bool cf_open_vpath(int dirfd, const char *path, int flags, int *fd_out) FP_HIDDEN;
+
+/* A descriptor cpus_serve.c served (cpus_fd.c): lseek and mmap on it
  * answer as procfs's, or sysfs's when `sysfs`. */
 void fp_cpus_served(int fd, bool sysfs) FP_HIDDEN;
 

@@ -3,8 +3,9 @@
  * cpus_text.c: the CPU files' text as a kernel of the machine the cap shows
  * would write it (issues 12, 28).  Pure functions: the kernel's text and
  * the map (struct cpus_map, cpus.h) in, the new text out (struct cf_out),
- * unit-tested in tests/test_cpus_files.c.  Which files, and the
- * descriptors they are served through, are cpus_files_shim.c's.
+ * unit-tested in tests/test_cpus_files.c.  Which files are
+ * cpus_files_shim.c's, the descriptors they are served through
+ * cpus_serve.c's.
  *
  *   /proc/cpuinfo   one block per virtual CPU v, 0..N-1: the kernel's block
  *                   of the real CPU v runs on (R[v mod r]), every line its
@@ -31,7 +32,7 @@
 #include "cpus.h"
 
 #ifdef FP_LINUX
-/* A full pipe (cpus_files_shim.c's copy under RLIMIT_FSIZE, written
+/* A full pipe (cpus_serve.c's copy under RLIMIT_FSIZE, written
  * nonblocking by the thread that will read it): doubled, where the pipe
  * limits allow; false leaves EAGAIN. */
 static bool cf_pipe_grow(int fd)

@@ -45,6 +45,8 @@ static void test_yield(void);
 #include "../cpus_survey.c"
 #include "../cpus_text.c"
 #include "../cpus_files_shim.c"
+#include "../cpus_serve.c"
+#include "../cpus_dirs.c"
 #include "../cpus_fd.c"
 
 /* What the messages list, from the registry itself (mitigations.h), not

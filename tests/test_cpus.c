@@ -22,6 +22,8 @@
 /* The cpus descriptor binds fopen for the CPU files: the unit is whole. */
 #include "../cpus_text.c"
 #include "../cpus_files_shim.c"
+#include "../cpus_serve.c"
+#include "../cpus_dirs.c"
 #include "../cpus_fd.c"
 FP_TABLE(&fp_mit_cpus);
 

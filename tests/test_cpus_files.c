@@ -21,6 +21,8 @@
 #include "../cpus_survey.c"
 #include "../cpus_text.c"
 #include "../cpus_files_shim.c"
+#include "../cpus_serve.c"
+#include "../cpus_dirs.c"
 #include "../cpus_fd.c"
 FP_TABLE(&fp_mit_cpus);
 
