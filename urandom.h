@@ -15,8 +15,10 @@
  *                    descriptor limit, made, forgotten, retired.
  *   urandom_open.c   which opens are ours; the two modes' open and close.
  *   urandom_dup.c    dup, dup2, dup3 and F_DUP2FD of tracked descriptors.
- *   urandom_shim.c   the entry points: open, read, close, dup, fcntl, stdio,
- *                    getrandom; each unpacks its call and asks the two above.
+ *   urandom_shim.c   the entry points: open, read, close, dup, getrandom;
+ *                    each unpacks its call and asks the units above.
+ *   urandom_fcntl.c  fcntl and its twins, flock.
+ *   urandom_stdio.c  fdopen, fclose, freopen, daemon.
  *   urandom_exec.c   exec, posix_spawn, system, popen: the reserve made
  *                    close-on-exec around them (reserve mode).
  *   urandom_cow.c    a pooled descriptor's description made its own before

@@ -32,6 +32,8 @@ static void test_yield(void);
 #include "../urandom_dup.c"
 #include "../urandom_cloexec.c"
 #include "../urandom_shim.c"
+#include "../urandom_fcntl.c"
+#include "../urandom_stdio.c"
 #include "../urandom_exec.c"
 #include "../urandom_cow.c"
 #include "../urandom_seen.c"
