@@ -24,6 +24,7 @@ static void test_yield(void);
 #include "../roots.c"
 #include "../readlink_path.c"
 #include "../readlink_shim.c"
+#include "../readlink_classify.c"
 #include "../urandom_pool.c"
 #include "../urandom_vdso.c"
 #include "../urandom_fd.c"
