@@ -13,7 +13,9 @@
  *                      each mapped onto a real CPU we may use; the masks'
  *                      translations both ways; sched_getcpu and getcpu.
  *   cpus_text.c        the CPU files' text transforms: pure functions of
- *                      the kernel's text and that machine (unit-tested).
+ *                      the kernel's text and that machine (unit-tested);
+ *                      cpus_sets.c those of the files that are sets of
+ *                      CPUs, cpus_memo.c the last /proc/cpuinfo made.
  *   cpus_files_shim.c  which files are ours: the entry every open wrapper
  *                      calls, the directory descriptors noted.
  *   cpus_serve.c       a CPU file's generated copy, served.
@@ -379,6 +381,22 @@ void cf_transform(enum cf_kind kind, const char *in, size_t len, const struct cp
                   struct cf_out *o) FP_HIDDEN;
 void cf_transform_of(enum cf_kind kind, const struct cf_about *a, const char *in, size_t len,
                      const struct cpus_map *m, struct cf_out *o) FP_HIDDEN;
+/* What the text units share: the output and line primitives and
+ * /proc/cpuinfo's transform (cpus_text.c), the files that are sets of
+ * virtual CPUs (cf_of, cpus_sets.c), the last /proc/cpuinfo made
+ * (cf_cpuinfo_memo, cpus_memo.c: false when it is not to be had). */
+void cf_put(struct cf_out *o, const char *s, size_t n) FP_HIDDEN;
+void cf_putu(struct cf_out *o, unsigned long long v) FP_HIDDEN;
+const char *cf_eol(const char *p, const char *end) FP_HIDDEN;
+bool cf_prefixn(const char *p, const char *end, const char *lit, size_t n) FP_HIDDEN;
+/* A literal's length is the compiler's: no strlen per line. */
+#define cf_prefix(p, end, lit) cf_prefixn(p, end, lit, sizeof(lit) - 1)
+const char *cf_num(const char *p, const char *end, unsigned long long *v) FP_HIDDEN;
+void cf_cpuinfo(const char *in, size_t len, const struct cpus_map *m, struct cf_out *o) FP_HIDDEN;
+void cf_of(enum cf_kind kind, const struct cf_about *a, const char *in, size_t len,
+           const struct cpus_map *m, struct cf_out *o) FP_HIDDEN;
+bool cf_cpuinfo_memo(const char *in, size_t len, const struct cpus_map *m,
+                     struct cf_out *o) FP_HIDDEN;
 
 /* The machine's directories (cpus_dirs.c): a path naming cpuK under
  * /sys/devices/system/cpu or /sys/devices/system/node/nodeX (absolute, or

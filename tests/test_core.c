@@ -47,6 +47,8 @@ static void test_yield(void);
 #include "../cpus_quota.c"
 #include "../cpus_survey.c"
 #include "../cpus_text.c"
+#include "../cpus_sets.c"
+#include "../cpus_memo.c"
 #include "../cpus_files_shim.c"
 #include "../cpus_serve.c"
 #include "../cpus_dirs.c"

@@ -21,6 +21,8 @@
 #include "../cpus_survey.c"
 /* The cpus descriptor binds fopen for the CPU files: the unit is whole. */
 #include "../cpus_text.c"
+#include "../cpus_sets.c"
+#include "../cpus_memo.c"
 #include "../cpus_files_shim.c"
 #include "../cpus_serve.c"
 #include "../cpus_dirs.c"
