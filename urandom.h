@@ -304,7 +304,7 @@ static inline bool ur_slot_cas(int i, int *expect, int fd)
 
 /* Without an rseq area (musl, illumos, glibc's tunable off): a slot per
  * thread, dealt in turn at its first use. */
-int ur_thread_slot(void) FP_HIDDEN;
+int ur_thread_slot(void) FP_HIDDEN; /* urandom_open.c */
 
 /* The slot of dev for the CPU this thread runs on; the first while the
  * process has one thread, which meets nobody at any. */

@@ -44,18 +44,6 @@ struct ur_res ur_reserve[UR_NRES] = {
 	[0 ... UR_NRES - 1] = { -1 },
 };
 
-static FP_TLS unsigned char ur_tls_slot;  /* 0: not dealt yet; else slot + 1 */
-static _Atomic unsigned ur_slots_dealt;
-
-int ur_thread_slot(void)
-{
-	if (fp_unlikely(!ur_tls_slot))
-		ur_tls_slot = (unsigned char)(1 + atomic_fetch_add_explicit(&ur_slots_dealt, 1,
-		                                                            memory_order_relaxed) %
-		                                      UR_SLOTS);
-	return ur_tls_slot - 1;
-}
-
 int ur_reserve_of(int dev)
 {
 	int i, fd;

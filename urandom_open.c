@@ -217,6 +217,18 @@ static int ur_open_exact(int dev, const char *path, int flags)
 	}
 }
 
+static FP_TLS unsigned char ur_tls_slot;  /* 0: not dealt yet; else slot + 1 */
+static _Atomic unsigned ur_slots_dealt;
+
+int ur_thread_slot(void)
+{
+	if (fp_unlikely(!ur_tls_slot))
+		ur_tls_slot = (unsigned char)(1 + atomic_fetch_add_explicit(&ur_slots_dealt, 1,
+		                                                            memory_order_relaxed) %
+		                                      UR_SLOTS);
+	return ur_tls_slot - 1;
+}
+
 /* The home slot was empty: a reserve another CPU's thread left, if any
  * (a load before each exchange, which leaves empty lines unwritten). */
 static int ur_slot_take_other(int dev)
