@@ -137,6 +137,9 @@ void cpus_sv_child(void) FP_HIDDEN;
  * query when it is one of the CPU files. */
 void fp_cpus_sv_file(int dirfd, const char *path, int flags) FP_HIDDEN;
 long fp_cpus_wanted(void) FP_HIDDEN;
+/* One answer to a CPU-count question, counted; the caller has checked
+ * that the cap is on (cpus_shim.c; cpus_affinity.c asks it too). */
+long cpus_answer(const char *via) FP_HIDDEN;
 /* FASTPATH_CPUS=quota (cpus_quota.c): the CPUs the cgroup quota allows,
  * rounded up, at most the affinity count (that count with no quota), and
  * in why where it came from; -1 where there are no cgroups (illumos). */
@@ -269,9 +272,6 @@ void cpus_attr_child(void) FP_HIDDEN;
  * masks (cpus_affinity.c), a thread attribute's mask (cpus_attr.c) and the
  * machine handed down at exec (cpus_exec.c) share.
  * ---------------------------------------------------------------------- */
-/* One answer to a CPU-count question, counted; the caller has checked
- * that the cap is on (cpus_shim.c). */
-long cpus_answer(const char *via) FP_HIDDEN;
 /* FASTPATH_CPUS as set (cpus_shim.c), for the exec wrappers to tell
  * whether the new image is capped as this process is (a valid one is
  * short). */
