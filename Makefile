@@ -254,7 +254,13 @@ check-cpus: all $(PROG_BINS)
 check-survey: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS) $(BENCH_BINS)
 	@RUN_ONLY='t_survey*.sh' sh tests/run.sh
 
-.PHONY: check-readlink check-urandom check-cpus-suites check-cpus check-survey
+# Every other mitigation of the registry: its suites by their names
+# (test_NAME*, t_NAME*.sh), with nothing to add here.
+MIT_CHECKS := $(filter-out check-readlink check-urandom check-cpus,$(MITS:%=check-%))
+$(MIT_CHECKS): check-%: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS)
+	@RUN_ONLY='test_$** t_$**.sh' sh tests/run.sh
+
+.PHONY: check-readlink check-urandom check-cpus-suites check-cpus check-survey $(MIT_CHECKS)
 
 # ---- benchmarks ----------------------------------------------------------
 

@@ -51,8 +51,8 @@ long fp_sys6(long nr, long a, long b, long c, long d, long e, long f) FP_HIDDEN;
 
 __attribute__((noreturn)) void fp_raw_exit(int status) FP_HIDDEN;
 
-/* A wait's turn given up (fp_init_slow, the urandom mitigation's waits,
- * the survey's final write): the instruction, not the C library's sched_yield,
+/* A wait's turn given up (fp_init_slow, the survey's final write, a
+ * mitigation's own waits): the instruction, not the C library's sched_yield,
  * which a program's own definition takes from us, and which may call a
  * wrapper of ours that waits again inside the wait.  Tests count the turns
  * with their own FP_YIELD. */

@@ -20,6 +20,7 @@
 	X(readlink)   /* readlink_shim.c */                                   \
 	X(urandom)    /* urandom_shim.c, urandom_fd.c, urandom_pool.c */      \
 	X(cpus)       /* cpus_shim.c */                                       \
+	X(localtime)  /* localtime_shim.c */                                  \
 	FP_EXAMPLE(X) /* tests/mit_example.c */
 
 #endif /* MITIGATIONS_H */

@@ -95,10 +95,10 @@ ALLOWED=" $(sed -n '/^INTERPOSED\(_[A-Z]*\)\{0,1\}="/,/"$/p' "$TOP/tests/t_core.
 	sed 's/^[A-Z_]*="//; s/"$//' | tr -s ' \t\n' '   ') "
 # glibc's own entry points, which illumos libc has not: its fortified _2 and
 # _chk functions, fcntl64 and __fcntl_time64, close_range, the __fxstat
-# family.  An illumos object exporting one compiled glibc's branch.
+# family; and the localtime mitigation's, which is glibc's only.  An illumos object exporting one compiled glibc's branch.
 GLIBC_ONLY=" __open_2 __open64_2 __openat_2 __openat64_2 __read_chk __readlink_chk
 	__readlinkat_chk __pread_chk __pread64_chk fcntl64 __fcntl_time64 close_range
-	__fxstat __fxstat64 "
+	__fxstat __fxstat64 localtime mktime timelocal ctime tzset "
 
 # export_check OBJECT BITS: every global default-visibility symbol it
 # defines is on the lists, none is glibc's own, no 64-bit object exports a

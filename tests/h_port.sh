@@ -62,7 +62,7 @@ check "$flavour: fastpath.so builds warning-free" $CC -D_GNU_SOURCE \
 	-fvisibility=hidden -Wl,-z,now -o "$SO" ./*.c -ldl
 if [ ! -f "$SO" ]; then finish; exit; fi
 
-PROGS="prog_urandom prog_urandom_stress prog_urandom_seen prog_readlink_oracle prog_early"
+PROGS="prog_urandom prog_urandom_stress prog_urandom_seen prog_readlink_oracle prog_early prog_localtime"
 [ "$flavour" = m32 ] && PROGS="$PROGS prog_urandom_fortify prog_readlink_fortify"
 
 build() {
@@ -98,13 +98,14 @@ for v in $VARIANTS; do
 	if [ "$flavour" = m32 ]; then
 		# What a 32-bit large-file program calls must be what we export.
 		exp=" $(nm -D --defined-only "$SO" | awk '{print $3}' | tr '\n' ' ') "
-		for p in prog_urandom prog_urandom_fortify prog_readlink_fortify; do
+		for p in prog_urandom prog_urandom_fortify prog_readlink_fortify prog_localtime; do
 			seen=0
 			for sym in $(nm -D --undefined-only "$d/$p" | awk '{print $2}' | sed 's/@.*//'); do
 				# fopen is left to stdio on purpose (urandom_stdio.c).
 				case $sym in
 				fopen*) ;;
-				open*|__open*|read*|__read*|pread*|close*|dup*|fcntl*|__fcntl*|fdopen|fclose|freopen*|daemon|getrandom|getentropy)
+				open*|__open*|read*|__read*|pread*|close*|dup*|fcntl*|__fcntl*|fdopen|fclose|freopen*|daemon|getrandom|getentropy|\
+				localtime|__localtime64|mktime|__mktime64|timelocal|ctime|__ctime64|tzset)
 					seen=$((seen + 1))
 					case $exp in
 					*" $sym "*) ok "$t: $p calls $sym, which fastpath.so exports" ;;
@@ -189,6 +190,23 @@ for v in $VARIANTS; do
 	"ncpus=3 urandom_read=16 link=socket:["*) ok "$t: early constructor: $out" ;;
 	*) fail "$t: early constructor" "$out" ;;
 	esac
+
+	# localtime: glibc's (m32, its 64-bit time too in lfs) takes TZ and
+	# counts every call; musl reads the zone once: nothing to do there.
+	env -u TZ "$d/prog_localtime" all >"$T_TMP/ltn" 2>&1
+	stats_run "$T_TMP/lst" env -u TZ LD_PRELOAD="$SO" FASTPATH_TZ=1 "$d/prog_localtime" all \
+		>"$T_TMP/ltf" 2>&1
+	if [ "$(wc -l <"$T_TMP/ltn")" -gt 40 ] && cmp -s "$T_TMP/ltn" "$T_TMP/ltf"; then
+		ok "$t: prog_localtime all: as natively under FASTPATH_TZ=1"
+	else
+		fail "$t: prog_localtime all differs" "$(diff "$T_TMP/ltn" "$T_TMP/ltf" | head -10)"
+	fi
+	want="TZ :/etc/localtime" field='localtime [1-9][0-9]* calls, TZ set'
+	[ "$flavour" = musl ] && want="TZ (unset)" field='localtime 0 calls, TZ native'
+	expect_eq "$t: FASTPATH_TZ=1: the program's TZ" "$want" \
+		"$(env -u TZ LD_PRELOAD="$SO" FASTPATH_TZ=1 "$d/prog_localtime" env)"
+	if grep -Eq "; $field\$" "$T_TMP/lst"; then ok "$t: summary: $field"
+	else fail "$t: summary field: want $field" "$(cat "$T_TMP/lst")"; fi
 
 	if [ "$flavour" = m32 ]; then
 		check "$t: fortified urandom program" pre "$d/prog_urandom_fortify"

@@ -307,7 +307,8 @@ INTERPOSED="_Exit _exit __open64_2 __open_2 __openat64_2 __openat_2 __read_chk
 	setrlimit setrlimit64 prlimit prlimit64
 	__vfork
 	access faccessat stat stat64 lstat lstat64 fstatat fstatat64 statx realpath
-	opendir fdopendir readdir readdir64 rewinddir closedir"
+	opendir fdopendir readdir readdir64 rewinddir closedir
+	localtime mktime timelocal ctime tzset"
 # What only illumos libc has, exported by the illumos objects alone:
 # sysconf's XPG5 name.  tests/h_illumos.sh checks those objects' exports
 # against both lists (it reads them from here).

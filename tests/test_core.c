@@ -53,6 +53,7 @@ static void test_yield(void);
 #include "../cpus_serve.c"
 #include "../cpus_dirs.c"
 #include "../cpus_fd.c"
+#include "../localtime_shim.c"
 
 /* What the messages list, from the registry itself (mitigations.h), not
  * copied here by hand: "readlink, urandom, cpus, " and "readlink off; ...". */
@@ -109,7 +110,7 @@ static void test_features_valid(void **state)
 		{ "cpus", FP_BIT(cpus) },
 		{ "all", FP_ALL },
 		{ "readlink,urandom", FP_BIT(readlink) | FP_BIT(urandom) },
-		{ "urandom,readlink,cpus", FP_ALL },
+		{ "urandom,readlink,cpus", FP_BIT(readlink) | FP_BIT(urandom) | FP_BIT(cpus) },
 		{ "READLINK", FP_BIT(readlink) },
 		{ ",,readlink,", FP_BIT(readlink) },
 		{ ",", 0 },
@@ -579,6 +580,18 @@ static void test_outfile_files(void **state)
 	assert_int_equal(system(p), 0);
 }
 
+/* line's first fields are want's, whole: the line ends there or goes on
+ * with the next mitigation's field (the registry's later ones, each
+ * tested by its own suite). */
+static void assert_line_starts(const char *line, const char *want)
+{
+	size_t n = strlen(want);
+
+	assert_true(strlen(line) >= n);
+	assert_memory_equal(line, want, n);
+	assert_true(line[n] == '\0' || strncmp(line + n, "; ", 2) == 0);
+}
+
 static void test_format_stats_all(void **state)
 {
 	unsigned long c[FP_NMITIGATIONS][FP_MAX_COUNTERS] = { { 0 } };
@@ -600,11 +613,11 @@ static void test_format_stats_all(void **state)
 	ur_source_init();  /* decided: the line reads the source set next */
 	ur_source = UR_SRC_RESERVOIR;
 	n = fp_format_stats(line, sizeof line, 1234, c, FP_ALL);
-	assert_string_equal(line,
-	                    "fastpath[1234]: readlink 1000 short-circuited of 1003; "
-	                    "urandom 2000000 opens, 1000000 reads, 0 getrandom (off), "
-	                    "66 syscalls, 64 refills, 2 slice fills, source reservoir, mode exact; "
-	                    "cpus 8 reported (real 256) to 3 queries");
+	assert_line_starts(line,
+	                   "fastpath[1234]: readlink 1000 short-circuited of 1003; "
+	                   "urandom 2000000 opens, 1000000 reads, 0 getrandom (off), "
+	                   "66 syscalls, 64 refills, 2 slice fills, source reservoir, mode exact; "
+	                   "cpus 8 reported (real 256) to 3 queries");
 	assert_int_equal(n, strlen(line));
 	ur_getrandom = true;
 	c[FP_M_urandom][UR_C_GETRANDOM] = 5;
@@ -626,8 +639,8 @@ static void test_format_stats_off(void **state)
 	assert_string_equal(line, REG_ALL_OFF);
 	cpus_wanted = 4;
 	fp_format_stats(line, sizeof line, 7, c, FP_BIT(cpus));
-	assert_string_equal(line, "fastpath[7]: readlink off; urandom off; "
-	                          "cpus 4 reported (real ?) to 0 queries");
+	assert_line_starts(line, "fastpath[7]: readlink off; urandom off; "
+	                         "cpus 4 reported (real ?) to 0 queries");
 	cpus_wanted = 0;
 }
 

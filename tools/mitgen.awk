@@ -26,6 +26,8 @@
 #     arg WORD           (value) the value's name in --help and the man page
 #     values A B ...     (value) the words accepted; none: any non-empty
 #     what TEXT          (value) what a usage error says it needs
+#     synopsis by hand   interpose(1)'s SYNOPSIS writes it itself (an
+#                          option that nests another); else it is listed
 #     help TEXT          a line of --help (repeated)
 #     man ROFF           a line of its interpose(1) entry (repeated)
 #   record               its survey record's keys, as fastpath(7) lists
@@ -57,7 +59,7 @@ FNR == 1 {
 		if (key == "help" || key == "man") {
 			cnt = ++opt_n[no, key]
 			opt[no, key, cnt] = val
-		} else if (key == "kind" || key == "var" || key == "env" || key == "arg" || key == "values" || key == "what") {
+		} else if (key == "kind" || key == "var" || key == "env" || key == "arg" || key == "values" || key == "what" || key == "synopsis") {
 			opt[no, key] = val
 		} else fail("unknown option key '" key "'")
 	} else if (block == "section") {
@@ -186,6 +188,14 @@ function emit(what, ind,    i, j, k, o, v, s, n, pad) {
 			if (opt[i, "env"] == "") continue
 			print ind "[ -n \"$" opt[i, "var"] "\" ] && " tolower(what) " " opt[i, "env"] \
 				(opt[i, "kind"] == "flag" ? " 1" : " \"$" opt[i, "var"] "\"")
+		}
+	} else if (what == "SYNOPSIS") {
+		for (i = 1; i <= no; i++) {
+			if (opt[i, "synopsis"] == "by hand") continue
+			if (opt[i, "kind"] == "value") {
+				print ".RB [ " rname(opt[i, "name"])
+				print ".IR " opt[i, "arg"] " ]"
+			} else print ".RB [ " rname(opt[i, "name"]) " ]"
 		}
 	} else if (what == "MAN1") {
 		for (i = 1; i <= no; i++) {

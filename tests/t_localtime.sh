@@ -1,0 +1,144 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The localtime mitigation (localtime_shim.c, FASTPATH_TZ=1, interpose
+# --tz): TZ set where it is unset and only there, every local time the
+# same as natively (in this machine's zone and, in a private mount
+# namespace, in another), the stats of the zone file gone (strace), the
+# documented differences (getenv, children, a zone changed while running),
+# bad settings, and the survey's suggestion with TZ unset and its silence
+# with TZ set.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+P=$TESTBIN/prog_localtime
+run() { env -u TZ "$@"; }
+fp() { run LD_PRELOAD="$FASTPATH_SO" "$@"; }
+GLIBC=
+if ldd "$P" 2>/dev/null | grep -q 'libc\.so\.6'; then GLIBC=1; fi
+
+stats_field localtime '[0-9]+ calls, TZ (set|kept|failed|native)' FASTPATH_TZ=1
+
+if [ -z "$GLIBC" ]; then
+	skip "localtime" "not glibc: the C library reads the zone once (nothing to mitigate)"
+	finish
+fi
+
+# ---- where TZ is unset, and only there ----------------------------------------
+expect_eq "off by default: TZ stays unset" "TZ (unset)" "$(fp "$P" env)"
+expect_eq "FASTPATH_TZ=1, TZ unset: set to :/etc/localtime" "TZ :/etc/localtime" \
+	"$(fp FASTPATH_TZ=1 "$P" env)"
+expect_eq "FASTPATH_TZ=1, TZ empty (UTC): kept" "TZ (empty)" \
+	"$(fp FASTPATH_TZ=1 TZ= "$P" env)"
+expect_eq "FASTPATH_TZ=1, TZ=Asia/Tokyo: kept" "TZ Asia/Tokyo" \
+	"$(fp FASTPATH_TZ=1 TZ=Asia/Tokyo "$P" env)"
+expect_eq "FASTPATH_TZ=0: TZ stays unset" "TZ (unset)" "$(fp FASTPATH_TZ=0 "$P" env)"
+expect_eq "FASTPATH_DISABLE=localtime wins over FASTPATH_TZ=1" "TZ (unset)" \
+	"$(fp FASTPATH_TZ=1 FASTPATH_DISABLE=localtime "$P" env)"
+out=$(fp FASTPATH_TZ=maybe "$P" env 2>"$T_TMP/warn")
+expect_eq "FASTPATH_TZ=maybe: off, one warning" "TZ (unset) 1" \
+	"$out $(grep -c 'FASTPATH_TZ="maybe".*TZ is left as it is' "$T_TMP/warn")"
+expect_eq "interpose --tz: set" "TZ :/etc/localtime" "$(run "$INTERPOSE" --tz -- "$P" env)"
+# shellcheck disable=SC2016 # the inner shell expands it
+expect_eq "a child inherits it, with or without fastpath (documented)" "TZ :/etc/localtime" \
+	"$(fp FASTPATH_TZ=1 sh -c 'exec env -u LD_PRELOAD "$0" env' "$P")"
+stats_run "$T_TMP/s1" env -u TZ LD_PRELOAD="$FASTPATH_SO" FASTPATH_TZ=1 "$P" loop 10 >/dev/null
+expect_eq "summary: the calls, and TZ set" 1 "$(grep -c '; localtime 10 calls, TZ set$' "$T_TMP/s1")"
+stats_run "$T_TMP/s2" env LD_PRELOAD="$FASTPATH_SO" FASTPATH_TZ=1 TZ=UTC "$P" loop 10 >/dev/null
+expect_eq "summary: TZ kept where it was set" 1 "$(grep -c '; localtime 10 calls, TZ kept$' "$T_TMP/s2")"
+
+# ---- every local time as natively -------------------------------------------
+run "$P" all >"$T_TMP/all.n" 2>&1
+fp FASTPATH_TZ=1 "$P" all >"$T_TMP/all.f" 2>&1
+if cmp -s "$T_TMP/all.n" "$T_TMP/all.f"; then
+	ok "localtime, mktime, timelocal, ctime, tzset: as natively, errno too ($(wc -l <"$T_TMP/all.n") lines)"
+else
+	fail "local times differ under FASTPATH_TZ=1" "$(diff "$T_TMP/all.n" "$T_TMP/all.f" | head -5)"
+fi
+mkdir "$T_TMP/sv0"
+fp FASTPATH_SURVEY="$T_TMP/sv0" "$P" all >"$T_TMP/all.s" 2>&1
+if cmp -s "$T_TMP/all.n" "$T_TMP/all.s"; then
+	ok "survey mode: every result and errno as natively"
+else
+	fail "local times differ in survey mode" "$(diff "$T_TMP/all.n" "$T_TMP/all.s" | head -5)"
+fi
+
+# Another zone than this machine's, and a zone file changed while the
+# program runs: /etc/localtime's target replaced in a private mount
+# namespace (unshare -r -m), natively and under fastpath.
+zones=/usr/share/zoneinfo
+ny=$zones/America/New_York tokyo=$zones/Asia/Tokyo
+target=$(readlink -f /etc/localtime)
+if [ ! -f "$ny" ] || [ ! -f "$tokyo" ]; then
+	skip "another zone" "no $ny or $tokyo (Debian: tzdata)"
+elif ! command -v unshare >/dev/null 2>&1 || ! unshare -r -m true 2>/dev/null; then
+	skip "another zone" "no private mount namespace here (unshare -r -m: user namespaces off)"
+elif [ ! -f "$target" ]; then
+	skip "another zone" "/etc/localtime names no file ($target)"
+else
+	# shellcheck disable=SC2016 # the inner shell expands them
+	ns='mount --bind "$1" "$2" && shift 2 && exec "$@"'
+	unshare -r -m sh -c "$ns" sh "$ny" "$target" env -u TZ "$P" all >"$T_TMP/ny.n" 2>&1
+	unshare -r -m sh -c "$ns" sh "$ny" "$target" env -u TZ LD_PRELOAD="$FASTPATH_SO" \
+		FASTPATH_TZ=1 "$P" all >"$T_TMP/ny.f" 2>&1
+	if grep -q 'zone EST' "$T_TMP/ny.n" && grep -q 'zone EDT' "$T_TMP/ny.n" &&
+		cmp -s "$T_TMP/ny.n" "$T_TMP/ny.f"; then
+		ok "America/New_York as /etc/localtime: every result as natively, summer time too"
+	else
+		fail "America/New_York as /etc/localtime" "$(diff "$T_TMP/ny.n" "$T_TMP/ny.f" | head -5; head -2 "$T_TMP/ny.n")"
+	fi
+	# watch: the zone, then a new zone file mounted, then the zone again.
+	# shellcheck disable=SC2016 # the inner shell expands them
+	change='mount --bind "$1" "$3" || exit 9
+		mkfifo "$4/in"
+		shift 4
+		"$@" <"$T_TMP_IN/in" >"$T_TMP_IN/w.out" &
+		exec 3>"$T_TMP_IN/in"
+		until grep -q before "$T_TMP_IN/w.out" 2>/dev/null; do sleep 0.05; done
+		mount --bind "$T_TOKYO" "$T_TARGET" && echo go >&3
+		exec 3>&-
+		wait $! && cat "$T_TMP_IN/w.out"'
+	for how in native fastpath; do
+		mkdir -p "$T_TMP/$how"
+		set -- env -u TZ "$P" watch
+		[ $how = fastpath ] && set -- env -u TZ LD_PRELOAD="$FASTPATH_SO" FASTPATH_TZ=1 "$P" watch
+		T_TMP_IN=$T_TMP/$how T_TOKYO=$tokyo T_TARGET=$target timeout 60 \
+			unshare -r -m sh -c "$change" sh "$ny" - "$target" "$T_TMP/$how" "$@" \
+			>"$T_TMP/$how.out" 2>&1
+	done
+	expect_eq "natively, a zone file changed while running is seen" "before: EST -18000 after: JST 32400" \
+		"$(tr '\n' ' ' <"$T_TMP/native.out" | sed 's/ $//')"
+	expect_eq "under --tz it is not, until a restart (fastpath(7), LOCALTIME)" \
+		"before: EST -18000 after: EST -18000" "$(tr '\n' ' ' <"$T_TMP/fastpath.out" | sed 's/ $//')"
+fi
+
+# ---- the stats of the zone file -----------------------------------------------
+if ! command -v strace >/dev/null 2>&1; then
+	skip "stats of /etc/localtime" "strace not installed"
+else
+	for how in native fastpath; do
+		set -- env -u TZ "$P" loop 1000
+		[ $how = fastpath ] && set -- env -u TZ LD_PRELOAD="$FASTPATH_SO" FASTPATH_TZ=1 "$P" loop 1000
+		strace -f -qq -e trace=stat,newfstatat,statx,fstatat64,stat64 -o "$T_TMP/st.$how" "$@" >/dev/null
+	done
+	n=$(grep -c '"/etc/localtime"' "$T_TMP/st.native")
+	f=$(grep -c '"/etc/localtime"' "$T_TMP/st.fastpath")
+	# natively, every call but the first, which opens and reads it
+	if [ "$n" -ge 999 ] && [ "$f" -le 1 ]; then
+		ok "1000 localtime() calls: $n stats of /etc/localtime natively, $f under FASTPATH_TZ=1"
+	else
+		fail "stats of /etc/localtime" "native $n, FASTPATH_TZ=1 $f"
+	fi
+fi
+
+# ---- the survey ---------------------------------------------------------------
+# The loop: its calls are most of its run, so TZ unset is worth --tz.
+run "$INTERPOSE" --survey -- "$P" loop 20000 >"$T_TMP/sv.out" 2>&1
+expect_eq "survey, TZ unset: suggests --tz" 1 \
+	"$(grep -c "^suggest: interpose --tz -- $P loop 20000\$" "$T_TMP/sv.out")"
+expect_eq "survey, TZ unset: its row counts the 20000 calls" 1 \
+	"$(grep -c '^localtime  *20000 calls .*20000 with TZ unset' "$T_TMP/sv.out")"
+TZ=:/etc/localtime "$INTERPOSE" --survey -- "$P" loop 20000 >"$T_TMP/sv2.out" 2>&1
+expect_eq "survey, TZ set: no --tz, the calls counted as saving nothing" "0 1" \
+	"$(grep -c -e '--tz' "$T_TMP/sv2.out") $(grep -c '^localtime  *20000 calls .*20000 with TZ set' "$T_TMP/sv2.out")"
+
+finish
