@@ -4,14 +4,22 @@
  * open wrappers (urandom_shim.c) call.
  *
  *   cpus_shim.c        the settings, the counting questions (sysconf,
- *                      get_nprocs) and the affinity masks with their round
- *                      trip.
+ *                      get_nprocs) and the real view learnt once.
+ *   cpus_affinity.c    the affinity masks (sched_ and pthread_ getters and
+ *                      setters) with their round trip.
+ *   cpus_attr.c        the affinity mask of a thread attribute.
+ *   cpus_exec.c        the machine handed down across exec.
  *   cpus_map.c         the machine the cap shows: N virtual CPUs 0..N-1,
  *                      each mapped onto a real CPU we may use; the masks'
  *                      translations both ways; sched_getcpu and getcpu.
  *   cpus_text.c        the CPU files' text transforms: pure functions of
- *                      the kernel's text and that machine (unit-tested).
- *   cpus_files_shim.c  which files are ours and their generated copies.
+ *                      the kernel's text and that machine (unit-tested);
+ *                      cpus_sets.c those of the files that are sets of
+ *                      CPUs, cpus_memo.c the last /proc/cpuinfo made.
+ *   cpus_files_shim.c  which files are ours: the entry every open wrapper
+ *                      calls, the directory descriptors noted.
+ *   cpus_serve.c       a CPU file's generated copy, served.
+ *   cpus_dirs.c        the machine's directories (cpuK, nodes, status).
  *   cpus_fd.c          fopen/fopen64 of them; lseek/mmap of the copies as
  *                      procfs and sysfs answer.
  *
@@ -82,7 +90,7 @@
 #endif
 
 /* glibc's affinity in a thread attribute, which pthread_create applies
- * through an internal call (cpus_shim.c translates the mask first). */
+ * through an internal call (cpus_attr.c translates the mask first). */
 #if defined(FP_LINUX) && defined(__GLIBC__)
 #define FP_HAVE_ATTR_AFFINITY 1
 #define CPUS_REAL_ATTR_AFFINITY(X)                                                            \
@@ -129,6 +137,9 @@ void cpus_sv_child(void) FP_HIDDEN;
  * query when it is one of the CPU files. */
 void fp_cpus_sv_file(int dirfd, const char *path, int flags) FP_HIDDEN;
 long fp_cpus_wanted(void) FP_HIDDEN;
+/* One answer to a CPU-count question, counted; the caller has checked
+ * that the cap is on (cpus_shim.c; cpus_affinity.c asks it too). */
+long cpus_answer(const char *via) FP_HIDDEN;
 /* FASTPATH_CPUS=quota (cpus_quota.c): the CPUs the cgroup quota allows,
  * rounded up, at most the affinity count (that count with no quota), and
  * in why where it came from; -1 where there are no cgroups (illumos). */
@@ -226,7 +237,7 @@ void fp_cpus_to_virtual(const struct cpus_map *m, const cpu_set_t *now, size_t n
 bool fp_cpus_to_real(const struct cpus_map *m, const cpu_set_t *v, size_t setsize,
                      cpu_set_t *out) FP_HIDDEN;
 
-/* The virtual mask a thread last set (cpus_shim.c), which getcpu answers
+/* The virtual mask a thread last set (cpus_affinity.c), which getcpu answers
  * from (cpus_map.c).  Static TLS comes out of every thread's stack (a
  * 16 KiB helper thread's too), so it is small: the ids below CPU_SETSIZE
  * as bits, or a mask past them when it is one run of ids (a pin, the whole
@@ -248,11 +259,42 @@ static inline bool cpus_vmask_has(const struct cpus_vmask *v, long id)
 extern FP_TLS struct cpus_vmask fp_cpus_vthread FP_HIDDEN;
 #ifdef FP_HAVE_ATTR_AFFINITY
 /* The virtual mask a thread made with attr starts with, when attr holds
- * one set through pthread_attr_setaffinity_np (cpus_shim.c). */
+ * one set through pthread_attr_setaffinity_np (cpus_attr.c). */
 bool fp_cpus_attr_vmask(const pthread_attr_t *attr, struct cpus_vmask *out) FP_HIDDEN;
-/* Whether attr holds an affinity mask at all (cpus_shim.c). */
+/* Whether attr holds an affinity mask at all (cpus_attr.c). */
 bool fp_cpus_attr_has_mask(const pthread_attr_t *attr) FP_HIDDEN;
+/* A fork child: a fresh lock for the attributes' table (cpus_attr.c). */
+void cpus_attr_child(void) FP_HIDDEN;
 #endif
+
+/* ------------------------------------------------------------------------
+ * What the units of the counting questions (cpus_shim.c), the affinity
+ * masks (cpus_affinity.c), a thread attribute's mask (cpus_attr.c) and the
+ * machine handed down at exec (cpus_exec.c) share.
+ * ---------------------------------------------------------------------- */
+/* FASTPATH_CPUS as set (cpus_shim.c), for the exec wrappers to tell
+ * whether the new image is capped as this process is (a valid one is
+ * short). */
+#define CPUS_SETTING_MAX 16
+extern char cpus_setting[CPUS_SETTING_MAX] FP_HIDDEN;
+/* Whose mask a call with this pid is about. */
+enum cpus_who {
+	CPUS_OTHER,   /* another process: the kernel's, as it is */
+	CPUS_THREAD,  /* the calling thread (pid 0, its tid, pthread_self) */
+	CPUS_MAIN,    /* our pid, asked from another thread: the main thread's */
+	CPUS_SIBLING, /* another thread of ours: its real mask, translated */
+};
+/* The masks remembered (cpus_affinity.c): a signature of a real mask;
+ * v's ids written to a caller's set; the remembered mask for `who` while
+ * the real one is `now`; the mask handed down at exec taken as the
+ * process's; the virtual ids asked as a cpus_vmask. */
+uint64_t cpus_sig(const cpu_set_t *mask) FP_HIDDEN;
+void cpus_put_vmask(const struct cpus_vmask *v, long n, size_t setsize,
+                    cpu_set_t *mask) FP_HIDDEN;
+bool cpus_recalled(enum cpus_who who, const cpu_set_t *now, struct cpus_vmask *out) FP_HIDDEN;
+void cpus_vproc_handed(const struct cpus_vmask *v, const cpu_set_t *mask) FP_HIDDEN;
+bool cpus_vmask_of(struct cpus_vmask *t, long n, size_t setsize,
+                   const cpu_set_t *mask) FP_HIDDEN;
 
 /* ------------------------------------------------------------------------
  * The machine handed down (issue 37): FASTPATH_CPUS_MAP="N:REAL[:VIRTUAL]",
@@ -339,8 +381,24 @@ void cf_transform(enum cf_kind kind, const char *in, size_t len, const struct cp
                   struct cf_out *o) FP_HIDDEN;
 void cf_transform_of(enum cf_kind kind, const struct cf_about *a, const char *in, size_t len,
                      const struct cpus_map *m, struct cf_out *o) FP_HIDDEN;
+/* What the text units share: the output and line primitives and
+ * /proc/cpuinfo's transform (cpus_text.c), the files that are sets of
+ * virtual CPUs (cf_of, cpus_sets.c), the last /proc/cpuinfo made
+ * (cf_cpuinfo_memo, cpus_memo.c: false when it is not to be had). */
+void cf_put(struct cf_out *o, const char *s, size_t n) FP_HIDDEN;
+void cf_putu(struct cf_out *o, unsigned long long v) FP_HIDDEN;
+const char *cf_eol(const char *p, const char *end) FP_HIDDEN;
+bool cf_prefixn(const char *p, const char *end, const char *lit, size_t n) FP_HIDDEN;
+/* A literal's length is the compiler's: no strlen per line. */
+#define cf_prefix(p, end, lit) cf_prefixn(p, end, lit, sizeof(lit) - 1)
+const char *cf_num(const char *p, const char *end, unsigned long long *v) FP_HIDDEN;
+void cf_cpuinfo(const char *in, size_t len, const struct cpus_map *m, struct cf_out *o) FP_HIDDEN;
+void cf_of(enum cf_kind kind, const struct cf_about *a, const char *in, size_t len,
+           const struct cpus_map *m, struct cf_out *o) FP_HIDDEN;
+bool cf_cpuinfo_memo(const char *in, size_t len, const struct cpus_map *m,
+                     struct cf_out *o) FP_HIDDEN;
 
-/* The machine's directories (cpus_files_shim.c): a path naming cpuK under
+/* The machine's directories (cpus_dirs.c): a path naming cpuK under
  * /sys/devices/system/cpu or /sys/devices/system/node/nodeX (absolute, or
  * relative to a descriptor noted as one of those directories, or as a
  * cpuK), a node's cpumap or cpulist, or /proc/PID/status of this process.
@@ -364,7 +422,43 @@ enum cf_vis fp_cpus_vpath(int dirfd, const char *path, struct cf_vpath *vp) FP_H
  * 0 none of ours (or the identity map). */
 int fp_cpus_listing(int dirfd, const char *path) FP_HIDDEN;
 
-/* A descriptor cpus_files_shim.c served (cpus_fd.c): lseek and mmap on it
+/* ------------------------------------------------------------------------
+ * What the CPU files' units share: which files are ours and the directory
+ * descriptors noted (cpus_files_shim.c), the served copy (cpus_serve.c),
+ * the machine's directories (cpus_dirs.c).
+ * ---------------------------------------------------------------------- */
+/* Only plain read-only opens are ours: anything else (O_WRONLY, O_PATH,
+ * O_DIRECTORY...) goes to the kernel, which gives its own answer.  Those
+ * we serve open the real file with these flags first (cf_read_real). */
+#define CF_OK_FLAGS (O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_LARGEFILE | O_NOFOLLOW | O_NOATIME)
+/* The directories of the files, by path, and a noted cpuK's (CF_CPUK). */
+enum cf_dir { CF_PROC, CF_CPUDIR, CF_NODES, CF_NDIRS, CF_CPUK = CF_NDIRS };
+extern const char *const cf_dir_path[CF_NDIRS] FP_HIDDEN;
+/* Which directory dirfd is known to be, or -1: with CF_CPUK for cpu *v's
+ * (cf_dir_of_v), or with a cpuK's as -1 (cf_dir_of). */
+int cf_dir_of_v(int dirfd, long *v) FP_HIDDEN;
+int cf_dir_of(int dirfd) FP_HIDDEN;
+/* fd noted as directory d (CF_CPUK: cpu v's), when it is a directory. */
+void cf_note(int d, long v, int fd) FP_HIDDEN;
+/* What is served: the text's kind and what it is about, the memfd's name,
+ * whether lseek and mmap answer as sysfs's, the name FASTPATH_DEBUG
+ * shows, and for a status whose mask. */
+struct cf_what {
+	enum cf_kind kind;
+	struct cf_about about;
+	const char *name;
+	bool sysfs;
+	const char *shown;
+	pid_t whose;
+};
+/* The generated copy of w (cpus_serve.c): the descriptor in *fd_out, or
+ * -1 and errno; false where the real file is the caller's to open. */
+bool cf_serve(struct cf_what *w, int dirfd, const char *path, int flags, int *fd_out) FP_HIDDEN;
+/* An open of a cpuK path, a node's cpu set, a status (cpus_dirs.c): as
+ * cf_serve, or false when the path is none of those. */
+bool cf_open_vpath(int dirfd, const char *path, int flags, int *fd_out) FP_HIDDEN;
+
+/* A descriptor cpus_serve.c served (cpus_fd.c): lseek and mmap on it
  * answer as procfs's, or sysfs's when `sysfs`. */
 void fp_cpus_served(int fd, bool sysfs) FP_HIDDEN;
 

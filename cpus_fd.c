@@ -3,7 +3,7 @@
  * cpus_fd.c: what a program does with a CPU file besides open it (issue
  * 28): fopen/fopen64 of one (glibc's fopen opens through an internal call
  * the open wrappers never see), and lseek/mmap of the descriptors
- * cpus_files_shim.c served, answered as procfs and sysfs answer them.
+ * cpus_serve.c served, answered as procfs and sysfs answer them.
  * Linux only, as the files are.
  */
 #include "fastpath.h"

@@ -2,10 +2,10 @@
 /*
  * cpus_survey.c: the cpus mitigation's survey (FASTPATH_SURVEY).  What a CPU
  * cap would change, measured without one (or with the operator's): every
- * CPU-count query by entry point with the largest answer given (cpus_shim.c
- * and cpus_files_shim.c call cpus_sv_query); the threads made through
- * pthread_create and the most alive at once; each fork's time against the
- * threads alive when it began.
+ * CPU-count query by entry point with the largest answer given
+ * (cpus_shim.c, cpus_affinity.c and cpus_files_shim.c call cpus_sv_query);
+ * the threads made through pthread_create and the most alive at once; each
+ * fork's time against the threads alive when it began.
  */
 #include "fastpath.h"
 #include "cpus.h"

@@ -3,8 +3,9 @@
  * cpus_text.c: the CPU files' text as a kernel of the machine the cap shows
  * would write it (issues 12, 28).  Pure functions: the kernel's text and
  * the map (struct cpus_map, cpus.h) in, the new text out (struct cf_out),
- * unit-tested in tests/test_cpus_files.c.  Which files, and the
- * descriptors they are served through, are cpus_files_shim.c's.
+ * unit-tested in tests/test_cpus_files.c.  Which files are
+ * cpus_files_shim.c's, the descriptors they are served through
+ * cpus_serve.c's.
  *
  *   /proc/cpuinfo   one block per virtual CPU v, 0..N-1: the kernel's block
  *                   of the real CPU v runs on (R[v mod r]), every line its
@@ -19,19 +20,20 @@
  *   kernel_max      the kernel's when it holds N CPUs, else 8191 (the
  *                   NR_CPUS of a kernel that boots that many)
  *   cpuK/topology/, cache/indexI/shared_cpu_*, nodeX/cpu{map,list} and
- *   a status's Cpus_allowed lines: sets of virtual CPUs (cf_transform_of)
+ *   a status's Cpus_allowed lines: sets of virtual CPUs (cpus_sets.c)
  *
  * When the map is the identity (N equal to the real count, the process
  * allowed on every CPU) the bytes are the kernel's own.  No allocation, no
  * lock that waits: it runs inside an open wrapper.  One state, the memo
- * of the last /proc/cpuinfo made (cf_cpuinfo_memo), used only when the
- * text goes to a descriptor: the transforms into a buffer stay pure.
+ * of the last /proc/cpuinfo made (cf_cpuinfo_memo, cpus_memo.c), used only
+ * when the text goes to a descriptor: the transforms into a buffer stay
+ * pure.
  */
 #include "fastpath.h"
 #include "cpus.h"
 
 #ifdef FP_LINUX
-/* A full pipe (cpus_files_shim.c's copy under RLIMIT_FSIZE, written
+/* A full pipe (cpus_serve.c's copy under RLIMIT_FSIZE, written
  * nonblocking by the thread that will read it): doubled, where the pipe
  * limits allow; false leaves EAGAIN. */
 static bool cf_pipe_grow(int fd)
@@ -65,7 +67,7 @@ void cf_flush(struct cf_out *o)
 	o->len = 0;
 }
 
-static void cf_put(struct cf_out *o, const char *s, size_t n)
+void cf_put(struct cf_out *o, const char *s, size_t n)
 {
 	while (n && !o->err) {
 		size_t k;
@@ -85,7 +87,7 @@ static void cf_put(struct cf_out *o, const char *s, size_t n)
 	}
 }
 
-static void cf_putu(struct cf_out *o, unsigned long long v)
+void cf_putu(struct cf_out *o, unsigned long long v)
 {
 	char tmp[24];
 	char *q = tmp + sizeof tmp;
@@ -100,22 +102,20 @@ static void cf_putu(struct cf_out *o, unsigned long long v)
  * Lines.
  * ---------------------------------------------------------------------- */
 /* The end of the line starting at p (past its '\n', or end). */
-static const char *cf_eol(const char *p, const char *end)
+const char *cf_eol(const char *p, const char *end)
 {
 	const char *nl = memchr(p, '\n', (size_t)(end - p));
 
 	return nl ? nl + 1 : end;
 }
 
-static bool cf_prefixn(const char *p, const char *end, const char *lit, size_t n)
+bool cf_prefixn(const char *p, const char *end, const char *lit, size_t n)
 {
 	return (size_t)(end - p) >= n && memcmp(p, lit, n) == 0;
 }
-/* A literal's length is the compiler's: no strlen per line. */
-#define cf_prefix(p, end, lit) cf_prefixn(p, end, lit, sizeof(lit) - 1)
 
 /* Digits at p: their value in *v, and where they end; NULL when none. */
-static const char *cf_num(const char *p, const char *end, unsigned long long *v)
+const char *cf_num(const char *p, const char *end, unsigned long long *v)
 {
 	const char *s = p;
 
@@ -230,7 +230,7 @@ static void cf_block_as(struct cf_out *o, const struct cf_block *b, const struct
 	cf_put(o, kept, (size_t)(b->end - kept));
 }
 
-static void cf_cpuinfo(const char *in, size_t len, const struct cpus_map *m, struct cf_out *o)
+void cf_cpuinfo(const char *in, size_t len, const struct cpus_map *m, struct cf_out *o)
 {
 	const char *p = in, *end = in + len, *first, *at;
 	struct cf_block b, tmpl;
@@ -412,222 +412,6 @@ static void cf_kernel_max(const char *in, size_t len, const struct cpus_map *m, 
 	cf_put(o, "\n", 1);
 }
 
-/* ------------------------------------------------------------------------
- * The files of one CPU (cpuK/topology/, cpuK/cache/indexI/), of a NUMA
- * node (nodeX/cpumap, nodeX/cpulist) and the affinity lines of
- * /proc/PID/status: sets of virtual CPUs, written as the kernel writes a
- * cpumask of nr_cpu_ids = N bits, as a mask ("%*pb": 32-bit groups in
- * hex, most significant first, the first as wide as its bits need) or a
- * list ("%*pbl": "0-3,5").
- * ---------------------------------------------------------------------- */
-enum cf_set_is { CF_SET_ONE, CF_SET_ALL, CF_SET_REAL, CF_SET_BITS };
-struct cf_set {
-	enum cf_set_is is;
-	long v;                     /* CF_SET_ONE */
-	const cpu_set_t *real;      /* CF_SET_REAL: the virtual CPUs on these */
-	const unsigned char *bits;  /* CF_SET_BITS */
-};
-
-static bool cf_in(const struct cf_set *s, const struct cpus_map *m, long w)
-{
-	long c;
-
-	switch (s->is) {
-	case CF_SET_ONE:
-		return w == s->v;
-	case CF_SET_ALL:
-		return true;
-	case CF_SET_REAL:
-		c = fp_cpus_real_of(m, w % m->r);
-		return c >= 0 && c < CPU_SETSIZE && CPU_ISSET((size_t)c, s->real);
-	case CF_SET_BITS:
-		return (s->bits[w / 8] >> (w % 8)) & 1;
-	}
-	return false;
-}
-
-static void cf_put_list(struct cf_out *o, const struct cf_set *s, const struct cpus_map *m)
-{
-	bool first = true;
-
-	for (long w = 0; w < m->n; w++) {
-		long e = w;
-
-		if (!cf_in(s, m, w))
-			continue;
-		while (e + 1 < m->n && cf_in(s, m, e + 1))
-			e++;
-		if (!first)
-			cf_put(o, ",", 1);
-		first = false;
-		cf_putu(o, (unsigned long long)w);
-		if (e > w) {
-			cf_put(o, "-", 1);
-			cf_putu(o, (unsigned long long)e);
-		}
-		w = e;
-	}
-}
-
-static void cf_put_mask(struct cf_out *o, const struct cf_set *s, const struct cpus_map *m)
-{
-	static const char hex[] = "0123456789abcdef";
-	long groups = (m->n + 31) / 32;
-
-	for (long g = groups - 1; g >= 0; g--) {
-		long bits = m->n - g * 32 < 32 ? m->n - g * 32 : 32;
-		int digits = (int)((bits + 3) / 4);
-		unsigned long val = 0;
-		char d[8];
-
-		for (long b = 0; b < bits; b++)
-			if (cf_in(s, m, g * 32 + b))
-				val |= 1ul << b;
-		for (int i = digits - 1; i >= 0; i--, val >>= 4)
-			d[i] = hex[val & 15];
-		cf_put(o, d, (size_t)digits);
-		if (g > 0)
-			cf_put(o, ",", 1);
-	}
-}
-
-/* A cpumask's text as the kernel writes it, mask or list, into *set (the
- * ids below CPU_SETSIZE); the count read. */
-static long cf_parse_set(const char *in, size_t len, bool list, cpu_set_t *set)
-{
-	const char *p = in, *end = in + len;
-	unsigned long long a, b;
-	long bit = 0;
-
-	CPU_ZERO(set);
-	while (end > p && (end[-1] == '\n' || end[-1] == ' '))
-		end--;
-	if (list) {
-		while (p < end && (p = cf_num(p, end, &a)) != NULL) {
-			b = a;
-			if (p < end && *p == '-' && !(p = cf_num(p + 1, end, &b)))
-				break;
-			for (; a <= b && a < CPU_SETSIZE; a++)
-				CPU_SET((size_t)a, set);
-			if (p >= end || *p != ',')
-				break;
-			p++;
-		}
-		return CPU_COUNT(set);
-	}
-	for (const char *q = end; q > p; q--) {
-		char c = q[-1];
-		int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-
-		if (c == ',')
-			continue;
-		if (v < 0)
-			break;
-		for (int i = 0; i < 4; i++, bit++)
-			if (((v >> i) & 1) && bit < CPU_SETSIZE)
-				CPU_SET((size_t)bit, set);
-	}
-	return CPU_COUNT(set);
-}
-
-/* The "Cpus_allowed" and "Cpus_allowed_list" lines of a status file; the
- * others as the kernel wrote them. */
-static void cf_status(const char *in, size_t len, const struct cf_set *s, const struct cpus_map *m,
-                      struct cf_out *o)
-{
-	const char *p = in, *end = in + len, *eol;
-
-	for (; p < end; p = eol) {
-		eol = cf_eol(p, end);
-		if (cf_prefix(p, eol, "Cpus_allowed:")) {
-			cf_put(o, "Cpus_allowed:\t", 14);
-			cf_put_mask(o, s, m);
-			cf_put(o, "\n", 1);
-		} else if (cf_prefix(p, eol, "Cpus_allowed_list:")) {
-			cf_put(o, "Cpus_allowed_list:\t", 19);
-			cf_put_list(o, s, m);
-			cf_put(o, "\n", 1);
-		} else {
-			cf_put(o, p, (size_t)(eol - p));
-		}
-	}
-}
-
-/*
- * The machine is one package of N cores without SMT (as /proc/cpuinfo
- * says): a CPU's core and thread siblings are itself, its package and die
- * all N.  A cache the real CPU has to itself is v's alone; one it shares
- * (an L3, a node) holds the virtual CPUs that run on the real CPUs sharing
- * it.
- */
-static void cf_of(enum cf_kind kind, const struct cf_about *a, const char *in, size_t len,
-                  const struct cpus_map *m, struct cf_out *o)
-{
-	struct cf_set s = { CF_SET_ONE, a ? a->v : 0, NULL, NULL };
-	cpu_set_t real;
-	bool list = false;
-
-	switch (kind) {
-	case CF_CPUINFO:
-	case CF_STAT:
-	case CF_LIST:
-	case CF_KMAX:
-		return; /* cf_transform's */
-	case CF_T_ID:
-		cf_putu(o, (unsigned long long)s.v);
-		cf_put(o, "\n", 1);
-		return;
-	case CF_T_ZERO:
-		cf_put(o, "0\n", 2);
-		return;
-	case CF_T_CACHE_ID:
-		if (a && a->shared) {
-			cf_put(o, in, len);
-		} else {
-			cf_putu(o, (unsigned long long)s.v);
-			cf_put(o, "\n", 1);
-		}
-		return;
-	case CF_STATUS:
-		if (!a || !a->vmask) {
-			cf_put(o, in, len);
-			return;
-		}
-		s.is = CF_SET_BITS;
-		s.bits = a->vmask;
-		cf_status(in, len, &s, m, o);
-		return;
-	case CF_T_SELF_LIST:
-		list = true;
-		break;
-	case CF_T_SELF_MASK:
-		break;
-	case CF_T_ALL_LIST:
-		list = true;
-		/* fall through */
-	case CF_T_ALL_MASK:
-		s.is = CF_SET_ALL;
-		break;
-	case CF_T_SHARED_LIST:
-	case CF_NODE_LIST:
-		list = true;
-		/* fall through */
-	case CF_T_SHARED_MASK:
-	case CF_NODE_MASK:
-		s.is = CF_SET_REAL;
-		s.real = &real;
-		if (cf_parse_set(in, len, list, &real) <= 1 &&
-		    (kind == CF_T_SHARED_LIST || kind == CF_T_SHARED_MASK))
-			s.is = CF_SET_ONE;
-		break;
-	}
-	if (list)
-		cf_put_list(o, &s, m);
-	else
-		cf_put_mask(o, &s, m);
-	cf_put(o, "\n", 1);
-}
-
 void cf_transform(enum cf_kind kind, const char *in, size_t len, const struct cpus_map *m,
                   struct cf_out *o)
 {
@@ -648,109 +432,6 @@ void cf_transform(enum cf_kind kind, const char *in, size_t len, const struct cp
 		cf_of(kind, NULL, in, len, m, o);
 		break;
 	}
-}
-
-/* ------------------------------------------------------------------------
- * The last /proc/cpuinfo made, kept for the next open of the process
- * (issue 37: 6 to 8x native at N = 64, most of it this transform made
- * again of the same kernel text).  The text is a function of the
- * kernel's text and of the map, which is fixed once for the process
- * (cpus_map.c: its tables are built once): when the kernel's text is
- * byte for byte the last one's, the copy made then is written again, in
- * one write.  Every open still reads the kernel's file (its checks, and
- * its moving fields: a clock that scales changes cpu MHz, and then the
- * text is made afresh, as before).
- *
- * One memo, taken with a try-lock: a caller that finds it taken (another
- * thread, a fork child of a process that forked while one held it)
- * transforms as before, into the caller's stage; so does one whose text
- * is past CF_MEMO_MAX, or where no memory is mapped.  The buffers are
- * anonymous mappings, grown by remapping, kept for the life of the
- * process (a few hundred KiB at most).  No malloc: this runs inside an
- * open wrapper.
- * ---------------------------------------------------------------------- */
-#define CF_MEMO_MAX ((size_t)4 << 20)
-static struct {
-	_Atomic int busy;
-	bool valid;
-	long n, r;
-	const unsigned short *real;
-	char *in, *out;
-	size_t in_len, in_cap, out_len, out_cap;
-} cf_memo;
-
-/* *p (cap bytes, mapped, or NULL) grown to hold want; false when it cannot. */
-static bool cf_memo_room(char **p, size_t *cap, size_t want)
-{
-	size_t c = *cap ? *cap : 65536;
-	void *q;
-
-	while (c < want)
-		c *= 2;
-	if (c == *cap)
-		return true;
-	if (c > CF_MEMO_MAX)
-		return false;
-	q = *p ? mremap(*p, *cap, c, MREMAP_MAYMOVE)
-	       : fp_mmap(NULL, c, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (q == MAP_FAILED)
-		return false;
-	*p = q;
-	*cap = c;
-	return true;
-}
-
-/* The memo made for the kernel's text in[0, len) under m; false when it
- * cannot be (then it is left invalid). */
-static bool cf_memo_make(const char *in, size_t len, const struct cpus_map *m)
-{
-	struct cf_out mo;
-
-	cf_memo.valid = false;
-	if (!cf_memo_room(&cf_memo.in, &cf_memo.in_cap, len) ||
-	    !cf_memo_room(&cf_memo.out, &cf_memo.out_cap,
-	                  len / (size_t)m->r * (size_t)m->n + (size_t)m->n * 64 + 4096))
-		return false;
-	for (;;) {
-		mo = (struct cf_out){ cf_memo.out, 0, cf_memo.out_cap, -1, 0 };
-		cf_cpuinfo(in, len, m, &mo);
-		if (!mo.err)
-			break;
-		if (mo.err != ENOSPC || !cf_memo_room(&cf_memo.out, &cf_memo.out_cap, cf_memo.out_cap * 2))
-			return false;
-	}
-	memcpy(cf_memo.in, in, len);
-	cf_memo.in_len = len;
-	cf_memo.out_len = mo.len;
-	cf_memo.n = m->n;
-	cf_memo.r = m->r;
-	cf_memo.real = m->real;
-	cf_memo.valid = true;
-	return true;
-}
-
-/* /proc/cpuinfo under m written to o's descriptor from the memo (made
- * first when the kernel's text or the map differ from its); false when
- * the memo is not to be had (then nothing was written). */
-static bool cf_cpuinfo_memo(const char *in, size_t len, const struct cpus_map *m, struct cf_out *o)
-{
-	int idle = 0;
-	bool done;
-
-	if (o->fd < 0 || o->len || !m->real || len > CF_MEMO_MAX ||
-	    !atomic_compare_exchange_strong(&cf_memo.busy, &idle, 1))
-		return false;
-	done = (cf_memo.valid && cf_memo.n == m->n && cf_memo.r == m->r && cf_memo.real == m->real &&
-	        cf_memo.in_len == len && memcmp(cf_memo.in, in, len) == 0) ||
-	       cf_memo_make(in, len, m);
-	if (done) {
-		struct cf_out w = { cf_memo.out, cf_memo.out_len, cf_memo.out_len, o->fd, 0 };
-
-		cf_flush(&w);
-		o->err = w.err;
-	}
-	atomic_store_explicit(&cf_memo.busy, 0, memory_order_release);
-	return done;
 }
 
 void cf_transform_of(enum cf_kind kind, const struct cf_about *a, const char *in, size_t len,

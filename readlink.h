@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * readlink.h: what readlink_shim.c (the policy and the entry points) and
- * readlink_path.c (the parser) share.
+ * readlink.h: what readlink_shim.c (the rule table and the entry points),
+ * readlink_classify.c (what a link names, learnt) and readlink_path.c (the
+ * parser) share.
  */
 #ifndef READLINK_H
 #define READLINK_H
@@ -67,5 +68,28 @@ int rl_parse(const char *path, const char *root, size_t rootlen, struct rl_path 
  * no leading zero (except "0" itself), at most INT_MAX.  Returns the end,
  * or NULL. */
 const char *rl_num(const char *s, int *out) FP_HIDDEN;
+
+/* ------------------------------------------------------------------------
+ * The decision (readlink_shim.c: the rule table, rl_rules[]) and what it
+ * needs to know (readlink_classify.c).
+ * ---------------------------------------------------------------------- */
+enum rl_policy { RL_LINUX, RL_ILLUMOS };
+enum rl_fs { RL_FS_ANY, RL_FS_SOCKFS, RL_FS_PIPEFS, RL_FS_DOORFS, RL_FS_FIFOFS };
+enum rl_act { RL_PASS, RL_ENOENT, RL_SOCKET, RL_PIPE };
+/* The first rule that matches, or RL_PASS. */
+enum rl_act rl_decide(enum rl_policy policy, enum rl_dir dir, mode_t mode, enum rl_fs fs) FP_HIDDEN;
+/* The two policies: the action, and for an answer the inode; *type the
+ * descriptor's file type, for the survey.  rl_illumos_at: a readlinkat of
+ * "<n>" under a directory descriptor, *seen when it is a /proc/<pid>/path. */
+enum rl_act rl_linux(const struct rl_path *x, const char *root, unsigned long *ino,
+                     mode_t *type) FP_HIDDEN;
+enum rl_act rl_illumos(const struct rl_path *x, const char *path, mode_t *type) FP_HIDDEN;
+enum rl_act rl_illumos_at(int dirfd, const char *name, const char *root, bool *seen,
+                          mode_t *type) FP_HIDDEN;
+/* The descriptor's hooks for what is learnt: valgrind's annotations at
+ * start-up, a fork child's ids forgotten, a changed proc root asked again. */
+void rl_init(void) FP_HIDDEN;
+void rl_atfork_child(void) FP_HIDDEN;
+void rl_rooted(void) FP_HIDDEN;
 
 #endif /* READLINK_H */

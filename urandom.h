@@ -9,10 +9,16 @@
  *                    the wipe in a fork child.  Links alone (its unit test
  *                    does not interpose the test program's own calls).
  *   urandom_fd.c     the descriptor table: per-descriptor states, the
- *                    reserve slots, adopt/track/untrack, the close policy.
+ *                    reserve slots, track/untrack, fork, exec and a table
+ *                    split.
+ *   urandom_hidden.c exact mode's hidden descriptors: placed above the
+ *                    descriptor limit, made, forgotten, retired.
+ *   urandom_open.c   which opens are ours; the two modes' open and close.
  *   urandom_dup.c    dup, dup2, dup3 and F_DUP2FD of tracked descriptors.
- *   urandom_shim.c   the entry points: open, read, close, dup, fcntl, stdio,
- *                    getrandom; each unpacks its call and asks the two above.
+ *   urandom_shim.c   the entry points: open, read, close, dup, getrandom;
+ *                    each unpacks its call and asks the units above.
+ *   urandom_fcntl.c  fcntl and its twins, flock.
+ *   urandom_stdio.c  fdopen, fclose, freopen, daemon.
  *   urandom_exec.c   exec, posix_spawn, system, popen: the reserve made
  *                    close-on-exec around them (reserve mode).
  *   urandom_cow.c    a pooled descriptor's description made its own before
@@ -206,7 +212,7 @@ static inline size_t ur_serve(unsigned char *dst, size_t n, int fd)
 
 /* ------------------------------------------------------------------------
  * The descriptor table (urandom_fd.c).  Read inline on every call; written
- * only by urandom_fd.c.
+ * through the functions and inlines below.
  * ---------------------------------------------------------------------- */
 /* Neighbouring numbers, which threads cycling at once hold, sit on different
  * cache lines (fd n in line n % 64): sharing one line tripled the cost of
@@ -298,7 +304,7 @@ static inline bool ur_slot_cas(int i, int *expect, int fd)
 
 /* Without an rseq area (musl, illumos, glibc's tunable off): a slot per
  * thread, dealt in turn at its first use. */
-int ur_thread_slot(void) FP_HIDDEN;
+int ur_thread_slot(void) FP_HIDDEN; /* urandom_open.c */
 
 /* The slot of dev for the CPU this thread runs on; the first while the
  * process has one thread, which meets nobody at any. */
@@ -425,6 +431,13 @@ int ur_dup23(int old, int new, int flags) FP_HIDDEN;
 void ur_exec_guard(int fds[UR_NRES]) FP_HIDDEN;
 void ur_exec_unguard(const int fds[UR_NRES]) FP_HIDDEN;
 void ur_fd_init(void) FP_HIDDEN;
+/* The hidden descriptors' part of it (urandom_hidden.c). */
+void ur_hidden_init(void) FP_HIDDEN;
+/* Opens the hidden descriptor of dev (its word was w), unless another
+ * thread did; false when none can be had (urandom_hidden.c). */
+bool ur_hidden_make(int dev, const char *path, uint64_t w) FP_HIDDEN;
+/* Set by ur_split: every later open is real (ur_match). */
+extern _Atomic bool ur_split_done FP_HIDDEN;
 void ur_fd_atfork_prepare(void) FP_HIDDEN;
 void ur_fd_atfork_parent(void) FP_HIDDEN;
 void ur_fd_atfork_child(void) FP_HIDDEN;
@@ -437,7 +450,7 @@ bool ur_is_device(int fd, int dev) FP_HIDDEN;
 extern _Atomic bool ur_hidden_bad[UR_NDEV] FP_HIDDEN;
 #ifdef FP_LINUX
 /* Why there is no hidden descriptor, for the stats line; NULL: no limit
- * stands in the way (urandom_fd.c). */
+ * stands in the way (urandom_hidden.c). */
 extern _Atomic(const char *) ur_hidden_why FP_HIDDEN;
 /* The program changed its RLIMIT_NOFILE, the soft one to soft
  * (UINT64_MAX: unlimited). */
@@ -445,6 +458,8 @@ void ur_limit_set(uint64_t soft) FP_HIDDEN;
 /* An open of path (the device, close-on-exec) at a number above the soft
  * limit, which no thread of the program sees raised; -1 with EMFILE. */
 int ur_open_above(const char *path) FP_HIDDEN;
+/* A placing child is under way (urandom_hidden.c); a fork child clears it. */
+extern _Atomic bool ur_above_busy FP_HIDDEN;
 #endif
 
 /* ------------------------------------------------------------------------
@@ -490,7 +505,7 @@ void ur_cow_exec(void) FP_HIDDEN;
 void ur_root_changed(void) FP_HIDDEN;
 #ifdef FP_LINUX
 /* F_DUPFD's answer stands: it is below the soft limit, and the hidden
- * numbers at or above it (urandom_fd.c). */
+ * numbers at or above it (urandom_hidden.c). */
 static inline int ur_dupfd_native(int (*real)(int, int, ...), int fd, int cmd, int lo, int r)
 {
 	(void)real;
@@ -578,7 +593,7 @@ void ur_sv_forget(int fd) FP_HIDDEN;
 void ur_sv_read(uint64_t t0, size_t n, ssize_t r) FP_HIDDEN;
 void ur_sv_closed(uint64_t t0) FP_HIDDEN;
 void ur_sv_getrandom(uint64_t t0, long r) FP_HIDDEN;
-/* Under valgrind, which runs no clone of ours (urandom_fd.c). */
+/* Under valgrind, which runs no clone of ours (urandom_hidden.c). */
 extern bool ur_above_noclone FP_HIDDEN;
 
 /* The real call, timed, then recorded by done(t0, ...). */

@@ -22,7 +22,7 @@
  * (ur_exec_enter, urandom_cloexec.c); one relaxed load elsewhere.
  *
  * Under the CPU cap, each exec and spawn hands the new image its machine
- * (cpus_shim.c, fp_cpus_exec_with): the call is made with a copy of the
+ * (cpus_exec.c, fp_cpus_exec_with): the call is made with a copy of the
  * environment that carries it, built in that function's frame; the forms
  * without an environment pass a copy of environ through the form with
  * one, as the C library's own do.  system() and popen() start the shell
@@ -398,7 +398,7 @@ FP_EXPORT FILE *popen(const char *cmd, const char *how)
 #ifdef FP_LINUX
 /* ------------------------------------------------------------------------
  * The descriptor limit.  Exact mode's hidden descriptors sit at or above
- * the soft limit (urandom_fd.c): raised past one, the program could be
+ * the soft limit (urandom_hidden.c): raised past one, the program could be
  * given that number, so it goes once the real call succeeded.  A raw
  * setrlimit or prlimit system call, or another process's prlimit, is not
  * seen (fastpath(7)).

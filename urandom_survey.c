@@ -60,7 +60,7 @@ const struct fp_survey ur_sv = { ur_sv_c, ur_sv_keys, UR_NSURVEY, ur_sv_calibrat
  * getrandom (SECCOMP_RET_KILL_PROCESS) would end the program (issue 36).
  * A process that opened the device without ever calling getrandom (the
  * seed-001 loop) is asked in a child: a clone on our memory (CLONE_VM |
- * CLONE_VFORK, as urandom_fd.c's ur_above, on a stack of its own) makes
+ * CLONE_VFORK, as urandom_hidden.c's ur_above, on a stack of its own) makes
  * one non-blocking byte's call, what the mitigation's first read would
  * make; a filter that kills ends that child alone, and its exit signal 0
  * keeps it from the program's SIGCHLD and wait(2).  Asked again at each
@@ -148,12 +148,12 @@ static bool ur_sv_cap_resource(void)
  * Could exact mode pool here?  Its hidden descriptors sit above the soft
  * descriptor limit, which takes a soft limit below the hard one (or
  * CAP_SYS_RESOURCE to raise the hard one for a moment) and below 16382
- * (urandom_fd.c, ur_hidden_place); elsewhere its opens are real and save
+ * (urandom_hidden.c, ur_hidden_place); elsewhere its opens are real and save
  * nothing.  "urandom.exact_pools": 1 yes, 2 no: the soft limit is the
  * hard one, 3 no: the soft limit is 16382 or more; with both limits
  * (RLIM_INFINITY as the largest unsigned long), as they stand at the
  * record, so the report can say what to change.  Linux only: illumos has
- * no such placing (its exact mode makes real opens, urandom_fd.c) and
+ * no such placing (its exact mode makes real opens, urandom_hidden.c) and
  * records nothing.
  */
 static void ur_sv_limits(void)

@@ -19,6 +19,7 @@
 #include "../tests/core_units.h"
 #include "../readlink_path.c"
 #include "../readlink_shim.c"
+#include "../readlink_classify.c"
 FP_TABLE(&fp_mit_readlink);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

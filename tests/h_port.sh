@@ -101,7 +101,7 @@ for v in $VARIANTS; do
 		for p in prog_urandom prog_urandom_fortify prog_readlink_fortify prog_localtime; do
 			seen=0
 			for sym in $(nm -D --undefined-only "$d/$p" | awk '{print $2}' | sed 's/@.*//'); do
-				# fopen is left to stdio on purpose (urandom_shim.c).
+				# fopen is left to stdio on purpose (urandom_stdio.c).
 				case $sym in
 				fopen*) ;;
 				open*|__open*|read*|__read*|pread*|close*|dup*|fcntl*|__fcntl*|fdopen|fclose|freopen*|daemon|getrandom|getentropy|\

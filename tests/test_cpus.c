@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of cpus_shim.c and cpus_map.c: every CPU-count question gives
- * the same N, the masks are those of a real machine of CPUs 0..N-1 (the
- * oracle) and translate both ways onto the real CPUs, every pin lands.
+ * Unit tests of cpus_shim.c, cpus_affinity.c, cpus_attr.c, cpus_exec.c and
+ * cpus_map.c: every CPU-count question gives the same N, the masks are
+ * those of a real machine of CPUs 0..N-1 (the oracle) and translate both
+ * ways onto the real CPUs, every pin lands.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,12 +13,19 @@
 
 #include "core_units.h"
 #include "../cpus_shim.c"
+#include "../cpus_affinity.c"
+#include "../cpus_attr.c"
+#include "../cpus_exec.c"
 #include "../cpus_map.c"
 #include "../cpus_quota.c"
 #include "../cpus_survey.c"
 /* The cpus descriptor binds fopen for the CPU files: the unit is whole. */
 #include "../cpus_text.c"
+#include "../cpus_sets.c"
+#include "../cpus_memo.c"
 #include "../cpus_files_shim.c"
+#include "../cpus_serve.c"
+#include "../cpus_dirs.c"
 #include "../cpus_fd.c"
 FP_TABLE(&fp_mit_cpus);
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of cpus_text.c and cpus_files_shim.c: the pure text
+ * Unit tests of cpus_text.c, cpus_sets.c and cpus_memo.c, and of
+ * cpus_files_shim.c, cpus_serve.c and cpus_dirs.c: the pure text
  * transforms (input text + mask -> output text) on fixed samples and on
  * this machine's own files, and the descriptor fp_cpus_open() hands back.
  */
@@ -13,11 +14,18 @@
 
 #include "core_units.h"
 #include "../cpus_shim.c"
+#include "../cpus_affinity.c"
+#include "../cpus_attr.c"
+#include "../cpus_exec.c"
 #include "../cpus_map.c"
 #include "../cpus_quota.c"
 #include "../cpus_survey.c"
 #include "../cpus_text.c"
+#include "../cpus_sets.c"
+#include "../cpus_memo.c"
 #include "../cpus_files_shim.c"
+#include "../cpus_serve.c"
+#include "../cpus_dirs.c"
 #include "../cpus_fd.c"
 FP_TABLE(&fp_mit_cpus);
 

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of readlink_shim.c: the /proc path parser (a table, plus the
- * round trip), the decision table, readlink's truncation contract at every
- * size against the kernel's own answer, the Linux policy's notion of "our
- * own fd table", and the illumos policy on a fixture directory.
+ * Unit tests of readlink_shim.c and readlink_classify.c: the /proc path
+ * parser (a table, plus the round trip), the decision table, readlink's
+ * truncation contract at every size against the kernel's own answer, the
+ * Linux policy's notion of "our own fd table", and the illumos policy on a
+ * fixture directory.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,6 +22,7 @@ static void dress_door(struct stat *st);
 #include "core_units.h"
 #include "../readlink_path.c"
 #include "../readlink_shim.c"
+#include "../readlink_classify.c"
 FP_TABLE(&fp_mit_readlink);
 #include "../roots.c"
 

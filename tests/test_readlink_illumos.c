@@ -29,6 +29,7 @@
 #include "core_units.h"
 #include "../readlink_path.c"
 #include "../readlink_shim.c"
+#include "../readlink_classify.c"
 FP_TABLE(&fp_mit_readlink);
 
 #ifdef FP_ILLUMOS

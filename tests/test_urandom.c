@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the urandom mitigation as a whole (urandom_shim.c with
- * urandom_fd.c and urandom_pool.c): which opens match, re-entry from a
+ * urandom_fd.c, urandom_hidden.c, urandom_open.c and urandom_pool.c):
+ * which opens match, re-entry from a
  * signal handler, the refill fallback without getrandom, the reserve's life
  * cycle (reserve mode), the hidden descriptor (exact mode), F_DUP2FD, a
  * fork while the pool lock is held.  The wrappers are compiled
@@ -25,9 +26,13 @@
 #include "../urandom_pool.c"
 #include "../urandom_vdso.c"
 #include "../urandom_fd.c"
+#include "../urandom_hidden.c"
+#include "../urandom_open.c"
 #include "../urandom_dup.c"
 #include "../urandom_cloexec.c"
 #include "../urandom_shim.c"
+#include "../urandom_fcntl.c"
+#include "../urandom_stdio.c"
 #include "../urandom_exec.c"
 #include "../urandom_cow.c"
 #include "../urandom_seen.c"

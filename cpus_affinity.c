@@ -1,0 +1,387 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cpus_affinity.c: the affinity masks under the CPU cap, and their round
+ * trip: sched_getaffinity, pthread_getaffinity_np, sched_setaffinity and
+ * pthread_setaffinity_np (a thread attribute's mask is cpus_attr.c's).
+ */
+#include "fastpath.h"
+#include "cpus.h"
+
+#ifdef FP_HAVE_AFFINITY
+/* ------------------------------------------------------------------------
+ * Affinity masks are virtual (cpus_map.c): a getter translates the real
+ * mask into the virtual CPUs it holds, a setter pins to the real CPUs its
+ * virtual ids run on.  What a thread sets is what it reads back (issue
+ * 12): the virtual mask of the last successful set is remembered per
+ * thread (and, for the main thread, per process: a thread that set
+ * nothing, or another thread asking with our pid, sees it), and given back
+ * as long as the real mask is still the one that set left.
+ * ---------------------------------------------------------------------- */
+/* 160 bytes of static TLS per thread: no allocation, safe in a handler. */
+FP_TLS struct cpus_vmask fp_cpus_vthread;
+/* The main thread's, for threads that set nothing and for callers naming
+ * our pid.  Taken with a try-lock owned by a pid: a child forked while a
+ * thread of its parent held it takes it over (that thread is not in the
+ * child); a signal handler that finds it held falls back, never waits. */
+static struct {
+	_Atomic long owner;
+	struct cpus_vmask m;
+} cpus_vproc;
+
+static bool cpus_vproc_lock(void)
+{
+	long me = (long)getpid(), cur = 0;
+
+	if (atomic_compare_exchange_strong(&cpus_vproc.owner, &cur, me))
+		return true;
+	/* A vfork child is another pid on its parent's memory: the holder
+	 * runs on beside it, so it falls back as a signal handler does. */
+	return cur != me && !fp_vfork_child() &&
+	       atomic_compare_exchange_strong(&cpus_vproc.owner, &cur, me);
+}
+
+static void cpus_vproc_unlock(void)
+{
+	atomic_store_explicit(&cpus_vproc.owner, 0, memory_order_release);
+}
+
+/* A signature of a mask's set ids: the remembered mask is given back only
+ * while the real one is unchanged (a `taskset -p` from outside makes it
+ * stale). */
+uint64_t cpus_sig(const cpu_set_t *mask)
+{
+	uint64_t h = 1469598103934665603ull;
+	size_t i;
+
+	for (i = 0; i < CPU_SETSIZE; i++) {
+		if (CPU_ISSET(i, mask)) {
+			h ^= i + 1;
+			h *= 1099511628211ull;
+		}
+	}
+	return h;
+}
+
+static bool cpus_is_main(void)
+{
+	return (long)syscall(SYS_gettid) == (long)getpid();
+}
+
+static enum cpus_who cpus_who_pid(pid_t pid)
+{
+	if (pid == 0 || (long)pid == (long)syscall(SYS_gettid))
+		return CPUS_THREAD;
+	if (pid == getpid())
+		return CPUS_MAIN;
+	/* A tid of our thread group: signal 0 reaches it (no signal sent). */
+	if (pid > 0 && syscall(SYS_tgkill, (long)getpid(), (long)pid, 0L) == 0)
+		return CPUS_SIBLING;
+	return CPUS_OTHER;
+}
+
+/* v's ids written to the caller's mask (setsize * 8 >= N). */
+void cpus_put_vmask(const struct cpus_vmask *v, long n, size_t setsize, cpu_set_t *mask)
+{
+	size_t i;
+
+	memset(mask, 0, setsize);
+	for (i = v->run ? (size_t)v->lo : 0; (long)i < n; i++) {
+		if (v->run && (long)i > v->hi)
+			break;
+		if (!v->run && i >= CPU_SETSIZE)
+			break;
+		if (cpus_vmask_has(v, (long)i))
+			CPU_SET_S(i, setsize, mask);
+	}
+}
+
+/* The remembered mask for `who`, into *out when the real mask `now` is
+ * the one it was set with; false otherwise. */
+bool cpus_recalled(enum cpus_who who, const cpu_set_t *now, struct cpus_vmask *out)
+{
+	uint64_t sig = cpus_sig(now);
+	bool done = false;
+
+	if (who == CPUS_THREAD && fp_cpus_vthread.valid) {
+		if (fp_cpus_vthread.sig != sig)
+			return false;
+		*out = fp_cpus_vthread;
+		return true;
+	}
+	if ((who != CPUS_THREAD && who != CPUS_MAIN) || !cpus_vproc_lock())
+		return false;
+	if (cpus_vproc.m.valid && cpus_vproc.m.sig == sig) {
+		*out = cpus_vproc.m;
+		done = true;
+	}
+	cpus_vproc_unlock();
+	return done;
+}
+
+/* The remembered mask for `who`, written to the caller's set. */
+static bool cpus_recall(enum cpus_who who, const cpu_set_t *now, long n, size_t setsize,
+                        cpu_set_t *mask)
+{
+	struct cpus_vmask v;
+
+	if (!cpus_recalled(who, now, &v))
+		return false;
+	cpus_put_vmask(&v, n, setsize, mask);
+	return true;
+}
+
+/* At the first question, the mask handed down at exec (cpus_learn_shared)
+ * is the process's, as if its main thread had set it: unless a thread has
+ * set one meanwhile. */
+void cpus_vproc_handed(const struct cpus_vmask *v, const cpu_set_t *mask)
+{
+	if (!cpus_vproc_lock())
+		return;
+	if (!cpus_vproc.m.valid) {
+		cpus_vproc.m = *v;
+		cpus_vproc.m.last_real = cpus_vproc.m.last_virt = -1;
+		cpus_vproc.m.sig = cpus_sig(mask);
+	}
+	cpus_vproc_unlock();
+}
+/*
+ * The caller's mask as the kernel reaches it: an invalid pointer is EFAULT,
+ * not a fault of ours.  0 when the n bytes at p can be read (wr false), or
+ * written (wr: they are zeroed, the caller writes them next); EFAULT when
+ * the kernel says they cannot.  process_vm_readv/writev on our own process
+ * (Linux >= 3.2, no ptrace check for ourselves) copy through the kernel;
+ * where a seccomp filter refuses them (ENOSYS, EPERM) the bytes are taken
+ * as good, as before: an invalid pointer then faults in the caller's
+ * process, where it would have been EFAULT.  errno is kept.
+ */
+static int cpus_user_ok(void *p, size_t n, bool wr)
+{
+	char z[128] = { 0 };
+	struct iovec l = { z, 0 }, r;
+	int saved = errno, err = 0;
+	long got;
+
+	for (size_t off = 0; off < n && !err; off += l.iov_len) {
+		l.iov_len = n - off < sizeof z ? n - off : sizeof z;
+		r.iov_base = (char *)p + off;
+		r.iov_len = l.iov_len;
+		got = syscall(wr ? SYS_process_vm_writev : SYS_process_vm_readv, (long)getpid(), &l,
+		              1ul, &r, 1ul, 0ul);
+		if (got < 0 && (errno == ENOSYS || errno == EPERM))
+			break;
+		if (got != (long)l.iov_len)
+			err = EFAULT;
+	}
+	errno = saved;
+	return err;
+}
+
+/* The real getters, as one shape: 0 or an error number. */
+typedef int (*cpus_get_fn)(pid_t, pthread_t, size_t, cpu_set_t *);
+
+static int cpus_real_sched_get(pid_t pid, pthread_t th, size_t setsize, cpu_set_t *mask)
+{
+	(void)th;
+	return CPUS_REAL(sched_getaffinity)(pid, setsize, mask) == 0 ? 0 : errno;
+}
+
+static int cpus_real_pthread_get(pid_t pid, pthread_t th, size_t setsize, cpu_set_t *mask)
+{
+	(void)pid;
+	return CPUS_REAL(pthread_getaffinity_np)(th, setsize, mask);
+}
+
+/*
+ * The virtual mask of `who`, as a kernel of N CPUs gives it: EINVAL for a
+ * set smaller than N bits or not a whole number of longs, before anything
+ * else and with the caller's buffer untouched (and for a size past
+ * INT_MAX: glibc passes INT_MAX, never a whole number of longs); then the
+ * kernel's own errors (ESRCH, EFAULT...).  The real mask is read into the
+ * caller's buffer, as natively, so that the kernel checks it, then
+ * translated in place; a set too small for the real machine (but not for
+ * N) is read into ours, the caller's checked (cpus_user_ok).  0 or an
+ * error number.
+ */
+static int cpus_get(enum cpus_who who, pid_t pid, pthread_t th, size_t setsize,
+                    cpu_set_t *mask, cpus_get_fn real, const char *via)
+{
+	struct cpus_map m;
+	cpu_set_t now;
+	int err;
+
+	fp_cpus_map(&m);
+	if (setsize > INT_MAX || setsize % sizeof(long) != 0 || setsize * 8 < (size_t)m.n)
+		return EINVAL;
+	if ((err = real(pid, th, setsize, mask)) == 0) {
+		CPU_ZERO(&now);
+		memcpy(&now, mask, setsize < sizeof now ? setsize : sizeof now);
+	} else if (err == EINVAL && (err = real(pid, th, sizeof now, &now)) == 0) {
+		err = cpus_user_ok(mask, setsize, true);
+	}
+	if (err)
+		return err;
+	(void)cpus_answer(via);
+	if (!cpus_recall(who, &now, m.n, setsize, mask))
+		fp_cpus_to_virtual(&m, &now, sizeof now, mask, setsize);
+	return 0;
+}
+
+FP_EXPORT int sched_getaffinity(pid_t pid, size_t setsize, cpu_set_t *mask)
+{
+	enum cpus_who who;
+	int rc, err;
+
+	if (fp_enabled(FP_BIT(cpus)) && (who = cpus_who_pid(pid)) != CPUS_OTHER) {
+		err = cpus_get(who, pid, pthread_self(), setsize, mask, cpus_real_sched_get,
+		               "sched_getaffinity");
+		rc = err ? -1 : 0;
+		if (err)
+			errno = err;
+	} else {
+		rc = CPUS_REAL(sched_getaffinity)(pid, setsize, mask);
+	}
+	if (fp_unlikely(fp_surveying()) && (pid == 0 || pid == getpid()))
+		cpus_sv_query(CPUS_S_Q_sched_getaffinity, rc == 0 ? CPU_COUNT_S(setsize, mask) : 0);
+	return rc;
+}
+
+FP_EXPORT int pthread_getaffinity_np(pthread_t thread, size_t setsize, cpu_set_t *mask)
+{
+	int rc;
+
+	if (fp_enabled(FP_BIT(cpus)))
+		/* Another thread's remembered mask is in its TLS, out of
+		 * reach: its real mask, translated, stands in. */
+		rc = cpus_get(pthread_equal(thread, pthread_self()) ? CPUS_THREAD : CPUS_SIBLING, 0,
+		              thread, setsize, mask, cpus_real_pthread_get,
+		              "pthread_getaffinity_np");
+	else
+		rc = CPUS_REAL(pthread_getaffinity_np)(thread, setsize, mask);
+	if (fp_unlikely(fp_surveying()))
+		cpus_sv_query(CPUS_S_Q_pthread_getaffinity_np,
+		              rc == 0 ? CPU_COUNT_S(setsize, mask) : 0);
+	return rc;
+}
+
+/* The virtual ids asked (below N) as a cpus_vmask: false when they are
+ * neither all below CPU_SETSIZE nor one run (not remembered). */
+bool cpus_vmask_of(struct cpus_vmask *t, long n, size_t setsize, const cpu_set_t *mask)
+{
+	size_t i, lim = setsize * 8 < (size_t)n ? setsize * 8 : (size_t)n;
+	long lo = -1, hi = -1;
+	bool gap = false;
+
+	memset(t, 0, sizeof *t);
+	t->last_real = t->last_virt = -1;
+	for (i = 0; i < lim; i++) {
+		if (!CPU_ISSET_S(i, setsize, mask))
+			continue;
+		if (i < CPU_SETSIZE)
+			CPU_SET(i, &t->bits);
+		gap |= hi >= 0 && (long)i != hi + 1;
+		if (lo < 0)
+			lo = (long)i;
+		hi = (long)i;
+	}
+	if (hi < CPU_SETSIZE)
+		return true;
+	t->run = true;
+	t->lo = (int)lo;
+	t->hi = (int)hi;
+	return !gap;
+}
+
+/* After a successful set: remember the virtual ids asked, signed with the
+ * real mask the kernel now holds. */
+static void cpus_remember(enum cpus_who who, pid_t pid, long n, size_t setsize,
+                          const cpu_set_t *mask)
+{
+	struct cpus_vmask *t = &fp_cpus_vthread;
+	cpu_set_t now;
+	bool main = who == CPUS_MAIN || (who == CPUS_THREAD && cpus_is_main());
+
+	if (who != CPUS_THREAD && !main)
+		return; /* a sibling's memory is in its TLS, out of reach */
+	if (main && !cpus_vproc_lock()) {
+		if (who != CPUS_THREAD)
+			return;
+		main = false;
+	}
+	if (who != CPUS_THREAD)
+		t = &cpus_vproc.m;
+	t->valid = cpus_vmask_of(t, n, setsize, mask) &&
+	           fp_real_cpus.r_sched_getaffinity.f(who == CPUS_THREAD ? 0 : pid, sizeof now, &now) == 0;
+	t->sig = t->valid ? cpus_sig(&now) : 0;
+	if (main && who == CPUS_THREAD)
+		cpus_vproc.m = *t;
+	if (main)
+		cpus_vproc_unlock();
+}
+
+/* The real setters, as one shape: 0 or an error number. */
+typedef int (*cpus_set_fn)(pid_t, pthread_t, size_t, const cpu_set_t *);
+
+static int cpus_real_sched_set(pid_t pid, pthread_t th, size_t setsize, const cpu_set_t *mask)
+{
+	(void)th;
+	return CPUS_REAL(sched_setaffinity)(pid, setsize, mask) == 0 ? 0 : errno;
+}
+
+static int cpus_real_pthread_set(pid_t pid, pthread_t th, size_t setsize, const cpu_set_t *mask)
+{
+	(void)pid;
+	return CPUS_REAL(pthread_setaffinity_np)(th, setsize, mask);
+}
+
+/*
+ * A virtual mask set: the real CPUs its ids below N run on (ids at or past
+ * N are ignored, as a kernel ignores CPUs it does not have).  A mask that
+ * names none of the N goes to the kernel empty: its answer (EINVAL, or
+ * ESRCH first) is a kernel's.  0 or an error number.
+ */
+static int cpus_set(enum cpus_who who, pid_t pid, pthread_t th, size_t setsize,
+                    const cpu_set_t *mask, cpus_set_fn real)
+{
+	struct cpus_map m;
+	cpu_set_t want;
+	size_t len = (unsigned)setsize, vlen;
+	int err;
+
+	if (!mask)
+		return real(pid, th, setsize, mask); /* the kernel's EFAULT */
+	fp_cpus_map(&m);
+	/* What a kernel of N CPUs reads: its own mask's bytes at most, of
+	 * a length it takes as 32 bits (as this one does); an invalid
+	 * pointer is EFAULT.  (A mask unmapped by another thread between the
+	 * check and the read is that program's race.) */
+	vlen = ((size_t)m.n + 63) / 64 * 8;
+	if ((err = cpus_user_ok((void *)mask, len < vlen ? len : vlen, false)) != 0)
+		return err;
+	(void)fp_cpus_to_real(&m, mask, len, &want);
+	if ((err = real(pid, th, sizeof want, &want)) == 0)
+		cpus_remember(who, pid, m.n, setsize, mask);
+	return err;
+}
+
+FP_EXPORT int sched_setaffinity(pid_t pid, size_t setsize, const cpu_set_t *mask)
+{
+	enum cpus_who who;
+	int err;
+
+	if (!fp_enabled(FP_BIT(cpus)) || (who = cpus_who_pid(pid)) == CPUS_OTHER)
+		return CPUS_REAL(sched_setaffinity)(pid, setsize, mask);
+	err = cpus_set(who, pid, pthread_self(), setsize, mask, cpus_real_sched_set);
+	if (err)
+		errno = err;
+	return err ? -1 : 0;
+}
+
+FP_EXPORT int pthread_setaffinity_np(pthread_t thread, size_t setsize, const cpu_set_t *mask)
+{
+	if (!fp_enabled(FP_BIT(cpus)))
+		return CPUS_REAL(pthread_setaffinity_np)(thread, setsize, mask);
+	return cpus_set(pthread_equal(thread, pthread_self()) ? CPUS_THREAD : CPUS_SIBLING, 0,
+	                thread, setsize, mask, cpus_real_pthread_set);
+}
+
+#endif /* FP_HAVE_AFFINITY */

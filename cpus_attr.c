@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cpus_attr.c: affinity in a thread attribute under the CPU cap
+ * (pthread_attr_setaffinity_np, pthread_attr_getaffinity_np), and what
+ * pthread_create asks of it (cpus_survey.c).
+ */
+#include "fastpath.h"
+#include "cpus.h"
+
+#if defined(FP_HAVE_AFFINITY) && defined(FP_HAVE_ATTR_AFFINITY)
+/* ------------------------------------------------------------------------
+ * Affinity in a thread attribute (issue 37, defect 3): glibc's
+ * pthread_create applies it through an internal system call, out of the
+ * setters' sight, so the attribute holds the real mask, translated when it
+ * is set, and reads back as virtual.  The virtual mask asked is kept
+ * beside it (a few slots by attribute address, signed with the real mask
+ * stored, as cpus_remember signs a thread's): it is what
+ * pthread_attr_getaffinity_np gives back and what the new thread reads as
+ * its own (cpus_survey.c's start), also where N exceeds the real count and
+ * the real mask alone is several virtual ones.  None of these calls is
+ * async-signal-safe: a mutex is fine here.
+ * ---------------------------------------------------------------------- */
+#define CPUS_NATTR 16
+static struct {
+	const void *attr;
+	struct cpus_vmask v;
+} cpus_attrs[CPUS_NATTR];
+static unsigned cpus_attr_next;
+static pthread_mutex_t cpus_attr_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* A fork child of a threaded program: another thread may have held the
+ * lock at the fork, and no thread of the child will let it go; the
+ * child's pthread_create with an attribute, or its
+ * pthread_attr_setaffinity_np, would wait for ever (glibc's own, with
+ * malloc, work in such a child).  The child has one thread: a fresh lock. */
+void cpus_attr_child(void)
+{
+	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+
+	cpus_attr_lock = fresh;
+}
+
+static void cpus_attr_note(const void *attr, const struct cpus_vmask *v)
+{
+	unsigned i, slot;
+
+	pthread_mutex_lock(&cpus_attr_lock);
+	for (i = 0; i < CPUS_NATTR && cpus_attrs[i].attr != attr; i++)
+		;
+	slot = i < CPUS_NATTR ? i : cpus_attr_next++ % CPUS_NATTR;
+	cpus_attrs[slot].attr = attr;
+	cpus_attrs[slot].v = *v;
+	pthread_mutex_unlock(&cpus_attr_lock);
+}
+
+/* The virtual mask kept for attr, when the real one it holds is still the
+ * one set with it. */
+static bool cpus_attr_recall(const void *attr, const cpu_set_t *real, struct cpus_vmask *out)
+{
+	uint64_t sig = cpus_sig(real);
+	bool found = false;
+
+	pthread_mutex_lock(&cpus_attr_lock);
+	for (unsigned i = 0; i < CPUS_NATTR && !found; i++) {
+		if (cpus_attrs[i].attr == attr && cpus_attrs[i].v.valid && cpus_attrs[i].v.sig == sig) {
+			*out = cpus_attrs[i].v;
+			found = true;
+		}
+	}
+	pthread_mutex_unlock(&cpus_attr_lock);
+	return found;
+}
+
+FP_EXPORT int pthread_attr_setaffinity_np(pthread_attr_t *attr, size_t setsize,
+                                          const cpu_set_t *mask)
+{
+	/* No mask, or an empty size: glibc clears the attribute's.  (Its
+	 * header says non-null, its code takes NULL: through a volatile, so
+	 * that the test is not folded away.) */
+	const cpu_set_t *volatile given = mask;
+	struct cpus_map m;
+	struct cpus_vmask v;
+	cpu_set_t want;
+	int rc;
+
+	if (!CPUS_REAL(pthread_attr_setaffinity_np))
+		return ENOSYS;
+	if (!fp_enabled(FP_BIT(cpus)) || !given || setsize == 0)
+		return CPUS_REAL(pthread_attr_setaffinity_np)(attr, setsize, mask);
+	fp_cpus_map(&m);
+	/* A mask that names none of the N stays empty: pthread_create then
+	 * fails with the kernel's EINVAL, as on a machine of N CPUs. */
+	(void)fp_cpus_to_real(&m, mask, setsize, &want);
+	rc = CPUS_REAL(pthread_attr_setaffinity_np)(attr, sizeof want, &want);
+	if (rc == 0) {
+		v.valid = cpus_vmask_of(&v, m.n, setsize, mask);
+		v.sig = cpus_sig(&want);
+		cpus_attr_note(attr, &v);
+	}
+	return rc;
+}
+
+/* Whether every bit of the n bytes at p is set: glibc's answer for an
+ * attribute that holds no mask. */
+static bool cpus_all_ones(const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		if (b[i] != 0xff)
+			return false;
+	return true;
+}
+
+FP_EXPORT int pthread_attr_getaffinity_np(const pthread_attr_t *attr, size_t setsize,
+                                          cpu_set_t *mask)
+{
+	unsigned char *out;
+	struct cpus_map m;
+	struct cpus_vmask v;
+	cpu_set_t now;
+	size_t need;
+
+	if (!CPUS_REAL(pthread_attr_getaffinity_np))
+		return ENOSYS;
+	if (!fp_enabled(FP_BIT(cpus)))
+		return CPUS_REAL(pthread_attr_getaffinity_np)(attr, setsize, mask);
+	CPU_ZERO(&now);
+	if (CPUS_REAL(pthread_attr_getaffinity_np)(attr, sizeof now, &now) != 0 ||
+	    cpus_all_ones(&now, sizeof now))
+		return CPUS_REAL(pthread_attr_getaffinity_np)(attr, setsize, mask);
+	fp_cpus_map(&m);
+	/* The whole virtual mask (up to 1 KiB: CPUS_LINUX_MAX ids), off the
+	 * stack; not a call a signal handler may make, so malloc is fine. */
+	need = ((size_t)m.n + 63) / 64 * 8;
+	if (!(out = malloc(need)))
+		return ENOMEM;
+	if (cpus_attr_recall(attr, &now, &v))
+		cpus_put_vmask(&v, m.n, need, (cpu_set_t *)(void *)out);
+	else
+		fp_cpus_to_virtual(&m, &now, sizeof now, (cpu_set_t *)(void *)out, need);
+	/* As glibc: EINVAL when the mask held has ids past the caller's set;
+	 * else copied, the rest of the set zeroed. */
+	for (size_t i = setsize; i < need; i++)
+		if (out[i]) {
+			free(out);
+			return EINVAL;
+		}
+	memset(mask, 0, setsize);
+	memcpy(mask, out, setsize < need ? setsize : need);
+	free(out);
+	return 0;
+}
+
+/* For pthread_create (cpus_survey.c): whether attr holds a mask at all
+ * (else the thread starts on its creator's). */
+bool fp_cpus_attr_has_mask(const pthread_attr_t *attr)
+{
+	cpu_set_t now;
+
+	CPU_ZERO(&now);
+	return attr && CPUS_REAL(pthread_attr_getaffinity_np) &&
+	       CPUS_REAL(pthread_attr_getaffinity_np)(attr, sizeof now, &now) == 0 &&
+	       !cpus_all_ones(&now, sizeof now);
+}
+
+/* For pthread_create (cpus_survey.c): the virtual mask a new thread made
+ * with attr starts with, when attr holds one set through us. */
+bool fp_cpus_attr_vmask(const pthread_attr_t *attr, struct cpus_vmask *out)
+{
+	cpu_set_t now;
+
+	CPU_ZERO(&now);
+	if (!attr || !fp_enabled(FP_BIT(cpus)) || !CPUS_REAL(pthread_attr_getaffinity_np) ||
+	    CPUS_REAL(pthread_attr_getaffinity_np)(attr, sizeof now, &now) != 0)
+		return false;
+	return cpus_attr_recall(attr, &now, out);
+}
+#endif /* FP_HAVE_AFFINITY && FP_HAVE_ATTR_AFFINITY */

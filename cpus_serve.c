@@ -1,0 +1,391 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cpus_serve.c: a CPU file served (cpus_files_shim.c says which): the real
+ * file read afresh, its text transformed for the machine the cap shows
+ * (cpus_text.c) into a memfd reopened read-only, or a pipe, or the real
+ * file where the program's RLIMIT_FSIZE leaves no room.  Raw system calls
+ * and a static or mmap'd scratch area only: no malloc, no lock that waits.
+ */
+#include "fastpath.h"
+#include "cpus.h"
+
+#ifdef FP_LINUX
+/* ------------------------------------------------------------------------
+ * Reading the real file: procfs and sysfs files are read to the end with
+ * plain reads, into the scratch area while it holds them (a small
+ * machine's files fit), then into an mmap'd buffer that doubles.
+ *
+ * The scratch area is never on the stack: an open may run on a 16 KiB
+ * thread stack (PTHREAD_STACK_MIN) or on a signal's alternate stack, and a
+ * frame of tens of KiB there steps over the guard page or into whatever
+ * lies below.  It is one static area taken with a try-lock, or, when that
+ * is taken (another thread, a signal handler that interrupted an open of
+ * ours, a fork child that copied it taken), an anonymous mapping of the
+ * same size: mmap is a system call, safe in a handler; no malloc.
+ * ---------------------------------------------------------------------- */
+struct cf_text {
+	char *p;
+	size_t len, cap;
+	bool mapped;
+};
+
+#define CF_IN_SMALL 16384
+#define CF_STAGE 8192
+struct cf_mem {
+	char in[CF_IN_SMALL];
+	char stage[CF_STAGE];
+	unsigned char vmask[CPUS_LINUX_MAX / 8]; /* a status's virtual mask */
+};
+static struct cf_mem cf_static;
+static _Atomic int cf_static_busy;
+
+static struct cf_mem *cf_mem_take(void)
+{
+	int idle = 0;
+	void *q;
+
+	if (atomic_compare_exchange_strong(&cf_static_busy, &idle, 1))
+		return &cf_static;
+	q = fp_mmap(NULL, sizeof(struct cf_mem), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+	         -1, 0);
+	return q == MAP_FAILED ? NULL : q;
+}
+
+static void cf_mem_give(struct cf_mem *m)
+{
+	if (m == &cf_static)
+		atomic_store_explicit(&cf_static_busy, 0, memory_order_release);
+	else
+		munmap(m, sizeof *m);
+}
+
+/* Makes room for more; false (ENOMEM) when there is none. */
+static bool cf_grow(struct cf_text *t)
+{
+	size_t cap = t->cap < 65536 ? 65536 : t->cap * 2;
+	void *q;
+
+	if (t->mapped) {
+		q = mremap(t->p, t->cap, cap, MREMAP_MAYMOVE);
+	} else {
+		q = fp_mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (q != MAP_FAILED)
+			memcpy(q, t->p, t->len);
+	}
+	if (q == MAP_FAILED)
+		return false;
+	t->p = q;
+	t->cap = cap;
+	t->mapped = true;
+	return true;
+}
+
+/*
+ * The text of a CPU file, or CF_NOT_OURS when there is more of it than
+ * any CPU file has (CF_TEXT_MAX; /proc/cpuinfo of 8192 CPUs is about
+ * 12 MB): something endless is bound there (/dev/zero in a chroot), and
+ * the open is the real one, the program reading what is there as
+ * natively.  Any other file at the path is transformed as the kernel's
+ * would be (LXCFS puts a FUSE file over /proc/cpuinfo and /proc/stat:
+ * the cap applies to what it shows), so no check of the file system.
+ */
+#define CF_NOT_OURS (-1)
+#define CF_TEXT_MAX ((size_t)32 << 20)
+
+static int cf_read_real(int dirfd, const char *path, int flags, struct cf_text *t)
+{
+	/* With the caller's flags (cf_match let through only those a read
+	 * may carry): the kernel makes its checks on the real file, and
+	 * refuses as it would natively (O_NOATIME by a non-owner: EPERM). */
+	int fd = (int)fp_raw_openat(dirfd, path, (flags & CF_OK_FLAGS) | O_RDONLY | O_CLOEXEC, 0);
+	int err = 0;
+
+	if (fd < 0)
+		return errno;
+	for (;;) {
+		ssize_t n;
+
+		if (t->len == t->cap && (t->cap >= CF_TEXT_MAX || !cf_grow(t))) {
+			err = t->cap >= CF_TEXT_MAX ? CF_NOT_OURS : ENOMEM;
+			break;
+		}
+		n = fp_raw_read(fd, t->p + t->len, t->cap - t->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			err = errno;
+		if (n <= 0)
+			break;
+		t->len += (size_t)n;
+	}
+	fp_raw_close(fd);
+	return err;
+}
+
+static void cf_text_free(struct cf_text *t)
+{
+	if (t->mapped)
+		munmap(t->p, t->cap);
+}
+
+/* A file of our own to hold the result: a memfd, or an unlinked file. */
+static int cf_scratch(const char *name)
+{
+	int fd = -1;
+
+#ifdef SYS_memfd_create
+	fd = (int)syscall(SYS_memfd_create, name, 1u /* MFD_CLOEXEC */);
+#else
+	(void)name;
+#endif
+#ifdef O_TMPFILE
+	if (fd < 0)
+		fd = (int)fp_raw_openat(AT_FDCWD, "/dev/shm", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0)
+		fd = (int)fp_raw_openat(AT_FDCWD, "/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+#endif
+	return fd;
+}
+
+/* The bytes of rw, written to a new file `name` one descriptor at a time
+ * and opened read-only (then unlinked): the descriptor or -1. */
+static int cf_named_copy(const char *name, const char *p, size_t len, int flags)
+{
+	int fd = (int)fp_raw_openat(AT_FDCWD, name,
+	                            O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0444);
+	size_t done = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	while (done < len && ((n = fp_raw_write(fd, p + done, len - done)) > 0 || errno == EINTR))
+		done += n > 0 ? (size_t)n : 0;
+	if (done < len && errno == EFBIG) {
+		fp_raw_close(fd);
+		(void)syscall(SYS_unlinkat, AT_FDCWD, name, 0);
+		errno = EFBIG;
+		return -1;
+	}
+	fp_raw_close(fd);
+	fd = done == len ? (int)fp_raw_openat(AT_FDCWD, name,
+	                                      O_RDONLY | (flags & (O_CLOEXEC | O_NONBLOCK)), 0)
+	                 : -1;
+	(void)syscall(SYS_unlinkat, AT_FDCWD, name, 0);
+	return fd;
+}
+
+/*
+ * At the descriptor limit the read-only reopen finds no number to take:
+ * the copy, held by a mapping, goes into a named file in /dev/shm or /tmp
+ * (written, closed, opened read-only, unlinked), so that at no moment two
+ * descriptors are needed.  Returns the descriptor (rw's number) or -errno.
+ */
+static int cf_read_only_at_limit(int rw, int flags)
+{
+	static const char *const dirs[] = { "/dev/shm", "/tmp" };
+	static _Atomic unsigned long seq;
+	char name[128];
+	struct stat st;
+	void *map = NULL;
+	int fd = -1, err = EMFILE;
+
+	if (fp_fstat(rw, &st) != 0 || (st.st_size > 0 &&
+	    (map = fp_mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, rw, 0)) == MAP_FAILED)) {
+		err = errno;
+		fp_raw_close(rw);
+		return -err;
+	}
+	fp_raw_close(rw);
+	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0] && fd < 0; i++) {
+		struct fp_buf b = { name, 0, sizeof name };
+
+		fp_buf_str(&b, dirs[i]);
+		fp_buf_str(&b, "/.fastpath-cpus-");
+		fp_buf_long(&b, (long)getpid());
+		fp_buf_str(&b, "-");
+		fp_buf_ulong(&b, atomic_fetch_add(&seq, 1));
+		fd = cf_named_copy(name, map, (size_t)st.st_size, flags);
+		if (fd < 0 && errno == EFBIG)
+			err = EFBIG; /* cf_serve serves the real file */
+	}
+	if (map)
+		munmap(map, (size_t)st.st_size);
+	return fd >= 0 ? fd : -err;
+}
+
+/*
+ * The scratch file, reopened read-only on the same number: as on procfs a
+ * write then fails with EBADF, and the descriptor is the lowest free one,
+ * with O_CLOEXEC exactly as asked.  Returns the descriptor or -errno.
+ */
+static int cf_read_only(int rw, int flags)
+{
+	char link[64];
+	struct fp_buf b = { link, 0, sizeof link };
+	int ro, cloexec = flags & O_CLOEXEC;
+
+	fp_buf_str(&b, "/proc/self/fd/");
+	fp_buf_long(&b, rw);
+	ro = (int)fp_raw_openat(AT_FDCWD, link, O_RDONLY | O_CLOEXEC | (flags & O_NONBLOCK), 0);
+	if (ro < 0 && (errno == EMFILE || errno == ENFILE))
+		return cf_read_only_at_limit(rw, flags);
+	if (ro < 0) {
+		/* No /proc: the read-write descriptor, rewound; writes then
+		 * succeed into our copy, never into the kernel's file. */
+		if (syscall(SYS_lseek, rw, 0L, SEEK_SET) < 0 ||
+		    syscall(SYS_fcntl, rw, F_SETFD, cloexec ? FD_CLOEXEC : 0) < 0) {
+			int err = errno;
+
+			fp_raw_close(rw);
+			return -err;
+		}
+		return rw;
+	}
+	if (syscall(SYS_dup3, ro, rw, cloexec) < 0) {
+		int err = errno;
+
+		fp_raw_close(ro);
+		fp_raw_close(rw);
+		return -err;
+	}
+	fp_raw_close(ro);
+	return rw;
+}
+
+/* The text of the machine m written to fd: 0 or errno (EFBIG: the
+ * program's file-size limit left no room; EAGAIN: a pipe that cannot
+ * grow enough). */
+static int cf_fill(int fd, const struct cf_what *w, const struct cf_text *in,
+                   const struct cpus_map *m, char *stage)
+{
+	struct cf_out o = { stage, 0, CF_STAGE, fd, 0 };
+
+	cf_transform_of(w->kind, &w->about, in->p, in->len, m, &o);
+	cf_flush(&o);
+	return o.err;
+}
+
+/*
+ * Where the program's RLIMIT_FSIZE leaves no room for the copy (bash's
+ * ulimit -f sets the hard limit too, and then write, ftruncate and
+ * fallocate on a memfd all fail): the same text in a pipe, which no limit
+ * counts, grown as it fills (cf_flush).  Returns its read end, as
+ * nonblocking and close-on-exec as asked, or -errno.
+ */
+static int cf_pipe_copy(const struct cf_what *w, const struct cf_text *in, const struct cpus_map *m,
+                        char *stage, int flags)
+{
+	int p[2], err;
+
+	if (syscall(SYS_pipe2, p, O_CLOEXEC | O_NONBLOCK) != 0)
+		return -errno;
+	err = cf_fill(p[1], w, in, m, stage);
+	fp_raw_close(p[1]);
+	if (!err && ((!(flags & O_NONBLOCK) && syscall(SYS_fcntl, p[0], F_SETFL, 0) < 0) ||
+	             (!(flags & O_CLOEXEC) && syscall(SYS_fcntl, p[0], F_SETFD, 0) < 0)))
+		err = errno;
+	if (err) {
+		fp_raw_close(p[0]);
+		return -err;
+	}
+	return p[0];
+}
+
+/* The affinity mask a status file shows, as the virtual CPUs it holds. */
+static void cf_status_mask(struct cf_what *w, const struct cpus_map *m, unsigned char *vmask,
+                           size_t size)
+{
+	cpu_set_t now;
+
+	memset(vmask, 0, size);
+	if (syscall(SYS_sched_getaffinity, w->whose, sizeof now, &now) < 0) {
+		CPU_ZERO(&now);
+		for (long k = 0; k < m->r; k++)
+			CPU_SET((size_t)fp_cpus_real_of(m, k), &now);
+	}
+	fp_cpus_to_virtual(m, &now, sizeof now, (cpu_set_t *)(void *)vmask, size);
+	w->about.vmask = vmask;
+}
+
+/*
+ * The generated copy of w: the descriptor in *fd_out, or -1 and errno;
+ * false when the file there is not the kernel's (cf_read_real), or when
+ * the program's file-size limit leaves room for no copy (then the real
+ * file is opened, unchanged, by the caller's own open).  Kept out of line
+ * so that an open of any other file never reserves its frame (the buffers
+ * are in the scratch area, cf_mem_take).
+ *
+ * Every write here is held from SIGXFSZ (fp_fsz_hold): a memfd counts
+ * against RLIMIT_FSIZE like any file, and a limit the copy does not fit
+ * must not kill a program that only read.  Over the limit the text goes
+ * into a pipe (cf_pipe_copy); where the map is the identity, or the pipe
+ * cannot hold it, the real file is served unchanged: the bytes are the
+ * kernel's (or the uncapped machine's), and fstat, lseek and mmap are
+ * procfs's and sysfs's own.
+ */
+__attribute__((noinline)) bool cf_serve(struct cf_what *w, int dirfd, const char *path, int flags,
+                                        int *fd_out)
+{
+	struct cf_mem *mem = cf_mem_take();
+	struct cf_text in = { NULL, 0, CF_IN_SMALL, false };
+	struct cpus_map m;
+	struct fp_fsz g;
+	int saved = errno, err = mem ? 0 : ENOMEM, fd = -1;
+	bool piped = false, limited = false;
+
+	/* The kernel resolves the path (and dirfd): same errors as native.
+	 * Read before the hold: /proc/self/status's SigBlk is this thread's
+	 * mask at the read, which must be the program's, not the hold's. */
+	if (!err) {
+		in.p = mem->in;
+		err = cf_read_real(dirfd, path, flags, &in);
+	}
+	fp_fsz_hold(&g);
+	if (!err) {
+		fp_cpus_map(&m);
+		if (w->kind == CF_STATUS)
+			cf_status_mask(w, &m, mem->vmask, sizeof mem->vmask);
+		fd = cf_scratch(w->name);
+		err = fd < 0 ? errno : 0;
+		/* The mode fstat shows, as procfs's and sysfs's: r--r--r--
+		 * (this descriptor, opened read-write before, still writes). */
+		if (!err)
+			(void)fchmod(fd, 0444);
+	}
+	if (!err && (err = cf_fill(fd, w, &in, &m, mem->stage)) != 0) {
+		fp_raw_close(fd);
+		limited = err == EFBIG;
+		if (limited && !m.identity) {
+			fd = cf_pipe_copy(w, &in, &m, mem->stage, flags);
+			err = fd < 0 ? -fd : 0;
+			piped = !err;
+		}
+	}
+	cf_text_free(&in);
+	if (mem)
+		cf_mem_give(mem);
+	if (!err && !piped && (fd = cf_read_only(fd, flags)) < 0) {
+		err = -fd;
+		limited = err == EFBIG;
+	}
+	fp_fsz_release(&g);
+	if (err == CF_NOT_OURS || (err && limited)) {
+		errno = saved;
+		return false;
+	}
+	if (fp_unlikely(fp_cfg.debug))
+		fp_debug("cpus", w->shown, err ? "virtual file failed"
+		                         : piped ? "virtual file served in a pipe (RLIMIT_FSIZE)"
+		                                 : "virtual file served");
+	if (err) {
+		errno = err;
+		*fd_out = -1;
+	} else {
+		if (!piped)
+			fp_cpus_served(fd, w->sysfs);
+		errno = saved;
+		*fd_out = fd;
+	}
+	return true;
+}
+#endif /* FP_LINUX */

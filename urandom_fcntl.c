@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * urandom_fcntl.c: fcntl (and its twins) and flock on the descriptors the
+ * urandom mitigation tracks: a held one is closed to the program, a pooled
+ * description gets one of its own before it changes, F_DUPFD copies are
+ * tracked and F_DUP2FD is dup2's (urandom_dup.c).
+ */
+#include "fastpath.h"
+#include "urandom.h"
+
+/* ------------------------------------------------------------------------
+ * fcntl.  The argument is fetched as void *, as glibc itself does: every
+ * command's argument (int or pointer) travels in the same register/slot.
+ * ---------------------------------------------------------------------- */
+typedef int (*ur_fcntl_fn)(int, int, ...);
+
+/* Commands that change the open file description itself (status flags,
+ * owner, signal, lease, an open-file-description lock): in exact mode a
+ * pooled one is shared with the hidden descriptor and the other pooled
+ * opens, which must not see the change. */
+/* fcntl's record-lock requests (F_SETLK, F_SETLKW and their 64-bit twins). */
+static bool ur_sets_record_lock(int cmd)
+{
+	switch (cmd) {
+	case F_SETLK:
+	case F_SETLKW:
+#if defined(F_SETLK64) && F_SETLK64 != F_SETLK
+	case F_SETLK64:
+	case F_SETLKW64:
+#endif
+		return true;
+	}
+	return false;
+}
+
+static bool ur_changes_ofd(int cmd)
+{
+	switch (cmd) {
+	case F_SETFL:
+	case F_SETOWN:
+#ifdef F_SETOWN_EX
+	case F_SETOWN_EX:
+#endif
+#ifdef F_SETSIG
+	case F_SETSIG:
+#endif
+#ifdef F_SETLEASE
+	case F_SETLEASE:
+#endif
+#ifdef F_OFD_SETLK
+	case F_OFD_SETLK:
+	case F_OFD_SETLKW:
+#endif
+		return true;
+	}
+	/* A record lock is the process's, but /proc/self/fdinfo lists it
+	 * under the description it was taken through (fd_fuzz's defect 12). */
+	return ur_sets_record_lock(cmd);
+}
+
+/* fcntl(F_DUP2FD[_CLOEXEC]) (illumos, FreeBSD) is dup2 (dup3) by another
+ * name: the number it may close is untracked first, as dup2's is. */
+static int ur_fcntl_dup2fd(int fd, int cmd, void *arg)
+{
+#ifdef F_DUP2FD_CLOEXEC
+	if (cmd == F_DUP2FD_CLOEXEC)
+		return ur_dup23(fd, (int)(intptr_t)arg, UR_AS_DUP2FD_CLOEXEC);
+#endif
+	(void)cmd;
+	return ur_dup23(fd, (int)(intptr_t)arg, UR_AS_DUP2FD);
+}
+
+#if defined(FP_LINUX) && !defined(F_DUPFD_QUERY)
+#define F_DUPFD_QUERY 1027  /* Linux 6.10 */
+#endif
+
+#ifdef F_DUPFD_QUERY
+/* "Do fd and other share an open file description?"  A held number is a
+ * closed one (-1: the kernel's EBADF), and each pooled one first gets a
+ * description of its own (ur_own), so that two separate opens answer 0 and
+ * an open and its dup 1, as natively (issue 36, defect 8). */
+static int ur_dupfd_query(ur_fcntl_fn real, int fd, unsigned st, int other)
+{
+	unsigned so = ur_state(other);
+
+	ur_own(fd, st);
+	ur_own(other, so);
+	return real(ur_real_fd(fd, st), F_DUPFD_QUERY, ur_real_fd(other, so));
+}
+#endif
+
+static int ur_fcntl(ur_fcntl_fn real, int fd, int cmd, void *arg)
+{
+	unsigned st = ur_state(fd);
+	int r;
+
+	if (UR_IS_DUP2FD(cmd) && (st | ur_state((int)(intptr_t)arg)))
+		return ur_fcntl_dup2fd(fd, cmd, arg);
+#ifdef F_DUPFD_QUERY
+	if (fp_unlikely(cmd == F_DUPFD_QUERY) && (st | ur_state((int)(intptr_t)arg)))
+		return ur_dupfd_query(real, fd, st, (int)(intptr_t)arg);
+#endif
+
+	if (fp_likely(!st)) {
+		r = real(fd, cmd, arg);
+		if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) {
+			if (r < 0 && ur_give_back(errno))
+				r = real(fd, cmd, arg);
+			r = ur_dupfd_native(real, fd, cmd, (int)(intptr_t)arg, r);
+			if (r >= 0)
+				ur_heal(r);
+		}
+		return r;
+	}
+	/* The reserve and the hidden descriptors are closed to the program. */
+	if (st & UR_HELD)
+		return real(-1, cmd, arg);
+	/* A pooled description gets one of its own before it changes or is
+	 * copied (ur_cow). */
+	if (ur_changes_ofd(cmd) || cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)
+		ur_own(fd, st);
+	if (cmd == F_SETFD && ur_mode == UR_MODE_EXACT) {
+		/* Another thread's ur_cow_all may have read the old flag for
+		 * the copy it puts on this number: set again after it. */
+		unsigned e;
+
+		do {
+			e = ur_cow_quiet();
+			r = real(fd, cmd, arg);
+		} while (r == 0 && ur_cow_moved(e));
+	} else {
+		r = real(fd, cmd, arg);
+	}
+	if (r < 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) && ur_give_back(errno))
+		r = real(fd, cmd, arg);
+	if (r < 0)
+		return r;
+	switch (cmd) {
+	case F_DUPFD:
+	case F_DUPFD_CLOEXEC:
+		r = ur_dupfd_native(real, fd, cmd, (int)(intptr_t)arg, r);
+		ur_heal(r);
+		ur_update(fd, 0, UR_SHARED);
+		ur_set(r, (st & ~(UR_CLOEXEC | UR_COW)) | UR_SHARED |
+		          (cmd == F_DUPFD_CLOEXEC ? UR_CLOEXEC : 0));
+		break;
+	case F_SETFD:
+		ur_update(fd, UR_CLOEXEC, ((uintptr_t)arg & FD_CLOEXEC) ? UR_CLOEXEC : 0);
+		break;
+	case F_SETFL:
+		/* Reaches every descriptor sharing the description; those are
+		 * UR_SHARED, never kept, so only this one's bit matters. */
+		ur_update(fd, UR_NONBLOCK, ((uintptr_t)arg & O_NONBLOCK) ? UR_NONBLOCK : 0);
+		break;
+	default:
+		/* l_type leads struct flock and struct flock64 alike. */
+		if (ur_sets_record_lock(cmd) && ((const struct flock *)arg)->l_type != F_UNLCK)
+			atomic_store_explicit(&ur_plocked, true, memory_order_relaxed);
+		break;
+	}
+	return r;
+}
+
+/* fcntl, fcntl64 and __fcntl_time64 differ only in the real function they
+ * end in. */
+static int ur_fcntl_entry(ur_fcntl_fn real, int fd, int cmd, void *arg)
+{
+	if (fp_likely(atomic_load_explicit(&ur_hiwater, memory_order_relaxed) == 0))
+		return real(fd, cmd, arg);
+	return ur_fcntl(real, fd, cmd, arg);
+}
+
+/* fcntl and its twins, written once.  The argument is fetched as void *.
+ * A twin the C library lacks (an older glibc, where fcntl was all there
+ * was) ends in plain fcntl. */
+#define UR_FCNTL_OR_PLAIN(name) (UR_REAL(name) ? fp_real_urandom.r_##name.f : fp_real_urandom.r_fcntl.f)
+#define UR_WRAP_FCNTL(name, real)                                            \
+	FP_EXPORT int name(int fd, int cmd, ...)                             \
+	{                                                                    \
+		void *arg;                                                   \
+		va_list ap;                                                  \
+                                                                             \
+		va_start(ap, cmd);                                           \
+		arg = va_arg(ap, void *);                                    \
+		va_end(ap);                                                  \
+		return ur_fcntl_entry(real, fd, cmd, arg);                   \
+	}
+
+UR_WRAP_FCNTL(fcntl, UR_REAL(fcntl))
+#ifdef FP_HAVE_FCNTL64
+UR_WRAP_FCNTL(fcntl64, UR_FCNTL_OR_PLAIN(fcntl64))
+#endif
+/* __fcntl_time64 is what fcntl() is in 32-bit programs built with 64-bit
+ * time_t: without it their fcntl on a kept (closed) descriptor would
+ * succeed, and F_SETFL and F_DUPFD would escape our tables. */
+#ifdef FP_HAVE_FCNTL_TIME64
+UR_WRAP_FCNTL(__fcntl_time64, UR_FCNTL_OR_PLAIN(__fcntl_time64))
+#endif
+
+/* flock locks belong to the open file description: one taken through a
+ * pooled descriptor must reach no other open. */
+FP_EXPORT int flock(int fd, int op)
+{
+	unsigned st = ur_state(fd);
+
+	ur_own(fd, st);
+	/* illumos has had flock only since 2015: a NULL pointer says ENOSYS. */
+	if (fp_unlikely(!UR_REAL(flock))) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return fp_real_urandom.r_flock.f(ur_real_fd(fd, st), op);
+}

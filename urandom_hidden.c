@@ -1,0 +1,370 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * urandom_hidden.c: the hidden descriptors of exact mode, one per device,
+ * that every pooled open duplicates: where they live (above the soft
+ * descriptor limit on Linux, high in the table on illumos), how one is
+ * made, forgotten and retired, and what a change of the program's limit
+ * does to them.
+ */
+#include "fastpath.h"
+#include "urandom.h"
+
+#include <sys/resource.h>
+
+#ifdef FP_LINUX
+#include <link.h>
+#include <sys/wait.h>
+#endif
+
+int ur_hidden_forget(int dev, int fd)
+{
+	uint64_t w = atomic_load(&ur_hidden[dev]);
+	int h;
+
+	do {
+		h = UR_HW_FD(w);
+		if (h < 0 || (fd >= 0 && h != fd))
+			return -1;
+	} while (!atomic_compare_exchange_weak(&ur_hidden[dev], &w,
+	                                       UR_HW(UR_HW_GEN(w) + 1, -1)));
+	atomic_store(ur_fd(h), 0);
+	return h;
+}
+
+bool ur_hidden_retire(void)
+{
+	bool any = false;
+	int d, h;
+
+	for (d = 0; d < UR_NDEV; d++)
+		if ((h = ur_hidden_forget(d, -1)) >= 0) {
+			ur_count(SYSCALLS);
+			fp_real_urandom.r_close.f(h);
+			any = true;
+		}
+	return any;
+}
+
+#ifdef FP_LINUX
+/*
+ * Where the hidden descriptors live: at or above the soft RLIMIT_NOFILE,
+ * numbers the program can never be given (open, socket, accept and
+ * F_DUPFD allocate below the limit; dup2 and dup3 onto one are EBADF).
+ * So its numbering, its EMFILE and its dup2 failures are native by
+ * construction, and the table grows only at the first pooled open, to the
+ * power of two above the limit (FDSize 2048 under 1024).  Placing one
+ * there takes a higher limit for one call, which no thread of the
+ * program may see (getrlimit) nor have undone (a setrlimit made
+ * meanwhile): where the process has one thread (fp_one_thread), it
+ * raises its own for the call, every signal blocked; else a child on our
+ * memory and table (CLONE_VM | CLONE_FILES | CLONE_VFORK, without
+ * CLONE_THREAD, so with limits of its own) raises its own and makes the
+ * descriptor in the shared table.  The first costs 2 system calls more
+ * than the call; the second a clone and a wait, and, because the table
+ * is then shared, the RCU grace period of growing it (13 ms here): once
+ * per process, at its first pooled open.  Where there is no such number
+ * (the soft limit at the hard one, no CAP_SYS_RESOURCE; a soft limit of
+ * 16382 or more, past our records) or no child (clone refused), opens are
+ * real: exact, at the native cost (ur_hidden_why says why).
+ */
+struct ur_above {
+	int src;             /* F_DUPFD_CLOEXEC from it at floor; -1: open path */
+	int floor;
+	const char *path;
+	uint64_t lim[2];     /* the limit the call runs under (prlimit64's) */
+	long r;              /* the number, or -errno */
+};
+
+/* Raw system calls only: the child shares this thread's TLS (errno, the
+ * cancellation state), and no handler runs here (signals blocked). */
+static void ur_above_op(struct ur_above *a)
+{
+	bool two = atomic_load_explicit(&ur_dup_fallback, memory_order_relaxed);
+	long r = syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, a->lim, 0L);
+
+	if (r == 0 && a->src >= 0) {
+		r = syscall(SYS_fcntl, a->src, two ? F_DUPFD : F_DUPFD_CLOEXEC, a->floor);
+		/* inside the caller's window (ur_cloexec_hold) */
+		if (r >= 0 && two)
+			(void)syscall(SYS_fcntl, r, F_SETFD, FD_CLOEXEC);
+	} else if (r == 0) {
+		r = syscall(SYS_openat, AT_FDCWD, a->path, O_CLOEXEC | O_LARGEFILE);  /* O_RDONLY */
+	}
+	a->r = r < 0 ? -errno : r;
+}
+
+static int ur_above_child(void *p)
+{
+	ur_above_op(p);
+	return 0;  /* the C library's clone then makes the exit call */
+}
+
+/* One child at a time, on this stack; another thread that wants one then
+ * does the native thing this once (no thread waits for another). */
+static _Alignas(64) unsigned char ur_above_stack[16384];
+_Atomic bool ur_above_busy;
+/* Valgrind runs no clone of these flags (not a thread's, not vfork's): it
+ * ends the whole program ("does not support general clone").  Under it,
+ * as where clone is refused: no hidden descriptor once threads run. */
+bool ur_above_noclone;
+
+static int ur_vg_object(struct dl_phdr_info *i, size_t size, void *p)
+{
+	(void)size;
+	(void)p;
+	return i->dlpi_name && strstr(i->dlpi_name, "/vgpreload_core-") != NULL;
+}
+
+/* Runs a's call above the program's limit, unseen; the number or -errno
+ * (-EAGAIN: another thread is at it). */
+static long ur_above(struct ur_above *a)
+{
+	sigset_t all, old;
+	int saved = errno;
+
+	sigfillset(&all);
+	(void)pthread_sigmask(SIG_BLOCK, &all, &old);
+	a->r = -ENOSYS;
+	if (fp_one_thread()) {
+		uint64_t was[2];
+
+		if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, 0L, was) == 0) {
+			ur_above_op(a);
+			(void)syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, was, 0L);
+		}
+	} else if (ur_above_noclone) {
+		a->r = -ENOSYS - 1000;  /* as a clone refused */
+	} else if (!UR_REAL(clone) || atomic_exchange(&ur_above_busy, true)) {
+		a->r = -EAGAIN;
+	} else {
+		/* Exit signal 0: no SIGCHLD, and no wait(2) of the program's
+		 * (without __WCLONE or __WALL) sees it. */
+		int pid = fp_real_urandom.r_clone.f(ur_above_child, ur_above_stack + sizeof ur_above_stack,
+		                            CLONE_VM | CLONE_FILES | CLONE_VFORK, a);
+
+		if (pid < 0)
+			a->r = -errno - 1000;  /* the clone's own failure */
+		while (pid > 0 && syscall(SYS_wait4, pid, 0L, __WCLONE, 0L) < 0 && errno == EINTR)
+			;
+		atomic_store(&ur_above_busy, false);
+	}
+	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = saved;
+	return a->r;
+}
+
+/* The limit a call above soft runs under: hard where it is higher, else
+ * (the soft limit at the hard one) a raised hard one, which only
+ * CAP_SYS_RESOURCE allows, in the child or undone at once. */
+static void ur_above_limit(struct ur_above *a, const struct rlimit *rl, uint64_t want)
+{
+	uint64_t hard = rl->rlim_max == FP_RLIM_INFINITY ? UINT64_MAX : (uint64_t)rl->rlim_max;
+
+	a->lim[0] = hard > want ? want : hard;
+	if (a->lim[0] <= (uint64_t)a->floor)
+		a->lim[0] = want;
+	a->lim[1] = hard > a->lim[0] ? hard : a->lim[0];
+}
+
+int ur_open_above(const char *path)
+{
+	struct ur_above a = { .src = -1, .path = path };
+	struct rlimit rl;
+	long r;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == FP_RLIM_INFINITY)
+		return errno = EMFILE, -1;
+	a.floor = (int)rl.rlim_cur;
+	/* The lowest free number: above the hidden ones, and any the program
+	 * kept open from before it lowered its limit. */
+	ur_above_limit(&a, &rl, (uint64_t)rl.rlim_cur + 64);
+	ur_count(SYSCALLS);
+	if ((r = ur_above(&a)) < 0)
+		return errno = EMFILE, -1;
+	return (int)r;
+}
+
+_Atomic(const char *) ur_hidden_why;
+/* The program's changes of its limit (ur_limit_set), for a placing that
+ * read the limit before one. */
+static _Atomic unsigned ur_limit_gen;
+
+static int ur_hidden_place(int lo, unsigned *gen)
+{
+	struct ur_above a = { .src = lo };
+	struct rlimit rl;
+	long r;
+
+	*gen = atomic_load(&ur_limit_gen);
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == FP_RLIM_INFINITY ||
+	    rl.rlim_cur >= UR_MAXFD - UR_NDEV) {
+		atomic_store(&ur_hidden_why, "the soft descriptor limit is 16382 or more");
+		return -1;
+	}
+	a.floor = (int)rl.rlim_cur;
+	ur_above_limit(&a, &rl, UR_MAXFD);
+	r = ur_above(&a);
+	if (r == -EAGAIN)
+		return UR_DUP_LATER;
+	if (r >= 0)
+		return (int)r;
+	atomic_store(&ur_hidden_why, r == -EPERM ? "the soft descriptor limit is the hard one"
+	                             : r < -1000 ? "clone refused"
+	                                         : "no number above the descriptor limit");
+	return -1;
+}
+
+/* The program changed its descriptor limit (setrlimit, prlimit): a hidden
+ * number now below the soft limit would be one the program can be given,
+ * so it goes (the next open makes one above), and a placing that failed
+ * for want of a number may work now. */
+void ur_limit_set(uint64_t soft)
+{
+	int d;
+
+	atomic_fetch_add(&ur_limit_gen, 1);
+	atomic_store(&ur_hidden_why, NULL);
+	for (d = 0; d < UR_NDEV; d++) {
+		int h = UR_HW_FD(atomic_load(&ur_hidden[d]));
+
+		atomic_store(&ur_hidden_bad[d], false);
+		if (h >= 0 && (uint64_t)h < soft &&
+		    (h = ur_hidden_forget(d, h)) >= 0)
+			fp_real_urandom.r_close.f(h);
+	}
+}
+#else
+/* illumos: high, below our table's end and the descriptor limit, grown at
+ * start-up (ur_fd_init); the program's numbering skips it near the limit
+ * (fastpath(7)). */
+static int ur_hidden_floor(void)
+{
+	struct rlimit rl;
+	long lim = 4096;  /* the table grown at start-up: no further */
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != FP_RLIM_INFINITY &&
+	    rl.rlim_cur < (rlim_t)lim)
+		lim = (long)rl.rlim_cur;
+	return lim >= 64 ? (int)(lim - 16) : -1;
+}
+
+static int ur_hidden_place(int lo, unsigned *gen)
+{
+	int floor = ur_hidden_floor();
+
+	*gen = 0;
+	return floor > 2 ? ur_dup_cloexec(lo, floor) : -1;
+}
+#endif
+
+/* At initialisation: nothing on Linux (the hidden descriptor is made at
+ * the first pooled open, above the limit).  On illumos, the table grown
+ * past the hidden number while the process almost surely has one thread,
+ * through a descriptor of our own, never the program's (closing a
+ * duplicate of a file it holds would drop its POSIX locks on it). */
+void ur_hidden_init(void)
+{
+#ifdef FP_LINUX
+	/* valgrind's core preload, in every process it runs (a dlsym that
+	 * fails would allocate its message, and the C library's malloc then
+	 * start: a getrandom of its own) */
+	ur_above_noclone = dl_iterate_phdr(ur_vg_object, NULL) != 0;
+#else
+	int floor, d, h, saved = errno;
+
+	if (ur_mode != UR_MODE_EXACT || !(fp_cfg.enabled & FP_BIT(urandom)) ||
+	    (floor = ur_hidden_floor()) < 64)
+		return;
+	d = fp_real_urandom.r_openat.f(AT_FDCWD, "/", O_RDONLY | O_CLOEXEC);
+	if (d < 0) {
+		errno = saved;
+		return;
+	}
+	ur_heal(d);
+	if ((h = ur_dup_cloexec(d, floor)) >= 0) {
+		ur_heal(h);
+		fp_real_urandom.r_close.f(h);
+	}
+	fp_real_urandom.r_close.f(d);
+	errno = saved;
+#endif
+}
+
+/* The placing's window closed (ur_place_hold): recorded or gone. */
+static inline void ur_hidden_made(void)
+{
+#ifdef FP_LINUX
+	ur_place_release();
+#endif
+}
+
+/* Opens the hidden descriptor of dev, unless another thread did (then it
+ * is left alone); false when none can be had (see ur_hidden_bad). */
+bool ur_hidden_make(int dev, const char *path, uint64_t w)
+{
+	int lo, fd, saved = errno, flags = O_RDONLY | O_CLOEXEC;
+	unsigned gen = 0;
+
+	/* No exec or fork until lo is closed and the copy close-on-exec;
+	 * on Linux no fork until the copy is recorded either. */
+#ifdef FP_LINUX
+	if (!ur_place_hold())
+		return false;
+	if (!ur_cloexec_hold()) {
+		ur_place_release();
+		return false;
+	}
+#else
+	if (!ur_cloexec_hold())
+		return false;
+#endif
+	ur_count(SYSCALLS);
+	lo = fp_real_urandom.r_openat.f(AT_FDCWD, path, flags | O_LARGEFILE);
+	if (lo < 0) {
+		ur_cloexec_release();
+		ur_hidden_made();
+		errno = saved;
+		return false;
+	}
+	ur_heal(lo);
+	fd = -1;
+	if (ur_is_device(lo, dev)) {
+		ur_count(SYSCALLS);
+		fd = ur_hidden_place(lo, &gen);
+	}
+	ur_count(SYSCALLS);
+	fp_real_urandom.r_close.f(lo);
+	ur_cloexec_release();
+	errno = saved;
+	if (fd == UR_DUP_LATER) {  /* an exec, fork or placing under way: real, this once */
+		ur_hidden_made();
+		return false;
+	}
+	if (fd < 0 || fd >= UR_MAXFD) {
+		if (fd >= 0)
+			fp_real_urandom.r_close.f(fd);
+		atomic_store(&ur_hidden_bad[dev], true);
+		ur_hidden_made();
+		ur_debug("no hidden descriptor: opens are real");
+		return false;
+	}
+	ur_heal(fd);
+	ur_set(fd, UR_HIDDEN | (dev == UR_DEV_RANDOM ? UR_RANDOM : 0));
+	if (!atomic_compare_exchange_strong(&ur_hidden[dev], &w, UR_HW(UR_HW_GEN(w) + 1, fd))) {
+		atomic_store(ur_fd(fd), 0);
+		fp_real_urandom.r_close.f(fd);
+		ur_hidden_made();
+		return true;
+	}
+#ifdef FP_LINUX
+	/* The program changed its limit while we placed it: maybe below. */
+	if (atomic_load(&ur_limit_gen) != gen && (fd = ur_hidden_forget(dev, fd)) >= 0) {
+		fp_real_urandom.r_close.f(fd);
+		ur_hidden_made();
+		return true;
+	}
+#endif
+	ur_hidden_made();
+	ur_debug("hidden descriptor opened");
+	return true;
+}

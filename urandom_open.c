@@ -1,0 +1,370 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * urandom_open.c: which opens are the device's, and the two modes' open
+ * and close of a tracked descriptor (exact: a duplicate of the hidden
+ * descriptor; reserve: the descriptor kept at the last close).
+ */
+#include "fastpath.h"
+#include "urandom.h"
+
+#ifdef FP_LINUX
+#include <sys/sysmacros.h>
+#include <sys/utsname.h>
+#endif
+
+/* ------------------------------------------------------------------------
+ * Which opens are ours.
+ * ---------------------------------------------------------------------- */
+static _Atomic int ur_random_ok = -1;  /* -1: not yet decided */
+
+/*
+ * /dev/random too, where it is the same generator as /dev/urandom once that
+ * is initialised: Linux >= 5.6 (before, it was a separate pool that blocked
+ * on entropy estimates, and serving it from urandom output would change its
+ * meaning).  The pool refills with GRND_NONBLOCK, so before initialisation
+ * the read goes to the kernel and blocks exactly as natively.
+ */
+static bool ur_random_pooled(void)
+{
+	int ok = atomic_load_explicit(&ur_random_ok, memory_order_relaxed);
+
+	if (fp_likely(ok >= 0))
+		return ok;
+	ok = 0;
+#ifdef FP_LINUX
+	struct utsname u;
+	unsigned maj = 0, min = 0;
+
+	if (uname(&u) == 0 && sscanf(u.release, "%u.%u", &maj, &min) == 2)
+		ok = maj > 5 || (maj == 5 && min >= 6);
+#endif
+	atomic_store(&ur_random_ok, ok);
+	return ok;
+}
+
+#define UR_OK_FLAGS (O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_LARGEFILE)
+
+/* The device an open is for, or -1 when it is not ours.  Off (and not
+ * surveying), the path is never read: an invalid one is the kernel's to
+ * answer (EFAULT), as a NULL one always is. */
+int ur_match(const char *path, int flags)
+{
+	bool survey;
+	int dev;
+
+	if (!fp_ready() || !((fp_cfg.enabled & FP_BIT(urandom)) || fp_cfg.survey))
+		return -1;
+	path = fp_opaque(path);
+	if (fp_likely(!path || path[0] != '/' || path[1] != 'd'))
+		return -1;
+	if ((flags & O_ACCMODE) != O_RDONLY || (flags & ~(O_ACCMODE | UR_OK_FLAGS)))
+		return -1;
+	/* Surveying: the opens the pool would take, to be timed instead. */
+	survey = !(fp_cfg.enabled & FP_BIT(urandom));
+	if (!survey && fp_unlikely(atomic_load_explicit(&ur_split_done, memory_order_relaxed)))
+		return -1;
+	/* The rest of "/dev/urandom" or "/dev/random", a byte at a time up to
+	 * the first that differs, as strcmp (no call on the hot path). */
+	path += 2;
+	if (path[0] != 'e' || path[1] != 'v' || path[2] != '/')
+		return -1;
+	path += 3;
+	dev = UR_DEV_RANDOM;
+	if (path[0] == 'u') {
+		dev = UR_DEV_URANDOM;
+		path++;
+	}
+	if (path[0] != 'r' || path[1] != 'a' || path[2] != 'n' || path[3] != 'd' ||
+	    path[4] != 'o' || path[5] != 'm' || path[6] != '\0')
+		return -1;
+	if (dev == UR_DEV_RANDOM && !ur_random_pooled())
+		return -1;
+	return survey ? UR_SURVEY : dev;
+}
+
+/* A fresh open is tracked only if it really is the device (not a file put
+ * there in a chroot or a container). */
+bool ur_is_device(int fd, int dev)
+{
+	struct stat st;
+
+	ur_count(SYSCALLS);
+	if (fp_fstat(fd, &st) != 0 || !S_ISCHR(st.st_mode))
+		return false;
+#ifdef FP_LINUX
+	return st.st_rdev == makedev(1, dev == UR_DEV_RANDOM ? 8 : 9);
+#else
+	(void)dev;
+	return true;
+#endif
+}
+
+static unsigned ur_open_bits(int dev, int flags)
+{
+	return UR_OPEN | (dev == UR_DEV_RANDOM ? UR_RANDOM : 0) |
+	       ((flags & O_CLOEXEC) ? UR_CLOEXEC : 0) |
+	       ((flags & O_NONBLOCK) ? UR_NONBLOCK : 0);
+}
+
+/* Makes the reserve look freshly opened with these flags.  Its open file
+ * description is never changed (F_SETFL): if its status flags are not the
+ * ones asked for, or a fork has shared it, only a fresh open will do. */
+static bool ur_adopt(int fd, int dev, int flags)
+{
+	unsigned char st = (unsigned char)ur_state(fd);
+	bool nb = (flags & O_NONBLOCK) != 0;
+
+	bool clo = (flags & O_CLOEXEC) != 0;
+
+	if (!(st & UR_RESERVE) || (st & UR_SHARED) || nb != ((st & UR_NONBLOCK) != 0))
+		return false;
+	/* Kept as the last close left it: a loop with one flag style makes
+	 * no system call at all. */
+	if (clo != ((st & UR_CLOEXEC) != 0)) {
+		int saved = errno, r;
+
+		ur_count(SYSCALLS);
+		r = fp_real_urandom.r_fcntl.f(fd, F_SETFD, clo ? FD_CLOEXEC : 0);
+		errno = saved;
+		if (r < 0)
+			return false;
+	}
+	/* Fails if a fork marked it meanwhile. */
+	return ur_cell_cas(fd, &st, (unsigned char)ur_open_bits(dev, flags));
+}
+
+/* A real open of the device, tracked if it is the device. */
+static int ur_open_real(int dev, const char *path, int flags)
+{
+	int saved = errno, fd;
+	unsigned g;
+
+	ur_count(SYSCALLS);
+	g = atomic_load(&ur_forks);
+	UR_RETRY(fd, fp_real_urandom.r_openat.f(AT_FDCWD, path, flags));
+	if (fd < 0)
+		return fd;
+	ur_heal(fd);
+	if (fd < UR_MAXFD && ur_is_device(fd, dev)) {
+		/* Without O_LARGEFILE (a 32-bit program without large-file
+		 * support) it is never kept: the reserve has it. */
+		ur_track_new(fd, ur_open_bits(dev, flags) | (UR_LFS(flags) ? 0 : UR_SHARED), g);
+		ur_count(OPENS);
+		ur_debug("open: real descriptor, now tracked");
+	}
+	errno = saved;
+	return fd;
+}
+
+/* Exact mode: a duplicate of the hidden descriptor, the lowest free number
+ * (dup, or F_DUPFD_CLOEXEC from 0), close-on-exec as the open asked.
+ * O_NONBLOCK and O_LARGEFILE are status flags of the open file description:
+ * an open with the first, or without the second, is real. */
+static int ur_open_exact(int dev, const char *path, int flags)
+{
+	int *ep = fp_errno(), saved = *ep;
+
+	if (fp_unlikely(flags & O_NONBLOCK) || !UR_LFS(flags) ||
+	    atomic_load_explicit(&ur_hidden_bad[dev], memory_order_relaxed))
+		return ur_open_real(dev, path, flags);
+	for (;;) {
+		uint64_t w = atomic_load_explicit(&ur_hidden[dev], memory_order_acquire);
+		int h = UR_HW_FD(w), fd;
+
+		if (fp_unlikely(h < 0)) {
+			if (!ur_hidden_make(dev, path, w))
+				return ur_open_real(dev, path, flags);
+			continue;
+		}
+		/* dup(h) is fcntl(h, F_DUPFD, 0), and 15% cheaper a cycle
+		 * (no fcntl dispatch or security hook in the kernel). */
+		fd = (flags & O_CLOEXEC) ? ur_dup_cloexec(h, 0) : fp_real_urandom.r_dup.f(h);
+		if (fp_unlikely(fd == UR_DUP_LATER))  /* an exec or fork under way */
+			return ur_open_real(dev, path, flags);
+		/* The number may have been freed or replaced meanwhile (dup2
+		 * onto it, close_range): what we duplicated is then unknown. */
+		if (fp_unlikely(atomic_load(&ur_hidden[dev]) != w)) {
+			if (fd >= 0)
+				fp_real_urandom.r_close.f(fd);
+			*ep = saved;
+			continue;
+		}
+		if (fp_unlikely(fd < 0)) {
+			/* Out of numbers (or files): the open is real, which
+			 * then fails or succeeds natively.  The hidden one,
+			 * above the limit, holds no number the open could
+			 * have had. */
+			(void)ur_give_back(*ep);
+			*ep = saved;
+			return ur_open_real(dev, path, flags);
+		}
+		/* Past the table (a program with a limit above UR_MAXFD and the
+		 * low numbers in use): untracked, it would share the hidden
+		 * description unseen.  A real open of its own instead. */
+		if (fp_unlikely(fd >= UR_MAXFD)) {
+			fp_real_urandom.r_close.f(fd);
+			*ep = saved;
+			return ur_open_real(dev, path, flags);
+		}
+		ur_heal(fd);  /* a number freed behind our back (raw close) */
+		ur_set(fd, ur_open_bits(dev, flags) | UR_COW);
+		ur_count(OPENS);
+		ur_debug("open: duplicate of the hidden descriptor");
+		/* The two-call duplicate (a kernel without F_DUPFD_CLOEXEC) may
+		 * have failed once on the way. */
+		*ep = saved;
+		return fd;
+	}
+}
+
+static FP_TLS unsigned char ur_tls_slot;  /* 0: not dealt yet; else slot + 1 */
+static _Atomic unsigned ur_slots_dealt;
+
+int ur_thread_slot(void)
+{
+	if (fp_unlikely(!ur_tls_slot))
+		ur_tls_slot = (unsigned char)(1 + atomic_fetch_add_explicit(&ur_slots_dealt, 1,
+		                                                            memory_order_relaxed) %
+		                                      UR_SLOTS);
+	return ur_tls_slot - 1;
+}
+
+/* The home slot was empty: a reserve another CPU's thread left, if any
+ * (a load before each exchange, which leaves empty lines unwritten). */
+static int ur_slot_take_other(int dev)
+{
+	int i, fd;
+
+	for (i = dev * UR_SLOTS; i < (dev + 1) * UR_SLOTS; i++)
+		if (atomic_load_explicit(&ur_reserve[i].fd, memory_order_relaxed) >= 0 &&
+		    (fd = ur_slot_xchg(i, -1)) >= 0)
+			return fd;
+	return -1;
+}
+
+/* An empty slot of dev, the home one first; -1 when all are full.  While
+ * the process has one thread, the home one only: one reserve per device,
+ * so that a program that holds two at once and closes both keeps the
+ * numbers it did before threads made the slots worth having. */
+static int ur_slot_free(int dev)
+{
+	int home = ur_slot_home(dev), i;
+
+	if (fp_likely(atomic_load_explicit(&ur_reserve[home].fd, memory_order_relaxed) < 0))
+		return home;
+	if (fp_no_threads())
+		return -1;
+	for (i = dev * UR_SLOTS; i < (dev + 1) * UR_SLOTS; i++)
+		if (atomic_load_explicit(&ur_reserve[i].fd, memory_order_relaxed) < 0)
+			return i;
+	return -1;
+}
+
+/* Reserve mode.  Nothing on the path that hands out the reserve changes
+ * errno (ur_adopt keeps it across its one fcntl), so it is not saved there:
+ * one thread-local access fewer per cycle. */
+int ur_open(int dev, const char *path, int flags)
+{
+	int fd;
+
+	if (fp_likely(ur_mode == UR_MODE_EXACT))
+		return ur_open_exact(dev, path, flags);
+	if (fp_unlikely(!UR_LFS(flags)))
+		return ur_open_real(dev, path, flags);
+	fd = ur_slot_xchg(ur_slot_home(dev), -1);
+	if (fp_unlikely(fd < 0))
+		fd = ur_slot_take_other(dev);
+	if (fd >= 0) {
+		int saved;
+
+		if (ur_adopt(fd, dev, flags)) {
+			ur_count(OPENS);
+			ur_debug("open served by the reserve descriptor");
+			return fd;
+		}
+		saved = errno;
+		atomic_store(ur_fd(fd), 0);
+		ur_count(SYSCALLS);
+		fp_real_urandom.r_close.f(fd);
+		errno = saved;
+	}
+	return ur_open_real(dev, path, flags);
+}
+
+/* ------------------------------------------------------------------------
+ * close: keep one descriptor per device.  0, 1 and 2 are really closed, so
+ * that close(0); open("/dev/null") still yields 0.
+ * ---------------------------------------------------------------------- */
+_Atomic bool ur_plocked;
+
+int ur_close(int fd, unsigned st)
+{
+	int dev = ur_dev(st), none = -1, slot;
+
+	if (st & UR_HELD) {
+		/* Closed as far as the program knows (the reserve, or a hidden
+		 * number a close-everything loop found): as natively. */
+		errno = EBADF;
+		return -1;
+	}
+	if (ur_mode == UR_MODE_RESERVE && fd > 2 && !(st & UR_SHARED) &&
+	    (slot = ur_slot_free(dev)) >= 0) {
+		unsigned char was = (unsigned char)st;
+
+		/* Kept in the close-on-exec state it has: exec and spawn make
+		 * it close-on-exec just before (ur_exec_guard).  The first
+		 * fails if a fork marked it shared meanwhile. */
+		if (ur_cell_cas(fd, &was, (unsigned char)((st & ~UR_OPEN) | UR_RESERVE)) &&
+		    ur_slot_cas(slot, &none, fd)) {
+			ur_debug("close: descriptor kept in reserve");
+			if (atomic_load_explicit(&ur_plocked, memory_order_relaxed)) {
+				/* Any close of the device drops every record lock
+				 * the process holds on it (fcntl(2)); a kept one
+				 * must too.  Only after such a lock was taken:
+				 * reserve's close is otherwise no system call. */
+				struct flock u = { .l_type = F_UNLCK, .l_whence = SEEK_SET };
+
+				ur_count(SYSCALLS);
+				(void)fp_real_urandom.r_fcntl.f(fd, F_SETLK, &u);
+			}
+			return 0;
+		}
+	}
+	ur_cell_forget(fd, st);
+	return fp_real_urandom.r_close.f(fd);
+}
+
+#if defined(FP_HAVE_CLOSE_RANGE) || defined(FP_HAVE_CLOSEFROM)
+/* Takes every tracked number in [lo, hi] out of our tables before the
+ * kernel frees them.  Reserve descriptors taken out are returned in
+ * taken[] so that a failed call can still close them. */
+void ur_untrack_range(unsigned lo, unsigned hi, int taken[UR_NTAKEN])
+{
+	unsigned fd, end = (unsigned)atomic_load(&ur_hiwater);
+	int d;
+
+	for (d = 0; d < UR_NRES; d++) {
+		int r = atomic_load(&ur_reserve[d].fd);
+
+		taken[d] = -1;
+		if (r >= 0 && (unsigned)r >= lo && (unsigned)r <= hi &&
+		    atomic_compare_exchange_strong(&ur_reserve[d].fd, &r, -1))
+			taken[d] = r;
+	}
+	for (d = 0; d < UR_NDEV; d++) {
+		int h = UR_HW_FD(atomic_load(&ur_hidden[d]));
+
+		/* The hidden descriptor goes with the range; the next open
+		 * makes another. */
+		taken[UR_NRES + d] = -1;
+		if (h >= 0 && (unsigned)h >= lo && (unsigned)h <= hi)
+			taken[UR_NRES + d] = ur_hidden_forget(d, h);
+	}
+	for (fd = lo; fd < end && fd <= hi; fd++) {
+		unsigned st = atomic_load(ur_fd(fd));
+
+		if (st)
+			ur_cell_forget((int)fd, st);
+	}
+}
+#endif

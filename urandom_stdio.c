@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * urandom_stdio.c: the stdio calls that could take a descriptor the
+ * urandom mitigation tracks (fdopen, fclose, freopen, daemon).
+ */
+#include "fastpath.h"
+#include "urandom.h"
+
+/* ------------------------------------------------------------------------
+ * stdio.  glibc's fopen, fread and fclose use internal calls we never see,
+ * so a stream never holds a tracked descriptor:
+ *   - fopen of the device is not wrapped: stdio opens and reads its own
+ *     descriptor; pooling only its open would save one call in four;
+ *   - fdopen of a tracked descriptor hands it to stdio, untracked (reads
+ *     through it go to the kernel, and stdio may close it when it likes);
+ *   - fclose and freopen untrack a stream's descriptor that became
+ *     tracked later (dup2 of a device descriptor onto it) before stdio
+ *     closes or replaces it; daemon untracks 0, 1 and 2 likewise.
+ * ---------------------------------------------------------------------- */
+FP_EXPORT FILE *fdopen(int fd, const char *mode)
+{
+	unsigned st = ur_state(fd), g;
+	FILE *f;
+
+	if (fp_likely(!st) || (st & UR_HELD))
+		return UR_REAL(fdopen)(ur_real_fd(fd, st), mode);
+	/* stdio's own calls on it are out of our sight from now on. */
+	ur_own(fd, st);
+	st &= ~UR_COW;
+	g = atomic_load(&ur_forks);
+	atomic_store(ur_fd(fd), 0);
+	f = fp_real_urandom.r_fdopen.f(fd, mode);
+	if (!f)
+		ur_track_new(fd, st, g);
+	return f;
+}
+
+/* A stream's descriptor that became tracked after the stream took it (dup2
+ * of a device descriptor onto it) is forgotten before stdio closes or
+ * replaces it through its internal calls. */
+static void ur_forget_stream(FILE *f)
+{
+	if (fp_unlikely(atomic_load_explicit(&ur_hiwater, memory_order_relaxed)) && fp_opaque(f)) {
+		int saved = errno;
+		int fd = fileno(f);
+
+		errno = saved;
+		if (fd >= 0 && ur_state(fd)) {
+			(void)ur_untrack(fd);
+			ur_debug("a stream's descriptor was tracked: forgotten");
+		}
+	}
+}
+
+FP_EXPORT int fclose(FILE *f)
+{
+	ur_forget_stream(f);
+	return UR_REAL(fclose)(f);
+}
+
+/* freopen closes the stream's descriptor and puts the new file on the same
+ * number, both through glibc's internal calls.  freopen and freopen64,
+ * written once. */
+#define UR_WRAP_FREOPEN(name)                                                \
+	FP_EXPORT FILE *name(const char *path, const char *mode, FILE *f)    \
+	{                                                                    \
+		ur_forget_stream(f);                                         \
+		return UR_REAL(name)(path, mode, f);                         \
+	}
+
+UR_WRAP_FREOPEN(freopen)
+#ifdef FP_HAVE_LFS64
+UR_WRAP_FREOPEN(freopen64)
+#endif
+
+/* daemon puts /dev/null on 0, 1 and 2 through glibc's internal dup2. */
+FP_EXPORT int daemon(int nochdir, int noclose)
+{
+	int fd;
+
+	for (fd = 0; !noclose && fd <= 2; fd++)
+		(void)ur_untrack(fd);
+	return UR_REAL(daemon)(nochdir, noclose);
+}
