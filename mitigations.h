@@ -17,9 +17,9 @@
 #endif
 
 #define FP_MITIGATIONS(X)                                                    \
-	X(readlink)   /* readlink_shim.c */                                   \
-	X(urandom)    /* urandom_shim.c, urandom_fd.c, urandom_pool.c */      \
-	X(cpus)       /* cpus_shim.c */                                       \
+	X(readlink)   /* readlink_shim.c and the readlink_*.c units */        \
+	X(urandom)    /* urandom_shim.c and the urandom_*.c units */          \
+	X(cpus)       /* cpus_shim.c and the cpus_*.c units */                \
 	X(localtime)  /* localtime_shim.c */                                  \
 	FP_EXAMPLE(X) /* tests/mit_example.c */
 
