@@ -4,12 +4,13 @@
  * --tz), opt-in.  With TZ unset, glibc's localtime(), mktime() (timelocal),
  * ctime() and tzset() stat /etc/localtime at every call, to notice a new
  * zone (and copy and free the zone's name): 668 ns a localtime() here,
- * against 51 ns with TZ=:/etc/localtime, which names the same file and is
- * read once.  So at start-up, where TZ is unset, it is set to that; an
- * empty TZ (UTC) and any other value are kept.  What the program sees
- * differ (fastpath(7), LOCALTIME): getenv("TZ"), every child's
- * environment, and a change of /etc/localtime while it runs.  musl and
- * illumos read the zone once already: there it does nothing.
+ * against 51 ns with TZ set, when glibc reads the zone once.  So at
+ * start-up, where TZ is unset, it is set to the zone /etc/localtime links
+ * to (TZ=Europe/Paris); an empty TZ (UTC) and any other value are kept,
+ * and with no zone name to give (a copied file) TZ stays unset.  What the
+ * program sees differ (fastpath(7), LOCALTIME): getenv("TZ"), every
+ * child's environment, and a change of /etc/localtime while it runs.
+ * musl and illumos read the zone once already: there it does nothing.
  *
  * In survey mode the calls that would stat the zone file are counted and
  * timed, with a sample of that stat's own cost (the saving); otherwise
@@ -30,15 +31,13 @@
 #  endif
 #endif
 
-/* The zone file glibc reads where TZ is unset (its TZDEFAULT), and the
- * value that names it so that glibc reads it once. */
+/* The zone file glibc reads where TZ is unset (its TZDEFAULT). */
 #define LT_ZONE "/etc/localtime"
-#define LT_TZ_VALUE ":" LT_ZONE
 
 /* What initialisation did, for the summary line ("localtime N calls, TZ
  * <word>"), and the calls it served: counted only under FASTPATH_STATS. */
-enum lt_state { LT_KEPT, LT_SET, LT_FAILED, LT_NATIVE };
-static const char *const lt_words[] = { "kept", "set", "failed", "native" };
+enum lt_state { LT_KEPT, LT_SET, LT_FAILED, LT_NATIVE, LT_UNNAMED };
+static const char *const lt_words[] = { "kept", "set", "failed", "native", "unnamed" };
 static enum lt_state lt_state FP_STARTUP_DATA;
 enum { LT_C_CALLS, LT_NCOUNTERS };
 static struct fp_stripe lt_counters[FP_STRIPES];
@@ -170,10 +169,80 @@ FP_STARTUP_TEXT static bool lt_load(fp_getenv_fn get)
 	return on;
 }
 
+#ifdef LT_GLIBC
+extern char **environ; /* POSIX: no header need declare it */
+
+/* glibc's zone directory where TZDIR does not name another (its TZDIR). */
+#define LT_ZONE_DIR "/usr/share/zoneinfo"
+/* "TZ=<zone name>": written once, by initialisation; environ points at it. */
+static char lt_var[128];
+
+/*
+ * The zone's name, as TZ must give it: where /etc/localtime is a link to
+ * the file of that name under the zone directory (".../zoneinfo/NAME", and
+ * that path is the very file), NAME.  Not ":/etc/localtime", which names
+ * the same file to glibc but which Java and ICU (node, Chrome) read as a
+ * fixed offset, without summer time (their own zone detection reads the
+ * link, as this does).  false where there is no such name (a copied file):
+ * then TZ stays unset.  No allocation (an allocator preloaded beside us
+ * may be initialising, and waiting for this very call).
+ */
+FP_STARTUP_TEXT static bool lt_zone_name(char *name, size_t size)
+{
+	char link[256], path[256 + 64];
+	struct fp_buf b = { path, 0, sizeof path };
+	const char *dir = fp_env_get("TZDIR"), *z = NULL, *p;
+	struct stat a, c;
+	ssize_t n = fp_raw_readlinkat(AT_FDCWD, LT_ZONE, link, sizeof link - 1);
+	size_t len;
+
+	if (n <= 0)
+		return false;
+	link[n] = '\0';
+	for (p = link; (p = strstr(p, "zoneinfo/")) != NULL; p++)
+		z = p + sizeof "zoneinfo/" - 1;
+	if (!z || !*z || (len = strlen(z)) >= size || z[0] == '.' || strstr(z, "/."))
+		return false;
+	fp_buf_str(&b, dir && *dir ? dir : LT_ZONE_DIR);
+	fp_buf_str(&b, "/");
+	fp_buf_str(&b, z);
+	if (b.len >= sizeof path - 1 || fp_stat(path, &a) != 0 || fp_stat(LT_ZONE, &c) != 0 ||
+	    a.st_dev != c.st_dev || a.st_ino != c.st_ino || !S_ISREG(a.st_mode))
+		return false;
+	memcpy(name, z, len + 1);
+	return true;
+}
+
+/*
+ * TZ=<var> added to the environment without allocating: a copy of the
+ * pointer array, in memory of its own (mmap), with our entry at its end,
+ * made environ.  glibc's setenv, putenv, unsetenv and clearenv work on an
+ * environ they did not allocate as on the one the kernel gave: they copy
+ * it to grow it, change entries in place, and never free it.
+ */
+FP_STARTUP_TEXT static bool lt_environ_add(char *var)
+{
+	char **old = environ, **e, **new;
+	size_t n = 0;
+
+	for (e = old; e && *e; e++)
+		n++;
+	new = fp_mmap(NULL, (n + 2) * sizeof *new, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+	              -1, 0);
+	if (new == MAP_FAILED)
+		return false;
+	if (n)
+		memcpy(new, old, n * sizeof *new);
+	new[n] = var;
+	new[n + 1] = NULL;
+	environ = new;
+	return true;
+}
+#endif
+
 /* At the end of initialisation, in the constructor's thread (or in the
  * thread whose call came first, before any constructor of ours: then
- * still at start-up).  setenv, as a program's own start would: the
- * C library's getenv and every exec read environ from then on. */
+ * still at start-up).  Nothing here allocates (lt_zone_name). */
 FP_STARTUP_TEXT static void lt_init(void)
 {
 	bool on = (fp_cfg.enabled & FP_BIT(localtime)) != 0;
@@ -184,14 +253,18 @@ FP_STARTUP_TEXT static void lt_init(void)
 #ifdef LT_GLIBC
 	if (fp_env_get("TZ"))
 		lt_state = LT_KEPT;
-	else
-		lt_state = setenv("TZ", LT_TZ_VALUE, 0) == 0 ? LT_SET : LT_FAILED;
+	else if (!lt_zone_name(lt_var + 3, sizeof lt_var - 3))
+		lt_state = LT_UNNAMED;
+	else {
+		lt_var[0] = 'T', lt_var[1] = 'Z', lt_var[2] = '=';  /* the name follows */
+		lt_state = lt_environ_add(lt_var) ? LT_SET : LT_FAILED;
+	}
 #else
 	lt_state = LT_NATIVE;
 #endif
 }
 
-/* "<n> calls, TZ set|kept|failed|native" */
+/* "<n> calls, TZ set|kept|failed|native|unnamed" */
 static void lt_stats(struct fp_buf *b, const unsigned long *c)
 {
 	fp_buf_ulong(b, c[LT_C_CALLS]);

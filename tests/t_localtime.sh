@@ -23,9 +23,16 @@ if [ -z "$GLIBC" ]; then
 	finish
 fi
 
+# The zone's name TZ gets: what /etc/localtime links to under a
+# zoneinfo directory (Java and ICU read it so too); none for a copied file.
+zone_of() { readlink "$1" 2>/dev/null | sed -n 's|.*zoneinfo/||p'; }
+zone=$(zone_of /etc/localtime)
+want_tz="TZ $zone" want_state=set
+[ -n "$zone" ] || want_tz="TZ (unset)" want_state=unnamed
+
 # ---- where TZ is unset, and only there ----------------------------------------
 expect_eq "off by default: TZ stays unset" "TZ (unset)" "$(fp "$P" env)"
-expect_eq "FASTPATH_TZ=1, TZ unset: set to :/etc/localtime" "TZ :/etc/localtime" \
+expect_eq "FASTPATH_TZ=1, TZ unset: set to /etc/localtime's zone ($want_state)" "$want_tz" \
 	"$(fp FASTPATH_TZ=1 "$P" env)"
 expect_eq "FASTPATH_TZ=1, TZ empty (UTC): kept" "TZ (empty)" \
 	"$(fp FASTPATH_TZ=1 TZ= "$P" env)"
@@ -37,14 +44,29 @@ expect_eq "FASTPATH_DISABLE=localtime wins over FASTPATH_TZ=1" "TZ (unset)" \
 out=$(fp FASTPATH_TZ=maybe "$P" env 2>"$T_TMP/warn")
 expect_eq "FASTPATH_TZ=maybe: off, one warning" "TZ (unset) 1" \
 	"$out $(grep -c 'FASTPATH_TZ="maybe".*TZ is left as it is' "$T_TMP/warn")"
-expect_eq "interpose --tz: set" "TZ :/etc/localtime" "$(run "$INTERPOSE" --tz -- "$P" env)"
+expect_eq "interpose --tz: $want_state" "$want_tz" "$(run "$INTERPOSE" --tz -- "$P" env)"
 # shellcheck disable=SC2016 # the inner shell expands it
-expect_eq "a child inherits it, with or without fastpath (documented)" "TZ :/etc/localtime" \
+expect_eq "a child inherits it, with or without fastpath (documented)" "$want_tz" \
 	"$(fp FASTPATH_TZ=1 sh -c 'exec env -u LD_PRELOAD "$0" env' "$P")"
 stats_run "$T_TMP/s1" env -u TZ LD_PRELOAD="$FASTPATH_SO" FASTPATH_TZ=1 "$P" loop 10 >/dev/null
-expect_eq "summary: the calls, and TZ set" 1 "$(grep -c '; localtime 10 calls, TZ set$' "$T_TMP/s1")"
+expect_eq "summary: the calls, and TZ $want_state" 1 "$(grep -c "; localtime 10 calls, TZ $want_state\$" "$T_TMP/s1")"
 stats_run "$T_TMP/s2" env LD_PRELOAD="$FASTPATH_SO" FASTPATH_TZ=1 TZ=UTC "$P" loop 10 >/dev/null
 expect_eq "summary: TZ kept where it was set" 1 "$(grep -c '; localtime 10 calls, TZ kept$' "$T_TMP/s2")"
+
+# No allocation at start-up: an allocator preloaded beside fastpath that
+# calls a wrapped function while it initialises (jemalloc reads
+# /etc/malloc.conf's link) would wait for itself in a setenv.
+jem=
+for f in /usr/lib/*/libjemalloc.so.2 /usr/lib/libjemalloc.so.2; do [ -f "$f" ] && jem=$f && break; done
+if [ -z "$jem" ]; then
+	skip "with jemalloc preloaded" "no libjemalloc.so.2 (Debian: libjemalloc2)"
+else
+	for order in "$FASTPATH_SO $jem" "$jem $FASTPATH_SO"; do
+		out=$(run LD_PRELOAD="$order" FASTPATH_TZ=1 timeout 60 "$P" env 2>&1)
+		expect_eq "FASTPATH_TZ=1 with jemalloc preloaded ($(basename "${order%% *}") first)" \
+			"$want_tz" "$out"
+	done
+fi
 
 # ---- every local time as natively -------------------------------------------
 run "$P" all >"$T_TMP/all.n" 2>&1
@@ -109,6 +131,49 @@ else
 		"$(tr '\n' ' ' <"$T_TMP/native.out" | sed 's/ $//')"
 	expect_eq "under --tz it is not, until a restart (fastpath(7), LOCALTIME)" \
 		"before: EST -18000 after: EST -18000" "$(tr '\n' ' ' <"$T_TMP/fastpath.out" | sed 's/ $//')"
+fi
+
+# A copy of /etc in a private mount namespace, /etc/localtime there a link
+# to America/New_York, then a copied file: Java's and ICU's (node's) local
+# time as natively, as glibc's is; and with no name to give, TZ unset.
+# shellcheck disable=SC2016 # the inner shell expands them
+etc_ns='mount --bind "$1" /etc && shift && exec "$@"'
+if [ ! -f "$ny" ] || ! command -v unshare >/dev/null 2>&1 || ! unshare -r -m true 2>/dev/null; then
+	skip "a zone named by a link, and a copied zone file" "no $ny, or no private mount namespace here"
+else
+	cp -a /etc "$T_TMP/etc" 2>/dev/null
+	rm -f "$T_TMP/etc/localtime" "$T_TMP/etc/timezone" && ln -s "$ny" "$T_TMP/etc/localtime"
+	in_ny() { unshare -r -m sh -c "$etc_ns" sh "$T_TMP/etc" env -u TZ "$@"; }
+	expect_eq "/etc/localtime -> America/New_York: TZ=America/New_York" "TZ America/New_York" \
+		"$(in_ny LD_PRELOAD="$FASTPATH_SO" FASTPATH_TZ=1 "$P" env)"
+	# shellcheck disable=SC2016 # node's, not the shell's
+	js='const d = new Date(1690000000000); console.log(d.toString(), Intl.DateTimeFormat().resolvedOptions().timeZone)'
+	if command -v node >/dev/null 2>&1; then
+		n=$(in_ny node -e "$js" 2>&1)
+		f=$(in_ny LD_PRELOAD="$FASTPATH_SO" FASTPATH_TZ=1 node -e "$js" 2>&1)
+		case $n in
+		*"GMT-0400 (Eastern Daylight Time) America/New_York") expect_eq "node (ICU): the same local time and zone" "$n" "$f" ;;
+		*) skip "node (ICU) under a linked zone" "node natively does not see New York here: $n" ;;
+		esac
+	else
+		skip "node (ICU) under a linked zone" "node not installed (Debian: nodejs)"
+	fi
+	if command -v java >/dev/null 2>&1; then
+		printf 'public class Z { public static void main(String[] a) { java.util.TimeZone z = java.util.TimeZone.getDefault(); System.out.println(z.getID() + " " + z.inDaylightTime(new java.util.Date(1690000000000L))); } }\n' >"$T_TMP/Z.java"
+		n=$(in_ny java "$T_TMP/Z.java" 2>&1)
+		f=$(in_ny LD_PRELOAD="$FASTPATH_SO" FASTPATH_TZ=1 java "$T_TMP/Z.java" 2>&1)
+		case $n in
+		"America/New_York true") expect_eq "java: the same zone, summer time too" "$n" "$f" ;;
+		*) skip "java under a linked zone" "java natively does not say America/New_York here: $n" ;;
+		esac
+	else
+		skip "java under a linked zone" "no java (Debian: default-jre-headless)"
+	fi
+	rm -f "$T_TMP/etc/localtime" && cp "$ny" "$T_TMP/etc/localtime"
+	expect_eq "/etc/localtime a copied file: no name, TZ left unset" "TZ (unset)" \
+		"$(in_ny LD_PRELOAD="$FASTPATH_SO" FASTPATH_TZ=1 "$P" env)"
+	in_ny LD_PRELOAD="$FASTPATH_SO" FASTPATH_TZ=1 FASTPATH_STATS=1 "$P" loop 3 >/dev/null 2>"$T_TMP/un.err"
+	expect_eq "... and the summary says TZ unnamed" 1 "$(grep -c '; localtime 3 calls, TZ unnamed$' "$T_TMP/un.err")"
 fi
 
 # ---- the stats of the zone file -----------------------------------------------

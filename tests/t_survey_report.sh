@@ -114,7 +114,7 @@ units() {
 		'^localtime +200005 calls +130\.0 ms native +1\.3% of the run  saves ~120\.0 ms \(200000 with TZ unset, each a stat of the zone file \(0\.6 us a stat\); 5 with TZ set, not timed, save nothing\)$'
 	expect_eq "localtime rule: the reason" "reason: localtime would save ~120.0 ms (1.2% of the run)" "$(line reason:)"
 	expect_eq "localtime rule: suggests --tz" "suggest: interpose --tz -- p ..." "$(last)"
-	has "localtime rule: its caveat" '^caveat: --tz sets TZ=:/etc/localtime in the program and its children'
+	has "localtime rule: its caveat" '^caveat: --tz sets TZ to /etc/localtime.s zone in the program and its children'
 	rec "$T_TMP/m/10.rec" localtime.calls 200000 localtime.ns 130000000 localtime.stat 8 \
 		localtime.stat_ns 80000000
 	report
