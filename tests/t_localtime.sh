@@ -15,6 +15,10 @@ run() { env -u TZ "$@"; }
 fp() { run LD_PRELOAD="$FASTPATH_SO" "$@"; }
 GLIBC=
 if ldd "$P" 2>/dev/null | grep -q 'libc\.so\.6'; then GLIBC=1; fi
+# Another runtime in the preload list (check-sanitize's libasan.so): its
+# own interplay with jemalloc, node or java is not ours to test.
+ASAN=
+case $FASTPATH_SO in *libasan*) ASAN=$FASTPATH_SO ;; esac
 
 stats_field localtime '[0-9]+ calls, TZ (set|kept|failed|native)' FASTPATH_TZ=1
 
@@ -58,7 +62,9 @@ expect_eq "summary: TZ kept where it was set" 1 "$(grep -c '; localtime 10 calls
 # /etc/malloc.conf's link) would wait for itself in a setenv.
 jem=
 for f in /usr/lib/*/libjemalloc.so.2 /usr/lib/libjemalloc.so.2; do [ -f "$f" ] && jem=$f && break; done
-if [ -z "$jem" ]; then
+if [ -n "$ASAN" ]; then
+	skip "with jemalloc preloaded" "the preload list holds libasan.so ($ASAN), whose allocator is the process's"
+elif [ -z "$jem" ]; then
 	skip "with jemalloc preloaded" "no libjemalloc.so.2 (Debian: libjemalloc2)"
 else
 	for order in "$FASTPATH_SO $jem" "$jem $FASTPATH_SO"; do
@@ -148,7 +154,9 @@ else
 		"$(in_ny LD_PRELOAD="$FASTPATH_SO" FASTPATH_TZ=1 "$P" env)"
 	# shellcheck disable=SC2016 # node's, not the shell's
 	js='const d = new Date(1690000000000); console.log(d.toString(), Intl.DateTimeFormat().resolvedOptions().timeZone)'
-	if command -v node >/dev/null 2>&1; then
+	if [ -n "$ASAN" ]; then
+		skip "node (ICU) under a linked zone" "the preload list holds libasan.so, which node is not built for"
+	elif command -v node >/dev/null 2>&1; then
 		n=$(in_ny node -e "$js" 2>&1)
 		f=$(in_ny LD_PRELOAD="$FASTPATH_SO" FASTPATH_TZ=1 node -e "$js" 2>&1)
 		case $n in
@@ -158,7 +166,9 @@ else
 	else
 		skip "node (ICU) under a linked zone" "node not installed (Debian: nodejs)"
 	fi
-	if command -v java >/dev/null 2>&1; then
+	if [ -n "$ASAN" ]; then
+		skip "java under a linked zone" "the preload list holds libasan.so, which the JVM is not built for"
+	elif command -v java >/dev/null 2>&1; then
 		printf 'public class Z { public static void main(String[] a) { java.util.TimeZone z = java.util.TimeZone.getDefault(); System.out.println(z.getID() + " " + z.inDaylightTime(new java.util.Date(1690000000000L))); } }\n' >"$T_TMP/Z.java"
 		n=$(in_ny java "$T_TMP/Z.java" 2>&1)
 		f=$(in_ny LD_PRELOAD="$FASTPATH_SO" FASTPATH_TZ=1 java "$T_TMP/Z.java" 2>&1)
