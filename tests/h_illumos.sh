@@ -152,8 +152,9 @@ compile_all() {
 	mkdir -p "$dir"
 	for f in $SRCS; do
 		# shellcheck disable=SC2086 # IFLAGS is one word per flag
-		check "$label: $f" "$cc" -m"$bits" -c -o "$dir/${f%.c}.o" $IFLAGS "$@" -I. "$f"
+		pcheck "$label: $f" "$cc" -m"$bits" -c -o "$dir/${f%.c}.o" $IFLAGS "$@" -I. "$f"
 	done
+	pcheck_end
 	# shellcheck disable=SC2046
 	"$cc" -m"$bits" -r -nostdlib -o "$dir/all.o" $(for f in $SRCS; do printf '%s ' "$dir/${f%.c}.o"; done) \
 		>/dev/null 2>&1
@@ -171,10 +172,11 @@ for cc in $COMPILERS; do
 			-include "$TOP/tests/h_illumos_stand_in.h"
 		for f in $SRCS; do
 			# shellcheck disable=SC2086
-			check "compiles with pre-2022 illumos headers, caddr_t mmap ($cc, ${bits}-bit): $f" \
+			pcheck "compiles with pre-2022 illumos headers, caddr_t mmap ($cc, ${bits}-bit): $f" \
 				"$cc" -m$bits -c -o /dev/null $IFLAGS \
 				-include "$TOP/tests/h_illumos_old_headers.h" -I. "$f"
 		done
+		pcheck_end
 		[ -n "$have_nm" ] || continue
 		if [ ! -f "$d/all.o" ]; then
 			fail "symbol eras ($cc, ${bits}-bit)" "the objects did not link into one"

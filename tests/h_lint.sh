@@ -88,17 +88,19 @@ for bits in 64 32; do
 	fi
 	for f in $SRCS; do
 		# shellcheck disable=SC2086
-		check "illumos branch compiles, ${bits}-bit: $f" $ICC -m$bits -c -o /dev/null -O2 \
+		pcheck "illumos branch compiles, ${bits}-bit: $f" $ICC -m$bits -c -o /dev/null -O2 \
 			-std=gnu11 -D_GNU_SOURCE -U__linux__ -D__sun -Wall -Wextra -Werror \
 			-include "$TOP/tests/h_illumos_stand_in.h" -I. "$f"
 	done
+	pcheck_end
 done
 
 # ---- clang-tidy -----------------------------------------------------------
 if command -v clang-tidy >/dev/null 2>&1; then
 	for f in $SRCS; do
-		check "clang-tidy $f" clang-tidy --quiet "$f" -- -D_GNU_SOURCE -std=gnu11 -I.
+		pcheck "clang-tidy $f" clang-tidy --quiet "$f" -- -D_GNU_SOURCE -std=gnu11 -I.
 	done
+	pcheck_end
 else
 	skip clang-tidy "not installed (Debian: clang-tidy)"
 fi

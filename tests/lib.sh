@@ -78,6 +78,37 @@ check() {
 	fi
 }
 
+# pcheck NAME COMMAND...: check, in the background, T_JOBS at a time (the
+# machine's CPUs: compile and lint checks, no timing in them);
+# pcheck_end waits for them and reports each in the order given, as check
+# does.  Nothing else may run in the background between the two.
+T_JOBS=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
+T_PN=0
+pcheck() {
+	T_PN=$((T_PN + 1))
+	printf '%s\n' "$1" >"$T_TMP/pc.$T_PN.name"
+	shift
+	(
+		"$@" >"$T_TMP/pc.$T_PN.out" 2>&1
+		echo $? >"$T_TMP/pc.$T_PN.rc"
+	) &
+	[ $((T_PN % T_JOBS)) -ne 0 ] || wait
+}
+pcheck_end() {
+	wait
+	_i=1
+	while [ "$_i" -le "$T_PN" ]; do
+		if [ "$(cat "$T_TMP/pc.$_i.rc" 2>/dev/null)" = 0 ]; then
+			ok "$(cat "$T_TMP/pc.$_i.name")"
+		else
+			fail "$(cat "$T_TMP/pc.$_i.name")" "$(head -c 2000 "$T_TMP/pc.$_i.out")"
+		fi
+		rm -f "$T_TMP/pc.$_i.name" "$T_TMP/pc.$_i.out" "$T_TMP/pc.$_i.rc"
+		_i=$((_i + 1))
+	done
+	T_PN=0
+}
+
 # expect_eq NAME EXPECTED ACTUAL
 expect_eq() {
 	if [ "$2" = "$3" ]; then ok "$1"; else fail "$1" "expected [$2], got [$3]"; fi
