@@ -60,9 +60,11 @@ suite() {
 	kind=$1 name=$2
 	shift 2
 	echo "== $name"
+	t0=$(date +%s)
 	"$@" >"$out" 2>&1
 	rc=$?
 	cat "$out"
+	echo "   ($(($(date +%s) - t0)) s)"
 	if [ "$kind" = cmocka ]; then
 		# shellcheck disable=SC2046 # three numbers
 		set -- $(cmocka "$name" "$out")
