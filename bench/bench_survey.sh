@@ -67,21 +67,11 @@ $1 == "ROW" {
 rm -f "$rows"
 
 # The report of a long service survey (issue 40): 100,000 records of the
-# present format, parent and children (as tests/t_survey_report.sh makes
-# them, which checks the report exact), read in at most 60 s.
+# present format, parent and children (tests/survey_records.sh, as
+# tests/t_survey_report.sh has them, which checks the report exact), read
+# in at most 60 s.
 R=$(mktemp -d) || exit 2
-mkdir "$R.tpl"
-env LD_PRELOAD="$FASTPATH_SO" FASTPATH_SURVEY="$R.tpl" sh -c 'exit 0'
-tpl=$(find "$R.tpl" -name '*.rec' | head -n 1)
-(cd "$R" && awk -v tpl="$tpl" 'BEGIN {
-	while ((getline l < tpl) > 0) if (l !~ /^(fastpath-survey|pid|ppid|cpus\.forks|spawns|vforks) /) body[++n] = l
-	for (p = 1000; p < 101000; p++) {
-		f = p ".rec"
-		printf "fastpath-survey 1\npid %d\nppid %d\ncpus.forks %d\n", p, p == 1000 ? 1 : 1000, p == 1000 ? 99999 : 0 > f
-		for (i = 1; i <= n; i++) print body[i] > f
-		close(f)
-	}
-}')
+sh tests/survey_records.sh "$R" "$FASTPATH_SO"
 t0=$(now_ns)
 "$INTERPOSE" --survey-report "$R" >"$R.out" 2>&1
 t1=$(now_ns)
@@ -90,4 +80,4 @@ awk -v t0="$t0" -v t1="$t1" -v n="$n" -v fs="$(fs_of "$R")" 'BEGIN {
 	t = (t1 - t0) / 1e9
 	printf "%s: survey report of %s records on %s (%.1f s, limit 60 s)\n", (n == 100000 && t <= 60 ? "within" : "OVER"), n, fs, t
 }'
-rm -rf "$R" "$R.out" "$R.tpl"
+rm -rf "$R" "$R.out"

@@ -488,19 +488,7 @@ ln -sf "$(command -v awk)" "$AWKS/default/awk"
 : >"$T_TMP/lint.default"
 fresh
 # 100,000 whole records of the present format, parent and children.
-sv=$(mktemp -d)
-env LD_PRELOAD="$FASTPATH_SO" FASTPATH_SURVEY="$sv" sh -c 'exit 0'
-tpl=$(find "$sv" -name '*.rec' | head -n 1)
-(cd "$T_TMP/m" && awk -v tpl="$tpl" 'BEGIN {
-	while ((getline l < tpl) > 0) if (l !~ /^(fastpath-survey|pid|ppid|cpus\.forks|spawns|vforks) /) body[++n] = l
-	for (p = 1000; p < 101000; p++) {
-		f = p ".rec"
-		printf "fastpath-survey 1\npid %d\nppid %d\ncpus.forks %d\n", p, p == 1000 ? 1 : 1000, p == 1000 ? 99999 : 0 > f
-		for (i = 1; i <= n; i++) print body[i] > f
-		close(f)
-	}
-}')
-rm -rf "$sv"
+sh tests/survey_records.sh "$T_TMP/m" "$FASTPATH_SO"
 # Exactness here; its speed (60 s at most) is bench_survey.sh's row: a
 # suite run beside others must not fail on time.  The guard catches a hang.
 t0=$(date +%s)
