@@ -201,7 +201,7 @@ for v in $VARIANTS; do
 	else
 		fail "$t: prog_localtime all differs" "$(diff "$T_TMP/ltn" "$T_TMP/ltf" | head -10)"
 	fi
-	zone=$(readlink /etc/localtime 2>/dev/null | sed -n 's|.*zoneinfo/||p')
+	zone=$(zone_of /etc/localtime)
 	want="TZ $zone" field='localtime [1-9][0-9]* calls, TZ set'
 	[ -n "$zone" ] || want="TZ (unset)" field='localtime [1-9][0-9]* calls, TZ unnamed'
 	[ "$flavour" = musl ] && want="TZ (unset)" field='localtime 0 calls, TZ native'

@@ -109,6 +109,11 @@ pcheck_end() {
 	T_PN=0
 }
 
+# zone_of FILE: the zone name the localtime mitigation gives TZ for FILE
+# (/etc/localtime): what it links to under a zoneinfo directory, as Java
+# and ICU read it too; nothing for a copied file.
+zone_of() { readlink "$1" 2>/dev/null | sed -n 's|.*zoneinfo/||p'; }
+
 # expect_eq NAME EXPECTED ACTUAL
 expect_eq() {
 	if [ "$2" = "$3" ]; then ok "$1"; else fail "$1" "expected [$2], got [$3]"; fi

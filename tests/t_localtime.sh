@@ -27,9 +27,6 @@ if [ -z "$GLIBC" ]; then
 	finish
 fi
 
-# The zone's name TZ gets: what /etc/localtime links to under a
-# zoneinfo directory (Java and ICU read it so too); none for a copied file.
-zone_of() { readlink "$1" 2>/dev/null | sed -n 's|.*zoneinfo/||p'; }
 zone=$(zone_of /etc/localtime)
 want_tz="TZ $zone" want_state=set
 [ -n "$zone" ] || want_tz="TZ (unset)" want_state=unnamed
