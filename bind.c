@@ -120,16 +120,6 @@ FP_STARTUP_TEXT static void *fp_lookup(const char *name)
 	return p;
 }
 
-/* See fp_real.h. */
-void *fp_bind_late(void *_Atomic *slot, const char *name)
-{
-	void *p = fp_ready() ? fp_lookup(name) : NULL;
-
-	if (p)
-		atomic_store_explicit(slot, p, memory_order_relaxed);
-	return p;
-}
-
 #ifdef FP_LINUX
 /* Is f (a bound real function) the C library's own, not a later preload's
  * wrapper that must see the calls?  Compared with getpid's object: in libc

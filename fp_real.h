@@ -386,20 +386,6 @@ static inline void *fp_mmap(void *a, size_t len, int prot, int flags, int fd, of
  * alone (fastpath.c), for initialisation and the survey. */
 void fp_bind_all(void) FP_HIDDEN;
 void fp_bind_say(void) FP_HIDDEN;
-/* A real function looked up at its first call instead, as fp_bind_all
- * would have found it, and kept in *slot: for a mitigation whose functions
- * most processes never call, so that loading does not pay for their
- * lookups (each pages in some of the C library's symbol tables).  The
- * first call may take the loader's lock: never on a path a signal handler
- * may take.  NULL: the C library lacks it, or we are still binding (the
- * not-ready policy's answer: the caller fails with ENOSYS). */
-void *fp_bind_late(void *_Atomic *slot, const char *name) FP_HIDDEN;
-static inline void *fp_bound_late(void *_Atomic *slot, const char *name)
-{
-	void *p = atomic_load_explicit(slot, memory_order_relaxed);
-
-	return fp_likely(p != NULL) ? p : fp_bind_late(slot, name);
-}
 bool fp_walked_copy(bool *copy) FP_HIDDEN;
 bool fp_fstat_bound(int fd, struct stat *st) FP_HIDDEN;
 

@@ -103,56 +103,57 @@ static void lt_sv_done(uint64_t t0)
 }
 
 /* Each wrapper: export, then (where lt_watch says) the count or the
- * timing, then the C library's function.  That function is looked up at
- * the first call (fp_bind_late), not at start-up: most processes never
- * ask for the local time, and loading must cost them nothing.  None of
- * these is async-signal-safe, so no handler of a correct program gets here. */
+ * timing, then the C library's function, bound with the others at
+ * start-up.  Not at the first call: a lookup then (dlsym) would clear the
+ * program's pending dlerror() message, state of the dynamic linker's that
+ * the program owns.  The stand-in before binding: ENOSYS, as for a
+ * function the C library lacks (fp_real.h). */
 #define LT_CALL(ret, name, params, args, fail)                               \
-	static void *_Atomic lt_real_##name;                                  \
+	FP_REAL_OWN(ret, name, params, FP_NR_FAIL(fail));                     \
 	FP_EXPORT ret name params                                             \
 	{                                                                     \
-		union { void *p; ret (*f) params; } real_;                    \
 		uint64_t t0;                                                  \
 		ret r;                                                        \
                                                                               \
-		real_.p = fp_bound_late(&lt_real_##name, #name);             \
-		if (fp_unlikely(!real_.p)) {                                  \
-			errno = ENOSYS;                                       \
-			return fail;                                          \
-		}                                                             \
 		if (fp_likely(!lt_watch) || !lt_sv_begin(&t0))                \
-			return real_.f args;                                  \
-		r = real_.f args;                                             \
+			return FP_OWN(name) args;                             \
+		r = FP_OWN(name) args;                                        \
 		lt_sv_done(t0);                                               \
 		return r;                                                     \
 	}
 
-LT_CALL(struct tm *, localtime, (const time_t *t), (t), NULL)
-LT_CALL(time_t, mktime, (struct tm *tm), (tm), (time_t)-1)
-LT_CALL(time_t, timelocal, (struct tm *tm), (tm), (time_t)-1)
-LT_CALL(char *, ctime, (const time_t *t), (t), NULL)
+LT_CALL(struct tm *, localtime, (const time_t *t), (t), NULL) // NOLINT(misc-unused-parameters): the stand-in
+LT_CALL(time_t, mktime, (struct tm *tm), (tm), (time_t)-1) // NOLINT(misc-unused-parameters): the stand-in
+LT_CALL(time_t, timelocal, (struct tm *tm), (tm), (time_t)-1) // NOLINT(misc-unused-parameters): the stand-in
+LT_CALL(char *, ctime, (const time_t *t), (t), NULL) // NOLINT(misc-unused-parameters): the stand-in
 #ifdef LT_TIME64
-LT_CALL(struct tm *, __localtime64, (const int64_t *t), (t), NULL)
-LT_CALL(int64_t, __mktime64, (struct tm *tm), (tm), -1)
-LT_CALL(char *, __ctime64, (const int64_t *t), (t), NULL)
+LT_CALL(struct tm *, __localtime64, (const int64_t *t), (t), NULL) // NOLINT(misc-unused-parameters): the stand-in
+LT_CALL(int64_t, __mktime64, (struct tm *tm), (tm), -1) // NOLINT(misc-unused-parameters): the stand-in
+LT_CALL(char *, __ctime64, (const int64_t *t), (t), NULL) // NOLINT(misc-unused-parameters): the stand-in
 #endif
 
-static void *_Atomic lt_real_tzset;
+FP_REAL_OWN(void, tzset, (void), FP_NR_VOID((void)0));
 FP_EXPORT void tzset(void)
 {
-	union { void *p; void (*f)(void); } real_;
 	uint64_t t0;
 
-	real_.p = fp_bound_late(&lt_real_tzset, "tzset");
-	if (fp_unlikely(!real_.p))
-		return;
 	if (fp_likely(!lt_watch) || !lt_sv_begin(&t0)) {
-		real_.f();
+		FP_OWN(tzset)();
 		return;
 	}
-	real_.f();
+	FP_OWN(tzset)();
 	lt_sv_done(t0);
 }
+
+static const struct fp_sym lt_syms[] = {
+	FP_SYM(localtime), FP_SYM(mktime), FP_SYM(timelocal), FP_SYM(ctime), FP_SYM(tzset),
+#  ifdef LT_TIME64
+	FP_SYM(__localtime64), FP_SYM(__mktime64), FP_SYM(__ctime64),
+#  endif
+};
+#  define LT_SYMS .syms = lt_syms, .nsyms = sizeof lt_syms / sizeof lt_syms[0]
+#else
+#  define LT_SYMS .syms = NULL
 #endif
 
 /* ------------------------------------------------------------------------
@@ -273,4 +274,4 @@ static void lt_stats(struct fp_buf *b, const unsigned long *c)
 }
 
 FP_MITIGATION(localtime, .load = lt_load, .init = lt_init, .stats = lt_stats,
-              .counters = lt_counters, .ncounters = LT_NCOUNTERS, .survey = &lt_sv);
+              .counters = lt_counters, .ncounters = LT_NCOUNTERS, .survey = &lt_sv, LT_SYMS);

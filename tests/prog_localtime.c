@@ -7,7 +7,10 @@
  *   env      TZ as getenv sees it
  *   watch    localtime's zone, then again after a line on stdin (the zone
  *            file may have changed in between)
+ *   dlerror  a failed dlopen's message, read after a first call of each
+ *            wrapped function: no lookup of ours may clear it
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>
@@ -133,6 +136,23 @@ int main(int argc, char **argv)
 		zone_now("after");
 		return 0;
 	}
-	fprintf(stderr, "usage: prog_localtime loop N | all | env | watch\n");
+	if (argc >= 2 && strcmp(argv[1], "dlerror") == 0) {
+		time_t t = 0;
+		struct tm tm;
+		const char *e;
+
+		if (dlopen("libfastpath-no-such-object.so", RTLD_NOW))
+			return 1;
+		(void)localtime(&t);
+		memset(&tm, 0, sizeof tm);
+		tm.tm_mday = 1;
+		(void)mktime(&tm);
+		(void)ctime(&t);
+		tzset();
+		e = dlerror();
+		printf("dlerror: %s\n", e ? (strstr(e, "libfastpath-no-such-object.so") ? "kept" : e) : "(null)");
+		return 0;
+	}
+	fprintf(stderr, "usage: prog_localtime loop N | all | env | watch | dlerror\n");
 	return 2;
 }

@@ -80,14 +80,11 @@ done
 for m in $mits; do
 	# shellcheck disable=SC2086
 	# A table of its own (FP_REAL_DECLARE), or, for a few functions, rows
-	# of its own in its one file (FP_REAL_OWN), handed over as .syms, or
-	# functions looked up at their first call (fp_bound_late).
+	# of its own in its one file (FP_REAL_OWN), handed over as .syms.
 	if grep -qs "FP_REAL_DECLARE($m," $m.h ${m}_*.h && grep -q "FP_REAL_SYMS($m)" ${m}_*.c; then
 		ok "$m declares its own table of real functions and hands it to the core"
 	elif grep -q "^FP_REAL_OWN(\|^[[:space:]]*FP_REAL_OWN(" ${m}_*.c && grep -q "\.syms = " ${m}_*.c; then
 		ok "$m declares its own real functions (FP_REAL_OWN) and hands them to the core"
-	elif grep -q "fp_bound_late(" ${m}_*.c; then
-		ok "$m looks its real functions up at their first call (fp_bound_late)"
 	else
 		fail "$m declares its own real functions and hands them to the core"
 	fi

@@ -71,6 +71,15 @@ else
 	done
 fi
 
+# The program's pending dlerror() message survives the first call of each
+# wrapper, on or off (a lookup made then by dlsym cleared it: a plugin
+# loader printing dlerror() got NULL and crashed).
+for how in "" FASTPATH_TZ=1; do
+	expect_eq "dlerror() kept across localtime, mktime, ctime, tzset ${how:-(mitigation off)}" \
+		"$(run "$P" dlerror 2>&1)" "$(fp $how "$P" dlerror 2>&1)"
+done
+expect_eq "dlerror(): natively the message is there" "dlerror: kept" "$(run "$P" dlerror 2>&1)"
+
 # ---- every local time as natively -------------------------------------------
 run "$P" all >"$T_TMP/all.n" 2>&1
 fp FASTPATH_TZ=1 "$P" all >"$T_TMP/all.f" 2>&1
