@@ -197,7 +197,9 @@ FP_STARTUP_TEXT static bool lt_zone_name(char *name, size_t size)
 	ssize_t n = fp_raw_readlinkat(AT_FDCWD, LT_ZONE, link, sizeof link - 1);
 	size_t len;
 
-	if (n <= 0)
+	/* A relative TZDIR would name another directory after a chdir: TZ
+	 * by name would then follow it, where /etc/localtime does not. */
+	if (n <= 0 || (dir && *dir && *dir != '/'))
 		return false;
 	link[n] = '\0';
 	for (p = link; (p = strstr(p, "zoneinfo/")) != NULL; p++)

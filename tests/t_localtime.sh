@@ -39,6 +39,8 @@ expect_eq "FASTPATH_TZ=1, TZ empty (UTC): kept" "TZ (empty)" \
 	"$(fp FASTPATH_TZ=1 TZ= "$P" env)"
 expect_eq "FASTPATH_TZ=1, TZ=Asia/Tokyo: kept" "TZ Asia/Tokyo" \
 	"$(fp FASTPATH_TZ=1 TZ=Asia/Tokyo "$P" env)"
+expect_eq "FASTPATH_TZ=1, a relative TZDIR: no name given, TZ unset" "TZ (unset)" \
+	"$(fp FASTPATH_TZ=1 TZDIR=zoneinfo "$P" env)"
 expect_eq "FASTPATH_TZ=0: TZ stays unset" "TZ (unset)" "$(fp FASTPATH_TZ=0 "$P" env)"
 expect_eq "FASTPATH_DISABLE=localtime wins over FASTPATH_TZ=1" "TZ (unset)" \
 	"$(fp FASTPATH_TZ=1 FASTPATH_DISABLE=localtime "$P" env)"
