@@ -41,7 +41,9 @@ bool ur_dup_forced FP_STARTUP_DATA;
 
 static _Atomic int ur_windows;   /* windows open, in this process */
 static _Atomic int ur_execs;     /* execs, spawns and forks announced */
-static _Atomic long ur_win_pid;  /* the process these counts are for */
+/* The process these counts are for; set by every start-up (issue 39:
+ * on the start-up page). */
+static _Atomic long ur_win_pid FP_STARTUP_DATA;
 static void ur_dup_fallback_on(void);
 /* Windows this thread holds (nested: ur_hidden_make's hold, then its
  * duplicate).  Initial-exec: safe in a handler. */

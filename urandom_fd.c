@@ -33,8 +33,10 @@ _Atomic int ur_hiwater;
  * at start-up and in a fork or _Fork child.  A vfork child shares the
  * memory but not the table; what it closes or replaces in its own table
  * must not touch the parent's records (Python's subprocess closes every
- * descriptor with close_range in a vfork child). */
-static _Atomic long ur_table_pid;
+ * descriptor with close_range in a vfork child).  Written by every
+ * start-up with the mitigation on: on the start-up page, not a page of
+ * .bss of its own (issue 39: a page fault of every process). */
+static _Atomic long ur_table_pid FP_STARTUP_DATA;
 
 bool ur_table_ours(void)
 {
@@ -137,7 +139,7 @@ bool ur_untrack(int fd)
 
 /* At initialisation: this process's table, and the hidden descriptors'
  * (urandom_hidden.c). */
-void ur_fd_init(void)
+FP_STARTUP_TEXT void ur_fd_init(void)
 {
 	long pid = (long)getpid();
 

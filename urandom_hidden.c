@@ -106,9 +106,9 @@ _Atomic bool ur_above_busy;
 /* Valgrind runs no clone of these flags (not a thread's, not vfork's): it
  * ends the whole program ("does not support general clone").  Under it,
  * as where clone is refused: no hidden descriptor once threads run. */
-bool ur_above_noclone;
+bool ur_above_noclone FP_STARTUP_DATA;
 
-static int ur_vg_object(struct dl_phdr_info *i, size_t size, void *p)
+FP_STARTUP_TEXT static int ur_vg_object(struct dl_phdr_info *i, size_t size, void *p)
 {
 	(void)size;
 	(void)p;
@@ -262,7 +262,7 @@ static int ur_hidden_place(int lo, unsigned *gen)
  * past the hidden number while the process almost surely has one thread,
  * through a descriptor of our own, never the program's (closing a
  * duplicate of a file it holds would drop its POSIX locks on it). */
-void ur_hidden_init(void)
+FP_STARTUP_TEXT void ur_hidden_init(void)
 {
 #ifdef FP_LINUX
 	/* valgrind's core preload, in every process it runs (a dlsym that
