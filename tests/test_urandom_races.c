@@ -92,20 +92,12 @@ bool fp_cpus_seek(int fd, long long *off, int *whence)
 }
 
 /* The reservoir is what these tests are about: the source forced, as
- * FASTPATH_URANDOM_SOURCE=reservoir would.  The thread's slice lives in
- * memory of urandom_vdso.c's now, taken on first use. */
+ * FASTPATH_URANDOM_SOURCE=reservoir would. */
 static void reservoir_source(void)
 {
 	ur_source_asked = UR_SRC_RESERVOIR;
 	ur_source_init();
 	ur_key_make();
-}
-
-static inline struct ur_slice *ur_test_slice(void)
-{
-	if (!ur_tls_slice)
-		assert_non_null(ur_thread_slice_new());
-	return ur_tls_slice;
 }
 
 static int setup(void **state)
