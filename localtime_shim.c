@@ -256,6 +256,12 @@ FP_STARTUP_TEXT static void lt_init(void)
 #ifdef LT_GLIBC
 	if (fp_env_get("TZ"))
 		lt_state = LT_KEPT;
+	else if (!fp_no_threads())
+		/* Initialised after threads were made (fastpath.so dlopen()ed
+		 * into a running program): another thread's getenv or setenv
+		 * could be reading environ, under the C library's lock that we
+		 * cannot take.  Left alone. */
+		lt_state = LT_FAILED;
 	else if (!lt_zone_name(lt_var + 3, sizeof lt_var - 3))
 		lt_state = LT_UNNAMED;
 	else {

@@ -9,15 +9,20 @@
  *            file may have changed in between)
  *   dlerror  a failed dlopen's message, read after a first call of each
  *            wrapped function: no lookup of ours may clear it
+ *   late OBJ TZ as getenv sees it after OBJ is dlopen()ed while a second
+ *            thread runs (fastpath initialised late: environ is not ours
+ *            to swap then)
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static void show_tm(const char *what, const struct tm *tm, int e)
 {
@@ -104,6 +109,34 @@ static void zone_now(const char *what)
 	fflush(stdout);
 }
 
+static int late_pipe[2];
+
+static void *late_thread(void *arg)
+{
+	char c;
+
+	(void)arg;
+	return read(late_pipe[0], &c, 1) == 1 ? NULL : arg;
+}
+
+static int mode_late(const char *obj)
+{
+	pthread_t t;
+	const char *tz;
+
+	if (pipe(late_pipe) != 0 || pthread_create(&t, NULL, late_thread, NULL) != 0)
+		return 1;
+	if (!dlopen(obj, RTLD_NOW)) {
+		fprintf(stderr, "prog_localtime: %s\n", dlerror());
+		return 1;
+	}
+	tz = getenv("TZ");
+	printf("TZ %s\n", tz ? (*tz ? tz : "(empty)") : "(unset)");
+	if (write(late_pipe[1], "x", 1) != 1 || pthread_join(t, NULL) != 0)
+		return 1;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 3 && strcmp(argv[1], "loop") == 0) {
@@ -153,6 +186,8 @@ int main(int argc, char **argv)
 		printf("dlerror: %s\n", e ? (strstr(e, "libfastpath-no-such-object.so") ? "kept" : e) : "(null)");
 		return 0;
 	}
-	fprintf(stderr, "usage: prog_localtime loop N | all | env | watch | dlerror\n");
+	if (argc >= 3 && strcmp(argv[1], "late") == 0)
+		return mode_late(argv[2]);
+	fprintf(stderr, "usage: prog_localtime loop N | all | env | watch | dlerror | late OBJ\n");
 	return 2;
 }
