@@ -44,7 +44,7 @@ SRCS="$(echo ./*.c)"
 PROGS="prog_urandom prog_urandom_limit prog_syscall prog_urandom_fortify prog_urandom_stress prog_urandom_closed prog_urandom_exec prog_urandom_seen prog_urandom_core
 	prog_readlink_oracle prog_readlink_fortify prog_readlink_hold prog_readlink_lister prog_early
 	prog_cpus prog_robust prog_children prog_pooln prog_vfork prog_urandom_stall prog_urandom_seccomp
-	prog_watchdog prog_localtime"
+	prog_watchdog prog_localtime prog_firstcall"
 
 so() {
 	# so OUT FLAGS: fastpath.so with these sanitizer flags
@@ -72,6 +72,10 @@ progs() {
 		-o "$d/libfdfuzz_liar.so" tests/libfdfuzz_liar.c -ldl || return 1
 	# shellcheck disable=SC2086
 	$CC -D_GNU_SOURCE -std=gnu11 -O1 -g -pthread $W "$@" -o "$d/fd_fuzz" fuzz/fd_fuzz.c || return 1
+	# t_firstcall.sh's negative control.
+	# shellcheck disable=SC2086
+	$CC -D_GNU_SOURCE -std=gnu11 -O1 -g $W "$@" -fPIC -shared \
+		-o "$d/libfirstcall_liar.so" tests/libfirstcall_liar.c -ldl || return 1
 	for p in $PROGS; do
 		case $p in
 		*_fortify) extra="-O2 -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=2" ;;

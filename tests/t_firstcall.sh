@@ -1,0 +1,175 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The first call of every function fastpath.so exports leaves the state
+# the program owns behind the C library and the loader as natively: a
+# pending dlerror() message, errno after a success, the environment
+# (tests/prog_firstcall.c: one harmless call each, in a process of its
+# own, so that it is that wrapper's first).  Run natively, under the
+# defaults and with each setting the mitigations' descriptors (mit/*.def)
+# give a variable for, plus those interpose exports itself (FASTPATH_CPUS),
+# survey mode, the summary, debug and everything disabled; every line
+# must be native's.  FASTPATH_TZ=1 changes TZ at start-up, on purpose:
+# the snapshot is taken after start-up, so the first call must change
+# nothing either.  Every name the object exports must have an entry in
+# the program's table (a new wrapper cannot escape), and a preload with
+# one defect of each kind (tests/libfirstcall_liar.c) must be caught.
+# A known difference is a skip that names it (KNOWN below), never a pass.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+P=$TESTBIN/prog_firstcall
+LIAR=$TESTBIN/libfirstcall_liar.so
+
+if [ "$(uname -s)" != Linux ]; then
+	skip "first calls" "prog_firstcall is Linux-only (uname: $(uname -s))"
+	finish
+	exit
+fi
+precond "prog_firstcall is built" [ -x "$P" ]
+
+# Known differences, "NAME SETTING WHY" a line (SETTING: one of the
+# runs' names below, or * for all of them): each one met is a skip that
+# names it; one no longer met fails, so that it leaves this list.  None
+# on today's object.
+KNOWN=''
+
+# FASTPATH_SO may be a list (check-sanitize puts libasan.so first,
+# check-eatmydata libeatmydata before or after): native is then the
+# others without fastpath.so, so that only ours is compared.
+OURS='' OTHERS=''
+for so in $(printf '%s\n' "$FASTPATH_SO" | tr ':' ' '); do
+	case ${so##*/} in
+	fastpath*.so) OURS="$OURS $so" ;;
+	*) OTHERS="$OTHERS${OTHERS:+:}$so" ;;
+	esac
+done
+native() {
+	if [ -n "$OTHERS" ]; then env -u TZ LD_PRELOAD="$OTHERS" "$@"
+	else env -u TZ -u LD_PRELOAD "$@"; fi
+}
+preloaded() { env -u TZ LD_PRELOAD="$FASTPATH_SO" "$@"; }
+
+# ---- every export has an entry ----------------------------------------------
+"$P" list >"$T_TMP/names" 2>&1
+if ! command -v nm >/dev/null 2>&1; then
+	skip "every export has an entry" "nm not installed (Debian: binutils)"
+else
+	for so in $OURS; do
+		nm -D --defined-only "$so" 2>/dev/null | awk '$2 ~ /^[TWi]$/ { print $3 }' | sort -u >"$T_TMP/exports"
+		n=$(wc -l <"$T_TMP/exports" | tr -d ' ')
+		missing=$(sort -u "$T_TMP/names" | comm -23 "$T_TMP/exports" -)
+		if [ "$n" -lt 50 ]; then
+			fail "every export of ${so##*/} has an entry in prog_firstcall" "nm listed only $n functions"
+		elif [ -n "$missing" ]; then
+			fail "every export of ${so##*/} has an entry in prog_firstcall" \
+				"no entry (add one to tests/prog_firstcall.c's table): $(echo "$missing" | tr '\n' ' ')"
+		else
+			ok "every export of ${so##*/} has an entry in prog_firstcall ($n functions)"
+		fi
+	done
+fi
+
+# ---- natively: the oracle, and what the checks rely on ------------------------
+native "$P" all >"$T_TMP/native" 2>"$T_TMP/native.err"
+precond "prog_firstcall all runs natively" [ $? -eq 0 ]
+precond "natively, one line per entry" [ "$(wc -l <"$T_TMP/native")" -eq "$(wc -l <"$T_TMP/names")" ]
+# An entry that died or failed natively, or whose call natively clears
+# dlerror or changes the environment, would prove nothing.
+# shellcheck disable=SC2016 # the inner shell expands it
+precond "natively, every entry ran and kept dlerror and the environment" \
+	sh -c '! grep -v " skipped: " "$1" | grep -v "dlerror=kept env=same\$"' sh "$T_TMP/native"
+ran=$(grep -c ' ret=' "$T_TMP/native")
+
+# compare NAME FILE: FILE against native, line by line; each difference
+# is a known one (a skip) or a failure, and one line sums the run up.
+compare() {
+	_n=$1 _f=$2
+	awk -v known="$KNOWN" -v run="$_n" '
+	BEGIN {
+		nk = split(known, k, "\n")
+		for (i = 1; i <= nk; i++) {
+			split(k[i], w, " ")
+			if (w[2] == run || w[2] == "*") { why = k[i]; sub(/^[^ ]+ [^ ]+ /, "", why); kn[w[1]] = why }
+		}
+	}
+	NR == FNR { want[FNR] = $0; nw = FNR; next }
+	{
+		got[FNR] = $0; ng = FNR
+	}
+	END {
+		for (i = 1; i <= (nw > ng ? nw : ng); i++) {
+			if (want[i] == got[i]) continue
+			split(want[i] != "" ? want[i] : got[i], w, " ")
+			if (w[1] in kn) { print "known|" w[1] "|" kn[w[1]] "|" want[i] "|" got[i]; seen[w[1]] = 1 }
+			else print "diff|" w[1] "||" want[i] "|" got[i]
+		}
+		for (s in kn) if (!(s in seen)) print "gone|" s "|" kn[s]
+	}' "$T_TMP/native" "$_f" >"$T_TMP/cmp"
+	_bad=0
+	while IFS='|' read -r kind name why want got; do
+		case $kind in
+		known) skip "[$_n] $name: a known difference ($why)" "native [$want], preloaded [$got]" ;;
+		diff) _bad=$((_bad + 1))
+			fail "[$_n] $name: as natively" "native:    $want
+    preloaded: $got" ;;
+		gone) _bad=$((_bad + 1))
+			fail "[$_n] $name: the known difference ($why) is gone: take it off KNOWN" ;;
+		esac
+	done <"$T_TMP/cmp"
+	[ "$_bad" -eq 0 ] && [ ! -s "$T_TMP/cmp" ] &&
+		ok "[$_n] $ran first calls: dlerror, errno and the environment as natively"
+	return 0
+}
+
+# ---- the runs -------------------------------------------------------------------
+# Every setting a descriptor names a variable for: a flag set to 1, each
+# value of one that takes values.
+settings=$(awk '
+	function flush() {
+		if (env == "") return
+		if (kind == "flag") print env "=1"
+		else if (kind == "value") { n = split(vals, v, " "); for (i = 1; i <= n; i++) print env "=" v[i] }
+		env = ""
+	}
+	/^[^\t#]/ { flush(); kind = ""; vals = "" }
+	/^\tkind / { kind = $2 }
+	/^\tenv / { env = $2 }
+	/^\tvalues / { vals = $0; sub(/^\tvalues /, "", vals) }
+	END { flush() }' "$TOP"/mit/*.def)
+mits=$(sed -n 's/^[[:space:]]*X(\([a-z0-9_]*\)).*/\1/p' "$TOP/mitigations.h" | tr '\n' ',' | sed 's/,$//')
+mkdir "$T_TMP/survey"
+# Those interpose exports itself, survey mode, the summary line (to a
+# file), debug lines (to stderr), and every mitigation off.
+settings="defaults
+$settings
+FASTPATH_CPUS=2
+FASTPATH_CPUS=quota
+FASTPATH_SURVEY=$T_TMP/survey
+FASTPATH_STATS=$T_TMP/stats
+FASTPATH_DEBUG=1
+FASTPATH_DISABLE=$mits"
+# shellcheck disable=SC2016 # the inner shell expands it
+precond "the descriptors give settings to run" sh -c 'printf "%s\n" "$1" | grep -q "^FASTPATH_TZ=1\$"' sh "$settings"
+
+while IFS= read -r s; do
+	set --
+	[ "$s" = defaults ] || set -- "$s"
+	preloaded "$@" "$P" all >"$T_TMP/run" 2>"$T_TMP/run.err"
+	compare "${s%%=/*}" "$T_TMP/run"
+done <<EOF
+$settings
+EOF
+
+# ---- negative control: one defect of each kind is caught ---------------------
+if [ ! -f "$LIAR" ]; then
+	fail "the negative control's preload is built" "$LIAR"
+else
+	native "$P" all >"$T_TMP/liar.n" 2>&1
+	env -u TZ LD_PRELOAD="${OTHERS:+$OTHERS:}$LIAR" "$P" all >"$T_TMP/liar" 2>&1
+	got=$(diff "$T_TMP/liar.n" "$T_TMP/liar" | sed -n 's/^> \([^ ]*\) .*\(errno=[a-z]*\) \(dlerror=[a-z]*\) \(env=[a-z]*\)$/\1 \2 \3 \4/p' |
+		sort | tr '\n' ';')
+	expect_eq "negative control: a late dlsym, errno changed on success, a setenv are each caught" \
+		"get_nprocs_conf errno=kept dlerror=kept env=changed;getentropy errno=kept dlerror=lost env=same;sched_getcpu errno=changed dlerror=kept env=same;" \
+		"$got"
+fi
+finish
