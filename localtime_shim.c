@@ -241,6 +241,18 @@ FP_STARTUP_TEXT static bool lt_environ_add(char *var)
 	environ = new;
 	return true;
 }
+
+/* No other thread in the process: the C library's word (glibc 2.32 and
+ * later) and the kernel's count besides, which also sees what the word
+ * does not (glibc before 2.32 has none; threads made by a raw clone are
+ * in neither it nor ours): /proc/self/task has two links more than the
+ * process has threads.  Without /proc, the word alone. */
+FP_STARTUP_TEXT static bool lt_alone(void)
+{
+	struct stat st;
+
+	return fp_no_threads() && (fp_stat("/proc/self/task", &st) != 0 || st.st_nlink <= 3);
+}
 #endif
 
 /* At the end of initialisation, in the constructor's thread (or in the
@@ -256,7 +268,7 @@ FP_STARTUP_TEXT static void lt_init(void)
 #ifdef LT_GLIBC
 	if (fp_env_get("TZ"))
 		lt_state = LT_KEPT;
-	else if (!fp_no_threads())
+	else if (!lt_alone())
 		/* Initialised after threads were made (fastpath.so dlopen()ed
 		 * into a running program): another thread's getenv or setenv
 		 * could be reading environ, under the C library's lock that we

@@ -79,6 +79,14 @@ precond "natively, one line per entry" [ "$(wc -l <"$T_TMP/native")" -eq "$(wc -
 precond "natively, every entry ran and kept dlerror and the environment" \
 	sh -c '! grep -v " skipped: " "$1" | grep -v "dlerror=kept env=same\$"' sh "$T_TMP/native"
 ran=$(grep -c ' ret=' "$T_TMP/native")
+# The object must really be in the preloaded runs: one the loader refuses
+# (another ELF class) leaves a native run, which would pass every compare.
+loaded=$(preloaded FASTPATH_STATS=1 "$P" list 2>&1 >/dev/null)
+if ! precond "fastpath.so is loaded in the preloaded runs (its summary line)" \
+	sh -c 'case $1 in *"fastpath["*"]: "*) exit 0 ;; esac; exit 1' sh "$loaded"; then
+	finish
+	exit
+fi
 
 # compare NAME FILE: FILE against native, line by line; each difference
 # is a known one (a skip) or a failure, and one line sums the run up.
