@@ -161,9 +161,9 @@ static bool fp_sv_body(struct fp_sv_out *o, long pid, bool final, bool own,
 	fp_sv_time(o, "now_s", now);
 	/* The counters that are not 0 (the report counts a key a record
 	 * lacks as 0): a short process's record is a tenth of the size it
-	 * was with every key, formatted and written in a tenth of the time
-	 * (issue 40: fork-heavy work writes one per process).  A record
-	 * of someone else's counters (!own) has none. */
+	 * was with every key (issue 40: fork-heavy work writes one per
+	 * process; its CPU time per exec did not measurably move).  A
+	 * record of someone else's counters (!own) has none. */
 	if (own) {
 		fp_sv_count(o, "spawns", atomic_load(&fp_sv.spawns));
 		fp_sv_count(o, "vforks", atomic_load(&fp_sv.vforks));
