@@ -274,7 +274,14 @@ FP_STARTUP_TEXT bool fp_init_slow(void)
 	fp_init_here = true;
 	atomic_signal_fence(memory_order_seq_cst);
 	if (atomic_compare_exchange_strong(&fp_init_state, &expect, FP_INIT_RUNNING)) {
+		/* Initialisation may run inside a call the program made (one
+		 * before our constructor): what it stats or opens on its way
+		 * (localtime's /proc/self/task where /proc is not mounted)
+		 * must not leave its errno behind. */
+		int saved = errno;
+
 		fp_init_run();
+		errno = saved;
 		fp_init_here = false;
 		return true;
 	}
