@@ -325,10 +325,26 @@ static void fp_of_nonce(char *hex, bool shared)
 	hex[12] = '\0';
 }
 
+int fp_of_create_named(int dfd, const char *name)
+{
+	int fd = (int)fp_raw_openat(dfd, name,
+	                            O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC,
+	                            0644);
+
+	if (fd >= 0 && fp_of_file_ok(fd, NULL, 0) != 0) {
+		/* O_EXCL made it, so this cannot happen; if it does, the
+		 * name is not ours to remove. */
+		fp_raw_close(fd);
+		errno = EPERM;
+		return FP_OF_REFUSED;
+	}
+	return fd;
+}
+
 int fp_of_create(int dfd, const char *prefix, char *name, size_t namelen, bool shared)
 {
 	char hex[13];
-	int tries, fd;
+	int tries, fd = -1;
 
 	for (tries = 0; tries < 8; tries++) {
 		struct fp_buf b = { name, 0, namelen };
@@ -337,23 +353,12 @@ int fp_of_create(int dfd, const char *prefix, char *name, size_t namelen, bool s
 		fp_buf_str(&b, prefix);
 		fp_buf_str(&b, hex);
 		fp_buf_str(&b, ".tmp");
-		fd = (int)fp_raw_openat(dfd, name,
-		                        O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY |
-		                                O_CLOEXEC,
-		                        0644);
-		if (fd < 0 && errno == EEXIST)
-			continue;
-		if (fd >= 0 && fp_of_file_ok(fd, NULL, 0) != 0) {
-			/* O_EXCL made it, so this cannot happen; if it does,
-			 * the name is not ours to remove. */
-			fp_raw_close(fd);
-			name[0] = '\0';
-			errno = EPERM;
-			return -1;
-		}
-		return fd;
+		if ((fd = fp_of_create_named(dfd, name)) >= 0 || errno != EEXIST)
+			break;
 	}
-	return -1;
+	if (fd == FP_OF_REFUSED)
+		name[0] = '\0';
+	return fd < 0 ? -1 : fd;
 }
 
 /* FASTPATH_STATS=FILE: the file; FASTPATH_STATS=DIR/: DIR/<euid>.log, one

@@ -6,9 +6,9 @@
 
 /* ------------------------------------------------------------------------
  * Survey records (FASTPATH_SURVEY=DIR; the format is fastpath(7)'s).  One
- * file per process, DIR/<pid>.rec, replaced whole: written to a temporary
- * name and renamed, so that a reader never sees half of one.  Only system
- * calls, a line at a time from a small buffer: it may run in a signal
+ * file per process, DIR/<pid>.rec: the first made under that name and
+ * written at once, a later one replacing it whole (fp_sv_write).  Only
+ * system calls, from a buffer of its own: it may run in a signal
  * handler (a surveyed read() there, or _exit) or in a fork child.  A
  * record that cannot be written (no DIR, EMFILE, a full disk, the
  * program's RLIMIT_FSIZE: never a SIGXFSZ, see fp_fsz_hold) is simply
@@ -75,8 +75,8 @@ static unsigned long fp_sv_tick_of(const struct timespec *ts)
 }
 
 /* A record on its way out: put together in one buffer and written by one
- * write(2) (a record is about 1.3 KB), or in as many as it takes where the
- * buffer is smaller.  The writer that holds fp_sv.busy has the static one;
+ * write(2) (a short process's is about 150 bytes, one with every counter
+ * about 1.5 KB), or in as many as it takes where the buffer is smaller.  The writer that holds fp_sv.busy has the static one;
  * one that could not take it (a final record whose thread interrupted a
  * periodic writer) writes from a small one on the stack, as a signal
  * handler on a small stack can. */
@@ -88,9 +88,10 @@ struct fp_sv_out {
 };
 static char fp_sv_big[4096];
 
+/* With no file yet (fd -1), a record that does not fit the buffer. */
 static void fp_sv_flush(struct fp_sv_out *o)
 {
-	if (o->len && fp_raw_write(o->fd, o->buf, o->len) != (ssize_t)o->len)
+	if (o->len && (o->fd < 0 || fp_raw_write(o->fd, o->buf, o->len) != (ssize_t)o->len))
 		o->ok = false;
 	o->len = 0;
 }
@@ -114,7 +115,7 @@ static void fp_sv_line(struct fp_sv_out *o, const char *key, const char *sval, u
 	if (o->len + b.len > o->cap)
 		fp_sv_flush(o);
 	if (b.len > o->cap) {
-		if (fp_raw_write(o->fd, line, b.len) != (ssize_t)b.len)
+		if (o->fd < 0 || fp_raw_write(o->fd, line, b.len) != (ssize_t)b.len)
 			o->ok = false;
 		return;
 	}
@@ -145,9 +146,11 @@ static void fp_sv_count(struct fp_sv_out *o, const char *key, unsigned long v)
 		fp_sv_line(o, key, NULL, v);
 }
 
-/* own: the counters are this process's; else none, and now as start. */
+/* own: the counters are this process's; else none, and now as start.
+ * The last lines stay in the buffer (the caller's flush); calfd, any
+ * descriptor of ours, is what a calibration duplicates. */
 static bool fp_sv_body(struct fp_sv_out *o, long pid, bool final, bool own,
-                       const struct timespec *now)
+                       const struct timespec *now, int calfd)
 {
 	size_t i;
 	unsigned k;
@@ -172,12 +175,11 @@ static bool fp_sv_body(struct fp_sv_out *o, long pid, bool final, bool own,
 		const struct fp_survey *sv = fp_mitigations[i]->survey;
 
 		if (sv && sv->calibrate)
-			sv->calibrate(o->fd);
+			sv->calibrate(calfd);
 		for (k = 0; sv && k < sv->n; k++)
 			fp_sv_count(o, sv->keys[k], atomic_load_explicit(&sv->c[k], memory_order_relaxed));
 	}
 	fp_sv_line(o, "end", NULL, 0);
-	fp_sv_flush(o);
 	return o->ok;
 }
 
@@ -220,6 +222,28 @@ static int fp_sv_opendir(bool *shared)
 	return sub;
 }
 
+/* The record put together in o (o->fd: -1, or the file to flush into as
+ * it goes), written into fd and closed; whether all of it is there. */
+static bool fp_sv_put(struct fp_sv_out *o, int fd, bool whole, long pid, bool final, bool own,
+                      const struct timespec *now)
+{
+	struct fp_fsz g;
+	bool ok;
+
+	/* Past the program's file-size limit the record is not there
+	 * (EFBIG), never a SIGXFSZ. */
+	fp_fsz_hold(&g);
+	if (!whole) {
+		*o = (struct fp_sv_out){ fd, true, 0, o->cap, o->buf };
+		(void)fp_sv_body(o, pid, final, own, now, fd);
+	}
+	o->fd = fd;
+	fp_sv_flush(o);
+	ok = o->ok;
+	fp_fsz_release(&g);
+	return fp_raw_close(fd) == 0 && ok;
+}
+
 /* held: this thread holds fp_sv.busy (the static buffer is its own). */
 static void fp_sv_write(bool final, bool held)
 {
@@ -228,7 +252,7 @@ static void fp_sv_write(bool final, bool held)
 	long pid = (long)getpid();
 	struct timespec now = { 0, 0 };  /* a refused clock reads 0, as fp_now_ns */
 	int saved = errno, dfd, fd;
-	bool shared;
+	bool shared, own = atomic_load(&fp_sv.owner) == pid, whole;
 
 	(void)clock_gettime(CLOCK_MONOTONIC, &now);
 
@@ -241,24 +265,26 @@ static void fp_sv_write(bool final, bool held)
 	fp_buf_str(&r, ".rec");
 	dfd = fp_sv_opendir(&shared);
 	if (dfd >= 0) {
-		fd = fp_of_create(dfd, pre, tmp, sizeof tmp, shared);
-		if (fd >= 0) {
-			struct fp_fsz g;
-			bool ok;
+		struct fp_sv_out o = { -1, true, 0, held ? sizeof fp_sv_big : sizeof small,
+			               held ? fp_sv_big : small };
 
-			/* Past the program's file-size limit the record is
-			 * not there (EFBIG), never a SIGXFSZ. */
-			fp_fsz_hold(&g);
-			struct fp_sv_out o = { fd, true, 0, held ? sizeof fp_sv_big : sizeof small,
-				               held ? fp_sv_big : small };
-
-			ok = fp_sv_body(&o, pid, final, atomic_load(&fp_sv.owner) == pid, &now);
-			fp_fsz_release(&g);
-
-			ok = fp_raw_close(fd) == 0 && ok;
-			/* Over a planted <pid>.rec link: rename replaces the
-			 * link itself, never what it points at. */
-			if (!ok || renameat(dfd, tmp, dfd, rec) != 0)
+		/* A process's first record, whole in the buffer, is made
+		 * under its own name (O_EXCL) and written at once: the
+		 * rename of a temporary name was about 15 of the 88 us the
+		 * survey cost a short process (issue 40).  A reader that lists it
+		 * before the write finds it empty, and takes it as not there
+		 * yet (survey.awk).  Any other record replaces the one
+		 * there: written under a temporary name and renamed, so that
+		 * a reader never sees half of one; over a planted <pid>.rec
+		 * link, the rename replaces the link itself, never what it
+		 * points at. */
+		whole = fp_sv_body(&o, pid, final, own, &now, dfd);
+		if (whole && (fd = fp_of_create_named(dfd, rec)) >= 0) {
+			if (!fp_sv_put(&o, fd, whole, pid, final, own, &now))
+				(void)unlinkat(dfd, rec, 0);
+		} else if ((fd = fp_of_create(dfd, pre, tmp, sizeof tmp, shared)) >= 0) {
+			if (!fp_sv_put(&o, fd, whole, pid, final, own, &now) ||
+			    renameat(dfd, tmp, dfd, rec) != 0)
 				(void)unlinkat(dfd, tmp, 0);
 		}
 		fp_raw_close(dfd);

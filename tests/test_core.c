@@ -4,11 +4,13 @@
  * think of), the summary line, the signal-safe formatter, and binding of
  * real symbols including re-entry and a second thread during binding.
  */
+#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <sys/inotify.h>
 #include <sys/syscall.h>
 
 /* Binding goes through our hook, so a test can re-enter during it. */
@@ -580,6 +582,167 @@ static void test_outfile_files(void **state)
 	assert_int_equal(system(p), 0);
 }
 
+/* The first words of a record's lines, in order: its keys. */
+static void record_keys(const char *path, char *keys, size_t len)
+{
+	char buf[8192], *p, *nl;
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+	size_t k = 0;
+
+	assert_true(fd >= 0);
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	assert_true(n > 0);
+	buf[n] = '\0';
+	assert_int_equal(strncmp(buf, "fastpath-survey 1\n", 18), 0);
+	assert_true(n >= 6 && strcmp(buf + n - 6, "end 0\n") == 0);
+	for (p = buf; *p; p = nl + 1) {
+		size_t w = strcspn(p, " \n");
+
+		nl = strchr(p, '\n');
+		assert_non_null(nl);
+		assert_true(k + w + 1 < len);
+		memcpy(keys + k, p, w);
+		k += w;
+		keys[k++] = ',';
+	}
+	keys[k] = '\0';
+}
+
+/* The names in dir, but . and .., as "a b ". */
+static void dir_names(const char *dir, char *out, size_t len)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t k = 0;
+
+	assert_non_null(d);
+	out[0] = '\0';
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		k += (size_t)snprintf(out + k, len - k, "%s ", e->d_name);
+		assert_true(k < len);
+	}
+	closedir(d);
+}
+
+/* What happened to names in the directory inotify fd watches, since last
+ * asked: "+NAME" created, ">NAME" renamed to, a temporary name as "+tmp". */
+static void dir_events(int fd, char *out, size_t len)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	ssize_t n = read(fd, buf, sizeof buf), off;
+	size_t k = 0;
+
+	out[0] = '\0';
+	for (off = 0; n > 0 && off < n;) {
+		const struct inotify_event *e = (const void *)(buf + off);
+		const char *name = e->len ? e->name : "";
+		size_t nl = strlen(name);
+
+		if (e->mask & (IN_CREATE | IN_MOVED_TO))
+			k += (size_t)snprintf(out + k, len - k, "%c%s ", (e->mask & IN_CREATE) ? '+' : '>',
+			                      nl > 4 && strcmp(name + nl - 4, ".tmp") == 0 ? "tmp" : name);
+		assert_true(k < len);
+		off += (ssize_t)(sizeof *e + e->len);
+	}
+}
+
+/* The record's three ways (survey.c): a first record that fits the buffer
+ * made under its own name and written at once; one that does not fit (a
+ * final record written from the small buffer) and one that replaces a
+ * record, or a planted link, under a temporary name renamed over it.
+ * Each leaves the same whole record and nothing else. */
+static void test_survey_record_ways(void **state)
+{
+	char dir[] = "/tmp/fp-test-XXXXXX", rec[PATH_MAX], want[32], names[512];
+	char k1[4096], k2[4096], k3[4096], lnk[PATH_MAX], target[PATH_MAX], ev[256], evw[64];
+	size_t i;
+	unsigned k;
+	struct stat st;
+	int in;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	in = inotify_init1(IN_NONBLOCK);
+	assert_true(in >= 0);
+	assert_true(inotify_add_watch(in, dir, IN_CREATE | IN_MOVED_TO) >= 0);
+	snprintf(fp_cfg.survey_dir, PATH_MAX, "%s", dir);
+	fp_cfg.survey = true;
+	atomic_store(&fp_sv.owner, (long)getpid());
+	/* Every counter a long number: more than the small buffer holds. */
+	for (i = 0; i < fp_nmitigations; i++) {
+		const struct fp_survey *sv = fp_mitigations[i]->survey;
+
+		for (k = 0; sv && k < sv->n; k++)
+			atomic_store(&sv->c[k], 1000000000000ul + k);
+	}
+	snprintf(rec, sizeof rec, "%s/%ld.rec", dir, (long)getpid());
+	snprintf(want, sizeof want, "%ld.rec ", (long)getpid());
+
+	fp_sv_write(true, true);
+	dir_names(dir, names, sizeof names);
+	assert_string_equal(names, want);
+	dir_events(in, ev, sizeof ev);
+	snprintf(evw, sizeof evw, "+%s", want);
+	assert_string_equal(ev, evw);
+	record_keys(rec, k1, sizeof k1);
+	assert_int_equal(stat(rec, &st), 0);
+	assert_true(st.st_size > 256);
+
+	/* Too long for the small buffer: flushed as it goes, into a
+	 * temporary name, then renamed. */
+	assert_int_equal(unlink(rec), 0);
+	fp_sv_write(true, false);
+	dir_names(dir, names, sizeof names);
+	assert_string_equal(names, want);
+	dir_events(in, ev, sizeof ev);
+	snprintf(evw, sizeof evw, "+tmp >%s", want);
+	assert_string_equal(ev, evw);
+	record_keys(rec, k2, sizeof k2);
+	assert_string_equal(k1, k2);
+
+	/* One there already: replaced whole. */
+	fp_sv_write(false, true);
+	dir_names(dir, names, sizeof names);
+	assert_string_equal(names, want);
+	dir_events(in, ev, sizeof ev);
+	assert_string_equal(ev, evw);
+	record_keys(rec, k3, sizeof k3);
+	assert_string_equal(k1, k3);
+
+	/* A link planted at the name: the link replaced, its target kept. */
+	snprintf(target, sizeof target, "%s/target", dir);
+	snprintf(lnk, sizeof lnk, "%s/%ld.rec", dir, (long)getpid());
+	assert_int_equal(unlink(rec), 0);
+	assert_int_equal(close(open(target, O_WRONLY | O_CREAT | O_EXCL, 0600)), 0);
+	assert_int_equal(symlink(target, lnk), 0);
+	(void)read(in, ev, sizeof ev);
+	fp_sv_write(true, true);
+	dir_events(in, ev, sizeof ev);
+	assert_string_equal(ev, evw);
+	assert_int_equal(lstat(rec, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(stat(target, &st), 0);
+	assert_int_equal(st.st_size, 0);
+	record_keys(rec, k3, sizeof k3);
+	assert_string_equal(k1, k3);
+
+	for (i = 0; i < fp_nmitigations; i++) {
+		const struct fp_survey *sv = fp_mitigations[i]->survey;
+
+		for (k = 0; sv && k < sv->n; k++)
+			atomic_store(&sv->c[k], 0);
+	}
+	fp_cfg.survey = false;
+	atomic_store(&fp_sv.owner, 0);
+	close(in);
+	snprintf(rec, sizeof rec, "rm -rf '%s'", dir);
+	assert_int_equal(system(rec), 0);
+}
+
 /* line's first fields are want's, whole: the line ends there or goes on
  * with the next mitigation's field (the registry's later ones, each
  * tested by its own suite). */
@@ -1069,6 +1232,7 @@ int main(void)
 		cmocka_unit_test(test_load_stats_file),
 		cmocka_unit_test(test_outfile_dirs),
 		cmocka_unit_test(test_outfile_files),
+		cmocka_unit_test(test_survey_record_ways),
 		cmocka_unit_test(test_format_stats_all),
 		cmocka_unit_test(test_format_stats_off),
 		cmocka_unit_test(test_format_stats_truncates),
