@@ -223,7 +223,7 @@ static int fp_sv_opendir(bool *shared)
 }
 
 /* The record put together in o (o->fd: -1, or the file to flush into as
- * it goes), written into fd and closed; whether all of it is there. */
+ * it goes), written into fd; whether all of it is there. */
 static bool fp_sv_put(struct fp_sv_out *o, int fd, bool whole, long pid, bool final, bool own,
                       const struct timespec *now)
 {
@@ -241,7 +241,24 @@ static bool fp_sv_put(struct fp_sv_out *o, int fd, bool whole, long pid, bool fi
 	fp_sv_flush(o);
 	ok = o->ok;
 	fp_fsz_release(&g);
-	return fp_raw_close(fd) == 0 && ok;
+	return ok;
+}
+
+/* A record made under its own name whose write failed (the program's
+ * file-size limit, a full disk): emptied first, so that a report that
+ * reads it before it goes takes it as not there yet, never as half a
+ * record; then removed, unless the name is another record's by now (a
+ * final record's thread that found this one and renamed its own over
+ * it). */
+static void fp_sv_drop(int dfd, const char *rec, int fd)
+{
+	struct stat mine, there;
+
+	(void)ftruncate(fd, 0);
+	if (fp_fstat(fd, &mine) == 0 && fp_fstatat(dfd, rec, &there, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    mine.st_dev == there.st_dev && mine.st_ino == there.st_ino)
+		(void)unlinkat(dfd, rec, 0);
+	fp_raw_close(fd);
 }
 
 /* held: this thread holds fp_sv.busy (the static buffer is its own). */
@@ -281,10 +298,19 @@ static void fp_sv_write(bool final, bool held)
 		whole = fp_sv_body(&o, pid, final, own, &now, dfd);
 		if (whole && (fd = fp_of_create_named(dfd, rec)) >= 0) {
 			if (!fp_sv_put(&o, fd, whole, pid, final, own, &now))
-				(void)unlinkat(dfd, rec, 0);
+				fp_sv_drop(dfd, rec, fd);
+			else
+				fp_raw_close(fd);
+		} else if (whole && fd == FP_OF_REFUSED) {
+			/* Made, but fstat says not ours (an NFS server's
+			 * root squash): not ours to remove either, and a
+			 * temporary name would be refused alike.  Empty, it
+			 * reads as no record. */
 		} else if ((fd = fp_of_create(dfd, pre, tmp, sizeof tmp, shared)) >= 0) {
-			if (!fp_sv_put(&o, fd, whole, pid, final, own, &now) ||
-			    renameat(dfd, tmp, dfd, rec) != 0)
+			bool put = fp_sv_put(&o, fd, whole, pid, final, own, &now);
+
+			fp_raw_close(fd);
+			if (!put || renameat(dfd, tmp, dfd, rec) != 0)
 				(void)unlinkat(dfd, tmp, 0);
 		}
 		fp_raw_close(dfd);

@@ -188,8 +188,9 @@ static void ur_sv_limits(void)
  * lacks it, F_DUPFD then F_SETFD, and "urandom.dup_fallback" 1 says so) and
  * the close of a duplicate, which, unlike the native close, does not
  * release the file.
- * Timed on the survey record's own descriptor while it is written (the
- * number taken is one above it, for a moment, like the record's own), and
+ * Timed on a descriptor of the survey's own while a record is put
+ * together (its directory's; the number taken is one above it, for a
+ * moment, like the record's own), and
  * only in a process that opened the device.  The least of 4 pairs, and of
  * every record the process writes: "urandom.dup_close_ns".
  */

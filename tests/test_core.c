@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <sys/inotify.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 
 /* Binding goes through our hook, so a test can re-enter during it. */
@@ -743,6 +744,77 @@ static void test_survey_record_ways(void **state)
 	assert_int_equal(system(rec), 0);
 }
 
+/* A first record whose write fails (a file-size limit below its length)
+ * leaves nothing, and no SIGXFSZ; one whose name another record took in
+ * the meantime leaves that one (fp_sv_drop). */
+static void test_survey_record_failed(void **state)
+{
+	char dir[] = "/tmp/fp-test-XXXXXX", rec[PATH_MAX], other[PATH_MAX], names[512], buf[64];
+	struct rlimit old, lim;
+	size_t i;
+	unsigned k;
+	int dfd, fd, rd;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(fp_cfg.survey_dir, PATH_MAX, "%s", dir);
+	fp_cfg.survey = true;
+	atomic_store(&fp_sv.owner, (long)getpid());
+	for (i = 0; i < fp_nmitigations; i++) {
+		const struct fp_survey *sv = fp_mitigations[i]->survey;
+
+		for (k = 0; sv && k < sv->n; k++)
+			atomic_store(&sv->c[k], 1000000000000ul + k);
+	}
+	/* Past the limit: 100 of some 1,500 bytes written, then EFBIG. */
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim = old;
+	lim.rlim_cur = 100;
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	fp_sv_write(true, true);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	dir_names(dir, names, sizeof names);
+	assert_string_equal(names, "");
+
+	/* Another record renamed over the name before the drop: kept. */
+	snprintf(rec, sizeof rec, "%s/7.rec", dir);
+	snprintf(other, sizeof other, "%s/other", dir);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(dfd >= 0);
+	fd = fp_of_create_named(dfd, "7.rec");
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "half", 4), 4);
+	assert_int_equal(close(open(other, O_WRONLY | O_CREAT | O_EXCL, 0644)), 0);
+	assert_int_equal(rename(other, rec), 0);
+	fp_sv_drop(dfd, "7.rec", fd);
+	dir_names(dir, names, sizeof names);
+	assert_string_equal(names, "7.rec ");
+	/* And its own: emptied, then gone. */
+	assert_int_equal(unlink(rec), 0);
+	fd = fp_of_create_named(dfd, "7.rec");
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "half", 4), 4);
+	rd = open(rec, O_RDONLY);
+	assert_true(rd >= 0);
+	fp_sv_drop(dfd, "7.rec", fd);
+	assert_int_equal(read(rd, buf, sizeof buf), 0); /* a reader that had it open: empty */
+	close(rd);
+	dir_names(dir, names, sizeof names);
+	assert_string_equal(names, "");
+	close(dfd);
+
+	for (i = 0; i < fp_nmitigations; i++) {
+		const struct fp_survey *sv = fp_mitigations[i]->survey;
+
+		for (k = 0; sv && k < sv->n; k++)
+			atomic_store(&sv->c[k], 0);
+	}
+	fp_cfg.survey = false;
+	atomic_store(&fp_sv.owner, 0);
+	snprintf(rec, sizeof rec, "rm -rf '%s'", dir);
+	assert_int_equal(system(rec), 0);
+}
+
 /* line's first fields are want's, whole: the line ends there or goes on
  * with the next mitigation's field (the registry's later ones, each
  * tested by its own suite). */
@@ -1233,6 +1305,7 @@ int main(void)
 		cmocka_unit_test(test_outfile_dirs),
 		cmocka_unit_test(test_outfile_files),
 		cmocka_unit_test(test_survey_record_ways),
+		cmocka_unit_test(test_survey_record_failed),
 		cmocka_unit_test(test_format_stats_all),
 		cmocka_unit_test(test_format_stats_off),
 		cmocka_unit_test(test_format_stats_truncates),
