@@ -88,4 +88,43 @@ expect_eq "ulimit -f 0, FASTPATH_SURVEY: no record (EFBIG), no temporary left" "
 expect_eq "ulimit -f 0, FASTPATH_SURVEY with the cap: cpuinfo served, exits 0" "3 rc=0" \
 	"$(limited 0 env "LD_PRELOAD=$FASTPATH_SO" FASTPATH_SURVEY="$T_TMP/sv" FASTPATH_CPUS=3 grep -c ^processor /proc/cpuinfo)"
 
+# A limit in bytes, swept across a record's length: the record is whole
+# (within the limit) or not there, never part of one, and nothing else is
+# left (a record is first made under its own name: survey.c empties and
+# removes one whose write fails).  Run alone (/bin/true) and with
+# counters (urandom read), whose values, and so the length, vary by a few
+# bytes from run to run: whole is required from the length + 64 up, none
+# below the length - 64.
+if ! command -v prlimit >/dev/null 2>&1; then
+	skip "a file-size limit in bytes across a record's length" "prlimit not installed (Debian: util-linux)"
+else
+	for what in /bin/true "head -c 64 /dev/urandom"; do
+		rm -rf "$T_TMP/sw" && mkdir "$T_TMP/sw"
+		# shellcheck disable=SC2086 # $what: a command and its words
+		env LD_PRELOAD="$FASTPATH_SO" FASTPATH_SURVEY="$T_TMP/sw" $what >/dev/null
+		len=$(cat "$T_TMP/sw"/*.rec | wc -c | tr -d ' ')
+		bad=
+		for lim in 0 1 20 $((len / 2)) $((len - 64)) $((len - 1)) "$len" $((len + 1)) $((len + 64)) 4096; do
+			rm -rf "$T_TMP/sw" && mkdir "$T_TMP/sw"
+			# shellcheck disable=SC2086
+			prlimit --fsize="$lim" env LD_PRELOAD="$FASTPATH_SO" FASTPATH_SURVEY="$T_TMP/sw" $what >/dev/null 2>&1
+			rc=$?
+			n=$(find "$T_TMP/sw" -mindepth 1 | wc -l | tr -d ' ')
+			size=0 whole=no
+			if [ "$n" -eq 1 ]; then
+				size=$(cat "$T_TMP/sw"/*.rec | wc -c | tr -d ' ')
+				[ "$(head -n 1 "$T_TMP/sw"/*.rec)" = "fastpath-survey 1" ] &&
+					[ "$(tail -n 1 "$T_TMP/sw"/*.rec)" = "end 0" ] && whole=yes
+			fi
+			ok=yes
+			[ $rc -eq 0 ] || ok=no
+			[ "$n" -eq 0 ] || [ $whole = yes ] || ok=no
+			[ $whole = no ] || [ "$size" -le "$lim" ] || ok=no
+			[ "$lim" -lt $((len + 64)) ] || [ $whole = yes ] || ok=no
+			[ "$lim" -gt $((len - 64)) ] || [ "$n" -eq 0 ] || ok=no
+			[ $ok = yes ] || bad="$bad [limit $lim: rc $rc, $n file(s), whole $whole, $size bytes]"
+		done
+		expect_eq "limits of 0 to 4096 bytes ($what, a record of about $len): whole or none, exit 0" "" "$bad"
+	done
+fi
 finish
