@@ -185,6 +185,8 @@ tests/bin/lib%.so: tests/lib%.c
 # A program whose own DT_NEEDED library calls our wrappers from its
 # constructor, which runs before fastpath.so's.
 PROG_LIBS_early := -learly
+# fc_early, which tests/libfirstcall_early.so's constructor calls.
+PROG_LIBS_firstcall := -rdynamic
 
 # The Debian packages make demo needs (only the missing ones; none, no
 # apt-get call).  make check installs what the tests need itself.

@@ -422,13 +422,36 @@ static inline bool ur_limit_ours(int r, int res, pid_t pid, bool set)
 	return fp_unlikely(r == 0 && res == RLIMIT_NOFILE && set) && ur_limit_self(pid);
 }
 
-/* Reached before our initialisation may run: ASan's runtime sets
- * RLIMIT_CORE from its own start, before our instrumented code has its
- * shadow memory (check-sanitize: SIGSEGV in fp_ready).  Then no code of
- * ours is instrumented on the way, and the C library's function is found
- * without our initialisation; there is no hidden descriptor yet to
- * retire. */
-#define UR_LIMIT_EARLY(name, type, ...)                                       \
+/* Reached before our initialisation may run, in a build with ASan's
+ * instrumentation: ASan's runtime sets RLIMIT_CORE from its own start,
+ * before our instrumented code has its shadow memory (check-sanitize:
+ * SIGSEGV in fp_ready).  Then no code of ours is instrumented on the way
+ * and there is no hidden descriptor yet to retire: the system call
+ * itself where struct rlimit is the kernel's (64-bit), else the C
+ * library's function found by dlsym, which clears a pending dlerror()
+ * message.  Any other build initialises here as every wrapper does: the
+ * dlsym took a library constructor's pending message with its first
+ * setrlimit (t_firstcall.sh, the early runs). */
+#if defined(__SANITIZE_ADDRESS__)
+#  define UR_ASAN 1
+#elif defined(__has_feature)
+#  if __has_feature(address_sanitizer)
+#    define UR_ASAN 1
+#  endif
+#endif
+#if !defined(UR_ASAN)
+#  define UR_LIMIT_EARLY(name, type, pid, res, rl, old, ...) ((void)0)
+#elif defined(FP_HAVE_SYSCALL_WRAP)
+#  define UR_LIMIT_EARLY(name, type, pid, res, rl, old, ...)                 \
+	do {                                                                 \
+		if (fp_unlikely(atomic_load_explicit(&fp_init_state,          \
+		                                     memory_order_acquire) != \
+		                FP_INIT_DONE))                               \
+			return (int)fp_sys6(SYS_prlimit64, (long)(pid), (long)(res), \
+			                    (long)(rl), (long)(old), 0L, 0L);  \
+	} while (0)
+#else
+#  define UR_LIMIT_EARLY(name, type, pid, res, rl, old, ...)                 \
 	do {                                                                 \
 		if (fp_unlikely(atomic_load_explicit(&fp_init_state,          \
 		                                     memory_order_acquire) != \
@@ -442,12 +465,13 @@ static inline bool ur_limit_ours(int r, int res, pid_t pid, bool set)
 			return u_.f(__VA_ARGS__);                            \
 		}                                                            \
 	} while (0)
+#endif
 
 FP_EXPORT __attribute__((no_sanitize_address)) int setrlimit(ur_res_t res, const struct rlimit *rl)
 {
 	int r;
 
-	UR_LIMIT_EARLY(setrlimit, int (*)(ur_res_t, const struct rlimit *), res, rl);
+	UR_LIMIT_EARLY(setrlimit, int (*)(ur_res_t, const struct rlimit *), 0, res, rl, NULL, res, rl);
 	r = FP_OWN(setrlimit)(res, rl);
 
 	if (ur_limit_ours(r, (int)res, 0, true))
@@ -461,7 +485,7 @@ FP_EXPORT __attribute__((no_sanitize_address)) int prlimit(pid_t pid, ur_pres_t 
 	int r;
 
 	UR_LIMIT_EARLY(prlimit, int (*)(pid_t, ur_pres_t, const struct rlimit *, struct rlimit *),
-	               pid, res, rl, old);
+	               pid, res, rl, old, pid, res, rl, old);
 	r = FP_OWN(prlimit)(pid, res, rl, old);
 
 	if (ur_limit_ours(r, (int)res, pid, rl != NULL))
@@ -474,7 +498,8 @@ FP_EXPORT __attribute__((no_sanitize_address)) int setrlimit64(ur_res_t res, con
 {
 	int r;
 
-	UR_LIMIT_EARLY(setrlimit64, int (*)(ur_res_t, const struct rlimit64 *), res, rl);
+	UR_LIMIT_EARLY(setrlimit64, int (*)(ur_res_t, const struct rlimit64 *), 0, res, rl, NULL, res,
+	               rl);
 	r = FP_OWN(setrlimit64)(res, rl);
 
 	if (ur_limit_ours(r, (int)res, 0, true))
@@ -490,7 +515,7 @@ FP_EXPORT __attribute__((no_sanitize_address)) int prlimit64(pid_t pid, ur_pres_
 
 	UR_LIMIT_EARLY(prlimit64,
 	               int (*)(pid_t, ur_pres_t, const struct rlimit64 *, struct rlimit64 *), pid,
-	               res, rl, old);
+	               res, rl, old, pid, res, rl, old);
 	r = FP_OWN(prlimit64)(pid, res, rl, old);
 
 	if (ur_limit_ours(r, (int)res, pid, rl != NULL))

@@ -72,10 +72,13 @@ progs() {
 		-o "$d/libfdfuzz_liar.so" tests/libfdfuzz_liar.c -ldl || return 1
 	# shellcheck disable=SC2086
 	$CC -D_GNU_SOURCE -std=gnu11 -O1 -g -pthread $W "$@" -o "$d/fd_fuzz" fuzz/fd_fuzz.c || return 1
-	# t_firstcall.sh's negative control.
+	# t_firstcall.sh's negative control, and its early runs' library.
 	# shellcheck disable=SC2086
 	$CC -D_GNU_SOURCE -std=gnu11 -O1 -g $W "$@" -fPIC -shared \
 		-o "$d/libfirstcall_liar.so" tests/libfirstcall_liar.c -ldl || return 1
+	# shellcheck disable=SC2086
+	$CC -D_GNU_SOURCE -std=gnu11 -O1 -g $W "$@" -fPIC -shared \
+		-o "$d/libfirstcall_early.so" tests/libfirstcall_early.c || return 1
 	for p in $PROGS; do
 		case $p in
 		*_fortify) extra="-O2 -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=2" ;;
@@ -83,6 +86,8 @@ progs() {
 		esac
 		lib=
 		[ "$p" = prog_early ] && lib="-L$d -Wl,-rpath,$d -learly"
+		# fc_early, which libfirstcall_early.so's constructor calls.
+		[ "$p" = prog_firstcall ] && lib=-rdynamic
 		# shellcheck disable=SC2086
 		$CC -D_GNU_SOURCE -std=gnu11 -O1 -g -pthread $W "$@" $extra \
 			-o "$d/$p" "tests/$p.c" $lib -ldl || return 1

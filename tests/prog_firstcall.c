@@ -11,6 +11,11 @@
  *   list      the table's names, one a line (skipped entries too)
  *   all       every entry, each in a process of its own (this program
  *             re-executed as "one NAME"), one line each, in table order
+ *   all early the same, each call made before main: from the constructor
+ *             of tests/libfirstcall_early.so, preloaded after fastpath.so
+ *             so that it runs before fastpath.so's own (the loader
+ *             initialises the later preload first); the lines then end
+ *             in " early"
  *   one NAME  that entry alone, in this process
  *   exit      nothing (what the spawn entries start)
  *
@@ -49,12 +54,14 @@ int main(void)
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/file.h>
+#include <sys/auxv.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
@@ -193,10 +200,18 @@ static cpu_set_t *cpu0(void)
 }
 
 /* What the exec family fails to run, and the spawns run: this program,
- * which exits at once ("/proc/self/exe", so that a build for another
- * ABI or C library starts its own kind, not the system's shell). */
+ * which exits at once (itself, so that a build for another ABI or C
+ * library starts its own kind, not the system's shell): the path the
+ * kernel was given at exec, which needs no /proc (t_firstcall runs it
+ * with /proc hidden too); /proc/self/exe where that is not absolute. */
 static char *const fc_argv[] = { "prog_firstcall", "exit", NULL };
-#define FC_SELF "/proc/self/exe"
+static const char *fc_self(void)
+{
+	const char *p = (const char *)getauxval(AT_EXECFN); // NOLINT(performance-no-int-to-ptr)
+
+	return p && p[0] == '/' ? p : "/proc/self/exe";
+}
+#define FC_SELF fc_self()
 
 /* Results whose value varies between runs fold to 0; a failure is -1. */
 #define FD(x) ((x) >= 0 ? 0L : -1L)
@@ -1634,6 +1649,8 @@ static const char *errname(int e, char *buf, size_t n)
 	return buf;
 }
 
+static int fc_in_ctor, fc_early_done;
+
 static int one(const struct fc_entry *e)
 {
 	char eb[16];
@@ -1649,10 +1666,34 @@ static int one(const struct fc_entry *e)
 	err = errno;
 	d = dlerror();
 	d = !d ? "lost" : strstr(d, FC_MISSING) ? "kept" : "changed";
-	printf("%s ret=%ld errno=%s dlerror=%s env=%s\n", e->name, r,
+	printf("%s ret=%ld errno=%s dlerror=%s env=%s%s\n", e->name, r,
 	       r == -1 ? errname(err, eb, sizeof eb) : err == FC_SENTINEL ? "kept" : "changed", d,
-	       env_state());
+	       env_state(), fc_in_ctor ? " early" : "");
 	return 0;
+}
+
+/* "all early": called by tests/libfirstcall_early.so's constructor,
+ * before main and before fastpath.so's constructor.  FC_EARLY=NAME:PID
+ * names the entry for this process alone: the children the spawn
+ * entries start inherit it and must not call it again. */
+__attribute__((visibility("default"))) void fc_early(void);
+void fc_early(void)
+{
+	const char *v = getenv("FC_EARLY"), *colon;
+	size_t i, n;
+
+	if (!v || !(colon = strrchr(v, ':')) || atol(colon + 1) != (long)getpid())
+		return;
+	n = (size_t)(colon - v);
+	for (i = 0; i < NTABLE; i++)
+		if (strlen(table[i].name) == n && strncmp(table[i].name, v, n) == 0) {
+			fc_in_ctor = 1;
+			fc_early_done = 1;
+			(void)one(&table[i]);
+			fc_in_ctor = 0;
+			fflush(stdout);
+			return;
+		}
 }
 
 /* The environment this process was started with (/proc/self/environ,
@@ -1685,10 +1726,17 @@ static char **first_env(void)
 /* Each entry in a process of its own, this program re-executed: its
  * output is read to the end (a daemon's child writes it), then its
  * status is looked at.  Nothing of the table is called here first. */
-static int all(void)
+static int all(bool early)
 {
+	static char *envx[4096 + 2], var[256];
 	char **env = first_env();
-	size_t i;
+	size_t i, nenv = 0;
+
+	/* early: the environment and FC_EARLY=NAME:PID, made in the child */
+	while (env[nenv] && nenv < 4096)
+		nenv++;
+	memcpy(envx, env, nenv * sizeof *env);
+	envx[nenv + 1] = NULL;
 
 	for (i = 0; i < NTABLE; i++) {
 		char buf[512];
@@ -1705,6 +1753,11 @@ static int all(void)
 			char *args[] = { "prog_firstcall", "one", (char *)table[i].name, NULL };
 
 			dup2(p[1], 1);
+			if (early) {
+				snprintf(var, sizeof var, "FC_EARLY=%s:%ld", table[i].name, (long)getpid());
+				envx[nenv] = var;
+				env = envx;
+			}
 			execve(FC_SELF, args, env);
 			_exit(127);
 		}
@@ -1741,17 +1794,21 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc == 2 && strcmp(argv[1], "all") == 0)
-		return all();
+		return all(false);
+	if (argc == 3 && strcmp(argv[1], "all") == 0 && strcmp(argv[2], "early") == 0)
+		return all(true);
 	if (argc == 2 && strcmp(argv[1], "exit") == 0)
 		return 0;
 	if (argc == 3 && strcmp(argv[1], "one") == 0) {
+		if (fc_early_done)
+			return 0; /* its line came from the constructor */
 		for (i = 0; i < NTABLE; i++)
 			if (strcmp(table[i].name, argv[2]) == 0)
 				return one(&table[i]);
 		fprintf(stderr, "prog_firstcall: no entry %s\n", argv[2]);
 		return 2;
 	}
-	fprintf(stderr, "usage: prog_firstcall list | all | one NAME\n");
+	fprintf(stderr, "usage: prog_firstcall list | all [early] | one NAME\n");
 	return 2;
 }
 #endif /* __linux__ */

@@ -14,11 +14,21 @@
 # the program's table (a new wrapper cannot escape), and a preload with
 # one defect of each kind (tests/libfirstcall_liar.c) must be caught.
 # A known difference is a skip that names it (KNOWN below), never a pass.
+#
+# Each run is made in four places: each call after our constructor
+# (late) and before it (early: from tests/libfirstcall_early.so's
+# constructor, preloaded after ours, which the loader initialises first:
+# the call then initialises fastpath inside itself, as a library
+# constructor's does), each with /proc and, where this machine can hide
+# it (root, unshare -m), with a tmpfs over /proc: what initialisation
+# reads there fails, and must leave nothing behind either.  The errno a
+# review found leaking (2041056) is the kind these places generate.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 P=$TESTBIN/prog_firstcall
 LIAR=$TESTBIN/libfirstcall_liar.so
+EARLY=$TESTBIN/libfirstcall_early.so
 
 if [ "$(uname -s)" != Linux ]; then
 	skip "first calls" "prog_firstcall is Linux-only (uname: $(uname -s))"
@@ -28,7 +38,7 @@ fi
 precond "prog_firstcall is built" [ -x "$P" ]
 
 # Known differences, "NAME SETTING WHY" a line (SETTING: one of the
-# runs' names below, or * for all of them): each one met is a skip that
+# runs' names below, PLACE:SETTING, or * for all of them): each one met is a skip that
 # names it; one no longer met fails, so that it leaves this list.  None
 # on today's object.
 KNOWN=''
@@ -43,11 +53,26 @@ for so in $(printf '%s\n' "$FASTPATH_SO" | tr ':' ' '); do
 	*) OTHERS="$OTHERS${OTHERS:+:}$so" ;;
 	esac
 done
-native() {
-	if [ -n "$OTHERS" ]; then env -u TZ LD_PRELOAD="$OTHERS" "$@"
-	else env -u TZ -u LD_PRELOAD "$@"; fi
+# The place (MODE and PLACE below): early preloads the early library
+# after the others; noproc runs in a mount namespace of its own, a tmpfs
+# over /proc.
+MODE=late PLACE=proc
+in_place() {
+	if [ "$PLACE" = noproc ]; then
+		# shellcheck disable=SC2016 # the inner shell expands it
+		unshare -m sh -c 'mount -t tmpfs none /proc && exec "$@"' sh "$@"
+	else
+		"$@"
+	fi
 }
-preloaded() { env -u TZ LD_PRELOAD="$FASTPATH_SO" "$@"; }
+tail_preload() { if [ "$MODE" = early ]; then printf ':%s' "$EARLY"; fi; }
+native() {
+	_l=$OTHERS$(tail_preload)
+	_l=${_l#:}
+	if [ -n "$_l" ]; then in_place env -u TZ LD_PRELOAD="$_l" "$@"
+	else in_place env -u TZ -u LD_PRELOAD "$@"; fi
+}
+preloaded() { in_place env -u TZ LD_PRELOAD="$FASTPATH_SO$(tail_preload)" "$@"; }
 
 # ---- every export has an entry ----------------------------------------------
 "$P" list >"$T_TMP/names" 2>&1
@@ -69,16 +94,6 @@ else
 	done
 fi
 
-# ---- natively: the oracle, and what the checks rely on ------------------------
-native "$P" all >"$T_TMP/native" 2>"$T_TMP/native.err"
-precond "prog_firstcall all runs natively" [ $? -eq 0 ]
-precond "natively, one line per entry" [ "$(wc -l <"$T_TMP/native")" -eq "$(wc -l <"$T_TMP/names")" ]
-# An entry that died or failed natively, or whose call natively clears
-# dlerror or changes the environment, would prove nothing.
-# shellcheck disable=SC2016 # the inner shell expands it
-precond "natively, every entry ran and kept dlerror and the environment" \
-	sh -c '! grep -v " skipped: " "$1" | grep -v "dlerror=kept env=same\$"' sh "$T_TMP/native"
-ran=$(grep -c ' ret=' "$T_TMP/native")
 # The object must really be in the preloaded runs: one the loader refuses
 # (another ELF class) leaves a native run, which would pass every compare.
 loaded=$(preloaded FASTPATH_STATS=1 "$P" list 2>&1 >/dev/null)
@@ -159,16 +174,63 @@ FASTPATH_DISABLE=$mits"
 # shellcheck disable=SC2016 # the inner shell expands it
 precond "the descriptors give settings to run" sh -c 'printf "%s\n" "$1" | grep -q "^FASTPATH_TZ=1\$"' sh "$settings"
 
-while IFS= read -r s; do
-	set --
-	[ "$s" = defaults ] || set -- "$s"
-	preloaded "$@" "$P" all >"$T_TMP/run" 2>"$T_TMP/run.err"
-	compare "${s%%=/*}" "$T_TMP/run"
-done <<EOF
+# ---- the places -----------------------------------------------------------------
+precond "the early runs' library is built" [ -f "$EARLY" ]
+# The early library's constructor must run before ours: the loader says
+# so (glibc's LD_DEBUG; musl has none: then the lines' " early" mark
+# shows only that each call came before main).
+if env LD_DEBUG=files true 2>&1 | grep -q 'calling init'; then
+	order=$(env LD_DEBUG=files LD_PRELOAD="$FASTPATH_SO:$EARLY" "$P" exit 2>&1 |
+		sed -n 's/.*calling init: //p' | grep -e 'libfirstcall_early' -e 'fastpath' | sed 's|.*/||' | tr '\n' ' ')
+	case $order in
+	"libfirstcall_early.so fastpath"*) ok "early: the loader runs the early library's constructor before ours ($order)" ;;
+	*) fail "early: the loader runs the early library's constructor before ours" "init order: $order" ;;
+	esac
+else
+	skip "early: the loader's order of constructors" "no LD_DEBUG=files here (musl)"
+fi
+places="late/proc early/proc"
+if [ "$(id -u)" -ne 0 ]; then
+	skip "/proc hidden" "not root: unshare -m and mount need it"
+elif ! command -v unshare >/dev/null 2>&1; then
+	skip "/proc hidden" "unshare not installed (Debian: util-linux)"
+elif ! unshare -m sh -c 'mount -t tmpfs none /proc && [ ! -e /proc/self ]' >/dev/null 2>&1; then
+	skip "/proc hidden" "unshare -m or mount refused here ($(unshare -m true 2>&1 | head -n 1))"
+else
+	places="$places late/noproc early/noproc"
+fi
+
+for place in $places; do
+	MODE=${place%/*} PLACE=${place#*/}
+	early=
+	[ "$MODE" = early ] && early=early
+	# shellcheck disable=SC2086 # $early: a word or none
+	native "$P" all $early >"$T_TMP/native" 2>"$T_TMP/native.err"
+	precond "[$place] prog_firstcall all runs natively" [ $? -eq 0 ]
+	precond "[$place] natively, one line per entry" [ "$(wc -l <"$T_TMP/native")" -eq "$(wc -l <"$T_TMP/names")" ]
+	# An entry that died or failed natively, or whose call natively
+	# clears dlerror or changes the environment, would prove nothing; an
+	# early run's calls must have come from the constructor.
+	# shellcheck disable=SC2016 # the inner shell expands it
+	precond "[$place] natively, every entry ran and kept dlerror and the environment" \
+		sh -c '! grep -v " skipped: " "$1" | grep -v "dlerror=kept env=same$2\$"' sh "$T_TMP/native" "${early:+ early}"
+	if [ "$PLACE" = noproc ]; then
+		precond "[$place] /proc is hidden where the calls run" [ "$(in_place ls -A /proc | wc -l)" -eq 0 ]
+	fi
+	ran=$(grep -c ' ret=' "$T_TMP/native")
+	while IFS= read -r s; do
+		set --
+		[ "$s" = defaults ] || set -- "$s"
+		# shellcheck disable=SC2086 # $early: a word or none
+		preloaded "$@" "$P" all $early >"$T_TMP/run" 2>"$T_TMP/run.err"
+		compare "$place:${s%%=/*}" "$T_TMP/run"
+	done <<EOF
 $settings
 EOF
+done
 
 # ---- negative control: one defect of each kind is caught ---------------------
+MODE=late PLACE=proc
 if [ ! -f "$LIAR" ]; then
 	fail "the negative control's preload is built" "$LIAR"
 else
