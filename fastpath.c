@@ -360,15 +360,7 @@ FP_STARTUP_TEXT static void fp_at_exit(void)
 
 FP_STARTUP_TEXT __attribute__((constructor)) static void fp_constructor(void)
 {
-	size_t i;
-	int saved = errno;  /* what they stat on the way is not main's errno */
-
-	if (!fp_ready())
-		return;
-	for (i = 0; i < fp_nmitigations; i++)
-		if (fp_mitigations[i]->started)
-			fp_mitigations[i]->started();
-	errno = saved;
+	(void)fp_ready();
 }
 
 FP_STARTUP_TEXT __attribute__((destructor)) static void fp_destructor(void)

@@ -48,11 +48,6 @@ struct fp_mitigation {
 	unsigned gauges;             /* bit i: counter i is a gauge (kept in a child) */
 	/* Once, at the end of initialisation (settings known). */
 	void (*init)(void);
-	/* Once, from our constructor, after initialisation: a change of what
-	 * the program itself reads (its environment) goes here, never in
-	 * init, which may run inside a call the program made before our
-	 * constructor (a library constructor's first call). */
-	void (*started)(void);
 	/* Binds its table of real functions (FP_REAL_SYMS), called by the
 	 * core with its own; and the rows one unit keeps for itself
 	 * (FP_REAL_OWN), if it has any. */

@@ -255,21 +255,15 @@ FP_STARTUP_TEXT static bool lt_alone(void)
 }
 #endif
 
-/* At the end of initialisation. */
+/* At the end of initialisation, in the constructor's thread (or in the
+ * thread whose call came first, before any constructor of ours: then
+ * still at start-up).  Nothing here allocates (lt_zone_name). */
 FP_STARTUP_TEXT static void lt_init(void)
 {
-	lt_watch = fp_cfg.survey ||
-	           ((fp_cfg.enabled & FP_BIT(localtime)) && atomic_load(&fp_counting));
-}
+	bool on = (fp_cfg.enabled & FP_BIT(localtime)) != 0;
 
-/* From our constructor: the environment is the program's, and a call it
- * made before our constructor (which initialised us inside it) must
- * find it as it was (t_firstcall.sh, the early runs).  A localtime made
- * before then reads the zone file as natively.  Nothing here allocates
- * (lt_zone_name). */
-FP_STARTUP_TEXT static void lt_started(void)
-{
-	if (!(fp_cfg.enabled & FP_BIT(localtime)))
+	lt_watch = fp_cfg.survey || (on && atomic_load(&fp_counting));
+	if (!on)
 		return;
 #ifdef LT_GLIBC
 	if (fp_env_get("TZ"))
@@ -299,5 +293,5 @@ static void lt_stats(struct fp_buf *b, const unsigned long *c)
 	fp_buf_str(b, lt_words[lt_state]);
 }
 
-FP_MITIGATION(localtime, .load = lt_load, .init = lt_init, .started = lt_started, .stats = lt_stats,
+FP_MITIGATION(localtime, .load = lt_load, .init = lt_init, .stats = lt_stats,
               .counters = lt_counters, .ncounters = LT_NCOUNTERS, .survey = &lt_sv, LT_SYMS);

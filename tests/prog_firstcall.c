@@ -1696,32 +1696,13 @@ void fc_early(void)
 		}
 }
 
-/* The environment this process was started with (/proc/self/environ,
- * which no setenv touches), for the entries' processes: a preload that
- * changes environ at start-up (FASTPATH_TZ=1 sets TZ) must do so in each
- * of them again, not find it done by this one.  environ where it cannot
- * be read whole. */
-static char **first_env(void)
-{
-	static char block[256 * 1024], *vec[4096];
-	size_t got = 0, n = 0, i;
-	ssize_t r;
-	int fd = open("/proc/self/environ", O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return environ;
-	while (got < sizeof block && (r = read(fd, block + got, sizeof block - got)) > 0)
-		got += (size_t)r;
-	close(fd);
-	if (got == sizeof block)
-		return environ;
-	for (i = 0; i < got && n < sizeof vec / sizeof vec[0] - 1; i += strlen(block + i) + 1)
-		vec[n++] = block + i;
-	if (i < got)
-		return environ;
-	vec[n] = NULL;
-	return vec;
-}
+/* The environment this process was started with, for the entries'
+ * processes: the kernel's array, which follows argv on the stack and
+ * which no setenv changes (a preload that changes environ at start-up,
+ * FASTPATH_TZ=1 setting TZ, makes a new array): each of them must make
+ * its own change again, not find it done by this one.  Read from there,
+ * not /proc/self/environ: the runs with /proc hidden need it too. */
+static char **fc_env0;
 
 /* Each entry in a process of its own, this program re-executed: its
  * output is read to the end (a daemon's child writes it), then its
@@ -1729,7 +1710,7 @@ static char **first_env(void)
 static int all(bool early)
 {
 	static char *envx[4096 + 2], var[256];
-	char **env = first_env();
+	char **env = fc_env0;
 	size_t i, nenv = 0;
 
 	/* early: the environment and FC_EARLY=NAME:PID, made in the child */
@@ -1787,6 +1768,8 @@ static int all(bool early)
 int main(int argc, char **argv)
 {
 	size_t i;
+
+	fc_env0 = &argv[argc + 1];
 
 	if (argc == 2 && strcmp(argv[1], "list") == 0) {
 		for (i = 0; i < NTABLE; i++)
