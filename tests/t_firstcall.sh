@@ -252,10 +252,17 @@ for place in $places; do
 	precond "[$place] natively, one line per entry" [ "$(wc -l <"$T_TMP/native")" -eq "$(wc -l <"$T_TMP/names")" ]
 	# An entry that died or failed natively, or whose call natively
 	# clears dlerror or changes the environment, would prove nothing; an
-	# early run's calls must have come from the constructor.
-	# shellcheck disable=SC2016 # the inner shell expands it
-	precond "[$place] natively, every entry ran and kept dlerror and the environment" \
-		sh -c '! grep -v " skipped: " "$1" | grep -v "dlerror=kept env=same$2\$"' sh "$T_TMP/native" "${early:+ early}"
+	# early run's calls must have come from the constructor.  Where
+	# another preload comes with ours, a call made before its constructor
+	# may clear dlerror natively (libeatmydata looks its functions up at
+	# their first call): that place has no oracle, and is a skip.
+	bad=$(grep -v " skipped: " "$T_TMP/native" | grep -v "dlerror=kept env=same${early:+ early}\$")
+	if [ -n "$bad" ] && [ -n "$OTHERS" ] && [ "$MODE" = early ]; then
+		skip "[$place] first calls before the constructors" \
+			"natively, with $OTHERS preloaded, they do not keep dlerror and the environment: $(echo "$bad" | head -n 2 | tr '\n' ' ')"
+		continue
+	fi
+	precond "[$place] natively, every entry ran and kept dlerror and the environment" [ -z "$bad" ]
 	if [ "$PLACE" = noproc ]; then
 		precond "[$place] /proc is hidden where the calls run" [ "$(in_place ls -A /proc | wc -l)" -eq 0 ]
 	fi
