@@ -629,6 +629,42 @@ static void dir_names(const char *dir, char *out, size_t len)
 	closedir(d);
 }
 
+/* Every survey counter base + its index (0: all zero). */
+static void survey_counters(unsigned long base)
+{
+	size_t i;
+	unsigned k;
+
+	for (i = 0; i < fp_nmitigations; i++) {
+		const struct fp_survey *sv = fp_mitigations[i]->survey;
+
+		for (k = 0; sv && k < sv->n; k++)
+			atomic_store(&sv->c[k], base ? base + k : 0);
+	}
+}
+
+/* Survey mode on, records into dir, this process the counters' owner,
+ * every counter a long number (more than the small buffer holds); and
+ * all of it undone, dir removed. */
+static void survey_on(const char *dir)
+{
+	snprintf(fp_cfg.survey_dir, PATH_MAX, "%s", dir);
+	fp_cfg.survey = true;
+	atomic_store(&fp_sv.owner, (long)getpid());
+	survey_counters(1000000000000ul);
+}
+
+static void survey_off(const char *dir)
+{
+	char cmd[PATH_MAX + 16];
+
+	survey_counters(0);
+	fp_cfg.survey = false;
+	atomic_store(&fp_sv.owner, 0);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 /* What happened to names in the directory inotify fd watches, since last
  * asked: "+NAME" created, ">NAME" renamed to, a temporary name as "+tmp". */
 static void dir_events(int fd, char *out, size_t len)
@@ -660,8 +696,6 @@ static void test_survey_record_ways(void **state)
 {
 	char dir[] = "/tmp/fp-test-XXXXXX", rec[PATH_MAX], want[32], names[512];
 	char k1[4096], k2[4096], k3[4096], lnk[PATH_MAX], target[PATH_MAX], ev[256], evw[64];
-	size_t i;
-	unsigned k;
 	struct stat st;
 	int in;
 
@@ -670,16 +704,7 @@ static void test_survey_record_ways(void **state)
 	in = inotify_init1(IN_NONBLOCK);
 	assert_true(in >= 0);
 	assert_true(inotify_add_watch(in, dir, IN_CREATE | IN_MOVED_TO) >= 0);
-	snprintf(fp_cfg.survey_dir, PATH_MAX, "%s", dir);
-	fp_cfg.survey = true;
-	atomic_store(&fp_sv.owner, (long)getpid());
-	/* Every counter a long number: more than the small buffer holds. */
-	for (i = 0; i < fp_nmitigations; i++) {
-		const struct fp_survey *sv = fp_mitigations[i]->survey;
-
-		for (k = 0; sv && k < sv->n; k++)
-			atomic_store(&sv->c[k], 1000000000000ul + k);
-	}
+	survey_on(dir);
 	snprintf(rec, sizeof rec, "%s/%ld.rec", dir, (long)getpid());
 	snprintf(want, sizeof want, "%ld.rec ", (long)getpid());
 
@@ -731,17 +756,8 @@ static void test_survey_record_ways(void **state)
 	record_keys(rec, k3, sizeof k3);
 	assert_string_equal(k1, k3);
 
-	for (i = 0; i < fp_nmitigations; i++) {
-		const struct fp_survey *sv = fp_mitigations[i]->survey;
-
-		for (k = 0; sv && k < sv->n; k++)
-			atomic_store(&sv->c[k], 0);
-	}
-	fp_cfg.survey = false;
-	atomic_store(&fp_sv.owner, 0);
 	close(in);
-	snprintf(rec, sizeof rec, "rm -rf '%s'", dir);
-	assert_int_equal(system(rec), 0);
+	survey_off(dir);
 }
 
 /* A first record whose write fails (a file-size limit below its length)
@@ -751,21 +767,11 @@ static void test_survey_record_failed(void **state)
 {
 	char dir[] = "/tmp/fp-test-XXXXXX", rec[PATH_MAX], other[PATH_MAX], names[512], buf[64];
 	struct rlimit old, lim;
-	size_t i;
-	unsigned k;
 	int dfd, fd, rd;
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
-	snprintf(fp_cfg.survey_dir, PATH_MAX, "%s", dir);
-	fp_cfg.survey = true;
-	atomic_store(&fp_sv.owner, (long)getpid());
-	for (i = 0; i < fp_nmitigations; i++) {
-		const struct fp_survey *sv = fp_mitigations[i]->survey;
-
-		for (k = 0; sv && k < sv->n; k++)
-			atomic_store(&sv->c[k], 1000000000000ul + k);
-	}
+	survey_on(dir);
 	/* Past the limit: 100 of some 1,500 bytes written, then EFBIG. */
 	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
 	lim = old;
@@ -803,16 +809,7 @@ static void test_survey_record_failed(void **state)
 	assert_string_equal(names, "");
 	close(dfd);
 
-	for (i = 0; i < fp_nmitigations; i++) {
-		const struct fp_survey *sv = fp_mitigations[i]->survey;
-
-		for (k = 0; sv && k < sv->n; k++)
-			atomic_store(&sv->c[k], 0);
-	}
-	fp_cfg.survey = false;
-	atomic_store(&fp_sv.owner, 0);
-	snprintf(rec, sizeof rec, "rm -rf '%s'", dir);
-	assert_int_equal(system(rec), 0);
+	survey_off(dir);
 }
 
 /* line's first fields are want's, whole: the line ends there or goes on
