@@ -114,12 +114,9 @@ same "readlink: /proc as usual" plain readlink
 
 # ---- mount namespaces: root and unshare -m --------------------------------------
 NS=
-if [ "$(id -u)" -ne 0 ]; then
-	skip "mount namespaces" "not root: unshare -m and mount need it"
-elif ! command -v unshare >/dev/null 2>&1; then
-	skip "mount namespaces" "unshare not installed (Debian: util-linux)"
-elif ! unshare -m sh -c 'mount -t tmpfs none /mnt' >/dev/null 2>&1; then
-	skip "mount namespaces" "unshare -m or mount refused here ($(unshare -m true 2>&1 | head -n 1))"
+why=$(ns_refused 'mount -t tmpfs none /mnt')
+if [ -n "$why" ]; then
+	skip "mount namespaces" "$why"
 else
 	NS=yes
 fi

@@ -252,6 +252,19 @@ for_each_awk() {
 	done
 }
 
+# ns_refused SCRIPT: why a private mount namespace in which the sh
+# script SCRIPT succeeds (a mount in it) cannot be had here; nothing when
+# it can.
+ns_refused() {
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "not root: unshare -m and mount need it"
+	elif ! command -v unshare >/dev/null 2>&1; then
+		echo "unshare not installed (Debian: util-linux)"
+	elif ! unshare -m sh -c "$1" >/dev/null 2>&1; then
+		echo "unshare -m or mount refused here ($(unshare -m true 2>&1 | head -n 1))"
+	fi
+}
+
 finish() {
 	echo "$T_PASSED passed, $T_FAILED failed, $T_SKIPPED skipped"
 	[ "$T_FAILED" -eq 0 ]

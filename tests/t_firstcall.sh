@@ -224,12 +224,9 @@ else
 	skip "early: the loader's order of constructors" "no LD_DEBUG=files here (musl: named first, as musl initialises preloads in order)"
 fi
 places="late/proc early/proc"
-if [ "$(id -u)" -ne 0 ]; then
-	skip "/proc hidden" "not root: unshare -m and mount need it"
-elif ! command -v unshare >/dev/null 2>&1; then
-	skip "/proc hidden" "unshare not installed (Debian: util-linux)"
-elif ! unshare -m sh -c 'mount -t tmpfs none /proc && [ ! -e /proc/self ]' >/dev/null 2>&1; then
-	skip "/proc hidden" "unshare -m or mount refused here ($(unshare -m true 2>&1 | head -n 1))"
+why=$(ns_refused 'mount -t tmpfs none /proc && [ ! -e /proc/self ]')
+if [ -n "$why" ]; then
+	skip "/proc hidden" "$why"
 else
 	# The native run itself must run there: an ASan runtime preloaded
 	# (check-sanitize) reads /proc/self/maps at its start, and exits 1.
