@@ -519,6 +519,26 @@ static inline int ur_dupfd_native(int (*real)(int, int, ...), int fd, int cmd, i
 int ur_dupfd_native(int (*real)(int, int, ...), int fd, int cmd, int lo, int r) FP_HIDDEN;
 #endif
 
+#ifdef FP_LINUX
+bool ur_pid_self(long pid) FP_HIDDEN;
+#endif
+#ifdef FP_HAVE_SYSCALL_WRAP
+/* The system calls about descriptions (ur_syscall_fd); -1 where the
+ * headers lack one, which then matches no call. */
+#  ifdef SYS_kcmp
+#    define UR_NR_KCMP ((long)SYS_kcmp)
+#  else
+#    define UR_NR_KCMP (-1L)
+#  endif
+#  ifdef SYS_pidfd_getfd
+#    define UR_NR_PIDFD_GETFD ((long)SYS_pidfd_getfd)
+#  else
+#    define UR_NR_PIDFD_GETFD (-1L)
+#  endif
+#  define UR_NR_IS(nr, NR) ((NR) >= 0 && (nr) == (NR))
+long ur_syscall_fd(long nr, long a, long b, long c, long d, long e, long f) FP_HIDDEN;
+#endif
+
 /* Before a call that changes fd's open file description or copies it
  * out of sight: a pooled one gets its own (exact mode); in reserve mode
  * it is never kept (UR_SHARED), since a close must then release what the

@@ -405,21 +405,10 @@ FP_EXPORT FILE *popen(const char *cmd, const char *how)
  * ---------------------------------------------------------------------- */
 #define UR_SOFT(rl, inf) ((rl)->rlim_cur == (inf) ? UINT64_MAX : (uint64_t)(rl)->rlim_cur)
 
-/* Limits are the process's: prlimit on any thread of it (a tid, which
- * only signal 0 tells from another process's pid) changes ours. */
-static bool ur_limit_self(pid_t pid)
-{
-	int saved = errno;
-	bool self = pid == 0 || pid == getpid() ||
-	            (pid > 0 && syscall(SYS_tgkill, (long)getpid(), (long)pid, 0L) == 0);
-
-	errno = saved;
-	return self;
-}
-
+/* Limits are the process's: prlimit on any thread of it changes ours. */
 static inline bool ur_limit_ours(int r, int res, pid_t pid, bool set)
 {
-	return fp_unlikely(r == 0 && res == RLIMIT_NOFILE && set) && ur_limit_self(pid);
+	return fp_unlikely(r == 0 && res == RLIMIT_NOFILE && set) && (pid == 0 || ur_pid_self(pid));
 }
 
 /* Reached before our initialisation may run, in a build with ASan's

@@ -161,6 +161,64 @@ static int ur_fcntl(ur_fcntl_fn real, int fd, int cmd, void *arg)
 	return r;
 }
 
+#ifdef FP_LINUX
+/* pid names this process: its own, or any thread's of it (a tid, which
+ * only signal 0 tells from another process's pid), whose descriptor table
+ * and limits are ours. */
+bool ur_pid_self(long pid)
+{
+	int saved = errno;
+	bool self = pid == (long)getpid() ||
+	            (pid > 0 && syscall(SYS_tgkill, (long)getpid(), pid, 0L) == 0);
+
+	errno = saved;
+	return self;
+}
+#endif
+
+#ifdef FP_HAVE_SYSCALL_WRAP
+/* One of our descriptors as a long argument: its state, 0 for a number
+ * that is not (or not ours to read). */
+static unsigned ur_state_of(long fd, bool ours)
+{
+	return ours && fd >= 0 && fd <= INT_MAX ? ur_state((int)fd) : 0;
+}
+
+/* The two calls about descriptions that programs make through syscall(),
+ * having no C library function of their own, take the step
+ * F_DUPFD_QUERY takes (defect 8): kcmp(KCMP_FILE) compares two
+ * descriptions, pidfd_getfd copies one.  A pooled descriptor of ours gets
+ * a description of its own first, and a number we hold is a closed one
+ * (-1: the kernel's EBADF, after its own checks of the pids and the type,
+ * as natively).  pidfd_getfd's pidfd may be another process's, which
+ * reads its own table: its target is given its own description anyway (a
+ * real open, harmless) and never replaced by -1. */
+long ur_syscall_fd(long nr, long a, long b, long c, long d, long e, long f)
+{
+	long (*real)(long, ...) = UR_REAL(syscall);
+
+	if (atomic_load_explicit(&ur_hiwater, memory_order_relaxed) != 0) {
+		if (UR_NR_IS(nr, UR_NR_KCMP) && c == 0 /* KCMP_FILE */) {
+			unsigned s1 = ur_state_of(d, ur_pid_self(a));
+			unsigned s2 = ur_state_of(e, ur_pid_self(b));
+
+			if (s1 | s2) {
+				ur_own((int)d, s1);
+				ur_own((int)e, s2);
+				d = s1 ? ur_real_fd((int)d, s1) : d;
+				e = s2 ? ur_real_fd((int)e, s2) : e;
+			}
+		} else if (UR_NR_IS(nr, UR_NR_PIDFD_GETFD)) {
+			unsigned st = ur_state_of(b, true);
+
+			if (!(st & UR_HELD))
+				ur_own((int)b, st);
+		}
+	}
+	return real(nr, a, b, c, d, e, f);
+}
+#endif
+
 /* fcntl, fcntl64 and __fcntl_time64 differ only in the real function they
  * end in. */
 static int ur_fcntl_entry(ur_fcntl_fn real, int fd, int cmd, void *arg)

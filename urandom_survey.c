@@ -297,13 +297,15 @@ static void ur_sv_syscall_getrandom(uint64_t t0, long r)
 }
 
 /*
- * syscall(2), for the survey only: PHP's random_bytes (8.2) and others
- * call getrandom through it, past our getrandom().  The small calls are
+ * syscall(2), for the survey: PHP's random_bytes (8.2) and others call
+ * getrandom through it, past our getrandom().  The small calls are
  * counted apart ("getrandom.syscall"), since --getrandom serves only
- * getrandom() and getentropy(), not these.  Every other call, and every
- * call outside survey mode, is the next syscall() with the six arguments
- * it reads itself (glibc's and musl's read six longs, whatever was
- * passed): its result and errno are the caller's as they come.
+ * getrandom() and getentropy(), not these.  kcmp and pidfd_getfd, which
+ * have no C library function, are the pool's (ur_syscall_fd).  Every
+ * other call, and every call outside survey mode, is the next syscall()
+ * with the six arguments it reads itself (glibc's and musl's read six
+ * longs, whatever was passed): its result and errno are the caller's as
+ * they come.
  */
 #undef syscall
 /* Six longs read also past what the caller passed, as libc reads them:
@@ -326,6 +328,8 @@ FP_EXPORT __attribute__((no_sanitize_address)) long syscall(long nr, ...)
 		UR_SV_TIMED(r, UR_REAL(syscall)(nr, a, b, c, d, e, f), ur_sv_syscall_getrandom, r);
 		return r;
 	}
+	if (fp_unlikely(UR_NR_IS(nr, UR_NR_KCMP) || UR_NR_IS(nr, UR_NR_PIDFD_GETFD)))
+		return ur_syscall_fd(nr, a, b, c, d, e, f);
 	return UR_REAL(syscall)(nr, a, b, c, d, e, f);
 }
 #endif

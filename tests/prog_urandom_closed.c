@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/kcmp.h>
 #include <linux/random.h>
 #include <poll.h>
 #include <pthread.h>
@@ -24,6 +25,7 @@
 #include <sys/select.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <dirent.h>
 #include <unistd.h>
@@ -137,6 +139,47 @@ static void extra(int flags)
 				odd++;
 		}
 		obs("closed numbers F_DUPFD_QUERY does not call closed", odd);
+	}
+	close(fd);
+	close(next);
+	/* kcmp(KCMP_FILE), through syscall() as programs make it (no C
+	 * library function): the same answers; and pidfd_getfd's copy of an
+	 * open shares its description with that open only (defect 8).  Fresh
+	 * opens: F_DUPFD_QUERY above gave its two descriptions of their own. */
+	fd = open("/dev/urandom", flags);
+	next = open("/dev/urandom", flags);
+	{
+		/* 1 and 2 order two kernel pointers: only "the same" is stable. */
+#define kcmp_same(a, b) ({ long k_ = syscall(SYS_kcmp, me, me, KCMP_FILE, a, b); k_ > 0 ? 1 : k_; })
+		pid_t me = getpid();
+		int d, n, odd = 0, pfd, got, third, later;
+
+		obs("kcmp two opens", kcmp_same(fd, next));
+		d = dup(fd);
+		obs("kcmp open and its dup", kcmp_same(fd, d));
+		close(d);
+		for (n = 3; n < 4096; n++)
+			if (fcntl(n, F_GETFD) < 0 && errno == EBADF &&
+			    (kcmp_same(fd, n) >= 0 || errno != EBADF))
+				odd++;
+		obs("closed numbers kcmp does not call closed", odd);
+		third = open("/dev/urandom", flags);
+		pfd = (int)syscall(SYS_pidfd_open, me, 0);
+		got = pfd < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, pfd, third, 0);
+		if (got < 0) {
+			printf("%s: pidfd_getfd: none here\n", tag);
+		} else {
+			obs("kcmp open and its pidfd_getfd copy", kcmp_same(third, got));
+			obs("F_SETFL through the copy", fcntl(got, F_SETFL, O_NONBLOCK));
+			later = open("/dev/urandom", flags);
+			obs("a later open's O_NONBLOCK", fcntl(later, F_GETFL) & O_NONBLOCK);
+			obs("the open's O_NONBLOCK", (fcntl(third, F_GETFL) & O_NONBLOCK) != 0);
+			close(later);
+			close(got);
+		}
+		close(third);
+		if (pfd >= 0)
+			close(pfd);
 	}
 	close(fd);
 	close(next);
