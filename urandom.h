@@ -443,6 +443,7 @@ void ur_fd_atfork_parent(void) FP_HIDDEN;
 void ur_fd_atfork_child(void) FP_HIDDEN;
 
 /* A fresh open is tracked only if it really is the device. */
+int ur_device_of(int fd) FP_HIDDEN;
 bool ur_is_device(int fd, int dev) FP_HIDDEN;
 /* Set when the device could not be opened as a hidden descriptor (not the
  * device, as in a chroot, or no number above the limit): opens are then

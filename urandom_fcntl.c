@@ -33,6 +33,24 @@ static bool ur_sets_record_lock(int cmd)
 	return false;
 }
 
+/* Reserve mode: a record lock taken on the device through a descriptor we
+ * do not track (an O_RDWR open, a duplicate of one, one received) is the
+ * process's as much as one taken through a pooled open, and a close kept
+ * in reserve must then drop it as a real close does (ur_close; fd_fuzz's
+ * defect 12).  One fstat per lock taken, in reserve mode only, until the
+ * first on the device; lockf and raw system calls stay out of sight. */
+static void ur_note_lock(int fd, int cmd, const void *arg, int r)
+{
+	int saved = errno;
+
+	if (r != 0 || !ur_sets_record_lock(cmd) || ((const struct flock *)arg)->l_type == F_UNLCK ||
+	    atomic_load_explicit(&ur_plocked, memory_order_relaxed))
+		return;
+	if (ur_device_of(fd) >= 0)
+		atomic_store_explicit(&ur_plocked, true, memory_order_relaxed);
+	errno = saved;
+}
+
 static bool ur_changes_ofd(int cmd)
 {
 	switch (cmd) {
@@ -103,6 +121,8 @@ static int ur_fcntl(ur_fcntl_fn real, int fd, int cmd, void *arg)
 
 	if (fp_likely(!st)) {
 		r = real(fd, cmd, arg);
+		if (ur_mode == UR_MODE_RESERVE)
+			ur_note_lock(fd, cmd, arg, r);
 		if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) {
 			if (r < 0 && ur_give_back(errno))
 				r = real(fd, cmd, arg);
@@ -223,8 +243,15 @@ long ur_syscall_fd(long nr, long a, long b, long c, long d, long e, long f)
  * end in. */
 static int ur_fcntl_entry(ur_fcntl_fn real, int fd, int cmd, void *arg)
 {
-	if (fp_likely(atomic_load_explicit(&ur_hiwater, memory_order_relaxed) == 0))
-		return real(fd, cmd, arg);
+	int r;
+
+	if (fp_likely(atomic_load_explicit(&ur_hiwater, memory_order_relaxed) == 0)) {
+		if (fp_likely(ur_mode != UR_MODE_RESERVE))
+			return real(fd, cmd, arg);
+		r = real(fd, cmd, arg);
+		ur_note_lock(fd, cmd, arg, r);
+		return r;
+	}
 	return ur_fcntl(real, fd, cmd, arg);
 }
 

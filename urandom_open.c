@@ -84,19 +84,30 @@ int ur_match(const char *path, int flags)
 
 /* A fresh open is tracked only if it really is the device (not a file put
  * there in a chroot or a container). */
-bool ur_is_device(int fd, int dev)
+/* Which device fd is: UR_DEV_URANDOM, UR_DEV_RANDOM, UR_NDEV for a
+ * character device that may be either (illumos: no numbers to tell), or
+ * -1.  One fstat. */
+int ur_device_of(int fd)
 {
 	struct stat st;
 
 	ur_count(SYSCALLS);
 	if (fp_fstat(fd, &st) != 0 || !S_ISCHR(st.st_mode))
-		return false;
+		return -1;
 #ifdef FP_LINUX
-	return st.st_rdev == makedev(1, dev == UR_DEV_RANDOM ? 8 : 9);
+	if (st.st_rdev == makedev(1, 9))
+		return UR_DEV_URANDOM;
+	return st.st_rdev == makedev(1, 8) ? UR_DEV_RANDOM : -1;
 #else
-	(void)dev;
-	return true;
+	return UR_NDEV;
 #endif
+}
+
+bool ur_is_device(int fd, int dev)
+{
+	int d = ur_device_of(fd);
+
+	return d == dev || d == UR_NDEV;
 }
 
 static unsigned ur_open_bits(int dev, int flags)

@@ -484,12 +484,39 @@ static int test_locks(void)
 	return 0;
 }
 
+/* A write lock through a read-write open (never pooled) and its dup, then
+ * a pooled open closed: the same rule (fuzzer's defect 12).  A process of
+ * its own: no lock through a pooled open came first. */
+static int test_locks_rw(void)
+{
+	struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	struct flock q = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	int a, b;
+
+	{
+		int w = open(DEV, O_RDWR), d = dup(w);
+
+		a = open(DEV, O_RDONLY);
+		obs("F_SETLK F_WRLCK through a read-write open's dup", fcntl(d, F_SETLK, &l), errno);
+		obs("close a read-only open", close(a), errno);
+		b = open(DEV, O_RDONLY);
+		obs("F_OFD_GETLK F_WRLCK on another", fcntl(b, F_OFD_GETLK, &q), errno);
+		printf("a write lock left after the close: %s\n", q.l_type == F_UNLCK ? "none" : "yes");
+		close(b);
+		close(d);
+		close(w);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "exec-child") == 0)
 		return count_device_fds();
 	if (argc > 1 && strcmp(argv[1], "locks") == 0)
 		return test_locks();
+	if (argc > 1 && strcmp(argv[1], "locks-rw") == 0)
+		return test_locks_rw();
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	test_open_forms();
 	test_reads();
