@@ -191,9 +191,14 @@ extern char **environ; /* POSIX: no header need declare it (illumos' do not) */
 
 FP_STARTUP_TEXT char *fp_env_get(const char *name)
 {
-	char **e;
+	char **e = environ;
 
-	for (e = environ; e && *e; e++) {
+	/* NULL before the C library's initialisation (fp_kernel_environ),
+	 * or after the program's clearenv(), which leaves none to read. */
+	if (fp_unlikely(!e) && atomic_load_explicit(&fp_init_state, memory_order_relaxed) !=
+	                               FP_INIT_DONE)
+		e = fp_kernel_environ();
+	for (; e && *e; e++) {
 		const char *a = name, *b = *e;
 
 		while (*a && *a == *b)

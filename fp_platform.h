@@ -178,6 +178,20 @@ int __register_atfork(void (*prepare)(void), void (*parent)(void), void (*child)
 #else
 #  define fp_atfork(p, a, c) pthread_atfork((p), (a), (c))
 #endif
+/* The environment before the C library's own initialisation set environ
+ * (fp_env_get): a program's .preinit_array (ASan's runtime, and others
+ * that start before any library) can make the call that initialises us
+ * then.  glibc's loader exports where the kernel's stack began: argc,
+ * argv[], NULL, envp[].  Elsewhere environ is the only answer. */
+#if defined(__GLIBC__) && defined(FP_LINUX)
+extern void *__libc_stack_end __attribute__((weak));
+#  define fp_kernel_environ()                                                 \
+	(&__libc_stack_end && __libc_stack_end                                \
+	         ? (char **)((long *)__libc_stack_end + 1) + *(long *)__libc_stack_end + 1 \
+	         : NULL)
+#else
+#  define fp_kernel_environ() ((char **)NULL)
+#endif
 /* Data written by one thread and read by others on every call gets a line
  * of its own. */
 #define FP_CACHELINE 64
