@@ -367,9 +367,11 @@ bool ur_untrack(int fd) FP_HIDDEN;
 void ur_update(int fd, unsigned clear, unsigned set) FP_HIDDEN;
 void ur_track_new(int fd, unsigned st, unsigned g) FP_HIDDEN;
 bool ur_give_back(int err) FP_HIDDEN;
-/* A thread is about to get a descriptor table of its own: tracking stops
- * for the process (ur_split, urandom_fd.c). */
-void ur_split(void) FP_HIDDEN;
+/* A thread is about to get a descriptor table of its own, or the program
+ * to take a record lock on the device: tracking stops for the process
+ * (ur_split, urandom_fd.c); why, for the stats line. */
+void ur_split(const char *why) FP_HIDDEN;
+const char *ur_split_reason(void) FP_HIDDEN;
 
 /* A fresh number from the kernel cannot be ours: it was closed in a way we
  * did not see (a raw system call).  Forget the stale state. */

@@ -71,9 +71,9 @@ static bool ur_changes_ofd(int cmd)
 #endif
 		return true;
 	}
-	/* A record lock is the process's, but /proc/self/fdinfo lists it
-	 * under the description it was taken through (fd_fuzz's defect 12). */
-	return ur_sets_record_lock(cmd);
+	/* A record lock is the process's (ur_fcntl), its removal changes no
+	 * description. */
+	return false;
 }
 
 /* fcntl(F_DUP2FD[_CLOEXEC]) (illumos, FreeBSD) is dup2 (dup3) by another
@@ -135,6 +135,18 @@ static int ur_fcntl(ur_fcntl_fn real, int fd, int cmd, void *arg)
 	/* The reserve and the hidden descriptors are closed to the program. */
 	if (st & UR_HELD)
 		return real(-1, cmd, arg);
+	/* A record lock is the process's, on the device, and any close of a
+	 * description of the device drops it (fcntl(2)).  From the first one
+	 * on, nothing of ours may close one behind the program's back (a
+	 * copy-on-write's replaced description, a retired hidden descriptor,
+	 * a reserve given back or kept): the pool stops for the process, as
+	 * for a table of its own (ur_split), before the lock is taken.  Then
+	 * every descriptor of the device is the program's own, as natively
+	 * (fd_fuzz's defect 12). */
+	if (fp_unlikely(ur_sets_record_lock(cmd)) && ((const struct flock *)arg)->l_type != F_UNLCK) {
+		ur_split("a record lock on the device");
+		return real(fd, cmd, arg);
+	}
 	/* A pooled description gets one of its own before it changes or is
 	 * copied (ur_cow). */
 	if (ur_changes_ofd(cmd) || cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)
@@ -173,9 +185,6 @@ static int ur_fcntl(ur_fcntl_fn real, int fd, int cmd, void *arg)
 		ur_update(fd, UR_NONBLOCK, ((uintptr_t)arg & O_NONBLOCK) ? UR_NONBLOCK : 0);
 		break;
 	default:
-		/* l_type leads struct flock and struct flock64 alike. */
-		if (ur_sets_record_lock(cmd) && ((const struct flock *)arg)->l_type != F_UNLCK)
-			atomic_store_explicit(&ur_plocked, true, memory_order_relaxed);
 		break;
 	}
 	return r;

@@ -177,6 +177,7 @@ bool ur_give_back(int err)
 
 /*
  * One record of which numbers are the device's serves one descriptor table.
+ * (A record lock on the device ends the pooling the same way: ur_fcntl.)
  * A thread that takes a table of its own (unshare(CLONE_FILES),
  * close_range's CLOSE_RANGE_UNSHARE) leaves the process with two, where a
  * number may be the device in one and the program's file in the other: a
@@ -187,8 +188,10 @@ bool ur_give_back(int err)
  * is real (ur_match).  errno is kept.
  */
 _Atomic bool ur_split_done;
+/* Why (the stats line). */
+static const char *_Atomic ur_split_why;
 
-void ur_split(void)
+void ur_split(const char *why)
 {
 	int fd, end, saved = errno;
 
@@ -198,14 +201,21 @@ void ur_split(void)
 	 * for good (fd_fuzz's defect 16).  Each gets its own first, as before
 	 * a fork. */
 	ur_cow_all();
+	atomic_store(&ur_split_why, why);
 	atomic_store(&ur_split_done, true);
 	(void)ur_give_back(EMFILE);
 	(void)ur_hidden_retire();
 	end = atomic_load(&ur_hiwater);
 	for (fd = 0; fd < end; fd++)
 		atomic_store(ur_fd(fd), 0);
-	ur_debug("a descriptor table of its own: no longer tracked");
+	ur_debug(why);
 	errno = saved;
+}
+
+/* Why pooling ended for the process, or NULL. */
+const char *ur_split_reason(void)
+{
+	return atomic_load(&ur_split_done) ? atomic_load(&ur_split_why) : NULL;
 }
 
 /* Every descriptor tracked at a fork is shared with the child's copy from

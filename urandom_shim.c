@@ -265,7 +265,7 @@ FP_EXPORT int close_range(unsigned lo, unsigned hi, int flags)
 
 #ifdef CLOSE_RANGE_UNSHARE
 	if (fp_unlikely(flags & CLOSE_RANGE_UNSHARE) && fp_enabled(FP_BIT(urandom)))
-		ur_split();
+		ur_split("a descriptor table of its own");
 #endif
 
 	/* A flag the kernel refuses (EINVAL) closes nothing: nothing is
@@ -457,11 +457,14 @@ FP_STARTUP_TEXT static bool ur_load(fp_getenv_fn get)
 
 /* "<n> opens, <n> reads, <n> getrandom[ (off)], <n> syscalls, <n> refills,
  * <n> slice fills, source vdso|kernel|reservoir, mode exact|reserve[,
- * cloexec dups F_DUPFD+F_SETFD][, getrandom refused (ENOSYS|EPERM)]" (the
- * first where the kernel refused F_DUPFD_CLOEXEC, urandom_cloexec.c; the
- * second where a filter refused getrandom, which made the source kernel) */
+ * cloexec dups F_DUPFD+F_SETFD][, getrandom refused (ENOSYS|EPERM)]
+ * [, pooling ended: WHY]" (the first where the kernel refused
+ * F_DUPFD_CLOEXEC, urandom_cloexec.c; the second where a filter refused
+ * getrandom, which made the source kernel; the third after ur_split) */
 static void ur_stats(struct fp_buf *b, const unsigned long *c)
 {
+	const char *why;
+
 	fp_buf_ulong(b, c[UR_C_OPENS]);
 	fp_buf_str(b, " opens, ");
 	fp_buf_ulong(b, c[UR_C_READS]);
@@ -481,10 +484,13 @@ static void ur_stats(struct fp_buf *b, const unsigned long *c)
 	if (ur_refused)
 		fp_buf_str(b, ur_refused == EPERM ? ", getrandom refused (EPERM)"
 		                                  : ", getrandom refused (ENOSYS)");
+	if ((why = ur_split_reason()) != NULL) {
+		fp_buf_str(b, ", pooling ended: ");
+		fp_buf_str(b, why);
+	}
 #ifdef FP_LINUX
 	/* Exact mode without a hidden descriptor: real opens, and why. */
-	const char *why = atomic_load(&ur_hidden_why);
-
+	why = atomic_load(&ur_hidden_why);
 	if (why && ur_mode == UR_MODE_EXACT && atomic_load(&ur_hidden_bad[UR_DEV_URANDOM])) {
 		fp_buf_str(b, ", opens real: ");
 		fp_buf_str(b, why);
@@ -519,7 +525,7 @@ static void ur_unsharing(int flags)
 {
 #ifdef FP_LINUX
 	if (fp_unlikely(flags & CLONE_FILES) && fp_enabled(FP_BIT(urandom)))
-		ur_split();
+		ur_split("a descriptor table of its own");
 #else
 	(void)flags;
 #endif
