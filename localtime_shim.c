@@ -268,11 +268,14 @@ FP_STARTUP_TEXT static void lt_init(void)
 #ifdef LT_GLIBC
 	if (fp_env_get("TZ"))
 		lt_state = LT_KEPT;
-	else if (!lt_alone())
-		/* Initialised after threads were made (fastpath.so dlopen()ed
-		 * into a running program): another thread's getenv or setenv
-		 * could be reading environ, under the C library's lock that we
-		 * cannot take.  Left alone. */
+	else if (!environ || !lt_alone())
+		/* Before the C library's own initialisation (a call from a
+		 * program's .preinit_array: fp_env_get), which then makes
+		 * environ the kernel's array: a TZ added now would be lost.
+		 * Or after threads were made (fastpath.so dlopen()ed into a
+		 * running program): another thread's getenv or setenv could be
+		 * reading environ, under the C library's lock that we cannot
+		 * take.  Left alone. */
 		lt_state = LT_FAILED;
 	else if (!lt_zone_name(lt_var + 3, sizeof lt_var - 3))
 		lt_state = LT_UNNAMED;

@@ -16,6 +16,10 @@
  *             so that it runs before fastpath.so's own (the loader
  *             initialises the later preload first); the lines then end
  *             in " early"
+ *   all preinit
+ *             the same from this program's .preinit_array, before any
+ *             object's initialisation, the C library's too (environ is
+ *             still NULL); the lines end in " early"
  *   one NAME  that entry alone, in this process
  *   exit      nothing (what the spawn entries start)
  *
@@ -1672,14 +1676,12 @@ static int one(const struct fc_entry *e)
 	return 0;
 }
 
-/* "all early": called by tests/libfirstcall_early.so's constructor,
- * before main and before fastpath.so's constructor.  FC_EARLY=NAME:PID
- * names the entry for this process alone: the children the spawn
- * entries start inherit it and must not call it again. */
-__attribute__((visibility("default"))) void fc_early(void);
-void fc_early(void)
+/* The entry V ("NAME:PID") names, made here if PID is this process: the
+ * children the spawn entries start inherit the variable and must not
+ * make the call again. */
+static void fc_named(const char *v)
 {
-	const char *v = getenv("FC_EARLY"), *colon;
+	const char *colon;
 	size_t i, n;
 
 	if (!v || !(colon = strrchr(v, ':')) || atol(colon + 1) != (long)getpid())
@@ -1696,6 +1698,31 @@ void fc_early(void)
 		}
 }
 
+/* "all early": called by tests/libfirstcall_early.so's constructor,
+ * before main and before fastpath.so's constructor; FC_EARLY=NAME:PID. */
+__attribute__((visibility("default"))) void fc_early(void);
+void fc_early(void)
+{
+	fc_named(getenv("FC_EARLY"));
+}
+
+/* "all preinit": from this program's .preinit_array, which glibc runs
+ * before any object's initialisation, the C library's own included:
+ * environ is still NULL, so FC_PREINIT=NAME:PID is read from the envp
+ * glibc passes (ASan's runtime starts from there). */
+static void fc_preinit(int argc, char **argv, char **envp)
+{
+	(void)argc;
+	(void)argv;
+	for (; envp && *envp; envp++)
+		if (strncmp(*envp, "FC_PREINIT=", 11) == 0) {
+			fc_named(*envp + 11);
+			return;
+		}
+}
+__attribute__((section(".preinit_array"), used)) static void (*const fc_preinit_at)(int, char **, char **) =
+	fc_preinit;
+
 /* The environment this process was started with, for the entries'
  * processes: the kernel's array, which follows argv on the stack and
  * which no setenv changes (a preload that changes environ at start-up,
@@ -1707,7 +1734,7 @@ static char **fc_env0;
 /* Each entry in a process of its own, this program re-executed: its
  * output is read to the end (a daemon's child writes it), then its
  * status is looked at.  Nothing of the table is called here first. */
-static int all(bool early)
+static int all(const char *early)
 {
 	static char *envx[4096 + 2], var[256];
 	char **env = fc_env0;
@@ -1735,7 +1762,7 @@ static int all(bool early)
 
 			dup2(p[1], 1);
 			if (early) {
-				snprintf(var, sizeof var, "FC_EARLY=%s:%ld", table[i].name, (long)getpid());
+				snprintf(var, sizeof var, "%s=%s:%ld", early, table[i].name, (long)getpid());
 				envx[nenv] = var;
 				env = envx;
 			}
@@ -1777,9 +1804,11 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc == 2 && strcmp(argv[1], "all") == 0)
-		return all(false);
+		return all(NULL);
 	if (argc == 3 && strcmp(argv[1], "all") == 0 && strcmp(argv[2], "early") == 0)
-		return all(true);
+		return all("FC_EARLY");
+	if (argc == 3 && strcmp(argv[1], "all") == 0 && strcmp(argv[2], "preinit") == 0)
+		return all("FC_PREINIT");
 	if (argc == 2 && strcmp(argv[1], "exit") == 0)
 		return 0;
 	if (argc == 3 && strcmp(argv[1], "one") == 0) {
@@ -1791,7 +1820,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "prog_firstcall: no entry %s\n", argv[2]);
 		return 2;
 	}
-	fprintf(stderr, "usage: prog_firstcall list | all [early] | one NAME\n");
+	fprintf(stderr, "usage: prog_firstcall list | all [early|preinit] | one NAME\n");
 	return 2;
 }
 #endif /* __linux__ */

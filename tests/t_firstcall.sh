@@ -15,14 +15,19 @@
 # one defect of each kind (tests/libfirstcall_liar.c) must be caught.
 # A known difference is a skip that names it (KNOWN below), never a pass.
 #
-# Each run is made in four places: each call after our constructor
-# (late) and before it (early: from tests/libfirstcall_early.so's
+# Each run is made in six places: each call after our constructor
+# (late), before it (early: from tests/libfirstcall_early.so's
 # constructor, preloaded after ours, which the loader initialises first:
 # the call then initialises fastpath inside itself, as a library
-# constructor's does), each with /proc and, where this machine can hide
-# it (root, unshare -m), with a tmpfs over /proc: what initialisation
-# reads there fails, and must leave nothing behind either.  The errno a
-# review found leaking (2041056) is the kind these places generate.
+# constructor's does), and before the C library's own initialisation
+# (preinit: from the program's .preinit_array, where ASan's runtime
+# starts; environ is still NULL), each with /proc and, where this machine
+# can hide it (root, unshare -m), with a tmpfs over /proc: what
+# initialisation reads there fails, and must leave nothing behind either.
+# The errno a review found leaking (2041056) is the kind these places
+# generate.  In every place the settings must reach every process: the
+# summary file gets a line from each entry's (an ASan program under
+# libasan.so:fastpath.so read none, 628672c).
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -223,7 +228,7 @@ else
 	EARLY_FIRST=yes
 	skip "early: the loader's order of constructors" "no LD_DEBUG=files here (musl: named first, as musl initialises preloads in order)"
 fi
-places="late/proc early/proc"
+places="late/proc early/proc preinit/proc"
 why=$(ns_refused 'mount -t tmpfs none /proc && [ ! -e /proc/self ]')
 if [ -n "$why" ]; then
 	skip "/proc hidden" "$why"
@@ -232,7 +237,7 @@ else
 	# (check-sanitize) reads /proc/self/maps at its start, and exits 1.
 	PLACE=noproc
 	if native "$P" exit >"$T_TMP/np" 2>&1; then
-		places="$places late/noproc early/noproc"
+		places="$places late/noproc early/noproc preinit/noproc"
 	else
 		skip "/proc hidden" "natively, with ${OTHERS:-nothing} preloaded, prog_firstcall does not run with /proc hidden: $(head -c 200 "$T_TMP/np" | tr '\n' ' ')"
 	fi
@@ -242,7 +247,7 @@ fi
 for place in $places; do
 	MODE=${place%/*} PLACE=${place#*/}
 	early=
-	[ "$MODE" = early ] && early=early
+	[ "$MODE" = late ] || early=$MODE
 	# shellcheck disable=SC2086 # $early: a word or none
 	native "$P" all $early >"$T_TMP/native" 2>"$T_TMP/native.err"
 	precond "[$place] prog_firstcall all runs natively" [ $? -eq 0 ]
@@ -254,7 +259,7 @@ for place in $places; do
 	# may clear dlerror natively (libeatmydata looks its functions up at
 	# their first call): that place has no oracle, and is a skip.
 	bad=$(grep -v " skipped: " "$T_TMP/native" | grep -v "dlerror=kept env=same${early:+ early}\$")
-	if [ -n "$bad" ] && [ -n "$OTHERS" ] && [ "$MODE" = early ]; then
+	if [ -n "$bad" ] && [ -n "$OTHERS" ] && [ "$MODE" != late ]; then
 		skip "[$place] first calls before the constructors" \
 			"natively, with $OTHERS preloaded, they do not keep dlerror and the environment: $(echo "$bad" | head -n 2 | tr '\n' ' ')"
 		continue
@@ -267,9 +272,15 @@ for place in $places; do
 	while IFS= read -r s; do
 		set --
 		[ "$s" = defaults ] || set -- "$s"
+		rm -f "$T_TMP/stats"
 		# shellcheck disable=SC2086 # $early: a word or none
 		preloaded "$@" "$P" all $early >"$T_TMP/run" 2>"$T_TMP/run.err"
 		compare "$place:${s%%=/*}" "$T_TMP/run"
+		case $s in FASTPATH_STATS=*)
+			lines=$(cat "$T_TMP/stats" 2>/dev/null | wc -l)
+			check "[$place] the summary file has a line from each of the $ran entries' processes (got $lines)" \
+				[ "$lines" -ge "$ran" ] ;;
+		esac
 	done <<EOF
 $settings
 EOF
