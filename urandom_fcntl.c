@@ -142,8 +142,10 @@ static int ur_fcntl(ur_fcntl_fn real, int fd, int cmd, void *arg)
 	 * a reserve given back or kept): the pool stops for the process, as
 	 * for a table of its own (ur_split), before the lock is taken.  Then
 	 * every descriptor of the device is the program's own, as natively
-	 * (fd_fuzz's defect 12). */
-	if (fp_unlikely(ur_sets_record_lock(cmd)) && ((const struct flock *)arg)->l_type != F_UNLCK) {
+	 * (fd_fuzz's defect 12).  Any such request, F_UNLCK too: its struct
+	 * is the program's to get wrong (the kernel's EFAULT), not ours to
+	 * read first. */
+	if (fp_unlikely(ur_sets_record_lock(cmd))) {
 		ur_split("a record lock on the device");
 		return real(fd, cmd, arg);
 	}
@@ -213,6 +215,12 @@ static unsigned ur_state_of(long fd, bool ours)
 	return ours && fd >= 0 && fd <= INT_MAX ? ur_state((int)fd) : 0;
 }
 
+/* pidfd_getfd's descriptor is an int to the kernel: the low 32 bits. */
+static unsigned ur_state_of_int(long fd)
+{
+	return ur_state((int)fd);
+}
+
 /* The two calls about descriptions that programs make through syscall(),
  * having no C library function of their own, take the step
  * F_DUPFD_QUERY takes (defect 8): kcmp(KCMP_FILE) compares two
@@ -227,7 +235,7 @@ long ur_syscall_fd(long nr, long a, long b, long c, long d, long e, long f)
 	long (*real)(long, ...) = UR_REAL(syscall);
 
 	if (atomic_load_explicit(&ur_hiwater, memory_order_relaxed) != 0) {
-		if (UR_NR_IS(nr, UR_NR_KCMP) && c == 0 /* KCMP_FILE */) {
+		if (UR_NR_IS(nr, UR_NR_KCMP) && (int)c == 0 /* KCMP_FILE, an int */) {
 			unsigned s1 = ur_state_of(d, ur_pid_self(a));
 			unsigned s2 = ur_state_of(e, ur_pid_self(b));
 
@@ -238,7 +246,7 @@ long ur_syscall_fd(long nr, long a, long b, long c, long d, long e, long f)
 				e = s2 ? ur_real_fd((int)e, s2) : e;
 			}
 		} else if (UR_NR_IS(nr, UR_NR_PIDFD_GETFD)) {
-			unsigned st = ur_state_of(b, true);
+			unsigned st = ur_state_of_int(b);
 
 			if (!(st & UR_HELD))
 				ur_own((int)b, st);

