@@ -201,7 +201,16 @@ void ur_split(const char *why)
 	 * for good (fd_fuzz's defect 16).  Each gets its own first, as before
 	 * a fork. */
 	ur_cow_all();
-	atomic_store(&ur_split_why, why);
+	/* Another thread's copies under way (a fork's) land first: a number
+	 * it claimed is not in our scan, and its dup3 would close a
+	 * description of the device after we return. */
+	ur_cow_settle();
+	{
+		const char *none = NULL;
+
+		/* The first reason stays. */
+		(void)atomic_compare_exchange_strong(&ur_split_why, &none, why);
+	}
 	atomic_store(&ur_split_done, true);
 	(void)ur_give_back(EMFILE);
 	(void)ur_hidden_retire();

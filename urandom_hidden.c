@@ -305,6 +305,11 @@ bool ur_hidden_make(int dev, const char *path, uint64_t w)
 	int lo, fd, saved = errno, flags = O_RDONLY | O_CLOEXEC;
 	unsigned gen = 0;
 
+	/* Pooling ended (ur_split) after this open's ur_match: a hidden
+	 * descriptor made now would be closed later (lo at once, the copy
+	 * at a fork), dropping a record lock the program took meanwhile. */
+	if (atomic_load_explicit(&ur_split_done, memory_order_acquire))
+		return false;
 	/* No exec or fork until lo is closed and the copy close-on-exec;
 	 * on Linux no fork until the copy is recorded either. */
 #ifdef FP_LINUX

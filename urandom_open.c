@@ -318,7 +318,11 @@ int ur_close(int fd, unsigned st)
 		errno = EBADF;
 		return -1;
 	}
+	/* Never kept once pooling ended (ur_split): an open that was under
+	 * way then may have recorded its number after the split forgot the
+	 * rest, and a record lock may have been taken since. */
 	if (ur_mode == UR_MODE_RESERVE && fd > 2 && !(st & UR_SHARED) &&
+	    !atomic_load_explicit(&ur_split_done, memory_order_relaxed) &&
 	    (slot = ur_slot_free(dev)) >= 0) {
 		unsigned char was = (unsigned char)st;
 
