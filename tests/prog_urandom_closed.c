@@ -164,8 +164,12 @@ static void extra(int flags)
 				odd++;
 		obs("closed numbers kcmp does not call closed", odd);
 		third = open("/dev/urandom", flags);
+#if defined(SYS_pidfd_open) && defined(SYS_pidfd_getfd)
 		pfd = (int)syscall(SYS_pidfd_open, me, 0);
 		got = pfd < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, pfd, third, 0);
+#else
+		pfd = got = -1; /* headers older than Linux 5.6 */
+#endif
 		if (got < 0) {
 			printf("%s: pidfd_getfd: none here\n", tag);
 		} else {
