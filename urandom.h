@@ -254,11 +254,6 @@ extern struct ur_res ur_reserve[UR_NRES] FP_HIDDEN;
  * the child's), and counts them: a number made ours meanwhile may have been
  * copied into the child (ur_track_new). */
 extern _Atomic unsigned ur_forks FP_HIDDEN;
-/* The program has taken a POSIX record lock through a pooled descriptor:
- * a close that reserve mode keeps then drops the process's record locks on
- * the device, as a real close does (ur_close). */
-extern _Atomic bool ur_plocked FP_HIDDEN;
-
 /* The states and the reserve slots are changed by locked read-modify-
  * writes where the process has threads.  While it has one, only its own
  * signal handlers can come between two of its instructions: each change

@@ -35,19 +35,19 @@ static bool ur_sets_record_lock(int cmd)
 
 /* Reserve mode: a record lock taken on the device through a descriptor we
  * do not track (an O_RDWR open, a duplicate of one, one received) is the
- * process's as much as one taken through a pooled open, and a close kept
- * in reserve must then drop it as a real close does (ur_close; fd_fuzz's
- * defect 12).  One fstat per lock taken, in reserve mode only, until the
- * first on the device; lockf and raw system calls stay out of sight. */
-static void ur_note_lock(int fd, int cmd, const void *arg, int r)
+ * process's as much as one taken through a pooled open, and any close of
+ * ours (a kept one, a reserve given back, exec's) would then drop it where
+ * natively nothing does: so pooling ends first, as for a pooled one
+ * (ur_fcntl, fd_fuzz's defect 12).  One fstat per lock request, in
+ * reserve mode only, until then; lockf and raw system calls stay out of
+ * sight.  The struct is not read: it is the program's to get wrong. */
+static void ur_lock_untracked(int fd, int cmd)
 {
 	int saved = errno;
 
-	if (r != 0 || !ur_sets_record_lock(cmd) || ((const struct flock *)arg)->l_type == F_UNLCK ||
-	    atomic_load_explicit(&ur_plocked, memory_order_relaxed))
-		return;
-	if (ur_device_of(fd) >= 0)
-		atomic_store_explicit(&ur_plocked, true, memory_order_relaxed);
+	if (ur_sets_record_lock(cmd) && !atomic_load_explicit(&ur_split_done, memory_order_relaxed) &&
+	    ur_device_of(fd) >= 0)
+		ur_split("a record lock on the device");
 	errno = saved;
 }
 
@@ -120,9 +120,9 @@ static int ur_fcntl(ur_fcntl_fn real, int fd, int cmd, void *arg)
 #endif
 
 	if (fp_likely(!st)) {
-		r = real(fd, cmd, arg);
 		if (ur_mode == UR_MODE_RESERVE)
-			ur_note_lock(fd, cmd, arg, r);
+			ur_lock_untracked(fd, cmd);
+		r = real(fd, cmd, arg);
 		if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) {
 			if (r < 0 && ur_give_back(errno))
 				r = real(fd, cmd, arg);
@@ -260,14 +260,10 @@ long ur_syscall_fd(long nr, long a, long b, long c, long d, long e, long f)
  * end in. */
 static int ur_fcntl_entry(ur_fcntl_fn real, int fd, int cmd, void *arg)
 {
-	int r;
-
 	if (fp_likely(atomic_load_explicit(&ur_hiwater, memory_order_relaxed) == 0)) {
-		if (fp_likely(ur_mode != UR_MODE_RESERVE))
-			return real(fd, cmd, arg);
-		r = real(fd, cmd, arg);
-		ur_note_lock(fd, cmd, arg, r);
-		return r;
+		if (fp_unlikely(ur_mode == UR_MODE_RESERVE))
+			ur_lock_untracked(fd, cmd);
+		return real(fd, cmd, arg);
 	}
 	return ur_fcntl(real, fd, cmd, arg);
 }

@@ -193,10 +193,14 @@ static const char *_Atomic ur_split_why;
 
 void ur_split(const char *why)
 {
-	int fd, end, saved = errno;
+	int fd, end, cs, saved = errno;
 
 	if (!ur_table_ours())  /* a vfork child: its table is its own already */
 		return;
+	/* Its closes are cancellation points, and a lock request (F_SETLKW)
+	 * brings it there: cancelled halfway, the pool would be left ended
+	 * with descriptors of ours still open. */
+	(void)pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
 	/* Pooled opens share one description: forgotten, they would share it
 	 * for good (fd_fuzz's defect 16).  Each gets its own first, as before
 	 * a fork. */
@@ -218,6 +222,7 @@ void ur_split(const char *why)
 	for (fd = 0; fd < end; fd++)
 		atomic_store(ur_fd(fd), 0);
 	ur_debug(why);
+	(void)pthread_setcancelstate(cs, NULL);
 	errno = saved;
 }
 

@@ -306,8 +306,6 @@ int ur_open(int dev, const char *path, int flags)
  * close: keep one descriptor per device.  0, 1 and 2 are really closed, so
  * that close(0); open("/dev/null") still yields 0.
  * ---------------------------------------------------------------------- */
-_Atomic bool ur_plocked;
-
 int ur_close(int fd, unsigned st)
 {
 	int dev = ur_dev(st), none = -1, slot;
@@ -332,16 +330,6 @@ int ur_close(int fd, unsigned st)
 		if (ur_cell_cas(fd, &was, (unsigned char)((st & ~UR_OPEN) | UR_RESERVE)) &&
 		    ur_slot_cas(slot, &none, fd)) {
 			ur_debug("close: descriptor kept in reserve");
-			if (atomic_load_explicit(&ur_plocked, memory_order_relaxed)) {
-				/* Any close of the device drops every record lock
-				 * the process holds on it (fcntl(2)); a kept one
-				 * must too.  Only after such a lock was taken:
-				 * reserve's close is otherwise no system call. */
-				struct flock u = { .l_type = F_UNLCK, .l_whence = SEEK_SET };
-
-				ur_count(SYSCALLS);
-				(void)fp_real_urandom.r_fcntl.f(fd, F_SETLK, &u);
-			}
 			return 0;
 		}
 	}

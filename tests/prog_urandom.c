@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -524,6 +525,46 @@ static int test_locks_rw(void)
 	return 0;
 }
 
+static int test_locks_limit(void)
+{
+	struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	struct flock q = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	int b;
+
+	{
+		/* A close before the lock, and then an open at the limit:
+		 * natively nothing closes a description of the device after
+		 * the lock, so it stays (reserve mode gave its kept close back
+		 * there, and that close dropped it). */
+		struct rlimit old, low;
+		int w, c, n;
+
+		c = open(DEV, O_RDONLY);
+		close(c);
+		w = open(DEV, O_RDWR);
+		l.l_type = F_WRLCK;
+		obs("F_SETLK F_WRLCK through a read-write open", fcntl(w, F_SETLK, &l), errno);
+		getrlimit(RLIMIT_NOFILE, &old);
+		low = old;
+		low.rlim_cur = (rlim_t)w + 1;
+		for (n = 0; n < w; n++)
+			if (fcntl(n, F_GETFD) < 0)
+				low.rlim_cur = (rlim_t)n;
+		setrlimit(RLIMIT_NOFILE, &low);
+		n = open("/dev/null", O_RDONLY);  /* EMFILE natively */
+		if (n >= 0)
+			close(n);
+		setrlimit(RLIMIT_NOFILE, &old);
+		b = open(DEV, O_RDONLY);
+		q.l_type = F_WRLCK;
+		obs("F_OFD_GETLK F_WRLCK on another", fcntl(b, F_OFD_GETLK, &q), errno);
+		printf("the write lock after an open at the limit: %s\n", q.l_type == F_UNLCK ? "gone" : "kept");
+		close(b);
+		close(w);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "exec-child") == 0)
@@ -532,6 +573,8 @@ int main(int argc, char **argv)
 		return test_locks();
 	if (argc > 1 && strcmp(argv[1], "locks-rw") == 0)
 		return test_locks_rw();
+	if (argc > 1 && strcmp(argv[1], "locks-limit") == 0)
+		return test_locks_limit();
 	if (argc > 1 && strcmp(argv[1], "locks-null") == 0)
 		return test_locks_null();
 	setvbuf(stdout, NULL, _IOLBF, 0);

@@ -218,6 +218,19 @@ for m in exact reserve; do
 	fi
 done
 done
+# locks-limit: a lock through a read-write open, after a close kept in
+# reserve, and then an open at the limit, where reserve mode gives its kept
+# close back: the lock stays, as natively (the request ended the pooling
+# before it was made).  Exact mode releases it when the soft limit moves
+# the hidden descriptor: fastpath(7) documents a lock through a descriptor
+# fastpath does not pool there, so reserve mode only.
+"$P" locks-limit >"$T_TMP/ln" 2>&1
+FASTPATH_URANDOM=reserve pre "$P" locks-limit >"$T_TMP/lf" 2>&1
+if grep -q 'at the limit: kept' "$T_TMP/ln" && cmp -s "$T_TMP/ln" "$T_TMP/lf"; then
+	ok "reserve: a lock through a read-write open outlives an open at the limit, as native"
+else
+	fail "reserve: a lock through a read-write open, then an open at the limit" "$(diff "$T_TMP/ln" "$T_TMP/lf" | head)"
+fi
 
 # ---- fortified forms --------------------------------------------------------
 # (That the compiler made the program call the _2/_chk forms is checked
