@@ -654,6 +654,20 @@ static void wstatus(const char *what, int st)
  * a number is one is read by the raw system call, the same in every
  * configuration where nothing before differed.
  */
+struct lockcancel {
+	int fd;
+	struct flock fl;
+};
+
+static void *lock_cancelled(void *arg)
+{
+	struct lockcancel *lc = arg;
+
+	pthread_cancel(pthread_self());
+	fcntl(lc->fd, F_SETLKW, &lc->fl);
+	return NULL;
+}
+
 static int anon_inode(int n)
 {
 	char t[600];
@@ -1101,6 +1115,18 @@ static void run_op(const struct op *o)
 			r = fcntl(a, cmds[x % 4], NULL);
 			say(" nostruct");
 			said_ret(r, errno);
+			break;
+		}
+		if ((x >> 2) % 16 == 14) {
+			/* F_SETLKW in a thread with a cancellation pending:
+			 * acted on at the request, before any lock, and
+			 * nothing a preload does first left halfway */
+			struct lockcancel lc = { a, fl };
+			pthread_t t;
+			void *ret = NULL;
+			say(" F_SETLKW cancelled");
+			r = pthread_create(&t, NULL, lock_cancelled, &lc) == 0 && pthread_join(t, &ret) == 0;
+			say(" = %s\n", !r ? "no thread" : ret == PTHREAD_CANCELED ? "cancelled" : "returned");
 			break;
 		}
 		r = fcntl(a, cmds[x % 4], &fl);

@@ -8,9 +8,11 @@
  *   prog_urandom             the checks
  *   prog_urandom exec-child  (internal) lists the descriptors it inherited
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -565,6 +567,75 @@ static int test_locks_limit(void)
 	return 0;
 }
 
+/* Every descriptor of the device /proc/self/fd lists, at any number. */
+static int count_listed(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	while (d && (e = readdir(d)) != NULL) {
+		struct stat st;
+
+		if (e->d_name[0] != '.' && fstatat(dirfd(d), e->d_name, &st, 0) == 0 && S_ISCHR(st.st_mode) &&
+		    st.st_rdev == makedev(1, 9))
+			n++;
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* A thread cancelled in its first lock request through a pooled open
+ * (F_SETLKW is a cancellation point, acted on before the lock): what
+ * fastpath does there (the pooling ends) must not be left halfway. */
+static void *cancel_lock(void *arg)
+{
+	struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	int *fd = arg, b;
+	char x[16];
+
+	fd[0] = open(DEV, O_RDONLY);
+	b = open(DEV, O_RDONLY);
+	if (read(fd[0], x, sizeof x) != (ssize_t)sizeof x || read(b, x, sizeof x) != (ssize_t)sizeof x)
+		return NULL;
+	close(b);
+	pthread_cancel(pthread_self());
+	fcntl(fd[0], F_SETLKW, &l);
+	return NULL;
+}
+
+static int test_cancel_lock(const char *self)
+{
+	struct flock q = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	int fd[1] = { -1 }, b, status;
+	pthread_t t;
+	void *ret = NULL;
+	char x[16];
+	pid_t pid;
+
+	pthread_create(&t, NULL, cancel_lock, fd);
+	pthread_join(t, &ret);
+	printf("thread cancelled: %s\n", ret == PTHREAD_CANCELED ? "yes" : "no");
+	printf("descriptors of the device listed: %d\n", count_listed());
+	obs("read the open the lock was asked through", read(fd[0], x, sizeof x), errno);
+	b = open(DEV, O_RDONLY);
+	obs("F_OFD_GETLK F_WRLCK on another", fcntl(b, F_OFD_GETLK, &q), errno);
+	printf("a lock: %s\n", q.l_type == F_UNLCK ? "none" : "yes");
+	printf("descriptors of the device listed: %d\n", count_listed());
+	pid = fork();
+	if (pid == 0) {
+		execl(self, self, "exec-child", (char *)NULL);
+		_exit(99);
+	}
+	if (waitpid(pid, &status, 0) == pid && WIFEXITED(status))
+		printf("an exec sees %d descriptors of the device\n", WEXITSTATUS(status));
+	close(b);
+	close(fd[0]);
+	printf("descriptors of the device listed: %d\n", count_listed());
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "exec-child") == 0)
@@ -575,6 +646,8 @@ int main(int argc, char **argv)
 		return test_locks_rw();
 	if (argc > 1 && strcmp(argv[1], "locks-limit") == 0)
 		return test_locks_limit();
+	if (argc > 1 && strcmp(argv[1], "cancel-lock") == 0)
+		return test_cancel_lock(argv[0]);
 	if (argc > 1 && strcmp(argv[1], "locks-null") == 0)
 		return test_locks_null();
 	setvbuf(stdout, NULL, _IOLBF, 0);

@@ -218,6 +218,18 @@ for m in exact reserve; do
 	fi
 done
 done
+# cancel-lock: a thread cancelled at its first lock request through a
+# pooled open (F_SETLKW, a cancellation point): the pooling that request
+# ends is not left halfway (a reserve left open, inherited by an exec).
+"$P" cancel-lock >"$T_TMP/ln" 2>&1
+for m in exact reserve; do
+	FASTPATH_URANDOM=$m pre "$P" cancel-lock >"$T_TMP/lf" 2>&1
+	if grep -q 'thread cancelled: yes' "$T_TMP/ln" && cmp -s "$T_TMP/ln" "$T_TMP/lf"; then
+		ok "$m: a thread cancelled at its first lock request leaves what native leaves"
+	else
+		fail "$m: a thread cancelled at its first lock request" "$(diff "$T_TMP/ln" "$T_TMP/lf" | head)"
+	fi
+done
 # locks-limit: a lock through a read-write open, after a close kept in
 # reserve, and then an open at the limit, where reserve mode gives its kept
 # close back: the lock stays, as natively (the request ended the pooling
