@@ -215,12 +215,6 @@ static unsigned ur_state_of(long fd, bool ours)
 	return ours && fd >= 0 && fd <= INT_MAX ? ur_state((int)fd) : 0;
 }
 
-/* pidfd_getfd's descriptor is an int to the kernel: the low 32 bits. */
-static unsigned ur_state_of_int(long fd)
-{
-	return ur_state((int)fd);
-}
-
 /* The two calls about descriptions that programs make through syscall(),
  * having no C library function of their own, take the step
  * F_DUPFD_QUERY takes (defect 8): kcmp(KCMP_FILE) compares two
@@ -246,7 +240,7 @@ long ur_syscall_fd(long nr, long a, long b, long c, long d, long e, long f)
 				e = s2 ? ur_real_fd((int)e, s2) : e;
 			}
 		} else if (UR_NR_IS(nr, UR_NR_PIDFD_GETFD)) {
-			unsigned st = ur_state_of_int(b);
+			unsigned st = ur_state((int)b);  /* an int to the kernel */
 
 			if (!(st & UR_HELD))
 				ur_own((int)b, st);

@@ -329,6 +329,15 @@ int ur_close(int fd, unsigned st)
 		 * fails if a fork marked it shared meanwhile. */
 		if (ur_cell_cas(fd, &was, (unsigned char)((st & ~UR_OPEN) | UR_RESERVE)) &&
 		    ur_slot_cas(slot, &none, fd)) {
+			/* A split since the test above may have given the
+			 * reserves back before this one was in its slot:
+			 * given back now, never kept past it. */
+			if (fp_unlikely(atomic_load(&ur_split_done))) {
+				int saved = errno;
+
+				(void)ur_give_back(EMFILE);
+				errno = saved;
+			}
 			ur_debug("close: descriptor kept in reserve");
 			return 0;
 		}
