@@ -435,6 +435,9 @@ void ur_hidden_init(void) FP_HIDDEN;
 bool ur_hidden_make(int dev, const char *path, uint64_t w) FP_HIDDEN;
 /* Set by ur_split: every later open is real (ur_match). */
 extern _Atomic bool ur_split_done FP_HIDDEN;
+/* Set when the first split's closes are done (ur_split_wait). */
+extern _Atomic bool ur_split_finished FP_HIDDEN;
+void ur_split_wait(void) FP_HIDDEN;
 void ur_fd_atfork_prepare(void) FP_HIDDEN;
 void ur_fd_atfork_parent(void) FP_HIDDEN;
 void ur_fd_atfork_child(void) FP_HIDDEN;

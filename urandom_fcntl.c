@@ -45,8 +45,7 @@ static void ur_lock_untracked(int fd, int cmd)
 {
 	int saved = errno;
 
-	if (ur_sets_record_lock(cmd) && !atomic_load_explicit(&ur_split_done, memory_order_relaxed) &&
-	    ur_device_of(fd) >= 0)
+	if (ur_sets_record_lock(cmd) && !atomic_load(&ur_split_finished) && ur_device_of(fd) >= 0)
 		ur_split("a record lock on the device");
 	errno = saved;
 }

@@ -154,10 +154,13 @@ FP_STARTUP_TEXT void ur_fd_init(void)
 bool ur_give_back(int err)
 {
 	bool any = false;
-	int d;
+	int d, cs;
 
 	if (fp_likely(err != EMFILE && err != ENFILE))
 		return false;
+	/* A slot emptied and its close acted on a cancellation instead
+	 * (glibc acts before the system call): open for good, and untracked. */
+	(void)pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
 	for (d = 0; d < UR_NRES; d++) {
 		int fd = atomic_exchange(&ur_reserve[d].fd, -1);
 
@@ -171,6 +174,7 @@ bool ur_give_back(int err)
 	 * frees no number; for the system's table, maybe a file. */
 	if (err == ENFILE)
 		any = ur_hidden_retire() || any;
+	(void)pthread_setcancelstate(cs, NULL);
 	errno = err;
 	return any;
 }
@@ -188,18 +192,34 @@ bool ur_give_back(int err)
  * is real (ur_match).  errno is kept.
  */
 _Atomic bool ur_split_done;
+/* Set once the first split's closes are done: a record lock taken before
+ * then could be dropped by one of them (ur_split_wait). */
+_Atomic bool ur_split_finished;
 /* Why (the stats line). */
 static const char *_Atomic ur_split_why;
+
+/* Another thread's split has begun: wait for its closes.  Bounded: the
+ * splitting thread runs with every signal blocked and cancellation off,
+ * a few system calls (docs/design.md); a fork waits for it too
+ * (ur_fd_atfork_prepare), so no child inherits a split half done. */
+void ur_split_wait(void)
+{
+	while (atomic_load(&ur_split_done) && !atomic_load(&ur_split_finished) && ur_table_ours())
+		FP_YIELD();
+}
 
 void ur_split(const char *why)
 {
 	int fd, end, cs, saved = errno;
+	sigset_t all, old;
 
 	if (!ur_table_ours())  /* a vfork child: its table is its own already */
 		return;
 	/* Its closes are cancellation points, and a lock request (F_SETLKW)
-	 * brings it there: cancelled halfway, the pool would be left ended
-	 * with descriptors of ours still open. */
+	 * brings it there; a handler that jumped out, or took a lock, would
+	 * meet the pooling ended with descriptors of ours still open. */
+	sigfillset(&all);
+	(void)pthread_sigmask(SIG_BLOCK, &all, &old);
 	(void)pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
 	/* Pooled opens share one description: forgotten, they would share it
 	 * for good (fd_fuzz's defect 16).  Each gets its own first, as before
@@ -215,14 +235,19 @@ void ur_split(const char *why)
 		/* The first reason stays. */
 		(void)atomic_compare_exchange_strong(&ur_split_why, &none, why);
 	}
-	atomic_store(&ur_split_done, true);
-	(void)ur_give_back(EMFILE);
-	(void)ur_hidden_retire();
-	end = atomic_load(&ur_hiwater);
-	for (fd = 0; fd < end; fd++)
-		atomic_store(ur_fd(fd), 0);
-	ur_debug(why);
+	if (!atomic_exchange(&ur_split_done, true)) {
+		(void)ur_give_back(EMFILE);
+		(void)ur_hidden_retire();
+		end = atomic_load(&ur_hiwater);
+		for (fd = 0; fd < end; fd++)
+			atomic_store(ur_fd(fd), 0);
+		atomic_store(&ur_split_finished, true);
+		ur_debug(why);
+	} else {
+		ur_split_wait();
+	}
 	(void)pthread_setcancelstate(cs, NULL);
+	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
 	errno = saved;
 }
 
@@ -237,6 +262,7 @@ const char *ur_split_reason(void)
  * caught by ur_forks) and again in the child, where only one thread runs. */
 void ur_fd_atfork_prepare(void)
 {
+	ur_split_wait();
 	ur_cloexec_atfork_prepare();
 	if (ur_mode == UR_MODE_EXACT)
 		ur_cow_all();

@@ -1822,7 +1822,7 @@ static int posix_drop(const char *a, const char *b)
 	return 0;
 }
 
-static int local_kind(const char *a, const char *b)
+static int local_kind(const char *a, const char *b, int cfg)
 {
 	char x[1200], y[1200];
 	/* defects 9 and 11 (numbering skipped the hidden number, FDSize
@@ -1831,9 +1831,11 @@ static int local_kind(const char *a, const char *b)
 	 * either is unknown */
 	int na = strip_posix(a, x, sizeof x), nb = strip_posix(b, y, sizeof y);
 	if ((na || nb) && strcmp(x, y) == 0)
-		/* fastpath(7): replacing a pooled descriptor's description drops
-		 * the process's POSIX locks on the device, as a close would */
-		return na > nb ? -1 : 12;
+		/* fastpath(7): in exact mode, replacing a pooled descriptor's
+		 * description drops the process's POSIX locks on the device, as
+		 * a close would; in reserve mode a lock request on the device
+		 * ends the pooling first, and nothing may drop one */
+		return na > nb ? (cfg == 1 ? -1 : 0) : 12;
 	if ((strstr(a, " F_DUPFD_QUERY ") && strstr(b, " F_DUPFD_QUERY ")) ||
 	    (strstr(a, " kcmp ") && strstr(b, " kcmp ")))
 		return 8;
@@ -2064,7 +2066,7 @@ static void compare(int cfg, struct diff *d)
 		if (r == -1 && cfg == 1 && dev_seen && strstr(A[i], " FDSize ") &&
 		    fdsize_documented(A[i], B[k], lims, nl))
 			r = 0;
-		int lk = r == -1 ? local_kind(A[i], B[k]) : 0;
+		int lk = r == -1 ? local_kind(A[i], B[k], cfg) : 0;
 		if (lk > 0) {
 			d->local_seen |= 1U << lk;
 			if (!d->local) {
@@ -2149,7 +2151,7 @@ static int errs(const struct diff *d, const char *n, const char *p)
 
 static struct verdict classify(const struct prog *p, uint64_t mask, const struct diff *d, unsigned skip)
 {
-	int j = diff_op(d, p->n), lk = local_kind(d->nat, d->pre);
+	int j = diff_op(d, p->n), lk = local_kind(d->nat, d->pre, d->cfg);
 	const struct op *o = j >= 0 && j < p->n ? &p->op[j] : NULL;
 	int cr_unshare = 0, cr_einval = 0, fill4096 = 0, open_after_fill = 0, fill_limit = 0, fill_kept = 0;
 	if (lk > 0)

@@ -23,6 +23,7 @@
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -636,6 +637,48 @@ static int test_cancel_lock(const char *self)
 	return 0;
 }
 
+/* One thread's lock request through a pooled open ends the pooling, whose
+ * closes (a reserve given back) libslow_close.so holds up; meanwhile the
+ * main thread takes a write lock through a read-write open.  Natively no
+ * close comes after that lock: it stays. */
+static int split_race_fd, split_race_r, split_race_e;
+
+static void *split_race_lock(void *arg)
+{
+	struct flock l = { .l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = 100, .l_len = 1 };
+
+	(void)arg;
+	split_race_r = fcntl(split_race_fd, F_SETLK, &l);
+	split_race_e = errno;
+	return NULL;
+}
+
+static int test_split_race(void)
+{
+	struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1 };
+	struct flock g = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1 };
+	struct timespec t = { 0, 50000000 };
+	char b[16];
+	pthread_t th;
+	int p = open(DEV, O_RDONLY), w, c;
+
+	split_race_fd = open(DEV, O_RDONLY);
+	if (p < 0 || split_race_fd < 0 || read(p, b, sizeof b) != (ssize_t)sizeof b ||
+	    read(split_race_fd, b, sizeof b) != (ssize_t)sizeof b)
+		return 1;
+	close(p);  /* kept in reserve mode */
+	w = open(DEV, O_RDWR);
+	pthread_create(&th, NULL, split_race_lock, NULL);
+	nanosleep(&t, NULL);
+	obs("F_SETLK F_WRLCK through a read-write open", fcntl(w, F_SETLK, &l), errno);
+	pthread_join(th, NULL);
+	obs("F_SETLK F_RDLCK through a pooled open, in a thread", split_race_r, split_race_e);
+	c = open(DEV, O_RDONLY);
+	obs("F_OFD_GETLK F_WRLCK on another", fcntl(c, F_OFD_GETLK, &g), errno);
+	printf("the write lock after the other thread's request: %s\n", g.l_type == F_UNLCK ? "gone" : "kept");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "exec-child") == 0)
@@ -646,6 +689,8 @@ int main(int argc, char **argv)
 		return test_locks_rw();
 	if (argc > 1 && strcmp(argv[1], "locks-limit") == 0)
 		return test_locks_limit();
+	if (argc > 1 && strcmp(argv[1], "split-race") == 0)
+		return test_split_race();
 	if (argc > 1 && strcmp(argv[1], "cancel-lock") == 0)
 		return test_cancel_lock(argv[0]);
 	if (argc > 1 && strcmp(argv[1], "locks-null") == 0)

@@ -230,6 +230,25 @@ for m in exact reserve; do
 		fail "$m: a thread cancelled at its first lock request" "$(diff "$T_TMP/ln" "$T_TMP/lf" | head)"
 	fi
 done
+# split-race: one thread's lock request through a pooled open ends the
+# pooling, whose closes tests/libslow_close.so holds up for 200 ms, while
+# the main thread takes a lock through a read-write open: no close of
+# fastpath's comes after that lock (the request waits for the first
+# split's closes), as natively, where none comes at all.  Reserve mode
+# only: in exact mode a lock through a descriptor fastpath does not pool
+# is released by what it closes (fastpath(7)).
+SLOW=$TESTBIN/libslow_close.so
+if [ -f "$SLOW" ]; then
+	LD_PRELOAD=$SLOW "$P" split-race >"$T_TMP/ln" 2>&1
+	FASTPATH_URANDOM=reserve LD_PRELOAD="$FASTPATH_SO $SLOW" "$P" split-race >"$T_TMP/lf" 2>&1
+	if grep -q 'request: kept' "$T_TMP/ln" && cmp -s "$T_TMP/ln" "$T_TMP/lf"; then
+		ok "reserve: a lock taken while another thread's request ends the pooling stays, as native"
+	else
+		fail "reserve: a lock taken while another thread ends the pooling" "$(diff "$T_TMP/ln" "$T_TMP/lf" | head)"
+	fi
+else
+	fail "split-race" "no $SLOW: make check builds it"
+fi
 # locks-limit: a lock through a read-write open, after a close kept in
 # reserve, and then an open at the limit, where reserve mode gives its kept
 # close back: the lock stays, as natively (the request ended the pooling
