@@ -41,11 +41,11 @@ static bool ur_sets_record_lock(int cmd)
  * (ur_fcntl, fd_fuzz's defect 12).  One fstat per lock request, in
  * reserve mode only, until then; lockf and raw system calls stay out of
  * sight.  The struct is not read: it is the program's to get wrong. */
-static void ur_lock_untracked(int fd, int cmd)
+static void ur_lock_untracked(int fd, bool sets)
 {
 	int saved = errno;
 
-	if (ur_sets_record_lock(cmd) && !atomic_load(&ur_split_finished) && ur_device_of(fd) >= 0)
+	if (sets && !atomic_load(&ur_split_finished) && ur_device_of(fd) >= 0)
 		ur_split("a record lock on the device");
 	errno = saved;
 }
@@ -120,7 +120,7 @@ static int ur_fcntl(ur_fcntl_fn real, int fd, int cmd, void *arg)
 
 	if (fp_likely(!st)) {
 		if (ur_mode == UR_MODE_RESERVE)
-			ur_lock_untracked(fd, cmd);
+			ur_lock_untracked(fd, ur_sets_record_lock(cmd));
 		r = real(fd, cmd, arg);
 		if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) {
 			if (r < 0 && ur_give_back(errno))
@@ -255,7 +255,7 @@ static int ur_fcntl_entry(ur_fcntl_fn real, int fd, int cmd, void *arg)
 {
 	if (fp_likely(atomic_load_explicit(&ur_hiwater, memory_order_relaxed) == 0)) {
 		if (fp_unlikely(ur_mode == UR_MODE_RESERVE))
-			ur_lock_untracked(fd, cmd);
+			ur_lock_untracked(fd, ur_sets_record_lock(cmd));
 		return real(fd, cmd, arg);
 	}
 	return ur_fcntl(real, fd, cmd, arg);
@@ -286,6 +286,39 @@ UR_WRAP_FCNTL(fcntl64, UR_FCNTL_OR_PLAIN(fcntl64))
  * succeed, and F_SETFL and F_DUPFD would escape our tables. */
 #ifdef FP_HAVE_FCNTL_TIME64
 UR_WRAP_FCNTL(__fcntl_time64, UR_FCNTL_OR_PLAIN(__fcntl_time64))
+#endif
+
+/* lockf(3) takes and releases POSIX record locks through the C library's
+ * own fcntl, out of our sight: the step fcntl's requests take, here (a
+ * pooled descriptor ends the pooling first, a held number is a closed
+ * one, reserve mode ends it for any descriptor of the device). */
+static int ur_lockf_fd(int fd, int cmd)
+{
+	unsigned st;
+
+	if (fp_likely(atomic_load_explicit(&ur_hiwater, memory_order_relaxed) == 0) ||
+	    !(st = ur_state(fd))) {
+		if (fp_unlikely(ur_mode == UR_MODE_RESERVE))
+			ur_lock_untracked(fd, cmd != F_TEST);
+		return fd;
+	}
+	if (st & UR_HELD)
+		return -1;
+	if (cmd != F_TEST)
+		ur_split("a record lock on the device");
+	return fd;
+}
+
+FP_EXPORT int lockf(int fd, int cmd, off_t len)
+{
+	return UR_REAL(lockf)(ur_lockf_fd(fd, cmd), cmd, len);
+}
+
+#ifdef FP_HAVE_LFS64
+FP_EXPORT int lockf64(int fd, int cmd, off64_t len)
+{
+	return UR_REAL(lockf64)(ur_lockf_fd(fd, cmd), cmd, len);
+}
 #endif
 
 /* flock locks belong to the open file description: one taken through a

@@ -54,6 +54,7 @@
 	X(int, dup2, (int fd, int to), FP_NR_FAIL(-1))                                           \
 	X(int, fcntl, (int fd, int cmd, ...), FP_NR_FAIL(-1))                                    \
 	X(int, flock, (int fd, int op), FP_NR_FAIL(-1))                                          \
+	X(int, lockf, (int fd, int cmd, off_t len), FP_NR_FAIL(-1))                              \
 	X(FILE *, fdopen, (int fd, const char *how), FP_NR_FAIL(NULL))                           \
 	X(int, fclose, (FILE *f), FP_NR_FAIL(EOF))                                               \
 	X(FILE *, freopen, (const char *path, const char *how, FILE *f), FP_NR_FAIL(NULL))       \
@@ -67,6 +68,7 @@
 	X(int, openat64, (int dirfd, const char *path, int flags, ...),                          \
 	  FP_NR_OPEN(dirfd, O_LARGEFILE))                                                        \
 	X(ssize_t, pread64, (int fd, void *buf, size_t n, off64_t off), FP_NR_FAIL(-1))          \
+	X(int, lockf64, (int fd, int cmd, off64_t len), FP_NR_FAIL(-1))                          \
 	X(FILE *, freopen64, (const char *path, const char *how, FILE *f), FP_NR_FAIL(NULL))
 #else
 #define UR_REAL_LFS64(X)

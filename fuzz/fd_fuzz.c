@@ -1117,6 +1117,16 @@ static void run_op(const struct op *o)
 			said_ret(r, errno);
 			break;
 		}
+		if ((x >> 2) % 16 == 13) {
+			/* lockf(3): the C library's own fcntl (never F_LOCK,
+			 * which may wait for a foreign lock) */
+			static const int lc[] = { F_TLOCK, F_ULOCK, F_TEST };
+			static const char *const ln[] = { "F_TLOCK", "F_ULOCK", "F_TEST" };
+			say(" lockf %s", ln[y % 3]);
+			r = lockf(a, lc[y % 3], 0);
+			said_ret(r, errno);
+			break;
+		}
 		if ((x >> 2) % 16 == 14) {
 			/* F_SETLKW in a thread with a cancellation pending:
 			 * acted on at the request, before any lock, and

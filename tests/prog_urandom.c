@@ -528,6 +528,31 @@ static int test_locks_rw(void)
 	return 0;
 }
 
+/* lockf(3): the C library's own fcntl, under no wrapper of fcntl.  A lock
+ * through a read-write open, after a close reserve mode keeps, and then a
+ * close of another open, which natively drops it. */
+static int test_locks_lockf(void)
+{
+	struct flock q = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	int a = open(DEV, O_RDONLY), w, b;
+	char x[16];
+
+	if (a < 0 || read(a, x, sizeof x) != (ssize_t)sizeof x)
+		return 1;
+	close(a);
+	w = open(DEV, O_RDWR);
+	obs("lockf F_LOCK through a read-write open", lockf(w, F_LOCK, 0), errno);
+	b = open(DEV, O_RDONLY);
+	obs("lockf F_TLOCK through a read-only open", lockf(b, F_TLOCK, 0), errno);
+	obs("close a read-only open", close(b), errno);
+	b = open(DEV, O_RDONLY);
+	obs("F_OFD_GETLK F_WRLCK on another", fcntl(b, F_OFD_GETLK, &q), errno);
+	printf("a write lock left after the close: %s\n", q.l_type == F_UNLCK ? "none" : "yes");
+	close(b);
+	close(w);
+	return 0;
+}
+
 static int test_locks_limit(void)
 {
 	struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
@@ -687,6 +712,8 @@ int main(int argc, char **argv)
 		return test_locks();
 	if (argc > 1 && strcmp(argv[1], "locks-rw") == 0)
 		return test_locks_rw();
+	if (argc > 1 && strcmp(argv[1], "locks-lockf") == 0)
+		return test_locks_lockf();
 	if (argc > 1 && strcmp(argv[1], "locks-limit") == 0)
 		return test_locks_limit();
 	if (argc > 1 && strcmp(argv[1], "split-race") == 0)

@@ -296,7 +296,7 @@ fi
 # added here on purpose.
 INTERPOSED="_Exit _exit __open64_2 __open_2 __openat64_2 __openat_2 __read_chk
 	__readlink_chk __readlinkat_chk chroot close close_range closefrom daemon dup
-	dup2 dup3 execl execle execlp execv execve execveat execvp execvpe fclose fcntl
+	dup2 dup3 execl execle execlp execv execve execveat execvp execvpe fclose fcntl lockf lockf64
 	fcntl64 fdopen fexecve flock fopen fopen64 fork freopen freopen64 get_nprocs
 	get_nprocs_conf getcpu getentropy getrandom lseek lseek64 mmap mmap64 mount open
 	open64 openat openat64

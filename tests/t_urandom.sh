@@ -206,8 +206,9 @@ fi
 
 # ---- record locks: any close of the device drops them, kept or not ---------
 # locks-rw: the lock taken through a descriptor fastpath does not pool;
-# locks-null: a request without its struct (EFAULT, not a fault).
-for w in locks locks-rw locks-null; do
+# locks-null: a request without its struct (EFAULT, not a fault);
+# locks-lockf: lockf(3), through the C library's own fcntl.
+for w in locks locks-rw locks-null locks-lockf; do
 "$P" $w >"$T_TMP/ln" 2>&1
 for m in exact reserve; do
 	FASTPATH_URANDOM=$m pre "$P" $w >"$T_TMP/lf" 2>&1
