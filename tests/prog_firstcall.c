@@ -568,6 +568,14 @@ ENTRY(flock)
 	return flock(fd, LOCK_SH);
 }
 
+ENTRY(lockf)
+{
+	int fd = memfd_abc();
+
+	fc_arm();
+	return lockf(fd, F_TEST, 0);
+}
+
 ENTRY(ioctl)
 {
 	int p[2], n = 0;
@@ -968,6 +976,14 @@ ENTRY(pread64)
 
 	fc_arm();
 	return pread64(fd, buf, sizeof buf, 0);
+}
+
+ENTRY(lockf64)
+{
+	int fd = memfd_abc();
+
+	fc_arm();
+	return lockf64(fd, F_TEST, 0);
 }
 
 ENTRY(preadv64)
@@ -1496,6 +1512,7 @@ static const struct fc_entry table[] = {
 	RUN(lseek),
 	RUN(fcntl),
 	RUN(flock),
+	RUN(lockf),
 	RUN(ioctl),
 	RUN(fstat),
 	RUN(stat),
@@ -1541,6 +1558,7 @@ static const struct fc_entry table[] = {
 	GLIBC(open64),
 	GLIBC(openat64),
 	GLIBC(pread64),
+	GLIBC(lockf64),
 	GLIBC(preadv64),
 	GLIBC(lseek64),
 	GLIBC(fstat64),
