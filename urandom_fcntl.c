@@ -33,19 +33,29 @@ static bool ur_sets_record_lock(int cmd)
 	return false;
 }
 
-/* Reserve mode: a record lock taken on the device through a descriptor we
- * do not track (an O_RDWR open, a duplicate of one, one received) is the
- * process's as much as one taken through a pooled open, and any close of
- * ours (a kept one, a reserve given back, exec's) would then drop it where
- * natively nothing does: so pooling ends first, as for a pooled one
- * (ur_fcntl, fd_fuzz's defect 12).  One fstat per lock request, in
- * reserve mode only, until then; lockf and raw system calls stay out of
- * sight.  The struct is not read: it is the program's to get wrong. */
-static void ur_lock_untracked(int fd, bool sets)
+/*
+ * Just before a record lock request through fd, of state st (not a held
+ * number); sets: one that may take or release a lock (F_SETLK, F_SETLKW,
+ * lockf's but F_TEST).  A record lock is the process's, on the device, and
+ * any close of a descriptor of the device drops it (fcntl(2)).  From the
+ * first one on, nothing of ours may close one behind the program's back (a
+ * copy-on-write's replaced description, a retired hidden descriptor, a
+ * reserve given back or kept): the pool stops for the process, as for a
+ * table of its own (ur_split), before the lock is taken.  Then every
+ * descriptor of the device is the program's own, as natively (fd_fuzz's
+ * defect 12).  Any such request, an unlock too: its struct is the
+ * program's to get wrong (the kernel's EFAULT), not ours to read first.
+ * Reserve mode, where any close of the program's may be kept, does the
+ * same for a descriptor we do not track (an O_RDWR open, a duplicate of
+ * one, one received): one fstat per request until the pooling ended.
+ * Raw system calls stay out of sight.
+ */
+static void ur_lock_request(int fd, unsigned st, bool sets)
 {
 	int saved = errno;
 
-	if (sets && !atomic_load(&ur_split_finished) && ur_device_of(fd) >= 0)
+	if (sets && (st || (ur_mode == UR_MODE_RESERVE && !atomic_load(&ur_split_finished) &&
+	                    ur_device_of(fd) >= 0)))
 		ur_split("a record lock on the device");
 	errno = saved;
 }
@@ -120,7 +130,7 @@ static int ur_fcntl(ur_fcntl_fn real, int fd, int cmd, void *arg)
 
 	if (fp_likely(!st)) {
 		if (ur_mode == UR_MODE_RESERVE)
-			ur_lock_untracked(fd, ur_sets_record_lock(cmd));
+			ur_lock_request(fd, 0, ur_sets_record_lock(cmd));
 		r = real(fd, cmd, arg);
 		if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) {
 			if (r < 0 && ur_give_back(errno))
@@ -134,18 +144,8 @@ static int ur_fcntl(ur_fcntl_fn real, int fd, int cmd, void *arg)
 	/* The reserve and the hidden descriptors are closed to the program. */
 	if (st & UR_HELD)
 		return real(-1, cmd, arg);
-	/* A record lock is the process's, on the device, and any close of a
-	 * description of the device drops it (fcntl(2)).  From the first one
-	 * on, nothing of ours may close one behind the program's back (a
-	 * copy-on-write's replaced description, a retired hidden descriptor,
-	 * a reserve given back or kept): the pool stops for the process, as
-	 * for a table of its own (ur_split), before the lock is taken.  Then
-	 * every descriptor of the device is the program's own, as natively
-	 * (fd_fuzz's defect 12).  Any such request, F_UNLCK too: its struct
-	 * is the program's to get wrong (the kernel's EFAULT), not ours to
-	 * read first. */
 	if (fp_unlikely(ur_sets_record_lock(cmd))) {
-		ur_split("a record lock on the device");
+		ur_lock_request(fd, st, true);
 		return real(fd, cmd, arg);
 	}
 	/* A pooled description gets one of its own before it changes or is
@@ -255,7 +255,7 @@ static int ur_fcntl_entry(ur_fcntl_fn real, int fd, int cmd, void *arg)
 {
 	if (fp_likely(atomic_load_explicit(&ur_hiwater, memory_order_relaxed) == 0)) {
 		if (fp_unlikely(ur_mode == UR_MODE_RESERVE))
-			ur_lock_untracked(fd, ur_sets_record_lock(cmd));
+			ur_lock_request(fd, 0, ur_sets_record_lock(cmd));
 		return real(fd, cmd, arg);
 	}
 	return ur_fcntl(real, fd, cmd, arg);
@@ -289,23 +289,15 @@ UR_WRAP_FCNTL(__fcntl_time64, UR_FCNTL_OR_PLAIN(__fcntl_time64))
 #endif
 
 /* lockf(3) takes and releases POSIX record locks through the C library's
- * own fcntl, out of our sight: the step fcntl's requests take, here (a
- * pooled descriptor ends the pooling first, a held number is a closed
- * one, reserve mode ends it for any descriptor of the device). */
+ * own fcntl, out of our sight: the step fcntl's requests take, here.  A
+ * held number is a closed one. */
 static int ur_lockf_fd(int fd, int cmd)
 {
-	unsigned st;
+	unsigned st = ur_state(fd);
 
-	if (fp_likely(atomic_load_explicit(&ur_hiwater, memory_order_relaxed) == 0) ||
-	    !(st = ur_state(fd))) {
-		if (fp_unlikely(ur_mode == UR_MODE_RESERVE))
-			ur_lock_untracked(fd, cmd != F_TEST);
-		return fd;
-	}
 	if (st & UR_HELD)
 		return -1;
-	if (cmd != F_TEST)
-		ur_split("a record lock on the device");
+	ur_lock_request(fd, st, cmd != F_TEST);
 	return fd;
 }
 
