@@ -100,6 +100,8 @@ extern _Atomic uint64_t ur_hidden[UR_NDEV] FP_HIDDEN;
  * returns the number it was, or -1.  The caller closes it or lets the
  * kernel do so. */
 int ur_hidden_forget(int dev, int fd) FP_HIDDEN;
+/* Forgets it and closes it; true if it was there. */
+bool ur_hidden_close(int dev, int fd) FP_HIDDEN;
 /* Forgets and closes every hidden descriptor: its open file description
  * may have been changed through a duplicate (F_SETFL, flock), or shared
  * with another process (fork, spawn).  The next open makes a fresh one.
@@ -250,6 +252,9 @@ struct ur_res {
 };
 extern struct ur_res ur_reserve[UR_NRES] FP_HIDDEN;
 #define UR_RES_DEV(i) ((i) / UR_SLOTS)
+/* A slot's reserve while ur_give_back closes it (-2 and below); its own
+ * inverse. */
+#define UR_CLOSING(fd) (-2 - (fd))
 /* Odd while a fork is under way (our prepare handler until the parent's or
  * the child's), and counts them: a number made ours meanwhile may have been
  * copied into the child (ur_track_new). */

@@ -376,14 +376,7 @@ void ur_root_changed(void)
 	if (!ur_table_ours())  /* a vfork child: the parent's records stay */
 		return;
 
-	for (d = 0; d < UR_NRES; d++) {
-		int fd = atomic_exchange(&ur_reserve[d].fd, -1);
-
-		if (fd >= 0) {
-			atomic_store(ur_fd(fd), 0);
-			fp_real_urandom.r_close.f(fd);
-		}
-	}
+	(void)ur_give_back(EMFILE);
 	for (d = 0; d < UR_NDEV; d++)
 		atomic_store(&ur_hidden_bad[d], false);
 	(void)ur_hidden_retire();
@@ -403,10 +396,8 @@ int ur_dupfd_native(int (*real)(int, int, ...), int fd, int cmd, int lo, int r)
 	for (d = 0; r >= 0 && lo >= 0 && d < UR_NDEV; d++) {
 		int h = UR_HW_FD(atomic_load(&ur_hidden[d])), again;
 
-		if (h < lo || h >= r || ur_hidden_forget(d, h) < 0)
+		if (h < lo || h >= r || !ur_hidden_close(d, h))
 			continue;
-		ur_count(SYSCALLS);
-		fp_real_urandom.r_close.f(h);
 		if ((again = real(fd, cmd, lo)) >= 0) {
 			fp_real_urandom.r_close.f(r);
 			r = again;

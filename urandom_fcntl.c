@@ -301,15 +301,21 @@ static int ur_lockf_fd(int fd, int cmd)
 	return fd;
 }
 
+/* Bound (fp_ready) before ur_lockf_fd's step, which may close: a call's
+ * designator and arguments are unsequenced. */
 FP_EXPORT int lockf(int fd, int cmd, off_t len)
 {
-	return UR_REAL(lockf)(ur_lockf_fd(fd, cmd), cmd, len);
+	int (*real)(int, int, off_t) = UR_REAL(lockf);
+
+	return real(ur_lockf_fd(fd, cmd), cmd, len);
 }
 
 #ifdef FP_HAVE_LFS64
 FP_EXPORT int lockf64(int fd, int cmd, off64_t len)
 {
-	return UR_REAL(lockf64)(ur_lockf_fd(fd, cmd), cmd, len);
+	int (*real)(int, int, off64_t) = UR_REAL(lockf64);
+
+	return real(ur_lockf_fd(fd, cmd), cmd, len);
 }
 #endif
 

@@ -162,11 +162,17 @@ bool ur_give_back(int err)
 	 * (glibc acts before the system call): open for good, and untracked. */
 	(void)pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
 	for (d = 0; d < UR_NRES; d++) {
-		int fd = atomic_exchange(&ur_reserve[d].fd, -1);
+		int fd = atomic_load(&ur_reserve[d].fd), mark;
 
+		/* Marked, not emptied, until closed: a fork in between leaves
+		 * the child a copy of it that ur_fd_atfork_child can find. */
+		while (fd >= 0 && !atomic_compare_exchange_weak(&ur_reserve[d].fd, &fd, UR_CLOSING(fd)))
+			;
 		if (fd >= 0) {
 			atomic_store(ur_fd(fd), 0);
 			fp_real_urandom.r_close.f(fd);
+			mark = UR_CLOSING(fd);
+			(void)atomic_compare_exchange_strong(&ur_reserve[d].fd, &mark, -1);
 			any = true;
 		}
 	}
@@ -200,17 +206,32 @@ static const char *_Atomic ur_split_why;
 
 /* Another thread's split has begun: wait for its closes.  Bounded: the
  * splitting thread runs with every signal blocked and cancellation off,
- * a few system calls (docs/design.md); a fork waits for it too
- * (ur_fd_atfork_prepare), so no child inherits a split half done. */
+ * a few system calls (docs/design.md).  A fork waits for it too
+ * (ur_fd_atfork_prepare); one that begins after that wait is over (the
+ * rest of fork() runs before its system call) has its child finish the
+ * split (ur_fd_atfork_child): the splitting thread is not there. */
 void ur_split_wait(void)
 {
 	while (atomic_load(&ur_split_done) && !atomic_load(&ur_split_finished) && ur_table_ours())
 		FP_YIELD();
 }
 
+/* The first split's closes, then every number forgotten. */
+static void ur_split_finish(void)
+{
+	int fd, end;
+
+	(void)ur_give_back(EMFILE);
+	(void)ur_hidden_retire();
+	end = atomic_load(&ur_hiwater);
+	for (fd = 0; fd < end; fd++)
+		atomic_store(ur_fd(fd), 0);
+	atomic_store(&ur_split_finished, true);
+}
+
 void ur_split(const char *why)
 {
-	int fd, end, cs, saved = errno;
+	int cs, saved = errno;
 	sigset_t all, old;
 
 	if (!ur_table_ours())  /* a vfork child: its table is its own already */
@@ -236,12 +257,7 @@ void ur_split(const char *why)
 		(void)atomic_compare_exchange_strong(&ur_split_why, &none, why);
 	}
 	if (!atomic_exchange(&ur_split_done, true)) {
-		(void)ur_give_back(EMFILE);
-		(void)ur_hidden_retire();
-		end = atomic_load(&ur_hiwater);
-		for (fd = 0; fd < end; fd++)
-			atomic_store(ur_fd(fd), 0);
-		atomic_store(&ur_split_finished, true);
+		ur_split_finish();
 		ur_debug(why);
 	} else {
 		ur_split_wait();
@@ -299,9 +315,49 @@ void ur_vforking(void)
 	ur_mark_all_shared();
 }
 
+/* A descriptor of ours another thread was closing at the fork (a reserve
+ * given back, a hidden one retired: UR_CLOSING in its record) is open
+ * still in the child's table, unless that close came first; then the
+ * number is closed, or another thread's since, which we do not track (its
+ * cell is empty only if that open was not pooled: the device opened
+ * read-write in those few instructions is the one case we cannot tell,
+ * docs/design.md). */
+static void ur_closing_close(int v, int dev)
+{
+	int fd = UR_CLOSING(v);
+
+	if (!ur_state(fd) && ur_is_device(fd, dev))
+		fp_real_urandom.r_close.f(fd);
+}
+
+static void ur_closing_atfork_child(void)
+{
+	int d, v;
+
+	for (d = 0; d < UR_NRES; d++)
+		if ((v = atomic_load(&ur_reserve[d].fd)) < -1) {
+			atomic_store(&ur_reserve[d].fd, -1);
+			ur_closing_close(v, UR_RES_DEV(d));
+		}
+	for (d = 0; d < UR_NDEV; d++) {
+		uint64_t w = atomic_load(&ur_hidden[d]);
+
+		if ((v = UR_HW_FD(w)) < -1) {
+			atomic_store(&ur_hidden[d], UR_HW(UR_HW_GEN(w) + 1, -1));
+			ur_closing_close(v, d);
+		}
+	}
+}
+
 void ur_fd_atfork_child(void)
 {
 	atomic_store(&ur_table_pid, (long)getpid());
+	ur_closing_atfork_child();
+	/* Forked while another thread's split was under way: this copy of
+	 * its closes is the child's to make (its one thread holds no record
+	 * lock: a fork inherits none). */
+	if (fp_unlikely(atomic_load(&ur_split_done) && !atomic_load(&ur_split_finished)))
+		ur_split_finish();
 	ur_cow_atfork_child();
 	ur_cloexec_atfork_child();
 	atomic_fetch_add(&ur_forks, 1);

@@ -16,7 +16,9 @@
 #include <sys/wait.h>
 #endif
 
-int ur_hidden_forget(int dev, int fd)
+/* The word left says none (-1), or, until the caller's close is made, the
+ * number being closed (UR_CLOSING: ur_closing_atfork_child). */
+static int ur_hidden_take(int dev, int fd, bool closing)
 {
 	uint64_t w = atomic_load(&ur_hidden[dev]);
 	int h;
@@ -26,22 +28,39 @@ int ur_hidden_forget(int dev, int fd)
 		if (h < 0 || (fd >= 0 && h != fd))
 			return -1;
 	} while (!atomic_compare_exchange_weak(&ur_hidden[dev], &w,
-	                                       UR_HW(UR_HW_GEN(w) + 1, -1)));
+	                                       UR_HW(UR_HW_GEN(w) + 1, closing ? UR_CLOSING(h) : -1)));
 	atomic_store(ur_fd(h), 0);
 	return h;
+}
+
+int ur_hidden_forget(int dev, int fd)
+{
+	return ur_hidden_take(dev, fd, false);
+}
+
+bool ur_hidden_close(int dev, int fd)
+{
+	int h = ur_hidden_take(dev, fd, true);
+	uint64_t w;
+
+	if (h < 0)
+		return false;
+	ur_count(SYSCALLS);
+	fp_real_urandom.r_close.f(h);
+	w = atomic_load(&ur_hidden[dev]);
+	while (UR_HW_FD(w) == UR_CLOSING(h) &&
+	       !atomic_compare_exchange_weak(&ur_hidden[dev], &w, UR_HW(UR_HW_GEN(w) + 1, -1)))
+		;
+	return true;
 }
 
 bool ur_hidden_retire(void)
 {
 	bool any = false;
-	int d, h;
+	int d;
 
 	for (d = 0; d < UR_NDEV; d++)
-		if ((h = ur_hidden_forget(d, -1)) >= 0) {
-			ur_count(SYSCALLS);
-			fp_real_urandom.r_close.f(h);
-			any = true;
-		}
+		any = ur_hidden_close(d, -1) || any;
 	return any;
 }
 
@@ -228,9 +247,8 @@ void ur_limit_set(uint64_t soft)
 		int h = UR_HW_FD(atomic_load(&ur_hidden[d]));
 
 		atomic_store(&ur_hidden_bad[d], false);
-		if (h >= 0 && (uint64_t)h < soft &&
-		    (h = ur_hidden_forget(d, h)) >= 0)
-			fp_real_urandom.r_close.f(h);
+		if (h >= 0 && (uint64_t)h < soft)
+			(void)ur_hidden_close(d, h);
 	}
 }
 #else
@@ -363,8 +381,7 @@ bool ur_hidden_make(int dev, const char *path, uint64_t w)
 	}
 #ifdef FP_LINUX
 	/* The program changed its limit while we placed it: maybe below. */
-	if (atomic_load(&ur_limit_gen) != gen && (fd = ur_hidden_forget(dev, fd)) >= 0) {
-		fp_real_urandom.r_close.f(fd);
+	if (atomic_load(&ur_limit_gen) != gen && ur_hidden_close(dev, fd)) {
 		ur_hidden_made();
 		return true;
 	}

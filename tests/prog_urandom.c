@@ -13,6 +13,8 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -704,6 +706,166 @@ static int test_split_race(void)
 	return 0;
 }
 
+/* fork-split: a fork whose prepare handlers ran before another thread's
+ * lock request ended the pooling, and whose system call came while that
+ * request's closes were under way (tests/libslow_close.so holds them).
+ * glibc's fork takes the stdio list lock after the handlers: a flusher
+ * that holds it, waiting for a FILE a third thread holds, makes the gap. */
+static FILE *fork_split_file;
+static int fork_split_fd;
+
+static void sleep_ms(long ms)
+{
+	struct timespec t = { ms / 1000, ms % 1000 * 1000000L };
+
+	nanosleep(&t, NULL);
+}
+
+static void *fork_split_holder(void *arg)
+{
+	(void)arg;
+	flockfile(fork_split_file);
+	sleep_ms(150);
+	funlockfile(fork_split_file);
+	return NULL;
+}
+
+static void *fork_split_flusher(void *arg)
+{
+	(void)arg;
+	sleep_ms(10);
+	fflush(NULL);
+	return NULL;
+}
+
+static void *fork_split_locker(void *arg)
+{
+	struct flock l = { .l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = 100, .l_len = 1 };
+
+	(void)arg;
+	sleep_ms(50);
+	return (void *)(intptr_t)fcntl(fork_split_fd, F_SETLK, &l);
+}
+
+static int test_fork_split(void)
+{
+	struct flock l = { .l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = 100, .l_len = 1 };
+	pthread_t th[3];
+	void *(*fn[3])(void *) = { fork_split_holder, fork_split_flusher, fork_split_locker };
+	void *lr;
+	char b[16], line[96];
+	int p = open(DEV, O_RDONLY), st = 0, i, n;
+	pid_t pid;
+
+	fork_split_fd = open(DEV, O_RDONLY);
+	fork_split_file = fopen("/dev/null", "w");
+	if (p < 0 || fork_split_fd < 0 || !fork_split_file || read(p, b, sizeof b) != (ssize_t)sizeof b ||
+	    read(fork_split_fd, b, sizeof b) != (ssize_t)sizeof b)
+		return 1;
+	close(p);  /* kept in reserve mode: the split gives it back */
+	for (i = 0; i < 3; i++)
+		pthread_create(&th[i], NULL, fn[i], NULL);
+	sleep_ms(20);
+	pid = fork();
+	if (pid == 0) {
+		/* Long after the parent's closes (two of 200 ms at most). */
+		sleep_ms(600);
+		n = fcntl(fork_split_fd, F_SETLK, &l);
+		n = snprintf(line, sizeof line, "child: lock request = %d, %d descriptors of the device\n",
+		             n, count_listed());
+		if (write(1, line, (size_t)n) != n)
+			_exit(2);
+		_exit(0);
+	}
+	for (i = 0; i < 3; i++)
+		pthread_join(th[i], i == 2 ? &lr : NULL);
+	printf("parent: lock request in a thread = %d\n", (int)(intptr_t)lr);
+	fflush(stdout);
+	for (i = 0; i < 50 && waitpid(pid, &st, WNOHANG) == 0; i++)
+		sleep_ms(100);
+	if (i == 50) {
+		printf("child: hung 5 s\n");
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+	} else {
+		printf("child: exit %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -WTERMSIG(st));
+	}
+	return 0;
+}
+
+/* fork-closing: a fork in one thread while another thread's call makes
+ * fastpath close a descriptor of its own, held up for 200 ms by
+ * tests/libslow_close.so: an open at the descriptor limit that gives the
+ * reserve back ("emfile", reserve mode), a soft limit raised over the
+ * hidden descriptor, which retires it ("limit", exact mode).  The child
+ * has no copy of what was being closed: natively there was none. */
+static int fork_closing_limit;
+
+static void *fork_closing_thread(void *arg)
+{
+	struct rlimit rl;
+
+	(void)arg;
+	if (fork_closing_limit) {
+		getrlimit(RLIMIT_NOFILE, &rl);
+		rl.rlim_cur = rl.rlim_max;
+		return (void *)(intptr_t)setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	/* the first takes the one number free; the second, natively the
+	 * other, finds the table full under reserve mode, which gives the
+	 * reserve back for it */
+	return (void *)(intptr_t)((open("/dev/null", O_RDONLY) >= 0) + (open("/dev/null", O_RDONLY) >= 0));
+}
+
+static int test_fork_closing(const char *how)
+{
+	struct rlimit rl;
+	char b[16], line[64];
+	int q, p, st = 0, n = 0;
+	pthread_t th;
+	void *r;
+	pid_t pid;
+
+	/* The hidden descriptor sits above the soft limit: one it can have. */
+	getrlimit(RLIMIT_NOFILE, &rl);
+	rl.rlim_cur = 1024;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	q = open(DEV, O_RDONLY);
+	p = open(DEV, O_RDONLY);
+	fork_closing_limit = strcmp(how, "limit") == 0;
+	if (q < 0 || p < 0 || read(q, b, sizeof b) != (ssize_t)sizeof b || read(p, b, sizeof b) != (ssize_t)sizeof b)
+		return 1;
+	close(p);
+	if (!fork_closing_limit) {
+		/* the table full but for two numbers, one of them the reserve
+		 * of a close kept in reserve mode */
+		getrlimit(RLIMIT_NOFILE, &rl);
+		rl.rlim_cur = 32;
+		setrlimit(RLIMIT_NOFILE, &rl);
+		while (open("/dev/null", O_RDONLY) >= 0)
+			n++;
+		close(q + 1);
+		close(q + 2);
+		p = open(DEV, O_RDONLY);
+		if (p < 0 || read(p, b, sizeof b) != (ssize_t)sizeof b)
+			return 1;
+		close(p);
+	}
+	pthread_create(&th, NULL, fork_closing_thread, NULL);
+	sleep_ms(50);
+	pid = fork();
+	if (pid == 0) {
+		close(q + 3);  /* a number for its look at /proc/self/fd */
+		n = snprintf(line, sizeof line, "child: %d descriptors of the device\n", count_listed());
+		_exit(write(1, line, (size_t)n) != n);
+	}
+	pthread_join(th, &r);
+	waitpid(pid, &st, 0);
+	printf("parent: the other thread's call = %d\n", (int)(intptr_t)r);
+	printf("child: exit %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -WTERMSIG(st));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "exec-child") == 0)
@@ -718,6 +880,10 @@ int main(int argc, char **argv)
 		return test_locks_limit();
 	if (argc > 1 && strcmp(argv[1], "split-race") == 0)
 		return test_split_race();
+	if (argc > 1 && strcmp(argv[1], "fork-split") == 0)
+		return test_fork_split();
+	if (argc > 2 && strcmp(argv[1], "fork-closing") == 0)
+		return test_fork_closing(argv[2]);
 	if (argc > 1 && strcmp(argv[1], "cancel-lock") == 0)
 		return test_cancel_lock(argv[0]);
 	if (argc > 1 && strcmp(argv[1], "locks-null") == 0)

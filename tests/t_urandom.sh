@@ -250,6 +250,33 @@ if [ -f "$SLOW" ]; then
 else
 	fail "split-race" "no $SLOW: make check builds it"
 fi
+# fork-split: a fork whose prepare step ran before another thread's lock
+# request ended the pooling, and whose system call came during that
+# request's closes (held up by $SLOW): the child finishes the split, so
+# its own lock request returns (it spun for ever, every signal blocked,
+# on 426bd45 in reserve mode), and holds no copy of what was being
+# closed.  fork-closing: a fork while another thread's call makes
+# fastpath close a descriptor of its own, a reserve given back for an
+# open at the limit (reserve mode) or the hidden descriptor retired for
+# a raised soft limit (exact mode; reserve mode shows its held number in
+# /proc, fastpath(7)): the child has no copy of it (it had on 426bd45).
+for c in "fork-split exact" "fork-split reserve" "fork-closing emfile reserve" "fork-closing limit exact"; do
+	m=${c##* }
+	a=${c% *}
+	if [ ! -f "$SLOW" ]; then
+		fail "$a" "no $SLOW: make check builds it"
+		continue
+	fi
+	# shellcheck disable=SC2086
+	LD_PRELOAD=$SLOW "$P" $a >"$T_TMP/ln" 2>&1
+	# shellcheck disable=SC2086
+	FASTPATH_URANDOM=$m LD_PRELOAD="$FASTPATH_SO $SLOW" "$P" $a >"$T_TMP/lf" 2>&1
+	if grep -q 'child: exit 0' "$T_TMP/ln" && cmp -s "$T_TMP/ln" "$T_TMP/lf"; then
+		ok "$m: $a: a fork amid fastpath's own closes in another thread leaves the child as native"
+	else
+		fail "$m: $a: a fork amid fastpath's own closes in another thread" "$(diff "$T_TMP/ln" "$T_TMP/lf" | head)"
+	fi
+done
 # locks-limit: a lock through a read-write open, after a close kept in
 # reserve, and then an open at the limit, where reserve mode gives its kept
 # close back: the lock stays, as natively (the request ended the pooling
