@@ -694,9 +694,9 @@ static int anon_inode(int n)
 #define TH_STEPS 10
 #define TH_SLOTS 8
 #define TH_RANGE 12
-enum { T_OPEN, T_READ, T_DUP, T_DUP2HI, T_FDUPFD, T_SETFL, T_CLOSE, T_READLINK, T_FSTAT, T_FORK, T_N };
+enum { T_OPEN, T_READ, T_DUP, T_DUP2HI, T_FDUPFD, T_SETFL, T_CLOSE, T_READLINK, T_FSTAT, T_FORK, T_LOCK, T_N };
 static const char *const tname[T_N] = { "open", "read", "dup", "dup2-own", "F_DUPFD-own", "F_SETFL",
-	"close", "readlink", "fstat", "fork" };
+	"close", "readlink", "fstat", "fork", "F_SETLK" };
 struct th {
 	int base, nsteps;
 	unsigned char step[TH_STEPS];
@@ -855,6 +855,12 @@ static void *th_main(void *v)
 				/* async-signal-safe calls only: the other threads
 				 * may have held any lock at the fork */
 				alarm(5);
+				/* a lock request first: the parent's pooling may
+				 * have been ending in another thread at the fork */
+				struct flock ul = { .l_type = F_UNLCK, .l_whence = SEEK_SET };
+				for (int k = 0; k < TH_SLOTS; k++)
+					if (slot[k] >= 0)
+						(void)fcntl(slot[k], F_SETLK, &ul);
 				char b[16];
 				int n = open("/dev/urandom", O_RDONLY), own = 0;
 				int rr = n >= 0 ? (int)read(n, b, sizeof b) : -1;
@@ -873,6 +879,18 @@ static void *th_main(void *v)
 				tsay(h, " child exit %#x", WEXITSTATUS(st));
 			else
 				tsay(h, " child signal %d", WIFSIGNALED(st) ? WTERMSIG(st) : -1);
+			break;
+		}
+		case T_LOCK: {
+			/* a record lock through one of the thread's own: the
+			 * first through the device ends the pooling, maybe while
+			 * another thread forks */
+			struct flock l = { .l_type = (short)(a / 8 % 2 ? F_RDLCK : F_UNLCK), .l_whence = SEEK_SET,
+				           .l_start = a / 16 % 4, .l_len = 1 };
+			r = fcntl(fd, F_SETLK, &l);
+			e = errno;
+			tsay(h, " s%d %s", i, l.l_type == F_RDLCK ? "F_RDLCK" : "F_UNLCK");
+			tres(h, r, e, 0);
 			break;
 		}
 		default:
