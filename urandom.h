@@ -588,11 +588,11 @@ void ur_cloexec_release(void) FP_HIDDEN;
 bool ur_exec_enter(void) FP_HIDDEN;
 void ur_exec_leave(bool entered) FP_HIDDEN;
 void ur_cloexec_init(long pid) FP_HIDDEN;
-#ifdef FP_LINUX
-/* Around the hidden descriptor's placing: no fork meanwhile. */
+/* Around the hidden descriptor's placing: no fork meanwhile, and the end
+ * of the pooling waits for it (ur_place_settle). */
 bool ur_place_hold(void) FP_HIDDEN;
 void ur_place_release(void) FP_HIDDEN;
-#endif
+void ur_place_settle(void) FP_HIDDEN;
 void ur_cloexec_atfork_prepare(void) FP_HIDDEN;
 void ur_cloexec_atfork_parent(void) FP_HIDDEN;
 void ur_cloexec_atfork_child(void) FP_HIDDEN;

@@ -199,12 +199,12 @@ bool ur_exec_enter(void)
 	return ur_enter();
 }
 
-#ifdef FP_LINUX
 /* The hidden descriptor's placing (ur_hidden_make), on every kernel: from
  * the number made to its record, a fork would copy it into the child
- * unrecorded (never retired there: an open number at or above the soft
- * limit, which the child's /proc/self/fd shows).  So a fork waits for
- * that window too, once per process; an exec needs not (close-on-exec). */
+ * unrecorded (never retired there: an open number high in the table, which
+ * the child's /proc/self/fd shows).  So a fork waits for that window too,
+ * once per process; an exec needs not (close-on-exec).  So does the end
+ * of the pooling (ur_place_settle). */
 bool ur_place_hold(void)
 {
 	return ur_window_open();
@@ -214,7 +214,17 @@ void ur_place_release(void)
 {
 	ur_window_close();
 }
-#endif
+
+/* The pooling ended (ur_split_done, set before this): the placings under
+ * way land, to be retired by the caller; a later one sees the end inside
+ * its window (ur_hidden_make).  Each side writes, then reads the other's
+ * (sequentially consistent), so at least one of them sees the other. */
+void ur_place_settle(void)
+{
+	if (ur_win_ours())
+		while (atomic_load(&ur_windows) > ur_win_depth)
+			FP_YIELD();
+}
 
 void ur_exec_leave(bool entered)
 {
@@ -233,11 +243,7 @@ FP_STARTUP_TEXT void ur_cloexec_init(long pid)
 
 void ur_cloexec_atfork_prepare(void)
 {
-#ifdef FP_LINUX
 	ur_fork_entered = ur_enter();
-#else
-	ur_fork_entered = ur_exec_enter();
-#endif
 }
 
 void ur_cloexec_atfork_parent(void)

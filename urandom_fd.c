@@ -216,11 +216,13 @@ void ur_split_wait(void)
 		FP_YIELD();
 }
 
-/* The first split's closes, then every number forgotten. */
+/* The first split's closes, then every number forgotten.  A hidden
+ * descriptor an open is placing lands first, to be retired here. */
 static void ur_split_finish(void)
 {
 	int fd, end;
 
+	ur_place_settle();
 	(void)ur_give_back(EMFILE);
 	(void)ur_hidden_retire();
 	end = atomic_load(&ur_hiwater);
@@ -353,13 +355,13 @@ void ur_fd_atfork_child(void)
 {
 	atomic_store(&ur_table_pid, (long)getpid());
 	ur_closing_atfork_child();
+	ur_cow_atfork_child();
+	ur_cloexec_atfork_child();
 	/* Forked while another thread's split was under way: this copy of
 	 * its closes is the child's to make (its one thread holds no record
 	 * lock: a fork inherits none). */
 	if (fp_unlikely(atomic_load(&ur_split_done) && !atomic_load(&ur_split_finished)))
 		ur_split_finish();
-	ur_cow_atfork_child();
-	ur_cloexec_atfork_child();
 	atomic_fetch_add(&ur_forks, 1);
 	ur_mark_all_shared();
 	ur_hidden_retire();

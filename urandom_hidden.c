@@ -311,9 +311,7 @@ FP_STARTUP_TEXT void ur_hidden_init(void)
 /* The placing's window closed (ur_place_hold): recorded or gone. */
 static inline void ur_hidden_made(void)
 {
-#ifdef FP_LINUX
 	ur_place_release();
-#endif
 }
 
 /* Opens the hidden descriptor of dev, unless another thread did (then it
@@ -323,24 +321,18 @@ bool ur_hidden_make(int dev, const char *path, uint64_t w)
 	int lo, fd, saved = errno, flags = O_RDONLY | O_CLOEXEC;
 	unsigned gen = 0;
 
-	/* Pooling ended (ur_split) after this open's ur_match: a hidden
-	 * descriptor made now would be closed later (lo at once, the copy
-	 * at a fork), dropping a record lock the program took meanwhile. */
-	if (atomic_load_explicit(&ur_split_done, memory_order_acquire))
-		return false;
-	/* No exec or fork until lo is closed and the copy close-on-exec;
-	 * on Linux no fork until the copy is recorded either. */
-#ifdef FP_LINUX
+	/* No exec or fork until lo is closed and the copy close-on-exec, nor
+	 * a fork until the copy is recorded.  Pooling ended (ur_split) after
+	 * this open's ur_match: a hidden descriptor made now would be closed
+	 * later (lo at once, the copy at a fork), dropping a record lock the
+	 * program took meanwhile; one made before the end is retired by it
+	 * (ur_place_settle), so the test is inside the window. */
 	if (!ur_place_hold())
 		return false;
-	if (!ur_cloexec_hold()) {
+	if (atomic_load(&ur_split_done) || !ur_cloexec_hold()) {
 		ur_place_release();
 		return false;
 	}
-#else
-	if (!ur_cloexec_hold())
-		return false;
-#endif
 	ur_count(SYSCALLS);
 	lo = fp_real_urandom.r_openat.f(AT_FDCWD, path, flags | O_LARGEFILE);
 	if (lo < 0) {

@@ -866,6 +866,84 @@ static int test_fork_closing(const char *how)
 	return 0;
 }
 
+/* split-place: one thread's open places a new hidden descriptor (the
+ * first open since a fork retired the last) while another thread's lock
+ * request ends the pooling; each round in a child process of its own.
+ * The hidden descriptor must not outlive the end (open above the soft
+ * limit, unrecorded: /proc/self/fd lists it), nor be closed after it. */
+static pthread_barrier_t split_place_bar;
+static int split_place_q;
+
+static void *split_place_open(void *arg)
+{
+	char b[16];
+	int fd;
+
+	(void)arg;
+	pthread_barrier_wait(&split_place_bar);
+	fd = open(DEV, O_RDONLY);
+	return (void *)(intptr_t)(fd >= 0 && read(fd, b, sizeof b) == (ssize_t)sizeof b);
+}
+
+static void *split_place_lock(void *arg)
+{
+	struct flock l = { .l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = 7, .l_len = 1 };
+
+	(void)arg;
+	pthread_barrier_wait(&split_place_bar);
+	return (void *)(intptr_t)(fcntl(split_place_q, F_SETLK, &l) == 0);
+}
+
+static int split_place_round(void)
+{
+	struct flock g = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 7, .l_len = 1 };
+	pthread_t a, b;
+	void *ra, *rb;
+	char x[16];
+	pid_t pid;
+	int c;
+
+	split_place_q = open(DEV, O_RDONLY);
+	if (split_place_q < 0 || read(split_place_q, x, sizeof x) != (ssize_t)sizeof x)
+		return 0;
+	pid = fork();  /* its parent step retires the hidden descriptor */
+	if (pid == 0)
+		_exit(0);
+	waitpid(pid, NULL, 0);
+	pthread_barrier_init(&split_place_bar, NULL, 2);
+	pthread_create(&a, NULL, split_place_open, NULL);
+	pthread_create(&b, NULL, split_place_lock, NULL);
+	pthread_join(a, &ra);
+	pthread_join(b, &rb);
+	/* the lock still held (F_OFD_GETLK through another open sees it) */
+	c = open(DEV, O_RDONLY);
+	if (!ra || !rb || c < 0)
+		return 0;
+	if (fcntl(c, F_OFD_GETLK, &g) != 0 || g.l_type != F_RDLCK)
+		return 1;
+	return count_listed();  /* 3 natively: q, the thread's open, c */
+}
+
+static int test_split_place(int rounds)
+{
+	int i, st, seen[8] = { 0 };
+
+	for (i = 0; i < rounds; i++) {
+		pid_t pid = fork();
+
+		if (pid == 0)
+			_exit(split_place_round());
+		if (waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) < 8)
+			seen[WEXITSTATUS(st)]++;
+	}
+	for (i = 0; i < 8; i++)
+		if (seen[i] && i < 2)
+			printf("%s: %d of %d rounds\n", i ? "the lock dropped" : "a call failed", seen[i], rounds);
+		else if (seen[i])
+			printf("the lock held, %d descriptors of the device: %d of %d rounds\n", i, seen[i], rounds);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "exec-child") == 0)
@@ -884,6 +962,8 @@ int main(int argc, char **argv)
 		return test_fork_split();
 	if (argc > 2 && strcmp(argv[1], "fork-closing") == 0)
 		return test_fork_closing(argv[2]);
+	if (argc > 2 && strcmp(argv[1], "split-place") == 0)
+		return test_split_place(atoi(argv[2]));
 	if (argc > 1 && strcmp(argv[1], "cancel-lock") == 0)
 		return test_cancel_lock(argv[0]);
 	if (argc > 1 && strcmp(argv[1], "locks-null") == 0)
