@@ -217,12 +217,20 @@ void ur_split_wait(void)
 }
 
 /* The first split's closes, then every number forgotten.  A hidden
- * descriptor an open is placing lands first, to be retired here. */
+ * descriptor an open is placing lands first, to be retired here.  Pooled
+ * opens share one description: forgotten, they would share it for good
+ * (fd_fuzz's defect 16), so each gets its own first, as before a fork,
+ * those recorded since their open read the end as not yet come too
+ * (fd_fuzz's threads, seed 99 case 17102).  Another thread's copies under
+ * way (a fork's) land first: a number it claimed is not in our scan, and
+ * its dup3 would close a description of the device after we return. */
 static void ur_split_finish(void)
 {
 	int fd, end;
 
 	ur_place_settle();
+	ur_cow_all();
+	ur_cow_settle();
 	(void)ur_give_back(EMFILE);
 	(void)ur_hidden_retire();
 	end = atomic_load(&ur_hiwater);
@@ -244,14 +252,6 @@ void ur_split(const char *why)
 	sigfillset(&all);
 	(void)pthread_sigmask(SIG_BLOCK, &all, &old);
 	(void)pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
-	/* Pooled opens share one description: forgotten, they would share it
-	 * for good (fd_fuzz's defect 16).  Each gets its own first, as before
-	 * a fork. */
-	ur_cow_all();
-	/* Another thread's copies under way (a fork's) land first: a number
-	 * it claimed is not in our scan, and its dup3 would close a
-	 * description of the device after we return. */
-	ur_cow_settle();
 	{
 		const char *none = NULL;
 

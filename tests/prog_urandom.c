@@ -944,6 +944,44 @@ static int test_split_place(int rounds)
 	return 0;
 }
 
+/* split-setfl: opens made while another thread's lock request ends the
+ * pooling, whose copies (each pooled open's own description, made before
+ * it forgets them) tests/libslow_close.so holds up: after it, a change
+ * of one open's status flags reaches no other open, as natively. */
+static int split_setfl_fd;
+
+static void *split_setfl_lock(void *arg)
+{
+	struct flock l = { .l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = 3, .l_len = 1 };
+
+	(void)arg;
+	return (void *)(intptr_t)fcntl(split_setfl_fd, F_SETLK, &l);
+}
+
+static int test_split_setfl(void)
+{
+	pthread_t th;
+	void *r;
+	char b[16];
+	int n0 = open("/dev/null", O_RDONLY), n1 = open("/dev/null", O_RDONLY), x, y;
+
+	/* the opens below the numbers the end's copies are at */
+	split_setfl_fd = open(DEV, O_RDONLY);
+	if (n0 < 0 || n1 < 0 || split_setfl_fd < 0 || read(split_setfl_fd, b, sizeof b) != (ssize_t)sizeof b)
+		return 1;
+	pthread_create(&th, NULL, split_setfl_lock, NULL);
+	sleep_ms(50);
+	close(n0);
+	close(n1);
+	x = open(DEV, O_RDONLY);
+	y = open(DEV, O_RDONLY);
+	pthread_join(th, &r);
+	obs("F_SETLK in the other thread", (long)(intptr_t)r, 0);
+	obs("F_SETFL O_NONBLOCK on one open", fcntl(x, F_SETFL, O_NONBLOCK), errno);
+	printf("O_NONBLOCK on the other: %s\n", fcntl(y, F_GETFL) & O_NONBLOCK ? "yes" : "no");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "exec-child") == 0)
@@ -962,6 +1000,8 @@ int main(int argc, char **argv)
 		return test_fork_split();
 	if (argc > 2 && strcmp(argv[1], "fork-closing") == 0)
 		return test_fork_closing(argv[2]);
+	if (argc > 1 && strcmp(argv[1], "split-setfl") == 0)
+		return test_split_setfl();
 	if (argc > 2 && strcmp(argv[1], "split-place") == 0)
 		return test_split_place(atoi(argv[2]));
 	if (argc > 1 && strcmp(argv[1], "cancel-lock") == 0)
