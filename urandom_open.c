@@ -193,8 +193,15 @@ static int ur_open_exact(int dev, const char *path, int flags)
 		if (fp_unlikely(fd == UR_DUP_LATER))  /* an exec or fork under way */
 			return ur_open_real(dev, path, flags);
 		/* The number may have been freed or replaced meanwhile (dup2
-		 * onto it, close_range): what we duplicated is then unknown. */
+		 * onto it, close_range): what we duplicated is then unknown.
+		 * Retired by the pooling's end (ur_split), it was the device,
+		 * and the copy is the program's open, unpooled: a close of
+		 * ours now could drop a record lock taken since. */
 		if (fp_unlikely(atomic_load(&ur_hidden[dev]) != w)) {
+			if (fd >= 0 && atomic_load(&ur_split_done) && ur_is_device(fd, dev)) {
+				*ep = saved;
+				return fd;
+			}
 			if (fd >= 0)
 				fp_real_urandom.r_close.f(fd);
 			*ep = saved;
@@ -219,6 +226,11 @@ static int ur_open_exact(int dev, const char *path, int flags)
 		}
 		ur_heal(fd);  /* a number freed behind our back (raw close) */
 		ur_set(fd, ur_open_bits(dev, flags) | UR_COW);
+		/* The pooling ended meanwhile, its records forgotten (or being
+		 * so): this one too, or a later copy of it would close a
+		 * description of the device after a record lock. */
+		if (fp_unlikely(atomic_load(&ur_split_done)))
+			ur_cow_forget(fd, ur_open_bits(dev, flags) | UR_COW);
 		ur_count(OPENS);
 		ur_debug("open: duplicate of the hidden descriptor");
 		/* The two-call duplicate (a kernel without F_DUPFD_CLOEXEC) may

@@ -75,7 +75,7 @@ progs() {
 	# t_urandom.sh's split-race: a close held up after ours.
 	# shellcheck disable=SC2086
 	$CC -D_GNU_SOURCE -std=gnu11 -O1 -g $W "$@" -fPIC -shared \
-		-o "$d/libslow_close.so" tests/libslow_close.c -ldl || return 1
+		-o "$d/libslow.so" tests/libslow.c -ldl || return 1
 	# t_firstcall.sh's negative control, and its early runs' library.
 	# shellcheck disable=SC2086
 	$CC -D_GNU_SOURCE -std=gnu11 -O1 -g $W "$@" -fPIC -shared \

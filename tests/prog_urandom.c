@@ -665,7 +665,7 @@ static int test_cancel_lock(const char *self)
 }
 
 /* One thread's lock request through a pooled open ends the pooling, whose
- * closes (a reserve given back) libslow_close.so holds up; meanwhile the
+ * closes (a reserve given back) libslow.so holds up; meanwhile the
  * main thread takes a write lock through a read-write open.  Natively no
  * close comes after that lock: it stays. */
 static int split_race_fd, split_race_r, split_race_e;
@@ -708,7 +708,7 @@ static int test_split_race(void)
 
 /* fork-split: a fork whose prepare handlers ran before another thread's
  * lock request ended the pooling, and whose system call came while that
- * request's closes were under way (tests/libslow_close.so holds them).
+ * request's closes were under way (tests/libslow.so holds them).
  * glibc's fork takes the stdio list lock after the handlers: a flusher
  * that holds it, waiting for a FILE a third thread holds, makes the gap. */
 static FILE *fork_split_file;
@@ -795,7 +795,7 @@ static int test_fork_split(void)
 
 /* fork-closing: a fork in one thread while another thread's call makes
  * fastpath close a descriptor of its own, held up for 200 ms by
- * tests/libslow_close.so: an open at the descriptor limit that gives the
+ * tests/libslow.so: an open at the descriptor limit that gives the
  * reserve back ("emfile", reserve mode), a soft limit raised over the
  * hidden descriptor, which retires it ("limit", exact mode).  The child
  * has no copy of what was being closed: natively there was none. */
@@ -946,7 +946,7 @@ static int test_split_place(int rounds)
 
 /* split-setfl: opens made while another thread's lock request ends the
  * pooling, whose copies (each pooled open's own description, made before
- * it forgets them) tests/libslow_close.so holds up: after it, a change
+ * it forgets them) tests/libslow.so holds up: after it, a change
  * of one open's status flags reaches no other open, as natively. */
 static int split_setfl_fd;
 
@@ -982,6 +982,43 @@ static int test_split_setfl(void)
 	return 0;
 }
 
+/* split-open: an exact-mode open duplicates the hidden descriptor (the
+ * duplicate held up by tests/libslow.so, SLOW_DUP) while another thread's
+ * lock request ends the pooling and takes its lock: the open returns the
+ * device, and the lock stays, as natively. */
+static int split_open_fd;
+
+static void *split_open_lock(void *arg)
+{
+	struct flock l = { .l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = 9, .l_len = 1 };
+
+	(void)arg;
+	sleep_ms(50);
+	return (void *)(intptr_t)fcntl(split_open_fd, F_SETLK, &l);
+}
+
+static int test_split_open(void)
+{
+	struct flock g = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 9, .l_len = 1 };
+	pthread_t th;
+	void *r;
+	char b[16];
+	int x, c;
+
+	split_open_fd = open(DEV, O_RDONLY);
+	if (split_open_fd < 0 || read(split_open_fd, b, sizeof b) != (ssize_t)sizeof b)
+		return 1;
+	pthread_create(&th, NULL, split_open_lock, NULL);
+	x = open(DEV, O_RDONLY);
+	pthread_join(th, &r);
+	obs("F_SETLK in the other thread", (long)(intptr_t)r, 0);
+	obs("the open, read", x < 0 ? -1 : read(x, b, sizeof b), errno);
+	c = open(DEV, O_RDONLY);
+	obs("F_OFD_GETLK F_WRLCK on another", fcntl(c, F_OFD_GETLK, &g), errno);
+	printf("the lock after the open: %s\n", g.l_type == F_UNLCK ? "gone" : "kept");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "exec-child") == 0)
@@ -1000,6 +1037,8 @@ int main(int argc, char **argv)
 		return test_fork_split();
 	if (argc > 2 && strcmp(argv[1], "fork-closing") == 0)
 		return test_fork_closing(argv[2]);
+	if (argc > 1 && strcmp(argv[1], "split-open") == 0)
+		return test_split_open();
 	if (argc > 1 && strcmp(argv[1], "split-setfl") == 0)
 		return test_split_setfl();
 	if (argc > 2 && strcmp(argv[1], "split-place") == 0)

@@ -232,13 +232,13 @@ for m in exact reserve; do
 	fi
 done
 # split-race: one thread's lock request through a pooled open ends the
-# pooling, whose closes tests/libslow_close.so holds up for 200 ms, while
+# pooling, whose closes tests/libslow.so holds up for 200 ms, while
 # the main thread takes a lock through a read-write open: no close of
 # fastpath's comes after that lock (the request waits for the first
 # split's closes), as natively, where none comes at all.  Reserve mode
 # only: in exact mode a lock through a descriptor fastpath does not pool
 # is released by what it closes (fastpath(7)).
-SLOW=$TESTBIN/libslow_close.so
+SLOW=$TESTBIN/libslow.so
 if [ -f "$SLOW" ]; then
 	LD_PRELOAD=$SLOW "$P" split-race >"$T_TMP/ln" 2>&1
 	FASTPATH_URANDOM=reserve LD_PRELOAD="$FASTPATH_SO $SLOW" "$P" split-race >"$T_TMP/lf" 2>&1
@@ -289,6 +289,20 @@ for m in exact reserve; do
 		ok "$m: opens made while another thread ends the pooling share no description, as native"
 	else
 		fail "$m: opens made while another thread ends the pooling" "$(diff "$T_TMP/ln" "$T_TMP/lf" | head)"
+	fi
+done
+# split-open: an exact-mode open's duplicate of the hidden descriptor is
+# made, then held up ($SLOW with SLOW_DUP) while another thread's lock
+# request ends the pooling and takes its lock: the open keeps what it
+# duplicated (the device), and the lock stays, as natively (on 7241826
+# and before the open closed its duplicate and the lock was gone).
+for m in exact reserve; do
+	SLOW_DUP=1 LD_PRELOAD=$SLOW "$P" split-open >"$T_TMP/ln" 2>&1
+	SLOW_DUP=1 FASTPATH_URANDOM=$m LD_PRELOAD="$FASTPATH_SO $SLOW" "$P" split-open >"$T_TMP/lf" 2>&1
+	if grep -q 'after the open: kept' "$T_TMP/ln" && cmp -s "$T_TMP/ln" "$T_TMP/lf"; then
+		ok "$m: an open under way while another thread's lock ends the pooling closes nothing of the device"
+	else
+		fail "$m: an open under way while another thread's lock ends the pooling" "$(diff "$T_TMP/ln" "$T_TMP/lf" | head)"
 	fi
 done
 # split-place: one thread's open places a new hidden descriptor while
