@@ -288,11 +288,23 @@ static inline void ur_cell_store(int fd, unsigned char st)
 }
 
 /* Slot i (UR_RES_DEV(i) its device). */
-static inline int ur_slot_xchg(int i, int fd)
+/* Takes slot i's reserve, or -1; a reserve being given back (UR_CLOSING)
+ * stays marked. */
+static inline int ur_slot_take(int i)
 {
-	if (fp_one_thread())
-		return fp_local_xchg_int(&ur_reserve[i].fd, fd);
-	return atomic_exchange(&ur_reserve[i].fd, fd);
+	int fd;
+
+	if (fp_one_thread()) {
+		fd = fp_local_xchg_int(&ur_reserve[i].fd, -1);
+		if (fp_likely(fd >= -1))
+			return fd;
+		ur_reserve[i].fd = fd;  /* a handler of ours is closing it */
+		return -1;
+	}
+	fd = atomic_load_explicit(&ur_reserve[i].fd, memory_order_relaxed);
+	while (fd >= 0 && !atomic_compare_exchange_weak(&ur_reserve[i].fd, &fd, -1))
+		;
+	return fd >= 0 ? fd : -1;
 }
 
 static inline bool ur_slot_cas(int i, int *expect, int fd)
@@ -544,6 +556,24 @@ bool ur_pid_self(long pid) FP_HIDDEN;
 #  define UR_NR_IS(nr, NR) ((NR) >= 0 && (nr) == (NR))
 long ur_syscall_fd(long nr, long a, long b, long c, long d, long e, long f) FP_HIDDEN;
 #endif
+
+/* Every signal blocked and cancellation off, around a few system calls
+ * that no handler may interrupt (nor jump out of) and no cancellation
+ * unwind; then as before. */
+static inline void ur_block_all(sigset_t *old, int *cs)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	(void)pthread_sigmask(SIG_BLOCK, &all, old);
+	(void)pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, cs);
+}
+
+static inline void ur_unblock_all(const sigset_t *old, int cs)
+{
+	(void)pthread_setcancelstate(cs, NULL);
+	(void)pthread_sigmask(SIG_SETMASK, old, NULL);
+}
 
 /* Before a call that changes fd's open file description or copies it
  * out of sight: a pooled one gets its own (exact mode); in reserve mode

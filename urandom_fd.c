@@ -155,12 +155,21 @@ bool ur_give_back(int err)
 {
 	bool any = false;
 	int d, cs;
+	sigset_t old;
 
 	if (fp_likely(err != EMFILE && err != ENFILE))
 		return false;
 	/* A slot emptied and its close acted on a cancellation instead
-	 * (glibc acts before the system call): open for good, and untracked. */
-	(void)pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
+	 * (glibc acts before the system call): open for good, and untracked.
+	 * A handler that jumped out of a close would leave its mark for
+	 * good (ur_closing_atfork_child). */
+	for (d = 0; d < UR_NRES && atomic_load(&ur_reserve[d].fd) < 0; d++)
+		;
+	if (d == UR_NRES && err != ENFILE) {
+		errno = err;
+		return false;
+	}
+	ur_block_all(&old, &cs);
 	for (d = 0; d < UR_NRES; d++) {
 		int fd = atomic_load(&ur_reserve[d].fd), mark;
 
@@ -180,7 +189,7 @@ bool ur_give_back(int err)
 	 * frees no number; for the system's table, maybe a file. */
 	if (err == ENFILE)
 		any = ur_hidden_retire() || any;
-	(void)pthread_setcancelstate(cs, NULL);
+	ur_unblock_all(&old, cs);
 	errno = err;
 	return any;
 }
@@ -242,16 +251,14 @@ static void ur_split_finish(void)
 void ur_split(const char *why)
 {
 	int cs, saved = errno;
-	sigset_t all, old;
+	sigset_t old;
 
 	if (!ur_table_ours())  /* a vfork child: its table is its own already */
 		return;
 	/* Its closes are cancellation points, and a lock request (F_SETLKW)
 	 * brings it there; a handler that jumped out, or took a lock, would
 	 * meet the pooling ended with descriptors of ours still open. */
-	sigfillset(&all);
-	(void)pthread_sigmask(SIG_BLOCK, &all, &old);
-	(void)pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
+	ur_block_all(&old, &cs);
 	{
 		const char *none = NULL;
 
@@ -264,8 +271,7 @@ void ur_split(const char *why)
 	} else {
 		ur_split_wait();
 	}
-	(void)pthread_setcancelstate(cs, NULL);
-	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+	ur_unblock_all(&old, cs);
 	errno = saved;
 }
 
@@ -327,9 +333,13 @@ void ur_vforking(void)
 static void ur_closing_close(int v, int dev)
 {
 	int fd = UR_CLOSING(v);
+	unsigned st = ur_state(fd);
 
-	if (!ur_state(fd) && ur_is_device(fd, dev))
+	/* Marked before its record was cleared: held still. */
+	if ((!st || (st & UR_HELD)) && ur_is_device(fd, dev)) {
+		atomic_store(ur_fd(fd), 0);
 		fp_real_urandom.r_close.f(fd);
+	}
 }
 
 static void ur_closing_atfork_child(void)
@@ -353,15 +363,25 @@ static void ur_closing_atfork_child(void)
 
 void ur_fd_atfork_child(void)
 {
+	/* Forked while another thread's split was under way: this copy of
+	 * its closes is the child's to make (its one thread holds no record
+	 * lock: a fork inherits none), as the parent's, with no handler
+	 * inside from here (one making a lock request would wait for it for
+	 * ever). */
+	bool half = atomic_load(&ur_split_done) && !atomic_load(&ur_split_finished);
+	sigset_t old;
+	int cs = 0;
+
+	if (fp_unlikely(half))
+		ur_block_all(&old, &cs);
 	atomic_store(&ur_table_pid, (long)getpid());
 	ur_closing_atfork_child();
 	ur_cow_atfork_child();
 	ur_cloexec_atfork_child();
-	/* Forked while another thread's split was under way: this copy of
-	 * its closes is the child's to make (its one thread holds no record
-	 * lock: a fork inherits none). */
-	if (fp_unlikely(atomic_load(&ur_split_done) && !atomic_load(&ur_split_finished)))
+	if (fp_unlikely(half)) {
 		ur_split_finish();
+		ur_unblock_all(&old, cs);
+	}
 	atomic_fetch_add(&ur_forks, 1);
 	ur_mark_all_shared();
 	ur_hidden_retire();

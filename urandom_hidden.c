@@ -38,20 +38,28 @@ int ur_hidden_forget(int dev, int fd)
 	return ur_hidden_take(dev, fd, false);
 }
 
+/* With no handler inside, which could leave the mark for good by a jump
+ * (ur_closing_atfork_child), nor a cancellation. */
 bool ur_hidden_close(int dev, int fd)
 {
-	int h = ur_hidden_take(dev, fd, true);
+	int h, cs;
 	uint64_t w;
+	sigset_t old;
 
-	if (h < 0)
+	if (UR_HW_FD(atomic_load(&ur_hidden[dev])) < 0)
 		return false;
-	ur_count(SYSCALLS);
-	fp_real_urandom.r_close.f(h);
-	w = atomic_load(&ur_hidden[dev]);
-	while (UR_HW_FD(w) == UR_CLOSING(h) &&
-	       !atomic_compare_exchange_weak(&ur_hidden[dev], &w, UR_HW(UR_HW_GEN(w) + 1, -1)))
-		;
-	return true;
+	ur_block_all(&old, &cs);
+	h = ur_hidden_take(dev, fd, true);
+	if (h >= 0) {
+		ur_count(SYSCALLS);
+		fp_real_urandom.r_close.f(h);
+		w = atomic_load(&ur_hidden[dev]);
+		while (UR_HW_FD(w) == UR_CLOSING(h) &&
+		       !atomic_compare_exchange_weak(&ur_hidden[dev], &w, UR_HW(UR_HW_GEN(w) + 1, -1)))
+			;
+	}
+	ur_unblock_all(&old, cs);
+	return h >= 0;
 }
 
 bool ur_hidden_retire(void)

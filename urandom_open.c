@@ -183,7 +183,8 @@ static int ur_open_exact(int dev, const char *path, int flags)
 		int h = UR_HW_FD(w), fd;
 
 		if (fp_unlikely(h < 0)) {
-			if (!ur_hidden_make(dev, path, w))
+			/* Being retired (UR_CLOSING): real, this once. */
+			if (h < -1 || !ur_hidden_make(dev, path, w))
 				return ur_open_real(dev, path, flags);
 			continue;
 		}
@@ -259,8 +260,7 @@ static int ur_slot_take_other(int dev)
 	int i, fd;
 
 	for (i = dev * UR_SLOTS; i < (dev + 1) * UR_SLOTS; i++)
-		if (atomic_load_explicit(&ur_reserve[i].fd, memory_order_relaxed) >= 0 &&
-		    (fd = ur_slot_xchg(i, -1)) >= 0)
+		if ((fd = ur_slot_take(i)) >= 0)
 			return fd;
 	return -1;
 }
@@ -294,7 +294,7 @@ int ur_open(int dev, const char *path, int flags)
 		return ur_open_exact(dev, path, flags);
 	if (fp_unlikely(!UR_LFS(flags)))
 		return ur_open_real(dev, path, flags);
-	fd = ur_slot_xchg(ur_slot_home(dev), -1);
+	fd = ur_slot_take(ur_slot_home(dev));
 	if (fp_unlikely(fd < 0))
 		fd = ur_slot_take_other(dev);
 	if (fd >= 0) {

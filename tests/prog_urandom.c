@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -800,12 +801,15 @@ static int test_fork_split(void)
  * hidden descriptor, which retires it ("limit", exact mode).  The child
  * has no copy of what was being closed: natively there was none. */
 static int fork_closing_limit;
+static _Atomic int fork_closing_go;
 
 static void *fork_closing_thread(void *arg)
 {
 	struct rlimit rl;
 
 	(void)arg;
+	/* the fork comes 50 ms after this, whatever the load */
+	fork_closing_go = 1;
 	if (fork_closing_limit) {
 		getrlimit(RLIMIT_NOFILE, &rl);
 		rl.rlim_cur = rl.rlim_max;
@@ -852,6 +856,8 @@ static int test_fork_closing(const char *how)
 		close(p);
 	}
 	pthread_create(&th, NULL, fork_closing_thread, NULL);
+	while (!fork_closing_go)
+		sched_yield();
 	sleep_ms(50);
 	pid = fork();
 	if (pid == 0) {
@@ -927,6 +933,12 @@ static int split_place_round(void)
 static int test_split_place(int rounds)
 {
 	int i, st, seen[8] = { 0 };
+	struct rlimit rl;
+
+	/* The hidden descriptor sits above the soft limit: one it can have. */
+	getrlimit(RLIMIT_NOFILE, &rl);
+	rl.rlim_cur = 1024;
+	setrlimit(RLIMIT_NOFILE, &rl);
 
 	for (i = 0; i < rounds; i++) {
 		pid_t pid = fork();
