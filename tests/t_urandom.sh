@@ -205,6 +205,8 @@ else
 fi
 
 # ---- record locks: any close of the device drops them, kept or not ---------
+# Each case names the modes it runs in: once, in the exact pass.
+if [ $M = exact ]; then
 # locks-rw: the lock taken through a descriptor fastpath does not pool;
 # locks-null: a request without its struct (EFAULT, not a fault);
 # locks-lockf: lockf(3), through the C library's own fcntl.
@@ -231,80 +233,67 @@ for m in exact reserve; do
 		fail "$m: a thread cancelled at its first lock request" "$(diff "$T_TMP/ln" "$T_TMP/lf" | head)"
 	fi
 done
-# split-race: one thread's lock request through a pooled open ends the
-# pooling, whose closes tests/libslow.so holds up for 200 ms, while
-# the main thread takes a lock through a read-write open: no close of
-# fastpath's comes after that lock (the request waits for the first
-# split's closes), as natively, where none comes at all.  Reserve mode
-# only: in exact mode a lock through a descriptor fastpath does not pool
-# is released by what it closes (fastpath(7)).
+# The cases below hold a step of fastpath's up with tests/libslow.so
+# (200 ms), preloaded after fastpath and natively alike, so that another
+# thread acts inside it.  slow_case MODE WANT WHAT ARGS...: the native
+# output has WANT, and fastpath's in MODE is the same.
 SLOW=$TESTBIN/libslow.so
-if [ -f "$SLOW" ]; then
-	LD_PRELOAD=$SLOW "$P" split-race >"$T_TMP/ln" 2>&1
-	FASTPATH_URANDOM=reserve LD_PRELOAD="$FASTPATH_SO $SLOW" "$P" split-race >"$T_TMP/lf" 2>&1
-	if grep -q 'request: kept' "$T_TMP/ln" && cmp -s "$T_TMP/ln" "$T_TMP/lf"; then
-		ok "reserve: a lock taken while another thread's request ends the pooling stays, as native"
-	else
-		fail "reserve: a lock taken while another thread ends the pooling" "$(diff "$T_TMP/ln" "$T_TMP/lf" | head)"
+slow_case() {
+	m=$1 want=$2 what=$3
+	shift 3
+	if [ ! -f "$SLOW" ]; then
+		fail "$m: $what" "no $SLOW: make check builds it"
+		return
 	fi
-else
-	fail "split-race" "no $SLOW: make check builds it"
-fi
+	LD_PRELOAD=$SLOW "$P" "$@" >"$T_TMP/ln" 2>&1
+	FASTPATH_URANDOM=$m LD_PRELOAD="$FASTPATH_SO $SLOW" "$P" "$@" >"$T_TMP/lf" 2>&1
+	if grep -q "$want" "$T_TMP/ln" && cmp -s "$T_TMP/ln" "$T_TMP/lf"; then
+		ok "$m: $what, as native"
+	else
+		fail "$m: $what" "$(diff "$T_TMP/ln" "$T_TMP/lf" | head)"
+	fi
+}
+# split-race: one thread's lock request through a pooled open ends the
+# pooling, whose closes are held up, while the main thread takes a lock
+# through a read-write open: no close of fastpath's comes after that
+# lock (the request waits for the first split's closes), as natively,
+# where none comes at all.  Reserve mode only: in exact mode a lock
+# through a descriptor fastpath does not pool is released by what it
+# closes (fastpath(7)).
+slow_case reserve 'request: kept' "a lock taken while another thread's request ends the pooling stays" split-race
 # fork-split: a fork whose prepare step ran before another thread's lock
 # request ended the pooling, and whose system call came during that
-# request's closes (held up by $SLOW): the child finishes the split, so
-# its own lock request returns (it spun for ever, every signal blocked,
-# on 426bd45 in reserve mode), and holds no copy of what was being
-# closed.  fork-closing: a fork while another thread's call makes
-# fastpath close a descriptor of its own, a reserve given back for an
-# open at the limit (reserve mode) or the hidden descriptor retired for
-# a raised soft limit (exact mode; reserve mode shows its held number in
-# /proc, fastpath(7)): the child has no copy of it (it had on 426bd45).
-for c in "fork-split exact" "fork-split reserve" "fork-closing emfile reserve" "fork-closing limit exact"; do
-	m=${c##* }
-	a=${c% *}
-	if [ ! -f "$SLOW" ]; then
-		fail "$a" "no $SLOW: make check builds it"
-		continue
-	fi
-	# shellcheck disable=SC2086
-	LD_PRELOAD=$SLOW "$P" $a >"$T_TMP/ln" 2>&1
-	# shellcheck disable=SC2086
-	FASTPATH_URANDOM=$m LD_PRELOAD="$FASTPATH_SO $SLOW" "$P" $a >"$T_TMP/lf" 2>&1
-	if grep -q 'child: exit 0' "$T_TMP/ln" && cmp -s "$T_TMP/ln" "$T_TMP/lf"; then
-		ok "$m: $a: a fork amid fastpath's own closes in another thread leaves the child as native"
-	else
-		fail "$m: $a: a fork amid fastpath's own closes in another thread" "$(diff "$T_TMP/ln" "$T_TMP/lf" | head)"
-	fi
-done
-# split-setfl: two opens made below the numbers another thread's lock
-# request is copying as it ends the pooling (each pooled open gets its own
-# description first; $SLOW holds each copy up): O_NONBLOCK set on one
-# does not reach the other, as natively (it did on b424bb7 and before,
-# exact mode: the opens were forgotten still sharing one).
+# request's closes: the child finishes the split, so its own lock request
+# returns (it spun for ever, every signal blocked, on 426bd45 in reserve
+# mode), and holds no copy of what was being closed.  fork-closing: a
+# fork while another thread's call makes fastpath close a descriptor of
+# its own, a reserve given back for an open at the limit (reserve mode)
+# or the hidden descriptor retired for a raised soft limit (exact mode;
+# reserve mode shows its held number in /proc, fastpath(7)): the child
+# has no copy of it (it had on 426bd45).
 for m in exact reserve; do
-	LD_PRELOAD=$SLOW "$P" split-setfl >"$T_TMP/ln" 2>&1
-	FASTPATH_URANDOM=$m LD_PRELOAD="$FASTPATH_SO $SLOW" "$P" split-setfl >"$T_TMP/lf" 2>&1
-	if grep -q 'on the other: no' "$T_TMP/ln" && cmp -s "$T_TMP/ln" "$T_TMP/lf"; then
-		ok "$m: opens made while another thread ends the pooling share no description, as native"
-	else
-		fail "$m: opens made while another thread ends the pooling" "$(diff "$T_TMP/ln" "$T_TMP/lf" | head)"
-	fi
+	slow_case $m 'child: exit 0' "a fork amid another thread's split leaves the child as native" fork-split
+done
+slow_case reserve 'child: exit 0' "a fork amid another thread's give-back has no copy of the reserve" fork-closing emfile
+slow_case exact 'child: exit 0' "a fork amid another thread's retire has no copy of the hidden descriptor" fork-closing limit
+# split-setfl: two opens made below the numbers another thread's lock
+# request is copying as it ends the pooling (each pooled open gets its
+# own description first; each copy held up): O_NONBLOCK set on one does
+# not reach the other, as natively (it did on b424bb7 and before, exact
+# mode: the opens were forgotten still sharing one).
+for m in exact reserve; do
+	slow_case $m 'on the other: no' "opens made while another thread ends the pooling share no description" split-setfl
 done
 # split-open: an exact-mode open's duplicate of the hidden descriptor is
-# made, then held up ($SLOW with SLOW_DUP) while another thread's lock
-# request ends the pooling and takes its lock: the open keeps what it
-# duplicated (the device), and the lock stays, as natively (on 7241826
-# and before the open closed its duplicate and the lock was gone).
+# made, then held up (SLOW_DUP) while another thread's lock request ends
+# the pooling and takes its lock: the open keeps what it duplicated (the
+# device), and the lock stays, as natively (on 7241826 and before the
+# open closed its duplicate and the lock was gone).
+export SLOW_DUP=1
 for m in exact reserve; do
-	SLOW_DUP=1 LD_PRELOAD=$SLOW "$P" split-open >"$T_TMP/ln" 2>&1
-	SLOW_DUP=1 FASTPATH_URANDOM=$m LD_PRELOAD="$FASTPATH_SO $SLOW" "$P" split-open >"$T_TMP/lf" 2>&1
-	if grep -q 'after the open: kept' "$T_TMP/ln" && cmp -s "$T_TMP/ln" "$T_TMP/lf"; then
-		ok "$m: an open under way while another thread's lock ends the pooling closes nothing of the device"
-	else
-		fail "$m: an open under way while another thread's lock ends the pooling" "$(diff "$T_TMP/ln" "$T_TMP/lf" | head)"
-	fi
+	slow_case $m 'after the open: kept' "an open under way as another thread's lock ends the pooling closes nothing" split-open
 done
+unset SLOW_DUP
 # split-place: one thread's open places a new hidden descriptor while
 # another thread's lock request ends the pooling, 300 rounds, each in a
 # process of its own: the lock stays and nothing of ours is left open, as
@@ -330,6 +319,7 @@ if grep -q 'at the limit: kept' "$T_TMP/ln" && cmp -s "$T_TMP/ln" "$T_TMP/lf"; t
 	ok "reserve: a lock through a read-write open outlives an open at the limit, as native"
 else
 	fail "reserve: a lock through a read-write open, then an open at the limit" "$(diff "$T_TMP/ln" "$T_TMP/lf" | head)"
+fi
 fi
 
 # ---- fortified forms --------------------------------------------------------
