@@ -332,10 +332,14 @@ void ur_vforking(void)
  * docs/design.md). */
 static void ur_closing_close(int v, int dev)
 {
-	int fd = UR_CLOSING(v);
+	int fd = UR_CLOSING(v), d;
 	unsigned st = ur_state(fd);
 
-	/* Marked before its record was cleared: held still. */
+	/* Marked before its record was cleared: held still.  Unless closed,
+	 * reopened and kept since, in another slot, which holds it now. */
+	for (d = 0; (st & UR_RESERVE) && d < UR_NRES; d++)
+		if (atomic_load(&ur_reserve[d].fd) == fd)
+			return;
 	if ((!st || (st & UR_HELD)) && ur_is_device(fd, dev)) {
 		atomic_store(ur_fd(fd), 0);
 		fp_real_urandom.r_close.f(fd);
