@@ -121,13 +121,45 @@ FP_STARTUP_TEXT static void *fp_lookup(const char *name)
 }
 
 #ifdef FP_LINUX
-/* Is f (a bound real function) the C library's own, not a later preload's
- * wrapper that must see the calls?  Compared with getpid's object: in libc
- * itself on every version (glibc before 2.33 linked fstat into each object
- * from libc_nonshared.a), and not ours.  At initialisation only. */
-FP_STARTUP_TEXT bool fp_in_libc(const void *f)
+/* The C library's loaded segments, recorded by the walk at initialisation
+ * (fp_libc_note): getpid's object, in libc itself on every version (glibc
+ * before 2.33 linked fstat into each object from libc_nonshared.a). */
+#define FP_LIBC_SEGS 8
+static struct {
+	uintptr_t lo[FP_LIBC_SEGS], len[FP_LIBC_SEGS];
+	unsigned n;
+	bool known;
+} fp_libc FP_STARTUP_DATA;
+
+FP_STARTUP_TEXT static __attribute__((unused)) void fp_libc_note(const struct dl_phdr_info *info)
 {
-	return f && fp_same_object(f, (void *)&getpid);
+	ElfW(Half) i;
+
+	for (i = 0; i < info->dlpi_phnum && fp_libc.n < FP_LIBC_SEGS; i++)
+		if (info->dlpi_phdr[i].p_type == PT_LOAD) {
+			fp_libc.lo[fp_libc.n] = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+			fp_libc.len[fp_libc.n++] = info->dlpi_phdr[i].p_memsz;
+		}
+	fp_libc.known = i == info->dlpi_phnum;
+}
+
+/* Is f (a bound real function) the C library's own, not a later preload's
+ * wrapper that must see the calls?  Read from the segments recorded at
+ * initialisation: async-signal-safe, for a table bound at its first use
+ * (fp_real_late); the loader's own list where they are not known, which
+ * is at initialisation only (such tables are bound there). */
+bool fp_in_libc(const void *f)
+{
+	unsigned i;
+
+	if (!f)
+		return false;
+	if (!fp_libc.known)
+		return fp_same_object(f, (void *)&getpid);
+	for (i = 0; i < fp_libc.n; i++)
+		if ((uintptr_t)f - fp_libc.lo[i] < fp_libc.len[i])
+			return true;
+	return false;
 }
 #endif
 
@@ -165,6 +197,12 @@ struct fp_walk {
 	struct fp_dso before[FP_WALK_MAX];
 	unsigned nbefore;
 	bool before_ok;
+	/* After the C library, only the interpreter (tail_clean): then a
+	 * name found in neither is absent from the whole search order, and
+	 * the walk's answer is dlsym's without asking it. */
+	struct fp_dso interp;
+	uintptr_t interp_base;
+	bool have_interp, tail_clean;
 };
 
 /* What the walk also answered, for initialisation after the binding: the
@@ -224,6 +262,10 @@ FP_STARTUP_TEXT static int fp_walk_collect(struct dl_phdr_info *info, size_t siz
 	(void)size;
 	if (w->vdso && (uintptr_t)info->dlpi_phdr - w->vdso < 8192)
 		return 0;  /* the vDSO: in no search order */
+	if (!fp_libc.known && fp_phdr_has(info, (uintptr_t)&getpid))
+		fp_libc_note(info);
+	if (!w->usable)
+		return fp_libc.known;  /* on, for the C library's segments only */
 	if (!w->after_us) {
 		w->after_us = fp_phdr_has(info, (uintptr_t)&fp_real_core);
 		if (!w->after_us && (w->nbefore == FP_WALK_MAX ||
@@ -231,28 +273,36 @@ FP_STARTUP_TEXT static int fp_walk_collect(struct dl_phdr_info *info, size_t siz
 			w->before_ok = false;
 		return 0;
 	}
+	if (w->libc_after) {
+		/* Past the C library: a later object may be one a constructor
+		 * that ran before ours dlopen()ed, which is in no search order
+		 * (the loader appends those, after every object loaded at
+		 * start-up): a name beyond it is dlsym's.  But the interpreter
+		 * (glibc's ld.so comes last) is in every search order. */
+		if ((uintptr_t)info->dlpi_addr == w->interp_base && !w->have_interp)
+			w->have_interp = fp_dso_of(info, &w->interp);
+		else
+			w->tail_clean = false;
+		return !w->tail_clean;
+	}
 	if (w->n == FP_WALK_MAX || !fp_dso_of(info, &w->o[w->n])) {
 		w->usable = false;
-		return 1;
+		return fp_libc.known;
 	}
 	w->n++;
-	/* Up to the C library: a later object may be one a constructor
-	 * that ran before ours dlopen()ed, which is in no search order (the
-	 * loader appends those, after every object loaded at start-up); a
-	 * name beyond it is dlsym's. */
 	w->libc_after = fp_phdr_has(info, (uintptr_t)&getpid);
-	return w->libc_after;
+	return 0;
 }
 
 FP_STARTUP_TEXT static void fp_walk_start(struct fp_walk *w)
 {
 	w->n = w->nbefore = 0;
-	w->after_us = w->libc_after = false;
-	w->before_ok = true;
+	w->after_us = w->libc_after = w->have_interp = false;
+	w->before_ok = w->tail_clean = true;
+	w->interp_base = (uintptr_t)getauxval(AT_BASE);
 	w->usable = !fp_env_get("LD_DYNAMIC_WEAK");
 	w->vdso = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
-	if (w->usable)
-		(void)dl_iterate_phdr(fp_walk_collect, w);
+	(void)dl_iterate_phdr(fp_walk_collect, w);
 	w->usable = w->usable && w->after_us && w->libc_after;
 }
 
@@ -273,6 +323,13 @@ FP_STARTUP_TEXT static uint32_t fp_gnu_hash(const char *s)
 		h = h * 33 + (unsigned char)*s;
 	return h;
 }
+
+/* An IFUNC's resolver, run as the loader runs it (glibc's dl-irel.h): on
+ * x86 it takes no argument.  Elsewhere such a name is dlsym's, and every
+ * table is bound at initialisation (fp_bind_all). */
+#if defined(__x86_64__) || defined(__i386__)
+#  define FP_IFUNC_RUN(a) (((void *(*)(void))(a))()) // NOLINT(performance-no-int-to-ptr)
+#endif
 
 /* name in one object: 1 found (*out), 0 not there, -1 ask dlsym.  type:
  * STT_FUNC, or STT_OBJECT for a variable. */
@@ -313,6 +370,14 @@ FP_STARTUP_TEXT static int fp_dso_find(const struct fp_dso *d, const char *name,
 	}
 	if (nversions != 1)
 		return 0;
+#ifdef FP_IFUNC_RUN
+	if (type == STT_FUNC && ELF32_ST_TYPE(versioned->st_info) == STT_GNU_IFUNC &&
+	    (ELF32_ST_BIND(versioned->st_info) == STB_GLOBAL ||
+	     ELF32_ST_BIND(versioned->st_info) == STB_WEAK)) {
+		*out = FP_IFUNC_RUN(d->base + versioned->st_value);
+		return 1;
+	}
+#endif
 	if (ELF32_ST_TYPE(versioned->st_info) != type)
 		return -1;  /* an IFUNC (its resolver must run), TLS, another type */
 	switch (ELF32_ST_BIND(versioned->st_info)) {
@@ -327,21 +392,37 @@ FP_STARTUP_TEXT static int fp_dso_find(const struct fp_dso *d, const char *name,
 	}
 }
 
-FP_STARTUP_TEXT static void *fp_walk_lookup(const struct fp_walk *w, const char *name)
+/* name by the walk alone: true when it answers as dlsym would (*out; NULL:
+ * in no object of the search order), false when dlsym must.  Not after us:
+ * the first definition before us, as fp_lookup's global scope gives. */
+FP_STARTUP_TEXT static bool fp_walk_find(const struct fp_walk *w, const char *name, void **out)
 {
 	uint32_t h = fp_gnu_hash(name);
-	void *p = NULL;
 	unsigned i;
+	int r = 0;
 
-	for (i = 0; w->usable && i < w->n; i++) {
-		int r = fp_dso_find(&w->o[i], name, h, &p, STT_FUNC);
-
+	*out = NULL;
+	if (!w->usable)
+		return false;
+	for (i = 0; i < w->n && r == 0; i++)
+		r = fp_dso_find(&w->o[i], name, h, out, STT_FUNC);
+	if (r == 0 && w->tail_clean && w->have_interp)
+		r = fp_dso_find(&w->interp, name, h, out, STT_FUNC);
+	if (r == 0 && w->tail_clean && w->before_ok) {
+		for (i = 0; i < w->nbefore && r == 0; i++)
+			r = fp_dso_find(&w->before[i], name, h, out, STT_FUNC);
 		if (r > 0)
-			return p;
-		if (r < 0)
-			break;
+			fp_bind_global++;
+		return r >= 0;
 	}
-	return fp_lookup(name);
+	return r > 0;
+}
+
+FP_STARTUP_TEXT static void *fp_walk_lookup(const struct fp_walk *w, const char *name)
+{
+	void *p;
+
+	return fp_walk_find(w, name, &p) ? p : fp_lookup(name);
 }
 
 /* The answers initialisation asks for next (fp_walked), where the walk
@@ -435,22 +516,125 @@ FP_STARTUP_TEXT static void fp_bind_syms(struct fp_walk *w, const struct fp_sym 
 		*s[k].slot = fp_walk_lookup(w, s[k].name);
 }
 
-FP_STARTUP_TEXT void fp_bind_all(void)
+/*
+ * A mitigation's table is bound at its first use (issue 39): fp_written
+ * has its bit once its table (and its own rows) are written, fp_binding
+ * once a thread has claimed the writing, fp_bound (fp_real.h) once it is
+ * written and initialisation is done.  Only where the walk answers every
+ * name as dlsym would (fp_walk_find: nothing but the interpreter after the
+ * C library, IFUNCs resolved here): the first use may be in a signal
+ * handler, where dlsym may not run, and a dlsym then would take or change
+ * the program's pending dlerror() message (t_firstcall.sh).  Elsewhere (no
+ * plain search order, objects dlopen()ed before us, another architecture,
+ * illumos, the unit tests' own lookup) every table is bound at
+ * initialisation, as before.
+ */
+_Atomic unsigned fp_bound FP_STARTUP_DATA;
+static _Atomic unsigned fp_binding FP_STARTUP_DATA, fp_written FP_STARTUP_DATA;
+#ifdef FP_DLSYM_TEST
+/* test_core binds lazily when it asks; else, as there is no walk, at
+ * initialisation. */
+static bool fp_bind_lazy_test;
+#endif
+/* The objects the walk found, kept for the tables bound later; written
+ * once, at initialisation, in the one thread that won fp_init_state. */
+static struct fp_walk fp_walk_kept FP_STARTUP_DATA;
+
+FP_STARTUP_TEXT static void fp_bind_one(const struct fp_mitigation *m)
 {
-	/* Not on the stack (t_stack: 1.4 KiB): fp_init_run runs once, in
-	 * the one thread that won fp_init_state. */
-	static struct fp_walk w FP_STARTUP_DATA;
+	if (m->bind)
+		m->bind(fp_walk_look, &fp_walk_kept);
+	fp_bind_syms(&fp_walk_kept, m->syms, m->nsyms);
+	atomic_fetch_or_explicit(&fp_written, m->bit, memory_order_release);
+}
+
+/* Every table not yet written, claimed by this thread. */
+FP_STARTUP_TEXT static void fp_bind_rest(void)
+{
 	size_t i;
 
+	for (i = 0; i < fp_nmitigations; i++)
+		if (!(atomic_fetch_or(&fp_binding, fp_mitigations[i]->bit) & fp_mitigations[i]->bit))
+			fp_bind_one(fp_mitigations[i]);
+}
+
+FP_STARTUP_TEXT void fp_bind_all(void)
+{
 	fp_bind_global = 0;
-	fp_walk_start(&w);
-	fp_real_bind_core(fp_walk_look, &w);
-	for (i = 0; i < fp_nmitigations; i++) {
-		if (fp_mitigations[i]->bind)
-			fp_mitigations[i]->bind(fp_walk_look, &w);
-		fp_bind_syms(&w, fp_mitigations[i]->syms, fp_mitigations[i]->nsyms);
+	fp_walk_start(&fp_walk_kept);
+	fp_real_bind_core(fp_walk_look, &fp_walk_kept);
+	fp_walk_more(&fp_walk_kept);
+#if defined(FP_LINUX) && !defined(FP_DLSYM_TEST) && defined(FP_IFUNC_RUN)
+	if (fp_walk_kept.usable && fp_walk_kept.tail_clean)
+		return;
+#elif defined(FP_DLSYM_TEST)
+	if (fp_bind_lazy_test)
+		return;
+#endif
+	fp_bind_rest();
+}
+
+/* Initialisation is done: the tables written during it are bound. */
+void fp_bind_done(void)
+{
+	atomic_fetch_or_explicit(&fp_bound, atomic_load(&fp_written), memory_order_release);
+}
+
+/* A claim in another thread of the parent's, which the child will never
+ * finish: the child's first use binds that table again. */
+void fp_bind_atfork_child(void)
+{
+	atomic_store(&fp_binding, atomic_load(&fp_written));
+}
+
+/* name's row, written while its table's binding is under way elsewhere,
+ * with what that binding writes there: found by the walk (async-signal-
+ * safe); else by dlsym, once per thread at a time, since dlsym may reach a
+ * wrapper that lands here again; else left as it is (its stand-in, "Not
+ * ready yet", or already bound). */
+static FP_TLS bool fp_late_dlsym;
+
+static void fp_late_one(const char *name, void **slot)
+{
+	void *p = NULL;
+
+#if defined(FP_LINUX) && !defined(FP_DLSYM_TEST)
+	if (fp_walk_find(&fp_walk_kept, name, &p)) {
+		__atomic_store_n(slot, p, __ATOMIC_RELAXED);
+		return;
 	}
-	fp_walk_more(&w);
+#endif
+	if (fp_late_dlsym)
+		return;
+	fp_late_dlsym = true;
+	p = fp_lookup(name);
+	fp_late_dlsym = false;
+	__atomic_store_n(slot, p, __ATOMIC_RELAXED);
+}
+
+void fp_real_late(unsigned bit, const char *name, void **slot)
+{
+	size_t i;
+
+	/* Inside our own initialisation, in this thread: the table as it is
+	 * (the stand-in), as every table was before binding. */
+	if (!fp_ready())
+		return;
+	if (!(atomic_load_explicit(&fp_written, memory_order_acquire) & bit)) {
+		if (atomic_fetch_or(&fp_binding, bit) & bit) {
+			/* Another thread's binding, or the one a handler here
+			 * interrupted: not waited for. */
+			if (!(atomic_load_explicit(&fp_written, memory_order_acquire) & bit)) {
+				fp_late_one(name, slot);
+				return;
+			}
+		} else {
+			for (i = 0; i < fp_nmitigations; i++)
+				if (fp_mitigations[i]->bit == bit)
+					fp_bind_one(fp_mitigations[i]);
+		}
+	}
+	atomic_fetch_or_explicit(&fp_bound, bit, memory_order_release);
 }
 
 /* Once settings are known: a preload order that hides our wrappers. */
@@ -459,7 +643,11 @@ FP_STARTUP_TEXT void fp_bind_say(void)
 	char n[24];
 	struct fp_buf b = { n, 0, sizeof n };
 
-	if (fp_likely(!fp_bind_global) || !fp_cfg.debug)
+	if (!fp_cfg.debug)
+		return;
+	/* Every table now, for the count (debugging costs what it costs). */
+	fp_bind_rest();
+	if (fp_likely(!fp_bind_global))
 		return;
 	fp_buf_ulong(&b, fp_bind_global);
 	fp_debug("core", n, "real functions come before fastpath.so in the search order "

@@ -297,6 +297,7 @@ static void cpus_remember(enum cpus_who who, pid_t pid, long n, size_t setsize,
                           const cpu_set_t *mask)
 {
 	struct cpus_vmask *t = &fp_cpus_vthread;
+	int (*getaff)(pid_t, size_t, cpu_set_t *);
 	cpu_set_t now;
 	bool main = who == CPUS_MAIN || (who == CPUS_THREAD && cpus_is_main());
 
@@ -309,8 +310,9 @@ static void cpus_remember(enum cpus_who who, pid_t pid, long n, size_t setsize,
 	}
 	if (who != CPUS_THREAD)
 		t = &cpus_vproc.m;
+	getaff = CPUS_REAL(sched_getaffinity);
 	t->valid = cpus_vmask_of(t, n, setsize, mask) &&
-	           fp_real_cpus.r_sched_getaffinity.f(who == CPUS_THREAD ? 0 : pid, sizeof now, &now) == 0;
+	           getaff(who == CPUS_THREAD ? 0 : pid, sizeof now, &now) == 0;
 	t->sig = t->valid ? cpus_sig(&now) : 0;
 	if (main && who == CPUS_THREAD)
 		cpus_vproc.m = *t;

@@ -46,10 +46,11 @@ static bool cpus_exec_text(char *text)
 	struct cpus_map m;
 	cpu_set_t now;
 	bool have_v;
+	int (*getaff)(pid_t, size_t, cpu_set_t *) = CPUS_REAL(sched_getaffinity);
 
 	memcpy(text, cpus_map_eq, off);
 	fp_cpus_map(&m);
-	have_v = fp_real_cpus.r_sched_getaffinity.f(0, sizeof now, &now) == 0 &&
+	have_v = getaff(0, sizeof now, &now) == 0 &&
 	         cpus_recalled(CPUS_THREAD, &now, &v);
 	return (have_v && fp_cpus_format_map(text + off, CPUS_MAP_TEXT - off, &m, &v)) ||
 	       fp_cpus_format_map(text + off, CPUS_MAP_TEXT - off, &m, NULL);

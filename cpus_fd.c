@@ -9,6 +9,9 @@
 #include "fastpath.h"
 #include "cpus.h"
 
+#undef FP_OWN_BIT
+#define FP_OWN_BIT FP_BIT(cpus) /* its rows are in cpus_syms */
+
 #ifdef FP_LINUX
 /* ------------------------------------------------------------------------
  * fopen and fopen64, for our files only.  glibc's fopen opens through an

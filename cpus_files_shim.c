@@ -215,7 +215,7 @@ void fp_cpus_sv_file(int dirfd, const char *path, int flags)
 
 	if (cf_match(dirfd, path, flags))
 		cpus_sv_query(CPUS_S_Q_files, fp_enabled(FP_BIT(cpus)) ? fp_cpus_wanted()
-		                                                     : fp_real_cpus.r_sysconf.f(_SC_NPROCESSORS_ONLN));
+		                                                     : CPUS_REAL(sysconf)(_SC_NPROCESSORS_ONLN));
 	errno = saved;
 }
 

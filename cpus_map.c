@@ -368,13 +368,14 @@ static unsigned cpus_virtual_cpu(unsigned cpu)
 
 /* The sched_getcpu we bound is libc's own (not a preload's after ours,
  * which must see the calls): then the rseq read is what it would make.
- * Learnt once at initialisation (dl_iterate_phdr takes the loader's lock:
- * never in a call that a signal handler may make). */
-static bool cpus_getcpu_libc FP_STARTUP_DATA;
+ * Learnt once, when the table is bound (cpus_bind): the C library's
+ * address range, recorded at initialisation, answers it. */
+static _Atomic bool cpus_getcpu_libc FP_STARTUP_DATA;
 
 FP_STARTUP_TEXT void cpus_getcpu_init(void)
 {
-	cpus_getcpu_libc = fp_in_libc((const void *)fp_real_cpus.r_sched_getcpu.f);
+	atomic_store_explicit(&cpus_getcpu_libc, fp_in_libc(fp_real_cpus.r_sched_getcpu.p),
+	                      memory_order_relaxed);
 }
 
 /* A call of a few nanoseconds (2.9 ns natively here): without the cap,
@@ -383,7 +384,7 @@ FP_STARTUP_TEXT void cpus_getcpu_init(void)
 FP_EXPORT int sched_getcpu(void)
 {
 	int (*real)(void) = CPUS_REAL(sched_getcpu);
-	int cpu = fp_likely(cpus_getcpu_libc) ? fp_rseq_cpu() : -1;
+	int cpu = fp_likely(atomic_load_explicit(&cpus_getcpu_libc, memory_order_relaxed)) ? fp_rseq_cpu() : -1;
 
 	if (fp_likely(!(fp_cfg.enabled & FP_BIT(cpus)))) {
 		if (fp_likely(cpu >= 0))

@@ -155,7 +155,17 @@ static void cpus_stats(struct fp_buf *b, const unsigned long *c)
 static void cpus_child(void);
 
 /* The survey's part (cpus_survey.c): the cap stays in force under it. */
-FP_MITIGATION(cpus, FP_REAL_SYMS(cpus), .load = cpus_load, .stats = cpus_stats, .counters = cpus_counters,
+/* Its table, bound at its first use (fp_real_late), then what is learnt
+ * from what was bound. */
+FP_STARTUP_TEXT static void cpus_bind(fp_lookup_fn look, void *w)
+{
+	fp_real_bind_cpus(look, w);
+#ifdef FP_HAVE_AFFINITY
+	cpus_getcpu_init();
+#endif
+}
+
+FP_MITIGATION(cpus, .bind = cpus_bind, .load = cpus_load, .stats = cpus_stats, .counters = cpus_counters,
               .ncounters = CPUS_NCOUNTERS, .gauges = 1u << CPUS_C_REAL, CPUS_SYMS,
               .survey = &cpus_sv, .survey_keeps = true, .init = cpus_sv_init,
               .child = cpus_child);
@@ -240,14 +250,14 @@ typedef int cpus_learnt_mask; /* no masks here (illumos): never written */
 #endif
 static bool cpus_learn(struct cpus_view *v, cpus_learnt_mask *mask)
 {
-	v->online = fp_real_cpus.r_sysconf.f(_SC_NPROCESSORS_ONLN);
-	v->possible = fp_real_cpus.r_sysconf.f(_SC_NPROCESSORS_CONF);
+	v->online = CPUS_REAL(sysconf)(_SC_NPROCESSORS_ONLN);
+	v->possible = CPUS_REAL(sysconf)(_SC_NPROCESSORS_CONF);
 	if (v->possible < v->online)
 		v->possible = v->online;
 #ifdef FP_HAVE_AFFINITY
-	v->have_allowed = fp_real_cpus.r_sched_getaffinity.f(getpid(), sizeof v->allowed,
+	v->have_allowed = CPUS_REAL(sched_getaffinity)(getpid(), sizeof v->allowed,
 	                                                &v->allowed) == 0 ||
-	                  fp_real_cpus.r_sched_getaffinity.f(0, sizeof v->allowed, &v->allowed) == 0;
+	                  CPUS_REAL(sched_getaffinity)(0, sizeof v->allowed, &v->allowed) == 0;
 	if (fp_unlikely(cpus_handed.n) && cpus_handed_fits(v)) {
 		if (mask)
 			*mask = v->allowed;

@@ -60,9 +60,6 @@ static bool cpus_have_key;
 
 FP_STARTUP_TEXT void cpus_sv_init(void)
 {
-#ifdef FP_HAVE_AFFINITY
-	cpus_getcpu_init();
-#endif
 	/* The survey's counters are read by records alone: a process not
 	 * surveyed leaves their page untouched (issue 39). */
 	if (!fp_cfg.survey)

@@ -109,6 +109,7 @@ static void fp_atfork_child(void)
 {
 	size_t i, k, s;
 
+	fp_bind_atfork_child();
 	fp_survey_child();
 	fp_counters_child();
 	fp_vfork_forget();
@@ -260,6 +261,7 @@ FP_STARTUP_TEXT static void fp_init_run(void)
 	fp_survey_start();
 	fp_atfork(fp_atfork_prepare, fp_atfork_parent, fp_atfork_child);
 	atomic_store_explicit(&fp_init_state, FP_INIT_DONE, memory_order_release);
+	fp_bind_done();
 }
 
 /*

@@ -31,7 +31,8 @@ typedef char *(*fp_getenv_fn)(const char *);
 	_Pragma("GCC diagnostic pop")                                        \
 	static union { ret (*f) params; void *p; } fp_own_##name = { .f = fp_unready_##name }
 #define FP_SYM(name) { #name, &fp_own_##name.p }
-#define FP_OWN(name) ((void)fp_ready(), fp_own_##name.f)
+/* FP_OWN_BIT: the unit's mitigation, whose binding binds the row. */
+#define FP_OWN(name) FP_REAL_LAZY(fp_own_##name, FP_OWN_BIT, #name)
 
 struct fp_mitigation {
 	const char *name;   /* in FASTPATH_DISABLE and the summary line */

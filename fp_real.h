@@ -306,6 +306,30 @@ static inline bool fp_ready(void)
 }
 
 /* ------------------------------------------------------------------------
+ * A mitigation's table, bound at its first use (issue 39): a process pays
+ * the lookups of a mitigation's real functions only when it makes a call
+ * that reaches one of them; a shell loop's /bin/true pays none.  fp_bound
+ * has bit FP_BIT(m) once m's table is bound and initialisation is done:
+ * then the one branch, as fp_ready() is.  Otherwise fp_real_late (bind.c)
+ * binds the table, or, where another binding of it is under way (another
+ * thread's, or the one a signal handler here interrupted), finds this one
+ * function and writes its row alone (the value the binding writes there):
+ * no thread waits for another.  u is the table's member (or a unit's own
+ * row), name its symbol.
+ * ---------------------------------------------------------------------- */
+extern _Atomic unsigned fp_bound FP_HIDDEN;
+void fp_real_late(unsigned bit, const char *name, void **slot) FP_HIDDEN;
+#define FP_REAL_LAZY(u, bit, name)                                           \
+	(fp_likely(atomic_load_explicit(&fp_bound, memory_order_acquire) & (bit)) \
+	         ? (u).f                                                     \
+	         : ((void)fp_real_late((bit), (name), &(u).p), (u).f))
+/* The same, as the address alone (compared, not called). */
+#define FP_REAL_LAZY_P(u, bit, name)                                         \
+	(fp_likely(atomic_load_explicit(&fp_bound, memory_order_acquire) & (bit)) \
+	         ? (u).p                                                     \
+	         : ((void)fp_real_late((bit), (name), &(u).p), (u).p))
+
+/* ------------------------------------------------------------------------
  * fstat, fstatat and mmap for our own use.  A plain call in this object binds to
  * its own exported wrapper (urandom_seen.c's fstat, which sees the numbers
  * we hold as closed; cpus_fd.c's mmap), the first definition the dynamic
@@ -386,6 +410,8 @@ static inline void *fp_mmap(void *a, size_t len, int prot, int flags, int fd, of
  * alone (fastpath.c), for initialisation and the survey. */
 void fp_bind_all(void) FP_HIDDEN;
 void fp_bind_say(void) FP_HIDDEN;
+void fp_bind_done(void) FP_HIDDEN;
+void fp_bind_atfork_child(void) FP_HIDDEN;
 bool fp_walked_copy(bool *copy) FP_HIDDEN;
 bool fp_fstat_bound(int fd, struct stat *st) FP_HIDDEN;
 

@@ -18,6 +18,9 @@
  */
 #include "fastpath.h"
 
+#undef FP_OWN_BIT
+#define FP_OWN_BIT FP_BIT(localtime) /* its rows are in lt_syms */
+
 #if defined(FP_LINUX) && defined(__GLIBC__)
 #  define LT_GLIBC 1
 /* 32-bit glibc >= 2.34: a program built with _TIME_BITS=64 calls these. */

@@ -117,10 +117,10 @@ static int ur_dup_two_calls(int fd, int floor)
 
 	if (!ur_window_open())
 		return UR_DUP_LATER;
-	r = fp_real_urandom.r_fcntl.f(fd, F_DUPFD, floor);
-	if (r >= 0 && fp_real_urandom.r_fcntl.f(r, F_SETFD, FD_CLOEXEC) != 0) {
+	r = UR_REAL(fcntl)(fd, F_DUPFD, floor);
+	if (r >= 0 && UR_REAL(fcntl)(r, F_SETFD, FD_CLOEXEC) != 0) {
 		saved = errno;
-		fp_real_urandom.r_close.f(r);
+		UR_REAL(close)(r);
 		errno = saved;
 		r = -1;
 	}
@@ -135,7 +135,7 @@ int ur_dup_cloexec(int fd, int floor)
 	int r;
 
 	if (fp_likely(!atomic_load_explicit(&ur_dup_fallback, memory_order_relaxed))) {
-		r = fp_real_urandom.r_fcntl.f(fd, F_DUPFD_CLOEXEC, floor);
+		r = UR_REAL(fcntl)(fd, F_DUPFD_CLOEXEC, floor);
 		if (fp_likely(r >= 0) || errno != EINVAL)
 			return r;
 		/* EINVAL: the command is unknown, or the floor is out of

@@ -35,12 +35,12 @@ static int ur_cow_open(int dev)
 
 	ur_count(SYSCALLS);
 	/* Read-only (O_RDONLY is 0), as the hidden one. */
-	fd = fp_real_urandom.r_openat.f(AT_FDCWD, ur_paths[dev], O_CLOEXEC | O_LARGEFILE);
+	fd = UR_REAL(openat)(AT_FDCWD, ur_paths[dev], O_CLOEXEC | O_LARGEFILE);
 	if (fd < 0)
 		return -1;
 	ur_heal(fd);
 	if (!ur_is_device(fd, dev)) {
-		fp_real_urandom.r_close.f(fd);
+		UR_REAL(close)(fd);
 		return -1;
 	}
 	return fd;
@@ -61,7 +61,7 @@ static int ur_cow_open_tight(int dev)
 		return -1;
 	ur_heal(fd);
 	if (!ur_is_device(fd, dev)) {
-		fp_real_urandom.r_close.f(fd);
+		UR_REAL(close)(fd);
 		return errno = EMFILE, -1;
 	}
 #else
@@ -89,11 +89,11 @@ static int ur_put(int src, int fd, bool cloexec)
 	ur_count(SYSCALLS);
 	r = ur_real_dup3(src, fd, cloexec ? O_CLOEXEC : 0);
 	if (r < 0 && errno == ENOSYS) {
-		r = fp_real_urandom.r_dup2.f(src, fd);
+		r = UR_REAL(dup2)(src, fd);
 		if (r >= 0 && cloexec)
-			(void)fp_real_urandom.r_fcntl.f(fd, F_SETFD, FD_CLOEXEC);
+			(void)UR_REAL(fcntl)(fd, F_SETFD, FD_CLOEXEC);
 	}
-	fp_real_urandom.r_close.f(src);
+	UR_REAL(close)(src);
 	return r;
 }
 
@@ -223,7 +223,7 @@ static bool ur_cow_one(int fd)
 			continue;
 		}
 		/* At the limit: an open above it (ur_cow_open_tight). */
-		if ((fl = fp_real_urandom.r_fcntl.f(fd, F_GETFD)) < 0 ||
+		if ((fl = UR_REAL(fcntl)(fd, F_GETFD)) < 0 ||
 		    (nfd < 0 && (nfd = ur_cow_open(ur_dev(st))) < 0 &&
 		     (errno != EMFILE || (nfd = ur_cow_open_tight(ur_dev(st))) < 0)))
 			break;
@@ -240,7 +240,7 @@ static bool ur_cow_one(int fd)
 		st = was;
 	}
 	if (nfd >= 0)
-		fp_real_urandom.r_close.f(nfd);
+		UR_REAL(close)(nfd);
 	atomic_store(&ur_copy_src[fd], 0);
 	if (r < 0 && (st & UR_COW)) {
 		ur_update(fd, UR_COW, 0);
@@ -307,10 +307,10 @@ void ur_cow_atfork_child(void)
 			atomic_store(&ur_copy_src[fd], 0);
 			if (ur_state(src) || !ur_is_device(src, ur_dev(st)))
 				continue;
-			if (st && !(st & UR_COW) && (fl = fp_real_urandom.r_fcntl.f(fd, F_GETFD)) >= 0)
+			if (st && !(st & UR_COW) && (fl = UR_REAL(fcntl)(fd, F_GETFD)) >= 0)
 				(void)ur_put(src, fd, (fl & FD_CLOEXEC) != 0);
 			else
-				fp_real_urandom.r_close.f(src);
+				UR_REAL(close)(src);
 		}
 	atomic_store(&ur_cowing, 0);
 	atomic_store(&ur_copying, 0);
@@ -356,7 +356,7 @@ void ur_cow_exec(void)
 		unsigned st = atomic_load_explicit(ur_fd(fd), memory_order_relaxed);
 		int fl, nfd;
 
-		if (!(st & UR_COW) || (fl = fp_real_urandom.r_fcntl.f(fd, F_GETFD)) < 0 ||
+		if (!(st & UR_COW) || (fl = UR_REAL(fcntl)(fd, F_GETFD)) < 0 ||
 		    (fl & FD_CLOEXEC) || !ur_is_device(fd, ur_dev(st)) ||
 		    (nfd = ur_cow_open(ur_dev(st))) < 0)
 			continue;
@@ -399,7 +399,7 @@ int ur_dupfd_native(int (*real)(int, int, ...), int fd, int cmd, int lo, int r)
 		if (h < lo || h >= r || !ur_hidden_close(d, h))
 			continue;
 		if ((again = real(fd, cmd, lo)) >= 0) {
-			fp_real_urandom.r_close.f(r);
+			UR_REAL(close)(r);
 			r = again;
 			d = -1;  /* the other device's may be in the way now */
 		}

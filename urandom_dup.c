@@ -17,7 +17,7 @@ int ur_dup(int old, unsigned so)
 	/* A copy of a pooled description would share it with every other
 	 * pooled open: the copy is made of one of its own. */
 	ur_own(old, so);
-	UR_RETRY(fd, fp_real_urandom.r_dup.f(ur_real_fd(old, so)));
+	UR_RETRY(fd, UR_REAL(dup)(ur_real_fd(old, so)));
 	if (fd >= 0) {
 		ur_heal(fd);
 		if (so & UR_OPEN) {
@@ -31,8 +31,8 @@ int ur_dup(int old, unsigned so)
 int ur_real_dup3(int old, int new, int flags)
 {
 #ifdef FP_HAVE_DUP3
-	if (fp_real_urandom.r_dup3.f)
-		return fp_real_urandom.r_dup3.f(old, new, flags);
+	if (UR_REAL(dup3))
+		return UR_REAL(dup3)(old, new, flags);
 #endif
 	(void)old, (void)new, (void)flags;
 	errno = ENOSYS;
@@ -44,14 +44,14 @@ static int ur_dup_call(int old, int new, int how)
 {
 	switch (how) {
 	case UR_AS_DUP2:
-		return fp_real_urandom.r_dup2.f(old, new);
+		return UR_REAL(dup2)(old, new);
 #ifdef F_DUP2FD
 	case UR_AS_DUP2FD:
-		return fp_real_urandom.r_fcntl.f(old, F_DUP2FD, new);
+		return UR_REAL(fcntl)(old, F_DUP2FD, new);
 #endif
 #ifdef F_DUP2FD_CLOEXEC
 	case UR_AS_DUP2FD_CLOEXEC:
-		return fp_real_urandom.r_fcntl.f(old, F_DUP2FD_CLOEXEC, new);
+		return UR_REAL(fcntl)(old, F_DUP2FD_CLOEXEC, new);
 #endif
 	}
 	return ur_real_dup3(old, new, how);
@@ -99,7 +99,7 @@ int ur_dup23(int old, int new, int how)
 	r = ur_dup_call(old, new, how);
 	if (r < 0) {
 		if (took)  /* the program closed it already: finish the job */
-			fp_real_urandom.r_close.f(new);
+			UR_REAL(close)(new);
 		else if (sn & UR_OPEN)  /* still the program's, unchanged */
 			ur_track_new(new, sn, g);
 		return r;

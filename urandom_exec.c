@@ -37,6 +37,9 @@
 #include <spawn.h>
 #include <sys/resource.h>
 
+#undef FP_OWN_BIT
+#define FP_OWN_BIT FP_BIT(urandom) /* its rows are in ur_exec_syms */
+
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 /* A stand-in may ignore some parameters. */
@@ -113,7 +116,7 @@ static inline bool ur_sharing(void)
 /* A real function that the C library may lack (execveat, execvpe on an
  * old one): ENOSYS, as for any other missing function. */
 #define UR_EXEC_CALL(name, ...)                                              \
-	(FP_OWN(name) ? fp_own_##name.f(__VA_ARGS__) : (errno = ENOSYS, -1))
+	(FP_OWN(name) ? FP_OWN(name)(__VA_ARGS__) : (errno = ENOSYS, -1))
 
 /* exec: guard, call, and unguard if it returned (it failed). */
 #define UR_EXEC(call)                                                        \

@@ -264,7 +264,7 @@ static int ur_fcntl_entry(ur_fcntl_fn real, int fd, int cmd, void *arg)
 /* fcntl and its twins, written once.  The argument is fetched as void *.
  * A twin the C library lacks (an older glibc, where fcntl was all there
  * was) ends in plain fcntl. */
-#define UR_FCNTL_OR_PLAIN(name) (UR_REAL(name) ? fp_real_urandom.r_##name.f : fp_real_urandom.r_fcntl.f)
+#define UR_FCNTL_OR_PLAIN(name) (UR_REAL(name) ? UR_REAL(name) : UR_REAL(fcntl))
 #define UR_WRAP_FCNTL(name, real)                                            \
 	FP_EXPORT int name(int fd, int cmd, ...)                             \
 	{                                                                    \
@@ -331,5 +331,5 @@ FP_EXPORT int flock(int fd, int op)
 		errno = ENOSYS;
 		return -1;
 	}
-	return fp_real_urandom.r_flock.f(ur_real_fd(fd, st), op);
+	return UR_REAL(flock)(ur_real_fd(fd, st), op);
 }

@@ -179,7 +179,7 @@ bool ur_give_back(int err)
 			;
 		if (fd >= 0) {
 			atomic_store(ur_fd(fd), 0);
-			fp_real_urandom.r_close.f(fd);
+			UR_REAL(close)(fd);
 			mark = UR_CLOSING(fd);
 			(void)atomic_compare_exchange_strong(&ur_reserve[d].fd, &mark, -1);
 			any = true;
@@ -342,7 +342,7 @@ static void ur_closing_close(int v, int dev)
 			return;
 	if ((!st || (st & UR_HELD)) && ur_is_device(fd, dev)) {
 		atomic_store(ur_fd(fd), 0);
-		fp_real_urandom.r_close.f(fd);
+		UR_REAL(close)(fd);
 	}
 }
 
@@ -411,7 +411,7 @@ void ur_exec_guard(int fds[UR_NRES])
 
 		fds[d] = -1;
 		if (fd >= 0 && !(ur_state(fd) & UR_CLOEXEC) &&
-		    fp_real_urandom.r_fcntl.f(fd, F_SETFD, FD_CLOEXEC) == 0)
+		    UR_REAL(fcntl)(fd, F_SETFD, FD_CLOEXEC) == 0)
 			fds[d] = fd;
 	}
 	errno = saved;
@@ -429,7 +429,7 @@ void ur_exec_unguard(const int fds[UR_NRES])
 
 		if (fds[d] < 0 || !(st = ur_state(fds[d])) || (st & UR_CLOEXEC))
 			continue;
-		(void)fp_real_urandom.r_fcntl.f(fds[d], F_SETFD, 0);
+		(void)UR_REAL(fcntl)(fds[d], F_SETFD, 0);
 	}
 	errno = saved;
 }

@@ -52,7 +52,7 @@ bool ur_hidden_close(int dev, int fd)
 	h = ur_hidden_take(dev, fd, true);
 	if (h >= 0) {
 		ur_count(SYSCALLS);
-		fp_real_urandom.r_close.f(h);
+		UR_REAL(close)(h);
 		w = atomic_load(&ur_hidden[dev]);
 		while (UR_HW_FD(w) == UR_CLOSING(h) &&
 		       !atomic_compare_exchange_weak(&ur_hidden[dev], &w, UR_HW(UR_HW_GEN(w) + 1, -1)))
@@ -166,7 +166,7 @@ static long ur_above(struct ur_above *a)
 	} else {
 		/* Exit signal 0: no SIGCHLD, and no wait(2) of the program's
 		 * (without __WCLONE or __WALL) sees it. */
-		int pid = fp_real_urandom.r_clone.f(ur_above_child, ur_above_stack + sizeof ur_above_stack,
+		int pid = UR_REAL(clone)(ur_above_child, ur_above_stack + sizeof ur_above_stack,
 		                            CLONE_VM | CLONE_FILES | CLONE_VFORK, a);
 
 		if (pid < 0)
@@ -301,7 +301,7 @@ FP_STARTUP_TEXT void ur_hidden_init(void)
 	if (ur_mode != UR_MODE_EXACT || !(fp_cfg.enabled & FP_BIT(urandom)) ||
 	    (floor = ur_hidden_floor()) < 64)
 		return;
-	d = fp_real_urandom.r_openat.f(AT_FDCWD, "/", O_RDONLY | O_CLOEXEC);
+	d = UR_REAL(openat)(AT_FDCWD, "/", O_RDONLY | O_CLOEXEC);
 	if (d < 0) {
 		errno = saved;
 		return;
@@ -309,9 +309,9 @@ FP_STARTUP_TEXT void ur_hidden_init(void)
 	ur_heal(d);
 	if ((h = ur_dup_cloexec(d, floor)) >= 0) {
 		ur_heal(h);
-		fp_real_urandom.r_close.f(h);
+		UR_REAL(close)(h);
 	}
-	fp_real_urandom.r_close.f(d);
+	UR_REAL(close)(d);
 	errno = saved;
 #endif
 }
@@ -342,7 +342,7 @@ bool ur_hidden_make(int dev, const char *path, uint64_t w)
 		return false;
 	}
 	ur_count(SYSCALLS);
-	lo = fp_real_urandom.r_openat.f(AT_FDCWD, path, flags | O_LARGEFILE);
+	lo = UR_REAL(openat)(AT_FDCWD, path, flags | O_LARGEFILE);
 	if (lo < 0) {
 		ur_cloexec_release();
 		ur_hidden_made();
@@ -356,7 +356,7 @@ bool ur_hidden_make(int dev, const char *path, uint64_t w)
 		fd = ur_hidden_place(lo, &gen);
 	}
 	ur_count(SYSCALLS);
-	fp_real_urandom.r_close.f(lo);
+	UR_REAL(close)(lo);
 	ur_cloexec_release();
 	errno = saved;
 	if (fd == UR_DUP_LATER) {  /* an exec, fork or placing under way: real, this once */
@@ -365,7 +365,7 @@ bool ur_hidden_make(int dev, const char *path, uint64_t w)
 	}
 	if (fd < 0 || fd >= UR_MAXFD) {
 		if (fd >= 0)
-			fp_real_urandom.r_close.f(fd);
+			UR_REAL(close)(fd);
 		atomic_store(&ur_hidden_bad[dev], true);
 		ur_hidden_made();
 		ur_debug("no hidden descriptor: opens are real");
@@ -375,7 +375,7 @@ bool ur_hidden_make(int dev, const char *path, uint64_t w)
 	ur_set(fd, UR_HIDDEN | (dev == UR_DEV_RANDOM ? UR_RANDOM : 0));
 	if (!atomic_compare_exchange_strong(&ur_hidden[dev], &w, UR_HW(UR_HW_GEN(w) + 1, fd))) {
 		atomic_store(ur_fd(fd), 0);
-		fp_real_urandom.r_close.f(fd);
+		UR_REAL(close)(fd);
 		ur_hidden_made();
 		return true;
 	}

@@ -135,7 +135,7 @@ static bool ur_adopt(int fd, int dev, int flags)
 		int saved = errno, r;
 
 		ur_count(SYSCALLS);
-		r = fp_real_urandom.r_fcntl.f(fd, F_SETFD, clo ? FD_CLOEXEC : 0);
+		r = UR_REAL(fcntl)(fd, F_SETFD, clo ? FD_CLOEXEC : 0);
 		errno = saved;
 		if (r < 0)
 			return false;
@@ -152,7 +152,7 @@ static int ur_open_real(int dev, const char *path, int flags)
 
 	ur_count(SYSCALLS);
 	g = atomic_load(&ur_forks);
-	UR_RETRY(fd, fp_real_urandom.r_openat.f(AT_FDCWD, path, flags));
+	UR_RETRY(fd, UR_REAL(openat)(AT_FDCWD, path, flags));
 	if (fd < 0)
 		return fd;
 	ur_heal(fd);
@@ -190,7 +190,7 @@ static int ur_open_exact(int dev, const char *path, int flags)
 		}
 		/* dup(h) is fcntl(h, F_DUPFD, 0), and 15% cheaper a cycle
 		 * (no fcntl dispatch or security hook in the kernel). */
-		fd = (flags & O_CLOEXEC) ? ur_dup_cloexec(h, 0) : fp_real_urandom.r_dup.f(h);
+		fd = (flags & O_CLOEXEC) ? ur_dup_cloexec(h, 0) : UR_REAL(dup)(h);
 		if (fp_unlikely(fd == UR_DUP_LATER))  /* an exec or fork under way */
 			return ur_open_real(dev, path, flags);
 		/* The number may have been freed or replaced meanwhile (dup2
@@ -204,7 +204,7 @@ static int ur_open_exact(int dev, const char *path, int flags)
 				return fd;
 			}
 			if (fd >= 0)
-				fp_real_urandom.r_close.f(fd);
+				UR_REAL(close)(fd);
 			*ep = saved;
 			continue;
 		}
@@ -221,7 +221,7 @@ static int ur_open_exact(int dev, const char *path, int flags)
 		 * low numbers in use): untracked, it would share the hidden
 		 * description unseen.  A real open of its own instead. */
 		if (fp_unlikely(fd >= UR_MAXFD)) {
-			fp_real_urandom.r_close.f(fd);
+			UR_REAL(close)(fd);
 			*ep = saved;
 			return ur_open_real(dev, path, flags);
 		}
@@ -308,7 +308,7 @@ int ur_open(int dev, const char *path, int flags)
 		saved = errno;
 		atomic_store(ur_fd(fd), 0);
 		ur_count(SYSCALLS);
-		fp_real_urandom.r_close.f(fd);
+		UR_REAL(close)(fd);
 		errno = saved;
 	}
 	return ur_open_real(dev, path, flags);
@@ -355,7 +355,7 @@ int ur_close(int fd, unsigned st)
 		}
 	}
 	ur_cell_forget(fd, st);
-	return fp_real_urandom.r_close.f(fd);
+	return UR_REAL(close)(fd);
 }
 
 #if defined(FP_HAVE_CLOSE_RANGE) || defined(FP_HAVE_CLOSEFROM)

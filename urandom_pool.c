@@ -267,7 +267,7 @@ static ssize_t ur_refill_vdso(struct ur_pool *p)
 	void *st = atomic_load_explicit(&ur_vgr_state, memory_order_acquire);
 	ssize_t r;
 
-	if (!st || !ur_vgr || fp_real_urandom.r_getrandom.p != ur_vgr_libc ||
+	if (!st || !ur_vgr || UR_REALP(getrandom) != ur_vgr_libc ||
 	    atomic_load_explicit(&ur_no_getrandom, memory_order_relaxed))
 		return -1;
 	r = ur_vgr(p->buf, sizeof p->buf, GRND_NONBLOCK, st, ur_vgr_p.size_of_opaque_state);
@@ -297,8 +297,8 @@ static bool ur_refill(struct ur_pool *p, int fd)
 		ur_count(SYSCALLS);
 #ifdef FP_LINUX
 	if (r < 0 && !atomic_load_explicit(&ur_no_getrandom, memory_order_relaxed) &&
-	    fp_real_urandom.r_getrandom.f) {
-		r = fp_real_urandom.r_getrandom.f(p->buf, sizeof p->buf, GRND_NONBLOCK);
+	    UR_REAL(getrandom)) {
+		r = UR_REAL(getrandom)(p->buf, sizeof p->buf, GRND_NONBLOCK);
 		/* EPERM: a seccomp filter's refusal, as lasting as ENOSYS. */
 		if (r < 0 && (errno == ENOSYS || errno == EPERM)) {
 			__atomic_store_n(&ur_refused, errno, __ATOMIC_RELAXED);
@@ -309,7 +309,7 @@ static bool ur_refill(struct ur_pool *p, int fd)
 	atomic_store(&ur_no_getrandom, true);
 #endif
 	if (r < 0 && fd >= 0 && atomic_load(&ur_no_getrandom))
-		r = fp_real_urandom.r_read.f(fd, p->buf, sizeof p->buf);
+		r = UR_REAL(read)(fd, p->buf, sizeof p->buf);
 	pthread_setcancelstate(cancel, NULL);
 	atomic_store_explicit(&p->filling, false, memory_order_relaxed);
 	p->pos = 0;
@@ -407,12 +407,12 @@ static bool ur_slice_direct(struct ur_slice *t, struct ur_pool *p)
 	int saved = errno;
 	ssize_t r;
 
-	if (gen == 0 || !fp_real_urandom.r_getrandom.f ||
+	if (gen == 0 || !UR_REAL(getrandom) ||
 	    atomic_load_explicit(&ur_no_getrandom, memory_order_relaxed))
 		return false;
 	ur_count(SYSCALLS);
 	ur_count(SLICES);
-	r = fp_real_urandom.r_getrandom.f(t->b, UR_SLICE, GRND_NONBLOCK);
+	r = UR_REAL(getrandom)(t->b, UR_SLICE, GRND_NONBLOCK);
 	errno = saved;
 	if (r != UR_SLICE || ur_forked_under_us(p, gen)) {
 		explicit_bzero(t->b, UR_SLICE);

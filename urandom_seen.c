@@ -25,7 +25,7 @@
 
 /* The real call, or ENOSYS where the C library lacks it. */
 #define UR_CALL(name, ...)                                                   \
-	(UR_REAL(name) ? fp_real_urandom.r_##name.f(__VA_ARGS__) : (errno = ENOSYS, -1))
+	(UR_REAL(name) ? UR_REAL(name)(__VA_ARGS__) : (errno = ENOSYS, -1))
 /* The number to pass on for fd. */
 #define UR_FD(fd) ur_real_fd(fd, ur_state(fd))
 
@@ -273,7 +273,7 @@ static int ur_spawn_closed(posix_spawn_file_actions_t *fa, int fd)
 	if (fp_likely(!(ur_state(fd) & UR_HELD)))
 		return 0;
 	return UR_REAL(posix_spawn_file_actions_addclose) ?
-	               fp_real_urandom.r_posix_spawn_file_actions_addclose.f(fa, fd) : ENOSYS;
+	               UR_REAL(posix_spawn_file_actions_addclose)(fa, fd) : ENOSYS;
 }
 
 FP_EXPORT int posix_spawn_file_actions_adddup2(posix_spawn_file_actions_t *fa, int fd, int to)
@@ -283,7 +283,7 @@ FP_EXPORT int posix_spawn_file_actions_adddup2(posix_spawn_file_actions_t *fa, i
 	if (r)
 		return r;
 	return UR_REAL(posix_spawn_file_actions_adddup2) ?
-	               fp_real_urandom.r_posix_spawn_file_actions_adddup2.f(fa, fd, to) : ENOSYS;
+	               UR_REAL(posix_spawn_file_actions_adddup2)(fa, fd, to) : ENOSYS;
 }
 
 FP_EXPORT int posix_spawn_file_actions_addfchdir_np(posix_spawn_file_actions_t *fa, int fd)
@@ -293,7 +293,7 @@ FP_EXPORT int posix_spawn_file_actions_addfchdir_np(posix_spawn_file_actions_t *
 	if (r)
 		return r;
 	return UR_REAL(posix_spawn_file_actions_addfchdir_np) ?
-	               fp_real_urandom.r_posix_spawn_file_actions_addfchdir_np.f(fa, fd) : ENOSYS;
+	               UR_REAL(posix_spawn_file_actions_addfchdir_np)(fa, fd) : ENOSYS;
 }
 
 /* _Fork runs no atfork handler, but the child gets our descriptors all

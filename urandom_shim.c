@@ -116,13 +116,13 @@ static ssize_t ur_read(int fd, void *buf, size_t n)
 		return 0;
 	if (n > UR_SERVE_MAX || !fp_opaque(buf)) {
 		ur_count(SYSCALLS);
-		return fp_real_urandom.r_read.f(fd, buf, n);
+		return UR_REAL(read)(fd, buf, n);
 	}
 	got = ur_serve(buf, n, fd);
 	if (fp_likely(got == n))
 		return (ssize_t)n;
 	ur_count(SYSCALLS);
-	r = fp_real_urandom.r_read.f(fd, (unsigned char *)buf + got, n - got);
+	r = UR_REAL(read)(fd, (unsigned char *)buf + got, n - got);
 	if (r < 0)
 		return got ? (ssize_t)got : -1;
 	return (ssize_t)got + r;
@@ -134,7 +134,7 @@ FP_EXPORT ssize_t read(int fd, void *buf, size_t n)
 
 	if (fp_unlikely(st))
 		return (st & UR_OPEN) ? ur_read(fd, buf, n)
-		                      : fp_real_urandom.r_read.f(ur_real_fd(fd, st), buf, n);
+		                      : UR_REAL(read)(ur_real_fd(fd, st), buf, n);
 	if (fp_unlikely(ur_surveyed(fd))) {
 		ssize_t r;
 
@@ -152,7 +152,7 @@ FP_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
 	/* n > buflen: the real one reports the overflow and aborts. */
 	if (fp_unlikely(st) && n <= buflen)
 		return (st & UR_OPEN) ? ur_read(fd, buf, n)
-		                      : fp_real_urandom.r_read.f(ur_real_fd(fd, st), buf, n);
+		                      : UR_REAL(read)(ur_real_fd(fd, st), buf, n);
 	if (fp_unlikely(ur_surveyed(fd)) && n <= buflen) {
 		ssize_t r;
 
@@ -212,7 +212,7 @@ static ssize_t ur_readv(int fd, const struct iovec *iov, int cnt)
 direct:
 	ur_count(READS);
 	ur_count(SYSCALLS);
-	return fp_real_urandom.r_readv.f(fd, iov, cnt);
+	return UR_REAL(readv)(fd, iov, cnt);
 }
 
 FP_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
@@ -273,12 +273,12 @@ FP_EXPORT int close_range(unsigned lo, unsigned hi, int flags)
 	if (fp_likely(atomic_load(&ur_hiwater) == 0) || lo > hi || !ur_table_ours())
 		return UR_REAL(close_range)(lo, hi, flags);
 	if (fp_unlikely(flags & ~UR_CLOSE_RANGE_KNOWN)) {
-		r = fp_real_urandom.r_close_range.f(lo, hi, flags);
+		r = UR_REAL(close_range)(lo, hi, flags);
 		if (r == 0 && !(flags & UR_CLOSE_RANGE_CLOEXEC_FLAG)) {
 			ur_untrack_range(lo, hi, taken);
 			for (d = 0; d < UR_NTAKEN; d++)
 				if (taken[d] >= 0)
-					fp_real_urandom.r_close.f(taken[d]);
+					UR_REAL(close)(taken[d]);
 		}
 		return r;
 	}
@@ -286,17 +286,17 @@ FP_EXPORT int close_range(unsigned lo, unsigned hi, int flags)
 	if (flags & CLOSE_RANGE_CLOEXEC) {
 		unsigned fd, end = (unsigned)atomic_load(&ur_hiwater);
 
-		r = fp_real_urandom.r_close_range.f(lo, hi, flags);
+		r = UR_REAL(close_range)(lo, hi, flags);
 		for (fd = lo; r == 0 && fd < end && fd <= hi; fd++)
 			ur_update((int)fd, 0, UR_CLOEXEC);
 		return r;
 	}
 #endif
 	ur_untrack_range(lo, hi, taken);
-	r = fp_real_urandom.r_close_range.f(lo, hi, flags);
+	r = UR_REAL(close_range)(lo, hi, flags);
 	for (d = 0; r < 0 && d < UR_NTAKEN; d++)
 		if (taken[d] >= 0)
-			fp_real_urandom.r_close.f(taken[d]);
+			UR_REAL(close)(taken[d]);
 	return r;
 }
 #endif
@@ -381,7 +381,7 @@ FP_EXPORT ssize_t getrandom(void *buf, size_t n, unsigned flags)
 	}
 	/* The kernel tops up: it blocks (or says EAGAIN) exactly as it would. */
 	ur_count(SYSCALLS);
-	ssize_t r = fp_real_urandom.r_getrandom.f((unsigned char *)buf + got, n - got, flags);
+	ssize_t r = UR_REAL(getrandom)((unsigned char *)buf + got, n - got, flags);
 
 	if (r < 0)
 		return got ? (ssize_t)got : -1;
@@ -409,7 +409,7 @@ FP_EXPORT int getentropy(void *buf, size_t n)
 			return 0;
 		}
 		ur_count(SYSCALLS);
-		return fp_real_urandom.r_getentropy.f(buf, n);
+		return UR_REAL(getentropy)(buf, n);
 	}
 	got = ur_take(buf, n, -1);
 	if (got == n) {
@@ -417,7 +417,7 @@ FP_EXPORT int getentropy(void *buf, size_t n)
 		return 0;
 	}
 	ur_count(SYSCALLS);
-	return fp_real_urandom.r_getentropy.f((unsigned char *)buf + got, n - got);
+	return UR_REAL(getentropy)((unsigned char *)buf + got, n - got);
 }
 #endif
 

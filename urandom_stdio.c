@@ -29,7 +29,7 @@ FP_EXPORT FILE *fdopen(int fd, const char *mode)
 	st &= ~UR_COW;
 	g = atomic_load(&ur_forks);
 	atomic_store(ur_fd(fd), 0);
-	f = fp_real_urandom.r_fdopen.f(fd, mode);
+	f = UR_REAL(fdopen)(fd, mode);
 	if (!f)
 		ur_track_new(fd, st, g);
 	return f;

@@ -108,7 +108,7 @@ static void ur_sv_probe(void)
 		return;
 	sigfillset(&all);
 	(void)pthread_sigmask(SIG_BLOCK, &all, &old);
-	pid = fp_real_urandom.r_clone.f(ur_sv_probe_child, ur_sv_probe_stack + sizeof ur_sv_probe_stack,
+	pid = UR_REAL(clone)(ur_sv_probe_child, ur_sv_probe_stack + sizeof ur_sv_probe_stack,
 	                        CLONE_VM | CLONE_VFORK, &q);
 	while (pid > 0 && syscall(SYS_wait4, pid, &status, __WCLONE, 0L) < 0 && errno == EINTR)
 		;
@@ -199,7 +199,7 @@ static void ur_sv_calibrate(int fd)
 	unsigned long best = atomic_load_explicit(&ur_sv_c[UR_S_DUPCLOSE_NS], memory_order_relaxed);
 	int saved = errno, i, src;
 
-	if (!fp_real_urandom.r_fcntl.f || !(atomic_load(&ur_sv_c[UR_S_OPEN_CLOEXEC]) +
+	if (!UR_REAL(fcntl) || !(atomic_load(&ur_sv_c[UR_S_OPEN_CLOEXEC]) +
 	                            atomic_load(&ur_sv_c[UR_S_OPEN_PLAIN])))
 		return;
 	for (i = 0; i < 4; i++) {

@@ -477,7 +477,7 @@ size_t ur_vdso_take(unsigned char *dst, size_t n)
 bool ur_vdso_serves_getrandom(void)
 {
 #ifdef UR_HAVE_VDSO
-	return ur_source == UR_SRC_VDSO && ur_vgr_is_libc && fp_real_urandom.r_getrandom.p == ur_vgr_libc;
+	return ur_source == UR_SRC_VDSO && ur_vgr_is_libc && UR_REALP(getrandom) == ur_vgr_libc;
 #else
 	return false;
 #endif
@@ -499,7 +499,7 @@ ssize_t ur_getrandom_direct(void *buf, size_t n, unsigned flags)
 		return -1;
 	}
 	ur_count(SYSCALLS);
-	return fp_real_urandom.r_getrandom.f(buf, n, flags);
+	return UR_REAL(getrandom)(buf, n, flags);
 }
 #endif
 
@@ -544,13 +544,6 @@ static unsigned ur_release(void)
 FP_STARTUP_TEXT void ur_source_load(void)
 {
 	UR_SRC_CREATE();
-#ifdef UR_HAVE_VDSO
-	ur_vgr_is_libc = false;
-	if (fp_in_libc((const void *)fp_real_urandom.r_getrandom.f)) {
-		ur_vgr_libc = fp_real_urandom.r_getrandom.p;
-		ur_vgr_is_libc = true;
-	}
-#endif
 #ifndef __GLIBC__
 	/* musl's pthread_key_create takes a lock: not for a handler. */
 	if (fp_cfg.enabled & FP_BIT(urandom))
@@ -560,11 +553,19 @@ FP_STARTUP_TEXT void ur_source_load(void)
 
 static void ur_source_decide(void)
 {
-	long pg = fp_real_urandom.r_sysconf.f(_SC_PAGESIZE);
+	long pg = UR_REAL(sysconf)(_SC_PAGESIZE);
 	int src;
 
 	ur_page = pg > 0 ? (size_t)pg : 4096;
 #ifdef UR_HAVE_VDSO
+	/* Here, at the first use, and not at start-up (issue 39): the
+	 * getrandom bound is libc's own, a check of its address alone. */
+	{
+		void *g = UR_REALP(getrandom);
+
+		ur_vgr_is_libc = fp_in_libc(g);
+		ur_vgr_libc = ur_vgr_is_libc ? g : NULL;
+	}
 	ur_vgr_bind();
 #endif
 	if (ur_source_asked != UR_SRC_AUTO) {

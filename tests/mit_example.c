@@ -9,11 +9,15 @@
  */
 #include "../fastpath.h"
 
+/* Its own rows (FP_OWN) are bound with it, at its first call. */
+#undef FP_OWN_BIT
+#define FP_OWN_BIT FP_BIT(example)
+
 /* Its counters: a striped set of its own. */
 enum { EX_C_CALLS, EX_NCOUNTERS };
 static struct fp_stripe ex_counters[FP_STRIPES];
 
-/* The real getppid, bound with the others; until then (not ready yet), the
+/* The real getppid; until initialisation is done (not ready yet), the
  * system call itself. */
 FP_REAL_OWN(pid_t, getppid, (void), FP_NR_DO((pid_t)syscall(SYS_getppid)));
 

@@ -96,6 +96,10 @@ static void test_yield(void)
 static void reset_init(void)
 {
 	atomic_store(&fp_init_state, FP_INIT_NONE);
+	/* Every table to be bound again (bind.c). */
+	atomic_store(&fp_bound, 0);
+	atomic_store(&fp_binding, 0);
+	atomic_store(&fp_written, 0);
 	dlsym_hook = NULL;
 }
 
@@ -1047,6 +1051,63 @@ static void test_unready_policy(void **state)
 	close(unready.open_fd);
 }
 
+/* A mitigation's table is bound at its first use, that table alone (issue
+ * 39); a use that finds its binding under way elsewhere does not wait for
+ * it, and is answered all the same; a fork child drops a claim that no
+ * thread of it will finish. */
+static unsigned lazy_sysconf_asked;
+
+static void lazy_hook(const char *name)
+{
+	if (strcmp(name, "sysconf") == 0)
+		lazy_sysconf_asked++;
+}
+
+static void test_bind_lazy(void **state)
+{
+	long native = sysconf(_SC_PAGESIZE);
+	int fd;
+
+	(void)state;
+	reset_init();
+	fp_bind_lazy_test = true;
+	assert_true(fp_ready());
+	assert_int_equal(atomic_load(&fp_written), 0);
+	assert_int_equal(atomic_load(&fp_bound), 0);
+	fp_real_urandom = fp_real_urandom_unready;
+	fp_real_cpus = fp_real_cpus_unready;
+	/* urandom's first call binds urandom's table, and no other. */
+	fd = dup(0);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(atomic_load(&fp_written), FP_BIT(urandom));
+	assert_int_equal(atomic_load(&fp_bound), FP_BIT(urandom));
+	assert_ptr_equal(fp_real_urandom.r_dup.p, dlsym(RTLD_NEXT, "dup"));
+	assert_ptr_equal(fp_real_cpus.r_sysconf.p, fp_real_cpus_unready.r_sysconf.p);
+	/* cpus' binding claimed elsewhere, never finished: each call looks
+	 * its function up for itself (its row alone), and gets the native
+	 * answer. */
+	atomic_fetch_or(&fp_binding, FP_BIT(cpus));
+	lazy_sysconf_asked = 0;
+	dlsym_hook = lazy_hook;
+	assert_int_equal(sysconf(_SC_PAGESIZE), native);
+	assert_int_equal(sysconf(_SC_PAGESIZE), native);
+	dlsym_hook = NULL;
+	assert_int_equal(lazy_sysconf_asked, 2);
+	assert_false(atomic_load(&fp_written) & FP_BIT(cpus));
+	assert_ptr_equal(fp_real_cpus.r_sysconf.p, dlsym(RTLD_NEXT, "sysconf"));
+	assert_ptr_equal(fp_real_cpus.r_sched_getaffinity.p,
+	                 fp_real_cpus_unready.r_sched_getaffinity.p);
+	/* As in a fork child of that parent: the claim is dropped, and the
+	 * next call binds. */
+	fp_bind_atfork_child();
+	assert_int_equal(atomic_load(&fp_binding), FP_BIT(urandom));
+	assert_int_equal(sysconf(_SC_PAGESIZE), native);
+	assert_true(atomic_load(&fp_bound) & FP_BIT(cpus));
+	assert_ptr_equal(fp_real_cpus.r_sysconf.p, dlsym(RTLD_NEXT, "sysconf"));
+	fp_bind_lazy_test = false;
+}
+
 /* A signal handler that lands in the binding thread while it binds, as a
  * crash reporter's or a timer's may: its call into us falls back (the
  * stand-in, here sysconf's ENOSYS) and returns, instead of waiting for the
@@ -1310,6 +1371,7 @@ int main(void)
 		cmocka_unit_test(test_bind_resolves_libc),
 		cmocka_unit_test(test_bind_reentry_falls_back),
 		cmocka_unit_test(test_unready_policy),
+		cmocka_unit_test(test_bind_lazy),
 		cmocka_unit_test(test_bind_second_thread_waits),
 		cmocka_unit_test(test_bind_handler_never_waits),
 		cmocka_unit_test(test_raw_calls),
