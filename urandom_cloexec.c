@@ -63,21 +63,16 @@ static FP_TLS int ur_win_cs;
  * (ur_hidden_make's hold, then its duplicate): the mask of the outer. */
 static bool ur_window_open(void)
 {
-	sigset_t all, old;
+	sigset_t old;
 	int cs = 0;
 
-	if (ur_win_depth == 0) {
-		sigfillset(&all);
-		(void)pthread_sigmask(SIG_BLOCK, &all, &old);
-		(void)pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
-	}
+	if (ur_win_depth == 0)
+		ur_block_all(&old, &cs);
 	atomic_fetch_add(&ur_windows, 1);
 	if (atomic_load(&ur_execs) != 0) {
 		atomic_fetch_sub(&ur_windows, 1);
-		if (ur_win_depth == 0) {
-			(void)pthread_setcancelstate(cs, NULL);
-			(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
-		}
+		if (ur_win_depth == 0)
+			ur_unblock_all(&old, cs);
 		return false;
 	}
 	if (ur_win_depth++ == 0) {
@@ -92,10 +87,8 @@ static void ur_window_close(void)
 	int saved = errno;
 
 	atomic_fetch_sub(&ur_windows, 1);
-	if (--ur_win_depth == 0) {
-		(void)pthread_setcancelstate(ur_win_cs, NULL);
-		(void)pthread_sigmask(SIG_SETMASK, &ur_win_mask, NULL);
-	}
+	if (--ur_win_depth == 0)
+		ur_unblock_all(&ur_win_mask, ur_win_cs);
 	errno = saved;
 }
 

@@ -164,7 +164,7 @@ bool ur_cow(int fd)
 {
 	bool r;
 	int cs;
-	sigset_t all, old;
+	sigset_t old;
 
 	if (ur_cow_me)
 		return ur_cow_one(fd);
@@ -172,14 +172,11 @@ bool ur_cow(int fd)
 	 * number would have the copy put the device back on it, and one that
 	 * jumped out would leave the fresh descriptor open.  Its open and
 	 * close are cancellation points: unwound there, the same. */
-	sigfillset(&all);
-	(void)pthread_sigmask(SIG_BLOCK, &all, &old);
-	(void)pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
+	ur_block_all(&old, &cs);
 	atomic_fetch_add(&ur_copying, 1);
 	r = ur_cow_one(fd);
 	atomic_fetch_sub(&ur_copying, 1);
-	(void)pthread_setcancelstate(cs, NULL);
-	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+	ur_unblock_all(&old, cs);
 	return r;
 }
 
@@ -258,7 +255,7 @@ static bool ur_cow_one(int fd)
 void ur_cow_all(void)
 {
 	int fd, end = atomic_load(&ur_hiwater), cs;
-	sigset_t all, old;
+	sigset_t old;
 
 	/* Nothing pooled yet, so no copy of an owner's either; a vfork child:
 	 * the records are its parent's. */
@@ -269,9 +266,7 @@ void ur_cow_all(void)
 	 * that forked would scan within the scan.  No cancellation: the
 	 * scan's opens and closes are cancellation points, and unwound there
 	 * it would leave ur_cowing raised for good. */
-	sigfillset(&all);
-	(void)pthread_sigmask(SIG_BLOCK, &all, &old);
-	(void)pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
+	ur_block_all(&old, &cs);
 	atomic_fetch_add(&ur_cowing, 1);
 	atomic_fetch_add(&ur_cow_epoch, 1);
 	ur_cow_me = true;
@@ -281,8 +276,7 @@ void ur_cow_all(void)
 	ur_cow_me = false;
 	atomic_fetch_add(&ur_cow_epoch, 1);
 	atomic_fetch_sub(&ur_cowing, 1);
-	(void)pthread_setcancelstate(cs, NULL);
-	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+	ur_unblock_all(&old, cs);
 }
 
 /* A fork child has one thread: another thread's ur_cow_all, under way in
