@@ -7,6 +7,9 @@
  *     back when the pooling ends, a hidden descriptor retired, a copy's
  *     spare: prog_urandom split-race, fork-split, fork-closing,
  *     split-setfl);
+ *   - with SLOW_AFTER set, the same close() sleeps after the close
+ *     itself, not before: the number is free meanwhile, for the program
+ *     to open again (fork-closing reopened);
  *   - with SLOW_DUP set, dup() instead, in the process's first thread,
  *     after the duplicate is made (an exact-mode open's duplicate of the
  *     hidden descriptor, before the open looks at its record again:
@@ -22,11 +25,12 @@
 #include <unistd.h>
 
 /* Read once at load: the program may change its environment. */
-static int slow_dup;
+static int slow_dup, slow_after;
 
 __attribute__((constructor)) static void slow_init(void)
 {
 	slow_dup = getenv("SLOW_DUP") != NULL;
+	slow_after = getenv("SLOW_AFTER") != NULL;
 }
 
 /* By its system call: fastpath's fstat says EBADF on a number it holds. */
@@ -39,15 +43,24 @@ static int raw_fstat(int fd, struct stat *st)
 #endif
 }
 
-static void slow_if_device(int fd)
+static int is_device(int fd)
 {
 	struct stat st;
 
-	if (raw_fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 9)) {
-		struct timespec t = { 0, 200000000 };
+	return raw_fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 9);
+}
 
-		nanosleep(&t, NULL);
-	}
+static void slow(void)
+{
+	struct timespec t = { 0, 200000000 };
+
+	nanosleep(&t, NULL);
+}
+
+static void slow_if_device(int fd)
+{
+	if (is_device(fd))
+		slow();
 }
 
 int close(int fd)
@@ -56,6 +69,12 @@ int close(int fd)
 
 	if (!real)
 		real = (int (*)(int))dlsym(RTLD_NEXT, "close");
+	if (gettid() != getpid() && !slow_dup && slow_after && is_device(fd)) {
+		int r = real(fd);
+
+		slow();
+		return r;
+	}
 	if (gettid() != getpid() && !slow_dup)
 		slow_if_device(fd);
 	return real(fd);

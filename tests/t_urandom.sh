@@ -276,6 +276,14 @@ for m in exact reserve; do
 done
 slow_case reserve 'child: exit 0' "a fork amid another thread's give-back has no copy of the reserve" fork-closing emfile
 slow_case exact 'child: exit 0' "a fork amid another thread's retire has no copy of the hidden descriptor" fork-closing limit
+# fork-closing reopened: the give-back's close done but not yet over
+# (SLOW_AFTER), its number opened again and kept as a reserve in another
+# slot, then a fork: the child keeps that reserve (on f4edad6 it closed
+# it, and its open of the device then closed the child's /dev/null, which
+# had taken the number).
+export SLOW_AFTER=1
+slow_case reserve '/dev/null kept' "a fork amid a give-back whose number was kept again keeps that reserve" fork-closing reopened
+unset SLOW_AFTER
 # split-setfl: two opens made below the numbers another thread's lock
 # request is copying as it ends the pooling (each pooled open gets its
 # own description first; each copy held up): O_NONBLOCK set on one does
