@@ -332,7 +332,7 @@ FP_STARTUP_TEXT static uint32_t fp_gnu_hash(const char *s)
 #endif
 
 /* name in one object: 1 found (*out), 0 not there, -1 ask dlsym.  type:
- * STT_FUNC, or STT_OBJECT for a variable. */
+ * STT_FUNC (an IFUNC's resolver is run), or STT_OBJECT for a variable. */
 FP_STARTUP_TEXT static int fp_dso_find(const struct fp_dso *d, const char *name, uint32_t h,
                                        void **out, unsigned type)
 {
@@ -378,8 +378,19 @@ FP_STARTUP_TEXT static int fp_dso_find(const struct fp_dso *d, const char *name,
 		return 1;
 	}
 #endif
-	if (ELF32_ST_TYPE(versioned->st_info) != type)
-		return -1;  /* an IFUNC (its resolver must run), TLS, another type */
+	/* As glibc's check_match: a definition of no type, an object or a
+	 * common one is an address dlsym gives too; TLS (and an IFUNC where
+	 * its resolver is not run here) is dlsym's to answer. */
+	switch (ELF32_ST_TYPE(versioned->st_info)) {
+	case STT_FUNC:
+	case STT_OBJECT:
+	case STT_NOTYPE:
+	case STT_COMMON:
+		break;
+	default:
+		return -1;
+	}
+	(void)type;
 	switch (ELF32_ST_BIND(versioned->st_info)) {
 	case STB_GLOBAL:
 	case STB_WEAK:
@@ -513,24 +524,27 @@ FP_STARTUP_TEXT static void fp_bind_syms(struct fp_walk *w, const struct fp_sym 
 	size_t k;
 
 	for (k = 0; k < n; k++)
-		*s[k].slot = fp_walk_lookup(w, s[k].name);
+		__atomic_store_n(s[k].slot, fp_walk_lookup(w, s[k].name), __ATOMIC_RELAXED);
 }
 
 /*
  * A mitigation's table is bound at its first use (issue 39): fp_written
- * has its bit once its table (and its own rows) are written, fp_binding
- * once a thread has claimed the writing, fp_bound (fp_real.h) once it is
- * written and initialisation is done.  Only where the walk answers every
- * name as dlsym would (fp_walk_find: nothing but the interpreter after the
- * C library, IFUNCs resolved here): the first use may be in a signal
+ * has its bit once its table (and its own rows) are written, fp_bound
+ * (fp_real.h) once it is written and initialisation is done.  No claim:
+ * a thread that finds the table unwritten writes it whole, the same values
+ * as any other, so none waits, and nothing is left to a binding that a
+ * jump out of a handler or a cancellation stopped halfway.  Only where the
+ * walk answers every name as dlsym would (fp_walk_find: each object before
+ * and after ours read, nothing but the interpreter after the C library,
+ * IFUNCs resolved as the loader does): the first use may be in a signal
  * handler, where dlsym may not run, and a dlsym then would take or change
  * the program's pending dlerror() message (t_firstcall.sh).  Elsewhere (no
- * plain search order, objects dlopen()ed before us, another architecture,
- * illumos, the unit tests' own lookup) every table is bound at
- * initialisation, as before.
+ * plain search order, an object without a GNU hash table, objects
+ * dlopen()ed before us, another architecture, illumos, the unit tests' own
+ * lookup) every table is bound at initialisation, as before.
  */
 _Atomic unsigned fp_bound FP_STARTUP_DATA;
-static _Atomic unsigned fp_binding FP_STARTUP_DATA, fp_written FP_STARTUP_DATA;
+static _Atomic unsigned fp_written FP_STARTUP_DATA;
 #ifdef FP_DLSYM_TEST
 /* test_core binds lazily when it asks; else, as there is no walk, at
  * initialisation. */
@@ -548,30 +562,23 @@ FP_STARTUP_TEXT static void fp_bind_one(const struct fp_mitigation *m)
 	atomic_fetch_or_explicit(&fp_written, m->bit, memory_order_release);
 }
 
-/* Every table not yet written, claimed by this thread. */
-FP_STARTUP_TEXT static void fp_bind_rest(void)
+FP_STARTUP_TEXT void fp_bind_all(void)
 {
 	size_t i;
 
-	for (i = 0; i < fp_nmitigations; i++)
-		if (!(atomic_fetch_or(&fp_binding, fp_mitigations[i]->bit) & fp_mitigations[i]->bit))
-			fp_bind_one(fp_mitigations[i]);
-}
-
-FP_STARTUP_TEXT void fp_bind_all(void)
-{
 	fp_bind_global = 0;
 	fp_walk_start(&fp_walk_kept);
 	fp_real_bind_core(fp_walk_look, &fp_walk_kept);
 	fp_walk_more(&fp_walk_kept);
 #if defined(FP_LINUX) && !defined(FP_DLSYM_TEST) && defined(FP_IFUNC_RUN)
-	if (fp_walk_kept.usable && fp_walk_kept.tail_clean)
+	if (fp_walk_kept.usable && fp_walk_kept.tail_clean && fp_walk_kept.before_ok)
 		return;
 #elif defined(FP_DLSYM_TEST)
 	if (fp_bind_lazy_test)
 		return;
 #endif
-	fp_bind_rest();
+	for (i = 0; i < fp_nmitigations; i++)
+		fp_bind_one(fp_mitigations[i]);
 }
 
 /* Initialisation is done: the tables written during it are bound. */
@@ -580,39 +587,7 @@ void fp_bind_done(void)
 	atomic_fetch_or_explicit(&fp_bound, atomic_load(&fp_written), memory_order_release);
 }
 
-/* A claim in another thread of the parent's, which the child will never
- * finish: the child's first use binds that table again. */
-void fp_bind_atfork_child(void)
-{
-	atomic_store(&fp_binding, atomic_load(&fp_written));
-}
-
-/* name's row, written while its table's binding is under way elsewhere,
- * with what that binding writes there: found by the walk (async-signal-
- * safe); else by dlsym, once per thread at a time, since dlsym may reach a
- * wrapper that lands here again; else left as it is (its stand-in, "Not
- * ready yet", or already bound). */
-static FP_TLS bool fp_late_dlsym;
-
-static void fp_late_one(const char *name, void **slot)
-{
-	void *p = NULL;
-
-#if defined(FP_LINUX) && !defined(FP_DLSYM_TEST)
-	if (fp_walk_find(&fp_walk_kept, name, &p)) {
-		__atomic_store_n(slot, p, __ATOMIC_RELAXED);
-		return;
-	}
-#endif
-	if (fp_late_dlsym)
-		return;
-	fp_late_dlsym = true;
-	p = fp_lookup(name);
-	fp_late_dlsym = false;
-	__atomic_store_n(slot, p, __ATOMIC_RELAXED);
-}
-
-void fp_real_late(unsigned bit, const char *name, void **slot)
+void fp_real_late(unsigned bit)
 {
 	size_t i;
 
@@ -620,20 +595,10 @@ void fp_real_late(unsigned bit, const char *name, void **slot)
 	 * (the stand-in), as every table was before binding. */
 	if (!fp_ready())
 		return;
-	if (!(atomic_load_explicit(&fp_written, memory_order_acquire) & bit)) {
-		if (atomic_fetch_or(&fp_binding, bit) & bit) {
-			/* Another thread's binding, or the one a handler here
-			 * interrupted: not waited for. */
-			if (!(atomic_load_explicit(&fp_written, memory_order_acquire) & bit)) {
-				fp_late_one(name, slot);
-				return;
-			}
-		} else {
-			for (i = 0; i < fp_nmitigations; i++)
-				if (fp_mitigations[i]->bit == bit)
-					fp_bind_one(fp_mitigations[i]);
-		}
-	}
+	if (!(atomic_load_explicit(&fp_written, memory_order_acquire) & bit))
+		for (i = 0; i < fp_nmitigations; i++)
+			if (fp_mitigations[i]->bit == bit)
+				fp_bind_one(fp_mitigations[i]);
 	atomic_fetch_or_explicit(&fp_bound, bit, memory_order_release);
 }
 
@@ -646,7 +611,9 @@ FP_STARTUP_TEXT void fp_bind_say(void)
 	if (!fp_cfg.debug)
 		return;
 	/* Every table now, for the count (debugging costs what it costs). */
-	fp_bind_rest();
+	for (size_t i = 0; i < fp_nmitigations; i++)
+		if (!(atomic_load(&fp_written) & fp_mitigations[i]->bit))
+			fp_bind_one(fp_mitigations[i]);
 	if (fp_likely(!fp_bind_global))
 		return;
 	fp_buf_ulong(&b, fp_bind_global);

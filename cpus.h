@@ -106,8 +106,8 @@
 	CPUS_REAL_COMMON(X) CPUS_REAL_LINUX(X) CPUS_REAL_LINUX64(X) CPUS_REAL_GET_NPROCS(X)     \
 	CPUS_REAL_SYSCONF_XPG5(X) CPUS_REAL_ATTR_AFFINITY(X)
 FP_REAL_DECLARE(cpus, CPUS_REAL_ALL);
-#define CPUS_REAL(name) FP_REAL_LAZY(fp_real_cpus.r_##name, FP_BIT(cpus), #name)
-#define CPUS_REALP(name) FP_REAL_LAZY_P(fp_real_cpus.r_##name, FP_BIT(cpus), #name)
+#define CPUS_REAL(name) FP_REAL_LAZY(fp_real_cpus.r_##name, FP_BIT(cpus))
+#define CPUS_REALP(name) FP_REAL_LAZY_P(fp_real_cpus.r_##name, FP_BIT(cpus))
 
 #define CPUS_MAX 65536L  /* the most FASTPATH_CPUS may say */
 #define CPUS_LINUX_MAX 8192L /* NR_CPUS's limit (CONFIG_MAXSMP): N is capped there */

@@ -109,7 +109,6 @@ static void fp_atfork_child(void)
 {
 	size_t i, k, s;
 
-	fp_bind_atfork_child();
 	fp_survey_child();
 	fp_counters_child();
 	fp_vfork_forget();

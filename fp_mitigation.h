@@ -32,7 +32,7 @@ typedef char *(*fp_getenv_fn)(const char *);
 	static union { ret (*f) params; void *p; } fp_own_##name = { .f = fp_unready_##name }
 #define FP_SYM(name) { #name, &fp_own_##name.p }
 /* FP_OWN_BIT: the unit's mitigation, whose binding binds the row. */
-#define FP_OWN(name) FP_REAL_LAZY(fp_own_##name, FP_OWN_BIT, #name)
+#define FP_OWN(name) FP_REAL_LAZY(fp_own_##name, FP_OWN_BIT)
 
 struct fp_mitigation {
 	const char *name;   /* in FASTPATH_DISABLE and the summary line */

@@ -197,7 +197,7 @@ typedef void *(*fp_lookup_fn)(void *w, const char *name);
 #define FP_REAL_INIT_(ret, name, params, unready)                            \
 	.r_##name = { .f = FP_PASTE(FP_PASTE(fp_unready_, FP_REAL_TAG), _##name) },
 #define FP_REAL_BIND_(ret, name, params, unready)                            \
-	FP_PASTE(fp_real_, FP_REAL_TAG).r_##name.p = look(w, #name);
+	__atomic_store_n(&FP_PASTE(fp_real_, FP_REAL_TAG).r_##name.p, look(w, #name), __ATOMIC_RELAXED);
 /* The table's stand-ins ("Not ready yet"), the table, what it holds before
  * binding (..._unready: the unit tests start over from it), and its
  * binding: code, not a table of names, which would be data the loader
@@ -311,23 +311,23 @@ static inline bool fp_ready(void)
  * that reaches one of them; a shell loop's /bin/true pays none.  fp_bound
  * has bit FP_BIT(m) once m's table is bound and initialisation is done:
  * then the one branch, as fp_ready() is.  Otherwise fp_real_late (bind.c)
- * binds the table, or, where another binding of it is under way (another
- * thread's, or the one a signal handler here interrupted), finds this one
- * function and writes its row alone (the value the binding writes there):
- * no thread waits for another.  u is the table's member (or a unit's own
- * row), name its symbol.
+ * binds the table: whichever thread finds it not yet written, a signal
+ * handler inside another binding included, writes it whole, and every
+ * one writes the same values, so none waits for another and a binding
+ * left halfway (a jump out of a handler, a cancellation) is done again by
+ * the next call.  u is the table's member (or a unit's own row).
  * ---------------------------------------------------------------------- */
 extern _Atomic unsigned fp_bound FP_HIDDEN;
-void fp_real_late(unsigned bit, const char *name, void **slot) FP_HIDDEN;
-#define FP_REAL_LAZY(u, bit, name)                                           \
+void fp_real_late(unsigned bit) FP_HIDDEN;
+#define FP_REAL_LAZY(u, bit)                                                 \
 	(fp_likely(atomic_load_explicit(&fp_bound, memory_order_acquire) & (bit)) \
 	         ? (u).f                                                     \
-	         : ((void)fp_real_late((bit), (name), &(u).p), (u).f))
+	         : ((void)fp_real_late(bit), (u).f))
 /* The same, as the address alone (compared, not called). */
-#define FP_REAL_LAZY_P(u, bit, name)                                         \
+#define FP_REAL_LAZY_P(u, bit)                                               \
 	(fp_likely(atomic_load_explicit(&fp_bound, memory_order_acquire) & (bit)) \
 	         ? (u).p                                                     \
-	         : ((void)fp_real_late((bit), (name), &(u).p), (u).p))
+	         : ((void)fp_real_late(bit), (u).p))
 
 /* ------------------------------------------------------------------------
  * fstat, fstatat and mmap for our own use.  A plain call in this object binds to
@@ -411,7 +411,6 @@ static inline void *fp_mmap(void *a, size_t len, int prot, int flags, int fd, of
 void fp_bind_all(void) FP_HIDDEN;
 void fp_bind_say(void) FP_HIDDEN;
 void fp_bind_done(void) FP_HIDDEN;
-void fp_bind_atfork_child(void) FP_HIDDEN;
 bool fp_walked_copy(bool *copy) FP_HIDDEN;
 bool fp_fstat_bound(int fd, struct stat *st) FP_HIDDEN;
 

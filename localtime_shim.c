@@ -106,11 +106,11 @@ static void lt_sv_done(uint64_t t0)
 }
 
 /* Each wrapper: export, then (where lt_watch says) the count or the
- * timing, then the C library's function, bound with the others at
- * start-up.  Not at the first call: a lookup then (dlsym) would clear the
- * program's pending dlerror() message, state of the dynamic linker's that
- * the program owns.  The stand-in before binding: ENOSYS, as for a
- * function the C library lacks (fp_real.h). */
+ * timing, then the C library's function, bound at the first call (bind.c)
+ * only where no dlsym is needed then: one would clear the program's
+ * pending dlerror() message, state of the dynamic linker's that the
+ * program owns.  The stand-in before binding: ENOSYS, as for a function
+ * the C library lacks (fp_real.h). */
 #define LT_CALL(ret, name, params, args, fail)                               \
 	FP_REAL_OWN(ret, name, params, FP_NR_FAIL(fail));                     \
 	FP_EXPORT ret name params                                             \

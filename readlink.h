@@ -42,8 +42,8 @@
 #endif
 #define RL_REAL_ALL(X) RL_REAL_COMMON(X) RL_REAL_CHK(X)
 FP_REAL_DECLARE(readlink, RL_REAL_ALL);
-#define RL_REAL(name) FP_REAL_LAZY(fp_real_readlink.r_##name, FP_BIT(readlink), #name)
-#define RL_REALP(name) FP_REAL_LAZY_P(fp_real_readlink.r_##name, FP_BIT(readlink), #name)
+#define RL_REAL(name) FP_REAL_LAZY(fp_real_readlink.r_##name, FP_BIT(readlink))
+#define RL_REALP(name) FP_REAL_LAZY_P(fp_real_readlink.r_##name, FP_BIT(readlink))
 
 /* ------------------------------------------------------------------------
  * A parsed name: <root>/<who>[/task/<tid>]/<fd|path>/<n>, nothing else.

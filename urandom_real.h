@@ -210,7 +210,7 @@ typedef off_t fp_loff_t;
 	UR_REAL_CLOSE_RANGE(X) UR_REAL_CLOSEFROM(X) UR_REAL_DUP3(X) UR_REAL_FCNTL64(X)          \
 	UR_REAL_FCNTL_TIME64(X) UR_REAL_SEEN(X) UR_REAL_SEEN64(X) UR_REAL_SYSCALL(X)
 FP_REAL_DECLARE(urandom, UR_REAL_ALL);
-#define UR_REAL(name) FP_REAL_LAZY(fp_real_urandom.r_##name, FP_BIT(urandom), #name)
-#define UR_REALP(name) FP_REAL_LAZY_P(fp_real_urandom.r_##name, FP_BIT(urandom), #name)
+#define UR_REAL(name) FP_REAL_LAZY(fp_real_urandom.r_##name, FP_BIT(urandom))
+#define UR_REALP(name) FP_REAL_LAZY_P(fp_real_urandom.r_##name, FP_BIT(urandom))
 
 #endif /* URANDOM_REAL_H */
