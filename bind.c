@@ -523,8 +523,10 @@ FP_STARTUP_TEXT static void fp_bind_syms(struct fp_walk *w, const struct fp_sym 
 {
 	size_t k;
 
-	for (k = 0; k < n; k++)
+	for (k = 0; k < n; k++) {
+		FP_ANN_BOUND(s[k].slot, sizeof *s[k].slot);
 		__atomic_store_n(s[k].slot, fp_walk_lookup(w, s[k].name), __ATOMIC_RELAXED);
+	}
 }
 
 /*

@@ -198,6 +198,17 @@ typedef void *(*fp_lookup_fn)(void *w, const char *name);
 	.r_##name = { .f = FP_PASTE(FP_PASTE(fp_unready_, FP_REAL_TAG), _##name) },
 #define FP_REAL_BIND_(ret, name, params, unready)                            \
 	__atomic_store_n(&FP_PASTE(fp_real_, FP_REAL_TAG).r_##name.p, look(w, #name), __ATOMIC_RELAXED);
+/* Only for the helgrind/drd build (check-valgrind): a table bound at its
+ * first use may be written by two binders at once, each writing the same
+ * values (bind.c, fp_real_late), which the tools cannot tell from a race;
+ * said by each binder before it writes. */
+#ifdef FP_VALGRIND_ANNOTATE
+#  include <valgrind/helgrind.h>
+#  define FP_ANN_BOUND(p, n)                                                 \
+	ANNOTATE_BENIGN_RACE_SIZED(p, n, "real functions: every binder writes the same values")
+#else
+#  define FP_ANN_BOUND(p, n) ((void)0)
+#endif
 /* The table's stand-ins ("Not ready yet"), the table, what it holds before
  * binding (..._unready: the unit tests start over from it), and its
  * binding: code, not a table of names, which would be data the loader
@@ -214,6 +225,8 @@ typedef void *(*fp_lookup_fn)(void *w, const char *name);
 			LIST(FP_REAL_INIT_) };                               \
 	FP_STARTUP_TEXT void FP_PASTE(fp_real_bind_, FP_REAL_TAG)(fp_lookup_fn look, void *w) \
 	{                                                                    \
+		FP_ANN_BOUND(&FP_PASTE(fp_real_, FP_REAL_TAG),                \
+		             sizeof FP_PASTE(fp_real_, FP_REAL_TAG));         \
 		LIST(FP_REAL_BIND_)                                          \
 	}
 /* A descriptor's field naming its table (struct fp_mitigation). */
