@@ -121,6 +121,12 @@ FP_STARTUP_TEXT static void *fp_lookup(const char *name)
 }
 
 #ifdef FP_LINUX
+/* valgrind's core preload (vgpreload_core-ARCH-linux.so) among the
+ * objects loaded at start-up, noted by the walk for what may not run under
+ * it (a clone of the urandom mitigation's), asked where no lock may be
+ * taken. */
+bool fp_under_valgrind FP_STARTUP_DATA;
+
 /* The C library's loaded segments, recorded by the walk at initialisation
  * (fp_libc_note): getpid's object, in libc itself on every version (glibc
  * before 2.33 linked fstat into each object from libc_nonshared.a). */
@@ -242,6 +248,18 @@ FP_STARTUP_TEXT static bool fp_dso_of(const struct dl_phdr_info *info, struct fp
 	return d->sym && d->str && d->gnu;
 }
 
+FP_STARTUP_TEXT static bool fp_is_valgrind(const char *path)
+{
+	const char *base = path, *want = "vgpreload_core-";
+
+	for (; *path; path++)
+		if (*path == '/')
+			base = path + 1;
+	while (*want && *base == *want)
+		base++, want++;
+	return !*want;
+}
+
 FP_STARTUP_TEXT static bool fp_phdr_has(const struct dl_phdr_info *info, uintptr_t a)
 {
 	ElfW(Half) i;
@@ -262,6 +280,8 @@ FP_STARTUP_TEXT static int fp_walk_collect(struct dl_phdr_info *info, size_t siz
 	(void)size;
 	if (w->vdso && (uintptr_t)info->dlpi_phdr - w->vdso < 8192)
 		return 0;  /* the vDSO: in no search order */
+	if (info->dlpi_name && fp_is_valgrind(info->dlpi_name))
+		fp_under_valgrind = true;
 	if (!fp_libc.known && fp_phdr_has(info, (uintptr_t)&getpid))
 		fp_libc_note(info);
 	if (!w->usable)

@@ -296,6 +296,8 @@ FP_REAL_DECLARE(core, FP_REAL_CORE);
 #ifdef FP_LINUX
 /* f, a bound real function, is the C library's own (bind.c). */
 bool fp_in_libc(const void *f) FP_HIDDEN;
+/* valgrind's core preload was loaded at start-up (bind.c's walk). */
+extern bool fp_under_valgrind FP_HIDDEN;
 #endif
 
 /* ------------------------------------------------------------------------

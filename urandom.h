@@ -649,8 +649,6 @@ void ur_sv_forget(int fd) FP_HIDDEN;
 void ur_sv_read(uint64_t t0, size_t n, ssize_t r) FP_HIDDEN;
 void ur_sv_closed(uint64_t t0) FP_HIDDEN;
 void ur_sv_getrandom(uint64_t t0, long r) FP_HIDDEN;
-/* Under valgrind, which runs no clone of ours (urandom_hidden.c). */
-extern bool ur_above_noclone FP_HIDDEN;
 
 /* The real call, timed, then recorded by done(t0, ...). */
 #define UR_SV_TIMED(ret, call, done, ...)                                    \

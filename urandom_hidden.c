@@ -12,7 +12,6 @@
 #include <sys/resource.h>
 
 #ifdef FP_LINUX
-#include <link.h>
 #include <sys/wait.h>
 #endif
 
@@ -130,17 +129,6 @@ static int ur_above_child(void *p)
  * does the native thing this once (no thread waits for another). */
 static _Alignas(64) unsigned char ur_above_stack[16384];
 _Atomic bool ur_above_busy;
-/* Valgrind runs no clone of these flags (not a thread's, not vfork's): it
- * ends the whole program ("does not support general clone").  Under it,
- * as where clone is refused: no hidden descriptor once threads run. */
-bool ur_above_noclone FP_STARTUP_DATA;
-
-FP_STARTUP_TEXT static int ur_vg_object(struct dl_phdr_info *i, size_t size, void *p)
-{
-	(void)size;
-	(void)p;
-	return i->dlpi_name && strstr(i->dlpi_name, "/vgpreload_core-") != NULL;
-}
 
 /* Runs a's call above the program's limit, unseen; the number or -errno
  * (-EAGAIN: another thread is at it). */
@@ -159,7 +147,11 @@ static long ur_above(struct ur_above *a)
 			ur_above_op(a);
 			(void)syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, was, 0L);
 		}
-	} else if (ur_above_noclone) {
+	} else if (fp_under_valgrind) {
+		/* Valgrind runs no clone of these flags (not a thread's, not
+		 * vfork's): it ends the whole program ("does not support
+		 * general clone").  Under it, as where clone is refused: no
+		 * hidden descriptor once threads run. */
 		a->r = -ENOSYS - 1000;  /* as a clone refused */
 	} else if (!UR_REAL(clone) || atomic_exchange(&ur_above_busy, true)) {
 		a->r = -EAGAIN;
@@ -290,12 +282,7 @@ static int ur_hidden_place(int lo, unsigned *gen)
  * duplicate of a file it holds would drop its POSIX locks on it). */
 FP_STARTUP_TEXT void ur_hidden_init(void)
 {
-#ifdef FP_LINUX
-	/* valgrind's core preload, in every process it runs (a dlsym that
-	 * fails would allocate its message, and the C library's malloc then
-	 * start: a getrandom of its own) */
-	ur_above_noclone = dl_iterate_phdr(ur_vg_object, NULL) != 0;
-#else
+#ifndef FP_LINUX
 	int floor, d, h, saved = errno;
 
 	if (ur_mode != UR_MODE_EXACT || !(fp_cfg.enabled & FP_BIT(urandom)) ||

@@ -104,7 +104,7 @@ static void ur_sv_probe(void)
 	sigset_t all, old;
 	int pid, status = 0;
 
-	if (ur_above_noclone || !UR_REAL(clone) || atomic_exchange(&ur_sv_probe_busy, true))
+	if (fp_under_valgrind || !UR_REAL(clone) || atomic_exchange(&ur_sv_probe_busy, true))
 		return;
 	sigfillset(&all);
 	(void)pthread_sigmask(SIG_BLOCK, &all, &old);
