@@ -189,7 +189,9 @@ static bool fp_env_seen FP_STARTUP_DATA;
  * is its lookup), so this is secure_getenv's answer too. */
 extern char **environ; /* POSIX: no header need declare it (illumos' do not) */
 
-FP_STARTUP_TEXT char *fp_env_get(const char *name)
+/* The first variable named pre (whole: its value), or only starting with
+ * pre (then what follows pre). */
+FP_STARTUP_TEXT static char *fp_env_scan(const char *pre, bool whole)
 {
 	char **e = environ;
 
@@ -199,14 +201,27 @@ FP_STARTUP_TEXT char *fp_env_get(const char *name)
 	                               FP_INIT_DONE)
 		e = fp_kernel_environ();
 	for (; e && *e; e++) {
-		const char *a = name, *b = *e;
+		const char *a = pre, *b = *e;
 
 		while (*a && *a == *b)
 			a++, b++;
-		if (!*a && *b == '=')
-			return (char *)b + 1;
+		if (!*a && (!whole || *b == '='))
+			return (char *)b + whole;
 	}
 	return NULL;
+}
+
+FP_STARTUP_TEXT char *fp_env_get(const char *name)
+{
+	return fp_env_scan(name, true);
+}
+
+/* Is any variable of ours set (every setting is a FASTPATH_ one)?  One
+ * pass over the environment, where the settings are a dozen: nearly every
+ * process of a wrapped tree is given none (issue 39). */
+FP_STARTUP_TEXT static bool fp_env_any_ours(void)
+{
+	return fp_env_scan("FASTPATH_", false) != NULL;
 }
 
 FP_STARTUP_TEXT static char *fp_getenv_noting(const char *name)
@@ -242,7 +257,7 @@ FP_STARTUP_TEXT static void fp_init_run(void)
 		fp_load_settings(&fp_cfg, fp_no_env);
 		fp_cfg.enabled = 0;
 	} else {
-		fp_load_settings(&fp_cfg, fp_getenv_noting);
+		fp_load_settings(&fp_cfg, fp_env_any_ours() ? fp_getenv_noting : fp_no_env);
 		/* Only a process given a setting can print anything after its
 		 * start (the summary, a debug line, the survey's warnings, a
 		 * warning of a setting read lazily by a mitigation that is on):
