@@ -49,14 +49,21 @@ SOS       := fastpath.so 64/fastpath.so
 fastpath.so: ARCH := -m32
 64/fastpath.so: ARCH := -m64
 else
-# Bind everything at load time: no lazy PLT resolution later, in a signal
-# handler or a forked child.
 LIBS      := -ldl -pthread
 # No DT_FINI (--fini names a symbol that is not defined): the C runtime's
 # _fini does nothing on these targets, and it sits at the end of our text,
 # a page every exit faulted in for it (issue 39); the destructors run from
 # .fini_array as before.
-SO_LDFLAGS := -Wl,-z,now -Wl,-z,relro -Wl,--fini=fp_no_dt_fini
+# Our own imports from the C library (memcpy, snprintf...) bound at their
+# first call, not at load (issue 39): binding all 63 at load cost every
+# process 12 us, most of what loading us cost /bin/true, for calls most
+# processes never make.  The loader's lazy binding (_dl_fixup) takes no
+# lock for an object loaded at start-up, leaves errno and dlerror() alone
+# and fails on no name the C library has (every import is versioned), so
+# a first call in a signal handler, a fork child or a vfork child is as
+# safe as the program's own; our real functions are our tables, bound as
+# fp_real.h says.  Explicit, since some toolchains default to -z now.
+SO_LDFLAGS := -Wl,-z,lazy -Wl,-z,relro -Wl,--fini=fp_no_dt_fini
 # No --sort-section: the statics every start-up touches are in .data
 # (FP_STARTUP_DATA, fastpath.h), and link order puts the C runtime's own
 # .bss (crtbegin's completed.0, read and written at exit) first, on the
