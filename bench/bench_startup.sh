@@ -19,6 +19,8 @@
 REPS=${STARTUP_REPS:-7}
 EMPTY=$BENCHBIN/empty_preload.so
 [ -f "$EMPTY" ] || { echo "bench_startup: no $EMPTY (make bench builds it)"; exit 2; }
+# Without it, its rows would time a "not found": a row that cannot fail.
+[ -x "$INTERPOSE" ] || { echo "bench_startup: no $INTERPOSE (make bench builds it)"; exit 2; }
 LOOP="i=0; while [ \$i -lt $N ]; do /bin/true; i=\$((i + 1)); done"
 RUNS="i=0; while [ \$i -lt $M ]; do \"\$@\"; i=\$((i + 1)); done"
 
