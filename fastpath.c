@@ -189,39 +189,77 @@ static bool fp_env_seen FP_STARTUP_DATA;
  * is its lookup), so this is secure_getenv's answer too. */
 extern char **environ; /* POSIX: no header need declare it (illumos' do not) */
 
-/* The first variable named pre (whole: its value), or only starting with
- * pre (then what follows pre). */
-FP_STARTUP_TEXT static char *fp_env_scan(const char *pre, bool whole)
+FP_STARTUP_TEXT static char **fp_environ(void)
 {
-	char **e = environ;
-
 	/* NULL before the C library's initialisation (fp_kernel_environ),
 	 * or after the program's clearenv(), which leaves none to read. */
-	if (fp_unlikely(!e) && atomic_load_explicit(&fp_init_state, memory_order_relaxed) !=
-	                               FP_INIT_DONE)
-		e = fp_kernel_environ();
-	for (; e && *e; e++) {
-		const char *a = pre, *b = *e;
+	if (fp_unlikely(!environ) && atomic_load_explicit(&fp_init_state, memory_order_relaxed) !=
+	                                     FP_INIT_DONE)
+		return fp_kernel_environ();
+	return environ;
+}
 
-		while (*a && *a == *b)
-			a++, b++;
-		if (!*a && (!whole || *b == '='))
-			return (char *)b + whole;
-	}
-	return NULL;
+/* What follows pre in s, if s starts with it; else NULL. */
+FP_STARTUP_TEXT static char *fp_after(char *s, const char *pre)
+{
+	while (*pre && *pre == *s)
+		pre++, s++;
+	return *pre ? NULL : s;
+}
+
+/* The value of the variable s if it is named name, else NULL. */
+FP_STARTUP_TEXT static char *fp_env_named(char *s, const char *name)
+{
+	s = fp_after(s, name);
+	return s && *s == '=' ? s + 1 : NULL;
 }
 
 FP_STARTUP_TEXT char *fp_env_get(const char *name)
 {
-	return fp_env_scan(name, true);
+	char **e, *v;
+
+	for (e = fp_environ(); e && *e; e++)
+		if ((v = fp_env_named(*e, name)) != NULL)
+			return v;
+	return NULL;
 }
 
-/* Is any variable of ours set (every setting is a FASTPATH_ one)?  One
- * pass over the environment, where the settings are a dozen: nearly every
- * process of a wrapped tree is given none (issue 39). */
-FP_STARTUP_TEXT static bool fp_env_any_ours(void)
+/* Our variables (every setting is a FASTPATH_ one), found in one pass at
+ * initialisation: the settings then ask their dozen names of these, not
+ * of the whole environment each (issue 39).  More than fit: each name is
+ * asked of the environment. */
+#define FP_ENV_OURS 16
+static struct {
+	char *v[FP_ENV_OURS];
+	unsigned n;
+} fp_env_ours FP_STARTUP_DATA;
+
+FP_STARTUP_TEXT static bool fp_env_collect(void)
 {
-	return fp_env_scan("FASTPATH_", false) != NULL;
+	char **e;
+
+	fp_env_ours.n = 0;
+	for (e = fp_environ(); e && *e; e++) {
+		if (!fp_after(*e, "FASTPATH_"))
+			continue;
+		if (fp_env_ours.n == FP_ENV_OURS)
+			return false;
+		fp_env_ours.v[fp_env_ours.n++] = *e;
+	}
+	return true;
+}
+
+FP_STARTUP_TEXT static char *fp_env_ours_get(const char *name)
+{
+	unsigned i;
+	char *v;
+
+	for (i = 0; i < fp_env_ours.n; i++)
+		if ((v = fp_env_named(fp_env_ours.v[i], name)) != NULL) {
+			fp_env_seen = true;
+			return v;
+		}
+	return NULL;
 }
 
 FP_STARTUP_TEXT static char *fp_getenv_noting(const char *name)
@@ -257,7 +295,7 @@ FP_STARTUP_TEXT static void fp_init_run(void)
 		fp_load_settings(&fp_cfg, fp_no_env);
 		fp_cfg.enabled = 0;
 	} else {
-		fp_load_settings(&fp_cfg, fp_env_any_ours() ? fp_getenv_noting : fp_no_env);
+		fp_load_settings(&fp_cfg, fp_env_collect() ? fp_env_ours_get : fp_getenv_noting);
 		/* Only a process given a setting can print anything after its
 		 * start (the summary, a debug line, the survey's warnings, a
 		 * warning of a setting read lazily by a mitigation that is on):
