@@ -54,16 +54,13 @@ LIBS      := -ldl -pthread
 # _fini does nothing on these targets, and it sits at the end of our text,
 # a page every exit faulted in for it (issue 39); the destructors run from
 # .fini_array as before.
-# Our own imports from the C library (memcpy, snprintf...) bound at their
-# first call, not at load (issue 39): binding all 63 at load cost every
-# process 12 us, most of what loading us cost /bin/true, for calls most
-# processes never make.  The loader's lazy binding (_dl_fixup) takes no
-# lock for an object loaded at start-up, leaves errno and dlerror() alone
-# and fails on no name the C library has (every import is versioned), so
-# a first call in a signal handler, a fork child or a vfork child is as
-# safe as the program's own; our real functions are our tables, bound as
-# fp_real.h says.  Explicit, since some toolchains default to -z now.
-SO_LDFLAGS := -Wl,-z,lazy -Wl,-z,relro -Wl,--fini=fp_no_dt_fini
+# Our own imports from the C library bound at load (-z now), and the GOT
+# then read-only (full RELRO).  Bound lazily they would save every process
+# 12 us (issue 39), but the loader's first resolution of each saves the
+# vector registers on the caller's stack (3 KB more with AVX-512): a
+# signal handler on a small alternate stack whose first read of
+# /dev/urandom reaches one crashed where native runs (a cold review).
+SO_LDFLAGS := -Wl,-z,now -Wl,-z,relro -Wl,--fini=fp_no_dt_fini
 # No --sort-section: the statics every start-up touches are in .data
 # (FP_STARTUP_DATA, fastpath.h), and link order puts the C runtime's own
 # .bss (crtbegin's completed.0, read and written at exit) first, on the
@@ -194,6 +191,8 @@ tests/bin/lib%.so: tests/lib%.c
 PROG_LIBS_early := -learly
 # fc_early, which tests/libfirstcall_early.so's constructor calls.
 PROG_LIBS_firstcall := -rdynamic
+# Its own first calls in a signal handler bind nothing (altdepth).
+PROG_LIBS_robust := -Wl,-z,now
 
 # The Debian packages make demo needs (only the missing ones; none, no
 # apt-get call).  make check installs what the tests need itself.

@@ -11,6 +11,10 @@
  *   prog_robust altstack   a SIGUSR1 handler on a 16 KiB sigaltstack opens
  *                          files (async-signal-safe calls only); the 64 KiB
  *                          below the stack is checked: "canary intact"
+ *   prog_robust altdepth   the same handler, first calls of the process
+ *                          on a 64 KiB sigaltstack: "handler ok depth N",
+ *                          N the bytes of it touched (t_robust: within a
+ *                          budget of native's)
  *   prog_robust sigalrm    SIGALRM every 20 us, whose handler asks
  *                          sysconf(_SC_NPROCESSORS_ONLN) while main asks
  *                          the same: "<n> <n>"
@@ -185,6 +189,34 @@ static int alt_stack(void)
 	else
 		printf("canary overwritten from %zu to %zu bytes below the stack\n",
 		       (size_t)CANARY_SIZE - hi, (size_t)CANARY_SIZE - lo);
+	return 0;
+}
+
+/* ---- altdepth ----------------------------------------------------------- */
+/* The stack the handler's calls take where they are the process's first:
+ * what is still the pattern below the alternate stack's top is untouched.
+ * The program is linked with -z now: its own first calls bind nothing. */
+static int alt_depth(void)
+{
+	static unsigned char st[65536] __attribute__((aligned(64)));
+	stack_t ss;
+	struct sigaction sa;
+	size_t i;
+
+	memset(st, 0xa5, sizeof st);
+	ss.ss_sp = st;
+	ss.ss_size = sizeof st;
+	ss.ss_flags = 0;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_usr1;
+	sa.sa_flags = SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	if (sigaltstack(&ss, NULL) || sigaction(SIGUSR1, &sa, NULL))
+		return perror("sigaltstack"), 2;
+	raise(SIGUSR1);
+	for (i = 0; i < sizeof st && st[i] == 0xa5; i++)
+		;
+	printf("handler %s depth %zu\n", alt_bad == 0 ? "ok" : "failed", sizeof st - i);
 	return 0;
 }
 
@@ -447,6 +479,8 @@ int main(int argc, char **argv)
 		return small_thread();
 	if (!strcmp(m, "altstack"))
 		return alt_stack();
+	if (!strcmp(m, "altdepth"))
+		return alt_depth();
 	if (!strcmp(m, "sigalrm"))
 		return sig_alrm();
 	if (!strcmp(m, "forkask"))
@@ -461,7 +495,7 @@ int main(int argc, char **argv)
 		return bad_mask();
 	if (argc > 2 && !strcmp(m, "badpath"))
 		return bad_path(argv[2]);
-	fprintf(stderr, "usage: prog_robust thread|altstack|sigalrm|forkask [N]|bigset|endless|nsfd|"
+	fprintf(stderr, "usage: prog_robust thread|altstack|altdepth|sigalrm|forkask [N]|bigset|endless|nsfd|"
 	                "badmask|badpath null|bad\n");
 	return 2;
 }

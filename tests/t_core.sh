@@ -234,9 +234,9 @@ fi
 # No dlsym at start-up (issue 39): the real functions are read from the
 # symbol tables (fp_bind_all), so glibc's loader counts no more lookups
 # after its own relocations than for the empty object (62fdd3a: 105 more).
-# Our own imports are bound lazily, at their first call (the Makefile's -z
-# lazy), and the loader counts those too: LD_BIND_NOW=1 makes them part of
-# its relocations, so that what it counts after is what dlsym asked.
+# Lazy binding's first calls count too (the empty object's, ours if the
+# link changed): LD_BIND_NOW=1 makes them part of the loader's relocations,
+# so that what it counts after is what dlsym asked.
 # lookups_after ENV...: the loader's symbol lookups made after start-up.
 lookups_after() {
 	env "$@" LD_BIND_NOW=1 LD_DEBUG=statistics /bin/true 2>&1 |

@@ -60,6 +60,39 @@ expected() {
 
 robust thread
 robust altstack
+# The stack a handler's calls take where they are the process's first (a
+# 64 KiB sigaltstack; the bytes of it touched): under every setting within
+# DEPTH_BUDGET of native's.  Where a first call makes the loader bind an
+# import of ours, it takes 2 KiB more (the vector registers it saves): a
+# handler on a small alternate stack then crashes where native runs.  The
+# shipped object only: a sanitizer's or another compiler's frames are not
+# its frames.
+: "${DEPTH_BUDGET:=1536}"
+native=$(timeout 20 "$P" altdepth 2>&1)
+if [ "$FASTPATH_SO" != "$TOP/fastpath.so" ]; then
+	skip "prog_robust altdepth" "not the shipped object ($FASTPATH_SO): its frames are another build's"
+elif precond "prog_robust altdepth: runs natively" expr "$native" : 'handler ok depth [0-9]*$'; then
+	nd=${native##* }
+	old_ifs=$IFS
+	IFS='|'
+	for s in $SETTINGS; do
+		IFS=$old_ifs
+		# shellcheck disable=SC2086 # the setting's assignments, a word each
+		got=$(env LD_PRELOAD="$FASTPATH_SO" ${s#unset} timeout 20 "$P" altdepth 2>/dev/null)
+		[ "$s" = unset ] && s="no setting"
+		s=$(printf "%s" "$s" | sed "s|$T_TMP/|T/|g")
+		case $got in
+		"handler ok depth "*) d=${got##* } ;;
+		*) d= ;;
+		esac
+		if [ -n "$d" ] && [ "$d" -le $((nd + DEPTH_BUDGET)) ]; then
+			ok "prog_robust altdepth [$s]: $d bytes of stack, native $nd (budget +$DEPTH_BUDGET)"
+		else
+			fail "prog_robust altdepth [$s]: within $DEPTH_BUDGET bytes of native's $nd" "$got"
+		fi
+	done
+	IFS=$old_ifs
+fi
 robust sigalrm
 robust bigset
 robust nsfd
