@@ -49,8 +49,9 @@ FP_STARTUP_TEXT ptrdiff_t fp_rseq_learn(void)
  * Initialisation.
  * ---------------------------------------------------------------------- */
 /* How many real functions were found only in the global scope (said once
- * under FASTPATH_DEBUG, fp_bind_say). */
-static unsigned fp_bind_global FP_STARTUP_DATA;
+ * under FASTPATH_DEBUG, fp_bind_say).  Atomic: a table bound at its first
+ * use may be bound in two threads at once. */
+static _Atomic unsigned fp_bind_global FP_STARTUP_DATA;
 
 #ifdef FP_LINUX
 /* Which loaded objects hold the addresses at[]: each one's load base
@@ -115,7 +116,7 @@ FP_STARTUP_TEXT static void *fp_lookup(const char *name)
 	p = FP_DLSYM_GLOBAL(name);
 	if (!p || fp_same_object(p, (void *)fp_lookup))
 		return NULL;
-	fp_bind_global++;
+	atomic_fetch_add_explicit(&fp_bind_global, 1, memory_order_relaxed);
 #endif
 	return p;
 }
@@ -443,7 +444,7 @@ FP_STARTUP_TEXT static bool fp_walk_find(const struct fp_walk *w, const char *na
 		for (i = 0; i < w->nbefore && r == 0; i++)
 			r = fp_dso_find(&w->before[i], name, h, out, STT_FUNC);
 		if (r > 0)
-			fp_bind_global++;
+			atomic_fetch_add_explicit(&fp_bind_global, 1, memory_order_relaxed);
 		return r >= 0;
 	}
 	return r > 0;
@@ -584,11 +585,20 @@ FP_STARTUP_TEXT static void fp_bind_one(const struct fp_mitigation *m)
 	atomic_fetch_or_explicit(&fp_written, m->bit, memory_order_release);
 }
 
-FP_STARTUP_TEXT void fp_bind_all(void)
+/* Every table not yet written: all at start-up where binding is not
+ * lazy, the rest for the debug line's count. */
+FP_STARTUP_TEXT static void fp_bind_unwritten(void)
 {
 	size_t i;
 
-	fp_bind_global = 0;
+	for (i = 0; i < fp_nmitigations; i++)
+		if (!(atomic_load(&fp_written) & fp_mitigations[i]->bit))
+			fp_bind_one(fp_mitigations[i]);
+}
+
+FP_STARTUP_TEXT void fp_bind_all(void)
+{
+	atomic_store_explicit(&fp_bind_global, 0, memory_order_relaxed);
 	fp_walk_start(&fp_walk_kept);
 	fp_real_bind_core(fp_walk_look, &fp_walk_kept);
 	fp_walk_more(&fp_walk_kept);
@@ -599,8 +609,7 @@ FP_STARTUP_TEXT void fp_bind_all(void)
 	if (fp_bind_lazy_test)
 		return;
 #endif
-	for (i = 0; i < fp_nmitigations; i++)
-		fp_bind_one(fp_mitigations[i]);
+	fp_bind_unwritten();
 }
 
 /* Initialisation is done: the tables written during it are bound. */
@@ -633,12 +642,10 @@ FP_STARTUP_TEXT void fp_bind_say(void)
 	if (!fp_cfg.debug)
 		return;
 	/* Every table now, for the count (debugging costs what it costs). */
-	for (size_t i = 0; i < fp_nmitigations; i++)
-		if (!(atomic_load(&fp_written) & fp_mitigations[i]->bit))
-			fp_bind_one(fp_mitigations[i]);
-	if (fp_likely(!fp_bind_global))
+	fp_bind_unwritten();
+	if (fp_likely(!atomic_load(&fp_bind_global)))
 		return;
-	fp_buf_ulong(&b, fp_bind_global);
+	fp_buf_ulong(&b, atomic_load(&fp_bind_global));
 	fp_debug("core", n, "real functions come before fastpath.so in the search order "
 	                    "(LD_PRELOAD names the C library first?): bound from the global "
 	                    "scope; calls to them do not reach fastpath");
