@@ -151,9 +151,8 @@ struct ur_vgr_params {
 };
 extern ur_vgr_fn ur_vgr FP_HIDDEN;
 extern struct ur_vgr_params ur_vgr_p FP_HIDDEN;
-/* The getrandom we bound is libc's own (its address in ur_vgr_libc): no
- * preload after ours wraps it. */
-extern bool ur_vgr_is_libc FP_HIDDEN;
+/* The getrandom we bound, where it is libc's own (no preload after ours
+ * wraps it); else NULL. */
 extern void *ur_vgr_libc FP_HIDDEN;
 #endif
 

@@ -70,7 +70,7 @@ static void ur_vgr_map(void)
 {
 	void *m;
 
-	if (!ur_vgr || !ur_vgr_is_libc || atomic_load(&ur_vgr_state))
+	if (!ur_vgr || !ur_vgr_libc || atomic_load(&ur_vgr_state))
 		return;
 	m = (void *)fp_mmap(NULL, ur_vgr_p.size_of_opaque_state, (int)ur_vgr_p.mmap_prot,
 	                 (int)ur_vgr_p.mmap_flags, -1, 0);

@@ -70,7 +70,6 @@ const char *ur_source_name(int src)
 static size_t ur_page;
 
 ur_vgr_fn ur_vgr;
-bool ur_vgr_is_libc FP_STARTUP_DATA;
 struct ur_vgr_params ur_vgr_p;
 void *ur_vgr_libc FP_STARTUP_DATA;
 
@@ -477,7 +476,7 @@ size_t ur_vdso_take(unsigned char *dst, size_t n)
 bool ur_vdso_serves_getrandom(void)
 {
 #ifdef UR_HAVE_VDSO
-	return ur_source == UR_SRC_VDSO && ur_vgr_is_libc && UR_REALP(getrandom) == ur_vgr_libc;
+	return ur_source == UR_SRC_VDSO && ur_vgr_libc && UR_REALP(getrandom) == ur_vgr_libc;
 #else
 	return false;
 #endif
@@ -563,8 +562,7 @@ static void ur_source_decide(void)
 	{
 		void *g = UR_REALP(getrandom);
 
-		ur_vgr_is_libc = fp_in_libc(g);
-		ur_vgr_libc = ur_vgr_is_libc ? g : NULL;
+		ur_vgr_libc = fp_in_libc(g) ? g : NULL;
 	}
 	ur_vgr_bind();
 #endif
