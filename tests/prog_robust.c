@@ -156,27 +156,36 @@ static void on_usr1(int sig)
 	alt_bad = safe_work();
 }
 
-static int alt_stack(void)
+/* Raises SIGUSR1, its handler on_usr1 on the alternate stack sp. */
+static int on_altstack(void *sp, size_t size)
 {
-	unsigned char *map = mmap(NULL, CANARY_SIZE + ALT_SIZE, PROT_READ | PROT_WRITE,
-	                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	stack_t ss;
 	struct sigaction sa;
-	size_t i, lo = CANARY_SIZE, hi = 0;
 
-	if (map == MAP_FAILED)
-		return perror("mmap"), 2;
-	memset(map, 0xa5, CANARY_SIZE);
-	ss.ss_sp = map + CANARY_SIZE;
-	ss.ss_size = ALT_SIZE;
+	ss.ss_sp = sp;
+	ss.ss_size = size;
 	ss.ss_flags = 0;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_usr1;
 	sa.sa_flags = SA_ONSTACK;
 	sigemptyset(&sa.sa_mask);
 	if (sigaltstack(&ss, NULL) || sigaction(SIGUSR1, &sa, NULL))
-		return perror("sigaltstack"), 2;
+		return perror("sigaltstack"), -1;
 	raise(SIGUSR1);
+	return 0;
+}
+
+static int alt_stack(void)
+{
+	unsigned char *map = mmap(NULL, CANARY_SIZE + ALT_SIZE, PROT_READ | PROT_WRITE,
+	                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	size_t i, lo = CANARY_SIZE, hi = 0;
+
+	if (map == MAP_FAILED)
+		return perror("mmap"), 2;
+	memset(map, 0xa5, CANARY_SIZE);
+	if (on_altstack(map + CANARY_SIZE, ALT_SIZE))
+		return 2;
 	for (i = 0; i < CANARY_SIZE; i++) {
 		if (map[i] != 0xa5) {
 			lo = i < lo ? i : lo;
@@ -199,21 +208,11 @@ static int alt_stack(void)
 static int alt_depth(void)
 {
 	static unsigned char st[65536] __attribute__((aligned(64)));
-	stack_t ss;
-	struct sigaction sa;
 	size_t i;
 
 	memset(st, 0xa5, sizeof st);
-	ss.ss_sp = st;
-	ss.ss_size = sizeof st;
-	ss.ss_flags = 0;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_usr1;
-	sa.sa_flags = SA_ONSTACK;
-	sigemptyset(&sa.sa_mask);
-	if (sigaltstack(&ss, NULL) || sigaction(SIGUSR1, &sa, NULL))
-		return perror("sigaltstack"), 2;
-	raise(SIGUSR1);
+	if (on_altstack(st, sizeof st))
+		return 2;
 	for (i = 0; i < sizeof st && st[i] == 0xa5; i++)
 		;
 	printf("handler %s depth %zu\n", alt_bad == 0 ? "ok" : "failed", sizeof st - i);
