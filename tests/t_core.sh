@@ -260,6 +260,26 @@ elif [ -f "$TESTBIN/libempty.so" ] && [ -n "$(lookups_after "LD_PRELOAD=$TESTBIN
 else
 	skip "start-up symbol lookups" "no LD_DEBUG=statistics (not glibc's loader), or no $TESTBIN/libempty.so"
 fi
+# The settings are asked of the FASTPATH_ variables one pass collected
+# (fastpath.c, fp_env_collect: 16 at most); with more, of the whole
+# environment.  Both ways, a setting after the others is read (env -i: the
+# suite's own FASTPATH_ variables are not counted).
+if [ -f "$P" ]; then
+	for k in 15 17; do
+		others=
+		i=0
+		while [ "$i" -lt "$k" ]; do
+			others="$others FASTPATH_X$i=1"
+			i=$((i + 1))
+		done
+		# shellcheck disable=SC2086 # a word each
+		expect_eq "settings among $k other FASTPATH_ variables: FASTPATH_CPUS read" 3 \
+			"$(env -i PATH="$PATH" $others FASTPATH_CPUS=3 LD_PRELOAD="$P" getconf _NPROCESSORS_ONLN 2>&1)"
+		# shellcheck disable=SC2086
+		expect_eq "settings among $k other FASTPATH_ variables: FASTPATH_STATS read" 1 \
+			"$(env -i $others FASTPATH_STATS=1 LD_PRELOAD="$P" /bin/true 2>&1 | grep -c '^fastpath\[')"
+	done
+fi
 # No dladdr at start-up, on or off (libdladdr_count.so, preloaded first,
 # counts fastpath.so's calls).
 if [ ! -f "$P" ]; then
