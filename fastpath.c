@@ -226,46 +226,43 @@ FP_STARTUP_TEXT char *fp_env_get(const char *name)
 
 /* Our variables (every setting is a FASTPATH_ one), found in one pass at
  * initialisation: the settings then ask their dozen names of these, not
- * of the whole environment each (issue 39).  More than fit: each name is
- * asked of the environment. */
+ * of the whole environment each (issue 39).  More than fit (all): each
+ * name is asked of the environment. */
 #define FP_ENV_OURS 16
 static struct {
 	char *v[FP_ENV_OURS];
 	unsigned n;
+	bool all;
 } fp_env_ours FP_STARTUP_DATA;
 
-FP_STARTUP_TEXT static bool fp_env_collect(void)
+FP_STARTUP_TEXT static void fp_env_collect(void)
 {
 	char **e;
 
 	fp_env_ours.n = 0;
+	fp_env_ours.all = false;
 	for (e = fp_environ(); e && *e; e++) {
 		if (!fp_after(*e, "FASTPATH_"))
 			continue;
-		if (fp_env_ours.n == FP_ENV_OURS)
-			return false;
+		if (fp_env_ours.n == FP_ENV_OURS) {
+			fp_env_ours.all = true;
+			return;
+		}
 		fp_env_ours.v[fp_env_ours.n++] = *e;
 	}
-	return true;
 }
 
-FP_STARTUP_TEXT static char *fp_env_ours_get(const char *name)
-{
-	unsigned i;
-	char *v;
-
-	for (i = 0; i < fp_env_ours.n; i++)
-		if ((v = fp_env_named(fp_env_ours.v[i], name)) != NULL) {
-			fp_env_seen = true;
-			return v;
-		}
-	return NULL;
-}
-
+/* The settings' getenv, after fp_env_collect. */
 FP_STARTUP_TEXT static char *fp_getenv_noting(const char *name)
 {
-	char *v = fp_env_get(name);
+	char *v = NULL;
+	unsigned i;
 
+	if (fp_env_ours.all)
+		v = fp_env_get(name);
+	else
+		for (i = 0; !v && i < fp_env_ours.n; i++)
+			v = fp_env_named(fp_env_ours.v[i], name);
 	if (v)
 		fp_env_seen = true;
 	return v;
@@ -295,7 +292,8 @@ FP_STARTUP_TEXT static void fp_init_run(void)
 		fp_load_settings(&fp_cfg, fp_no_env);
 		fp_cfg.enabled = 0;
 	} else {
-		fp_load_settings(&fp_cfg, fp_env_collect() ? fp_env_ours_get : fp_getenv_noting);
+		fp_env_collect();
+		fp_load_settings(&fp_cfg, fp_getenv_noting);
 		/* Only a process given a setting can print anything after its
 		 * start (the summary, a debug line, the survey's warnings, a
 		 * warning of a setting read lazily by a mitigation that is on):
