@@ -210,6 +210,11 @@ struct fp_walk {
 	struct fp_dso interp;
 	uintptr_t interp_base;
 	bool have_interp, tail_clean;
+	/* The program itself, which dl_iterate_phdr reports first, is passed:
+	 * a program built without -fPIE that takes getpid's address holds
+	 * its canonical address (its own PLT entry), which would make it
+	 * the C library, and end the walk before the preloads were seen. */
+	bool program_seen;
 };
 
 /* What the walk also answered, for initialisation after the binding: the
@@ -283,8 +288,9 @@ FP_STARTUP_TEXT static int fp_walk_collect(struct dl_phdr_info *info, size_t siz
 		return 0;  /* the vDSO: in no search order */
 	if (info->dlpi_name && fp_is_valgrind(info->dlpi_name))
 		fp_under_valgrind = true;
-	if (!fp_libc.known && fp_phdr_has(info, (uintptr_t)&getpid))
+	if (!fp_libc.known && w->program_seen && fp_phdr_has(info, (uintptr_t)&getpid))
 		fp_libc_note(info);
+	w->program_seen = true;
 	if (!w->usable)
 		return fp_libc.known;  /* on, for the C library's segments only */
 	if (!w->after_us) {
@@ -318,6 +324,7 @@ FP_STARTUP_TEXT static int fp_walk_collect(struct dl_phdr_info *info, size_t siz
 FP_STARTUP_TEXT static void fp_walk_start(struct fp_walk *w)
 {
 	w->n = w->nbefore = 0;
+	w->program_seen = false;
 	w->after_us = w->libc_after = w->have_interp = false;
 	w->before_ok = w->tail_clean = true;
 	w->interp_base = (uintptr_t)getauxval(AT_BASE);
