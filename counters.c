@@ -161,11 +161,16 @@ FP_STARTUP_TEXT void fp_counters_init(void)
 
 /* The child's one thread is the forking one: it keeps its stripe, the
  * others are free, and there is one thread again. */
-void fp_counters_child(void)
+FP_FORK_TEXT void fp_counters_child(void)
 {
 	unsigned i, s = fp_stripe_tls;
 
+	/* A stripe is taken only by a count or a thread's start: with
+	 * neither since the exec, none ever was (its page stays unread). */
+	if (atomic_load_explicit(&fp_threads, memory_order_relaxed))
+		atomic_store_explicit(&fp_threads, false, memory_order_relaxed);
+	if (!atomic_load_explicit(&fp_counting, memory_order_relaxed) && !fp_have_thread_key)
+		return;
 	for (i = 1; i < FP_STRIPES; i++)
 		atomic_store_explicit(&fp_stripe_owned[i], i + 1 == s, memory_order_relaxed);
-	atomic_store_explicit(&fp_threads, false, memory_order_relaxed);
 }

@@ -26,14 +26,16 @@ static struct {
 	struct cpus_vmask v;
 } cpus_attrs[CPUS_NATTR];
 static unsigned cpus_attr_next;
-static pthread_mutex_t cpus_attr_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Written by every fork child (cpus_attr_child): on the start-up page,
+ * which the child's first write of ours copies anyway (issue 39). */
+static pthread_mutex_t cpus_attr_lock FP_STARTUP_DATA = PTHREAD_MUTEX_INITIALIZER;
 
 /* A fork child of a threaded program: another thread may have held the
  * lock at the fork, and no thread of the child will let it go; the
  * child's pthread_create with an attribute, or its
  * pthread_attr_setaffinity_np, would wait for ever (glibc's own, with
  * malloc, work in such a child).  The child has one thread: a fresh lock. */
-void cpus_attr_child(void)
+FP_FORK_TEXT void cpus_attr_child(void)
 {
 	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
 

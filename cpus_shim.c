@@ -422,7 +422,7 @@ CPUS_WRAP_NPROCS(get_nprocs_conf, _SC_NPROCESSORS_CONF)
 
 /* A fork child (fastpath.c's atfork handler): the survey's counts, and
  * the attribute table's lock. */
-static void cpus_child(void)
+FP_FORK_TEXT static void cpus_child(void)
 {
 	cpus_sv_child();
 #if defined(FP_HAVE_AFFINITY) && defined(FP_HAVE_ATTR_AFFINITY)

@@ -46,12 +46,14 @@ static void cpus_sv_fork(uint64_t ns, unsigned long live)
 	fp_survey_tick(fp_now_ns());
 }
 
-void cpus_sv_child(void)
+FP_FORK_TEXT void cpus_sv_child(void)
 {
-	/* The forking thread is the child's only one. */
+	/* The forking thread is the child's only one.  Not surveyed, no
+	 * thread was counted (pthread_create). */
+	if (!fp_cfg.survey)
+		return;
 	atomic_store(&cpus_alive, 1);
-	if (fp_cfg.survey)
-		atomic_store(&cpus_sv_c[CPUS_S_THREADS_MAX], 1);
+	atomic_store(&cpus_sv_c[CPUS_S_THREADS_MAX], 1);
 }
 
 static void cpus_thread_gone(void *unused);

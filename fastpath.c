@@ -86,7 +86,7 @@ FP_STARTUP_TEXT static bool fp_other_copy(void)
 
 /* The one set of fork handlers: every mitigation's, in table order
  * (prepare in reverse, as pthread_atfork runs handlers registered apart). */
-static void fp_atfork_prepare(void)
+FP_FORK_TEXT static void fp_atfork_prepare(void)
 {
 	size_t i;
 
@@ -95,7 +95,7 @@ static void fp_atfork_prepare(void)
 			fp_mitigations[i]->prepare();
 }
 
-static void fp_atfork_parent(void)
+FP_FORK_TEXT static void fp_atfork_parent(void)
 {
 	size_t i;
 
@@ -105,9 +105,10 @@ static void fp_atfork_parent(void)
 }
 
 
-static void fp_atfork_child(void)
+FP_FORK_TEXT static void fp_atfork_child(void)
 {
 	size_t i, k, s;
+	bool counting = atomic_load_explicit(&fp_counting, memory_order_relaxed);
 
 	fp_survey_child();
 	fp_counters_child();
@@ -116,8 +117,10 @@ static void fp_atfork_child(void)
 	for (i = 0; i < fp_nmitigations; i++) {
 		const struct fp_mitigation *m = fp_mitigations[i];
 
-		/* The child's summary tells what the child did. */
-		for (s = 0; m->counters && s < FP_STRIPES; s++)
+		/* The child's summary tells what the child did.  Not
+		 * counting, no count was ever made: their pages stay
+		 * unread (issue 39, a page fault each at every fork). */
+		for (s = 0; m->counters && counting && s < FP_STRIPES; s++)
 			for (k = 0; k < m->ncounters; k++)
 				if (!(m->gauges & (1u << k)))
 					atomic_store_explicit(&m->counters[s].c[k], 0,

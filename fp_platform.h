@@ -157,16 +157,24 @@
 /* Thread-locals of a preloaded object sit in the static TLS block: no
  * allocation on first touch, so they are safe in a signal handler. */
 #define FP_TLS __thread __attribute__((tls_model("initial-exec")))
-/* A zero-initialised static that every start-up reads or writes: kept in
- * .data, whose one page the loader's relocations have already made
- * private, rather than in a page of .bss that a first read maps and a
- * first write copies again (issue 39: two page faults a process).  Only
- * for the few the constructor touches in a process that sets nothing. */
+/* A zero-initialised static that every start-up, or every fork, reads or
+ * writes: kept in .data, whose one page the loader's relocations have
+ * already made private, rather than in a page of .bss that a first read
+ * maps and a first write copies again (issue 39: two page faults a
+ * process, or a fork child).  Only for the few the constructor, or a fork
+ * before any mitigation has acted, touches in a process that sets
+ * nothing. */
 #define FP_STARTUP_DATA __attribute__((section(".data.fp_startup")))
 /* Code that runs once, at start-up: beside the constructor the compiler
  * puts in .text.startup already, not spread over .text (issue 39: each
  * 64 KiB of text it touches is a page fault of every process). */
 #define FP_STARTUP_TEXT __attribute__((section(".text.startup")))
+/* The fork handlers, and the parts of each mitigation's that run before
+ * it has acted: together on a page, not spread over .text (issue 39: a
+ * fork child's text is not copied, each page it runs is a page fault, at
+ * every fork of a shell).  The linker gathers .text.hot from every unit;
+ * .text.startup.* it would mix, unit by unit, with the start-up code. */
+#define FP_FORK_TEXT __attribute__((section(".text.hot.fp_fork")))
 /* The fork handlers' registration.  glibc's pthread_atfork is
  * libc_nonshared.a's, linked at the end of our text where nothing else at
  * start-up is (a page fault of every process: issue 39); it is this call. */

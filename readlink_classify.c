@@ -19,8 +19,9 @@
 #endif
 
 /* Our pid for the illumos policy, which asks on every /proc/<pid>/path
- * call: 0 until known, cleared in a fork child. */
-static _Atomic int rl_pid_cache;
+ * call: 0 until known, cleared in a fork child (which reads it: on the
+ * start-up page). */
+static _Atomic int rl_pid_cache FP_STARTUP_DATA;
 
 static int rl_getpid(void)
 {
@@ -188,11 +189,15 @@ static bool rl_root_is_procfs(const char *root)
 }
 #endif /* FP_LINUX */
 
-void rl_atfork_child(void)
+/* Written only where learnt: a fork of a process that never asked
+ * leaves their page alone (issue 39). */
+FP_FORK_TEXT void rl_atfork_child(void)
 {
-	atomic_store_explicit(&rl_pid_cache, 0, memory_order_relaxed);
+	if (atomic_load_explicit(&rl_pid_cache, memory_order_relaxed))
+		atomic_store_explicit(&rl_pid_cache, 0, memory_order_relaxed);
 #ifdef FP_LINUX
-	rl_me.pid = 0;
+	if (rl_me.pid)
+		rl_me.pid = 0;
 #endif
 }
 

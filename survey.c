@@ -383,7 +383,7 @@ bool fp_counters_ours(long pid)
 
 /* Whose counters: asked by the summary and the survey only, so a process
  * with neither pays no getpid or getppid at start-up or fork. */
-static void fp_sv_own(void)
+FP_FORK_TEXT static void fp_sv_own(void)
 {
 	if (fp_likely(fp_cfg.stats == FP_STATS_NONE && !fp_cfg.survey))
 		return;
@@ -428,12 +428,16 @@ FP_STARTUP_TEXT void fp_survey_start(void)
 }
 
 /* A fork child: a process of its own, with no record until it ends. */
-void fp_survey_child(void)
+FP_FORK_TEXT void fp_survey_child(void)
 {
 	size_t i;
 	unsigned k;
 
 	fp_sv_own();
+	/* Not surveyed: none of it is read, or was ever written (a fork of
+	 * a process given no setting touches no page of it, issue 39). */
+	if (!fp_cfg.survey)
+		return;
 	clock_gettime(CLOCK_MONOTONIC, &fp_sv.start);
 	atomic_store(&fp_sv.last_tick, fp_sv_tick_of(&fp_sv.start));
 	atomic_store(&fp_sv.busy, 0);

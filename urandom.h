@@ -457,6 +457,19 @@ void ur_split_wait(void) FP_HIDDEN;
 void ur_fd_atfork_prepare(void) FP_HIDDEN;
 void ur_fd_atfork_parent(void) FP_HIDDEN;
 void ur_fd_atfork_child(void) FP_HIDDEN;
+/* The fork child's whole part (urandom_shim.c): the table's, the source's. */
+void ur_atfork_child(void) FP_HIDDEN;
+/* Whether the mitigation may keep descriptors from now on (urandom_fd.c,
+ * ur_gate): once it has, for good; false only while a fork that began
+ * before it first did is under way, when the open is native. */
+#define UR_ARMED 1u
+extern _Atomic unsigned ur_gate FP_HIDDEN;
+bool ur_arm_slow(void) FP_HIDDEN;
+static inline bool ur_arm(void)
+{
+	return fp_likely(atomic_load_explicit(&ur_gate, memory_order_relaxed) & UR_ARMED) ||
+	       ur_arm_slow();
+}
 
 /* A fresh open is tracked only if it really is the device. */
 int ur_device_of(int fd) FP_HIDDEN;

@@ -39,8 +39,10 @@
 _Atomic bool ur_dup_fallback;
 bool ur_dup_forced FP_STARTUP_DATA;
 
-static _Atomic int ur_windows;   /* windows open, in this process */
-static _Atomic int ur_execs;     /* execs, spawns and forks announced */
+/* Both read by every fork child (ur_cloexec_atfork_child): on the
+ * start-up page. */
+static _Atomic int ur_windows FP_STARTUP_DATA;   /* windows open, in this process */
+static _Atomic int ur_execs FP_STARTUP_DATA;     /* execs, spawns and forks announced */
 /* The process these counts are for; set by every start-up (issue 39:
  * on the start-up page). */
 static _Atomic long ur_win_pid FP_STARTUP_DATA;
@@ -245,11 +247,16 @@ void ur_cloexec_atfork_parent(void)
 }
 
 /* The child's only thread is the forking one: its windows are the only
- * ones open, and no exec of another thread is under way. */
-void ur_cloexec_atfork_child(void)
+ * ones open, and no exec of another thread is under way.  Every child,
+ * the mitigation's first placing may come in it (ur_fd_atfork_child);
+ * what holds its value already is not written (issue 39). */
+FP_FORK_TEXT void ur_cloexec_atfork_child(void)
 {
 	atomic_store(&ur_win_pid, (long)getpid());
-	atomic_store(&ur_windows, ur_win_depth);
-	atomic_store(&ur_execs, 0);
-	ur_fork_entered = false;
+	if (atomic_load(&ur_windows) != ur_win_depth)
+		atomic_store(&ur_windows, ur_win_depth);
+	if (atomic_load(&ur_execs) != 0)
+		atomic_store(&ur_execs, 0);
+	if (ur_fork_entered)
+		ur_fork_entered = false;
 }

@@ -206,10 +206,10 @@ bool ur_give_back(int err)
  * forgotten (reads of the device go to the kernel), and every later open
  * is real (ur_match).  errno is kept.
  */
-_Atomic bool ur_split_done;
+_Atomic bool ur_split_done FP_STARTUP_DATA;  /* both read by every fork */
 /* Set once the first split's closes are done: a record lock taken before
  * then could be dropped by one of them (ur_split_wait). */
-_Atomic bool ur_split_finished;
+_Atomic bool ur_split_finished FP_STARTUP_DATA;
 /* Why (the stats line). */
 static const char *_Atomic ur_split_why;
 
@@ -281,11 +281,48 @@ const char *ur_split_reason(void)
 	return atomic_load(&ur_split_done) ? atomic_load(&ur_split_why) : NULL;
 }
 
+/*
+ * Until the mitigation first keeps a descriptor (an open of the device
+ * it answers), it has none a fork must see to, and a fork runs almost
+ * none of its handlers (issue 39: a shell paid a dozen page faults and
+ * three system calls at each fork for them).  A fork begun so holds that
+ * first keeping off until it is done: an open meanwhile is native and
+ * untracked (ur_arm), so no thread waits for another, and nothing is
+ * kept that the fork's handlers did not see.  ur_gate is UR_ARMED for
+ * good once the mitigation may keep descriptors, or counts, in steps of
+ * UR_FORKING, the forks under way that began before it.  On the start-up
+ * page, as is all a fork reads before then (FP_STARTUP_DATA).
+ */
+#define UR_FORKING 2u
+_Atomic unsigned ur_gate FP_STARTUP_DATA;
+/* This thread's fork began before the mitigation first acted (prepare, to
+ * parent and child). */
+static FP_TLS bool ur_fork_idle;
+
+bool ur_arm_slow(void)
+{
+	unsigned g = 0;
+
+	return atomic_compare_exchange_strong(&ur_gate, &g, UR_ARMED) || (g & UR_ARMED);
+}
+
 /* Every descriptor tracked at a fork is shared with the child's copy from
  * then on, in both processes; marked before the fork (racing opens are
  * caught by ur_forks) and again in the child, where only one thread runs. */
-void ur_fd_atfork_prepare(void)
+FP_FORK_TEXT void ur_fd_atfork_prepare(void)
 {
+	unsigned g = atomic_load(&ur_gate);
+
+	bool idle;
+
+	while (!(g & UR_ARMED) && !atomic_compare_exchange_weak(&ur_gate, &g, g + UR_FORKING))
+		;
+	/* Written when it changes: its page, copied at the last fork, is
+	 * one fault more to write (issue 39). */
+	if (ur_fork_idle != (idle = !(g & UR_ARMED)))
+		ur_fork_idle = idle;
+	if (idle)
+		return;
 	ur_split_wait();
 	ur_cloexec_atfork_prepare();
 	if (ur_mode == UR_MODE_EXACT)
@@ -297,8 +334,12 @@ void ur_fd_atfork_prepare(void)
 /* The hidden descriptor's open file description is now shared with the
  * child, which may change it through an inherited duplicate: each side
  * opens a fresh one for its later opens. */
-void ur_fd_atfork_parent(void)
+FP_FORK_TEXT void ur_fd_atfork_parent(void)
 {
+	if (ur_fork_idle) {
+		atomic_fetch_sub(&ur_gate, UR_FORKING);
+		return;
+	}
 	atomic_fetch_add(&ur_forks, 1);
 	ur_hidden_retire();
 	ur_cloexec_atfork_parent();
@@ -365,7 +406,7 @@ static void ur_closing_atfork_child(void)
 	}
 }
 
-void ur_fd_atfork_child(void)
+FP_FORK_TEXT void ur_fd_atfork_child(void)
 {
 	/* Forked while another thread's split was under way: this copy of
 	 * its closes is the child's to make (its one thread holds no record
@@ -379,12 +420,20 @@ void ur_fd_atfork_child(void)
 	if (fp_unlikely(half))
 		ur_block_all(&old, &cs);
 	atomic_store(&ur_table_pid, (long)getpid());
-	ur_closing_atfork_child();
-	ur_cow_atfork_child();
+	if (!ur_fork_idle) {
+		ur_closing_atfork_child();
+		ur_cow_atfork_child();
+	}
 	ur_cloexec_atfork_child();
 	if (fp_unlikely(half)) {
 		ur_split_finish();
 		ur_unblock_all(&old, cs);
+	}
+	if (ur_fork_idle) {
+		/* The child's one thread forks no more: the count is the
+		 * parent's threads' forks, none of them here. */
+		atomic_store(&ur_gate, 0);
+		return;
 	}
 	atomic_fetch_add(&ur_forks, 1);
 	ur_mark_all_shared();

@@ -297,30 +297,22 @@ FP_EXPORT int posix_spawn_file_actions_addfchdir_np(posix_spawn_file_actions_t *
 }
 
 /* _Fork runs no atfork handler, but the child gets our descriptors all
- * the same: what our fork handlers do for the descriptor table, done
- * here (the pool's bytes are wiped in the child too). */
+ * the same: the mitigation's fork handlers, run here (before it has
+ * acted, a few stores: ur_gate). */
 FP_EXPORT pid_t _Fork(void)
 {
 	pid_t r;
 	int saved;
 
-	if (fp_likely(!atomic_load_explicit(&ur_hiwater, memory_order_relaxed))) {
-		r = UR_CALL(_Fork);
-		if (r > 0)
-			fp_sv_spawned(); /* the survey's count of children started */
-		return r;
-	}
 	ur_fd_atfork_prepare();
 	r = UR_CALL(_Fork);
 	saved = errno;
 	if (r > 0)
-		fp_sv_spawned();
-	if (r == 0) {
-		ur_fd_atfork_child();
-		ur_pool_atfork_child();
-	} else {
+		fp_sv_spawned(); /* the survey's count of children started */
+	if (r == 0)
+		ur_atfork_child();
+	else
 		ur_fd_atfork_parent();
-	}
 	errno = saved;
 	return r;
 }

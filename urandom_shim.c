@@ -35,16 +35,20 @@ static inline int ur_after_open(int fd)
 
 /* Every open form reaches the CPU cap's files first (cpus.h: one branch
  * while the cap is unset or we are not ready), then the device; surveying
- * (dev_ == UR_SURVEY), the device's real open, timed. */
+ * (dev_ == UR_SURVEY), the device's real open, timed.  The device's open
+ * is native, untracked, while a fork that began before the mitigation
+ * first acted is under way (ur_arm). */
 #define UR_OPEN_BODY(dirfd, call, lfs)                                       \
 	int dev_, fd_;                                                       \
 	if (fp_cpus_open(dirfd, path, flags, &fd_))                          \
 		return ur_after_open(fd_);                                   \
 	if (fp_unlikely((dev_ = ur_match(path, flags)) >= 0)) {              \
-		if (fp_likely(dev_ != UR_SURVEY) && !fp_vfork_child())       \
+		if (fp_unlikely(dev_ == UR_SURVEY) || fp_vfork_child()) {    \
+			UR_SV_TIMED(fd_, call, ur_sv_opened, fd_, flags);    \
+			return fd_;                                          \
+		}                                                            \
+		if (fp_likely(ur_arm()))                                     \
 			return ur_open(dev_, path, flags | (lfs));           \
-		UR_SV_TIMED(fd_, call, ur_sv_opened, fd_, flags);            \
-		return fd_;                                                  \
 	}                                                                    \
 	UR_RETRY(fd_, call);                                                 \
 	fp_cpus_opened(path, fd_);                                           \
@@ -512,11 +516,10 @@ FP_STARTUP_TEXT static void ur_init(void)
 	ur_fd_init();
 }
 
-static void ur_atfork_child(void)
+FP_FORK_TEXT void ur_atfork_child(void)
 {
 	ur_fd_atfork_child();
 	ur_source_atfork_child();
-	ur_pool_atfork_child();
 }
 
 /* A descriptor table of the thread's own (unshare CLONE_FILES): see

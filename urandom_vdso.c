@@ -513,7 +513,8 @@ ssize_t ur_getrandom_direct(void *buf, size_t n, unsigned flags)
  * was done at initialisation, by ur_source_load.
  * ---------------------------------------------------------------------- */
 enum { UR_SRC_UNDECIDED, UR_SRC_DECIDING, UR_SRC_DECIDED };
-static _Atomic int ur_src_state;
+/* Read by every fork (ur_source_atfork_child): on the start-up page. */
+static _Atomic int ur_src_state FP_STARTUP_DATA;
 
 #ifdef FP_LINUX
 /* The kernel's release from uname, as maj * 1000 + min; 0 if unknown.
@@ -643,13 +644,19 @@ void ur_source_init(void)
 
 /* In a fork child: the forking thread's memory is its own still (wiped by
  * the kernel: a state starts again, a slice is empty); the rest is free. */
-void ur_source_atfork_child(void)
+FP_FORK_TEXT void ur_source_atfork_child(void)
 {
-	int deciding = UR_SRC_DECIDING;
+	int st = atomic_load(&ur_src_state);
 
+	/* Never decided: no slot, slice or pool was made, and their pages
+	 * stay unread (issue 39: a page fault each at every fork). */
+	if (st == UR_SRC_UNDECIDED)
+		return;
 	/* The thread that was deciding is not in the child: it decides
 	 * again at its first use. */
-	(void)atomic_compare_exchange_strong(&ur_src_state, &deciding, UR_SRC_UNDECIDED);
+	if (st == UR_SRC_DECIDING)
+		atomic_store(&ur_src_state, UR_SRC_UNDECIDED);
 	ur_slots_child(&ur_states, ur_tls_state);
 	ur_slots_child(&ur_slices, ur_tls_slice);
+	ur_pool_atfork_child();
 }

@@ -50,9 +50,10 @@ void fp_vfork_done(void)
 	(void)fp_vfork_child_slow();
 }
 
-void fp_vfork_forget(void)
+FP_FORK_TEXT void fp_vfork_forget(void)
 {
-	fp_vforking = FP_VFORK_NONE;
+	if (fp_vforking != FP_VFORK_NONE)
+		fp_vforking = FP_VFORK_NONE;
 }
 
 bool fp_vfork_child_slow(void)

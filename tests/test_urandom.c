@@ -843,6 +843,57 @@ static void test_low_fds_never_kept(void **state)
 	close(fd);
 }
 
+/* Before the mitigation first keeps a descriptor, a fork runs almost
+ * none of its handlers (issue 39), and holds that first keeping off until
+ * it is done: an open meanwhile is native and untracked, not a wait
+ * (ur_gate).  Forced: this process kept descriptors long ago. */
+static void test_fork_gate(void **state)
+{
+	unsigned forks = atomic_load(&ur_forks);
+	unsigned char b[16];
+	int fd;
+	pid_t pid;
+	int st;
+
+	(void)state;
+	atomic_store(&ur_gate, 0);
+	ur_fd_atfork_prepare();
+	assert_true(ur_fork_idle);
+	assert_int_equal(atomic_load(&ur_gate), UR_FORKING);
+	assert_false(ur_arm());  /* a fork under way: not now */
+	fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(ur_state(fd), 0);  /* native, untracked */
+	assert_int_equal(read(fd, b, sizeof b), (ssize_t)sizeof b);
+	/* Another thread's fork began before: counted too, and a child has
+	 * neither. */
+	atomic_fetch_add(&ur_gate, UR_FORKING);
+	pid = fork();  /* this fork is ours: its own handlers, nested */
+	if (pid == 0)
+		_exit(atomic_load(&ur_gate) == 0 ? 0 : 1);
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_int_equal(st, 0);
+	assert_int_equal(atomic_load(&ur_gate), 2 * UR_FORKING);
+	atomic_fetch_sub(&ur_gate, UR_FORKING);  /* the other thread's ends */
+	assert_true(ur_fork_idle);
+	ur_fd_atfork_parent();
+	assert_int_equal(atomic_load(&ur_gate), 0);
+	assert_int_equal(atomic_load(&ur_forks), forks);  /* nothing marked */
+	close(fd);
+	/* The first keeping arms it, for good; a fork from then on runs the
+	 * handlers whole. */
+	fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	assert_int_equal(atomic_load(&ur_gate), UR_ARMED);
+	assert_true(ur_state(fd) != 0);
+	ur_fd_atfork_prepare();
+	assert_false(ur_fork_idle);
+	ur_fd_atfork_parent();
+	assert_true(ur_state(fd) & UR_SHARED);
+	assert_int_equal(atomic_load(&ur_forks), forks + 2);
+	close(fd);
+}
+
 /* A fork while another thread holds the pool lock: the child's pool is
  * empty and unlocked (wipe-on-fork, or the atfork reset). */
 static void test_fork_with_lock_held(void **state)
@@ -1021,6 +1072,7 @@ int main(void)
 		cmocka_unit_test(test_dup3_missing),
 		cmocka_unit_test_setup_teardown(test_dup_cloexec_fallback, exact_mode, NULL),
 		cmocka_unit_test(test_fork_with_lock_held),
+		cmocka_unit_test_setup_teardown(test_fork_gate, exact_mode, NULL),
 		cmocka_unit_test(test_heal),
 		cmocka_unit_test(test_getrandom_pooling),
 		cmocka_unit_test(test_vdso_states),
