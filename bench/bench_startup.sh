@@ -12,6 +12,10 @@
 #               defaults, and with FASTPATH_DISABLE=all.
 #               The same loops by CPU time too (GNU time's user + system).
 #   interpose   interpose -- true against env true, M runs each (M=100).
+#   fork loop   F forks (F=1000), each child exiting at once, under the
+#               empty object, the defaults and FASTPATH_DISABLE=all: the
+#               time and page faults of the fork alone, which a shell
+#               pays per command (bench/bin/fork_loop).
 # STARTUP_REPS (default 7) sets the number of alternating runs.
 # shellcheck source=bench/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -111,6 +115,29 @@ if [ -x "$X" ]; then
 		printf "startup cpu: minor faults native %d, empty preload %d, fastpath.so %d (+%d), FASTPATH_DISABLE=all %d (+%d)\n", fl[1], fl[2], fl[3], fl[3] - fl[2], fl[4], fl[4] - fl[2]
 		printf "startup cpu: interpose -- true %.2f ms, env true %.2f ms: %+.2f ms (want <= 3 ms)\n", us[6] / 1000, us[5] / 1000, (us[6] - us[5]) / 1000
 	}' "$TMPB.cpu"
+fi
+# The fork alone (bench/bin/fork_loop), the three alternating, REPS runs
+# of F forks each: per fork, the median time and page faults.
+F=${F:-1000}
+FL=$BENCHBIN/fork_loop
+if [ -x "$FL" ]; then
+	r=0
+	while [ "$r" -lt "$REPS" ]; do
+		for v in empty defaults all; do
+			# shellcheck disable=SC2046
+			$(variant $v) "$FL" "$F" >>"$TMPB.fork_$v"
+		done
+		r=$((r + 1))
+	done
+	# fcol VARIANT COLUMN: the median of fork_loop's column
+	fcol() { awk -F '\t' -v c="$2" '$1 == "fork_loop" { print $c }' "$TMPB.fork_$1" | median; }
+	f_e=$(fcol empty 2) f_d=$(fcol defaults 2) f_a=$(fcol all 2)
+	echo "# target >= 0.95x: a fork under fastpath.so, defaults, within 1.05x of the empty object's ($F forks, median of $REPS)"
+	row "fork loop: empty preload vs fastpath.so defaults" "$f_e" "$f_d" - -
+	row "fork loop: empty preload vs FASTPATH_DISABLE=all" "$f_e" "$f_a" - -
+	echo "startup: per fork, empty preload $f_e us, fastpath.so $f_d us, FASTPATH_DISABLE=all $f_a us;" \
+		"page faults, parent + child: $(fcol empty 3) + $(fcol empty 4)," \
+		"$(fcol defaults 3) + $(fcol defaults 4), $(fcol all 3) + $(fcol all 4)"
 fi
 # Page faults of one /bin/true (GNU time's %R, minor faults), median of 9.
 if /usr/bin/time -f %R true >/dev/null 2>&1; then
