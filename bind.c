@@ -210,10 +210,9 @@ struct fp_walk {
 	struct fp_dso interp;
 	uintptr_t interp_base;
 	bool have_interp, tail_clean;
-	/* The program itself, which dl_iterate_phdr reports first, is passed:
-	 * a program built without -fPIE that takes getpid's address holds
-	 * its canonical address (its own PLT entry), which would make it
-	 * the C library, and end the walk before the preloads were seen. */
+	/* The program itself, which dl_iterate_phdr reports first, is never
+	 * the C library: started by the interpreter run as a command, a
+	 * program built without -fPIE has the interpreter's base, 0. */
 	bool program_seen;
 };
 
@@ -254,16 +253,52 @@ FP_STARTUP_TEXT static bool fp_dso_of(const struct dl_phdr_info *info, struct fp
 	return d->sym && d->str && d->gnu;
 }
 
+FP_STARTUP_TEXT static bool fp_starts(const char *s, const char *want)
+{
+	while (*want && *s == *want)
+		s++, want++;
+	return !*want;
+}
+
 FP_STARTUP_TEXT static bool fp_is_valgrind(const char *path)
 {
-	const char *base = path, *want = "vgpreload_core-";
+	const char *base = path;
 
 	for (; *path; path++)
 		if (*path == '/')
 			base = path + 1;
-	while (*want && *base == *want)
-		base++, want++;
-	return !*want;
+	return fp_starts(base, "vgpreload_core-");
+}
+
+/* The C library: the object whose DT_SONAME begins "libc.so" (glibc's
+ * libc.so.6), or, with no SONAME, the interpreter (musl's C library is
+ * its dynamic linker).  Not the object that holds getpid's address: a
+ * program built without -fPIE that takes that address makes its own PLT
+ * entry getpid's address in every object (canonical), and the C library
+ * was then never found: every table bound by dlsym at start-up, and no
+ * function libc's (fp_in_libc). */
+FP_STARTUP_TEXT static bool fp_is_libc(const struct dl_phdr_info *info, uintptr_t interp)
+{
+	const ElfW(Dyn) *dyn = NULL;
+	uintptr_t str = 0, name = 0;
+	bool named = false;
+	ElfW(Half) i;
+
+	for (i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+			dyn = (const void *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr); // NOLINT(performance-no-int-to-ptr)
+	if (!dyn)
+		return false;
+	for (; dyn->d_tag != DT_NULL; dyn++)
+		if (dyn->d_tag == DT_STRTAB) {
+			str = (uintptr_t)dyn->d_un.d_ptr;
+		} else if (dyn->d_tag == DT_SONAME) {
+			name = (uintptr_t)dyn->d_un.d_val;
+			named = true;
+		}
+	if (named)
+		return str && fp_starts((const char *)fp_dyn_ptr(info->dlpi_addr, str) + name, "libc.so");
+	return (uintptr_t)info->dlpi_addr == interp;
 }
 
 FP_STARTUP_TEXT static bool fp_phdr_has(const struct dl_phdr_info *info, uintptr_t a)
@@ -288,7 +323,7 @@ FP_STARTUP_TEXT static int fp_walk_collect(struct dl_phdr_info *info, size_t siz
 		return 0;  /* the vDSO: in no search order */
 	if (info->dlpi_name && fp_is_valgrind(info->dlpi_name))
 		fp_under_valgrind = true;
-	if (!fp_libc.known && w->program_seen && fp_phdr_has(info, (uintptr_t)&getpid))
+	if (!fp_libc.known && w->program_seen && fp_is_libc(info, w->interp_base))
 		fp_libc_note(info);
 	w->program_seen = true;
 	if (!w->usable)
@@ -317,7 +352,7 @@ FP_STARTUP_TEXT static int fp_walk_collect(struct dl_phdr_info *info, size_t siz
 		return fp_libc.known;
 	}
 	w->n++;
-	w->libc_after = fp_phdr_has(info, (uintptr_t)&getpid);
+	w->libc_after = fp_is_libc(info, w->interp_base);
 	return 0;
 }
 
