@@ -291,7 +291,12 @@ const char *ur_split_reason(void)
  * kept that the fork's handlers did not see.  ur_gate is UR_ARMED for
  * good once the mitigation may keep descriptors, or counts, in steps of
  * UR_FORKING, the forks under way that began before it.  On the start-up
- * page, as is all a fork reads before then (FP_STARTUP_DATA).
+ * page, as is all a fork reads before then (FP_STARTUP_DATA).  A fork
+ * made inside another (by a signal handler, or another object's fork
+ * handler) zeroes the count in its child, where the outer one is still
+ * under way: there the mitigation may act before the outer fork's system
+ * call, and that fork's handlers, finding the gate armed at its end, do
+ * the steps of an armed fork its prepare missed (as ur_vforking does).
  */
 #define UR_FORKING 2u
 _Atomic unsigned ur_gate FP_STARTUP_DATA;
@@ -337,7 +342,17 @@ FP_FORK_TEXT void ur_fd_atfork_prepare(void)
 FP_FORK_TEXT void ur_fd_atfork_parent(void)
 {
 	if (ur_fork_idle) {
-		atomic_fetch_sub(&ur_gate, UR_FORKING);
+		unsigned g = atomic_load(&ur_gate);
+
+		/* Never below none (a nested fork's child zeroed it). */
+		while (g >= UR_FORKING && !atomic_compare_exchange_weak(&ur_gate, &g, g - UR_FORKING))
+			;
+		if (!(g & UR_ARMED))
+			return;
+		/* Armed since this fork began: prepare's steps and ours. */
+		atomic_fetch_add(&ur_forks, 2);
+		ur_mark_all_shared();
+		ur_hidden_retire();
 		return;
 	}
 	atomic_fetch_add(&ur_forks, 1);
@@ -414,13 +429,15 @@ FP_FORK_TEXT void ur_fd_atfork_child(void)
 	 * inside from here (one making a lock request would wait for it for
 	 * ever). */
 	bool half = atomic_load(&ur_split_done) && !atomic_load(&ur_split_finished);
+	/* Armed since this fork began (see ur_gate): an armed fork's steps. */
+	bool idle = ur_fork_idle && !(atomic_load(&ur_gate) & UR_ARMED);
 	sigset_t old;
 	int cs = 0;
 
 	if (fp_unlikely(half))
 		ur_block_all(&old, &cs);
 	atomic_store(&ur_table_pid, (long)getpid());
-	if (!ur_fork_idle) {
+	if (!idle) {
 		ur_closing_atfork_child();
 		ur_cow_atfork_child();
 	}
@@ -429,13 +446,13 @@ FP_FORK_TEXT void ur_fd_atfork_child(void)
 		ur_split_finish();
 		ur_unblock_all(&old, cs);
 	}
-	if (ur_fork_idle) {
-		/* The child's one thread forks no more: the count is the
-		 * parent's threads' forks, none of them here. */
+	if (idle) {
+		/* No other thread's fork is under way here. */
 		atomic_store(&ur_gate, 0);
 		return;
 	}
-	atomic_fetch_add(&ur_forks, 1);
+	/* Even again: prepare's step, where it was missed, and ours. */
+	atomic_fetch_add(&ur_forks, ur_fork_idle ? 2 : 1);
 	ur_mark_all_shared();
 	ur_hidden_retire();
 #ifdef FP_LINUX

@@ -865,12 +865,22 @@ static void test_fork_gate(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(ur_state(fd), 0);  /* native, untracked */
 	assert_int_equal(read(fd, b, sizeof b), (ssize_t)sizeof b);
-	/* Another thread's fork began before: counted too, and a child has
-	 * neither. */
+	/* Another thread's fork began before: counted too.  A fork made
+	 * inside this one (its own handlers, nested): its child has neither
+	 * count, so the mitigation may act there before the outer fork ends
+	 * (a review's reproducer: the count wrapped below 0, and a later
+	 * fork ran none of the handlers with a descriptor kept).  The outer
+	 * fork's end, in the child, then does an armed fork's steps. */
 	atomic_fetch_add(&ur_gate, UR_FORKING);
-	pid = fork();  /* this fork is ours: its own handlers, nested */
-	if (pid == 0)
-		_exit(atomic_load(&ur_gate) == 0 ? 0 : 1);
+	pid = fork();
+	if (pid == 0) {
+		bool zero = atomic_load(&ur_gate) == 0;
+		int k = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+		bool kept = k >= 0 && ur_state(k) && !(ur_state(k) & UR_SHARED);
+
+		ur_fd_atfork_parent();  /* the outer fork's end */
+		_exit(zero && kept && atomic_load(&ur_gate) == UR_ARMED && (ur_state(k) & UR_SHARED) ? 0 : 1);
+	}
 	assert_true(pid > 0);
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	assert_int_equal(st, 0);
