@@ -61,6 +61,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
+#include <sys/single_threaded.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -106,7 +107,7 @@ enum opk {
 	OP_CLOSEFROM, OP_EPOLL_CREATE, OP_EPOLL_ADD, OP_EPOLL_DEL,
 	OP_EPOLL_WAIT, OP_POLL, OP_OPENAT, OP_FSTAT, OP_FEXECVE, OP_SNAP,
 	OP_STATUS, OP_FORK, OP_EXEC, OP_SPAWN, OP_SYSTEM, OP_SCM, OP_RLIMIT,
-	OP_FILL, OP_UNFILL, OP_VFORK, OP_THREADS, N_OPK
+	OP_FILL, OP_UNFILL, OP_VFORK, OP_THREADS, OP_FORK_NEST, N_OPK
 };
 static const char *const opname[N_OPK] = {
 	"open-dev", "open-file", "open-dir", "pipe", "read", "lseek", "dup",
@@ -115,12 +116,12 @@ static const char *const opname[N_OPK] = {
 	"closefrom", "epoll_create", "epoll-add", "epoll-del", "epoll_wait",
 	"poll", "openat", "fstat", "fexecve", "snapshot", "status", "fork",
 	"exec", "posix_spawn", "system", "SCM_RIGHTS", "setrlimit", "fill",
-	"unfill", "vfork-exec", "threads"
+	"unfill", "vfork-exec", "threads", "fork-nested"
 };
 /* How often each kind is drawn, out of the sum. */
 static const unsigned char opweight[N_OPK] = {
 	14, 4, 2, 2, 5, 1, 5, 4, 3, 4, 4, 2, 4, 2, 3, 3, 3, 9, 3, 1, 1, 2, 1,
-	2, 2, 3, 1, 1, 3, 1, 2, 1, 1, 1, 2, 2, 2, 1, 1, 2
+	2, 2, 3, 1, 1, 3, 1, 2, 1, 1, 1, 2, 2, 2, 1, 1, 2, 2
 };
 
 /*
@@ -983,6 +984,80 @@ static void run_threads(int x, int y)
 	say("%d threads after: %d open in %d..%d\n", cur_op, busy, base, top - 1);
 }
 
+/*
+ * A fork made inside another, the order of a review's case: a fork
+ * handler forks, and its child opens the device before the outer fork's
+ * system call, then makes that call itself.  nest_early's handler is
+ * registered before any object's constructor (.preinit_array), so it runs
+ * after fastpath's prepare; nest_late's (the worker's start) before it.
+ */
+static volatile int nest_which, nest_inner, nest_fd = -1, nest_fl;
+static void nest_prepare(int which)
+{
+	if (nest_which != which)
+		return;
+	nest_which = 0;
+	pid_t q = fork();
+	if (q == 0) {
+		nest_inner = 1;
+		nest_fd = open("/dev/urandom", O_RDONLY | nest_fl);
+		say("%d inner open-dev = %s\n", cur_op, fdtok(nest_fd));
+		return;
+	}
+	int st = 0;
+	if (q > 0)
+		waitpid(q, &st, 0);
+	wstatus("inner", st);
+}
+static void nest_early(void) { nest_prepare(1); }
+static void nest_late(void) { nest_prepare(2); }
+static void nest_register(void) { pthread_atfork(nest_early, NULL, NULL); }
+__attribute__((section(".preinit_array"), used)) static void (*const nest_preinit)(void) = nest_register;
+
+/* Each side of the outer fork changes a flag (the inner's open, the
+ * operand) and the other side reads it: one description, as native. */
+static void fork_nested(int a, int x, int y)
+{
+	static const int fls[] = { 0, O_CLOEXEC, O_NONBLOCK, O_CLOEXEC | O_NONBLOCK };
+	/* the C library's fork lock, taken once a thread was made, is not
+	 * one a fork handler's fork can take again */
+	if (!__libc_single_threaded) {
+		say(" skipped: a thread was made\n");
+		return;
+	}
+	say(" %s %s %#x\n", x % 2 ? "after" : "before", fdtok(a), fls[y % 4]);
+	fflush(NULL);
+	nest_fl = fls[y % 4];
+	nest_which = 1 + x % 2;
+	pid_t p = fork();
+	nest_which = 0;
+	int st = 0, e = errno;
+	if (nest_inner && p == 0) {
+		say("%d grandchild setfl %d %d\n", cur_op, fcntl(nest_fd, F_SETFL, O_NONBLOCK),
+		    fcntl(a, F_SETFL, O_APPEND));
+		snapshot("grandchild");
+		_exit(0);
+	}
+	if (p == 0) {
+		snapshot("child");
+		say("%d child setfl %d\n", cur_op, fcntl(a, F_SETFL, O_NONBLOCK));
+		int n = open("/dev/urandom", O_RDONLY);
+		say("%d child open-dev = %s\n", cur_op, fdtok(n));
+		_exit(0);
+	}
+	if (p < 0)
+		say("%d fork = -1 %s\n", cur_op, en(e));
+	else
+		waitpid(p, &st, 0);
+	wstatus(nest_inner ? "outer in inner" : "outer", st);
+	if (nest_inner) {
+		say("%d inner getfl %#x %#x\n", cur_op, fcntl(nest_fd, F_GETFL), fcntl(a, F_GETFL));
+		snapshot("inner");
+		_exit(0);
+	}
+	say("%d getfl %#x\n", cur_op, fcntl(a, F_GETFL));
+}
+
 static void run_op(const struct op *o)
 {
 	int a = resolve(o->a), b = resolve(o->b), c = resolve(o->c);
@@ -1508,6 +1583,9 @@ static void run_op(const struct op *o)
 		}
 		break;
 	}
+	case OP_FORK_NEST:
+		fork_nested(a, x, y);
+		break;
 	case OP_THREADS:
 		run_threads(x, y);
 		break;
@@ -2424,6 +2502,7 @@ int main(int argc, char **argv)
 		heavy_share = (unsigned)strtoul(argv[3], NULL, 0);
 		have_dupq = !getenv("FDFUZZ_NO_DUPQ") && fcntl(0, F_DUPFD_QUERY, 0) >= 0;
 		have_kcmp = syscall(SYS_kcmp, getpid(), getpid(), KCMP_FILE, 0, 0) >= 0;
+		pthread_atfork(nest_late, NULL, NULL);
 		return worker();
 	}
 
