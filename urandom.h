@@ -258,6 +258,7 @@ extern struct ur_res ur_reserve[UR_NRES] FP_HIDDEN;
  * the child's), and counts them: a number made ours meanwhile may have been
  * copied into the child (ur_track_new). */
 extern _Atomic unsigned ur_forks FP_HIDDEN;
+extern FP_TLS unsigned ur_fork_depth FP_HIDDEN;
 /* The states and the reserve slots are changed by locked read-modify-
  * writes where the process has threads.  While it has one, only its own
  * signal handlers can come between two of its instructions: each change

@@ -291,18 +291,30 @@ const char *ur_split_reason(void)
  * kept that the fork's handlers did not see.  ur_gate is UR_ARMED for
  * good once the mitigation may keep descriptors, or counts, in steps of
  * UR_FORKING, the forks under way that began before it.  On the start-up
- * page, as is all a fork reads before then (FP_STARTUP_DATA).  A fork
- * made inside another (by a signal handler, or another object's fork
- * handler) zeroes the count in its child, where the outer one is still
- * under way: there the mitigation may act before the outer fork's system
- * call, and that fork's handlers, finding the gate armed at its end, do
- * the steps of an armed fork its prepare missed (as ur_vforking does).
+ * page, as is all a fork reads before then (FP_STARTUP_DATA).
+ *
+ * So the gate never arms while a fork that began unarmed is under way, in
+ * any process: a fork's steps are those its prepare chose, whole, and a
+ * fork nested in another (a signal handler's, another object's fork
+ * handler's) is unarmed when the outer one is.  Its child keeps the
+ * count its prepare found (ur_fork_from): the outer forks of its one
+ * thread are still under way there, and end there; the steps of forks
+ * other threads had under way stay counted, and pooling stays off in that
+ * child (native opens: exact, docs/design.md).
  */
 #define UR_FORKING 2u
 _Atomic unsigned ur_gate FP_STARTUP_DATA;
-/* This thread's fork began before the mitigation first acted (prepare, to
- * parent and child). */
-static FP_TLS bool ur_fork_idle;
+/* The gate as this thread's fork found it (prepare), less a step for
+ * each of this thread's forks ended since: never less than the steps of
+ * its forks under way.  Written only when it changes (issue 39: its page,
+ * copied at the last fork, is a fault more to write). */
+static FP_TLS unsigned ur_fork_from;
+/* This thread's armed forks under way (prepare to parent or child): a
+ * pooled open meanwhile (a fork handler's, a signal handler's) would be
+ * made after the fork's copy-on-write and copied into the child sharing
+ * the pool's description, so it is a real open (ur_open_exact).  Per
+ * thread, as the nesting is: a fork made in its window is its thread's. */
+FP_TLS unsigned ur_fork_depth;
 
 bool ur_arm_slow(void)
 {
@@ -318,16 +330,13 @@ FP_FORK_TEXT void ur_fd_atfork_prepare(void)
 {
 	unsigned g = atomic_load(&ur_gate);
 
-	bool idle;
-
 	while (!(g & UR_ARMED) && !atomic_compare_exchange_weak(&ur_gate, &g, g + UR_FORKING))
 		;
-	/* Written when it changes: its page, copied at the last fork, is
-	 * one fault more to write (issue 39). */
-	if (ur_fork_idle != (idle = !(g & UR_ARMED)))
-		ur_fork_idle = idle;
-	if (idle)
+	if (ur_fork_from != g)
+		ur_fork_from = g;
+	if (!(g & UR_ARMED))
 		return;
+	ur_fork_depth++;
 	ur_split_wait();
 	ur_cloexec_atfork_prepare();
 	if (ur_mode == UR_MODE_EXACT)
@@ -336,28 +345,29 @@ FP_FORK_TEXT void ur_fd_atfork_prepare(void)
 	ur_mark_all_shared();
 }
 
+/* An unarmed fork's end, on either side: this thread has one fewer. */
+static FP_FORK_TEXT void ur_fork_ended(void)
+{
+	unsigned from = ur_fork_from;
+
+	if (from >= UR_FORKING)
+		ur_fork_from = from - UR_FORKING;
+}
+
 /* The hidden descriptor's open file description is now shared with the
  * child, which may change it through an inherited duplicate: each side
  * opens a fresh one for its later opens. */
 FP_FORK_TEXT void ur_fd_atfork_parent(void)
 {
-	if (ur_fork_idle) {
-		unsigned g = atomic_load(&ur_gate);
-
-		/* Never below none (a nested fork's child zeroed it). */
-		while (g >= UR_FORKING && !atomic_compare_exchange_weak(&ur_gate, &g, g - UR_FORKING))
-			;
-		if (!(g & UR_ARMED))
-			return;
-		/* Armed since this fork began: prepare's steps and ours. */
-		atomic_fetch_add(&ur_forks, 2);
-		ur_mark_all_shared();
-		ur_hidden_retire();
+	if (!(ur_fork_from & UR_ARMED)) {
+		atomic_fetch_sub(&ur_gate, UR_FORKING);
+		ur_fork_ended();
 		return;
 	}
 	atomic_fetch_add(&ur_forks, 1);
 	ur_hidden_retire();
 	ur_cloexec_atfork_parent();
+	ur_fork_depth--;
 }
 
 /* Before a vfork: the child's table will share every description with
@@ -429,8 +439,7 @@ FP_FORK_TEXT void ur_fd_atfork_child(void)
 	 * inside from here (one making a lock request would wait for it for
 	 * ever). */
 	bool half = atomic_load(&ur_split_done) && !atomic_load(&ur_split_finished);
-	/* Armed since this fork began (see ur_gate): an armed fork's steps. */
-	bool idle = ur_fork_idle && !(atomic_load(&ur_gate) & UR_ARMED);
+	bool idle = !(ur_fork_from & UR_ARMED);
 	sigset_t old;
 	int cs = 0;
 
@@ -447,18 +456,20 @@ FP_FORK_TEXT void ur_fd_atfork_child(void)
 		ur_unblock_all(&old, cs);
 	}
 	if (idle) {
-		/* No other thread's fork is under way here. */
-		atomic_store(&ur_gate, 0);
+		/* What this fork began on: its thread's outer forks end here. */
+		atomic_store(&ur_gate, ur_fork_from);
+		ur_fork_ended();
 		return;
 	}
-	/* Even again: prepare's step, where it was missed, and ours. */
-	atomic_fetch_add(&ur_forks, ur_fork_idle ? 2 : 1);
+	/* Even again: prepare's step and ours. */
+	atomic_fetch_add(&ur_forks, 1);
 	ur_mark_all_shared();
 	ur_hidden_retire();
 #ifdef FP_LINUX
 	/* Another thread's placing child may have been under way. */
 	atomic_store(&ur_above_busy, false);
 #endif
+	ur_fork_depth--;
 }
 
 /* ------------------------------------------------------------------------

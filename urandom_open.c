@@ -170,12 +170,13 @@ static int ur_open_real(int dev, const char *path, int flags)
 /* Exact mode: a duplicate of the hidden descriptor, the lowest free number
  * (dup, or F_DUPFD_CLOEXEC from 0), close-on-exec as the open asked.
  * O_NONBLOCK and O_LARGEFILE are status flags of the open file description:
- * an open with the first, or without the second, is real. */
+ * an open with the first, or without the second, is real; so is one inside
+ * this thread's fork (ur_fork_depth). */
 static int ur_open_exact(int dev, const char *path, int flags)
 {
 	int *ep = fp_errno(), saved = *ep;
 
-	if (fp_unlikely(flags & O_NONBLOCK) || !UR_LFS(flags) ||
+	if (fp_unlikely(flags & O_NONBLOCK) || !UR_LFS(flags) || fp_unlikely(ur_fork_depth) ||
 	    atomic_load_explicit(&ur_hidden_bad[dev], memory_order_relaxed))
 		return ur_open_real(dev, path, flags);
 	for (;;) {

@@ -858,35 +858,53 @@ static void test_fork_gate(void **state)
 	(void)state;
 	atomic_store(&ur_gate, 0);
 	ur_fd_atfork_prepare();
-	assert_true(ur_fork_idle);
+	assert_int_equal(ur_fork_from, 0);
 	assert_int_equal(atomic_load(&ur_gate), UR_FORKING);
 	assert_false(ur_arm());  /* a fork under way: not now */
 	fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
 	assert_true(fd >= 0);
 	assert_int_equal(ur_state(fd), 0);  /* native, untracked */
 	assert_int_equal(read(fd, b, sizeof b), (ssize_t)sizeof b);
-	/* Another thread's fork began before: counted too.  A fork made
-	 * inside this one (its own handlers, nested): its child has neither
-	 * count, so the mitigation may act there before the outer fork ends
-	 * (a review's reproducer: the count wrapped below 0, and a later
-	 * fork ran none of the handlers with a descriptor kept).  The outer
-	 * fork's end, in the child, then does an armed fork's steps. */
-	atomic_fetch_add(&ur_gate, UR_FORKING);
+	/* A fork made inside this one (its own handlers run: a signal
+	 * handler's fork, or another object's fork handler's).  Its child
+	 * keeps the outer fork counted, under way there too: an open there
+	 * before the outer fork's system call is native (a review's case:
+	 * kept, it missed the outer fork's copy-on-write), and the outer
+	 * fork's end there arms nothing but lets the next open arm. */
 	pid = fork();
 	if (pid == 0) {
-		bool zero = atomic_load(&ur_gate) == 0;
+		bool counted = atomic_load(&ur_gate) == UR_FORKING;
 		int k = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-		bool kept = k >= 0 && ur_state(k) && !(ur_state(k) & UR_SHARED);
+		bool native = k >= 0 && ur_state(k) == 0;
 
 		ur_fd_atfork_parent();  /* the outer fork's end */
-		_exit(zero && kept && atomic_load(&ur_gate) == UR_ARMED && (ur_state(k) & UR_SHARED) ? 0 : 1);
+		bool over = atomic_load(&ur_gate) == 0 && ur_fork_from == 0;
+		int k2 = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+		bool kept = k2 >= 0 && ur_state(k2) != 0 && atomic_load(&ur_gate) == UR_ARMED;
+
+		_exit(counted && native && over && kept ? 0 : 1);
 	}
 	assert_true(pid > 0);
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	assert_int_equal(st, 0);
-	assert_int_equal(atomic_load(&ur_gate), 2 * UR_FORKING);
-	atomic_fetch_sub(&ur_gate, UR_FORKING);  /* the other thread's ends */
-	assert_true(ur_fork_idle);
+	assert_int_equal(atomic_load(&ur_gate), UR_FORKING);
+	assert_int_equal(ur_fork_from, 0);
+	/* Another thread's fork under way at a fork: the child cannot tell
+	 * it from an outer fork of its own thread, and keeps it counted:
+	 * pooling stays off there (native opens), never on too early. */
+	atomic_fetch_add(&ur_gate, UR_FORKING);
+	pid = fork();
+	if (pid == 0) {
+		bool counted = atomic_load(&ur_gate) == 2 * UR_FORKING;
+		ur_fd_atfork_parent();  /* the outer fork's end */
+		int k = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+
+		_exit(counted && atomic_load(&ur_gate) == UR_FORKING && k >= 0 && ur_state(k) == 0 ? 0 : 1);
+	}
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_int_equal(st, 0);
+	atomic_fetch_sub(&ur_gate, UR_FORKING);  /* the other thread's end */
 	ur_fd_atfork_parent();
 	assert_int_equal(atomic_load(&ur_gate), 0);
 	assert_int_equal(atomic_load(&ur_forks), forks);  /* nothing marked */
@@ -897,10 +915,17 @@ static void test_fork_gate(void **state)
 	assert_int_equal(atomic_load(&ur_gate), UR_ARMED);
 	assert_true(ur_state(fd) != 0);
 	ur_fd_atfork_prepare();
-	assert_false(ur_fork_idle);
+	assert_int_equal(ur_fork_from, UR_ARMED);
+	/* An open inside this thread's fork, after its copy-on-write (a
+	 * fork handler's): a real one, or the child's copy would share the
+	 * pool's description and a change through it would not reach ours. */
+	int k = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	assert_true(ur_mode != UR_MODE_EXACT || (ur_state(k) && !(ur_state(k) & UR_COW)));
 	ur_fd_atfork_parent();
+	assert_int_equal(ur_fork_depth, 0);
 	assert_true(ur_state(fd) & UR_SHARED);
 	assert_int_equal(atomic_load(&ur_forks), forks + 2);
+	close(k);
 	close(fd);
 }
 
