@@ -231,7 +231,7 @@ static const void *fp_dyn_ptr(uintptr_t base, uintptr_t p)
 	return (const void *)(p < base ? p + base : p); // NOLINT(performance-no-int-to-ptr)
 }
 
-FP_STARTUP_TEXT static bool fp_dso_of(const struct dl_phdr_info *info, struct fp_dso *d)
+FP_STARTUP_TEXT static const ElfW(Dyn) *fp_dynamic(const struct dl_phdr_info *info)
 {
 	const ElfW(Dyn) *dyn = NULL;
 	ElfW(Half) i;
@@ -239,6 +239,13 @@ FP_STARTUP_TEXT static bool fp_dso_of(const struct dl_phdr_info *info, struct fp
 	for (i = 0; i < info->dlpi_phnum; i++)
 		if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
 			dyn = (const void *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr); // NOLINT(performance-no-int-to-ptr)
+	return dyn;
+}
+
+FP_STARTUP_TEXT static bool fp_dso_of(const struct dl_phdr_info *info, struct fp_dso *d)
+{
+	const ElfW(Dyn) *dyn = fp_dynamic(info);
+
 	*d = (struct fp_dso){ .base = (uintptr_t)info->dlpi_addr };
 	for (; dyn && dyn->d_tag != DT_NULL; dyn++) {
 		if (dyn->d_tag == DT_SYMTAB)
@@ -279,14 +286,10 @@ FP_STARTUP_TEXT static bool fp_is_valgrind(const char *path)
  * function libc's (fp_in_libc). */
 FP_STARTUP_TEXT static bool fp_is_libc(const struct dl_phdr_info *info, uintptr_t interp)
 {
-	const ElfW(Dyn) *dyn = NULL;
+	const ElfW(Dyn) *dyn = fp_dynamic(info);
 	uintptr_t str = 0, name = 0;
 	bool named = false;
-	ElfW(Half) i;
 
-	for (i = 0; i < info->dlpi_phnum; i++)
-		if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
-			dyn = (const void *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr); // NOLINT(performance-no-int-to-ptr)
 	if (!dyn)
 		return false;
 	for (; dyn->d_tag != DT_NULL; dyn++)
@@ -323,7 +326,9 @@ FP_STARTUP_TEXT static int fp_walk_collect(struct dl_phdr_info *info, size_t siz
 		return 0;  /* the vDSO: in no search order */
 	if (info->dlpi_name && fp_is_valgrind(info->dlpi_name))
 		fp_under_valgrind = true;
-	if (!fp_libc.known && w->program_seen && fp_is_libc(info, w->interp_base))
+	bool libc = w->program_seen && fp_is_libc(info, w->interp_base);
+
+	if (libc && !fp_libc.known)
 		fp_libc_note(info);
 	w->program_seen = true;
 	if (!w->usable)
@@ -352,7 +357,7 @@ FP_STARTUP_TEXT static int fp_walk_collect(struct dl_phdr_info *info, size_t siz
 		return fp_libc.known;
 	}
 	w->n++;
-	w->libc_after = fp_is_libc(info, w->interp_base);
+	w->libc_after = libc;
 	return 0;
 }
 
