@@ -489,6 +489,8 @@ void ur_limit_set(uint64_t soft) FP_HIDDEN;
 /* An open of path (the device, close-on-exec) at a number above the soft
  * limit, which no thread of the program sees raised; -1 with EMFILE. */
 int ur_open_above(const char *path) FP_HIDDEN;
+int ur_dup3_above(int src, int fd, int flags) FP_HIDDEN;
+int ur_soft_limit(void) FP_HIDDEN;
 /* A placing child is under way (urandom_hidden.c); a fork child clears it. */
 extern _Atomic bool ur_above_busy FP_HIDDEN;
 #endif

@@ -48,10 +48,12 @@ static int ur_cow_open(int dev)
 
 /* At the descriptor limit: natively the change needs no number.  On
  * Linux, the open lands above the soft limit, which no thread of the
- * program sees raised (ur_open_above); it stays there until ur_put.  On
- * illumos, the soft limit raised by one for the open alone, where the
- * hard limit allows: an open or getrlimit by another thread in that
- * instant sees it.  -1 with errno EMFILE where it does not. */
+ * program sees raised (ur_open_above); it stays there until ur_put, which
+ * also puts it above the limit, where the number is one the program kept
+ * from before it lowered its limit (ur_dup3_above).  On illumos, the soft
+ * limit raised by one for the open alone, where the hard limit allows: an
+ * open or getrlimit by another thread in that instant sees it.  -1 with
+ * errno EMFILE where it does not. */
 static int ur_cow_open_tight(int dev)
 {
 	int fd;
@@ -88,6 +90,10 @@ static int ur_put(int src, int fd, bool cloexec)
 
 	ur_count(SYSCALLS);
 	r = ur_real_dup3(src, fd, cloexec ? O_CLOEXEC : 0);
+#ifdef FP_LINUX
+	if (r < 0 && errno == EBADF)  /* fd above a limit lowered since */
+		r = ur_dup3_above(src, fd, cloexec ? O_CLOEXEC : 0);
+#endif
 	if (r < 0 && errno == ENOSYS) {
 		r = UR_REAL(dup2)(src, fd);
 		if (r >= 0 && cloexec)

@@ -95,6 +95,8 @@ bool ur_hidden_retire(void)
  */
 struct ur_above {
 	int src;             /* F_DUPFD_CLOEXEC from it at floor; -1: open path */
+	int onto;            /* else dup3 of src onto onto - 1, with dflags */
+	int dflags;
 	int floor;
 	const char *path;
 	uint64_t lim[2];     /* the limit the call runs under (prlimit64's) */
@@ -108,7 +110,9 @@ static void ur_above_op(struct ur_above *a)
 	bool two = atomic_load_explicit(&ur_dup_fallback, memory_order_relaxed);
 	long r = syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, a->lim, 0L);
 
-	if (r == 0 && a->src >= 0) {
+	if (r == 0 && a->onto) {
+		r = syscall(SYS_dup3, a->src, a->onto - 1, a->dflags);
+	} else if (r == 0 && a->src >= 0) {
 		r = syscall(SYS_fcntl, a->src, two ? F_DUPFD : F_DUPFD_CLOEXEC, a->floor);
 		/* inside the caller's window (ur_cloexec_hold) */
 		if (r >= 0 && two)
@@ -194,16 +198,55 @@ int ur_open_above(const char *path)
 	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == FP_RLIM_INFINITY)
 		return errno = EMFILE, -1;
 	a.floor = (int)rl.rlim_cur;
-	/* The lowest free number: above the hidden ones, and any the program
-	 * kept open from before it lowered its limit. */
-	ur_above_limit(&a, &rl, (uint64_t)rl.rlim_cur + 64);
+	/* The lowest free number, wherever it is: above the hidden ones, and
+	 * any the program kept open from before it lowered its limit (with
+	 * 64 numbers above, a table filled to 4096 under a limit lowered to
+	 * 1024 left none, and the change reached every pooled open). */
+	ur_above_limit(&a, &rl, UR_MAXFD);
 	ur_count(SYSCALLS);
 	if ((r = ur_above(&a)) < 0)
 		return errno = EMFILE, -1;
 	return (int)r;
 }
 
+/* A number of the program's at or above a limit it lowered since it was
+ * given (dup3 onto it is EBADF under the limit). */
+int ur_dup3_above(int src, int fd, int flags)
+{
+	struct ur_above a = { .src = src, .onto = fd + 1, .dflags = flags };
+	struct rlimit rl;
+	long r;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == FP_RLIM_INFINITY ||
+	    fd < (int)rl.rlim_cur || fd >= UR_MAXFD)
+		return errno = EBADF, -1;
+	a.floor = (int)rl.rlim_cur;
+	ur_above_limit(&a, &rl, UR_MAXFD);
+	ur_count(SYSCALLS);
+	if ((r = ur_above(&a)) < 0)
+		return errno = EBADF, -1;
+	return (int)r;
+}
+
 _Atomic(const char *) ur_hidden_why;
+/* The soft limit as the program last set it through us (0: not read yet):
+ * a reserve kept at or above it is a number no open could give. */
+static _Atomic int ur_soft;
+
+int ur_soft_limit(void)
+{
+	int lim = atomic_load_explicit(&ur_soft, memory_order_relaxed);
+	struct rlimit rl;
+
+	if (fp_likely(lim))
+		return lim;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return 0;
+	lim = rl.rlim_cur == FP_RLIM_INFINITY || rl.rlim_cur > INT_MAX ? INT_MAX : (int)rl.rlim_cur;
+	atomic_store(&ur_soft, lim);
+	return lim;
+}
+
 /* The program's changes of its limit (ur_limit_set), for a placing that
  * read the limit before one. */
 static _Atomic unsigned ur_limit_gen;
@@ -241,6 +284,7 @@ void ur_limit_set(uint64_t soft)
 {
 	int d;
 
+	atomic_store(&ur_soft, soft > INT_MAX ? INT_MAX : (int)soft);
 	atomic_fetch_add(&ur_limit_gen, 1);
 	atomic_store(&ur_hidden_why, NULL);
 	for (d = 0; d < UR_NDEV; d++) {
@@ -249,6 +293,17 @@ void ur_limit_set(uint64_t soft)
 		atomic_store(&ur_hidden_bad[d], false);
 		if (h >= 0 && (uint64_t)h < soft)
 			(void)ur_hidden_close(d, h);
+	}
+	/* A reserve at or above the limit now is a number no open could
+	 * have: natively EMFILE, or another number (issue 36, defect 15). */
+	for (d = 0; d < UR_NRES; d++) {
+		int fd = atomic_load(&ur_reserve[d].fd), saved = errno;
+
+		if (fd >= 0 && (uint64_t)fd >= soft) {
+			(void)ur_give_back(EMFILE);
+			errno = saved;
+			break;
+		}
 	}
 }
 #else
@@ -264,6 +319,12 @@ static int ur_hidden_floor(void)
 	    rl.rlim_cur < (rlim_t)lim)
 		lim = (long)rl.rlim_cur;
 	return lim >= 64 ? (int)(lim - 16) : -1;
+}
+
+/* No wrapper sees the program change its limit here. */
+int ur_soft_limit(void)
+{
+	return INT_MAX;
 }
 
 static int ur_hidden_place(int lo, unsigned *gen)

@@ -331,10 +331,12 @@ int ur_close(int fd, unsigned st)
 	}
 	/* Never kept once pooling ended (ur_split): an open that was under
 	 * way then may have recorded its number after the split forgot the
-	 * rest, and a record lock may have been taken since. */
+	 * rest, and a record lock may have been taken since.  Nor at or
+	 * above the soft limit (lowered since it was given): no open could
+	 * hand it out. */
 	if (ur_mode == UR_MODE_RESERVE && fd > 2 && !(st & UR_SHARED) &&
 	    !atomic_load_explicit(&ur_split_done, memory_order_relaxed) &&
-	    (slot = ur_slot_free(dev)) >= 0) {
+	    fd < ur_soft_limit() && (slot = ur_slot_free(dev)) >= 0) {
 		unsigned char was = (unsigned char)st;
 
 		/* Kept in the close-on-exec state it has: exec and spawn make

@@ -19,7 +19,15 @@
  *   forkseen N      N forked children, each with a thread that forks while
  *                   the main thread opens the device: in how many a
  *                   grandchild saw an open number at or above the soft
- *                   limit (/proc/self/fd).
+ *                   limit (/proc/self/fd);
+ *   lowered         the table filled to 4096 under a limit of 8192, two
+ *                   opens of the device above, the soft limit lowered to
+ *                   1024: O_APPEND set through one (a copy-on-write with
+ *                   no number free below the limit, onto a number above
+ *                   it: defect 6 of issue 36 in fd_fuzz's shape, seed 113
+ *                   case 1491), then the other closed and the device
+ *                   opened again (natively EMFILE; reserve mode handed
+ *                   out the closed number: defect 15).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -200,6 +208,35 @@ static int forkseen_once(void)
 	return bad != NULL;
 }
 
+static int lowered(void)
+{
+	struct rlimit rl;
+	int a, b, n, r;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < 8192)) {
+		printf("lowered: skipped, a hard limit under 8192\n");
+		return 0;
+	}
+	rl.rlim_cur = 8192;
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return 1;
+	while ((n = open("/dev/null", O_RDONLY)) >= 0 && n < 4095)
+		;
+	a = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	b = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	rl.rlim_cur = 1024;
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return 1;
+	r = fcntl(a, F_SETFL, O_APPEND);
+	printf("opens %d %d; F_SETFL O_APPEND on the first = %d, flags %#x %#x\n", a, b, r,
+	       fcntl(a, F_GETFL), fcntl(b, F_GETFL));
+	r = close(b);
+	n = open("/dev/urandom", O_RDONLY);
+	printf("close of the second = %d; open under the lowered limit = %d %s\n", r, n,
+	       n < 0 ? strerror(errno) : "");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -255,6 +292,8 @@ int main(int argc, char **argv)
 		       hits, n, skipped);
 		return 0;
 	}
-	fprintf(stderr, "usage: prog_urandom_limit fdsize|numbers|raise CALL|seen N|forkseen N\n");
+	if (!strcmp(m, "lowered"))
+		return lowered();
+	fprintf(stderr, "usage: prog_urandom_limit fdsize|numbers|raise CALL|seen N|forkseen N|lowered\n");
 	return 2;
 }

@@ -155,6 +155,18 @@ for c in setrlimit setrlimit64 prlimit prlimit64 prlimit-tid; do
 		fail "$c raises the soft limit: numbers as native" "$(diff "$T_TMP/ln" "$T_TMP/lp" | head -8)"
 	fi
 done
+# Numbers kept from before the program lowered its limit: a change
+# through one pooled open needs a copy with no number free below the
+# limit, put onto a number above it; a closed one is no reserve there.
+"$LIM" lowered >"$T_TMP/ln" 2>&1
+pre "$LIM" lowered >"$T_TMP/lp" 2>&1
+if grep -q '^lowered: skipped' "$T_TMP/ln"; then
+	skip "a limit lowered below pooled numbers" "$(cat "$T_TMP/ln")"
+elif grep -q 'EMFILE\|Too many' "$T_TMP/ln" && cmp -s "$T_TMP/ln" "$T_TMP/lp"; then
+	ok "a limit lowered below pooled numbers: F_SETFL through one, close, open: as native"
+else
+	fail "a limit lowered below pooled numbers: as native" "$(diff "$T_TMP/ln" "$T_TMP/lp" | head -8)"
+fi
 (ulimit -n "$soft" && "$LIM" numbers) >"$T_TMP/ln" 2>&1
 (ulimit -n "$soft" && FASTPATH_STATS=stderr pre "$LIM" numbers) >"$T_TMP/lp" 2>"$T_TMP/ls"
 if [ "$(wc -l <"$T_TMP/ln")" -gt 1000 ] && cmp -s "$T_TMP/ln" "$T_TMP/lp"; then
