@@ -254,11 +254,11 @@ extern struct ur_res ur_reserve[UR_NRES] FP_HIDDEN;
 /* A slot's reserve while ur_give_back closes it (-2 and below); its own
  * inverse. */
 #define UR_CLOSING(fd) (-2 - (fd))
-/* Odd while a fork is under way (our prepare handler until the parent's or
- * the child's), and counts them: a number made ours meanwhile may have been
- * copied into the child (ur_track_new). */
+/* Odd while a fork is under way (the outermost prepare of a thread's forks
+ * until its parent's or child's handler; a vfork's copy-on-write), and
+ * counts them: a number made ours meanwhile may have been copied into the
+ * child (ur_track_new, ur_open_exact). */
 extern _Atomic unsigned ur_forks FP_HIDDEN;
-extern FP_TLS unsigned ur_fork_depth FP_HIDDEN;
 /* The states and the reserve slots are changed by locked read-modify-
  * writes where the process has threads.  While it has one, only its own
  * signal handlers can come between two of its instructions: each change

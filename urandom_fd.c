@@ -105,12 +105,16 @@ void ur_track_new(int fd, unsigned st, unsigned g)
 		ur_update(fd, 0, UR_SHARED);
 }
 
-static void ur_mark_all_shared(void)
+/* Every tracked number: shared with the child's copy (clear: in the
+ * child, UR_COW, which only an open made after the fork's copy-on-write
+ * still has: the pool's description is its own there, as the parent's
+ * open keeps it: ur_forked). */
+static void ur_mark_all_shared(unsigned clear)
 {
 	int fd, end = atomic_load(&ur_hiwater);
 
 	for (fd = 0; fd < end; fd++)
-		ur_update(fd, 0, UR_SHARED);
+		ur_update(fd, clear, UR_SHARED);
 }
 
 /* The number is about to be freed (or was, behind our back): forget it,
@@ -309,12 +313,12 @@ _Atomic unsigned ur_gate FP_STARTUP_DATA;
  * its forks under way.  Written only when it changes (issue 39: its page,
  * copied at the last fork, is a fault more to write). */
 static FP_TLS unsigned ur_fork_from;
-/* This thread's armed forks under way (prepare to parent or child): a
- * pooled open meanwhile (a fork handler's, a signal handler's) would be
- * made after the fork's copy-on-write and copied into the child sharing
- * the pool's description, so it is a real open (ur_open_exact).  Per
- * thread, as the nesting is: a fork made in its window is its thread's. */
-FP_TLS unsigned ur_fork_depth;
+/* This thread's armed forks under way (prepare to parent or child): only
+ * the outermost moves ur_forks, which stays odd while a fork is under way
+ * (a fork made inside another, by a fork handler or a signal handler,
+ * would make it even).  A jump out of a prepare handler leaves it odd:
+ * every pooled open is then a real one (exact, unpooled). */
+static FP_TLS unsigned ur_fork_depth;
 
 bool ur_arm_slow(void)
 {
@@ -336,16 +340,19 @@ FP_FORK_TEXT void ur_fd_atfork_prepare(void)
 		ur_fork_from = g;
 	if (!(g & UR_ARMED))
 		return;
-	ur_fork_depth++;
 	ur_split_wait();
 	ur_cloexec_atfork_prepare();
+	/* Odd before the copy-on-write: an open from then on is real, one
+	 * under way sees the count move (ur_open_exact). */
+	if (ur_fork_depth++ == 0)
+		atomic_fetch_add(&ur_forks, 1);
 	if (ur_mode == UR_MODE_EXACT)
 		ur_cow_all();
-	atomic_fetch_add(&ur_forks, 1);
-	ur_mark_all_shared();
+	ur_mark_all_shared(0);
 }
 
-/* An unarmed fork's end, on either side: this thread has one fewer. */
+/* An unarmed fork's end, on either side: this thread has one fewer (from
+ * is 0 at its outermost fork, and stays so). */
 static FP_FORK_TEXT void ur_fork_ended(void)
 {
 	unsigned from = ur_fork_from;
@@ -364,10 +371,10 @@ FP_FORK_TEXT void ur_fd_atfork_parent(void)
 		ur_fork_ended();
 		return;
 	}
-	atomic_fetch_add(&ur_forks, 1);
+	if (--ur_fork_depth == 0)
+		atomic_fetch_add(&ur_forks, 1);
 	ur_hidden_retire();
 	ur_cloexec_atfork_parent();
-	ur_fork_depth--;
 }
 
 /* Before a vfork: the child's table will share every description with
@@ -378,15 +385,15 @@ void ur_vforking(void)
 	if (fp_likely(atomic_load_explicit(&ur_hiwater, memory_order_relaxed) == 0) ||
 	    fp_vfork_child())
 		return;
+	/* A fork's prepare and parent steps (the count even again at once):
+	 * nothing of ours runs when the parent resumes, and an odd count
+	 * would make every later open real.  Opens that began before see the
+	 * count move and are marked. */
+	atomic_fetch_add(&ur_forks, 1);
 	if (ur_mode == UR_MODE_EXACT)
 		ur_cow_all();
-	/* A fork's prepare and parent steps in one (2, the count stays even):
-	 * nothing of ours runs when the parent resumes, and an odd count
-	 * would mark every later open shared, never kept (reserve mode would
-	 * make a system call per open for the rest of the process).  Opens
-	 * that started before see the count changed and are marked. */
-	atomic_fetch_add(&ur_forks, 2);
-	ur_mark_all_shared();
+	atomic_fetch_add(&ur_forks, 1);
+	ur_mark_all_shared(0);
 }
 
 /* A descriptor of ours another thread was closing at the fork (a reserve
@@ -461,15 +468,14 @@ FP_FORK_TEXT void ur_fd_atfork_child(void)
 		ur_fork_ended();
 		return;
 	}
-	/* Even again: prepare's step and ours. */
-	atomic_fetch_add(&ur_forks, 1);
-	ur_mark_all_shared();
+	if (--ur_fork_depth == 0)
+		atomic_fetch_add(&ur_forks, 1);
+	ur_mark_all_shared(UR_COW);
 	ur_hidden_retire();
 #ifdef FP_LINUX
 	/* Another thread's placing child may have been under way. */
 	atomic_store(&ur_above_busy, false);
 #endif
-	ur_fork_depth--;
 }
 
 /* ------------------------------------------------------------------------

@@ -167,16 +167,32 @@ static int ur_open_real(int dev, const char *path, int flags)
 	return fd;
 }
 
+/* A fork began between an open's reading of ur_forks and its mark: it may
+ * have copied the duplicate into its child after its copy-on-write, with
+ * the pool's description.  That description is then the open's, shared
+ * with the child's copy as natively: the hidden descriptor goes (each
+ * side retires its own; the child's mark is cleared: ur_fd_atfork_child),
+ * and the open is no copy-on-write of the pool's. */
+static void ur_forked(int dev, int h, int fd)
+{
+	(void)ur_hidden_close(dev, h);
+	ur_update(fd, UR_COW, UR_SHARED);
+}
+
 /* Exact mode: a duplicate of the hidden descriptor, the lowest free number
  * (dup, or F_DUPFD_CLOEXEC from 0), close-on-exec as the open asked.
  * O_NONBLOCK and O_LARGEFILE are status flags of the open file description:
- * an open with the first, or without the second, is real; so is one inside
- * this thread's fork (ur_fork_depth). */
+ * an open with the first, or without the second, is real.  So is one made
+ * while a fork is under way (ur_forks odd: another thread's, or this
+ * one's, from a fork handler or a signal handler), after its
+ * copy-on-write; one that a fork began during keeps what it duplicated,
+ * the pool's description no more (ur_forked). */
 static int ur_open_exact(int dev, const char *path, int flags)
 {
 	int *ep = fp_errno(), saved = *ep;
+	unsigned g = atomic_load(&ur_forks);
 
-	if (fp_unlikely(flags & O_NONBLOCK) || !UR_LFS(flags) || fp_unlikely(ur_fork_depth) ||
+	if (fp_unlikely(flags & O_NONBLOCK) || !UR_LFS(flags) || fp_unlikely(g & 1) ||
 	    atomic_load_explicit(&ur_hidden_bad[dev], memory_order_relaxed))
 		return ur_open_real(dev, path, flags);
 	for (;;) {
@@ -200,6 +216,15 @@ static int ur_open_exact(int dev, const char *path, int flags)
 		 * and the copy is the program's open, unpooled: a close of
 		 * ours now could drop a record lock taken since. */
 		if (fp_unlikely(atomic_load(&ur_hidden[dev]) != w)) {
+			/* A fork retires it: the child may have this copy. */
+			if (fd >= 0 && fd < UR_MAXFD && atomic_load(&ur_forks) != g &&
+			    ur_is_device(fd, dev)) {
+				ur_heal(fd);
+				ur_set(fd, ur_open_bits(dev, flags) | UR_COW);
+				ur_forked(dev, h, fd);
+				*ep = saved;
+				return fd;
+			}
 			if (fd >= 0 && atomic_load(&ur_split_done) && ur_is_device(fd, dev)) {
 				*ep = saved;
 				return fd;
@@ -233,6 +258,10 @@ static int ur_open_exact(int dev, const char *path, int flags)
 		 * description of the device after a record lock. */
 		if (fp_unlikely(atomic_load(&ur_split_done)))
 			ur_cow_forget(fd, ur_open_bits(dev, flags) | UR_COW);
+		/* After the mark: a fork whose count moves later sees it
+		 * (ur_cow_all, which comes after). */
+		if (fp_unlikely(atomic_load(&ur_forks) != g))
+			ur_forked(dev, h, fd);
 		ur_count(OPENS);
 		ur_debug("open: duplicate of the hidden descriptor");
 		/* The two-call duplicate (a kernel without F_DUPFD_CLOEXEC) may

@@ -994,23 +994,35 @@ static void run_threads(int x, int y)
  * registered before any object's constructor (.preinit_array), so it runs
  * after fastpath's prepare; nest_late's (the worker's start) before it.
  */
-static volatile int nest_which, nest_inner, nest_fd = -1, nest_fl;
+static volatile int nest_which, nest_inner, nest_fd = -1, nest_fl, nest_depth, nest_touch, nest_q;
+/* The inner child, done, stays until the outer parent's last check: what
+ * it holds is still held then.  Shared memory, not a pipe, whose numbers
+ * would move the program's. */
+static struct nest_sync { volatile int done, go; } *nest_sh;
 static void nest_prepare(int which)
 {
+	/* in the inner fork's window: the device opened and closed there */
+	if (nest_depth && nest_touch == which) {
+		nest_touch = 0;
+		int t = open("/dev/urandom", O_RDONLY);
+		say("%d window open-dev = %s close = %d\n", cur_op, fdtok(t), t >= 0 ? close(t) : -1);
+		return;
+	}
 	if (nest_which != which)
 		return;
 	nest_which = 0;
+	nest_depth = 1;
 	pid_t q = fork();
+	nest_depth = 0;
 	if (q == 0) {
 		nest_inner = 1;
 		nest_fd = open("/dev/urandom", O_RDONLY | nest_fl);
 		say("%d inner open-dev = %s\n", cur_op, fdtok(nest_fd));
 		return;
 	}
-	int st = 0;
-	if (q > 0)
-		waitpid(q, &st, 0);
-	wstatus("inner", st);
+	nest_q = q;
+	while (q > 0 && !nest_sh->done && waitpid(q, NULL, WNOHANG) == 0)
+		usleep(50);
 }
 static void nest_early(void) { nest_prepare(1); }
 static void nest_late(void) { nest_prepare(2); }
@@ -1028,9 +1040,15 @@ static void fork_nested(int a, int x, int y)
 		say(" skipped: a thread was made\n");
 		return;
 	}
-	say(" %s %s %#x\n", x % 2 ? "after" : "before", fdtok(a), fls[y % 4]);
+	say(" %s %s %#x%s\n", x % 2 ? "after" : "before", fdtok(a), fls[y % 4],
+	    x & 2 ? (x & 4 ? " window-before" : " window-after") : "");
+	nest_q = -1;
+	nest_sh->done = nest_sh->go = 0;
 	fflush(NULL);
 	nest_fl = fls[y % 4];
+	/* opened in the inner fork's window by the handler before
+	 * fastpath's (late) or after it (early) */
+	nest_touch = x & 2 ? (x & 4 ? 2 : 1) : 0;
 	nest_which = 1 + x % 2;
 	pid_t p = fork();
 	nest_which = 0;
@@ -1056,9 +1074,25 @@ static void fork_nested(int a, int x, int y)
 	if (nest_inner) {
 		say("%d inner getfl %#x %#x\n", cur_op, fcntl(nest_fd, F_GETFL), fcntl(a, F_GETFL));
 		snapshot("inner");
+		nest_sh->done = 1;
+		while (!nest_sh->go && getppid() != 1)
+			usleep(50);
 		_exit(0);
 	}
 	say("%d getfl %#x\n", cur_op, fcntl(a, F_GETFL));
+	/* what an open made in a fork's window left the next opens: a lock
+	 * that outlives its close, a description shared */
+	int l = open("/dev/urandom", O_RDONLY);
+	int lr = flock(l, LOCK_EX | LOCK_NB), lc = l >= 0 ? close(l) : -1;
+	int l2 = open("/dev/urandom", O_RDONLY);
+	int l2r = flock(l2, LOCK_EX | LOCK_NB), e2 = errno;
+	say("%d after: open %s flock %d close %d; open %s flock %d %s\n", cur_op, fdtok(l), lr, lc, fdtok(l2),
+	    l2r, l2r < 0 ? en(e2) : "");
+	if (l2 >= 0)
+		close(l2);
+	nest_sh->go = 1;
+	if (nest_q > 0 && waitpid(nest_q, &st, 0) == nest_q)
+		wstatus("inner", st);
 }
 
 static void run_op(const struct op *o)
@@ -2317,6 +2351,9 @@ int main(int argc, char **argv)
 		have_dupq = !getenv("FDFUZZ_NO_DUPQ") && fcntl(0, F_DUPFD_QUERY, 0) >= 0;
 		have_kcmp = syscall(SYS_kcmp, getpid(), getpid(), KCMP_FILE, 0, 0) >= 0;
 		pthread_atfork(nest_late, NULL, NULL);
+		nest_sh = mmap(NULL, sizeof *nest_sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (nest_sh == MAP_FAILED)
+			return 2;
 		return worker();
 	}
 
