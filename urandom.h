@@ -259,6 +259,9 @@ extern struct ur_res ur_reserve[UR_NRES] FP_HIDDEN;
  * counts them: a number made ours meanwhile may have been copied into the
  * child (ur_track_new, ur_open_exact). */
 extern _Atomic unsigned ur_forks FP_HIDDEN;
+/* The soft descriptor limit as the program last set it through us, read
+ * once before that (INT_MAX where no wrapper sees it change). */
+int ur_soft_limit(void) FP_HIDDEN;
 /* The states and the reserve slots are changed by locked read-modify-
  * writes where the process has threads.  While it has one, only its own
  * signal handlers can come between two of its instructions: each change
@@ -489,8 +492,9 @@ void ur_limit_set(uint64_t soft) FP_HIDDEN;
 /* An open of path (the device, close-on-exec) at a number above the soft
  * limit, which no thread of the program sees raised; -1 with EMFILE. */
 int ur_open_above(const char *path) FP_HIDDEN;
+/* dup3 onto a number at or above the soft limit (one the program kept
+ * from before it lowered the limit), under a raised one; -1 with EBADF. */
 int ur_dup3_above(int src, int fd, int flags) FP_HIDDEN;
-int ur_soft_limit(void) FP_HIDDEN;
 /* A placing child is under way (urandom_hidden.c); a fork child clears it. */
 extern _Atomic bool ur_above_busy FP_HIDDEN;
 #endif

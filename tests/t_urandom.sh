@@ -172,8 +172,8 @@ fi
 # and a signal handler's fork inside an open, which on 059b61a missed the
 # child's flag in 907 of 908 descriptors checked in exact mode).
 FR=$TESTBIN/prog_urandom_forkrace
-for how in "thread 4000" "signal 2000"; do
-	r=$(pre "$FR" $how 2>&1)
+for how in thread:4000 signal:2000; do
+	r=$(pre "$FR" "${how%:*}" "${how#*:}" 2>&1)
 	case $r in
 	*", checked 0, "*) skip "$how: an open and a fork overlapping" "they never overlapped here: $r" ;;
 	*", missed 0") ok "$how: what a fork's child inherited mid-open shares the parent's description ($r)" ;;
