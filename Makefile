@@ -385,8 +385,8 @@ fuzz fuzz-smoke:
 # and under fastpath.so in exact and reserve mode and compares what each
 # sees.  `make fuzz-fd` runs FUZZ_FD_SECONDS (or FUZZ_FD_CASES programs)
 # from FUZZ_FD_SEED (default: the time); make check runs a fixed share
-# (tests/t_fdfuzz.sh).  Known defects are skips with their number; an
-# unknown difference fails.
+# (tests/t_fdfuzz.sh).  A difference that recurs on its rerun fails; one
+# that does not is reported as flaky.
 FUZZ_FD_SECONDS ?= 60
 FUZZ_FD_CASES   ?=
 FUZZ_FD_SEED    ?=

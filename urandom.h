@@ -254,13 +254,11 @@ extern struct ur_res ur_reserve[UR_NRES] FP_HIDDEN;
 /* A slot's reserve while ur_give_back closes it (-2 and below); its own
  * inverse. */
 #define UR_CLOSING(fd) (-2 - (fd))
-/* Odd while a fork is under way (the outermost prepare of a thread's forks
- * until its parent's or child's handler; a vfork's copy-on-write), and
- * counts them: a number made ours meanwhile may have been copied into the
- * child (ur_track_new, ur_open_exact). */
+/* Moves at a fork's start and end; ur_forking: forks under way.  A number
+ * made ours meanwhile may be in the child (ur_track_new, ur_open_exact). */
 extern _Atomic unsigned ur_forks FP_HIDDEN;
-/* The soft descriptor limit as the program last set it through us, read
- * once before that (INT_MAX where no wrapper sees it change). */
+extern _Atomic unsigned ur_forking FP_HIDDEN;
+/* The soft descriptor limit the program last set through us. */
 int ur_soft_limit(void) FP_HIDDEN;
 /* The states and the reserve slots are changed by locked read-modify-
  * writes where the process has threads.  While it has one, only its own
@@ -492,8 +490,6 @@ void ur_limit_set(uint64_t soft) FP_HIDDEN;
 /* An open of path (the device, close-on-exec) at a number above the soft
  * limit, which no thread of the program sees raised; -1 with EMFILE. */
 int ur_open_above(const char *path) FP_HIDDEN;
-/* dup3 onto a number at or above the soft limit (one the program kept
- * from before it lowered the limit), under a raised one; -1 with EBADF. */
 int ur_dup3_above(int src, int fd, int flags) FP_HIDDEN;
 /* A placing child is under way (urandom_hidden.c); a fork child clears it. */
 extern _Atomic bool ur_above_busy FP_HIDDEN;

@@ -56,6 +56,7 @@ int ur_reserve_of(int dev)
 	return -1;
 }
 _Atomic unsigned ur_forks;
+_Atomic unsigned ur_forking;
 int ur_mode = UR_MODE_EXACT;
 _Alignas(FP_CACHELINE) _Atomic uint64_t ur_hidden[UR_NDEV] = { UR_HW(0, -1), UR_HW(0, -1) };
 _Atomic bool ur_hidden_bad[UR_NDEV];
@@ -101,7 +102,7 @@ void ur_track_new(int fd, unsigned st, unsigned g)
 
 	ur_set(fd, st);
 	now = atomic_load(&ur_forks);
-	if (now != g || (now & 1))
+	if (now != g || atomic_load(&ur_forking))
 		ur_update(fd, 0, UR_SHARED);
 }
 
@@ -314,10 +315,11 @@ _Atomic unsigned ur_gate FP_STARTUP_DATA;
  * copied at the last fork, is a fault more to write). */
 static FP_TLS unsigned ur_fork_from;
 /* This thread's armed forks under way (prepare to parent or child): only
- * the outermost moves ur_forks, which stays odd while a fork is under way
- * (a fork made inside another, by a fork handler or a signal handler,
- * would make it even).  A jump out of a prepare handler leaves it odd:
- * every pooled open is then a real one (exact, unpooled). */
+ * the outermost counts in ur_forking (a fork made inside another, by a
+ * fork handler or a signal handler, is under way with it), and a child
+ * keeps its thread's (the forks of threads it does not have are not under
+ * way there).  A jump out of a prepare handler leaves it counted: every
+ * pooled open is then a real one (exact, unpooled). */
 static FP_TLS unsigned ur_fork_depth;
 
 bool ur_arm_slow(void)
@@ -342,10 +344,12 @@ FP_FORK_TEXT void ur_fd_atfork_prepare(void)
 		return;
 	ur_split_wait();
 	ur_cloexec_atfork_prepare();
-	/* Odd before the copy-on-write: an open from then on is real, one
-	 * under way sees the count move (ur_open_exact). */
-	if (ur_fork_depth++ == 0)
+	/* Counted before the copy-on-write: an open from then on is real,
+	 * one under way sees the count move (ur_open_exact). */
+	if (ur_fork_depth++ == 0) {
+		atomic_fetch_add(&ur_forking, 1);
 		atomic_fetch_add(&ur_forks, 1);
+	}
 	if (ur_mode == UR_MODE_EXACT)
 		ur_cow_all();
 	ur_mark_all_shared(0);
@@ -371,8 +375,10 @@ FP_FORK_TEXT void ur_fd_atfork_parent(void)
 		ur_fork_ended();
 		return;
 	}
-	if (--ur_fork_depth == 0)
+	if (--ur_fork_depth == 0) {
 		atomic_fetch_add(&ur_forks, 1);
+		atomic_fetch_sub(&ur_forking, 1);
+	}
 	ur_hidden_retire();
 	ur_cloexec_atfork_parent();
 }
@@ -389,10 +395,12 @@ void ur_vforking(void)
 	 * nothing of ours runs when the parent resumes, and an odd count
 	 * would make every later open real.  Opens that began before see the
 	 * count move and are marked. */
+	atomic_fetch_add(&ur_forking, 1);
 	atomic_fetch_add(&ur_forks, 1);
 	if (ur_mode == UR_MODE_EXACT)
 		ur_cow_all();
 	atomic_fetch_add(&ur_forks, 1);
+	atomic_fetch_sub(&ur_forking, 1);
 	ur_mark_all_shared(0);
 }
 
@@ -468,8 +476,8 @@ FP_FORK_TEXT void ur_fd_atfork_child(void)
 		ur_fork_ended();
 		return;
 	}
-	if (--ur_fork_depth == 0)
-		atomic_fetch_add(&ur_forks, 1);
+	atomic_store(&ur_forking, --ur_fork_depth);
+	atomic_fetch_add(&ur_forks, 1);
 	ur_mark_all_shared(UR_COW);
 	ur_hidden_retire();
 #ifdef FP_LINUX

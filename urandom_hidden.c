@@ -209,8 +209,8 @@ int ur_open_above(const char *path)
 	return (int)r;
 }
 
-/* A number of the program's at or above a limit it lowered since it was
- * given (dup3 onto it is EBADF under the limit). */
+/* dup3 onto a number of the program's at or above a limit it lowered
+ * since it was given (EBADF under the limit), under a raised one. */
 int ur_dup3_above(int src, int fd, int flags)
 {
 	struct ur_above a = { .src = src, .onto = fd + 1, .dflags = flags };
@@ -243,7 +243,13 @@ int ur_soft_limit(void)
 	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
 		return 0;
 	lim = rl.rlim_cur == FP_RLIM_INFINITY || rl.rlim_cur > INT_MAX ? INT_MAX : (int)rl.rlim_cur;
-	atomic_store(&ur_soft, lim);
+	/* A change through ur_limit_set meanwhile is the newer. */
+	{
+		int none = 0;
+
+		if (!atomic_compare_exchange_strong(&ur_soft, &none, lim))
+			return none;
+	}
 	return lim;
 }
 
@@ -283,6 +289,11 @@ static int ur_hidden_place(int lo, unsigned *gen)
 void ur_limit_set(uint64_t soft)
 {
 	int d;
+
+	/* A vfork child's limit is its own; these records are its parent's
+	 * (and so is the table they describe). */
+	if (!ur_table_ours())
+		return;
 
 	atomic_store(&ur_soft, soft > INT_MAX ? INT_MAX : (int)soft);
 	atomic_fetch_add(&ur_limit_gen, 1);

@@ -183,21 +183,26 @@ static void ur_forked(int dev, int h, int fd)
  * (dup, or F_DUPFD_CLOEXEC from 0), close-on-exec as the open asked.
  * O_NONBLOCK and O_LARGEFILE are status flags of the open file description:
  * an open with the first, or without the second, is real.  So is one made
- * while a fork is under way (ur_forks odd: another thread's, or this
- * one's, from a fork handler or a signal handler), after its
- * copy-on-write; one that a fork began during keeps what it duplicated,
- * the pool's description no more (ur_forked). */
+ * while a fork is under way (ur_forking: another thread's, or this one's,
+ * from a fork handler or a signal handler), after its copy-on-write; one
+ * that a fork began during keeps what it duplicated, the pool's
+ * description no more (ur_forked). */
 static int ur_open_exact(int dev, const char *path, int flags)
 {
 	int *ep = fp_errno(), saved = *ep;
-	unsigned g = atomic_load(&ur_forks);
 
-	if (fp_unlikely(flags & O_NONBLOCK) || !UR_LFS(flags) || fp_unlikely(g & 1) ||
+	if (fp_unlikely(flags & O_NONBLOCK) || !UR_LFS(flags) ||
 	    atomic_load_explicit(&ur_hidden_bad[dev], memory_order_relaxed))
 		return ur_open_real(dev, path, flags);
 	for (;;) {
+		/* Read again at each pass: a whole fork may have run
+		 * during the last, and a new hidden descriptor been made. */
+		unsigned g = atomic_load(&ur_forks);
 		uint64_t w = atomic_load_explicit(&ur_hidden[dev], memory_order_acquire);
 		int h = UR_HW_FD(w), fd;
+
+		if (fp_unlikely(atomic_load_explicit(&ur_forking, memory_order_relaxed)))
+			return ur_open_real(dev, path, flags);
 
 		if (fp_unlikely(h < 0)) {
 			/* Being retired (UR_CLOSING): real, this once. */
@@ -216,9 +221,11 @@ static int ur_open_exact(int dev, const char *path, int flags)
 		 * and the copy is the program's open, unpooled: a close of
 		 * ours now could drop a record lock taken since. */
 		if (fp_unlikely(atomic_load(&ur_hidden[dev]) != w)) {
-			/* A fork retires it: the child may have this copy. */
+			/* A fork retired it: the child may have this copy.
+			 * Unless another hidden one has its number now: the
+			 * duplicate may be of that one, and shares it. */
 			if (fd >= 0 && fd < UR_MAXFD && atomic_load(&ur_forks) != g &&
-			    ur_is_device(fd, dev)) {
+			    UR_HW_FD(atomic_load(&ur_hidden[dev])) != h && ur_is_device(fd, dev)) {
 				ur_heal(fd);
 				ur_set(fd, ur_open_bits(dev, flags) | UR_COW);
 				ur_forked(dev, h, fd);

@@ -3,10 +3,9 @@
 # fd_fuzz (fuzz/fd_fuzz.c), make check's share: FDFUZZ_CASES generated
 # programs of descriptor operations (default 1500, 8 to 30 s here) from
 # the fixed seed FDFUZZ_SEED, each run natively and under fastpath.so in
-# exact and in reserve mode, some with threads.  A difference the fuzzer classifies as one of the
-# defects of issue 36 (or one it found and named after them) is a skip
-# with its number, never a pass; any other difference fails, with its
-# shrunk program.  Negative control: a preload that lies about getrlimit(2)
+# exact and in reserve mode, some with threads.  A difference that recurs
+# on its rerun fails, with its shrunk program (one that does not is
+# reported as flaky).  Negative control: a preload that lies about getrlimit(2)
 # must be caught as unknown, and one that lies to threads only (F_GETFL)
 # must be caught by the threads operation.  The devices of its own each
 # configuration gets (root) and the shared ones (forced) both run.
