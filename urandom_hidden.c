@@ -189,43 +189,45 @@ static void ur_above_limit(struct ur_above *a, const struct rlimit *rl, uint64_t
 	a->lim[1] = hard > a->lim[0] ? hard : a->lim[0];
 }
 
-int ur_open_above(const char *path)
+/* a's call above the program's soft limit, from the lowest free number
+ * there (or onto a->onto - 1, which must be there); err where it cannot. */
+static int ur_above_run(struct ur_above *a, int err)
 {
-	struct ur_above a = { .src = -1, .path = path };
 	struct rlimit rl;
 	long r;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == FP_RLIM_INFINITY)
-		return errno = EMFILE, -1;
-	a.floor = (int)rl.rlim_cur;
-	/* The lowest free number, wherever it is: above the hidden ones, and
-	 * any the program kept open from before it lowered its limit (with
-	 * 64 numbers above, a table filled to 4096 under a limit lowered to
-	 * 1024 left none, and the change reached every pooled open). */
-	ur_above_limit(&a, &rl, UR_MAXFD);
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == FP_RLIM_INFINITY ||
+	    (a->onto && a->onto - 1 < (int)rl.rlim_cur))
+		return errno = err, -1;
+	a->floor = (int)rl.rlim_cur;
+	ur_above_limit(a, &rl, UR_MAXFD);
 	ur_count(SYSCALLS);
-	if ((r = ur_above(&a)) < 0)
-		return errno = EMFILE, -1;
+	if ((r = ur_above(a)) < 0)
+		return errno = err, -1;
 	return (int)r;
+}
+
+/* The lowest free number, wherever it is: above the hidden ones, and any
+ * the program kept open from before it lowered its limit (with 64 numbers
+ * above, a table filled to 4096 under a limit lowered to 1024 left none,
+ * and the change reached every pooled open). */
+int ur_open_above(const char *path)
+{
+	struct ur_above a = { .src = -1, .path = path };
+
+	return ur_above_run(&a, EMFILE);
 }
 
 /* dup3 onto a number of the program's at or above a limit it lowered
  * since it was given (EBADF under the limit), under a raised one. */
 int ur_dup3_above(int src, int fd, int flags)
 {
-	struct ur_above a = { .src = src, .onto = fd + 1, .dflags = flags };
-	struct rlimit rl;
-	long r;
+	struct ur_above a = { .src = src, .dflags = flags };
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == FP_RLIM_INFINITY ||
-	    fd < (int)rl.rlim_cur || fd >= UR_MAXFD)
+	if (fd < 0 || fd >= UR_MAXFD)
 		return errno = EBADF, -1;
-	a.floor = (int)rl.rlim_cur;
-	ur_above_limit(&a, &rl, UR_MAXFD);
-	ur_count(SYSCALLS);
-	if ((r = ur_above(&a)) < 0)
-		return errno = EBADF, -1;
-	return (int)r;
+	a.onto = fd + 1;
+	return ur_above_run(&a, EBADF);
 }
 
 _Atomic(const char *) ur_hidden_why;
