@@ -74,15 +74,4 @@ static inline bool fp_local_cas_uchar(_Atomic unsigned char *p, unsigned char *e
 }
 #endif
 
-/* Exchange, as a compare-exchange loop: a handler that changed *p between
- * the load and the compare makes the compare fail, and it is tried again. */
-static inline int fp_local_xchg_int(_Atomic int *p, int v)
-{
-	int old = atomic_load_explicit(p, memory_order_relaxed);
-
-	while (!fp_local_cas_int(p, &old, v))
-		;
-	return old;
-}
-
 #endif /* FP_ATOMIC_H */

@@ -27,8 +27,7 @@
  *                    (fstat, lseek, ioctl, preadv, sendfile, spawn file
  *                    actions...) or that change or copy a description.
  *
- * Internal to fastpath.so: include it after fastpath.h, in those three only.
- */
+ * Internal to fastpath.so: include it after fastpath.h. */
 #ifndef URANDOM_H
 #define URANDOM_H
 
@@ -251,9 +250,11 @@ struct ur_res {
 };
 extern struct ur_res ur_reserve[UR_NRES] FP_HIDDEN;
 #define UR_RES_DEV(i) ((i) / UR_SLOTS)
-/* A slot's reserve while ur_give_back closes it (-2 and below); its own
- * inverse. */
+/* A slot's reserve in transit or being closed (-2 to -1 - UR_MAXFD); one
+ * closed while a fork was under way (UR_GHOST, below: ur_slot_closed).
+ * Each its own inverse. */
 #define UR_CLOSING(fd) (-2 - (fd))
+#define UR_GHOST(fd) (UR_CLOSING(UR_MAXFD) - (fd))
 /* Moves at a fork's start and end; ur_forking: forks under way.  A number
  * made ours meanwhile may be in the child (ur_track_new, ur_open_exact). */
 extern _Atomic unsigned ur_forks FP_HIDDEN;
@@ -288,33 +289,8 @@ static inline void ur_cell_store(int fd, unsigned char st)
 	}
 }
 
-/* Slot i (UR_RES_DEV(i) its device). */
-/* Takes slot i's reserve, or -1; a reserve being given back (UR_CLOSING)
- * stays marked. */
-static inline int ur_slot_take(int i)
-{
-	int fd;
-
-	if (fp_one_thread()) {
-		fd = fp_local_xchg_int(&ur_reserve[i].fd, -1);
-		if (fp_likely(fd >= -1))
-			return fd;
-		ur_reserve[i].fd = fd;  /* a handler of ours is closing it */
-		return -1;
-	}
-	fd = atomic_load_explicit(&ur_reserve[i].fd, memory_order_relaxed);
-	while (fd >= 0 && !atomic_compare_exchange_weak(&ur_reserve[i].fd, &fd, -1))
-		;
-	return fd >= 0 ? fd : -1;
-}
-
-static inline bool ur_slot_cas(int i, int *expect, int fd)
-{
-	if (fp_one_thread())
-		return fp_local_cas_int(&ur_reserve[i].fd, expect, fd);
-	return atomic_compare_exchange_strong(&ur_reserve[i].fd, expect, fd);
-}
-
+void ur_slot_closed(int i, int fd, unsigned g) FP_HIDDEN;
+void ur_slot_unghost(int i, int ghost) FP_HIDDEN;
 /* Without an rseq area (musl, illumos, glibc's tunable off): a slot per
  * thread, dealt in turn at its first use. */
 int ur_thread_slot(void) FP_HIDDEN; /* urandom_open.c */

@@ -176,7 +176,8 @@ bool ur_give_back(int err)
 	}
 	ur_block_all(&old, &cs);
 	for (d = 0; d < UR_NRES; d++) {
-		int fd = atomic_load(&ur_reserve[d].fd), mark;
+		int fd = atomic_load(&ur_reserve[d].fd);
+		unsigned g = atomic_load(&ur_forks);
 
 		/* Marked, not emptied, until closed: a fork in between leaves
 		 * the child a copy of it that ur_fd_atfork_child can find. */
@@ -185,8 +186,7 @@ bool ur_give_back(int err)
 		if (fd >= 0) {
 			atomic_store(ur_fd(fd), 0);
 			UR_REAL(close)(fd);
-			mark = UR_CLOSING(fd);
-			(void)atomic_compare_exchange_strong(&ur_reserve[d].fd, &mark, -1);
+			ur_slot_closed(d, fd, g);
 			any = true;
 		}
 	}
@@ -404,16 +404,41 @@ void ur_vforking(void)
 	ur_mark_all_shared(0);
 }
 
-/* A descriptor of ours another thread was closing at the fork (a reserve
- * given back, a hidden one retired: UR_CLOSING in its record) is open
- * still in the child's table, unless that close came first; then the
- * number is closed, or another thread's since, which we do not track (its
- * cell is empty only if that open was not pooled: the device opened
- * read-write in those few instructions is the one case we cannot tell,
- * docs/design.md). */
+/* Slot i's reserve fd, marked before ur_forks read g, is closed.  A fork
+ * that began before the close copies the descriptor table before the
+ * memory (Linux's copy_process: its files, then its mm), while this thread
+ * runs on: its child may hold the number and find the slot empty and the
+ * state cleared.  While such a fork may be under way, the slot stays
+ * marked, a ghost the child closes its copy by (ur_closing_atfork_child),
+ * to be emptied once no fork is (ur_slot_unghost). */
+void ur_slot_closed(int i, int fd, unsigned g)
+{
+	bool fork = atomic_load(&ur_forks) != g || atomic_load(&ur_forking);
+
+	atomic_store_explicit(&ur_reserve[i].fd, fork ? UR_GHOST(fd) : -1, memory_order_release);
+}
+
+/* Every fork that began before the ghost's close has ended: its child has
+ * its memory. */
+void ur_slot_unghost(int i, int ghost)
+{
+	if (!atomic_load(&ur_forking))
+		(void)atomic_compare_exchange_strong(&ur_reserve[i].fd, &ghost, -1);
+}
+
+/* A descriptor of ours another thread was closing or moving at the fork (a
+ * reserve given back, or in transit between its slot and the program: an
+ * open adopting it, a close keeping it; a hidden one retired: UR_CLOSING
+ * in its record; a ghost) is open still in the child's table, unless that
+ * close came first; then the number is closed, or another thread's since,
+ * which we do not track unless pooled (ours are all read-only: one opened
+ * otherwise is the program's).  The one case we cannot tell: another
+ * thread's read-only open of the device that the kernel made before the
+ * fork copied the table, and recorded after it copied the memory
+ * (docs/design.md). */
 static void ur_closing_close(int v, int dev)
 {
-	int fd = UR_CLOSING(v), d;
+	int fd = v <= UR_GHOST(0) ? UR_GHOST(v) : UR_CLOSING(v), d;
 	unsigned st = ur_state(fd);
 
 	/* Marked before its record was cleared: held still.  Unless closed,
@@ -421,7 +446,8 @@ static void ur_closing_close(int v, int dev)
 	for (d = 0; (st & UR_RESERVE) && d < UR_NRES; d++)
 		if (atomic_load(&ur_reserve[d].fd) == fd)
 			return;
-	if ((!st || (st & UR_HELD)) && ur_is_device(fd, dev)) {
+	if ((!st || (st & UR_HELD)) && ur_is_device(fd, dev) &&
+	    (UR_REAL(fcntl)(fd, F_GETFL) & O_ACCMODE) == O_RDONLY) {
 		atomic_store(ur_fd(fd), 0);
 		UR_REAL(close)(fd);
 	}

@@ -278,6 +278,36 @@ static int ur_open_exact(int dev, const char *path, int flags)
 	}
 }
 
+/* Slot i (UR_RES_DEV(i) its device). */
+static inline bool ur_slot_cas(int i, int *expect, int fd)
+{
+	if (fp_one_thread())
+		return fp_local_cas_int(&ur_reserve[i].fd, expect, fd);
+	return atomic_compare_exchange_strong(&ur_reserve[i].fd, expect, fd);
+}
+
+/* Takes slot i's reserve, or -1, the slot marked (UR_CLOSING) while it is
+ * in transit (an open adopting it, a close keeping it), to ur_slot_done: a
+ * fork's child closes its copy unless the program held it then, as
+ * natively (ur_closing_atfork_child). */
+static inline int ur_slot_take(int i)
+{
+	int fd = atomic_load_explicit(&ur_reserve[i].fd, memory_order_relaxed);
+
+	while (fd >= 0 && !ur_slot_cas(i, &fd, UR_CLOSING(fd)))
+		;
+	if (fp_unlikely(fd <= UR_GHOST(0)))
+		ur_slot_unghost(i, fd);
+	return fd >= 0 ? fd : -1;
+}
+
+/* Transit over: the slot holds fd (-1: empty).  Nobody else writes a
+ * marked slot; the release keeps the state's change before (x86: a mov). */
+static inline void ur_slot_done(int i, int fd)
+{
+	atomic_store_explicit(&ur_reserve[i].fd, fd, memory_order_release);
+}
+
 static FP_TLS unsigned char ur_tls_slot;  /* 0: not dealt yet; else slot + 1 */
 static _Atomic unsigned ur_slots_dealt;
 
@@ -292,13 +322,13 @@ int ur_thread_slot(void)
 
 /* The home slot was empty: a reserve another CPU's thread left, if any
  * (a load before each exchange, which leaves empty lines unwritten). */
-static int ur_slot_take_other(int dev)
+static int ur_slot_take_other(int dev, int *slot)
 {
 	int i, fd;
 
 	for (i = dev * UR_SLOTS; i < (dev + 1) * UR_SLOTS; i++)
 		if ((fd = ur_slot_take(i)) >= 0)
-			return fd;
+			return *slot = i, fd;
 	return -1;
 }
 
@@ -310,12 +340,12 @@ static int ur_slot_free(int dev)
 {
 	int home = ur_slot_home(dev), i;
 
-	if (fp_likely(atomic_load_explicit(&ur_reserve[home].fd, memory_order_relaxed) < 0))
+	if (fp_likely(atomic_load_explicit(&ur_reserve[home].fd, memory_order_relaxed) == -1))
 		return home;
 	if (fp_no_threads())
 		return -1;
 	for (i = dev * UR_SLOTS; i < (dev + 1) * UR_SLOTS; i++)
-		if (atomic_load_explicit(&ur_reserve[i].fd, memory_order_relaxed) < 0)
+		if (atomic_load_explicit(&ur_reserve[i].fd, memory_order_relaxed) == -1)
 			return i;
 	return -1;
 }
@@ -325,27 +355,36 @@ static int ur_slot_free(int dev)
  * one thread-local access fewer per cycle. */
 int ur_open(int dev, const char *path, int flags)
 {
-	int fd;
+	int fd, slot;
 
 	if (fp_likely(ur_mode == UR_MODE_EXACT))
 		return ur_open_exact(dev, path, flags);
 	if (fp_unlikely(!UR_LFS(flags)))
 		return ur_open_real(dev, path, flags);
-	fd = ur_slot_take(ur_slot_home(dev));
+	fd = ur_slot_take(slot = ur_slot_home(dev));
 	if (fp_unlikely(fd < 0))
-		fd = ur_slot_take_other(dev);
+		fd = ur_slot_take_other(dev, &slot);
 	if (fd >= 0) {
-		int saved;
+		int saved, cs;
+		unsigned g;
+		sigset_t old;
 
 		if (ur_adopt(fd, dev, flags)) {
+			ur_slot_done(slot, -1);
 			ur_count(OPENS);
 			ur_debug("open served by the reserve descriptor");
 			return fd;
 		}
+		/* Closed as ur_give_back closes: no jump or cancellation
+		 * leaves it open and unrecorded. */
 		saved = errno;
+		ur_block_all(&old, &cs);
+		g = atomic_load(&ur_forks);
 		atomic_store(ur_fd(fd), 0);
 		ur_count(SYSCALLS);
 		UR_REAL(close)(fd);
+		ur_slot_closed(slot, fd, g);
+		ur_unblock_all(&old, cs);
 		errno = saved;
 	}
 	return ur_open_real(dev, path, flags);
@@ -375,11 +414,18 @@ int ur_close(int fd, unsigned st)
 	    fd < ur_soft_limit() && (slot = ur_slot_free(dev)) >= 0) {
 		unsigned char was = (unsigned char)st;
 
-		/* Kept in the close-on-exec state it has: exec and spawn make
-		 * it close-on-exec just before (ur_exec_guard).  The first
-		 * fails if a fork marked it shared meanwhile. */
-		if (ur_cell_cas(fd, &was, (unsigned char)((st & ~UR_OPEN) | UR_RESERVE)) &&
-		    ur_slot_cas(slot, &none, fd)) {
+		/* The slot claimed first, marked while in transit: a fork
+		 * after the state changes has its child close its copy
+		 * (ur_slot_take).  Kept in the close-on-exec state it has:
+		 * exec and spawn make it close-on-exec just before
+		 * (ur_exec_guard).  The state's compare fails if a fork
+		 * marked it shared meanwhile. */
+		if (ur_slot_cas(slot, &none, UR_CLOSING(fd))) {
+			if (!ur_cell_cas(fd, &was, (unsigned char)((st & ~UR_OPEN) | UR_RESERVE))) {
+				ur_slot_done(slot, -1);
+				goto real;
+			}
+			ur_slot_done(slot, fd);
 			/* A split since the test above may have given the
 			 * reserves back before this one was in its slot:
 			 * given back now, never kept past it. */
@@ -393,6 +439,7 @@ int ur_close(int fd, unsigned st)
 			return 0;
 		}
 	}
+real:
 	ur_cell_forget(fd, st);
 	return UR_REAL(close)(fd);
 }

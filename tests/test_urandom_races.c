@@ -33,6 +33,14 @@
  *                            not wait, and the child finishes the copy, so
  *                            that its number shares the parent's new
  *                            description and no fresh descriptor is left.
+ *   test_ghost               reserve mode: an open finds the reserve shared
+ *                            (a fork marked it) and closes it while another
+ *                            thread's fork is under way, which may have
+ *                            copied the table before that close and copy
+ *                            the memory after: the slot stays a ghost until
+ *                            no fork is, and a child whose memory shows one
+ *                            closes its copy of the number (read-only, the
+ *                            device), never the program's own.
  *   test_unshared_table      a thread that unshares its descriptor table
  *                            (unshare, or close_range's CLOSE_RANGE_UNSHARE)
  *                            and opens the device: the main thread's file
@@ -488,6 +496,69 @@ static void test_fork_finishes_owner(void **state)
 	close(fd);
 }
 
+/* ---- a reserve closed during another thread's fork -------------------- */
+static int (*real_close)(int);
+
+/* The close, with another thread's fork begun (its prepare done) first. */
+static int close_in_fork(int fd)
+{
+	atomic_fetch_add(&ur_forking, 1);
+	atomic_fetch_add(&ur_forks, 1);
+	return real_close(fd);
+}
+
+static void test_ghost(void **state)
+{
+	int fd, again, ro, rw, slot = -1, i, st;
+	pid_t pid;
+
+	(void)state;
+	ur_mode = UR_MODE_RESERVE;
+	fd = open("/dev/urandom", O_RDONLY);
+	assert_true(fd > 2);
+	assert_int_equal(close(fd), 0);
+	for (i = 0; i < UR_NRES; i++)
+		if (atomic_load(&ur_reserve[i].fd) == fd)
+			slot = i;
+	assert_true(slot >= 0);
+	ur_update(fd, 0, UR_SHARED);  /* as an earlier fork marks it */
+	real_close = fp_real_urandom.r_close.f;
+	fp_real_urandom.r_close.f = close_in_fork;
+	again = open("/dev/urandom", O_RDONLY);
+	fp_real_urandom.r_close.f = real_close;
+	assert_int_equal(again, fd);  /* closed, opened afresh: as natively */
+	assert_int_equal(atomic_load(&ur_reserve[slot].fd), UR_GHOST(fd));
+	assert_int_equal(ur_slot_take(slot), -1);  /* the fork is still under way */
+	assert_int_equal(atomic_load(&ur_reserve[slot].fd), UR_GHOST(fd));
+	atomic_fetch_add(&ur_forks, 1);
+	atomic_fetch_sub(&ur_forking, 1);
+	assert_int_equal(ur_slot_take(slot), -1);
+	assert_int_equal(atomic_load(&ur_reserve[slot].fd), -1);
+	assert_int_equal(close(again), 0);
+	(void)ur_give_back(EMFILE);
+
+	/* Such a fork's child: its table holds the numbers its memory shows
+	 * as ghosts; it closes the device opened read-only (ours), keeps the
+	 * device opened read-write (the program's: a pooled open is never). */
+	ro = (int)syscall(SYS_openat, AT_FDCWD, "/dev/urandom", O_RDONLY);
+	rw = (int)syscall(SYS_openat, AT_FDCWD, "/dev/urandom", O_RDWR);
+	assert_true(ro > 2 && rw > 2);
+	atomic_store(&ur_reserve[UR_DEV_URANDOM * UR_SLOTS].fd, UR_GHOST(ro));
+	atomic_store(&ur_reserve[UR_DEV_URANDOM * UR_SLOTS + 1].fd, UR_GHOST(rw));
+	pid = fork();
+	if (pid == 0)
+		_exit(syscall(SYS_fcntl, ro, F_GETFD) != -1 ? 1 : syscall(SYS_fcntl, rw, F_GETFD) < 0 ? 2 : 0);
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	atomic_store(&ur_reserve[UR_DEV_URANDOM * UR_SLOTS].fd, -1);
+	atomic_store(&ur_reserve[UR_DEV_URANDOM * UR_SLOTS + 1].fd, -1);
+	syscall(SYS_close, ro);
+	syscall(SYS_close, rw);
+	ur_mode = UR_MODE_EXACT;
+}
+
 /* ---- an unshared descriptor table ------------------------------------- */
 static int victim = -1;
 static bool by_close_range;
@@ -579,6 +650,7 @@ int main(void)
 		cmocka_unit_test_setup(test_close_of_claimed, setup),
 		cmocka_unit_test_setup(test_setfd_during_copy, setup),
 		cmocka_unit_test_setup(test_fork_finishes_owner, setup),
+		cmocka_unit_test_setup(test_ghost, setup),
 		cmocka_unit_test_setup(test_unshared_table, setup),
 		cmocka_unit_test_setup(test_close_range_unshare, setup),
 	};
