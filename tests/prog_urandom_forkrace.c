@@ -12,9 +12,10 @@
  *   signal N   N forks from a SIGALRM handler (every 300 us) while the
  *              main thread opens and closes the device: the numbers the
  *              child had that the interrupted open then returned.
- * Each prints "checked C, missed M": C descriptors the child set
- * O_NONBLOCK on and the parent then held, M of them without the flag
- * (natively 0).
+ * Each prints "checked C, missed M, strays S": C descriptors the child
+ * set O_NONBLOCK on and the parent then held, M of them without the flag,
+ * S descriptors the children held at or above the numbers they scan and
+ * not inherited (the preload's own, left to them: natively 0 and 0).
  *   nested     a fork made inside another (a fork handler's), in whose
  *              window the same handler opens and closes the device; the
  *              inner child lives on.  Then an open, flock, close, and an
@@ -29,17 +30,29 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* Open before the program's first call (its caller's descriptors). */
+#define NFD 65536
+static unsigned char inherited[NFD];
+
 /* In a fork's child: O_NONBLOCK on every descriptor of /dev/urandom below
- * top, each number written to w. */
+ * top, each number written to w; then each number open at or above top
+ * (the program opens none there: one is the preload's, left behind),
+ * written as -2 - number. */
 static void child_sets(int top, int w)
 {
+	_Alignas(8) char buf[4096];
+	long n;
+	int d;
+
 	for (int fd = 3; fd < top; fd++) {
 		struct stat st;
 
@@ -49,8 +62,21 @@ static void child_sets(int top, int w)
 		if (fcntl(fd, F_SETFL, O_NONBLOCK) == 0 && write(w, &fd, sizeof fd) != sizeof fd)
 			_exit(1);
 	}
+	/* getdents64, not opendir: no malloc in a signal handler's child */
+	if ((d = open("/proc/self/fd", O_RDONLY | O_DIRECTORY)) < 0)
+		_exit(1);
+	while ((n = syscall(SYS_getdents64, d, buf, sizeof buf)) > 0)
+		for (long off = 0; off < n; off += ((struct dirent64 *)(buf + off))->d_reclen) {
+			int fd = atoi(((struct dirent64 *)(buf + off))->d_name), v = -2 - fd;
+
+			if (fd >= top && fd != d && fd != w && !(fd < NFD && inherited[fd]) &&
+			    write(w, &v, sizeof v) != sizeof v)
+				_exit(1);
+		}
 	_exit(0);
 }
+
+static volatile sig_atomic_t strays;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_int stop;
@@ -94,6 +120,10 @@ static int thread_race(int rounds)
 		}
 		close(pp[1]);
 		while (read(pp[0], &fd, sizeof fd) == sizeof fd) {
+			if (fd < 0) {
+				strays++;
+				continue;
+			}
 			checked++;
 			missed += !(fcntl(fd, F_GETFL) & O_NONBLOCK);
 		}
@@ -104,7 +134,7 @@ static int thread_race(int rounds)
 	}
 	atomic_store(&stop, 1);
 	pthread_join(t, NULL);
-	printf("thread: %d forks, checked %d, missed %d\n", rounds, checked, missed);
+	printf("thread: %d forks, checked %d, missed %d, strays %d\n", rounds, checked, missed, strays);
 	return 0;
 }
 
@@ -124,7 +154,9 @@ static void on_alarm(int sig)
 	}
 	close(pp[1]);
 	while (read(pp[0], &fd, sizeof fd) == sizeof fd)
-		if (n < 8)
+		if (fd < 0)
+			strays++;
+		else if (n < 8)
 			list[n++] = fd;
 	close(pp[0]);
 	if (p > 0)
@@ -162,7 +194,7 @@ static int signal_race(int want)
 		phase = 3;
 	}
 	setitimer(ITIMER_REAL, &off, NULL);
-	printf("signal: %d forks, checked %d, missed %d\n", (int)forks, checked, missed);
+	printf("signal: %d forks, checked %d, missed %d, strays %d\n", (int)forks, checked, missed, strays);
 	return 0;
 }
 
@@ -217,7 +249,11 @@ int main(int argc, char **argv)
 {
 	int n = argc > 2 ? atoi(argv[2]) : 0;
 	char b[4];
-	int f = open("/dev/urandom", O_RDONLY);
+	int f;
+
+	for (f = 0; f < NFD; f++)
+		inherited[f] = fcntl(f, F_GETFD) >= 0;
+	f = open("/dev/urandom", O_RDONLY);
 
 	/* the pool in use before the race */
 	if (f < 0 || read(f, b, sizeof b) != sizeof b)
