@@ -101,6 +101,8 @@ extern _Atomic uint64_t ur_hidden[UR_NDEV] FP_HIDDEN;
 int ur_hidden_forget(int dev, int fd) FP_HIDDEN;
 /* Forgets it and closes it; true if it was there. */
 bool ur_hidden_close(int dev, int fd) FP_HIDDEN;
+/* w, dev's word, a ghost: emptied if no fork is under way; true if so. */
+bool ur_hidden_unghost(int dev, uint64_t w) FP_HIDDEN;
 /* Forgets and closes every hidden descriptor: its open file description
  * may have been changed through a duplicate (F_SETFL, flock), or shared
  * with another process (fork, spawn).  The next open makes a fresh one.
@@ -290,6 +292,8 @@ static inline void ur_cell_store(int fd, unsigned char st)
 }
 
 void ur_slot_closed(int i, int fd, unsigned g) FP_HIDDEN;
+int ur_ghost_left(_Atomic unsigned *at, int fd, unsigned g) FP_HIDDEN;
+extern _Atomic unsigned ur_slot_ghost_at[UR_NRES] FP_HIDDEN, ur_hidden_ghost_at[UR_NDEV] FP_HIDDEN;
 void ur_slot_unghost(int i, int ghost) FP_HIDDEN;
 /* Without an rseq area (musl, illumos, glibc's tunable off): a slot per
  * thread, dealt in turn at its first use. */

@@ -134,9 +134,12 @@ bool ur_untrack(int fd)
 	if (!(st & UR_RESERVE))
 		return false;
 	for (i = ur_dev(st) * UR_SLOTS; i < (ur_dev(st) + 1) * UR_SLOTS; i++) {
-		int expect = fd;
+		int expect = fd, moving = UR_CLOSING(fd);
 
-		if (atomic_compare_exchange_strong(&ur_reserve[i].fd, &expect, -1))
+		/* Or in transit (an open adopting it, a close keeping it):
+		 * its mover, finding the mark gone, leaves it to the caller. */
+		if (atomic_compare_exchange_strong(&ur_reserve[i].fd, &expect, -1) ||
+		    atomic_compare_exchange_strong(&ur_reserve[i].fd, &moving, -1))
 			return true;
 	}
 	return false;
@@ -321,6 +324,9 @@ static FP_TLS unsigned ur_fork_from;
  * way there).  A jump out of a prepare handler leaves it counted: every
  * pooled open is then a real one (exact, unpooled). */
 static FP_TLS unsigned ur_fork_depth;
+/* ur_forks as this thread's outermost armed fork began (its child reads
+ * it: ur_closing_close). */
+static FP_TLS unsigned ur_fork_start;
 
 bool ur_arm_slow(void)
 {
@@ -348,7 +354,7 @@ FP_FORK_TEXT void ur_fd_atfork_prepare(void)
 	 * one under way sees the count move (ur_open_exact). */
 	if (ur_fork_depth++ == 0) {
 		atomic_fetch_add(&ur_forking, 1);
-		atomic_fetch_add(&ur_forks, 1);
+		ur_fork_start = atomic_fetch_add(&ur_forks, 1) + 1;
 	}
 	if (ur_mode == UR_MODE_EXACT)
 		ur_cow_all();
@@ -404,6 +410,8 @@ void ur_vforking(void)
 	ur_mark_all_shared(0);
 }
 
+_Atomic unsigned ur_slot_ghost_at[UR_NRES], ur_hidden_ghost_at[UR_NDEV];
+
 /* Slot i's reserve fd, marked before ur_forks read g, is closed.  A fork
  * that began before the close copies the descriptor table before the
  * memory (Linux's copy_process: its files, then its mm), while this thread
@@ -413,9 +421,22 @@ void ur_vforking(void)
  * to be emptied once no fork is (ur_slot_unghost). */
 void ur_slot_closed(int i, int fd, unsigned g)
 {
-	bool fork = atomic_load(&ur_forks) != g || atomic_load(&ur_forking);
+	int mark = UR_CLOSING(fd);
 
-	atomic_store_explicit(&ur_reserve[i].fd, fork ? UR_GHOST(fd) : -1, memory_order_release);
+	(void)atomic_compare_exchange_strong(&ur_reserve[i].fd, &mark, ur_ghost_left(&ur_slot_ghost_at[i], fd, g));
+}
+
+/* What a close of ours made while ur_forks read g leaves: -1, or a ghost of
+ * fd for the forks that began by now (*at): a child of a later one, whose
+ * table was copied after the close, has nothing of ours there. */
+int ur_ghost_left(_Atomic unsigned *at, int fd, unsigned g)
+{
+	unsigned now = atomic_load(&ur_forks);
+
+	if (now == g && !atomic_load(&ur_forking))
+		return -1;
+	atomic_store(at, now);
+	return UR_GHOST(fd);
 }
 
 /* Every fork that began before the ghost's close has ended: its child has
@@ -436,10 +457,14 @@ void ur_slot_unghost(int i, int ghost)
  * thread's read-only open of the device that the kernel made before the
  * fork copied the table, and recorded after it copied the memory
  * (docs/design.md). */
-static void ur_closing_close(int v, int dev)
+static void ur_closing_close(int v, int dev, _Atomic unsigned *at)
 {
 	int fd = v <= UR_GHOST(0) ? UR_GHOST(v) : UR_CLOSING(v), d;
 	unsigned st = ur_state(fd);
+
+	/* A ghost made before this fork began is none of its business. */
+	if (v <= UR_GHOST(0) && (int)(atomic_load(at) - ur_fork_start) < 0)
+		return;
 
 	/* Marked before its record was cleared: held still.  Unless closed,
 	 * reopened and kept since, in another slot, which holds it now. */
@@ -460,14 +485,14 @@ static void ur_closing_atfork_child(void)
 	for (d = 0; d < UR_NRES; d++)
 		if ((v = atomic_load(&ur_reserve[d].fd)) < -1) {
 			atomic_store(&ur_reserve[d].fd, -1);
-			ur_closing_close(v, UR_RES_DEV(d));
+			ur_closing_close(v, UR_RES_DEV(d), &ur_slot_ghost_at[d]);
 		}
 	for (d = 0; d < UR_NDEV; d++) {
 		uint64_t w = atomic_load(&ur_hidden[d]);
 
 		if ((v = UR_HW_FD(w)) < -1) {
 			atomic_store(&ur_hidden[d], UR_HW(UR_HW_GEN(w) + 1, -1));
-			ur_closing_close(v, d);
+			ur_closing_close(v, d, &ur_hidden_ghost_at[d]);
 		}
 	}
 }

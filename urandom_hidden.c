@@ -38,27 +38,40 @@ int ur_hidden_forget(int dev, int fd)
 }
 
 /* With no handler inside, which could leave the mark for good by a jump
- * (ur_closing_atfork_child), nor a cancellation. */
+ * (ur_closing_atfork_child), nor a cancellation.  Closed while a fork may
+ * be under way, the word is left a ghost, as a reserve's slot is
+ * (ur_slot_closed), until an open finds no fork is (ur_hidden_unghost). */
 bool ur_hidden_close(int dev, int fd)
 {
 	int h, cs;
 	uint64_t w;
 	sigset_t old;
+	unsigned g;
 
 	if (UR_HW_FD(atomic_load(&ur_hidden[dev])) < 0)
 		return false;
 	ur_block_all(&old, &cs);
+	g = atomic_load(&ur_forks);
 	h = ur_hidden_take(dev, fd, true);
 	if (h >= 0) {
+		int left;
+
 		ur_count(SYSCALLS);
 		UR_REAL(close)(h);
+		left = ur_ghost_left(&ur_hidden_ghost_at[dev], h, g);
 		w = atomic_load(&ur_hidden[dev]);
 		while (UR_HW_FD(w) == UR_CLOSING(h) &&
-		       !atomic_compare_exchange_weak(&ur_hidden[dev], &w, UR_HW(UR_HW_GEN(w) + 1, -1)))
+		       !atomic_compare_exchange_weak(&ur_hidden[dev], &w, UR_HW(UR_HW_GEN(w) + 1, left)))
 			;
 	}
 	ur_unblock_all(&old, cs);
 	return h >= 0;
+}
+
+bool ur_hidden_unghost(int dev, uint64_t w)
+{
+	return !atomic_load(&ur_forking) &&
+	       atomic_compare_exchange_strong(&ur_hidden[dev], &w, UR_HW(UR_HW_GEN(w) + 1, -1));
 }
 
 bool ur_hidden_retire(void)

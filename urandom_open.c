@@ -120,7 +120,7 @@ static unsigned ur_open_bits(int dev, int flags)
 /* Makes the reserve look freshly opened with these flags.  Its open file
  * description is never changed (F_SETFL): if its status flags are not the
  * ones asked for, or a fork has shared it, only a fresh open will do. */
-static bool ur_adopt(int fd, int dev, int flags)
+static bool ur_adopt(int fd, int dev, int flags, int slot)
 {
 	unsigned char st = (unsigned char)ur_state(fd);
 	bool nb = (flags & O_NONBLOCK) != 0;
@@ -130,12 +130,18 @@ static bool ur_adopt(int fd, int dev, int flags)
 	if (!(st & UR_RESERVE) || (st & UR_SHARED) || nb != ((st & UR_NONBLOCK) != 0))
 		return false;
 	/* Kept as the last close left it: a loop with one flag style makes
-	 * no system call at all. */
+	 * no system call at all.  Changed only while its mark is there, no
+	 * handler inside: one that forked, and opened a file at fd in the
+	 * child after its handler closed ours there, returns here. */
 	if (clo != ((st & UR_CLOEXEC) != 0)) {
-		int saved = errno, r;
+		int saved = errno, r = -1, cs;
+		sigset_t old;
 
 		ur_count(SYSCALLS);
-		r = UR_REAL(fcntl)(fd, F_SETFD, clo ? FD_CLOEXEC : 0);
+		ur_block_all(&old, &cs);
+		if (atomic_load(&ur_reserve[slot].fd) == UR_CLOSING(fd))
+			r = UR_REAL(fcntl)(fd, F_SETFD, clo ? FD_CLOEXEC : 0);
+		ur_unblock_all(&old, cs);
 		errno = saved;
 		if (r < 0)
 			return false;
@@ -205,7 +211,10 @@ static int ur_open_exact(int dev, const char *path, int flags)
 			return ur_open_real(dev, path, flags);
 
 		if (fp_unlikely(h < 0)) {
-			/* Being retired (UR_CLOSING): real, this once. */
+			/* Being retired (UR_CLOSING): real, this once; a
+			 * ghost goes now that no fork is under way. */
+			if (h <= UR_GHOST(0) && ur_hidden_unghost(dev, w))
+				continue;
 			if (h < -1 || !ur_hidden_make(dev, path, w))
 				return ur_open_real(dev, path, flags);
 			continue;
@@ -301,11 +310,15 @@ static inline int ur_slot_take(int i)
 	return fd >= 0 ? fd : -1;
 }
 
-/* Transit over: the slot holds fd (-1: empty).  Nobody else writes a
- * marked slot; the release keeps the state's change before (x86: a mov). */
-static inline void ur_slot_done(int i, int fd)
+/* Transit of fd over: the slot holds v (-1: empty).  False if the mark was
+ * gone: taken off by the program's call that freed or replaced the number
+ * (ur_untrack), or in a fork's child by its handler, which closed it if it
+ * was held (a signal handler's fork in this thread, now resumed here). */
+static inline bool ur_slot_done(int i, int fd, int v)
 {
-	atomic_store_explicit(&ur_reserve[i].fd, fd, memory_order_release);
+	int mark = UR_CLOSING(fd);
+
+	return ur_slot_cas(i, &mark, v);
 }
 
 static FP_TLS unsigned char ur_tls_slot;  /* 0: not dealt yet; else slot + 1 */
@@ -369,8 +382,8 @@ int ur_open(int dev, const char *path, int flags)
 		unsigned g;
 		sigset_t old;
 
-		if (ur_adopt(fd, dev, flags)) {
-			ur_slot_done(slot, -1);
+		if (ur_adopt(fd, dev, flags, slot)) {
+			(void)ur_slot_done(slot, fd, -1);
 			ur_count(OPENS);
 			ur_debug("open served by the reserve descriptor");
 			return fd;
@@ -379,11 +392,13 @@ int ur_open(int dev, const char *path, int flags)
 		 * leaves it open and unrecorded. */
 		saved = errno;
 		ur_block_all(&old, &cs);
-		g = atomic_load(&ur_forks);
-		atomic_store(ur_fd(fd), 0);
-		ur_count(SYSCALLS);
-		UR_REAL(close)(fd);
-		ur_slot_closed(slot, fd, g);
+		if (atomic_load(&ur_reserve[slot].fd) == UR_CLOSING(fd)) {
+			g = atomic_load(&ur_forks);
+			atomic_store(ur_fd(fd), 0);
+			ur_count(SYSCALLS);
+			UR_REAL(close)(fd);
+			ur_slot_closed(slot, fd, g);
+		}
 		ur_unblock_all(&old, cs);
 		errno = saved;
 	}
@@ -422,10 +437,14 @@ int ur_close(int fd, unsigned st)
 		 * marked it shared meanwhile. */
 		if (ur_slot_cas(slot, &none, UR_CLOSING(fd))) {
 			if (!ur_cell_cas(fd, &was, (unsigned char)((st & ~UR_OPEN) | UR_RESERVE))) {
-				ur_slot_done(slot, -1);
-				goto real;
+				/* Unless the program's call that took the mark
+				 * (ur_untrack) forgot it: that call's now. */
+				if (ur_slot_done(slot, fd, -1) || ur_state(fd))
+					goto real;
+				return 0;
 			}
-			ur_slot_done(slot, fd);
+			if (!ur_slot_done(slot, fd, fd))
+				return 0;  /* closed by whoever took the mark */
 			/* A split since the test above may have given the
 			 * reserves back before this one was in its slot:
 			 * given back now, never kept past it. */

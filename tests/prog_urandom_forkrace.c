@@ -16,6 +16,10 @@
  * set O_NONBLOCK on and the parent then held, M of them without the flag,
  * S descriptors the children held at or above the numbers they scan and
  * not inherited (the preload's own, left to them: natively 0 and 0).
+ *   leftover N N rounds of a fork loop against an open-read-close loop in
+ *              two threads, then the program's own unpooled opens of the
+ *              device and a fork: "lost L", the children that lacked one
+ *              of them (natively 0).
  *   nested     a fork made inside another (a fork handler's), in whose
  *              window the same handler opens and closes the device; the
  *              inner child lives on.  Then an open, flock, close, and an
@@ -198,6 +202,79 @@ static int signal_race(int want)
 	return 0;
 }
 
+/* leftover: forks from one thread while another opens, reads and closes
+ * the device, 10 ms a round; then the program's own descriptors of the
+ * device that fastpath does not pool (O_NOFOLLOW), and a fork whose child
+ * checks that it has each.  (A review's reproducer, after 4e668c5: what
+ * the pool left for the forks under way as it closed a reserve outlived
+ * them, and a later fork's child closed the program's number.) */
+static atomic_int stop_forks, stop_opens;
+
+static void *forker(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&stop_forks)) {
+		pid_t c = fork();
+
+		if (c == 0)
+			_exit(0);
+		if (c > 0)
+			waitpid(c, NULL, 0);
+	}
+	return NULL;
+}
+
+static void *cycler(void *arg)
+{
+	char b;
+
+	(void)arg;
+	while (!atomic_load(&stop_opens)) {
+		int fd = open("/dev/urandom", O_RDONLY);
+
+		if (fd >= 0 && read(fd, &b, 1) == 1)
+			close(fd);
+	}
+	return NULL;
+}
+
+static int leftover(int rounds)
+{
+	int lost = 0, st;
+
+	for (int i = 0; i < rounds; i++) {
+		int mine[64], n;
+		pthread_t a, b;
+
+		atomic_store(&stop_forks, 0);
+		atomic_store(&stop_opens, 0);
+		if (pthread_create(&b, NULL, forker, NULL) || pthread_create(&a, NULL, cycler, NULL))
+			return 1;
+		usleep(10000);
+		atomic_store(&stop_opens, 1);
+		pthread_join(a, NULL);
+		atomic_store(&stop_forks, 1);
+		pthread_join(b, NULL);
+		for (n = 0; n < 64; n++)
+			if ((mine[n] = open("/dev/urandom", O_RDONLY | O_NOFOLLOW)) < 0)
+				break;
+		pid_t c = fork();
+		if (c == 0) {
+			for (int k = 0; k < n; k++)
+				if (fcntl(mine[k], F_GETFD) < 0)
+					_exit(1);
+			_exit(0);
+		}
+		if (c < 0 || waitpid(c, &st, 0) != c)
+			return 1;
+		lost += !WIFEXITED(st) || WEXITSTATUS(st) != 0;
+		while (n)
+			close(mine[--n]);
+	}
+	printf("leftover: %d rounds, lost %d\n", rounds, lost);
+	return 0;
+}
+
 static volatile int nest_active, nest_level;
 static pid_t nest_inner;
 
@@ -265,6 +342,8 @@ int main(int argc, char **argv)
 		return signal_race(n);
 	if (argc > 1 && !strcmp(argv[1], "nested"))
 		return nested();
-	fprintf(stderr, "usage: prog_urandom_forkrace thread|signal N | nested\n");
+	if (argc > 2 && !strcmp(argv[1], "leftover"))
+		return leftover(n);
+	fprintf(stderr, "usage: prog_urandom_forkrace thread|signal|leftover N | nested\n");
 	return 2;
 }

@@ -41,6 +41,8 @@
  *                            no fork is, and a child whose memory shows one
  *                            closes its copy of the number (read-only, the
  *                            device), never the program's own.
+ *   test_hidden_ghost        exact mode: the same for the hidden descriptor,
+ *                            retired by an open a fork began during.
  *   test_unshared_table      a thread that unshares its descriptor table
  *                            (unshare, or close_range's CLOSE_RANGE_UNSHARE)
  *                            and opens the device: the main thread's file
@@ -509,7 +511,7 @@ static int close_in_fork(int fd)
 
 static void test_ghost(void **state)
 {
-	int fd, again, ro, rw, slot = -1, i, st;
+	int fd, again, ro, rw, held, before, slot = -1, i, st;
 	pid_t pid;
 
 	(void)state;
@@ -522,6 +524,13 @@ static void test_ghost(void **state)
 			slot = i;
 	assert_true(slot >= 0);
 	ur_update(fd, 0, UR_SHARED);  /* as an earlier fork marks it */
+	/* No fork under way as it is closed: the slot is emptied. */
+	again = open("/dev/urandom", O_RDONLY);
+	assert_int_equal(again, fd);
+	assert_int_equal(atomic_load(&ur_reserve[slot].fd), -1);
+	assert_int_equal(close(again), 0);
+	assert_int_equal(atomic_load(&ur_reserve[slot].fd), fd);
+	ur_update(fd, 0, UR_SHARED);
 	real_close = fp_real_urandom.r_close.f;
 	fp_real_urandom.r_close.f = close_in_fork;
 	again = open("/dev/urandom", O_RDONLY);
@@ -537,26 +546,105 @@ static void test_ghost(void **state)
 	assert_int_equal(close(again), 0);
 	(void)ur_give_back(EMFILE);
 
+	/* A reserve taken is in transit: its slot marked until the move ends. */
+	fd = open("/dev/urandom", O_RDONLY);
+	assert_int_equal(close(fd), 0);
+	for (slot = -1, i = 0; i < UR_NRES; i++)
+		if (atomic_load(&ur_reserve[i].fd) == fd)
+			slot = i;
+	assert_true(slot >= 0);
+	assert_int_equal(ur_slot_take(slot), fd);
+	assert_int_equal(atomic_load(&ur_reserve[slot].fd), UR_CLOSING(fd));
+	assert_true(ur_slot_done(slot, fd, fd));
+	(void)ur_give_back(EMFILE);
+
 	/* Such a fork's child: its table holds the numbers its memory shows
-	 * as ghosts; it closes the device opened read-only (ours), keeps the
-	 * device opened read-write (the program's: a pooled open is never). */
+	 * as ghosts.  It closes the device opened read-only (ours) for a
+	 * ghost made once it had begun; keeps the device opened read-write
+	 * (the program's: a pooled open is never), a number the program
+	 * holds (tracked), and one a ghost made before it began names. */
 	ro = (int)syscall(SYS_openat, AT_FDCWD, "/dev/urandom", O_RDONLY);
 	rw = (int)syscall(SYS_openat, AT_FDCWD, "/dev/urandom", O_RDWR);
-	assert_true(ro > 2 && rw > 2);
-	atomic_store(&ur_reserve[UR_DEV_URANDOM * UR_SLOTS].fd, UR_GHOST(ro));
-	atomic_store(&ur_reserve[UR_DEV_URANDOM * UR_SLOTS + 1].fd, UR_GHOST(rw));
+	held = open("/dev/urandom", O_RDONLY);
+	before = (int)syscall(SYS_openat, AT_FDCWD, "/dev/urandom", O_RDONLY);
+	assert_true(ro > 2 && rw > 2 && held > 2 && before > 2);
+	assert_true(ur_state(held) & UR_OPEN);
+	{
+		unsigned next = atomic_load(&ur_forks) + 1;  /* the fork below begins at it */
+		int want[4] = { ro, rw, held, before };
+		unsigned at[4] = { next, next, next, next - 1 };
+
+		for (i = 0; i < 4; i++) {
+			atomic_store(&ur_slot_ghost_at[UR_DEV_URANDOM * UR_SLOTS + i], at[i]);
+			atomic_store(&ur_reserve[UR_DEV_URANDOM * UR_SLOTS + i].fd, UR_GHOST(want[i]));
+		}
+	}
 	pid = fork();
 	if (pid == 0)
-		_exit(syscall(SYS_fcntl, ro, F_GETFD) != -1 ? 1 : syscall(SYS_fcntl, rw, F_GETFD) < 0 ? 2 : 0);
+		_exit(syscall(SYS_fcntl, ro, F_GETFD) != -1 ? 1 : syscall(SYS_fcntl, rw, F_GETFD) < 0 ? 2
+		      : syscall(SYS_fcntl, held, F_GETFD) < 0 ? 3 : syscall(SYS_fcntl, before, F_GETFD) < 0 ? 4 : 0);
 	assert_true(pid > 0);
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	assert_true(WIFEXITED(st));
 	assert_int_equal(WEXITSTATUS(st), 0);
-	atomic_store(&ur_reserve[UR_DEV_URANDOM * UR_SLOTS].fd, -1);
-	atomic_store(&ur_reserve[UR_DEV_URANDOM * UR_SLOTS + 1].fd, -1);
+	for (i = 0; i < 4; i++)
+		atomic_store(&ur_reserve[UR_DEV_URANDOM * UR_SLOTS + i].fd, -1);
 	syscall(SYS_close, ro);
 	syscall(SYS_close, rw);
+	syscall(SYS_close, before);
+	close(held);
 	ur_mode = UR_MODE_EXACT;
+}
+
+/* Exact mode: the hidden descriptor retired while another thread's fork is
+ * under way (ur_forked) leaves its word a ghost: opens are real until no
+ * fork is, then the ghost goes and a new one is made; a child whose memory
+ * shows the ghost closes its copy. */
+static void test_hidden_ghost(void **state)
+{
+	int fd, h, st;
+	uint64_t w;
+	pid_t pid;
+
+	(void)state;
+	fd = open("/dev/urandom", O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(close(fd), 0);
+	h = UR_HW_FD(atomic_load(&ur_hidden[UR_DEV_URANDOM]));
+	assert_true(h > 2);
+	atomic_fetch_add(&ur_forking, 1);
+	atomic_fetch_add(&ur_forks, 1);
+	assert_true(ur_hidden_close(UR_DEV_URANDOM, -1));
+	w = atomic_load(&ur_hidden[UR_DEV_URANDOM]);
+	assert_int_equal(UR_HW_FD(w), UR_GHOST(h));
+	fd = open("/dev/urandom", O_RDONLY);  /* real: a fork is under way */
+	assert_true(fd >= 0);
+	assert_int_equal(ur_state(fd) & UR_COW, 0);
+	assert_int_equal(close(fd), 0);
+	assert_true(atomic_load(&ur_hidden[UR_DEV_URANDOM]) == w);
+
+	/* that fork's child: its table has the number, its memory the ghost */
+	h = (int)syscall(SYS_openat, AT_FDCWD, "/dev/urandom", O_RDONLY);
+	assert_true(h > 2);
+	atomic_store(&ur_hidden[UR_DEV_URANDOM], UR_HW(UR_HW_GEN(w), UR_GHOST(h)));
+	atomic_fetch_add(&ur_forks, 1);
+	atomic_fetch_sub(&ur_forking, 1);
+	atomic_store(&ur_hidden_ghost_at[UR_DEV_URANDOM], atomic_load(&ur_forks) + 1);
+	pid = fork();
+	if (pid == 0)
+		_exit(syscall(SYS_fcntl, h, F_GETFD) != -1);
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	syscall(SYS_close, h);
+
+	/* no fork under way: the next open empties the ghost, pools again */
+	fd = open("/dev/urandom", O_RDONLY);
+	assert_true(fd >= 0);
+	assert_true(UR_HW_FD(atomic_load(&ur_hidden[UR_DEV_URANDOM])) >= 0);
+	assert_true(ur_state(fd) & UR_COW);
+	assert_int_equal(close(fd), 0);
 }
 
 /* ---- an unshared descriptor table ------------------------------------- */
@@ -651,6 +739,7 @@ int main(void)
 		cmocka_unit_test_setup(test_setfd_during_copy, setup),
 		cmocka_unit_test_setup(test_fork_finishes_owner, setup),
 		cmocka_unit_test_setup(test_ghost, setup),
+		cmocka_unit_test_setup(test_hidden_ghost, setup),
 		cmocka_unit_test_setup(test_unshared_table, setup),
 		cmocka_unit_test_setup(test_close_range_unshare, setup),
 	};
