@@ -188,7 +188,9 @@ bool ur_give_back(int err)
 			;
 		if (fd >= 0) {
 			atomic_store(ur_fd(fd), 0);
-			UR_REAL(close)(fd);
+			/* Unless the program's close_range took it meanwhile */
+			if (atomic_load(&ur_reserve[d].fd) == UR_CLOSING(fd))
+				UR_REAL(close)(fd);
 			ur_slot_closed(d, fd, g);
 			any = true;
 		}

@@ -473,12 +473,16 @@ void ur_untrack_range(unsigned lo, unsigned hi, int taken[UR_NTAKEN])
 	int d;
 
 	for (d = 0; d < UR_NRES; d++) {
-		int r = atomic_load(&ur_reserve[d].fd);
+		int r = atomic_load(&ur_reserve[d].fd), fd = r >= 0 ? r : UR_CLOSING(r);
 
+		/* A reserve in transit too (its mover, finding the mark gone,
+		 * leaves it to this call: ur_slot_done). */
 		taken[d] = -1;
-		if (r >= 0 && (unsigned)r >= lo && (unsigned)r <= hi &&
+		if (r == -1 || r <= UR_GHOST(0))
+			continue;
+		if ((unsigned)fd >= lo && (unsigned)fd <= hi &&
 		    atomic_compare_exchange_strong(&ur_reserve[d].fd, &r, -1))
-			taken[d] = r;
+			taken[d] = fd;
 	}
 	for (d = 0; d < UR_NDEV; d++) {
 		int h = UR_HW_FD(atomic_load(&ur_hidden[d]));

@@ -43,6 +43,10 @@
  *                            device), never the program's own.
  *   test_hidden_ghost        exact mode: the same for the hidden descriptor,
  *                            retired by an open a fork began during.
+ *   test_range_over_transit  reserve mode: the program's close_range over a
+ *                            reserve in transit (an open adopting it, a close
+ *                            keeping it), then /dev/null at that number: the
+ *                            mover must leave it alone.
  *   test_unshared_table      a thread that unshares its descriptor table
  *                            (unshare, or close_range's CLOSE_RANGE_UNSHARE)
  *                            and opens the device: the main thread's file
@@ -537,6 +541,8 @@ static void test_ghost(void **state)
 	fp_real_urandom.r_close.f = real_close;
 	assert_int_equal(again, fd);  /* closed, opened afresh: as natively */
 	assert_int_equal(atomic_load(&ur_reserve[slot].fd), UR_GHOST(fd));
+	/* stamped for the fork under way (its start is at most ur_forks) */
+	assert_int_equal(atomic_load(&ur_slot_ghost_at[slot]), atomic_load(&ur_forks));
 	assert_int_equal(ur_slot_take(slot), -1);  /* the fork is still under way */
 	assert_int_equal(atomic_load(&ur_reserve[slot].fd), UR_GHOST(fd));
 	atomic_fetch_add(&ur_forks, 1);
@@ -594,6 +600,93 @@ static void test_ghost(void **state)
 	syscall(SYS_close, before);
 	close(held);
 	ur_mode = UR_MODE_EXACT;
+}
+
+/* Reserve mode: the program's close_range over a reserve in transit, then
+ * its open of /dev/null at that number, by other threads, while an open
+ * adopts it (R3) or a close keeps it (R4): the range takes the transit's
+ * mark, and the mover leaves the number alone (a cold review's
+ * reproducers: on 43c3034 the open closed /dev/null and put the device
+ * there; the close left its slot naming the number, and the next pooled
+ * open closed /dev/null). */
+static int transit_fd = -1, null_fd = -1;
+static int (*real_fcntl)(int, int, ...);
+
+static void range_then_null(void)
+{
+	int fd = transit_fd;
+
+	transit_fd = -1;
+	assert_int_equal(close_range((unsigned)fd, (unsigned)fd, 0), 0);
+	null_fd = open("/dev/null", O_RDONLY);
+	assert_int_equal(null_fd, fd);
+}
+
+static int fcntl_after_range(int fd, int cmd, ...)
+{
+	va_list ap;
+	long arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, long);
+	va_end(ap);
+	if (fd == transit_fd && cmd == F_SETFD)
+		range_then_null();
+	return real_fcntl(fd, cmd, arg);
+}
+
+static bool is_null(int fd)
+{
+	struct stat st;
+
+	return syscall(SYS_fstat, fd, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3);
+}
+
+static void test_range_over_transit(void **state)
+{
+#ifdef FP_HAVE_CLOSE_RANGE
+	int fd, slot, none = -1, again;
+	unsigned char was;
+
+	(void)state;
+	ur_mode = UR_MODE_RESERVE;
+	(void)ur_give_back(EMFILE);
+	/* R3: an open adopting the reserve (its F_SETFD: O_CLOEXEC asked) */
+	fd = open("/dev/urandom", O_RDONLY);
+	assert_int_equal(close(fd), 0);
+	assert_int_equal(ur_reserve_of(UR_DEV_URANDOM), fd);
+	transit_fd = fd;
+	real_fcntl = fp_real_urandom.r_fcntl.f;
+	fp_real_urandom.r_fcntl.f = fcntl_after_range;
+	again = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	fp_real_urandom.r_fcntl.f = real_fcntl;
+	assert_true(is_null(null_fd));
+	assert_true(again >= 0 && again != null_fd);
+	close(again);
+	close(null_fd);
+
+	/* R4: ur_close's keep, step by step: mark, state, the range, store */
+	(void)ur_give_back(EMFILE);
+	fd = open("/dev/urandom", O_RDONLY);
+	was = (unsigned char)ur_state(fd);
+	slot = ur_slot_free(UR_DEV_URANDOM);
+	assert_true(slot >= 0);
+	assert_true(ur_slot_cas(slot, &none, UR_CLOSING(fd)));
+	assert_true(ur_cell_cas(fd, &was, (unsigned char)((was & ~UR_OPEN) | UR_RESERVE)));
+	transit_fd = fd;
+	range_then_null();
+	assert_false(ur_slot_done(slot, fd, fd));
+	assert_int_equal(atomic_load(&ur_reserve[slot].fd), -1);
+	again = open("/dev/urandom", O_RDONLY);
+	assert_true(is_null(null_fd));
+	close(again);
+	close(null_fd);
+	ur_mode = UR_MODE_EXACT;
+#else
+	(void)state;
+	printf("skip: no close_range in this C library\n");
+	skip();
+#endif
 }
 
 /* Exact mode: the hidden descriptor retired while another thread's fork is
@@ -740,6 +833,7 @@ int main(void)
 		cmocka_unit_test_setup(test_fork_finishes_owner, setup),
 		cmocka_unit_test_setup(test_ghost, setup),
 		cmocka_unit_test_setup(test_hidden_ghost, setup),
+		cmocka_unit_test_setup(test_range_over_transit, setup),
 		cmocka_unit_test_setup(test_unshared_table, setup),
 		cmocka_unit_test_setup(test_close_range_unshare, setup),
 	};
