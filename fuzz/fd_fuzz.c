@@ -1586,6 +1586,7 @@ static void run_op(const struct op *o)
 		 * `upto`; numbers kept or given back */
 		static const int uptos[] = { 0, 0, 4096, 1024, 4081 };
 		int upto = uptos[x % 5], keep = y % 2, n = 0, first = -1, last = -1, gaps = 0, gap1 = -1;
+		int n0 = nfill;
 		if (upto == 0 || upto > soft_limit())
 			upto = MAXFD + 1;
 		say(" %s upto=%d keep=%d", fdtok(a), upto, keep);
@@ -1621,7 +1622,9 @@ static void run_op(const struct op *o)
 			}
 			nfill = 0;
 		} else {
-			for (int i = 0; i < nfill; i++)
+			/* this fill's numbers: an earlier one's may have been
+			 * closed since (closefrom: seed 123 case 317936) */
+			for (int i = n0; i < nfill; i++)
 				if (ok_fd(fillv[i]))
 					model[fillv[i]] = 1;
 		}
