@@ -473,16 +473,16 @@ void ur_untrack_range(unsigned lo, unsigned hi, int taken[UR_NTAKEN])
 	int d;
 
 	for (d = 0; d < UR_NRES; d++) {
-		int r = atomic_load(&ur_reserve[d].fd), fd = r >= 0 ? r : UR_CLOSING(r);
+		int r = atomic_load(&ur_reserve[d].fd), n = r >= 0 ? r : UR_CLOSING(r);
 
 		/* A reserve in transit too (its mover, finding the mark gone,
 		 * leaves it to this call: ur_slot_done). */
 		taken[d] = -1;
 		if (r == -1 || r <= UR_GHOST(0))
 			continue;
-		if ((unsigned)fd >= lo && (unsigned)fd <= hi &&
+		if ((unsigned)n >= lo && (unsigned)n <= hi &&
 		    atomic_compare_exchange_strong(&ur_reserve[d].fd, &r, -1))
-			taken[d] = fd;
+			taken[d] = n;
 	}
 	for (d = 0; d < UR_NDEV; d++) {
 		int h = UR_HW_FD(atomic_load(&ur_hidden[d]));
