@@ -102,7 +102,6 @@ int ur_hidden_forget(int dev, int fd) FP_HIDDEN;
 /* Forgets it and closes it; true if it was there. */
 bool ur_hidden_close(int dev, int fd) FP_HIDDEN;
 /* w, dev's word, a ghost: emptied if no fork is under way; true if so. */
-bool ur_hidden_unghost(int dev, uint64_t w) FP_HIDDEN;
 /* Forgets and closes every hidden descriptor: its open file description
  * may have been changed through a duplicate (F_SETFL, flock), or shared
  * with another process (fork, spawn).  The next open makes a fresh one.
@@ -294,7 +293,21 @@ static inline void ur_cell_store(int fd, unsigned char st)
 void ur_slot_closed(int i, int fd, unsigned g) FP_HIDDEN;
 int ur_ghost_left(_Atomic unsigned *at, int fd, unsigned g) FP_HIDDEN;
 extern _Atomic unsigned ur_slot_ghost_at[UR_NRES] FP_HIDDEN, ur_hidden_ghost_at[UR_NDEV] FP_HIDDEN;
-void ur_slot_unghost(int i, int ghost) FP_HIDDEN;
+
+/* Slot i holds fd's transit mark still: no call of the program's that freed
+ * or replaced the number took it off (ur_untrack), nor a fork child's
+ * handler. */
+static inline bool ur_slot_marked(int i, int fd)
+{
+	return atomic_load(&ur_reserve[i].fd) == UR_CLOSING(fd);
+}
+
+/* The number a slot's word names: its reserve, or one in transit; -1 for
+ * none or a ghost (closed). */
+static inline int ur_slot_number(int v)
+{
+	return v >= 0 ? v : v < -1 && v > UR_GHOST(0) ? UR_CLOSING(v) : -1;
+}
 /* Without an rseq area (musl, illumos, glibc's tunable off): a slot per
  * thread, dealt in turn at its first use. */
 int ur_thread_slot(void) FP_HIDDEN; /* urandom_open.c */

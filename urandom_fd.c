@@ -189,7 +189,7 @@ bool ur_give_back(int err)
 		if (fd >= 0) {
 			atomic_store(ur_fd(fd), 0);
 			/* Unless the program's close_range took it meanwhile */
-			if (atomic_load(&ur_reserve[d].fd) == UR_CLOSING(fd))
+			if (ur_slot_marked(d, fd))
 				UR_REAL(close)(fd);
 			ur_slot_closed(d, fd, g);
 			any = true;
@@ -420,33 +420,31 @@ _Atomic unsigned ur_slot_ghost_at[UR_NRES], ur_hidden_ghost_at[UR_NDEV];
  * runs on: its child may hold the number and find the slot empty and the
  * state cleared.  While such a fork may be under way, the slot stays
  * marked, a ghost the child closes its copy by (ur_closing_atfork_child),
- * to be emptied once no fork is (ur_slot_unghost). */
+ * to be emptied once no fork is (ur_slot_take). */
 void ur_slot_closed(int i, int fd, unsigned g)
 {
 	int mark = UR_CLOSING(fd);
 
-	(void)atomic_compare_exchange_strong(&ur_reserve[i].fd, &mark, ur_ghost_left(&ur_slot_ghost_at[i], fd, g));
+	if (ur_slot_marked(i, fd))
+		(void)atomic_compare_exchange_strong(&ur_reserve[i].fd, &mark,
+		                                     ur_ghost_left(&ur_slot_ghost_at[i], fd, g));
 }
 
 /* What a close of ours made while ur_forks read g leaves: -1, or a ghost of
  * fd for the forks that began by now (*at): a child of a later one, whose
- * table was copied after the close, has nothing of ours there. */
+ * table was copied after the close, has nothing of ours there.  The stamp
+ * is raised, never lowered: a close that lost its mark meanwhile, stamping
+ * late, would otherwise lower the stamp of a ghost made since, and the
+ * child of a fork begun before that ghost's close keep its copy. */
 int ur_ghost_left(_Atomic unsigned *at, int fd, unsigned g)
 {
-	unsigned now = atomic_load(&ur_forks);
+	unsigned now = atomic_load(&ur_forks), was = atomic_load(at);
 
 	if (now == g && !atomic_load(&ur_forking))
 		return -1;
-	atomic_store(at, now);
+	while ((int)(now - was) > 0 && !atomic_compare_exchange_weak(at, &was, now))
+		;
 	return UR_GHOST(fd);
-}
-
-/* Every fork that began before the ghost's close has ended: its child has
- * its memory. */
-void ur_slot_unghost(int i, int ghost)
-{
-	if (!atomic_load(&ur_forking))
-		(void)atomic_compare_exchange_strong(&ur_reserve[i].fd, &ghost, -1);
 }
 
 /* A descriptor of ours another thread was closing or moving at the fork (a

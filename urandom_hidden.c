@@ -40,7 +40,7 @@ int ur_hidden_forget(int dev, int fd)
 /* With no handler inside, which could leave the mark for good by a jump
  * (ur_closing_atfork_child), nor a cancellation.  Closed while a fork may
  * be under way, the word is left a ghost, as a reserve's slot is
- * (ur_slot_closed), until an open finds no fork is (ur_hidden_unghost). */
+ * (ur_slot_closed), until an open finds no fork is (ur_open_exact). */
 bool ur_hidden_close(int dev, int fd)
 {
 	int h, cs;
@@ -66,12 +66,6 @@ bool ur_hidden_close(int dev, int fd)
 	}
 	ur_unblock_all(&old, cs);
 	return h >= 0;
-}
-
-bool ur_hidden_unghost(int dev, uint64_t w)
-{
-	return !atomic_load(&ur_forking) &&
-	       atomic_compare_exchange_strong(&ur_hidden[dev], &w, UR_HW(UR_HW_GEN(w) + 1, -1));
 }
 
 bool ur_hidden_retire(void)

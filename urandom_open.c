@@ -139,7 +139,7 @@ static bool ur_adopt(int fd, int dev, int flags, int slot)
 
 		ur_count(SYSCALLS);
 		ur_block_all(&old, &cs);
-		if (atomic_load(&ur_reserve[slot].fd) == UR_CLOSING(fd))
+		if (ur_slot_marked(slot, fd))
 			r = UR_REAL(fcntl)(fd, F_SETFD, clo ? FD_CLOEXEC : 0);
 		ur_unblock_all(&old, cs);
 		errno = saved;
@@ -213,7 +213,8 @@ static int ur_open_exact(int dev, const char *path, int flags)
 		if (fp_unlikely(h < 0)) {
 			/* Being retired (UR_CLOSING): real, this once; a
 			 * ghost goes now that no fork is under way. */
-			if (h <= UR_GHOST(0) && ur_hidden_unghost(dev, w))
+			if (h <= UR_GHOST(0) && !atomic_load(&ur_forking) &&
+			    atomic_compare_exchange_strong(&ur_hidden[dev], &w, UR_HW(UR_HW_GEN(w) + 1, -1)))
 				continue;
 			if (h < -1 || !ur_hidden_make(dev, path, w))
 				return ur_open_real(dev, path, flags);
@@ -305,8 +306,13 @@ static inline int ur_slot_take(int i)
 
 	while (fd >= 0 && !ur_slot_cas(i, &fd, UR_CLOSING(fd)))
 		;
-	if (fp_unlikely(fd <= UR_GHOST(0)))
-		ur_slot_unghost(i, fd);
+	/* A ghost goes once every fork that began before its close has
+	 * ended: each child has its memory. */
+	if (fp_unlikely(fd <= UR_GHOST(0)) && !atomic_load(&ur_forking)) {
+		int ghost = fd;
+
+		(void)ur_slot_cas(i, &ghost, -1);
+	}
 	return fd >= 0 ? fd : -1;
 }
 
@@ -392,7 +398,7 @@ int ur_open(int dev, const char *path, int flags)
 		 * leaves it open and unrecorded. */
 		saved = errno;
 		ur_block_all(&old, &cs);
-		if (atomic_load(&ur_reserve[slot].fd) == UR_CLOSING(fd)) {
+		if (ur_slot_marked(slot, fd)) {
 			g = atomic_load(&ur_forks);
 			atomic_store(ur_fd(fd), 0);
 			ur_count(SYSCALLS);
@@ -473,14 +479,12 @@ void ur_untrack_range(unsigned lo, unsigned hi, int taken[UR_NTAKEN])
 	int d;
 
 	for (d = 0; d < UR_NRES; d++) {
-		int r = atomic_load(&ur_reserve[d].fd), n = r >= 0 ? r : UR_CLOSING(r);
+		int r = atomic_load(&ur_reserve[d].fd), n = ur_slot_number(r);
 
 		/* A reserve in transit too (its mover, finding the mark gone,
 		 * leaves it to this call: ur_slot_done). */
 		taken[d] = -1;
-		if (r == -1 || r <= UR_GHOST(0))
-			continue;
-		if ((unsigned)n >= lo && (unsigned)n <= hi &&
+		if (n >= 0 && (unsigned)n >= lo && (unsigned)n <= hi &&
 		    atomic_compare_exchange_strong(&ur_reserve[d].fd, &r, -1))
 			taken[d] = n;
 	}

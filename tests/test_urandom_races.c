@@ -513,6 +513,32 @@ static int close_in_fork(int fd)
 	return real_close(fd);
 }
 
+/* A ghost's stamp is only raised: a close that lost its mark to the
+ * program's call stamps nothing, and one stamping late never lowers the
+ * stamp of a ghost made since (whose fork's child would keep its copy). */
+static void test_ghost_stamp_raised(void **state)
+{
+	_Atomic unsigned at;
+	unsigned now = atomic_load(&ur_forks);
+	int slot = UR_DEV_URANDOM * UR_SLOTS;
+
+	(void)state;
+	atomic_fetch_add(&ur_forking, 1);  /* a fork under way */
+	atomic_store(&at, now + 5);
+	assert_int_equal(ur_ghost_left(&at, 7, now), UR_GHOST(7));
+	assert_int_equal(atomic_load(&at), now + 5);
+	atomic_store(&at, now - 5);
+	assert_int_equal(ur_ghost_left(&at, 7, now), UR_GHOST(7));
+	assert_int_equal(atomic_load(&at), now);
+	atomic_store(&ur_reserve[slot].fd, UR_GHOST(9));
+	atomic_store(&ur_slot_ghost_at[slot], now + 3);
+	ur_slot_closed(slot, 8, now - 1);
+	assert_int_equal(atomic_load(&ur_reserve[slot].fd), UR_GHOST(9));
+	assert_int_equal(atomic_load(&ur_slot_ghost_at[slot]), now + 3);
+	atomic_store(&ur_reserve[slot].fd, -1);
+	atomic_fetch_sub(&ur_forking, 1);
+}
+
 static void test_ghost(void **state)
 {
 	int fd, again, ro, rw, held, before, slot = -1, i, st;
@@ -832,6 +858,7 @@ int main(void)
 		cmocka_unit_test_setup(test_setfd_during_copy, setup),
 		cmocka_unit_test_setup(test_fork_finishes_owner, setup),
 		cmocka_unit_test_setup(test_ghost, setup),
+		cmocka_unit_test_setup(test_ghost_stamp_raised, setup),
 		cmocka_unit_test_setup(test_hidden_ghost, setup),
 		cmocka_unit_test_setup(test_range_over_transit, setup),
 		cmocka_unit_test_setup(test_unshared_table, setup),
