@@ -2058,13 +2058,15 @@ static void targets_only(const char *s, char *out, size_t sz)
 	out[o] = 0;
 }
 
-/* fastpath(7): exact mode's hidden descriptors sit at the soft limit in
- * force when they were made and the next number (below 16382), where a
- * listing of /proc/self/fd shows them. */
+/* fastpath(7): exact mode's hidden descriptors sit at the lowest free
+ * numbers at or above the soft limit in force when they were made (the
+ * limit itself and the next, unless the program holds numbers there from
+ * a higher limit), below 16384, where a listing of /proc/self/fd shows
+ * them. */
 static int in_hidden(int n, const int *lims, int nl)
 {
 	for (int i = 0; i < nl; i++)
-		if (lims[i] < 16382 && (n == lims[i] || n == lims[i] + 1))
+		if (lims[i] < 16382 && n >= lims[i] && n < 16384)
 			return 1;
 	return 0;
 }
