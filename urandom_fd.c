@@ -167,33 +167,24 @@ bool ur_give_back(int err)
 
 	if (fp_likely(err != EMFILE && err != ENFILE))
 		return false;
+	/* This thread's move a handler jumped out of holds a number too. */
+	any = ur_move_settle();
 	/* A slot emptied and its close acted on a cancellation instead
-	 * (glibc acts before the system call): open for good, and untracked.
-	 * A handler that jumped out of a close would leave its mark for
-	 * good (ur_closing_atfork_child). */
+	 * (glibc acts before the system call): open for good, and untracked. */
 	for (d = 0; d < UR_NRES && atomic_load(&ur_reserve[d].fd) < 0; d++)
 		;
 	if (d == UR_NRES && err != ENFILE) {
 		errno = err;
-		return false;
+		return any;
 	}
 	ur_block_all(&old, &cs);
 	for (d = 0; d < UR_NRES; d++) {
 		int fd = atomic_load(&ur_reserve[d].fd);
-		unsigned g = atomic_load(&ur_forks);
 
-		/* Marked, not emptied, until closed: a fork in between leaves
-		 * the child a copy of it that ur_fd_atfork_child can find. */
 		while (fd >= 0 && !atomic_compare_exchange_weak(&ur_reserve[d].fd, &fd, UR_CLOSING(fd)))
 			;
-		if (fd >= 0) {
-			atomic_store(ur_fd(fd), 0);
-			/* Unless the program's close_range took it meanwhile */
-			if (ur_slot_marked(d, fd))
-				UR_REAL(close)(fd);
-			ur_slot_closed(d, fd, g);
+		if (fd >= 0 && ur_slot_drop(d, fd))
 			any = true;
-		}
 	}
 	/* The hidden descriptors sit above the limit, where closing them
 	 * frees no number; for the system's table, maybe a file. */
@@ -414,6 +405,40 @@ void ur_vforking(void)
 
 _Atomic unsigned ur_slot_ghost_at[UR_NRES], ur_hidden_ghost_at[UR_NDEV];
 
+/* Ends slot i's move of fd (whoever's: a note left by a jump may name
+ * another thread's, or one a handler interrupted), if its mark is there
+ * still.  The reserve (its state says so) is closed once, by whoever
+ * clears that state; marked, not emptied, until closed: a fork in between
+ * leaves the child a copy that ur_closing_atfork_child can find.  A number
+ * the program holds (adopted, or its close not yet kept) stays its own;
+ * one whose state is cleared is another drop's to end.  True when it
+ * closed the reserve. */
+bool ur_slot_drop(int i, int fd)
+{
+	bool closed = false;
+	int saved = errno, cs, mark = UR_CLOSING(fd);
+	unsigned char st;
+	unsigned g;
+	sigset_t old;
+
+	ur_block_all(&old, &cs);
+	if (ur_slot_marked(i, fd)) {
+		g = atomic_load(&ur_forks);
+		st = (unsigned char)ur_state(fd);
+		if ((st & UR_RESERVE) && ur_cell_cas(fd, &st, 0)) {
+			ur_count(SYSCALLS);
+			UR_REAL(close)(fd);
+			ur_slot_closed(i, fd, g);
+			closed = true;
+		} else if (st && !(st & UR_RESERVE)) {
+			(void)atomic_compare_exchange_strong(&ur_reserve[i].fd, &mark, -1);
+		}
+	}
+	ur_unblock_all(&old, cs);
+	errno = saved;
+	return closed;
+}
+
 /* Slot i's reserve fd, marked before ur_forks read g, is closed.  A fork
  * that began before the close copies the descriptor table before the
  * memory (Linux's copy_process: its files, then its mm), while this thread
@@ -549,10 +574,13 @@ void ur_exec_guard(int fds[UR_NRES])
 	int d, saved = errno;
 
 	for (d = 0; d < UR_NRES; d++) {
-		int fd = atomic_load(&ur_reserve[d].fd);
+		/* One in transit too, its state still the reserve's: a move
+		 * another thread will not finish once the image is replaced,
+		 * or this thread's a handler jumped out of (ur_move). */
+		int fd = ur_slot_number(atomic_load(&ur_reserve[d].fd));
 
 		fds[d] = -1;
-		if (fd >= 0 && !(ur_state(fd) & UR_CLOEXEC) &&
+		if (fd >= 0 && (ur_state(fd) & (UR_RESERVE | UR_CLOEXEC)) == UR_RESERVE &&
 		    UR_REAL(fcntl)(fd, F_SETFD, FD_CLOEXEC) == 0)
 			fds[d] = fd;
 	}

@@ -288,6 +288,45 @@ static int ur_open_exact(int dev, const char *path, int flags)
 	}
 }
 
+/* This thread's move of a reserve: slot + 1 (0: none) and its number.
+ * open and close are async-signal-safe, and a handler may siglongjmp out of
+ * either, stranding the move's mark: the reserve would be held for good,
+ * its slot lost.  Noted before the mark is made (and again after, in case
+ * a handler's own call ended it meanwhile), forgotten after the move ends,
+ * and ended by this thread's next reserve-mode call or give-back
+ * (ur_move_settle).  A note left stale, or one of a move a handler
+ * interrupted and will return to, may end another move: each step of a
+ * move finds its mark or its state changed and does as ur_slot_drop left
+ * it (docs/design.md). */
+static FP_TLS struct {
+	int slot1, fd;
+} ur_move;
+
+static inline void ur_move_note(int i, int fd)
+{
+	ur_move.fd = fd;
+	atomic_signal_fence(memory_order_seq_cst);
+	ur_move.slot1 = i + 1;
+	atomic_signal_fence(memory_order_seq_cst);
+}
+
+static inline void ur_move_end(void)
+{
+	atomic_signal_fence(memory_order_seq_cst);
+	ur_move.slot1 = 0;
+	atomic_signal_fence(memory_order_seq_cst);
+}
+
+bool ur_move_settle(void)
+{
+	int i = ur_move.slot1 - 1, fd = ur_move.fd;
+
+	if (fp_likely(i < 0))
+		return false;
+	ur_move_end();
+	return ur_slot_drop(i, fd);
+}
+
 /* Slot i (UR_RES_DEV(i) its device). */
 static inline bool ur_slot_cas(int i, int *expect, int fd)
 {
@@ -304,8 +343,12 @@ static inline int ur_slot_take(int i)
 {
 	int fd = atomic_load_explicit(&ur_reserve[i].fd, memory_order_relaxed);
 
-	while (fd >= 0 && !ur_slot_cas(i, &fd, UR_CLOSING(fd)))
+	while (fd >= 0 && (ur_move_note(i, fd), !ur_slot_cas(i, &fd, UR_CLOSING(fd))))
 		;
+	if (fd >= 0)
+		ur_move_note(i, fd);
+	else
+		ur_move_end();
 	/* A ghost goes once every fork that began before its close has
 	 * ended: each child has its memory. */
 	if (fp_unlikely(fd <= UR_GHOST(0)) && !atomic_load(&ur_forking)) {
@@ -380,33 +423,20 @@ int ur_open(int dev, const char *path, int flags)
 		return ur_open_exact(dev, path, flags);
 	if (fp_unlikely(!UR_LFS(flags)))
 		return ur_open_real(dev, path, flags);
+	(void)ur_move_settle();
 	fd = ur_slot_take(slot = ur_slot_home(dev));
 	if (fp_unlikely(fd < 0))
 		fd = ur_slot_take_other(dev, &slot);
 	if (fd >= 0) {
-		int saved, cs;
-		unsigned g;
-		sigset_t old;
-
 		if (ur_adopt(fd, dev, flags, slot)) {
 			(void)ur_slot_done(slot, fd, -1);
+			ur_move_end();
 			ur_count(OPENS);
 			ur_debug("open served by the reserve descriptor");
 			return fd;
 		}
-		/* Closed as ur_give_back closes: no jump or cancellation
-		 * leaves it open and unrecorded. */
-		saved = errno;
-		ur_block_all(&old, &cs);
-		if (ur_slot_marked(slot, fd)) {
-			g = atomic_load(&ur_forks);
-			atomic_store(ur_fd(fd), 0);
-			ur_count(SYSCALLS);
-			UR_REAL(close)(fd);
-			ur_slot_closed(slot, fd, g);
-		}
-		ur_unblock_all(&old, cs);
-		errno = saved;
+		(void)ur_slot_drop(slot, fd);
+		ur_move_end();
 	}
 	return ur_open_real(dev, path, flags);
 }
@@ -441,16 +471,35 @@ int ur_close(int fd, unsigned st)
 		 * exec and spawn make it close-on-exec just before
 		 * (ur_exec_guard).  The state's compare fails if a fork
 		 * marked it shared meanwhile. */
+		(void)ur_move_settle();
+		ur_move_note(slot, fd);
 		if (ur_slot_cas(slot, &none, UR_CLOSING(fd))) {
+			ur_move_note(slot, fd);
 			if (!ur_cell_cas(fd, &was, (unsigned char)((st & ~UR_OPEN) | UR_RESERVE))) {
 				/* Unless the program's call that took the mark
 				 * (ur_untrack) forgot it: that call's now. */
-				if (ur_slot_done(slot, fd, -1) || ur_state(fd))
+				if (ur_slot_done(slot, fd, -1) || ur_state(fd)) {
+					ur_move_end();
 					goto real;
+				}
+				ur_move_end();
 				return 0;
 			}
-			if (!ur_slot_done(slot, fd, fd))
-				return 0;  /* closed by whoever took the mark */
+			if (!ur_slot_done(slot, fd, fd)) {
+				/* Taken by the program's call that freed or
+				 * replaced the number (ur_untrack forgot it
+				 * first) or a fork child's handler: theirs.
+				 * By a drop while the number was still the
+				 * program's: the close is ours still. */
+				unsigned char now = (unsigned char)ur_state(fd);
+				int r = 0;
+
+				if ((now & UR_RESERVE) && ur_cell_cas(fd, &now, 0))
+					r = UR_REAL(close)(fd);
+				ur_move_end();
+				return r;
+			}
+			ur_move_end();
 			/* A split since the test above may have given the
 			 * reserves back before this one was in its slot:
 			 * given back now, never kept past it. */
@@ -463,6 +512,7 @@ int ur_close(int fd, unsigned st)
 			ur_debug("close: descriptor kept in reserve");
 			return 0;
 		}
+		ur_move_end();
 	}
 real:
 	ur_cell_forget(fd, st);

@@ -273,17 +273,15 @@ FP_EXPORT int close_range(unsigned lo, unsigned hi, int flags)
 #endif
 
 	/* A flag the kernel refuses (EINVAL) closes nothing: nothing is
-	 * forgotten first.  One a later kernel knows: forgotten after. */
+	 * forgotten first.  One a later kernel knows is taken to close the
+	 * range: ours there are forgotten after, never closed again (another
+	 * thread may have been given the numbers since). */
 	if (fp_likely(atomic_load(&ur_hiwater) == 0) || lo > hi || !ur_table_ours())
 		return UR_REAL(close_range)(lo, hi, flags);
 	if (fp_unlikely(flags & ~UR_CLOSE_RANGE_KNOWN)) {
 		r = UR_REAL(close_range)(lo, hi, flags);
-		if (r == 0 && !(flags & UR_CLOSE_RANGE_CLOEXEC_FLAG)) {
+		if (r == 0 && !(flags & UR_CLOSE_RANGE_CLOEXEC_FLAG))
 			ur_untrack_range(lo, hi, taken);
-			for (d = 0; d < UR_NTAKEN; d++)
-				if (taken[d] >= 0)
-					UR_REAL(close)(taken[d]);
-		}
 		return r;
 	}
 #ifdef CLOSE_RANGE_CLOEXEC

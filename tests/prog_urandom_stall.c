@@ -17,12 +17,22 @@
  *   system      one thread in system("sleep 2") while another dups, sets
  *               the flags of and flocks a pooled descriptor: prints the
  *               seconds that took (native 0.000), fails over 0.5
+ *   movejump N  N jumps, by a timer's handler, out of a loop of opens and
+ *               closes of the device (reserve mode's moves), and half as
+ *               many opens, reads and closes by the handler inside them,
+ *               which then re-arms the timer and returns; then every
+ *               number the program sees open is closed, a spawned program
+ *               must find nothing open past 2, and under a soft limit of
+ *               32 opens of /dev/null must get the 29 numbers 3 to 31, as
+ *               natively (a reserve a jump stranded held one: exit 1)
  * Exit 0 when every step returned.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <spawn.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -30,6 +40,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/resource.h>
+#include <sys/time.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -318,6 +330,126 @@ static int run_execrace(int n)
 	return atomic_load(&replaced) != 0;
 }
 
+static sigjmp_buf mj_env;
+static volatile sig_atomic_t mj_armed;
+
+static volatile long mj_calls;
+
+/* Two signals in three jump out; the third opens, reads and closes the
+ * device in the handler, inside whatever move it interrupted, and
+ * returns to it. */
+static void mj_jump(int sig)
+{
+	(void)sig;
+	if (!mj_armed)
+		return;
+	if (++mj_calls % 3 == 0) {
+		int saved = errno, fd = open("/dev/urandom", O_RDONLY);
+		char b[8];
+
+		struct itimerval again = { { 0, 0 }, { 0, 1 + mj_calls % 40 } };
+
+		if (fd >= 0) {
+			if (read(fd, b, sizeof(b)) != (ssize_t)sizeof(b))
+				_exit(3);
+			close(fd);
+		}
+		(void)setitimer(ITIMER_REAL, &again, NULL);
+		errno = saved;
+		return;
+	}
+	mj_armed = 0;
+	siglongjmp(mj_env, 1);
+}
+
+/* A spawned program's view: the numbers past 2 it holds (its directory's
+ * aside), each listed. */
+static int run_listfds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		die("opendir /proc/self/fd");
+	while ((e = readdir(d))) {
+		int fd = atoi(e->d_name);
+		char path[64], to[256];
+		ssize_t k;
+
+		if (e->d_name[0] == '.' || fd <= 2 || fd == dirfd(d))
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		k = readlink(path, to, sizeof(to) - 1);
+		to[k > 0 ? k : 0] = 0;
+		printf("movejump: %d open (%s)\n", fd, to);
+		n++;
+	}
+	closedir(d);
+	return n != 0;
+}
+
+static int run_movejump(long n, const char *self)
+{
+	struct sigaction sa = { .sa_handler = mj_jump };
+	struct itimerval it = { { 0, 0 }, { 0, 0 } }, off = it;
+	struct rlimit rl;
+	volatile long jumps = 0, loops = 0;
+	volatile long leaked = 0, got = 0;
+	unsigned seed = 1;
+	char *argv[] = { (char *)self, "listfds", NULL };
+	extern char **environ;
+	pid_t pid;
+	int st, fd;
+
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGALRM, &sa, NULL) != 0)
+		die("sigaction");
+	(void)sigsetjmp(mj_env, 1);
+	while (jumps < n) {
+		jumps = jumps + 1;
+		it.it_value.tv_usec = 1 + (long)(rand_r(&seed) % 40);
+		mj_armed = 1;
+		if (setitimer(ITIMER_REAL, &it, NULL) != 0)
+			die("setitimer");
+		for (;;) {
+			fd = open("/dev/urandom", (loops & 8) ? O_RDONLY | O_CLOEXEC : O_RDONLY);
+			loops = loops + 1;
+			if (fd >= 0)
+				close(fd);
+		}
+	}
+	mj_armed = 0;
+	(void)setitimer(ITIMER_REAL, &off, NULL);
+	/* Natively a jump after the kernel's open leaves that descriptor
+	 * open: every number the program can see is closed. */
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		die("getrlimit");
+	for (fd = 3; fd < (long)rl.rlim_cur && fd < 1 << 20; fd++)
+		if (fcntl(fd, F_GETFD) >= 0 && close(fd) == 0)
+			leaked++;
+	if (posix_spawn(&pid, self, NULL, NULL, argv, environ) != 0 ||
+	    waitpid(pid, &st, 0) != pid)
+		die("posix_spawn");
+	rl.rlim_cur = 32;
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+		die("setrlimit");
+	while ((fd = open("/dev/null", O_RDONLY)) >= 0)
+		got++;
+	printf("movejump: %ld jumps out of %ld opens and closes, %ld descriptors left "
+	       "open closed; spawned program %s; %ld of 29 numbers below a limit of 32 "
+	       "(%s at the end)\n",
+	       (long)jumps, (long)loops, (long)leaked,
+	       WIFEXITED(st) && WEXITSTATUS(st) == 0 ? "held nothing past 2" : "held more",
+	       (long)got, strerror(errno));
+	if (got != 29) {
+		for (fd = 3; fd < 32; fd++)
+			(void)close(fd);
+		(void)run_listfds();
+	}
+	return !(WIFEXITED(st) && WEXITSTATUS(st) == 0 && got == 29 && errno == EMFILE);
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -329,6 +461,11 @@ int main(int argc, char **argv)
 		return run_system();
 	if (argc >= 3 && strcmp(argv[1], "execrace") == 0)
 		return run_execrace(atoi(argv[2]));
-	fprintf(stderr, "usage: prog_urandom_stall longjmp N | cancel | system | execrace N\n");
+	if (argc >= 3 && strcmp(argv[1], "movejump") == 0)
+		return run_movejump(atol(argv[2]), argv[0]);
+	if (argc >= 2 && strcmp(argv[1], "listfds") == 0)
+		return run_listfds();
+	fprintf(stderr, "usage: prog_urandom_stall longjmp N | cancel | system | execrace N |"
+	                " movejump N\n");
 	return 2;
 }

@@ -828,6 +828,137 @@ static void test_unshared_table(void **state)
 	unshared_table(false);
 }
 
+/* A handler's siglongjmp out of a reserve's move (open and close are
+ * async-signal-safe) strands its mark: this thread's next reserve-mode
+ * call ends the move from its note (ur_move_settle), and a move whose note
+ * another call ended finds it so. */
+static sigjmp_buf move_jump;
+static int (*move_fcntl)(int, int, ...);
+
+static int fcntl_jumps(int fd, int cmd, ...)
+{
+	(void)fd;
+	(void)cmd;
+	siglongjmp(move_jump, 1);
+}
+
+__attribute__((noinline)) static int reserve_slot(int fd)
+{
+	for (int i = 0; i < UR_NRES; i++)
+		if (atomic_load(&ur_reserve[i].fd) == fd)
+			return i;
+	return -1;
+}
+
+static void test_move_stranded(void **state)
+{
+	int fd, again, other, slot, flags;
+
+	(void)state;
+	ur_mode = UR_MODE_RESERVE;
+	(void)ur_give_back(EMFILE);
+	fd = open("/dev/urandom", O_RDONLY);
+	assert_int_equal(close(fd), 0);
+	assert_true((slot = reserve_slot(fd)) >= 0);
+	/* The adopting open's F_SETFD (O_CLOEXEC asked) jumps out, as a
+	 * handler's jump between the take and the adoption would. */
+	move_fcntl = fp_real_urandom.r_fcntl.f;
+	fp_real_urandom.r_fcntl.f = fcntl_jumps;
+	if (sigsetjmp(move_jump, 1) == 0)
+		(void)open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	fp_real_urandom.r_fcntl.f = move_fcntl;
+	(void)pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
+	assert_int_equal(atomic_load(&ur_reserve[slot].fd), UR_CLOSING(fd));
+	assert_int_equal(ur_move.slot1, slot + 1);
+	/* Ended by the next open: the reserve, closed to the program, is
+	 * closed, and the open is real, at that lowest number. */
+	again = open("/dev/urandom", O_RDONLY);
+	assert_int_equal(again, fd);
+	assert_int_equal(ur_move.slot1, 0);
+	assert_true((flags = fcntl(again, F_GETFD)) >= 0 && !(flags & FD_CLOEXEC));
+	assert_int_equal(close(again), 0);
+	assert_int_equal(atomic_load(&ur_reserve[slot].fd), fd);  /* pooling goes on */
+
+	/* Left after the take: a call that is not the device's leaves it;
+	 * at the limit, the give-back ends it and the call gets the number. */
+	assert_int_equal(ur_slot_take(slot), fd);
+	assert_int_equal(ur_move.slot1, slot + 1);
+	other = open("/dev/null", O_RDONLY);
+	assert_true(other > fd);
+	assert_int_equal(close(other), 0);
+	assert_true(ur_give_back(EMFILE));
+	assert_int_equal(ur_move.slot1, 0);
+	assert_true(fcntl(fd, F_GETFD) < 0);
+	assert_int_equal(atomic_load(&ur_reserve[slot].fd), -1);
+
+	/* The program's number in a stranded move (adopted, or its close not
+	 * yet kept) stays its own. */
+	again = open("/dev/urandom", O_RDONLY);
+	assert_int_equal(ur_slot_cas(slot, &(int){ -1 }, UR_CLOSING(again)), true);
+	ur_move_note(slot, again);
+	other = open("/dev/urandom", O_RDONLY);
+	assert_int_equal(ur_move.slot1, 0);
+	assert_int_equal(atomic_load(&ur_reserve[slot].fd), -1);
+	assert_true(fcntl(again, F_GETFD) >= 0);
+	assert_true(other > again);
+	assert_int_equal(close(other), 0);  /* kept */
+	assert_int_equal(atomic_load(&ur_reserve[slot].fd), other);
+
+	/* A handler's call inside a move (a take) ends it; the adoption,
+	 * resumed, finds the reserve closed and the open is real. */
+	assert_int_equal(ur_slot_take(slot), other);
+	assert_false(ur_move_settle() == false);
+	assert_false(ur_adopt(other, UR_DEV_URANDOM, O_RDONLY, slot));
+	assert_false(ur_slot_drop(slot, other));
+	assert_true(fcntl(other, F_GETFD) < 0);
+	assert_int_equal(close(again), 0);
+	(void)ur_give_back(EMFILE);
+	ur_mode = UR_MODE_EXACT;
+}
+
+#ifdef FP_HAVE_CLOSE_RANGE
+/* A close_range flag a later kernel knows: the range is closed by the
+ * call, and another thread may have a number of it at once; ours there
+ * are forgotten, never closed again. */
+#define FUTURE_FLAG (1U << 30)
+static int (*known_close_range)(unsigned, unsigned, int);
+
+static int close_range_future(unsigned lo, unsigned hi, int flags)
+{
+	int r = known_close_range(lo, hi, flags & ~(int)FUTURE_FLAG);
+
+	/* another thread's, at once: before our wrapper could see it */
+	null_fd = (int)syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDONLY);
+	return r;
+}
+#endif
+
+static void test_range_future_flag(void **state)
+{
+	(void)state;
+#ifdef FP_HAVE_CLOSE_RANGE
+	int fd;
+
+	ur_mode = UR_MODE_RESERVE;
+	(void)ur_give_back(EMFILE);
+	fd = open("/dev/urandom", O_RDONLY);
+	assert_int_equal(close(fd), 0);
+	assert_int_equal(ur_reserve_of(UR_DEV_URANDOM), fd);
+	known_close_range = fp_real_urandom.r_close_range.f;
+	fp_real_urandom.r_close_range.f = close_range_future;
+	assert_int_equal(close_range((unsigned)fd, ~0U, (int)FUTURE_FLAG), 0);
+	fp_real_urandom.r_close_range.f = known_close_range;
+	assert_int_equal(null_fd, fd);
+	assert_true(is_null(null_fd));
+	assert_int_equal(ur_reserve_of(UR_DEV_URANDOM), -1);
+	assert_int_equal(close(null_fd), 0);
+	ur_mode = UR_MODE_EXACT;
+#else
+	printf("skip: no close_range in this C library\n");
+	skip();
+#endif
+}
+
 static void test_close_range_unshare(void **state)
 {
 	(void)state;
@@ -861,6 +992,8 @@ int main(void)
 		cmocka_unit_test_setup(test_ghost_stamp_raised, setup),
 		cmocka_unit_test_setup(test_hidden_ghost, setup),
 		cmocka_unit_test_setup(test_range_over_transit, setup),
+		cmocka_unit_test_setup(test_move_stranded, setup),
+		cmocka_unit_test_setup(test_range_future_flag, setup),
 		cmocka_unit_test_setup(test_unshared_table, setup),
 		cmocka_unit_test_setup(test_close_range_unshare, setup),
 	};
