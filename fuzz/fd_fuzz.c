@@ -22,8 +22,8 @@
  *  - both modes: an observation that does not go through fastpath (the
  *    /proc/self/fd listing, /proc/self/fdinfo, poll, kcmp) of a number the
  *    program has closed is written as a "~N" line.  Exact mode skips such
- *    lines for N one of the hidden descriptor's numbers (16 and 15 below the
- *    lower of the soft limit and 4096, for each limit the program set);
+ *    lines for N one of the hidden descriptors' numbers (at or above a
+ *    soft limit the program set, below 16384: in_hidden);
  *    reserve mode skips them all (its kept descriptor sits on a closed
  *    number).  A POSIX lock on the device that native shows in fdinfo and
  *    fastpath dropped is none (copy-on-write drops them); so is an OFD
