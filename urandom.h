@@ -311,9 +311,10 @@ static inline int ur_slot_number(int v)
 /* Without an rseq area (musl, illumos, glibc's tunable off): a slot per
  * thread, dealt in turn at its first use. */
 int ur_thread_slot(void) FP_HIDDEN; /* urandom_open.c */
-/* Ends this thread's noted move of a reserve, which a handler's jump out
- * of open or close left (urandom_open.c); true when it closed one. */
-bool ur_move_settle(void) FP_HIDDEN;
+/* This thread's move of a reserve a handler's jump left is ended, unless
+ * a call at frame may run inside it (urandom_open.c): 0, and the call must
+ * not move one; 1 none or ended, 2 ended and its reserve closed. */
+int ur_move_settle(const void *frame) FP_HIDDEN;
 bool ur_slot_drop(int i, int fd) FP_HIDDEN;
 
 /* The slot of dev for the CPU this thread runs on; the first while the

@@ -168,7 +168,7 @@ bool ur_give_back(int err)
 	if (fp_likely(err != EMFILE && err != ENFILE))
 		return false;
 	/* This thread's move a handler jumped out of holds a number too. */
-	any = ur_move_settle();
+	any = ur_move_settle(__builtin_frame_address(0)) == 2;
 	/* A slot emptied and its close acted on a cancellation instead
 	 * (glibc acts before the system call): open for good, and untracked. */
 	for (d = 0; d < UR_NRES && atomic_load(&ur_reserve[d].fd) < 0; d++)
@@ -405,14 +405,16 @@ void ur_vforking(void)
 
 _Atomic unsigned ur_slot_ghost_at[UR_NRES], ur_hidden_ghost_at[UR_NDEV];
 
-/* Ends slot i's move of fd (whoever's: a note left by a jump may name
- * another thread's, or one a handler interrupted), if its mark is there
- * still.  The reserve (its state says so) is closed once, by whoever
- * clears that state; marked, not emptied, until closed: a fork in between
- * leaves the child a copy that ur_closing_atfork_child can find.  A number
- * the program holds (adopted, or its close not yet kept) stays its own;
- * one whose state is cleared is another drop's to end.  True when it
- * closed the reserve. */
+/* Ends slot i's move of fd, its taker's to end (the open that took it
+ * and cannot adopt it, a give-back, or this thread's stranded move), if
+ * its mark is there still.  A number the program holds (adopted, or its
+ * close not yet kept) stays its own; the reserve is closed, its state
+ * cleared first, or found cleared (pooling ended, or the program's call
+ * forgot it: on 5a0bc62 such a one, kept as a split gave the reserves
+ * back, stayed marked, and a fork's child closed the program's descriptor
+ * at its number).  Marked, not emptied, until closed: a fork in between
+ * leaves the child a copy ur_closing_atfork_child can find.  True when it
+ * closed one. */
 bool ur_slot_drop(int i, int fd)
 {
 	bool closed = false;
@@ -425,13 +427,15 @@ bool ur_slot_drop(int i, int fd)
 	if (ur_slot_marked(i, fd)) {
 		g = atomic_load(&ur_forks);
 		st = (unsigned char)ur_state(fd);
-		if ((st & UR_RESERVE) && ur_cell_cas(fd, &st, 0)) {
+		while ((st & UR_RESERVE) && !ur_cell_cas(fd, &st, 0))
+			;
+		if (st && !(st & UR_RESERVE)) {
+			(void)atomic_compare_exchange_strong(&ur_reserve[i].fd, &mark, -1);
+		} else if (ur_slot_marked(i, fd)) {
 			ur_count(SYSCALLS);
 			UR_REAL(close)(fd);
 			ur_slot_closed(i, fd, g);
 			closed = true;
-		} else if (st && !(st & UR_RESERVE)) {
-			(void)atomic_compare_exchange_strong(&ur_reserve[i].fd, &mark, -1);
 		}
 	}
 	ur_unblock_all(&old, cs);
@@ -507,11 +511,12 @@ static void ur_closing_atfork_child(void)
 {
 	int d, v;
 
-	for (d = 0; d < UR_NRES; d++)
+	for (d = 0; d < UR_NRES; d++) {
 		if ((v = atomic_load(&ur_reserve[d].fd)) < -1) {
 			atomic_store(&ur_reserve[d].fd, -1);
 			ur_closing_close(v, UR_RES_DEV(d), &ur_slot_ghost_at[d]);
 		}
+	}
 	for (d = 0; d < UR_NDEV; d++) {
 		uint64_t w = atomic_load(&ur_hidden[d]);
 

@@ -288,43 +288,88 @@ static int ur_open_exact(int dev, const char *path, int flags)
 	}
 }
 
-/* This thread's move of a reserve: slot + 1 (0: none) and its number.
- * open and close are async-signal-safe, and a handler may siglongjmp out of
- * either, stranding the move's mark: the reserve would be held for good,
- * its slot lost.  Noted before the mark is made (and again after, in case
- * a handler's own call ended it meanwhile), forgotten after the move ends,
- * and ended by this thread's next reserve-mode call or give-back
- * (ur_move_settle).  A note left stale, or one of a move a handler
- * interrupted and will return to, may end another move: each step of a
- * move finds its mark or its state changed and does as ur_slot_drop left
- * it (docs/design.md). */
+/* This thread's move of a reserve: the frame of the call making it, and
+ * slot + 1 and its number while the move is that slot's (UR_MOVE_ANY
+ * before the mark is made and from the move's last step on; 0: none).
+ * open and close are async-signal-safe, and a handler may siglongjmp out
+ * of either, stranding the move's mark: the reserve would be held for
+ * good, its slot lost.  This thread's next reserve-mode call, or its
+ * give-back at the limit, ends it, made where it cannot run inside that
+ * move: a handler's frames lie a signal frame or more below the frame it
+ * interrupted, or on the alternate stack.  A call that may run inside it
+ * leaves it be and does the real thing: one move a thread at a time,
+ * never ended while its owner may resume it (on 5a0bc62 a handler's open
+ * and close ended the move they interrupted, remade the slot and state as
+ * they were, and the move resumed on them: a cold review's reproducers).
+ * In a process with one thread every mark is this thread's: all are
+ * ended.  With threads only the named one, so that a note never names
+ * another thread's move: a jump in the few instructions between the mark
+ * and its naming, or its unnaming and the last step, then holds the
+ * reserve (docs/design.md). */
+#define UR_MOVE_ANY (-1)
 static FP_TLS struct {
 	int slot1, fd;
+	uintptr_t at;
 } ur_move;
 
-static inline void ur_move_note(int i, int fd)
+/* Below a mover's frame by less than any signal frame (x86-64's is over
+ * 1 KiB with its FPU state; aarch64's 4 KiB; i386's 700 bytes and more):
+ * not a handler inside it. */
+#define UR_SIGFRAME_MIN 512
+
+static inline __attribute__((always_inline)) void ur_move_set(int slot1)
+{
+	atomic_signal_fence(memory_order_seq_cst);
+	ur_move.slot1 = slot1;
+	atomic_signal_fence(memory_order_seq_cst);
+}
+
+static inline __attribute__((always_inline)) void ur_move_begin(const void *frame)
+{
+	ur_move.at = (uintptr_t)frame;
+	ur_move_set(UR_MOVE_ANY);
+}
+
+static inline __attribute__((always_inline)) void ur_move_name(int i, int fd)
 {
 	ur_move.fd = fd;
-	atomic_signal_fence(memory_order_seq_cst);
-	ur_move.slot1 = i + 1;
-	atomic_signal_fence(memory_order_seq_cst);
+	ur_move_set(i + 1);
 }
 
-static inline void ur_move_end(void)
+/* Every slot's mark, in a process with one thread (so this thread's). */
+static bool ur_move_sweep(void)
 {
-	atomic_signal_fence(memory_order_seq_cst);
-	ur_move.slot1 = 0;
-	atomic_signal_fence(memory_order_seq_cst);
+	bool closed = false;
+
+	for (int i = 0; i < UR_NRES; i++) {
+		int v = atomic_load(&ur_reserve[i].fd);
+
+		if (v < -1 && v > UR_GHOST(0))
+			closed = ur_slot_drop(i, UR_CLOSING(v)) || closed;
+	}
+	return closed;
 }
 
-bool ur_move_settle(void)
+/* This thread has a move noted; frame is the caller's.  0: this call may
+ * run inside it, and must not make one of its own; 1: it was stranded,
+ * and is ended now (2: a reserve closed). */
+__attribute__((noinline)) static int ur_move_stranded(const void *frame)
 {
+	stack_t ss;
 	int i = ur_move.slot1 - 1, fd = ur_move.fd;
 
-	if (fp_likely(i < 0))
-		return false;
-	ur_move_end();
-	return ur_slot_drop(i, fd);
+	if ((uintptr_t)frame + UR_SIGFRAME_MIN < ur_move.at ||
+	    (sigaltstack(NULL, &ss) == 0 && (ss.ss_flags & SS_ONSTACK)))
+		return 0;
+	ur_move_set(0);
+	if (fp_one_thread())
+		return 1 + ur_move_sweep();
+	return 1 + (i >= 0 && ur_slot_drop(i, fd));
+}
+
+int ur_move_settle(const void *frame)
+{
+	return fp_likely(!ur_move.slot1) ? 1 : ur_move_stranded(frame);
 }
 
 /* Slot i (UR_RES_DEV(i) its device). */
@@ -343,12 +388,8 @@ static inline int ur_slot_take(int i)
 {
 	int fd = atomic_load_explicit(&ur_reserve[i].fd, memory_order_relaxed);
 
-	while (fd >= 0 && (ur_move_note(i, fd), !ur_slot_cas(i, &fd, UR_CLOSING(fd))))
+	while (fd >= 0 && !ur_slot_cas(i, &fd, UR_CLOSING(fd)))
 		;
-	if (fd >= 0)
-		ur_move_note(i, fd);
-	else
-		ur_move_end();
 	/* A ghost goes once every fork that began before its close has
 	 * ended: each child has its memory. */
 	if (fp_unlikely(fd <= UR_GHOST(0)) && !atomic_load(&ur_forking)) {
@@ -421,23 +462,26 @@ int ur_open(int dev, const char *path, int flags)
 
 	if (fp_likely(ur_mode == UR_MODE_EXACT))
 		return ur_open_exact(dev, path, flags);
-	if (fp_unlikely(!UR_LFS(flags)))
+	if (fp_unlikely(!UR_LFS(flags)) || !ur_move_settle(__builtin_frame_address(0)))
 		return ur_open_real(dev, path, flags);
-	(void)ur_move_settle();
+	ur_move_begin(__builtin_frame_address(0));
 	fd = ur_slot_take(slot = ur_slot_home(dev));
 	if (fp_unlikely(fd < 0))
 		fd = ur_slot_take_other(dev, &slot);
 	if (fd >= 0) {
+		ur_move_name(slot, fd);
 		if (ur_adopt(fd, dev, flags, slot)) {
+			ur_move_set(UR_MOVE_ANY);
 			(void)ur_slot_done(slot, fd, -1);
-			ur_move_end();
+			ur_move_set(0);
 			ur_count(OPENS);
 			ur_debug("open served by the reserve descriptor");
 			return fd;
 		}
+		ur_move_set(UR_MOVE_ANY);
 		(void)ur_slot_drop(slot, fd);
-		ur_move_end();
 	}
+	ur_move_set(0);
 	return ur_open_real(dev, path, flags);
 }
 
@@ -471,35 +515,28 @@ int ur_close(int fd, unsigned st)
 		 * exec and spawn make it close-on-exec just before
 		 * (ur_exec_guard).  The state's compare fails if a fork
 		 * marked it shared meanwhile. */
-		(void)ur_move_settle();
-		ur_move_note(slot, fd);
+		if (!ur_move_settle(__builtin_frame_address(0)))
+			goto real;
+		ur_move_begin(__builtin_frame_address(0));
 		if (ur_slot_cas(slot, &none, UR_CLOSING(fd))) {
-			ur_move_note(slot, fd);
+			bool done;
+
+			ur_move_name(slot, fd);
 			if (!ur_cell_cas(fd, &was, (unsigned char)((st & ~UR_OPEN) | UR_RESERVE))) {
+				ur_move_set(UR_MOVE_ANY);
 				/* Unless the program's call that took the mark
 				 * (ur_untrack) forgot it: that call's now. */
-				if (ur_slot_done(slot, fd, -1) || ur_state(fd)) {
-					ur_move_end();
+				done = ur_slot_done(slot, fd, -1);
+				ur_move_set(0);
+				if (done || ur_state(fd))
 					goto real;
-				}
-				ur_move_end();
 				return 0;
 			}
-			if (!ur_slot_done(slot, fd, fd)) {
-				/* Taken by the program's call that freed or
-				 * replaced the number (ur_untrack forgot it
-				 * first) or a fork child's handler: theirs.
-				 * By a drop while the number was still the
-				 * program's: the close is ours still. */
-				unsigned char now = (unsigned char)ur_state(fd);
-				int r = 0;
-
-				if ((now & UR_RESERVE) && ur_cell_cas(fd, &now, 0))
-					r = UR_REAL(close)(fd);
-				ur_move_end();
-				return r;
-			}
-			ur_move_end();
+			ur_move_set(UR_MOVE_ANY);
+			done = ur_slot_done(slot, fd, fd);
+			ur_move_set(0);
+			if (!done)
+				return 0;  /* closed by whoever took the mark */
 			/* A split since the test above may have given the
 			 * reserves back before this one was in its slot:
 			 * given back now, never kept past it. */
@@ -512,7 +549,7 @@ int ur_close(int fd, unsigned st)
 			ur_debug("close: descriptor kept in reserve");
 			return 0;
 		}
-		ur_move_end();
+		ur_move_set(0);
 	}
 real:
 	ur_cell_forget(fd, st);

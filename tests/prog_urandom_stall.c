@@ -17,6 +17,13 @@
  *   system      one thread in system("sleep 2") while another dups, sets
  *               the flags of and flocks a pooled descriptor: prints the
  *               seconds that took (native 0.000), fails over 0.5
+ *   handlers N  N opens, reads and closes of the device while a timer's
+ *               handler, every 20 us, opens, reads and closes it too and
+ *               returns; every 100,000, a read-only open the pool leaves
+ *               alone (O_NOFOLLOW) must be there in a fork's child (a
+ *               cold review's reproducer: on 5a0bc62 the handler's calls
+ *               ended the move they interrupted, and the slot was left
+ *               marked on the program's number: lost at the first check)
  *   movejump N  N jumps, by a timer's handler, out of a loop of opens and
  *               closes of the device (reserve mode's moves), and half as
  *               many opens, reads and closes by the handler inside them,
@@ -450,6 +457,65 @@ static int run_movejump(long n, const char *self)
 	return !(WIFEXITED(st) && WEXITSTATUS(st) == 0 && got == 29 && errno == EMFILE);
 }
 
+static volatile long hd_calls;
+
+static void hd_handler(int sig)
+{
+	int saved = errno, fd = open("/dev/urandom", O_RDONLY);
+	char b[8];
+
+	(void)sig;
+	if (fd >= 0) {
+		if (read(fd, b, sizeof(b)) != (ssize_t)sizeof(b))
+			_exit(3);
+		close(fd);
+	}
+	hd_calls++;
+	errno = saved;
+}
+
+static int run_handlers(long n)
+{
+	struct sigaction sa = { .sa_handler = hd_handler, .sa_flags = SA_RESTART };
+	struct itimerval it = { { 0, 20 }, { 0, 20 } }, off = { { 0, 0 }, { 0, 0 } };
+	sigset_t all, old;
+	char b[16];
+
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGALRM, &sa, NULL) != 0 || setitimer(ITIMER_REAL, &it, NULL) != 0)
+		die("timer");
+	sigfillset(&all);
+	for (long i = 0; i < n; i++) {
+		int fd = open("/dev/urandom", O_RDONLY);
+
+		if (fd < 0 || read(fd, b, sizeof(b)) != (ssize_t)sizeof(b))
+			die("open and read /dev/urandom");
+		close(fd);
+		if (i % 100000 == 99999) {
+			int x, st;
+			pid_t p;
+
+			sigprocmask(SIG_BLOCK, &all, &old);
+			x = open("/dev/urandom", O_RDONLY | O_NOFOLLOW);
+			if (x < 0 || (p = fork()) < 0)
+				die("open or fork");
+			if (p == 0)
+				_exit(fcntl(x, F_GETFD) < 0);
+			if (waitpid(p, &st, 0) != p || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+				printf("handlers: after %ld, a fork's child lost the program's %d "
+				       "(%ld handler calls)\n", i + 1, x, (long)hd_calls);
+				return 1;
+			}
+			close(x);
+			sigprocmask(SIG_SETMASK, &old, NULL);
+		}
+	}
+	(void)setitimer(ITIMER_REAL, &off, NULL);
+	printf("handlers: %ld opens, %ld by the handler inside them, nothing lost\n", n,
+	       (long)hd_calls);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -461,11 +527,13 @@ int main(int argc, char **argv)
 		return run_system();
 	if (argc >= 3 && strcmp(argv[1], "execrace") == 0)
 		return run_execrace(atoi(argv[2]));
+	if (argc >= 3 && strcmp(argv[1], "handlers") == 0)
+		return run_handlers(atol(argv[2]));
 	if (argc >= 3 && strcmp(argv[1], "movejump") == 0)
 		return run_movejump(atol(argv[2]), argv[0]);
 	if (argc >= 2 && strcmp(argv[1], "listfds") == 0)
 		return run_listfds();
 	fprintf(stderr, "usage: prog_urandom_stall longjmp N | cancel | system | execrace N |"
-	                " movejump N\n");
+	                " handlers N | movejump N\n");
 	return 2;
 }

@@ -44,7 +44,7 @@ precond "prog_urandom_closed runs natively" [ $? -eq 0 ]
 "$W" >"$T_TMP/wn" 2>&1
 precond "prog_urandom_seen runs natively" [ $? -eq 0 ]
 "$W" procfd >"$T_TMP/pn" 2>&1
-for c in "longjmp 5" cancel system "execrace 1000" "movejump 2000"; do
+for c in "longjmp 5" cancel system "execrace 1000" "handlers 100000" "movejump 2000"; do
 	# shellcheck disable=SC2086
 	precond "prog_urandom_stall $c runs natively" timeout 60 "$STALL" $c
 done
@@ -477,6 +477,12 @@ check "no stall: prog_urandom_stall cancel, F_DUPFD_CLOEXEC refused" \
 for m in reserve exact; do
 	check "$m mode: 20,000 jumps out of opens and closes, nothing held, nothing passed on" \
 		timeout 300 env LD_PRELOAD="$FASTPATH_SO" FASTPATH_URANDOM=$m "$STALL" movejump 20000
+	# A handler's open and close inside a move, returning to it, leave
+	# that move be (a cold review's reproducer, lost at once on 5a0bc62).
+	n=2000000
+	[ $m = exact ] && n=200000  # each a system call: 10x the time
+	check "$m mode: a handler's opens and closes inside $n others lose nothing" \
+		timeout 300 env LD_PRELOAD="$FASTPATH_SO" FASTPATH_URANDOM=$m "$STALL" handlers $n
 done
 # An exec's copy step claims each number first (defect 5: it replaced a
 # /dev/null another thread had just opened there, 34-49 times in 100,000).

@@ -850,9 +850,32 @@ __attribute__((noinline)) static int reserve_slot(int fd)
 	return -1;
 }
 
+/* A move noted deeper than any frame here: a jump has unwound past it. */
+static void note_unwound(int slot, int fd)
+{
+	ur_move_begin((char *)__builtin_frame_address(0) - 4096);
+	ur_move_name(slot, fd);
+}
+
+static int alt_opened = -2, alt_noted;
+static uintptr_t alt_at;
+
+static void open_on_altstack(int sig)
+{
+	(void)sig;
+	/* Its frames may lie anywhere: as if above the move, which a call
+	 * on the main stack would take for one a jump unwound. */
+	ur_move.at = (uintptr_t)__builtin_frame_address(0) - 4096;
+	alt_at = ur_move.at;
+	alt_opened = open("/dev/urandom", O_RDONLY);
+	alt_noted = ur_move.slot1;
+}
+
 static void test_move_stranded(void **state)
 {
 	int fd, again, other, slot, flags;
+	stack_t ss = { .ss_size = 1 << 16 }, was_ss;
+	struct sigaction sa = { .sa_handler = open_on_altstack, .sa_flags = SA_ONSTACK }, was_sa;
 
 	(void)state;
 	ur_mode = UR_MODE_RESERVE;
@@ -870,8 +893,8 @@ static void test_move_stranded(void **state)
 	(void)pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
 	assert_int_equal(atomic_load(&ur_reserve[slot].fd), UR_CLOSING(fd));
 	assert_int_equal(ur_move.slot1, slot + 1);
-	/* Ended by the next open: the reserve, closed to the program, is
-	 * closed, and the open is real, at that lowest number. */
+	/* Ended by the next open, not inside it: the reserve, closed to the
+	 * program, is closed, and the open is real, at that lowest number. */
 	again = open("/dev/urandom", O_RDONLY);
 	assert_int_equal(again, fd);
 	assert_int_equal(ur_move.slot1, 0);
@@ -882,7 +905,7 @@ static void test_move_stranded(void **state)
 	/* Left after the take: a call that is not the device's leaves it;
 	 * at the limit, the give-back ends it and the call gets the number. */
 	assert_int_equal(ur_slot_take(slot), fd);
-	assert_int_equal(ur_move.slot1, slot + 1);
+	note_unwound(slot, fd);
 	other = open("/dev/null", O_RDONLY);
 	assert_true(other > fd);
 	assert_int_equal(close(other), 0);
@@ -895,7 +918,7 @@ static void test_move_stranded(void **state)
 	 * yet kept) stays its own. */
 	again = open("/dev/urandom", O_RDONLY);
 	assert_int_equal(ur_slot_cas(slot, &(int){ -1 }, UR_CLOSING(again)), true);
-	ur_move_note(slot, again);
+	note_unwound(slot, again);
 	other = open("/dev/urandom", O_RDONLY);
 	assert_int_equal(ur_move.slot1, 0);
 	assert_int_equal(atomic_load(&ur_reserve[slot].fd), -1);
@@ -904,15 +927,80 @@ static void test_move_stranded(void **state)
 	assert_int_equal(close(other), 0);  /* kept */
 	assert_int_equal(atomic_load(&ur_reserve[slot].fd), other);
 
-	/* A handler's call inside a move (a take) ends it; the adoption,
-	 * resumed, finds the reserve closed and the open is real. */
+	/* With threads, only the move named: another slot's mark is another
+	 * thread's live move.  Unnamed, nothing is ended. */
+	atomic_store(&fp_threads, true);
+	assert_int_equal(ur_slot_cas(slot, &(int){ other }, UR_CLOSING(other)), true);
+	atomic_store(&ur_reserve[slot + 1].fd, UR_CLOSING(again));
+	ur_move_begin((char *)__builtin_frame_address(0) - 4096);
+	fd = open("/dev/urandom", O_RDONLY);
+	assert_int_equal(ur_move.slot1, 0);
+	assert_int_equal(atomic_load(&ur_reserve[slot].fd), UR_CLOSING(other));
+	note_unwound(slot, other);
+	flags = open("/dev/urandom", O_RDONLY);
+	assert_int_equal(flags, other);  /* closed, and opened afresh */
+	assert_int_equal(atomic_load(&ur_reserve[slot + 1].fd), UR_CLOSING(again));
+	atomic_store(&ur_reserve[slot + 1].fd, -1);
+	atomic_store(&fp_threads, false);
+	assert_int_equal(close(fd), 0);
+	(void)ur_give_back(EMFILE);
+	assert_int_equal(close(flags), 0);
+	assert_int_equal(atomic_load(&ur_reserve[slot].fd), other);
+
+	/* A call that may run inside the move (a handler's, far below it)
+	 * is real and leaves it be: the move resumes on what it left. */
 	assert_int_equal(ur_slot_take(slot), other);
-	assert_false(ur_move_settle() == false);
-	assert_false(ur_adopt(other, UR_DEV_URANDOM, O_RDONLY, slot));
-	assert_false(ur_slot_drop(slot, other));
-	assert_true(fcntl(other, F_GETFD) < 0);
+	ur_move_begin((char *)__builtin_frame_address(0) + 65536);
+	ur_move_name(slot, other);
+	fd = open("/dev/urandom", O_RDONLY);
+	assert_true(fd >= 0 && fd != other);
+	assert_int_equal(close(fd), 0);
+	assert_int_equal(reserve_slot(fd), -1);  /* really closed */
+	assert_true(fcntl(fd, F_GETFD) < 0);
+	assert_false(ur_give_back(EMFILE));  /* nor ended at the limit */
+	assert_int_equal(atomic_load(&ur_reserve[slot].fd), UR_CLOSING(other));
+	assert_int_equal(ur_move.slot1, slot + 1);
+	/* So is one on the alternate stack, wherever its frames lie. */
+	ss.ss_sp = malloc(ss.ss_size);
+	assert_non_null(ss.ss_sp);
+	assert_int_equal(sigaltstack(&ss, &was_ss), 0);
+	assert_int_equal(sigaction(SIGUSR1, &sa, &was_sa), 0);
+	assert_int_equal(raise(SIGUSR1), 0);
+	assert_int_equal(sigaction(SIGUSR1, &was_sa, NULL), 0);
+	ss.ss_flags = SS_DISABLE;
+	assert_int_equal(sigaltstack(&ss, NULL), 0);
+	free(ss.ss_sp);
+	assert_true(alt_opened >= 0 && alt_opened != other);
+	assert_int_equal(alt_noted, slot + 1);
+	assert_int_equal(ur_move.at, alt_at);
+	ur_move.at = (uintptr_t)__builtin_frame_address(0) + 65536;
+	assert_int_equal(close(alt_opened), 0);
+	assert_int_equal(atomic_load(&ur_reserve[slot].fd), UR_CLOSING(other));
+	ur_move_set(0);
+	assert_true(ur_slot_done(slot, other, other));
 	assert_int_equal(close(again), 0);
 	(void)ur_give_back(EMFILE);
+	ur_mode = UR_MODE_EXACT;
+}
+
+/* A reserve whose state a split's end cleared (a close kept it as the
+ * split gave the reserves back) is still closed by the give-back: on
+ * 5a0bc62 its mark stayed, and a fork child closed the program's
+ * descriptor at that number (fd_fuzz's jumps and threads). */
+static void test_drop_cleared_state(void **state)
+{
+	int fd, slot;
+
+	(void)state;
+	ur_mode = UR_MODE_RESERVE;
+	(void)ur_give_back(EMFILE);
+	fd = open("/dev/urandom", O_RDONLY);
+	assert_int_equal(close(fd), 0);
+	assert_true((slot = reserve_slot(fd)) >= 0);
+	atomic_store(ur_fd(fd), 0);
+	assert_true(ur_give_back(EMFILE));
+	assert_true(fcntl(fd, F_GETFD) < 0);
+	assert_int_equal(atomic_load(&ur_reserve[slot].fd), -1);
 	ur_mode = UR_MODE_EXACT;
 }
 
@@ -993,6 +1081,7 @@ int main(void)
 		cmocka_unit_test_setup(test_hidden_ghost, setup),
 		cmocka_unit_test_setup(test_range_over_transit, setup),
 		cmocka_unit_test_setup(test_move_stranded, setup),
+		cmocka_unit_test_setup(test_drop_cleared_state, setup),
 		cmocka_unit_test_setup(test_range_future_flag, setup),
 		cmocka_unit_test_setup(test_unshared_table, setup),
 		cmocka_unit_test_setup(test_close_range_unshare, setup),
