@@ -581,12 +581,17 @@ void ur_exec_guard(int fds[UR_NRES])
 	for (d = 0; d < UR_NRES; d++) {
 		/* One in transit too, its state still the reserve's: a move
 		 * another thread will not finish once the image is replaced,
-		 * or this thread's a handler jumped out of (ur_move). */
-		int fd = ur_slot_number(atomic_load(&ur_reserve[d].fd));
+		 * or this thread's a handler jumped out of (ur_move), whose
+		 * flag may not yet be the one its state says (an adoption's
+		 * F_SETFD made, its state not: fd_fuzz's jumps, then a spawn,
+		 * 4 of 10 runs on 1cafa57). */
+		int v = atomic_load(&ur_reserve[d].fd), fd = ur_slot_number(v);
+		unsigned st;
 
 		fds[d] = -1;
-		if (fd >= 0 && (ur_state(fd) & (UR_RESERVE | UR_CLOEXEC)) == UR_RESERVE &&
-		    UR_REAL(fcntl)(fd, F_SETFD, FD_CLOEXEC) == 0)
+		if (fd < 0 || !((st = ur_state(fd)) & UR_RESERVE) || (v >= 0 && (st & UR_CLOEXEC)))
+			continue;
+		if (UR_REAL(fcntl)(fd, F_SETFD, FD_CLOEXEC) == 0 && !(st & UR_CLOEXEC))
 			fds[d] = fd;
 	}
 	errno = saved;

@@ -871,6 +871,14 @@ static void open_on_altstack(int sig)
 	alt_noted = ur_move.slot1;
 }
 
+/* F_SETFD (or, flag -1, F_GETFD) through the real call: a held number is
+ * closed to the program's. */
+static int move_setfd(int fd, int flag)
+{
+	return flag < 0 ? fp_real_urandom.r_fcntl.f(fd, F_GETFD) :
+			  fp_real_urandom.r_fcntl.f(fd, F_SETFD, flag);
+}
+
 static void test_move_stranded(void **state)
 {
 	int fd, again, other, slot, flags;
@@ -1004,6 +1012,32 @@ static void test_drop_cleared_state(void **state)
 	ur_mode = UR_MODE_EXACT;
 }
 
+/* An exec's guard makes a reserve in transit close-on-exec whatever its
+ * state says: an adoption's F_SETFD may be made and its state not (a jump
+ * between them; fd_fuzz's jumps, then a spawn, on 1cafa57). */
+static void test_guard_in_transit(void **state)
+{
+	int fd, slot, fds[UR_NRES], flags;
+
+	(void)state;
+	ur_mode = UR_MODE_RESERVE;
+	(void)ur_give_back(EMFILE);
+	fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	assert_int_equal(close(fd), 0);
+	assert_true((slot = reserve_slot(fd)) >= 0);
+	assert_int_equal(ur_slot_take(slot), fd);
+	assert_int_equal(fcntl(fd, F_SETFD, 0), -1);  /* held: closed to the program */
+	assert_int_equal(move_setfd(fd, 0), 0);       /* the adoption's, its state not yet */
+	assert_true(ur_state(fd) & UR_CLOEXEC);
+	ur_exec_guard(fds);
+	assert_true((flags = move_setfd(fd, -1)) >= 0 && (flags & FD_CLOEXEC));
+	assert_int_equal(fds[slot], -1);  /* its state's flag: nothing to put back */
+	ur_exec_unguard(fds);
+	assert_true(move_setfd(fd, -1) & FD_CLOEXEC);
+	assert_true(ur_slot_drop(slot, fd));
+	ur_mode = UR_MODE_EXACT;
+}
+
 #ifdef FP_HAVE_CLOSE_RANGE
 /* A close_range flag a later kernel knows: the range is closed by the
  * call, and another thread may have a number of it at once; ours there
@@ -1082,6 +1116,7 @@ int main(void)
 		cmocka_unit_test_setup(test_range_over_transit, setup),
 		cmocka_unit_test_setup(test_move_stranded, setup),
 		cmocka_unit_test_setup(test_drop_cleared_state, setup),
+		cmocka_unit_test_setup(test_guard_in_transit, setup),
 		cmocka_unit_test_setup(test_range_future_flag, setup),
 		cmocka_unit_test_setup(test_unshared_table, setup),
 		cmocka_unit_test_setup(test_close_range_unshare, setup),
