@@ -850,6 +850,19 @@ __attribute__((noinline)) static int reserve_slot(int fd)
 	return -1;
 }
 
+/* Reserve mode, with one reserve kept: opened with flags and closed. */
+static int kept_reserve(int flags, int *slot)
+{
+	int fd;
+
+	ur_mode = UR_MODE_RESERVE;
+	(void)ur_give_back(EMFILE);
+	fd = open("/dev/urandom", flags);
+	assert_int_equal(close(fd), 0);
+	assert_true((*slot = reserve_slot(fd)) >= 0);
+	return fd;
+}
+
 /* A move noted deeper than any frame here: a jump has unwound past it. */
 static void note_unwound(int slot, int fd)
 {
@@ -886,11 +899,7 @@ static void test_move_stranded(void **state)
 	struct sigaction sa = { .sa_handler = open_on_altstack, .sa_flags = SA_ONSTACK }, was_sa;
 
 	(void)state;
-	ur_mode = UR_MODE_RESERVE;
-	(void)ur_give_back(EMFILE);
-	fd = open("/dev/urandom", O_RDONLY);
-	assert_int_equal(close(fd), 0);
-	assert_true((slot = reserve_slot(fd)) >= 0);
+	fd = kept_reserve(O_RDONLY, &slot);
 	/* The adopting open's F_SETFD (O_CLOEXEC asked) jumps out, as a
 	 * handler's jump between the take and the adoption would. */
 	move_fcntl = fp_real_urandom.r_fcntl.f;
@@ -1000,11 +1009,7 @@ static void test_drop_cleared_state(void **state)
 	int fd, slot;
 
 	(void)state;
-	ur_mode = UR_MODE_RESERVE;
-	(void)ur_give_back(EMFILE);
-	fd = open("/dev/urandom", O_RDONLY);
-	assert_int_equal(close(fd), 0);
-	assert_true((slot = reserve_slot(fd)) >= 0);
+	fd = kept_reserve(O_RDONLY, &slot);
 	atomic_store(ur_fd(fd), 0);
 	assert_true(ur_give_back(EMFILE));
 	assert_true(fcntl(fd, F_GETFD) < 0);
@@ -1020,11 +1025,7 @@ static void test_guard_in_transit(void **state)
 	int fd, slot, fds[UR_NRES], flags;
 
 	(void)state;
-	ur_mode = UR_MODE_RESERVE;
-	(void)ur_give_back(EMFILE);
-	fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-	assert_int_equal(close(fd), 0);
-	assert_true((slot = reserve_slot(fd)) >= 0);
+	fd = kept_reserve(O_RDONLY | O_CLOEXEC, &slot);
 	assert_int_equal(ur_slot_take(slot), fd);
 	assert_int_equal(fcntl(fd, F_SETFD, 0), -1);  /* held: closed to the program */
 	assert_int_equal(move_setfd(fd, 0), 0);       /* the adoption's, its state not yet */
