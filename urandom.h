@@ -385,10 +385,12 @@ void ur_split(const char *why) FP_HIDDEN;
 const char *ur_split_reason(void) FP_HIDDEN;
 
 /* A fresh number from the kernel cannot be ours: it was closed in a way we
- * did not see (a raw system call).  Forget the stale state. */
+ * did not see (a raw system call).  Forget the stale state; unless in a
+ * vfork child, whose records are its parent's (its give-back closed its
+ * copy of the reserve there). */
 static inline void ur_heal(int fd)
 {
-	if (fp_unlikely(ur_state(fd)))
+	if (fp_unlikely(ur_state(fd)) && !fp_vfork_child())
 		(void)ur_untrack(fd);
 }
 

@@ -167,6 +167,18 @@ bool ur_give_back(int err)
 
 	if (fp_likely(err != EMFILE && err != ENFILE))
 		return false;
+	/* A vfork child: its table's copies are closed, and nothing of the
+	 * parent's memory, which it runs on, is changed. */
+	if (fp_unlikely(fp_vfork_child())) {
+		for (d = 0; d < UR_NRES; d++) {
+			int fd = atomic_load(&ur_reserve[d].fd);
+
+			if (fd >= 0 && UR_REAL(close)(fd) == 0)
+				any = true;
+		}
+		errno = err;
+		return any;
+	}
 	/* This thread's move a handler jumped out of holds a number too. */
 	any = ur_move_settle(__builtin_frame_address(0)) == 2;
 	/* A slot emptied and its close acted on a cancellation instead

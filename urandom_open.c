@@ -506,7 +506,8 @@ int ur_close(int fd, unsigned st)
 	 * hand it out. */
 	if (ur_mode == UR_MODE_RESERVE && fd > 2 && !(st & UR_SHARED) &&
 	    !atomic_load_explicit(&ur_split_done, memory_order_relaxed) &&
-	    fd < ur_soft_limit() && (slot = ur_slot_free(dev)) >= 0) {
+	    fd < ur_soft_limit() && ur_move_settle(__builtin_frame_address(0)) &&
+	    (slot = ur_slot_free(dev)) >= 0) {
 		unsigned char was = (unsigned char)st;
 
 		/* The slot claimed first, marked while in transit: a fork
@@ -515,8 +516,6 @@ int ur_close(int fd, unsigned st)
 		 * exec and spawn make it close-on-exec just before
 		 * (ur_exec_guard).  The state's compare fails if a fork
 		 * marked it shared meanwhile. */
-		if (!ur_move_settle(__builtin_frame_address(0)))
-			goto real;
 		ur_move_begin(__builtin_frame_address(0));
 		if (ur_slot_cas(slot, &none, UR_CLOSING(fd))) {
 			bool done;

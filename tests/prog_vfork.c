@@ -18,6 +18,11 @@
  *   setfd    the child clears close-on-exec on the parent's open; the
  *            parent's still has it, and after a close an open without
  *            O_CLOEXEC is inherited by the exec'd "list"
+ *   full     the parent opens and closes the device, lowers its soft limit
+ *            to leave one number free, and the child opens /dev/null:
+ *            it gets one, and the parent's open of the device after
+ *            still does (on c194670 the child's open there forgot the
+ *            parent's reserve: EMFILE in the parent, reserve mode)
  *   cycles   1000 open/read/close cycles, a vfork child that only exits,
  *            1000 more (t_urandom counts the system calls in reserve mode)
  *   list     prints this process's descriptors (the exec'd side)
@@ -33,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -78,6 +84,7 @@ static void c_dupfd(int fd) { close(0); (void)!fcntl(fd, F_DUPFD, 0); }
 static void c_open(int fd) { (void)fd; (void)!open("/dev/urandom", O_RDONLY); }
 static void c_unshare(int fd) { (void)fd; (void)!unshare(CLONE_FILES); }
 static void c_setfd(int fd) { (void)!fcntl(fd, F_SETFD, 0); }
+static void c_full(int fd) { _exit(open("/dev/null", O_RDONLY) >= 0 ? 0 : 1 + 0 * fd); }
 
 static void list(void)
 {
@@ -156,6 +163,28 @@ int main(int argc, char **argv)
 		fd = dev(0);
 		printf("an open without O_CLOEXEC: %d\n", fcntl(fd, F_GETFD));
 		exec_list();
+	} else if (!strcmp(c, "full")) {
+		struct rlimit rl;
+		int st, free1;
+		pid_t p;
+
+		free1 = open("/dev/null", O_RDONLY);  /* the lowest free number */
+		close(free1);
+		close(dev(0));  /* reserve mode keeps it, at free1 */
+		if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+			return 2;
+		rl.rlim_cur = (rlim_t)free1 + 2;
+		if (setrlimit(RLIMIT_NOFILE, &rl) != 0 || open("/dev/null", O_RDONLY) < 0)
+			return 2;
+		p = vfork();
+		if (p == 0)
+			c_full(0);
+		if (p < 0 || waitpid(p, &st, 0) != p)
+			return 2;
+		fd = open("/dev/urandom", O_RDONLY);
+		printf("the child's open at the limit: %s; the parent's open after: %s\n",
+		       WIFEXITED(st) && WEXITSTATUS(st) == 0 ? "a number" : "none",
+		       fd >= 0 ? "a number" : strerror(errno));
 	} else if (!strcmp(c, "cycles")) {
 		int i, k;
 
@@ -170,7 +199,7 @@ int main(int argc, char **argv)
 		}
 		printf("cycles done\n");
 	} else {
-		fprintf(stderr, "usage: prog_vfork close|setfl|dup|dupfd|open|unshare|setfd|cycles\n");
+		fprintf(stderr, "usage: prog_vfork close|setfl|dup|dupfd|open|unshare|setfd|full|cycles\n");
 		return 2;
 	}
 	return 0;
