@@ -302,10 +302,10 @@ static int ur_open_exact(int dev, const char *path, int flags)
  * and close ended the move they interrupted, remade the slot and state as
  * they were, and the move resumed on them: a cold review's reproducers).
  * In a process with one thread every mark is this thread's: all are
- * ended.  With threads only the named one, so that a note never names
- * another thread's move: a jump in the few instructions between the mark
- * and its naming, or its unnaming and the last step, then holds the
- * reserve (docs/design.md). */
+ * ended.  With threads only the named one, named only while the move is
+ * the slot's: a jump in the few instructions between the mark and its
+ * naming, or its unnaming and the last step, then holds the reserve; what
+ * else is left open is in docs/design.md. */
 #define UR_MOVE_ANY (-1)
 static FP_TLS struct {
 	int slot1, fd;
@@ -534,8 +534,10 @@ int ur_close(int fd, unsigned st)
 			ur_move_set(UR_MOVE_ANY);
 			done = ur_slot_done(slot, fd, fd);
 			ur_move_set(0);
+			/* Its mark taken by the program's call that freed the
+			 * number, or by a fork child's handler: theirs. */
 			if (!done)
-				return 0;  /* closed by whoever took the mark */
+				return 0;
 			/* A split since the test above may have given the
 			 * reserves back before this one was in its slot:
 			 * given back now, never kept past it. */
