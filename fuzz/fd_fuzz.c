@@ -1070,12 +1070,13 @@ static void run_jumps(int x, int y)
 {
 	static unsigned char before[MAXFD + 1];
 	struct sigaction sa = { .sa_handler = jump_handler }, old;
-	struct itimerval off = { { 0, 0 }, { 0, 0 } };
+	struct itimerval watchdog;  /* the program's alarm(10), put back after */
 	volatile int left = 8 + x % 32, loops = 0;
 	int lim = soft_limit(), top = lim < MAXFD ? lim : MAXFD;
 
 	for (int n = 0; n < top; n++)
 		before[n] = fcntl(n, F_GETFD) >= 0;
+	getitimer(ITIMER_REAL, &watchdog);
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGALRM, &sa, &old);
 	(void)sigsetjmp(jump_env, 1);
@@ -1094,9 +1095,9 @@ static void run_jumps(int x, int y)
 		}
 	}
 	jump_armed = 0;
-	setitimer(ITIMER_REAL, &off, NULL);
 	signal(SIGALRM, SIG_IGN);  /* one pending goes */
 	sigaction(SIGALRM, &old, NULL);
+	setitimer(ITIMER_REAL, &watchdog, NULL);
 	for (int n = 0; n < top; n++)
 		if (!before[n] && fcntl(n, F_GETFD) >= 0)
 			close(n);
