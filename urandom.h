@@ -101,16 +101,14 @@ extern _Atomic uint64_t ur_hidden[UR_NDEV] FP_HIDDEN;
 int ur_hidden_forget(int dev, int fd) FP_HIDDEN;
 /* Forgets it and closes it; true if it was there. */
 bool ur_hidden_close(int dev, int fd) FP_HIDDEN;
-/* w, dev's word, a ghost: emptied if no fork is under way; true if so. */
 /* Forgets and closes every hidden descriptor: its open file description
  * may have been changed through a duplicate (F_SETFL, flock), or shared
  * with another process (fork, spawn).  The next open makes a fresh one.
  * True when there was one. */
 bool ur_hidden_retire(void) FP_HIDDEN;
 
-/* The descriptor to pass to the real call: the reserve and the hidden
- * descriptors are closed as far as the program knows (-1 gives the
- * kernel's EBADF); any other, itself. */
+/* The descriptor to pass to the real call: a held one is closed as far as
+ * the program knows (-1 gives the kernel's EBADF); any other, itself. */
 static inline int ur_real_fd(int fd, unsigned st)
 {
 	return (st & UR_HELD) ? -1 : fd;
@@ -445,6 +443,7 @@ int ur_dup23(int old, int new, int flags) FP_HIDDEN;
  * these on its parent's memory. */
 void ur_exec_guard(int fds[UR_NRES]) FP_HIDDEN;
 void ur_exec_unguard(const int fds[UR_NRES]) FP_HIDDEN;
+extern _Atomic unsigned ur_guards[2] FP_HIDDEN;  /* guards begun, unguards ended */
 void ur_fd_init(void) FP_HIDDEN;
 /* The hidden descriptors' part of it (urandom_hidden.c). */
 void ur_hidden_init(void) FP_HIDDEN;

@@ -586,10 +586,18 @@ FP_FORK_TEXT void ur_fd_atfork_child(void)
  * vfork child runs this on its parent's memory (and its own copy of the
  * descriptor table), and must leave the parent's bookkeeping as it was.
  * ---------------------------------------------------------------------- */
+/* Guards begun and unguards ended in this table (not a vfork child's, whose
+ * flags are its own table's): an adoption that changed its flag while they
+ * differed checks it (ur_adopt).  A jump out of a spawn leaves them
+ * differing: each such adoption then pays one fcntl more, no more. */
+_Atomic unsigned ur_guards[2];
+
 void ur_exec_guard(int fds[UR_NRES])
 {
 	int d, saved = errno;
 
+	if (ur_table_ours())
+		atomic_fetch_add(&ur_guards[0], 1);
 	for (d = 0; d < UR_NRES; d++) {
 		/* One in transit too, its state still the reserve's: a move
 		 * another thread will not finish once the image is replaced,
@@ -603,7 +611,10 @@ void ur_exec_guard(int fds[UR_NRES])
 		fds[d] = -1;
 		if (fd < 0 || !((st = ur_state(fd)) & UR_RESERVE) || (v >= 0 && (st & UR_CLOEXEC)))
 			continue;
-		if (UR_REAL(fcntl)(fd, F_SETFD, FD_CLOEXEC) == 0 && !(st & UR_CLOEXEC))
+		/* A marked one is noted whatever its state says: an adoption
+		 * may have made its F_SETFD 0 and not yet its state, and only
+		 * the state after the exec tells which flag is the program's. */
+		if (UR_REAL(fcntl)(fd, F_SETFD, FD_CLOEXEC) == 0 && (v < 0 || !(st & UR_CLOEXEC)))
 			fds[d] = fd;
 	}
 	errno = saved;
@@ -623,5 +634,7 @@ void ur_exec_unguard(const int fds[UR_NRES])
 			continue;
 		(void)UR_REAL(fcntl)(fds[d], F_SETFD, 0);
 	}
+	if (ur_table_ours())
+		atomic_fetch_add(&ur_guards[1], 1);
 	errno = saved;
 }

@@ -117,37 +117,55 @@ static unsigned ur_open_bits(int dev, int flags)
 	       ((flags & O_NONBLOCK) ? UR_NONBLOCK : 0);
 }
 
+/* The adoption's flag change, made only while its mark is there, no
+ * handler inside: one that forked, and opened a file at fd in the child
+ * after its handler closed ours there, returns here. */
+static int ur_adopt_setfd(int fd, int slot, int flag)
+{
+	int r = -1, cs;
+	sigset_t old;
+
+	ur_count(SYSCALLS);
+	ur_block_all(&old, &cs);
+	if (ur_slot_marked(slot, fd))
+		r = UR_REAL(fcntl)(fd, F_SETFD, flag);
+	ur_unblock_all(&old, cs);
+	return r;
+}
+
 /* Makes the reserve look freshly opened with these flags.  Its open file
  * description is never changed (F_SETFL): if its status flags are not the
  * ones asked for, or a fork has shared it, only a fresh open will do. */
 static bool ur_adopt(int fd, int dev, int flags, int slot)
 {
 	unsigned char st = (unsigned char)ur_state(fd);
-	bool nb = (flags & O_NONBLOCK) != 0;
-
-	bool clo = (flags & O_CLOEXEC) != 0;
+	bool nb = (flags & O_NONBLOCK) != 0, ok;
+	int saved, flag = (flags & O_CLOEXEC) ? FD_CLOEXEC : 0;
+	unsigned ended;
 
 	if (!(st & UR_RESERVE) || (st & UR_SHARED) || nb != ((st & UR_NONBLOCK) != 0))
 		return false;
 	/* Kept as the last close left it: a loop with one flag style makes
-	 * no system call at all.  Changed only while its mark is there, no
-	 * handler inside: one that forked, and opened a file at fd in the
-	 * child after its handler closed ours there, returns here. */
-	if (clo != ((st & UR_CLOEXEC) != 0)) {
-		int saved = errno, r = -1, cs;
-		sigset_t old;
-
+	 * no system call at all.  The state's compare fails if a fork marked
+	 * it meanwhile. */
+	if ((flag != 0) == ((st & UR_CLOEXEC) != 0))
+		return ur_cell_cas(fd, &st, (unsigned char)ur_open_bits(dev, flags));
+	saved = errno;
+	ended = atomic_load(&ur_guards[1]);
+	ok = ur_adopt_setfd(fd, slot, flag) == 0 &&
+	     ur_cell_cas(fd, &st, (unsigned char)ur_open_bits(dev, flags));
+	/* Another thread's exec guard (ur_exec_guard), under way between our
+	 * flag and our state, may have set the flag its old state said, and
+	 * put back the one that state said: ours is made the one asked
+	 * again.  Every guard begun before the state changed had ended before
+	 * our flag, or one may have. */
+	if (ok && atomic_load(&ur_guards[0]) != ended) {
 		ur_count(SYSCALLS);
-		ur_block_all(&old, &cs);
-		if (ur_slot_marked(slot, fd))
-			r = UR_REAL(fcntl)(fd, F_SETFD, clo ? FD_CLOEXEC : 0);
-		ur_unblock_all(&old, cs);
-		errno = saved;
-		if (r < 0)
-			return false;
+		if (UR_REAL(fcntl)(fd, F_GETFD) != flag)
+			(void)ur_adopt_setfd(fd, slot, flag);
 	}
-	/* Fails if a fork marked it meanwhile. */
-	return ur_cell_cas(fd, &st, (unsigned char)ur_open_bits(dev, flags));
+	errno = saved;
+	return ok;
 }
 
 /* A real open of the device, tracked if it is the device. */
@@ -454,7 +472,7 @@ static int ur_slot_free(int dev)
 }
 
 /* Reserve mode.  Nothing on the path that hands out the reserve changes
- * errno (ur_adopt keeps it across its one fcntl), so it is not saved there:
+ * errno (ur_adopt keeps it across its fcntls), so it is not saved there:
  * one thread-local access fewer per cycle. */
 int ur_open(int dev, const char *path, int flags)
 {

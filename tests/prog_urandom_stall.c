@@ -13,7 +13,9 @@
  *               F_SETFL, flock and fdopen of a pooled descriptor
  *   execrace N  N failed execs while another thread closes a pooled number
  *               and opens /dev/null on it: the exec's copy step must never
- *               replace it by the device (not a stall: a race; exit 1)
+ *               replace it by the device, and the thread's plain opens of
+ *               the device must not be left close-on-exec by the exec's
+ *               guard (not a stall: a race; exit 1)
  *   system      one thread in system("sleep 2") while another dups, sets
  *               the flags of and flocks a pooled descriptor: prints the
  *               seconds that took (native 0.000), fails over 0.5
@@ -38,6 +40,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <spawn.h>
 #include <signal.h>
@@ -289,10 +292,25 @@ static int run_system(void)
 
 /* ---- execrace ------------------------------------------------------------ */
 static _Atomic bool race_over;
-static _Atomic long replaced;
+static _Atomic long replaced, stuck, execs;
 
-/* Opens the device (a pooled number), closes it and opens /dev/null, which
- * natively lands on the same number and stays /dev/null. */
+/* A plain open's number is never close-on-exec.  An exec's guard may make
+ * it so for the exec's length: still so two execs later, it was left so. */
+static void check_flag(int fd)
+{
+	long e = atomic_load(&execs);
+
+	if (!(fcntl(fd, F_GETFD) & FD_CLOEXEC))
+		return;
+	while (atomic_load(&execs) < e + 2 && !atomic_load(&race_over))
+		sched_yield();
+	if (fcntl(fd, F_GETFD) & FD_CLOEXEC)
+		atomic_fetch_add(&stuck, 1);
+}
+
+/* Opens the device (a pooled number; reserve mode's adoption, whose flag
+ * the exec's guard must leave the program's), closes it and opens
+ * /dev/null, which natively lands on the same number and stays /dev/null. */
 static void *nuller(void *arg)
 {
 	struct stat st;
@@ -300,10 +318,13 @@ static void *nuller(void *arg)
 
 	(void)arg;
 	while (!atomic_load(&race_over)) {
-		int fd = open("/dev/urandom", O_RDONLY), n;
+		int c = open("/dev/urandom", O_RDONLY | O_CLOEXEC), fd, n;
 
-		if (fd < 0)
+		/* Closed close-on-exec, opened plain: reserve mode's adoption
+		 * clears the flag, then records the state. */
+		if (c < 0 || close(c) != 0 || (fd = open("/dev/urandom", O_RDONLY)) < 0)
 			die("nuller open");
+		check_flag(fd);
 		for (int k = 0; k < 20; k++)  /* held a while: the exec's scan meets it */
 			if (read(fd, b, sizeof b) != (ssize_t)sizeof b)
 				die("nuller read");
@@ -328,13 +349,16 @@ static int run_execrace(int n)
 
 	if (keep < 0 || pthread_create(&t, NULL, nuller, NULL) != 0)
 		die("execrace");
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		execve("/nonexistent/prog_urandom_stall", argv, envp);
+		atomic_fetch_add(&execs, 1);
+	}
 	atomic_store(&race_over, true);
 	pthread_join(t, NULL);
-	printf("execrace: %d failed execs, /dev/null replaced by the device %ld times\n", n,
-	       atomic_load(&replaced));
-	return atomic_load(&replaced) != 0;
+	printf("execrace: %d failed execs, /dev/null replaced by the device %ld times,"
+	       " a plain open left close-on-exec %ld times\n", n, atomic_load(&replaced),
+	       atomic_load(&stuck));
+	return atomic_load(&replaced) != 0 || atomic_load(&stuck) != 0;
 }
 
 static sigjmp_buf mj_env;

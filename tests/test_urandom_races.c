@@ -1032,10 +1032,69 @@ static void test_guard_in_transit(void **state)
 	assert_true(ur_state(fd) & UR_CLOEXEC);
 	ur_exec_guard(fds);
 	assert_true((flags = move_setfd(fd, -1)) >= 0 && (flags & FD_CLOEXEC));
-	assert_int_equal(fds[slot], -1);  /* its state's flag: nothing to put back */
+	assert_int_equal(fds[slot], fd);  /* in transit: the state after decides */
 	ur_exec_unguard(fds);
-	assert_true(move_setfd(fd, -1) & FD_CLOEXEC);
+	assert_true(move_setfd(fd, -1) & FD_CLOEXEC);  /* still its state's flag */
 	assert_true(ur_slot_drop(slot, fd));
+	ur_mode = UR_MODE_EXACT;
+}
+
+/* Another thread's adoption made its F_SETFD 0 before the exec's guard
+ * and its state after: the exec failed, and the program's plain open must
+ * not be left close-on-exec (on 52c6218 it was: the guard trusted the
+ * reserve's state, and noted nothing to put back). */
+static void test_guard_adoption_ends(void **state)
+{
+	int fd, slot, fds[UR_NRES];
+	unsigned char was;
+
+	(void)state;
+	fd = kept_reserve(O_RDONLY | O_CLOEXEC, &slot);
+	assert_int_equal(ur_slot_take(slot), fd);
+	assert_int_equal(move_setfd(fd, 0), 0);
+	ur_exec_guard(fds);
+	assert_true(move_setfd(fd, -1) & FD_CLOEXEC);
+	was = (unsigned char)ur_state(fd);
+	assert_true(ur_cell_cas(fd, &was, (unsigned char)ur_open_bits(UR_DEV_URANDOM, O_RDONLY)));
+	ur_exec_unguard(fds);
+	assert_int_equal(move_setfd(fd, -1), 0);
+	assert_true(ur_slot_done(slot, fd, -1));  /* the adoption's end */
+	assert_int_equal(close(fd), 0);
+	ur_mode = UR_MODE_EXACT;
+}
+
+/* The other order: the guard's flag lands just after the adoption's, and
+ * its unguard reads the reserve's state before the adoption records its
+ * own (the adoption then sees the flag it set is gone). */
+static int guard_between(int fd, int cmd, ...)
+{
+	int fds[UR_NRES], r;
+	va_list ap;
+
+	va_start(ap, cmd);
+	r = move_fcntl(fd, cmd, va_arg(ap, int));
+	va_end(ap);
+	if (cmd == F_SETFD) {
+		fp_real_urandom.r_fcntl.f = move_fcntl;
+		ur_exec_guard(fds);  /* another thread's, the exec failing */
+		ur_exec_unguard(fds);
+	}
+	return r;
+}
+
+static void test_guard_inside_adoption(void **state)
+{
+	int fd, again, slot;
+
+	(void)state;
+	fd = kept_reserve(O_RDONLY | O_CLOEXEC, &slot);
+	move_fcntl = fp_real_urandom.r_fcntl.f;
+	fp_real_urandom.r_fcntl.f = guard_between;
+	again = open("/dev/urandom", O_RDONLY);
+	fp_real_urandom.r_fcntl.f = move_fcntl;
+	assert_int_equal(again, fd);  /* the reserve, adopted */
+	assert_int_equal(fcntl(fd, F_GETFD), 0);
+	assert_int_equal(close(fd), 0);
 	ur_mode = UR_MODE_EXACT;
 }
 
@@ -1118,6 +1177,8 @@ int main(void)
 		cmocka_unit_test_setup(test_move_stranded, setup),
 		cmocka_unit_test_setup(test_drop_cleared_state, setup),
 		cmocka_unit_test_setup(test_guard_in_transit, setup),
+		cmocka_unit_test_setup(test_guard_adoption_ends, setup),
+		cmocka_unit_test_setup(test_guard_inside_adoption, setup),
 		cmocka_unit_test_setup(test_range_future_flag, setup),
 		cmocka_unit_test_setup(test_unshared_table, setup),
 		cmocka_unit_test_setup(test_close_range_unshare, setup),
