@@ -360,10 +360,10 @@ static bool ur_move_sweep(void)
 	bool closed = false;
 
 	for (int i = 0; i < UR_NRES; i++) {
-		int v = atomic_load(&ur_reserve[i].fd);
+		int v = atomic_load(&ur_reserve[i].fd), fd = ur_slot_number(v);
 
-		if (v < -1 && v > UR_GHOST(0))
-			closed = ur_slot_drop(i, UR_CLOSING(v)) || closed;
+		if (v < 0 && fd >= 0)  /* a mark */
+			closed = ur_slot_drop(i, fd) || closed;
 	}
 	return closed;
 }
