@@ -34,30 +34,89 @@ static bool ur_sets_record_lock(int cmd)
 }
 
 /*
- * Just before a record lock request through fd, of state st (not a held
- * number); sets: one that may take or release a lock (F_SETLK, F_SETLKW,
- * lockf's but F_TEST).  A record lock is the process's, on the device, and
- * any close of a descriptor of the device drops it (fcntl(2)).  From the
- * first one on, nothing of ours may close one behind the program's back (a
+ * A record lock is the process's, on the device, and any close of a
+ * descriptor of the device drops it (fcntl(2)).  From the first one on,
+ * nothing of ours may close one behind the program's back (a
  * copy-on-write's replaced description, a retired hidden descriptor, a
- * reserve given back or kept): the pool stops for the process, as for a
+ * reserve given back or kept): the pool ends for the process, as for a
  * table of its own (ur_split), before the lock is taken.  Then every
  * descriptor of the device is the program's own, as natively (fd_fuzz's
- * defect 12).  Any such request, an unlock too: its struct is the
+ * defect 12).  Any request that may take or release one (F_SETLK,
+ * F_SETLKW, lockf's but F_TEST), an unlock too: its struct is the
  * program's to get wrong (the kernel's EFAULT), not ours to read first.
- * Reserve mode, where any close of the program's may be kept, does the
- * same for a descriptor we do not track (an O_RDWR open, a duplicate of
- * one, one received): one fstat per request until the pooling ended.
- * Raw system calls stay out of sight.
+ *
+ * Through a number we do not track (an O_RDWR open, a duplicate of one,
+ * one received or inherited) it is the device if fstat says so: one
+ * fstat per request, but only once the mitigation has begun (ur_arm).
+ * Before, nothing of ours is open, and a request costs no system call:
+ * its number is noted, and the first open the pool answers fstats those
+ * noted (ur_locks_begin).  A lock outlives no close of a descriptor of
+ * the device, so one still held is held through a number still the
+ * device (seed 128 case 61993: a lock through a duplicate of an O_RDWR
+ * open, dropped by the copy-on-write a later lock made).  Raw system
+ * calls stay out of sight, and so do locks an exec'd image inherited.
  */
+#define UR_LOCK_NOTES 16
+static _Atomic int ur_lock_notes[UR_LOCK_NOTES];
+static _Atomic unsigned ur_lock_noted;
+/* The first open's check: begun (requests fstat from then on), done. */
+static _Atomic bool ur_locks_begun, ur_locks_done;
+
+static void ur_lock_note(int fd)
+{
+	unsigned i, n = atomic_load(&ur_lock_noted);
+
+	for (i = 0; i < n && i < UR_LOCK_NOTES; i++)
+		if (atomic_load(&ur_lock_notes[i]) == fd)
+			return;
+	if ((n = atomic_fetch_add(&ur_lock_noted, 1)) < UR_LOCK_NOTES)
+		atomic_store(&ur_lock_notes[n], fd);
+}
+
 static void ur_lock_request(int fd, unsigned st, bool sets)
 {
 	int saved = errno;
 
-	if (sets && (st || (ur_mode == UR_MODE_RESERVE && !atomic_load(&ur_split_finished) &&
-	                    ur_device_of(fd) >= 0)))
-		ur_split("a record lock on the device");
+	if (!sets || (!st && atomic_load_explicit(&ur_split_finished, memory_order_relaxed)))
+		return;
+	if (!st) {
+		/* Noted, then begun read again: the first open stores
+		 * begun, then reads the notes, so one of the two sees the
+		 * other. */
+		if (!atomic_load(&ur_locks_begun)) {
+			ur_lock_note(fd);
+			if (!atomic_load(&ur_locks_begun))
+				return;
+		}
+		if (ur_device_of(fd) < 0) {
+			errno = saved;
+			return;
+		}
+	}
+	ur_split("a record lock on the device");
 	errno = saved;
+}
+
+/* The first open the pool would answer (ur_arm_slow): false while
+ * another thread's check is under way (this open is then native), or
+ * when the pool ended (a lock on the device may be held, or more numbers
+ * locked than noted). */
+bool ur_locks_begin(void)
+{
+	int saved = errno;
+	unsigned i, n;
+
+	if (atomic_exchange(&ur_locks_begun, true))
+		return atomic_load(&ur_locks_done) && !atomic_load(&ur_split_done);
+	n = atomic_load(&ur_lock_noted);
+	for (i = 0; i < n; i++)
+		if (i >= UR_LOCK_NOTES || ur_device_of(atomic_load(&ur_lock_notes[i])) >= 0) {
+			ur_split("a record lock on the device, before the first open");
+			break;
+		}
+	atomic_store(&ur_locks_done, true);
+	errno = saved;
+	return !atomic_load(&ur_split_done);
 }
 
 static bool ur_changes_ofd(int cmd)
@@ -129,8 +188,7 @@ static int ur_fcntl(ur_fcntl_fn real, int fd, int cmd, void *arg)
 #endif
 
 	if (fp_likely(!st)) {
-		if (ur_mode == UR_MODE_RESERVE)
-			ur_lock_request(fd, 0, ur_sets_record_lock(cmd));
+		ur_lock_request(fd, 0, ur_sets_record_lock(cmd));
 		r = real(fd, cmd, arg);
 		if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) {
 			if (r < 0 && ur_give_back(errno))
@@ -254,8 +312,8 @@ long ur_syscall_fd(long nr, long a, long b, long c, long d, long e, long f)
 static int ur_fcntl_entry(ur_fcntl_fn real, int fd, int cmd, void *arg)
 {
 	if (fp_likely(atomic_load_explicit(&ur_hiwater, memory_order_relaxed) == 0)) {
-		if (fp_unlikely(ur_mode == UR_MODE_RESERVE))
-			ur_lock_request(fd, 0, ur_sets_record_lock(cmd));
+		if (fp_unlikely(ur_sets_record_lock(cmd)))
+			ur_lock_request(fd, 0, true);
 		return real(fd, cmd, arg);
 	}
 	return ur_fcntl(real, fd, cmd, arg);

@@ -337,7 +337,8 @@ bool ur_arm_slow(void)
 {
 	unsigned g = 0;
 
-	return atomic_compare_exchange_strong(&ur_gate, &g, UR_ARMED) || (g & UR_ARMED);
+	return ur_locks_begin() &&
+	       (atomic_compare_exchange_strong(&ur_gate, &g, UR_ARMED) || (g & UR_ARMED));
 }
 
 /* Every descriptor tracked at a fork is shared with the child's copy from

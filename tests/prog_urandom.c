@@ -556,6 +556,55 @@ static int test_locks_lockf(void)
 	return 0;
 }
 
+/* A read lock through a duplicate of a read-write open (never pooled),
+ * made after a pooled open, then another, elsewhere, through that pooled
+ * open: natively both stay, and so does the first after a close of
+ * neither (seed 128 case 61993: exact mode's copy-on-write, made when the
+ * second ended the pooling, dropped the first). */
+static int test_locks_untracked(void)
+{
+	struct flock l = { .l_type = F_RDLCK, .l_whence = SEEK_SET, .l_len = 10 };
+	struct flock q = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_len = 10 };
+	int a = open(DEV, O_RDONLY), a2 = open(DEV, O_RDONLY), w = open(DEV, O_RDWR), d = dup(w), b;
+
+	obs("F_SETLK F_RDLCK 0-9 through a read-write open's dup", fcntl(d, F_SETLK, &l), errno);
+	l.l_start = 100;
+	obs("F_SETLK F_RDLCK 100-109 through a pooled open", fcntl(a2, F_SETLK, &l), errno);
+	b = open(DEV, O_RDONLY);
+	obs("F_OFD_GETLK F_WRLCK 0-9 on another", fcntl(b, F_OFD_GETLK, &q), errno);
+	printf("the first lock after the second: %s\n", q.l_type == F_UNLCK ? "gone" : "kept");
+	close(b);
+	close(d);
+	close(w);
+	close(a2);
+	close(a);
+	return 0;
+}
+
+/* A lock through a read-write open before any open fastpath would pool,
+ * then a pooled open whose status flags change (exact mode's
+ * copy-on-write), then its close: natively only that close drops it. */
+static int test_locks_first(void)
+{
+	struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	struct flock q = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	int w = open(DEV, O_RDWR), a, b;
+
+	obs("F_SETLK F_WRLCK through a read-write open", fcntl(w, F_SETLK, &l), errno);
+	a = open(DEV, O_RDONLY);
+	obs("F_SETFL O_NONBLOCK on a read-only open", fcntl(a, F_SETFL, O_NONBLOCK), errno);
+	b = open(DEV, O_RDONLY);
+	obs("F_OFD_GETLK F_WRLCK on another", fcntl(b, F_OFD_GETLK, &q), errno);
+	printf("the lock after an F_SETFL: %s\n", q.l_type == F_UNLCK ? "gone" : "kept");
+	obs("close the read-only open", close(a), errno);
+	q.l_type = F_WRLCK;
+	obs("F_OFD_GETLK F_WRLCK on another", fcntl(b, F_OFD_GETLK, &q), errno);
+	printf("the lock after its close: %s\n", q.l_type == F_UNLCK ? "gone" : "kept");
+	close(b);
+	close(w);
+	return 0;
+}
+
 static int test_locks_limit(void)
 {
 	struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
@@ -1077,6 +1126,10 @@ int main(int argc, char **argv)
 		return test_locks_lockf();
 	if (argc > 1 && strcmp(argv[1], "locks-limit") == 0)
 		return test_locks_limit();
+	if (argc > 1 && strcmp(argv[1], "locks-untracked") == 0)
+		return test_locks_untracked();
+	if (argc > 1 && strcmp(argv[1], "locks-first") == 0)
+		return test_locks_first();
 	if (argc > 1 && strcmp(argv[1], "split-race") == 0)
 		return test_split_race();
 	if (argc > 1 && strcmp(argv[1], "fork-split") == 0)

@@ -353,19 +353,29 @@ if grep -q 'the lock held, 3 descriptors of the device: 300 of 300' "$T_TMP/ln" 
 else
 	fail "exact: an open placing the hidden descriptor while another thread's lock ends the pooling" "$(diff "$T_TMP/ln" "$T_TMP/lf" | head)"
 fi
-# locks-limit: a lock through a read-write open, after a close kept in
-# reserve, and then an open at the limit, where reserve mode gives its kept
-# close back: the lock stays, as natively (the request ended the pooling
-# before it was made).  Exact mode releases it when the soft limit moves
-# the hidden descriptor: fastpath(7) documents a lock through a descriptor
-# fastpath does not pool there, so reserve mode only.
-"$P" locks-limit >"$T_TMP/ln" 2>&1
-FASTPATH_URANDOM=reserve pre "$P" locks-limit >"$T_TMP/lf" 2>&1
-if grep -q 'at the limit: kept' "$T_TMP/ln" && cmp -s "$T_TMP/ln" "$T_TMP/lf"; then
-	ok "reserve: a lock through a read-write open outlives an open at the limit, as native"
-else
-	fail "reserve: a lock through a read-write open, then an open at the limit" "$(diff "$T_TMP/ln" "$T_TMP/lf" | head)"
-fi
+# A lock through a descriptor fastpath does not pool ends the pooling
+# before it is made, in both modes (before the first pooled open, at it):
+# locks-limit: after a close kept in reserve, an open at the limit, where
+# reserve mode gives its kept close back and exact mode moves the hidden
+# descriptor; locks-untracked: through a read-write open's dup, then
+# another through a pooled open (exact mode's copy-on-write dropped the
+# first on 52c6218); locks-first: before any pooled open, then a pooled
+# open's F_SETFL (its copy-on-write, on 52c6218) and close.
+# Each with the soft limit at 1024 (exact mode's hidden descriptors above
+# it) and at the hard one (none: every open real, the reserve's kept).
+for lim in 1024 $(ulimit -Hn); do
+for w in locks-limit locks-untracked locks-first; do
+(ulimit -Sn $lim && exec "$P" $w) >"$T_TMP/ln" 2>&1
+for m in exact reserve; do
+	(ulimit -Sn $lim && FASTPATH_URANDOM=$m pre "$P" $w) >"$T_TMP/lf" 2>&1
+	if grep -q ': kept' "$T_TMP/ln" && cmp -s "$T_TMP/ln" "$T_TMP/lf"; then
+		ok "$m: $w (soft limit $lim): a lock through a descriptor fastpath does not pool stays as long as natively"
+	else
+		fail "$m: $w (soft limit $lim): a lock through a descriptor fastpath does not pool" "$(diff "$T_TMP/ln" "$T_TMP/lf" | head)"
+	fi
+done
+done
+done
 fi
 
 # ---- fortified forms --------------------------------------------------------
