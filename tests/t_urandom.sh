@@ -365,9 +365,9 @@ fi
 # it) and at the hard one (none: every open real, the reserve's kept).
 for lim in 1024 $(ulimit -Hn); do
 for w in locks-limit locks-untracked locks-first; do
-(ulimit -Sn $lim && exec "$P" $w) >"$T_TMP/ln" 2>&1
+(ulimit -Sn "$lim" && exec "$P" $w) >"$T_TMP/ln" 2>&1
 for m in exact reserve; do
-	(ulimit -Sn $lim && FASTPATH_URANDOM=$m pre "$P" $w) >"$T_TMP/lf" 2>&1
+	(ulimit -Sn "$lim" && FASTPATH_URANDOM=$m pre "$P" $w) >"$T_TMP/lf" 2>&1
 	if grep -q ': kept' "$T_TMP/ln" && cmp -s "$T_TMP/ln" "$T_TMP/lf"; then
 		ok "$m: $w (soft limit $lim): a lock through a descriptor fastpath does not pool stays as long as natively"
 	else
