@@ -17,7 +17,7 @@
  *   urandom_dup.c    dup, dup2, dup3 and F_DUP2FD of tracked descriptors.
  *   urandom_shim.c   the entry points: open, read, close, dup, getrandom;
  *                    each unpacks its call and asks the units above.
- *   urandom_fcntl.c  fcntl and its twins, flock.
+ *   urandom_fcntl.c  fcntl and its twins, flock, lockf; record locks.
  *   urandom_stdio.c  fdopen, fclose, freopen, daemon.
  *   urandom_exec.c   exec, posix_spawn, system, popen: the reserve made
  *                    close-on-exec around them (reserve mode).
