@@ -467,6 +467,7 @@ void ur_atfork_child(void) FP_HIDDEN;
 extern _Atomic unsigned ur_gate FP_HIDDEN;
 bool ur_arm_slow(void) FP_HIDDEN;
 bool ur_locks_begin(void) FP_HIDDEN;  /* first: record locks already taken? */
+void ur_locks_atfork_child(void) FP_HIDDEN;
 static inline bool ur_arm(void)
 {
 	return fp_likely(atomic_load_explicit(&ur_gate, memory_order_relaxed) & UR_ARMED) ||

@@ -49,28 +49,36 @@ static bool ur_sets_record_lock(int cmd)
  * one received or inherited) it is the device if fstat says so: one
  * fstat per request, but only once the mitigation has begun (ur_arm).
  * Before, nothing of ours is open, and a request costs no system call:
- * its number is noted, and the first open the pool answers fstats those
- * noted (ur_locks_begin).  A lock outlives no close of a descriptor of
+ * its number is noted (a bit), and the first open the pool answers fstats
+ * those noted (ur_locks_begin).  A lock outlives no close of a descriptor of
  * the device, so one still held is held through a number still the
  * device (seed 128 case 61993: a lock through a duplicate of an O_RDWR
  * open, dropped by the copy-on-write a later lock made).  Raw system
  * calls stay out of sight, and so do locks an exec'd image inherited.
  */
-#define UR_LOCK_NOTES 16
-static _Atomic int ur_lock_notes[UR_LOCK_NOTES];
-static _Atomic unsigned ur_lock_noted;
+#define UR_NOTE_BITS (8 * sizeof(unsigned long))
+static _Atomic unsigned long ur_lock_noted[UR_MAXFD / UR_NOTE_BITS];
+static _Atomic bool ur_lock_far;  /* a number at or above UR_MAXFD */
 /* The first open's check: begun (requests fstat from then on), done. */
 static _Atomic bool ur_locks_begun, ur_locks_done;
 
+/* A load first: a program's repeated requests through one number make no
+ * locked instruction. */
 static void ur_lock_note(int fd)
 {
-	unsigned i, n = atomic_load(&ur_lock_noted);
+	unsigned long bit;
+	_Atomic unsigned long *w;
 
-	for (i = 0; i < n && i < UR_LOCK_NOTES; i++)
-		if (atomic_load(&ur_lock_notes[i]) == fd)
-			return;
-	if ((n = atomic_fetch_add(&ur_lock_noted, 1)) < UR_LOCK_NOTES)
-		atomic_store(&ur_lock_notes[n], fd);
+	if (fd < 0)
+		return;
+	if (fd >= UR_MAXFD) {
+		atomic_store(&ur_lock_far, true);
+		return;
+	}
+	w = &ur_lock_noted[(unsigned)fd / UR_NOTE_BITS];
+	bit = 1UL << ((unsigned)fd % UR_NOTE_BITS);
+	if (!(atomic_load(w) & bit))
+		atomic_fetch_or(w, bit);
 }
 
 static void ur_lock_request(int fd, unsigned st, bool sets)
@@ -99,24 +107,44 @@ static void ur_lock_request(int fd, unsigned st, bool sets)
 
 /* The first open the pool would answer (ur_arm_slow): false while
  * another thread's check is under way (this open is then native), or
- * when the pool ended (a lock on the device may be held, or more numbers
- * locked than noted). */
+ * when the pool ended (a lock on the device may be held).  With every
+ * signal blocked: a handler's jump out would leave the check begun and
+ * never done, every later open native (a fork's child, whose checking
+ * thread is not there, begins afresh: ur_locks_atfork_child). */
 bool ur_locks_begin(void)
 {
-	int saved = errno;
-	unsigned i, n;
+	int saved = errno, cs;
+	unsigned i;
+	sigset_t old;
 
-	if (atomic_exchange(&ur_locks_begun, true))
-		return atomic_load(&ur_locks_done) && !atomic_load(&ur_split_done);
-	n = atomic_load(&ur_lock_noted);
-	for (i = 0; i < n; i++)
-		if (i >= UR_LOCK_NOTES || ur_device_of(atomic_load(&ur_lock_notes[i])) >= 0) {
-			ur_split("a record lock on the device, before the first open");
-			break;
+	if (atomic_load(&ur_locks_done))
+		return !atomic_load(&ur_split_done);
+	ur_block_all(&old, &cs);
+	if (!atomic_exchange(&ur_locks_begun, true)) {
+		bool held = atomic_load(&ur_lock_far);
+
+		for (i = 0; !held && i < UR_MAXFD / UR_NOTE_BITS; i++) {
+			unsigned long w = atomic_load(&ur_lock_noted[i]);
+
+			for (; !held && w; w &= w - 1)
+				held = ur_device_of((int)(i * UR_NOTE_BITS) + __builtin_ctzl(w)) >= 0;
 		}
-	atomic_store(&ur_locks_done, true);
+		if (held)
+			ur_split("a record lock on the device, before the first open");
+		atomic_store(&ur_locks_done, true);
+	}
+	ur_unblock_all(&old, cs);
 	errno = saved;
-	return !atomic_load(&ur_split_done);
+	return atomic_load(&ur_locks_done) && !atomic_load(&ur_split_done);
+}
+
+/* A fork's child of a process whose check was under way in another
+ * thread: that thread is not there to end it. */
+void ur_locks_atfork_child(void)
+{
+	if (atomic_load_explicit(&ur_locks_begun, memory_order_relaxed) &&
+	    !atomic_load_explicit(&ur_locks_done, memory_order_relaxed))
+		atomic_store(&ur_locks_begun, false);
 }
 
 static bool ur_changes_ofd(int cmd)

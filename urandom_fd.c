@@ -565,6 +565,7 @@ FP_FORK_TEXT void ur_fd_atfork_child(void)
 		ur_unblock_all(&old, cs);
 	}
 	if (idle) {
+		ur_locks_atfork_child();
 		/* What this fork began on: its thread's outer forks end here. */
 		atomic_store(&ur_gate, ur_fork_from);
 		ur_fork_ended();
