@@ -19,8 +19,8 @@
  *                    each unpacks its call and asks the units above.
  *   urandom_fcntl.c  fcntl and its twins, flock, lockf; record locks.
  *   urandom_stdio.c  fdopen, fclose, freopen, daemon.
- *   urandom_exec.c   exec, posix_spawn, system, popen: pooled descriptors'
- *                    own descriptions first (exact mode).
+ *   urandom_exec.c   exec, posix_spawn, system, popen: the reserve made
+ *                    close-on-exec around them (reserve mode).
  *   urandom_cow.c    a pooled descriptor's description made its own before
  *                    it changes or is copied (exact mode).
  *   urandom_seen.c   the other calls that must see what we hold as closed
@@ -437,6 +437,13 @@ int ur_real_dup3(int old, int new, int flags) FP_HIDDEN;
 #endif
 /* dup2, dup3 and F_DUP2FD with a tracked descriptor on either side. */
 int ur_dup23(int old, int new, int flags) FP_HIDDEN;
+/* Reserve mode, around an exec or a spawn: every reserve that is not
+ * close-on-exec is made so in the kernel (fds[] says which), and put back
+ * after.  Only kernel flags change, never our memory: a vfork child runs
+ * these on its parent's memory. */
+void ur_exec_guard(int fds[UR_NRES]) FP_HIDDEN;
+void ur_exec_unguard(const int fds[UR_NRES]) FP_HIDDEN;
+extern _Atomic unsigned ur_guards[2] FP_HIDDEN;  /* guards begun, unguards ended */
 void ur_fd_init(void) FP_HIDDEN;
 /* The hidden descriptors' part of it (urandom_hidden.c). */
 void ur_hidden_init(void) FP_HIDDEN;

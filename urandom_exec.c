@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * urandom_exec.c: every exported way to start a program, for the urandom
- * mitigation.
+ * urandom_exec.c: every exported way to start a program, for the reserve
+ * mode of the urandom mitigation.
  *
- * Reserve mode needs nothing here: a reserve is close-on-exec in the
- * kernel from the moment it is one (urandom_open.c, ur_close), so no exec,
- * by any path, raw system calls too, passes one on.
+ * In reserve mode the kept descriptor stays in the close-on-exec state the
+ * program's last close left it in, so that a loop of plain opens makes no
+ * system call.  Natively that number is closed; it must not reach a new
+ * program.  Each entry point here makes every reserve close-on-exec just
+ * before the image is replaced (ur_exec_guard) and puts the flag back if
+ * that failed.  Only kernel flags change: a vfork child runs these on its
+ * parent's memory.  A raw execve system call is the one way around it
+ * (fastpath(7), URANDOM, "Reserve mode").
  *
  * In exact mode nothing is kept; a spawned child or a new program inherits
  * what the program opened without O_CLOEXEC: each pooled one gets its own
@@ -92,6 +97,14 @@ const struct fp_sym ur_exec_syms[UR_EXEC_NSYMS] = {
 #endif
 };
 
+/* One branch when there is nothing to guard: exact mode, or nothing of
+ * the device ever tracked. */
+static inline bool ur_guarding(void)
+{
+	return fp_unlikely(ur_mode == UR_MODE_RESERVE &&
+	                   atomic_load_explicit(&ur_hiwater, memory_order_relaxed) != 0);
+}
+
 /* Exact mode, before the new program or the child gets copies of pooled
  * descriptors: each gets a description of its own first (ur_cow). */
 static inline bool ur_sharing(void)
@@ -105,17 +118,21 @@ static inline bool ur_sharing(void)
 #define UR_EXEC_CALL(name, ...)                                              \
 	(FP_OWN(name) ? FP_OWN(name)(__VA_ARGS__) : (errno = ENOSYS, -1))
 
-/* exec: pooled descriptors' own descriptions first, then the call. */
+/* exec: guard, call, and unguard if it returned (it failed). */
 #define UR_EXEC(call)                                                        \
 	do {                                                                 \
-		int r_;                                                      \
-		bool x_ = ur_exec_enter();                                   \
+		int g_[UR_NRES], r_;                                         \
+		bool on_ = ur_guarding(), x_ = ur_exec_enter();              \
                                                                              \
-		if (ur_sharing())                                            \
+		if (on_)                                                     \
+			ur_exec_guard(g_);                                   \
+		else if (ur_sharing())                                       \
 			ur_cow_exec();                                       \
 		fp_sv_exec(1);                                               \
 		r_ = (call);                                                 \
 		fp_sv_exec(-1);                                              \
+		if (on_)                                                     \
+			ur_exec_unguard(g_);                                 \
 		ur_exec_leave(x_);  /* changes no errno */                   \
 		return r_;                                                   \
 	} while (0)
@@ -285,7 +302,8 @@ FP_EXPORT int execle(const char *path, const char *arg, ...)
  * the thread is cancelled inside: nothing is left raised for later calls
  * to find (docs/design.md, "Nothing stranded"). */
 struct ur_spawning {
-	bool entered;
+	int g[UR_NRES];
+	bool on, entered;
 };
 
 static void ur_spawn_done(void *arg)
@@ -293,7 +311,9 @@ static void ur_spawn_done(void *arg)
 	struct ur_spawning *sp = arg;
 
 	ur_exec_leave(sp->entered);
-	if (ur_sharing())
+	if (sp->on)
+		ur_exec_unguard(sp->g);
+	else if (fp_unlikely(atomic_load_explicit(&ur_hiwater, memory_order_relaxed)))
 		ur_hidden_retire();
 }
 
@@ -301,7 +321,7 @@ static void ur_spawn_done(void *arg)
  * the macros end in libc-private symbols (__pthread_cleanup_push), which
  * fastpath may not link (tests/illumos_libc_symbols.txt): there a thread
  * cancelled inside system() still leaves the fallback's exec announcement
- * raised (fastpath(7)). */
+ * and the reserve's guard raised (fastpath(7)). */
 #ifdef FP_LINUX
 #define UR_CLEANUP_PUSH(sp) pthread_cleanup_push(ur_spawn_done, sp)
 #define UR_CLEANUP_POP(sp) pthread_cleanup_pop(1)
@@ -320,8 +340,11 @@ static void ur_spawn_done(void *arg)
 		int saved_;                                                  \
 		type r_;                                                     \
                                                                              \
+		sp_.on = ur_guarding();                                      \
 		sp_.entered = ur_exec_enter();                               \
-		if (ur_sharing())                                            \
+		if (sp_.on)                                                  \
+			ur_exec_guard(sp_.g);                                \
+		else if (ur_sharing())                                       \
 			ur_cow_all();                                        \
 		UR_CLEANUP_PUSH(&sp_);                                       \
 		r_ = (call);                                                 \

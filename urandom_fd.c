@@ -11,9 +11,9 @@
  *     hidden descriptor sits at a high number, close-on-exec.
  *   - reserve: close() keeps a descriptor of the device in reserve (one
  *     per device while the process has one thread, then up to UR_SLOTS, a
- *     slot per CPU), close-on-exec whatever the program's was (no exec
- *     by any path passes a reserve on), and the next open() hands it out
- *     again, with the flag that open asks.
+ *     slot per CPU), in the close-on-exec state the program left it, and
+ *     the next open() hands it out again; exec and spawn make it
+ *     close-on-exec first (ur_exec_guard).
  * Invariants kept here:
  *   - ur_fd() marks only numbers the kernel holds open (ur_untrack comes
  *     before every call that may free a number; ur_heal after every call
@@ -443,10 +443,6 @@ bool ur_slot_drop(int i, int fd)
 		while ((st & UR_RESERVE) && !ur_cell_cas(fd, &st, 0))
 			;
 		if (st && !(st & UR_RESERVE)) {
-			/* Its move may have made it close-on-exec (ur_close,
-			 * ur_adopt): the program's flag is its state's. */
-			if (!(st & UR_CLOEXEC))
-				(void)UR_REAL(fcntl)(fd, F_SETFD, 0);
 			(void)atomic_compare_exchange_strong(&ur_reserve[i].fd, &mark, -1);
 		} else if (ur_slot_marked(i, fd)) {
 			ur_count(SYSCALLS);
@@ -517,9 +513,6 @@ static void ur_closing_close(int v, int dev, _Atomic unsigned *at)
 	for (d = 0; (st & UR_RESERVE) && d < UR_NRES; d++)
 		if (atomic_load(&ur_reserve[d].fd) == fd)
 			return;
-	/* The program's, mid-move: the flag its state says (ur_slot_drop). */
-	if (v > UR_GHOST(0) && (st & UR_OPEN) && !(st & UR_CLOEXEC))
-		(void)UR_REAL(fcntl)(fd, F_SETFD, 0);
 	if ((!st || (st & UR_HELD)) && ur_is_device(fd, dev) &&
 	    (UR_REAL(fcntl)(fd, F_GETFL) & O_ACCMODE) == O_RDONLY) {
 		atomic_store(ur_fd(fd), 0);
@@ -586,4 +579,64 @@ FP_FORK_TEXT void ur_fd_atfork_child(void)
 	/* Another thread's placing child may have been under way. */
 	atomic_store(&ur_above_busy, false);
 #endif
+}
+
+/* ------------------------------------------------------------------------
+ * exec and spawn in reserve mode.  The reserve may be kept without
+ * FD_CLOEXEC (as the program's plain open left it): it must not reach the
+ * new program.  Only kernel flags are changed here, never our memory: a
+ * vfork child runs this on its parent's memory (and its own copy of the
+ * descriptor table), and must leave the parent's bookkeeping as it was.
+ * ---------------------------------------------------------------------- */
+/* Guards begun and unguards ended in this table (not a vfork child's, whose
+ * flags are its own table's): an adoption that changed its flag while they
+ * differed checks it (ur_adopt).  A jump out of a spawn leaves them
+ * differing: each such adoption then pays one fcntl more, no more. */
+_Atomic unsigned ur_guards[2];
+
+void ur_exec_guard(int fds[UR_NRES])
+{
+	int d, saved = errno;
+
+	if (ur_table_ours())
+		atomic_fetch_add(&ur_guards[0], 1);
+	for (d = 0; d < UR_NRES; d++) {
+		/* One in transit too, its state still the reserve's: a move
+		 * another thread will not finish once the image is replaced,
+		 * or this thread's a handler jumped out of (ur_move), whose
+		 * flag may not yet be the one its state says (an adoption's
+		 * F_SETFD made, its state not: fd_fuzz's jumps, then a spawn,
+		 * 4 of 10 runs on 1cafa57). */
+		int v = atomic_load(&ur_reserve[d].fd), fd = ur_slot_number(v);
+		unsigned st;
+
+		fds[d] = -1;
+		if (fd < 0 || !((st = ur_state(fd)) & UR_RESERVE) || (v >= 0 && (st & UR_CLOEXEC)))
+			continue;
+		/* A marked one is noted whatever its state says: an adoption
+		 * may have made its F_SETFD 0 and not yet its state, and only
+		 * the state after the exec tells which flag is the program's. */
+		if (UR_REAL(fcntl)(fd, F_SETFD, FD_CLOEXEC) == 0 && (v < 0 || !(st & UR_CLOEXEC)))
+			fds[d] = fd;
+	}
+	errno = saved;
+}
+
+/* The exec failed (or the spawn is done): each guarded number gets back the
+ * flag its state says, if it is still ours (another thread may have taken
+ * the reserve meanwhile, and opened or closed it). */
+void ur_exec_unguard(const int fds[UR_NRES])
+{
+	int d, saved = errno;
+
+	for (d = 0; d < UR_NRES; d++) {
+		unsigned st;
+
+		if (fds[d] < 0 || !(st = ur_state(fds[d])) || (st & UR_CLOEXEC))
+			continue;
+		(void)UR_REAL(fcntl)(fds[d], F_SETFD, 0);
+	}
+	if (ur_table_ours())
+		atomic_fetch_add(&ur_guards[1], 1);
+	errno = saved;
 }

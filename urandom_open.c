@@ -117,12 +117,12 @@ static unsigned ur_open_bits(int dev, int flags)
 	       ((flags & O_NONBLOCK) ? UR_NONBLOCK : 0);
 }
 
-/* A moving reserve's flag, changed only while its mark is there, no
+/* The adoption's flag change, made only while its mark is there, no
  * handler inside: one that forked, and opened a file at fd in the child
- * after its handler closed ours there, returns here.  errno is kept. */
-static bool ur_move_setfd(int fd, int slot, int flag)
+ * after its handler closed ours there, returns here. */
+static int ur_adopt_setfd(int fd, int slot, int flag)
 {
-	int r = -1, cs, saved = errno;
+	int r = -1, cs;
 	sigset_t old;
 
 	ur_count(SYSCALLS);
@@ -130,29 +130,42 @@ static bool ur_move_setfd(int fd, int slot, int flag)
 	if (ur_slot_marked(slot, fd))
 		r = UR_REAL(fcntl)(fd, F_SETFD, flag);
 	ur_unblock_all(&old, cs);
-	errno = saved;
-	return r == 0;
+	return r;
 }
 
 /* Makes the reserve look freshly opened with these flags.  Its open file
  * description is never changed (F_SETFL): if its status flags are not the
- * ones asked for, or a fork has shared it, only a fresh open will do.  A
- * reserve is close-on-exec (ur_close): an O_CLOEXEC open makes no system
- * call at all; a plain one clears the flag once the number is the
- * program's (a jump in between leaves it close-on-exec, the safe way, and
- * the move's end puts the state's flag: ur_slot_drop).  The state's
- * compare fails if a fork marked it meanwhile. */
+ * ones asked for, or a fork has shared it, only a fresh open will do. */
 static bool ur_adopt(int fd, int dev, int flags, int slot)
 {
 	unsigned char st = (unsigned char)ur_state(fd);
+	bool nb = (flags & O_NONBLOCK) != 0, ok;
+	int saved, flag = (flags & O_CLOEXEC) ? FD_CLOEXEC : 0;
+	unsigned ended;
 
-	if (!(st & UR_RESERVE) || (st & UR_SHARED) ||
-	    ((flags & O_NONBLOCK) != 0) != ((st & UR_NONBLOCK) != 0) ||
-	    !ur_cell_cas(fd, &st, (unsigned char)ur_open_bits(dev, flags)))
+	if (!(st & UR_RESERVE) || (st & UR_SHARED) || nb != ((st & UR_NONBLOCK) != 0))
 		return false;
-	/* The mark read again: a program's call that freed the number
-	 * (ur_untrack) may have taken it while the flag was set. */
-	return (flags & O_CLOEXEC) || (ur_move_setfd(fd, slot, 0) && ur_slot_marked(slot, fd));
+	/* Kept as the last close left it: a loop with one flag style makes
+	 * no system call at all.  The state's compare fails if a fork marked
+	 * it meanwhile. */
+	if ((flag != 0) == ((st & UR_CLOEXEC) != 0))
+		return ur_cell_cas(fd, &st, (unsigned char)ur_open_bits(dev, flags));
+	saved = errno;
+	ended = atomic_load(&ur_guards[1]);
+	ok = ur_adopt_setfd(fd, slot, flag) == 0 &&
+	     ur_cell_cas(fd, &st, (unsigned char)ur_open_bits(dev, flags));
+	/* Another thread's exec guard (ur_exec_guard), under way between our
+	 * flag and our state, may have set the flag its old state said, and
+	 * put back the one that state said: ours is made the one asked
+	 * again.  Every guard begun before the state changed had ended before
+	 * our flag, or one may have. */
+	if (ok && atomic_load(&ur_guards[0]) != ended) {
+		ur_count(SYSCALLS);
+		if (UR_REAL(fcntl)(fd, F_GETFD) != flag)
+			(void)ur_adopt_setfd(fd, slot, flag);
+	}
+	errno = saved;
+	return ok;
 }
 
 /* A real open of the device, tracked if it is the device. */
@@ -459,7 +472,7 @@ static int ur_slot_free(int dev)
 }
 
 /* Reserve mode.  Nothing on the path that hands out the reserve changes
- * errno (ur_move_setfd keeps it), so it is not saved there:
+ * errno (ur_adopt keeps it across its fcntls), so it is not saved there:
  * one thread-local access fewer per cycle. */
 int ur_open(int dev, const char *path, int flags)
 {
@@ -517,19 +530,16 @@ int ur_close(int fd, unsigned st)
 
 		/* The slot claimed first, marked while in transit: a fork
 		 * after the state changes has its child close its copy
-		 * (ur_slot_take).  Made close-on-exec before it is a reserve,
-		 * so that no exec, by any path, passes a reserve on (a jump
-		 * in between leaves the program's number close-on-exec, and
-		 * the move's end puts its state's flag back: ur_slot_drop).
-		 * The state's compare fails if a fork marked it shared
-		 * meanwhile. */
+		 * (ur_slot_take).  Kept in the close-on-exec state it has:
+		 * exec and spawn make it close-on-exec just before
+		 * (ur_exec_guard).  The state's compare fails if a fork
+		 * marked it shared meanwhile. */
 		ur_move_begin(__builtin_frame_address(0));
 		if (ur_slot_cas(slot, &none, UR_CLOSING(fd))) {
 			bool done;
 
 			ur_move_name(slot, fd);
-			if (((st & UR_CLOEXEC) == 0 && !ur_move_setfd(fd, slot, FD_CLOEXEC)) ||
-			    !ur_cell_cas(fd, &was, (unsigned char)((st & ~UR_OPEN) | UR_RESERVE | UR_CLOEXEC))) {
+			if (!ur_cell_cas(fd, &was, (unsigned char)((st & ~UR_OPEN) | UR_RESERVE))) {
 				ur_move_set(UR_MOVE_ANY);
 				/* Unless the program's call that took the mark
 				 * (ur_untrack) forgot it: that call's now. */

@@ -677,14 +677,14 @@ static void test_range_over_transit(void **state)
 	(void)state;
 	ur_mode = UR_MODE_RESERVE;
 	(void)ur_give_back(EMFILE);
-	/* R3: an open adopting the reserve (its F_SETFD: a plain open) */
+	/* R3: an open adopting the reserve (its F_SETFD: O_CLOEXEC asked) */
 	fd = open("/dev/urandom", O_RDONLY);
 	assert_int_equal(close(fd), 0);
 	assert_int_equal(ur_reserve_of(UR_DEV_URANDOM), fd);
 	transit_fd = fd;
 	real_fcntl = fp_real_urandom.r_fcntl.f;
 	fp_real_urandom.r_fcntl.f = fcntl_after_range;
-	again = open("/dev/urandom", O_RDONLY);
+	again = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
 	fp_real_urandom.r_fcntl.f = real_fcntl;
 	assert_true(is_null(null_fd));
 	assert_true(again >= 0 && again != null_fd);
@@ -900,29 +900,24 @@ static void test_move_stranded(void **state)
 
 	(void)state;
 	fd = kept_reserve(O_RDONLY, &slot);
-	/* A plain open's adoption: its F_SETFD, the number the program's
-	 * already, jumps out, as a handler's jump would. */
+	/* The adopting open's F_SETFD (O_CLOEXEC asked) jumps out, as a
+	 * handler's jump between the take and the adoption would. */
 	move_fcntl = fp_real_urandom.r_fcntl.f;
 	fp_real_urandom.r_fcntl.f = fcntl_jumps;
 	if (sigsetjmp(move_jump, 1) == 0)
-		(void)open("/dev/urandom", O_RDONLY);
+		(void)open("/dev/urandom", O_RDONLY | O_CLOEXEC);
 	fp_real_urandom.r_fcntl.f = move_fcntl;
 	(void)pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
 	assert_int_equal(atomic_load(&ur_reserve[slot].fd), UR_CLOSING(fd));
 	assert_int_equal(ur_move.slot1, slot + 1);
-	assert_int_equal(move_setfd(fd, -1), FD_CLOEXEC);  /* the safe way */
-	/* Ended by the next open, not inside it: the number stays the
-	 * program's (as a native open a jump left), its state's flag put
-	 * back, and the open is real. */
+	/* Ended by the next open, not inside it: the reserve, closed to the
+	 * program, is closed, and the open is real, at that lowest number. */
 	again = open("/dev/urandom", O_RDONLY);
-	assert_true(again >= 0 && again != fd);
+	assert_int_equal(again, fd);
 	assert_int_equal(ur_move.slot1, 0);
-	assert_int_equal(atomic_load(&ur_reserve[slot].fd), -1);
-	assert_true((flags = fcntl(fd, F_GETFD)) >= 0 && !(flags & FD_CLOEXEC));
-	assert_int_equal(close(fd), 0);
+	assert_true((flags = fcntl(again, F_GETFD)) >= 0 && !(flags & FD_CLOEXEC));
+	assert_int_equal(close(again), 0);
 	assert_int_equal(atomic_load(&ur_reserve[slot].fd), fd);  /* pooling goes on */
-	assert_int_equal(close(again), 0);  /* one slot, taken: really closed */
-	assert_true(fcntl(again, F_GETFD) < 0);
 
 	/* Left after the take: a call that is not the device's leaves it;
 	 * at the limit, the give-back ends it and the call gets the number. */
@@ -1022,53 +1017,84 @@ static void test_drop_cleared_state(void **state)
 	ur_mode = UR_MODE_EXACT;
 }
 
-/* A reserve is close-on-exec in the kernel from the moment it is one, so
- * that no exec, by any path, passes one on (on 52c6218 an exec guard set
- * the flag around each exec, and raced another thread's adoption: a plain
- * open left close-on-exec, or an O_CLOEXEC one not).  A jump out of the
- * close that keeps it, after its flag and before its state, leaves the
- * program's number close-on-exec until the move's end puts back the flag
- * its state says. */
-static int fcntl_then_jumps(int fd, int cmd, ...)
+/* An exec's guard makes a reserve in transit close-on-exec whatever its
+ * state says: an adoption's F_SETFD may be made and its state not (a jump
+ * between them; fd_fuzz's jumps, then a spawn, on 1cafa57). */
+static void test_guard_in_transit(void **state)
 {
-	va_list ap;
-	int arg;
-
-	va_start(ap, cmd);
-	arg = va_arg(ap, int);
-	va_end(ap);
-	(void)move_fcntl(fd, cmd, arg);
-	siglongjmp(move_jump, 1);
-}
-
-static void test_reserve_cloexec(void **state)
-{
-	int fd, slot, other;
+	int fd, slot, fds[UR_NRES], flags;
 
 	(void)state;
-	fd = kept_reserve(O_RDONLY, &slot);  /* a plain open's close */
-	assert_int_equal(move_setfd(fd, -1), FD_CLOEXEC);
+	fd = kept_reserve(O_RDONLY | O_CLOEXEC, &slot);
+	assert_int_equal(ur_slot_take(slot), fd);
+	assert_int_equal(fcntl(fd, F_SETFD, 0), -1);  /* held: closed to the program */
+	assert_int_equal(move_setfd(fd, 0), 0);       /* the adoption's, its state not yet */
 	assert_true(ur_state(fd) & UR_CLOEXEC);
-	assert_int_equal(open("/dev/urandom", O_RDONLY), fd);
-	assert_int_equal(fcntl(fd, F_GETFD), 0);
-	move_fcntl = fp_real_urandom.r_fcntl.f;
-	fp_real_urandom.r_fcntl.f = fcntl_then_jumps;
-	if (sigsetjmp(move_jump, 1) == 0)
-		(void)close(fd);
-	fp_real_urandom.r_fcntl.f = move_fcntl;
-	(void)pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
-	assert_int_equal(atomic_load(&ur_reserve[slot].fd), UR_CLOSING(fd));
-	assert_true((ur_state(fd) & UR_OPEN) && !(ur_state(fd) & UR_CLOEXEC));
-	assert_int_equal(move_setfd(fd, -1), FD_CLOEXEC);  /* the safe way */
-	/* The next open ends the move: the number stays the program's (its
-	 * close never got there), with its state's flag. */
-	other = open("/dev/urandom", O_RDONLY);
-	assert_true(other >= 0 && other != fd);
-	assert_int_equal(ur_move.slot1, 0);
+	ur_exec_guard(fds);
+	assert_true((flags = move_setfd(fd, -1)) >= 0 && (flags & FD_CLOEXEC));
+	assert_int_equal(fds[slot], fd);  /* in transit: the state after decides */
+	ur_exec_unguard(fds);
+	assert_true(move_setfd(fd, -1) & FD_CLOEXEC);  /* still its state's flag */
+	assert_true(ur_slot_drop(slot, fd));
+	ur_mode = UR_MODE_EXACT;
+}
+
+/* Another thread's adoption made its F_SETFD 0 before the exec's guard
+ * and its state after: the exec failed, and the program's plain open must
+ * not be left close-on-exec (on 52c6218 it was: the guard trusted the
+ * reserve's state, and noted nothing to put back). */
+static void test_guard_adoption_ends(void **state)
+{
+	int fd, slot, fds[UR_NRES];
+	unsigned char was;
+
+	(void)state;
+	fd = kept_reserve(O_RDONLY | O_CLOEXEC, &slot);
+	assert_int_equal(ur_slot_take(slot), fd);
+	assert_int_equal(move_setfd(fd, 0), 0);
+	ur_exec_guard(fds);
+	assert_true(move_setfd(fd, -1) & FD_CLOEXEC);
+	was = (unsigned char)ur_state(fd);
+	assert_true(ur_cell_cas(fd, &was, (unsigned char)ur_open_bits(UR_DEV_URANDOM, O_RDONLY)));
+	ur_exec_unguard(fds);
 	assert_int_equal(move_setfd(fd, -1), 0);
-	assert_int_equal(close(other), 0);
+	assert_true(ur_slot_done(slot, fd, -1));  /* the adoption's end */
 	assert_int_equal(close(fd), 0);
-	(void)ur_give_back(EMFILE);
+	ur_mode = UR_MODE_EXACT;
+}
+
+/* The other order: the guard's flag lands just after the adoption's, and
+ * its unguard reads the reserve's state before the adoption records its
+ * own (the adoption then sees the flag it set is gone). */
+static int guard_between(int fd, int cmd, ...)
+{
+	int fds[UR_NRES], r;
+	va_list ap;
+
+	va_start(ap, cmd);
+	r = move_fcntl(fd, cmd, va_arg(ap, int));
+	va_end(ap);
+	if (cmd == F_SETFD) {
+		fp_real_urandom.r_fcntl.f = move_fcntl;
+		ur_exec_guard(fds);  /* another thread's, the exec failing */
+		ur_exec_unguard(fds);
+	}
+	return r;
+}
+
+static void test_guard_inside_adoption(void **state)
+{
+	int fd, again, slot;
+
+	(void)state;
+	fd = kept_reserve(O_RDONLY | O_CLOEXEC, &slot);
+	move_fcntl = fp_real_urandom.r_fcntl.f;
+	fp_real_urandom.r_fcntl.f = guard_between;
+	again = open("/dev/urandom", O_RDONLY);
+	fp_real_urandom.r_fcntl.f = move_fcntl;
+	assert_int_equal(again, fd);  /* the reserve, adopted */
+	assert_int_equal(fcntl(fd, F_GETFD), 0);
+	assert_int_equal(close(fd), 0);
 	ur_mode = UR_MODE_EXACT;
 }
 
@@ -1150,7 +1176,9 @@ int main(void)
 		cmocka_unit_test_setup(test_range_over_transit, setup),
 		cmocka_unit_test_setup(test_move_stranded, setup),
 		cmocka_unit_test_setup(test_drop_cleared_state, setup),
-		cmocka_unit_test_setup(test_reserve_cloexec, setup),
+		cmocka_unit_test_setup(test_guard_in_transit, setup),
+		cmocka_unit_test_setup(test_guard_adoption_ends, setup),
+		cmocka_unit_test_setup(test_guard_inside_adoption, setup),
 		cmocka_unit_test_setup(test_range_future_flag, setup),
 		cmocka_unit_test_setup(test_unshared_table, setup),
 		cmocka_unit_test_setup(test_close_range_unshare, setup),
