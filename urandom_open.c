@@ -141,6 +141,7 @@ static bool ur_adopt(int fd, int dev, int flags, int slot)
 	unsigned char st = (unsigned char)ur_state(fd);
 	bool nb = (flags & O_NONBLOCK) != 0, ok;
 	int saved, flag = (flags & O_CLOEXEC) ? FD_CLOEXEC : 0;
+	unsigned char want;
 	unsigned ended;
 
 	if (!(st & UR_RESERVE) || (st & UR_SHARED) || nb != ((st & UR_NONBLOCK) != 0))
@@ -152,8 +153,11 @@ static bool ur_adopt(int fd, int dev, int flags, int slot)
 		return ur_cell_cas(fd, &st, (unsigned char)ur_open_bits(dev, flags));
 	saved = errno;
 	ended = atomic_load(&ur_guards[1]);
-	ok = ur_adopt_setfd(fd, slot, flag) == 0 &&
-	     ur_cell_cas(fd, &st, (unsigned char)ur_open_bits(dev, flags));
+	/* The flag it will have goes in its state first: an exec's unguard
+	 * under way puts back that one (ur_exec_unguard). */
+	want = (unsigned char)((st & ~UR_CLOEXEC) | (flag ? UR_CLOEXEC : 0));
+	ok = ur_cell_cas(fd, &st, want) && ur_adopt_setfd(fd, slot, flag) == 0 &&
+	     ur_cell_cas(fd, &want, (unsigned char)ur_open_bits(dev, flags));
 	/* Another thread's exec guard (ur_exec_guard), under way between our
 	 * flag and our state, may have set the flag its old state said, and
 	 * put back the one that state said: ours is made the one asked

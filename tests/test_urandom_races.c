@@ -1098,6 +1098,47 @@ static void test_guard_inside_adoption(void **state)
 	ur_mode = UR_MODE_EXACT;
 }
 
+/* An exec's unguard claims a reserve at rest before it reads its state
+ * and sets its flag: no open adopts it in between (a cold review of
+ * 4f4afff: an O_CLOEXEC open adopted it there, and the unguard's F_SETFD
+ * 0 then left that open without the flag). */
+static int unguard_slot = -1, taken_inside = -2;
+
+static int fcntl_tries_take(int fd, int cmd, ...)
+{
+	va_list ap;
+	int arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, int);
+	va_end(ap);
+	if (cmd == F_SETFD && unguard_slot >= 0)
+		taken_inside = ur_slot_take(unguard_slot);  /* another thread's open */
+	return move_fcntl(fd, cmd, arg);
+}
+
+static void test_unguard_claims(void **state)
+{
+	int fd, slot, fds[UR_NRES];
+
+	(void)state;
+	fd = kept_reserve(O_RDONLY, &slot);
+	ur_exec_guard(fds);
+	assert_int_equal(fds[slot], fd);
+	assert_int_equal(move_setfd(fd, -1), FD_CLOEXEC);
+	move_fcntl = fp_real_urandom.r_fcntl.f;
+	fp_real_urandom.r_fcntl.f = fcntl_tries_take;
+	unguard_slot = slot;
+	ur_exec_unguard(fds);
+	fp_real_urandom.r_fcntl.f = move_fcntl;
+	unguard_slot = -1;
+	assert_int_equal(taken_inside, -1);  /* claimed: nothing to take */
+	assert_int_equal(atomic_load(&ur_reserve[slot].fd), fd);  /* at rest again */
+	assert_int_equal(move_setfd(fd, -1), 0);
+	(void)ur_give_back(EMFILE);
+	ur_mode = UR_MODE_EXACT;
+}
+
 #ifdef FP_HAVE_CLOSE_RANGE
 /* A close_range flag a later kernel knows: the range is closed by the
  * call, and another thread may have a number of it at once; ours there
@@ -1179,6 +1220,7 @@ int main(void)
 		cmocka_unit_test_setup(test_guard_in_transit, setup),
 		cmocka_unit_test_setup(test_guard_adoption_ends, setup),
 		cmocka_unit_test_setup(test_guard_inside_adoption, setup),
+		cmocka_unit_test_setup(test_unguard_claims, setup),
 		cmocka_unit_test_setup(test_range_future_flag, setup),
 		cmocka_unit_test_setup(test_unshared_table, setup),
 		cmocka_unit_test_setup(test_close_range_unshare, setup),
