@@ -238,6 +238,12 @@ static int ur_fcntl(ur_fcntl_fn real, int fd, int cmd, void *arg)
 	 * copied (ur_cow). */
 	if (ur_changes_ofd(cmd) || cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)
 		ur_own(fd, st);
+	/* Cleared in the state before the kernel's flag, set after: a jump
+	 * out in between leaves the state saying plain, never close-on-exec
+	 * over a plain kernel flag (a reserve kept so would come back from an
+	 * O_CLOEXEC open without it: a cold review's setfd_jump). */
+	if (cmd == F_SETFD && !((uintptr_t)arg & FD_CLOEXEC))
+		ur_update(fd, UR_CLOEXEC, 0);
 	if (cmd == F_SETFD && ur_mode == UR_MODE_EXACT) {
 		/* Another thread's ur_cow_all may have read the old flag for
 		 * the copy it puts on this number: set again after it. */

@@ -131,16 +131,18 @@ bool ur_untrack(int fd)
 	if (st & UR_HIDDEN)
 		return ur_hidden_forget(ur_dev(st), fd) >= 0;
 	ur_cell_forget(fd, st);
-	if (!(st & UR_RESERVE))
-		return false;
 	for (i = ur_dev(st) * UR_SLOTS; i < (ur_dev(st) + 1) * UR_SLOTS; i++) {
 		int expect = fd, moving = UR_CLOSING(fd);
 
 		/* Or in transit (an open adopting it, a close keeping it):
-		 * its mover, finding the mark gone, leaves it to the caller. */
-		if (atomic_compare_exchange_strong(&ur_reserve[i].fd, &expect, -1) ||
+		 * its mover, finding the mark gone, leaves it to the caller.
+		 * The program's number's too (a close a handler jumped out of
+		 * before its state changed): the move's end would otherwise
+		 * close what this call puts there (a cold review's
+		 * strand_dup2). */
+		if (((st & UR_RESERVE) && atomic_compare_exchange_strong(&ur_reserve[i].fd, &expect, -1)) ||
 		    atomic_compare_exchange_strong(&ur_reserve[i].fd, &moving, -1))
-			return true;
+			return (st & UR_RESERVE) != 0;
 	}
 	return false;
 }

@@ -73,6 +73,8 @@ UR_WRAP_LSEEK(lseek, off_t)
 			return UR_CALL(name, fd, req, arg);                  \
 		if (req == FIONBIO || req == FIOASYNC)                       \
 			ur_own(fd, st);                                      \
+		if (req == FIONCLEX && (st & UR_OPEN)) /* as F_SETFD */      \
+			ur_update(fd, UR_CLOEXEC, 0);                        \
 		if ((req == FIOCLEX || req == FIONCLEX) && (st & UR_OPEN) && \
 		    ur_mode == UR_MODE_EXACT) {                              \
 			unsigned e_; /* as F_SETFD (ur_fcntl) */             \

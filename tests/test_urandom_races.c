@@ -1139,6 +1139,60 @@ static void test_unguard_claims(void **state)
 	ur_mode = UR_MODE_EXACT;
 }
 
+/* A close a handler jumped out of before its state changed leaves the
+ * program's number marked; a dup2 onto it takes the mark, and the move's
+ * end closes nothing of the program's (a cold review's strand_dup2: on
+ * 9059122 the next open closed the /dev/null dup2 put there).  And the
+ * program's F_SETFD 0 clears the state's bit before the kernel's flag: a
+ * jump out in between never leaves the state close-on-exec over a plain
+ * flag (its setfd_jump: an O_CLOEXEC open then got the reserve without
+ * the flag). */
+static unsigned setfd_state_seen = 99;
+
+static int fcntl_sees_state(int fd, int cmd, ...)
+{
+	va_list ap;
+	int arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, int);
+	va_end(ap);
+	if (cmd == F_SETFD)
+		setfd_state_seen = ur_state(fd) & UR_CLOEXEC;
+	return move_fcntl(fd, cmd, arg);
+}
+
+static void test_program_mark_and_flag(void **state)
+{
+	int fd, slot, n, other;
+
+	(void)state;
+	fd = kept_reserve(O_RDONLY, &slot);
+	assert_int_equal(open("/dev/urandom", O_RDONLY), fd);  /* adopted */
+	assert_true(ur_slot_cas(slot, &(int){ -1 }, UR_CLOSING(fd)));
+	note_unwound(slot, fd);
+	n = open("/dev/null", O_RDONLY);
+	assert_int_equal(dup2(n, fd), fd);
+	assert_int_equal(atomic_load(&ur_reserve[slot].fd), -1);  /* taken by the dup2 */
+	other = open("/dev/urandom", O_RDONLY);
+	assert_true(other >= 0);
+	assert_true(is_null(fd));
+	assert_int_equal(close(other), 0);
+	assert_int_equal(close(fd), 0);
+	assert_int_equal(close(n), 0);
+
+	fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	assert_true(ur_state(fd) & UR_CLOEXEC);
+	move_fcntl = fp_real_urandom.r_fcntl.f;
+	fp_real_urandom.r_fcntl.f = fcntl_sees_state;
+	assert_int_equal(fcntl(fd, F_SETFD, 0), 0);
+	fp_real_urandom.r_fcntl.f = move_fcntl;
+	assert_int_equal(setfd_state_seen, 0);
+	assert_int_equal(close(fd), 0);
+	(void)ur_give_back(EMFILE);
+	ur_mode = UR_MODE_EXACT;
+}
+
 #ifdef FP_HAVE_CLOSE_RANGE
 /* A close_range flag a later kernel knows: the range is closed by the
  * call, and another thread may have a number of it at once; ours there
@@ -1221,6 +1275,7 @@ int main(void)
 		cmocka_unit_test_setup(test_guard_adoption_ends, setup),
 		cmocka_unit_test_setup(test_guard_inside_adoption, setup),
 		cmocka_unit_test_setup(test_unguard_claims, setup),
+		cmocka_unit_test_setup(test_program_mark_and_flag, setup),
 		cmocka_unit_test_setup(test_range_future_flag, setup),
 		cmocka_unit_test_setup(test_unshared_table, setup),
 		cmocka_unit_test_setup(test_close_range_unshare, setup),
