@@ -637,9 +637,16 @@ void ur_exec_guard(int fds[UR_NRES])
  * memory stays untouched there. */
 void ur_exec_unguard(const int fds[UR_NRES])
 {
-	int d, saved = errno;
+	int d, saved = errno, cs = 0;
 	bool ours = ur_table_ours();
+	sigset_t old;
 
+	/* The claims with every signal blocked, as a move's flag change
+	 * (ur_adopt_setfd): a handler's jump out would leave a slot marked
+	 * for good, and one that forked and opened a file at that number in
+	 * the child would have our F_SETFD land on it. */
+	if (ours)
+		ur_block_all(&old, &cs);
 	for (d = 0; d < UR_NRES; d++) {
 		int fd = fds[d], v = fd, mark = UR_CLOSING(fd);
 		bool claimed;
@@ -654,7 +661,14 @@ void ur_exec_unguard(const int fds[UR_NRES])
 		if (claimed)
 			(void)atomic_compare_exchange_strong(&ur_reserve[d].fd, &mark, fd);
 	}
-	if (ours)
+	if (ours) {
+		/* A split while a claim was held gave back every reserve but
+		 * the claimed ones: given back now, never kept past it (as
+		 * ur_close does). */
+		if (fp_unlikely(atomic_load(&ur_split_done)))
+			(void)ur_give_back(EMFILE);
+		ur_unblock_all(&old, cs);
 		atomic_fetch_add(&ur_guards[1], 1);
+	}
 	errno = saved;
 }

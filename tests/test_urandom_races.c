@@ -1139,6 +1139,51 @@ static void test_unguard_claims(void **state)
 	ur_mode = UR_MODE_EXACT;
 }
 
+/* A split (another thread's lock on the device) while the unguard holds
+ * its claim: the claimed reserve is given back once the claim ends, not
+ * left open and forgotten; and the claim runs with every signal blocked
+ * (a cold review: a jump out would strand the mark, a fork in a handler
+ * would see our F_SETFD land on its file). */
+static int split_blocked = -1;
+
+static int fcntl_splits(int fd, int cmd, ...)
+{
+	va_list ap;
+	int arg;
+	sigset_t now;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, int);
+	va_end(ap);
+	if (cmd == F_SETFD && split_blocked < 0) {
+		assert_int_equal(pthread_sigmask(SIG_BLOCK, NULL, &now), 0);
+		split_blocked = sigismember(&now, SIGALRM) && sigismember(&now, SIGUSR1);
+		ur_split("a test's split inside an unguard");
+	}
+	return move_fcntl(fd, cmd, arg);
+}
+
+static void test_unguard_split(void **state)
+{
+	int fd, slot, fds[UR_NRES];
+
+	(void)state;
+	fd = kept_reserve(O_RDONLY, &slot);
+	ur_exec_guard(fds);
+	assert_int_equal(fds[slot], fd);
+	move_fcntl = fp_real_urandom.r_fcntl.f;
+	fp_real_urandom.r_fcntl.f = fcntl_splits;
+	ur_exec_unguard(fds);
+	fp_real_urandom.r_fcntl.f = move_fcntl;
+	assert_int_equal(split_blocked, 1);
+	assert_int_equal(atomic_load(&ur_reserve[slot].fd), -1);
+	assert_true(fcntl(fd, F_GETFD) < 0);  /* closed, as the split's others */
+	atomic_store(&ur_split_done, false);
+	atomic_store(&ur_split_finished, false);
+	atomic_store(&ur_split_why, NULL);
+	ur_mode = UR_MODE_EXACT;
+}
+
 /* A close a handler jumped out of before its state changed leaves the
  * program's number marked; a dup2 onto it takes the mark, and the move's
  * end closes nothing of the program's (a cold review's strand_dup2: on
@@ -1275,6 +1320,7 @@ int main(void)
 		cmocka_unit_test_setup(test_guard_adoption_ends, setup),
 		cmocka_unit_test_setup(test_guard_inside_adoption, setup),
 		cmocka_unit_test_setup(test_unguard_claims, setup),
+		cmocka_unit_test_setup(test_unguard_split, setup),
 		cmocka_unit_test_setup(test_program_mark_and_flag, setup),
 		cmocka_unit_test_setup(test_range_future_flag, setup),
 		cmocka_unit_test_setup(test_unshared_table, setup),
