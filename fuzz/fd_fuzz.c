@@ -2207,6 +2207,11 @@ static void compare(int cfg, struct diff *d)
 			dev_seen = may_hold = 1;
 		if (i < n && strstr(A[i], " fill ") && strstr(A[i], " EMFILE"))
 			full = 1;
+		/* a fill up to the limit itself, kept, leaves the table as
+		 * full without an EMFILE (seed 131 case 99571) */
+		if (i < n && nl > 0 && strstr(A[i], " fill ") && strstr(A[i], " keep=1") &&
+		    strstr(A[i], " upto=") && atoi(strstr(A[i], " upto=") + 6) >= lims[nl - 1])
+			full = 1;
 		if (i < n && dev_seen && (strstr(A[i], " close") || strstr(A[i], " dup2 ") ||
 					  strstr(A[i], " dup3 ") || strstr(A[i], " unfill")))
 			may_hold = 1;
