@@ -683,7 +683,8 @@ static int anon_inode(int n)
 /*
  * Threads (OP_THREADS): 2 to 4 threads, released together by a barrier,
  * each running its own script of opens of the device, reads, dups,
- * F_SETFL, readlinks of /proc/self/fd, fstat, fork, and closes of what it
+ * F_SETFL, readlinks of /proc/self/fd, fstat, fork, record locks, failed
+ * execs (then the F_GETFD of its own), and closes of what it
  * made.  Which low number an open gets depends on how the threads
  * interleave, so those are not logged; what is: every return value and
  * errno, flags (each thread's own descriptors' F_GETFL after an F_SETFL:
@@ -700,9 +701,10 @@ static int anon_inode(int n)
 #define TH_STEPS 10
 #define TH_SLOTS 8
 #define TH_RANGE 12
-enum { T_OPEN, T_READ, T_DUP, T_DUP2HI, T_FDUPFD, T_SETFL, T_CLOSE, T_READLINK, T_FSTAT, T_FORK, T_LOCK, T_N };
+enum { T_OPEN, T_READ, T_DUP, T_DUP2HI, T_FDUPFD, T_SETFL, T_CLOSE, T_READLINK, T_FSTAT, T_FORK, T_LOCK,
+       T_EXECFAIL, T_N };
 static const char *const tname[T_N] = { "open", "read", "dup", "dup2-own", "F_DUPFD-own", "F_SETFL",
-	"close", "readlink", "fstat", "fork", "F_SETLK" };
+	"close", "readlink", "fstat", "fork", "F_SETLK", "execve-fails" };
 struct th {
 	int base, nsteps;
 	unsigned char step[TH_STEPS];
@@ -897,6 +899,19 @@ static void *th_main(void *v)
 			e = errno;
 			tsay(h, " s%d %s", i, l.l_type == F_RDLCK ? "F_RDLCK" : "F_UNLCK");
 			tres(h, r, e, 0);
+			break;
+		}
+		case T_EXECFAIL: {
+			/* an exec's steps (exact mode's copy, reserve mode's
+			 * guard) run and are undone while the other threads
+			 * open, dup, lock and close; then the flags of this
+			 * thread's own, which no other thread touches */
+			char *const av[] = { "none", NULL }, *const ev[] = { NULL };
+			execve("/nonexistent/fd_fuzz", av, ev);
+			tsay(h, " = -1 %s own fd", en(errno));
+			for (int k = 0; k < TH_SLOTS; k++)
+				if (slot[k] >= 0)
+					tsay(h, " %d", fcntl(slot[k], F_GETFD));
 			break;
 		}
 		default:

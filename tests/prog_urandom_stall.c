@@ -16,6 +16,16 @@
  *               replace it by the device, and the thread's plain opens of
  *               the device must not be left close-on-exec by the exec's
  *               guard (not a stall: a race; exit 1)
+ *   execjump N  N execs by the main thread (one in 50 a spawn that counts
+ *               the device's descriptors it got, the rest failed execs)
+ *               while one thread makes plain opens of the device and then
+ *               /dev/null on the number closed (checked as execrace), and
+ *               another makes close-on-exec cycles that a timer's handler
+ *               jumps out of, or enters with a cycle of its own, and at
+ *               three quarters takes a record lock on its descriptor; a
+ *               spawned program must never get more than the one device
+ *               descriptor natively open without the flag; then nothing
+ *               stranded (as movejump's end)
  *   system      one thread in system("sleep 2") while another dups, sets
  *               the flags of and flocks a pooled descriptor: prints the
  *               seconds that took (native 0.000), fails over 0.5
@@ -361,6 +371,166 @@ static int run_execrace(int n)
 	return atomic_load(&replaced) != 0 || atomic_load(&stuck) != 0;
 }
 
+/* ---- execjump ------------------------------------------------------------ */
+static sigjmp_buf ej_env;
+static volatile sig_atomic_t ej_armed;
+static volatile long ej_calls;
+static volatile int ej_fd = -1;
+static volatile sig_atomic_t ej_jumpable;
+static _Atomic long ej_jumps, ej_locks, ej_leaks;
+
+static void ej_arm(long us)
+{
+	struct itimerval it = { { 0, 0 }, { 0, 1 + us % 40 } };
+
+	(void)setitimer(ITIMER_REAL, &it, NULL);
+}
+
+/* The jumper's only: the other threads block SIGALRM.  One signal in two
+ * jumps out of the cycle it lands in; the other makes a cycle of its own
+ * there and returns. */
+static void ej_handler(int sig)
+{
+	(void)sig;
+	if (!ej_armed)
+		return;
+	/* Out of an open only once in 64: natively that leaks what the
+	 * kernel opened (the descriptor's number is lost with the frame). */
+	if (++ej_calls % 2 == 0 || (!ej_jumpable && ej_calls % 64 != 1)) {
+		int saved = errno, fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+		char b[8];
+
+		if (fd >= 0) {
+			if (read(fd, b, sizeof(b)) != (ssize_t)sizeof(b))
+				_exit(3);
+			close(fd);
+		}
+		ej_arm(ej_calls);
+		errno = saved;
+		return;
+	}
+	ej_armed = 0;
+	siglongjmp(ej_env, 1);
+}
+
+/* Close-on-exec cycles only: nothing of its own reaches a spawned program.
+ * Once, when the main thread is three quarters through, a record lock
+ * through its descriptor (exact mode's pooling ends there, under way). */
+static void *ej_jumper(void *arg)
+{
+	long lock_at = *(long *)arg;
+	sigset_t alrm;
+	char b[16];
+
+	sigemptyset(&alrm);
+	sigaddset(&alrm, SIGALRM);
+	pthread_sigmask(SIG_UNBLOCK, &alrm, NULL);
+	if (sigsetjmp(ej_env, 1) && ej_fd >= 0) {
+		/* jumped out between the open's return and the close's call:
+		 * the program's own descriptor, closed as it would be */
+		close(ej_fd);
+		ej_fd = -1;
+	}
+	ej_jumpable = 0;
+	while (!atomic_load(&race_over)) {
+		int fd;
+
+		if (!ej_armed) {
+			atomic_fetch_add(&ej_jumps, 1);
+			ej_armed = 1;
+			ej_arm(atomic_load(&ej_jumps) * 7);
+		}
+		if ((fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		ej_fd = fd;
+		ej_jumpable = 1;
+		if (read(fd, b, sizeof(b)) != (ssize_t)sizeof(b))
+			_exit(3);
+		if (atomic_load(&execs) >= lock_at && atomic_load(&ej_locks) == 0) {
+			struct flock fl = { .l_type = F_RDLCK, .l_whence = SEEK_SET };
+
+			if (fcntl(fd, F_SETLK, &fl) == 0)
+				atomic_fetch_add(&ej_locks, 1);
+		}
+		ej_fd = -1;
+		close(fd);
+		ej_jumpable = 0;
+	}
+	ej_armed = 0;
+	return NULL;
+}
+
+/* A spawned program: how many descriptors of the device it holds. */
+static int run_devcount(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return 100;
+	while ((e = readdir(d))) {
+		char to[64];
+		ssize_t k = readlinkat(dirfd(d), e->d_name, to, sizeof(to) - 1);
+
+		to[k > 0 ? k : 0] = 0;
+		n += strcmp(to, "/dev/urandom") == 0;
+	}
+	closedir(d);
+	return n;
+}
+
+static int nothing_stranded(const char *self, const char *what);
+
+static int run_execjump(long n, const char *self)
+{
+	char *const argv[] = { "none", NULL }, *const envp[] = { NULL };
+	char *cargv[] = { (char *)self, "devcount", NULL };
+	struct sigaction sa = { .sa_handler = ej_handler };
+	long lock_at = n * 3 / 4, most = 0;
+	extern char **environ;
+	pthread_t p, j;
+	sigset_t alrm;
+	int bad;
+
+	sigemptyset(&sa.sa_mask);
+	sigemptyset(&alrm);
+	sigaddset(&alrm, SIGALRM);
+	if (sigaction(SIGALRM, &sa, NULL) != 0 || pthread_sigmask(SIG_BLOCK, &alrm, NULL) != 0 ||
+	    pthread_create(&p, NULL, nuller, NULL) != 0 ||
+	    pthread_create(&j, NULL, ej_jumper, &lock_at) != 0)
+		die("execjump");
+	for (long i = 0; i < n; i++) {
+		if (i % 50 == 0) {
+			pid_t pid;
+			int st;
+
+			if (posix_spawn(&pid, self, NULL, NULL, cargv, environ) != 0 ||
+			    waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+				die("posix_spawn devcount");
+			if (WEXITSTATUS(st) > 1)
+				atomic_fetch_add(&ej_leaks, 1);
+			if (WEXITSTATUS(st) > most)
+				most = WEXITSTATUS(st);
+		} else {
+			execve("/nonexistent/prog_urandom_stall", argv, envp);
+		}
+		atomic_fetch_add(&execs, 1);
+	}
+	atomic_store(&race_over, true);
+	pthread_join(p, NULL);
+	pthread_join(j, NULL);
+	(void)setitimer(ITIMER_REAL, &(struct itimerval){ { 0, 0 }, { 0, 0 } }, NULL);
+	printf("execjump: %ld execs, %ld jumps, %ld record locks; /dev/null replaced by the "
+	       "device %ld times, a plain open left close-on-exec %ld times, spawned programs "
+	       "with more than one device descriptor %ld (at most %ld)\n",
+	       n, atomic_load(&ej_jumps), atomic_load(&ej_locks), atomic_load(&replaced),
+	       atomic_load(&stuck), atomic_load(&ej_leaks), most);
+	bad = atomic_load(&replaced) != 0 || atomic_load(&stuck) != 0 ||
+	      atomic_load(&ej_leaks) != 0 || atomic_load(&ej_locks) != 1;
+	return nothing_stranded(self, "execjump") || bad;
+}
+
 static sigjmp_buf mj_env;
 static volatile sig_atomic_t mj_armed;
 
@@ -424,14 +594,9 @@ static int run_movejump(long n, const char *self)
 {
 	struct sigaction sa = { .sa_handler = mj_jump };
 	struct itimerval it = { { 0, 0 }, { 0, 0 } }, off = it;
-	struct rlimit rl;
 	volatile long jumps = 0, loops = 0;
-	volatile long leaked = 0, got = 0;
 	unsigned seed = 1;
-	char *argv[] = { (char *)self, "listfds", NULL };
-	extern char **environ;
-	pid_t pid;
-	int st, fd;
+	int fd;
 
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGALRM, &sa, NULL) != 0)
@@ -452,8 +617,24 @@ static int run_movejump(long n, const char *self)
 	}
 	mj_armed = 0;
 	(void)setitimer(ITIMER_REAL, &off, NULL);
-	/* Natively a jump after the kernel's open leaves that descriptor
-	 * open: every number the program can see is closed. */
+	printf("movejump: %ld jumps out of %ld opens and closes\n", (long)jumps, (long)loops);
+	return nothing_stranded(self, "movejump");
+}
+
+/* Natively a jump after the kernel's open leaves that descriptor open:
+ * every number the program can see is closed; then a spawned program
+ * must hold nothing past 2, and under a soft limit of 32 opens of
+ * /dev/null must get the 29 numbers 3 to 31 (a reserve a jump stranded
+ * holds one). */
+static int nothing_stranded(const char *self, const char *what)
+{
+	char *argv[] = { (char *)self, "listfds", NULL };
+	extern char **environ;
+	struct rlimit rl;
+	long leaked = 0, got = 0;
+	pid_t pid;
+	int st, fd;
+
 	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
 		die("getrlimit");
 	for (fd = 3; fd < (long)rl.rlim_cur && fd < 1 << 20; fd++)
@@ -467,12 +648,10 @@ static int run_movejump(long n, const char *self)
 		die("setrlimit");
 	while ((fd = open("/dev/null", O_RDONLY)) >= 0)
 		got++;
-	printf("movejump: %ld jumps out of %ld opens and closes, %ld descriptors left "
-	       "open closed; spawned program %s; %ld of 29 numbers below a limit of 32 "
-	       "(%s at the end)\n",
-	       (long)jumps, (long)loops, (long)leaked,
+	printf("%s: %ld descriptors left open closed; spawned program %s; %ld of 29 "
+	       "numbers below a limit of 32 (%s at the end)\n", what, leaked,
 	       WIFEXITED(st) && WEXITSTATUS(st) == 0 ? "held nothing past 2" : "held more",
-	       (long)got, strerror(errno));
+	       got, strerror(errno));
 	if (got != 29) {
 		for (fd = 3; fd < 32; fd++)
 			(void)close(fd);
@@ -557,7 +736,11 @@ int main(int argc, char **argv)
 		return run_movejump(atol(argv[2]), argv[0]);
 	if (argc >= 2 && strcmp(argv[1], "listfds") == 0)
 		return run_listfds();
+	if (argc >= 3 && strcmp(argv[1], "execjump") == 0)
+		return run_execjump(atol(argv[2]), argv[0]);
+	if (argc >= 2 && strcmp(argv[1], "devcount") == 0)
+		return run_devcount();
 	fprintf(stderr, "usage: prog_urandom_stall longjmp N | cancel | system | execrace N |"
-	                " handlers N | movejump N\n");
+	                " handlers N | movejump N | execjump N\n");
 	return 2;
 }
