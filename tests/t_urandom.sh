@@ -248,16 +248,23 @@ if [ $M = exact ]; then
 # locks-rw: the lock taken through a descriptor fastpath does not pool;
 # locks-null: a request without its struct (EFAULT, not a fault);
 # locks-lockf: lockf(3), through the C library's own fcntl.
+# locks_native CASE LIMIT MARK TEXT: prog_urandom CASE under the soft
+# descriptor limit LIMIT ("-": as it is), natively and then in each mode:
+# the same output, and MARK in it (the case ran to its end).
+locks_native() {
+	(if [ "$2" != - ]; then ulimit -Sn "$2"; fi && exec "$P" "$1") >"$T_TMP/ln" 2>&1
+	for m in exact reserve; do
+		(if [ "$2" != - ]; then ulimit -Sn "$2"; fi &&
+			FASTPATH_URANDOM=$m pre "$P" "$1") >"$T_TMP/lf" 2>&1
+		if grep -q "$3" "$T_TMP/ln" && cmp -s "$T_TMP/ln" "$T_TMP/lf"; then
+			ok "$m: $1: $4"
+		else
+			fail "$m: $1: $4" "$(diff "$T_TMP/ln" "$T_TMP/lf" | head)"
+		fi
+	done
+}
 for w in locks locks-rw locks-null locks-lockf; do
-"$P" $w >"$T_TMP/ln" 2>&1
-for m in exact reserve; do
-	FASTPATH_URANDOM=$m pre "$P" $w >"$T_TMP/lf" 2>&1
-	if grep -q 'after the close: none' "$T_TMP/ln" && cmp -s "$T_TMP/ln" "$T_TMP/lf"; then
-		ok "$m: $w: a close drops the process's record locks on the device, as native"
-	else
-		fail "$m: $w: record locks after a close" "$(diff "$T_TMP/ln" "$T_TMP/lf" | head)"
-	fi
-done
+	locks_native $w - 'after the close: none' "a close drops the process's record locks on the device, as native"
 done
 # cancel-lock: a thread cancelled at its first lock request through a
 # pooled open (F_SETLKW, a cancellation point): the pooling that request
@@ -364,17 +371,10 @@ fi
 # Each with the soft limit at 1024 (exact mode's hidden descriptors above
 # it) and at the hard one (none: every open real, the reserve's kept).
 for lim in 1024 $(ulimit -Hn); do
-for w in locks-limit locks-untracked locks-first; do
-(ulimit -Sn "$lim" && exec "$P" $w) >"$T_TMP/ln" 2>&1
-for m in exact reserve; do
-	(ulimit -Sn "$lim" && FASTPATH_URANDOM=$m pre "$P" $w) >"$T_TMP/lf" 2>&1
-	if grep -q ': kept' "$T_TMP/ln" && cmp -s "$T_TMP/ln" "$T_TMP/lf"; then
-		ok "$m: $w (soft limit $lim): a lock through a descriptor fastpath does not pool stays as long as natively"
-	else
-		fail "$m: $w (soft limit $lim): a lock through a descriptor fastpath does not pool" "$(diff "$T_TMP/ln" "$T_TMP/lf" | head)"
-	fi
-done
-done
+	for w in locks-limit locks-untracked locks-first; do
+		locks_native $w "$lim" ': kept' \
+			"(soft limit $lim): a lock through a descriptor fastpath does not pool stays as long as natively"
+	done
 done
 fi
 
