@@ -2206,7 +2206,7 @@ static void compare(int cfg, struct diff *d)
 	d->cut = 0;
 	for (int t = 0; t <= MAXFD; t++)
 		fwd[t] = bwd[t] = -1;
-	int dev_seen = 0, may_hold = 0, threads_ran = 0, full = 0;
+	int dev_seen = 0, may_hold = 0, threads_ran = 0, full = 0, fill_kept = 0, fill_top = 0;
 	for (;;) {
 		/* reserve: once the program may have closed a descriptor of the
 		 * device, the reserve may hold a number it believes free */
@@ -2222,10 +2222,19 @@ static void compare(int cfg, struct diff *d)
 			dev_seen = may_hold = 1;
 		if (i < n && strstr(A[i], " fill ") && strstr(A[i], " EMFILE"))
 			full = 1;
-		/* a fill up to the limit itself, kept, leaves the table as
-		 * full without an EMFILE (seed 131 case 99571) */
-		if (i < n && nl > 0 && strstr(A[i], " fill ") && strstr(A[i], " keep=1") &&
-		    strstr(A[i], " upto=") && atoi(strstr(A[i], " upto=") + 6) >= lims[nl - 1])
+		/* a kept fill takes every number below its last: the table
+		 * is full, without an EMFILE, once the limit is at or below
+		 * that (a fill up to the limit: seed 131 case 99571; a limit
+		 * lowered after it: seed 201 case 53653) */
+		if (i < n && strstr(A[i], " fill ") && strstr(A[i], " upto="))
+			fill_kept = strstr(A[i], " keep=1") != NULL;
+		/* every fill's numbers closed: a fill not kept, an unfill */
+		if (i < n && ((!fill_kept && strstr(A[i], " fillnums ")) || strstr(A[i], " unfill ")))
+			fill_top = 0;
+		if (i < n && fill_kept && strstr(A[i], " fillnums ") && strstr(A[i], " last=") &&
+		    atoi(strstr(A[i], " last=") + 6) + 1 > fill_top)
+			fill_top = atoi(strstr(A[i], " last=") + 6) + 1;
+		if (nl > 0 && fill_top >= lims[nl - 1])
 			full = 1;
 		if (i < n && dev_seen && (strstr(A[i], " close") || strstr(A[i], " dup2 ") ||
 					  strstr(A[i], " dup3 ") || strstr(A[i], " unfill")))
