@@ -2135,19 +2135,35 @@ static int same_but_numbers(const char *p, const char *q)
 }
 
 /* The multiset of targets in an exec'd checker's listing, numbers left out. */
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* An exec'd checker's listing as a set of targets and flags: the numbers
+ * dropped, the entries sorted (the renaming may order them otherwise:
+ * seed 201 case 131499). */
 static void targets_only(const char *s, char *out, size_t sz)
 {
-	size_t o = 0;
-	while (*s && o + 2 < sz) {
+	char buf[4096], *tok[512], *save = NULL;
+	size_t o = 0, b = 0;
+	int n = 0;
+	while (*s && b + 2 < sizeof buf) {
 		if (*s == '#') {
 			s++;
 			while (*s >= '0' && *s <= '9')
 				s++;
 			continue;
 		}
-		out[o++] = *s++;
+		buf[b++] = *s++;
 	}
-	out[o] = 0;
+	buf[b] = 0;
+	for (char *t = strtok_r(buf, " ", &save); t && n < 512; t = strtok_r(NULL, " ", &save))
+		tok[n++] = t;
+	qsort(tok, (size_t)n, sizeof tok[0], cmp_str);
+	out[0] = 0;
+	for (int i = 0; i < n && o + strlen(tok[i]) + 2 < sz; i++)
+		o += (size_t)snprintf(out + o, sz - o, "%s ", tok[i]);
 }
 
 /* fastpath(7): exact mode's hidden descriptors sit at the lowest free
