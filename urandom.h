@@ -441,9 +441,9 @@ int ur_dup23(int old, int new, int flags) FP_HIDDEN;
  * close-on-exec is made so in the kernel (fds[] says which), and put back
  * after.  Only kernel flags change, never our memory: a vfork child runs
  * these on its parent's memory. */
+extern _Atomic unsigned ur_guards[2] FP_HIDDEN;  /* guards begun, unguards ended */
 void ur_exec_guard(int fds[UR_NRES]) FP_HIDDEN;
 void ur_exec_unguard(const int fds[UR_NRES]) FP_HIDDEN;
-extern _Atomic unsigned ur_guards[2] FP_HIDDEN;  /* guards begun, unguards ended */
 void ur_fd_init(void) FP_HIDDEN;
 /* The hidden descriptors' part of it (urandom_hidden.c). */
 void ur_hidden_init(void) FP_HIDDEN;

@@ -590,34 +590,36 @@ FP_FORK_TEXT void ur_fd_atfork_child(void)
  * vfork child runs this on its parent's memory (and its own copy of the
  * descriptor table), and must leave the parent's bookkeeping as it was.
  * ---------------------------------------------------------------------- */
-/* Guards begun and unguards ended in this table (not a vfork child's, whose
- * flags are its own table's): an adoption that changed its flag while they
- * differed checks it (ur_adopt).  A jump out of a spawn leaves them
- * differing: each such adoption then pays one fcntl more, no more. */
+/* Guards begun and unguards ended in this table (not a vfork child's,
+ * whose table is its own copy): a close that keeps a reserve while they
+ * differ may have been missed by the guard's look, and is real instead
+ * (ur_close).  A jump out of a spawn leaves them differing: every later
+ * close is then real, as natively. */
 _Atomic unsigned ur_guards[2];
 
 void ur_exec_guard(int fds[UR_NRES])
 {
 	int d, saved = errno;
 
+	/* Counted before the look: a close that changes its state after
+	 * the look began sees the count (both sequentially consistent). */
 	if (ur_table_ours())
 		atomic_fetch_add(&ur_guards[0], 1);
 	for (d = 0; d < UR_NRES; d++) {
 		/* One in transit too, its state still the reserve's: a move
 		 * another thread will not finish once the image is replaced,
-		 * or this thread's a handler jumped out of (ur_move), whose
-		 * flag may not yet be the one its state says (an adoption's
-		 * F_SETFD made, its state not: fd_fuzz's jumps, then a spawn,
-		 * 4 of 10 runs on 1cafa57). */
+		 * or this thread's a handler jumped out of or execs from
+		 * (ur_move), whose flag may not yet be the one its state says
+		 * (a one-thread adoption's state written, its F_SETFD not:
+		 * fd_fuzz's jumps, then a spawn, 4 of 10 runs on 1cafa57). */
 		int v = atomic_load(&ur_reserve[d].fd), fd = ur_slot_number(v);
 		unsigned st;
 
 		fds[d] = -1;
 		if (fd < 0 || !((st = ur_state(fd)) & UR_RESERVE) || (v >= 0 && (st & UR_CLOEXEC)))
 			continue;
-		/* A marked one is noted whatever its state says: an adoption
-		 * may have made its F_SETFD 0 and not yet its state, and only
-		 * the state after the exec tells which flag is the program's. */
+		/* A marked one is noted whatever its state says: only the
+		 * state after the exec tells which flag is the program's. */
 		if (UR_REAL(fcntl)(fd, F_SETFD, FD_CLOEXEC) == 0 && (v < 0 || !(st & UR_CLOEXEC)))
 			fds[d] = fd;
 	}
@@ -626,15 +628,13 @@ void ur_exec_guard(int fds[UR_NRES])
 
 /* The exec failed (or the spawn is done): each guarded number gets back the
  * flag its state says, if it is still ours.  A reserve still at rest in its
- * slot is claimed for that (marked, as a move does): no open adopts it
- * between our reading its state and our flag (a cold review: an O_CLOEXEC
- * open adopted it there and was left without the flag: its unguard_race,
- * 177,252 of 5.8M cycles on 9059122, 23 of 6.6M with the adoption's own
- * state written first, below).  One in transit, or the program's now,
- * gets the flag its state says: an adoption whose own flag lands between
- * that state and ours, or the program's own F_SETFD, is the window left
- * (fastpath(7)).  Not in a vfork child, whose table is its own: our
- * memory stays untouched there. */
+ * slot is claimed for that (marked, as a move does): no open takes it
+ * between our reading its state and our flag (a cold review: an open
+ * adopted it there and was left with the wrong flag: its unguard_race,
+ * 177,252 of 5.8M cycles on 9059122).  One in transit, or the program's
+ * now, gets the flag its state says: the program's own F_SETFD between
+ * that state and ours is the window left (fastpath(7)).  Not in a vfork
+ * child, whose table is its own: our memory stays untouched there. */
 void ur_exec_unguard(const int fds[UR_NRES])
 {
 	int d, saved = errno, cs = 0;

@@ -133,43 +133,38 @@ static int ur_adopt_setfd(int fd, int slot, int flag)
 	return r;
 }
 
-/* Makes the reserve look freshly opened with these flags.  Its open file
- * description is never changed (F_SETFL): if its status flags are not the
- * ones asked for, or a fork has shared it, only a fresh open will do. */
-static bool ur_adopt(int fd, int dev, int flags, int slot)
+/* Makes the reserve look freshly opened with these flags: 1.  Its open
+ * file description is never changed (F_SETFL).  A loop with one flag
+ * style makes no system call at all.  The other close-on-exec flag is set
+ * only while the process has one thread: with threads, a call of ours on
+ * the reserve's number could land on a file another thread put there
+ * after freeing it (a cold review: the adoption's F_SETFD did, after a
+ * close_range and an open of /dev/null), so the open is real instead:
+ * -1, as for other status flags; 0: no longer a reserve, or a fork has
+ * shared it. */
+static int ur_adopt(int fd, int dev, int flags, int slot)
 {
-	unsigned char st = (unsigned char)ur_state(fd);
-	bool nb = (flags & O_NONBLOCK) != 0, ok;
-	int saved, flag = (flags & O_CLOEXEC) ? FD_CLOEXEC : 0;
-	unsigned char want;
-	unsigned ended;
+	unsigned char st = (unsigned char)ur_state(fd), want;
+	unsigned open = ur_open_bits(dev, flags);
+	int saved;
+	bool ok;
 
-	if (!(st & UR_RESERVE) || (st & UR_SHARED) || nb != ((st & UR_NONBLOCK) != 0))
-		return false;
-	/* Kept as the last close left it: a loop with one flag style makes
-	 * no system call at all.  The state's compare fails if a fork marked
-	 * it meanwhile. */
-	if ((flag != 0) == ((st & UR_CLOEXEC) != 0))
-		return ur_cell_cas(fd, &st, (unsigned char)ur_open_bits(dev, flags));
+	if (!(st & UR_RESERVE) || (st & UR_SHARED))
+		return 0;
+	/* The state's compare fails if a fork marked it meanwhile. */
+	if (!((st ^ open) & (UR_NONBLOCK | UR_CLOEXEC)))
+		return ur_cell_cas(fd, &st, (unsigned char)open) ? 1 : 0;
+	if (((st ^ open) & UR_NONBLOCK) || !fp_one_thread())
+		return -1;
+	/* The flag it will have goes in its state first: an exec's guard
+	 * and unguard in a handler inside put back that one. */
 	saved = errno;
-	ended = atomic_load(&ur_guards[1]);
-	/* The flag it will have goes in its state first: an exec's unguard
-	 * under way puts back that one (ur_exec_unguard). */
-	want = (unsigned char)((st & ~UR_CLOEXEC) | (flag ? UR_CLOEXEC : 0));
-	ok = ur_cell_cas(fd, &st, want) && ur_adopt_setfd(fd, slot, flag) == 0 &&
-	     ur_cell_cas(fd, &want, (unsigned char)ur_open_bits(dev, flags));
-	/* Another thread's exec guard (ur_exec_guard), under way between our
-	 * flag and our state, may have set the flag its old state said, and
-	 * put back the one that state said: ours is made the one asked
-	 * again.  Every guard begun before the state changed had ended before
-	 * our flag, or one may have. */
-	if (ok && atomic_load(&ur_guards[0]) != ended) {
-		ur_count(SYSCALLS);
-		if (UR_REAL(fcntl)(fd, F_GETFD) != flag)
-			(void)ur_adopt_setfd(fd, slot, flag);
-	}
+	want = (unsigned char)((st & ~UR_CLOEXEC) | (open & UR_CLOEXEC));
+	ok = ur_cell_cas(fd, &st, want) &&
+	     ur_adopt_setfd(fd, slot, (open & UR_CLOEXEC) ? FD_CLOEXEC : 0) == 0 &&
+	     ur_cell_cas(fd, &want, (unsigned char)open);
 	errno = saved;
-	return ok;
+	return ok ? 1 : 0;
 }
 
 /* A real open of the device, tracked if it is the device. */
@@ -476,7 +471,7 @@ static int ur_slot_free(int dev)
 }
 
 /* Reserve mode.  Nothing on the path that hands out the reserve changes
- * errno (ur_adopt keeps it across its fcntls), so it is not saved there:
+ * errno (ur_adopt keeps it across its fcntl), so it is not saved there:
  * one thread-local access fewer per cycle. */
 int ur_open(int dev, const char *path, int flags)
 {
@@ -491,17 +486,27 @@ int ur_open(int dev, const char *path, int flags)
 	if (fp_unlikely(fd < 0))
 		fd = ur_slot_take_other(dev, &slot);
 	if (fd >= 0) {
+		int a;
+
 		ur_move_name(slot, fd);
-		if (ur_adopt(fd, dev, flags, slot)) {
-			ur_move_set(UR_MOVE_ANY);
+		a = ur_adopt(fd, dev, flags, slot);
+		ur_move_set(UR_MOVE_ANY);
+		if (a > 0) {
 			(void)ur_slot_done(slot, fd, -1);
 			ur_move_set(0);
 			ur_count(OPENS);
 			ur_debug("open served by the reserve descriptor");
 			return fd;
 		}
-		ur_move_set(UR_MOVE_ANY);
-		(void)ur_slot_drop(slot, fd);
+		/* Other status flags asked for: with threads the reserve
+		 * stays (the open is real, at another number: no close of
+		 * ours can meet a number another thread frees and reopens
+		 * meanwhile); with one thread it goes, and the open has its
+		 * number, as natively. */
+		if (a < 0 && !fp_one_thread())
+			(void)ur_slot_done(slot, fd, fd);
+		else
+			(void)ur_slot_drop(slot, fd);
 	}
 	ur_move_set(0);
 	return ur_open_real(dev, path, flags);
@@ -560,6 +565,26 @@ int ur_close(int fd, unsigned st)
 			 * number, or by a fork child's handler: theirs. */
 			if (!done)
 				return 0;
+			/* Another thread's exec or spawn under way may have
+			 * looked at the slots before this one was kept, and
+			 * its new program would get a number the program
+			 * closed (prog_urandom_stall execjump: 73 spawns of
+			 * 400 got two descriptors of the device, natively at
+			 * most one): given back, the close real. */
+			if (fp_unlikely(atomic_load(&ur_guards[0]) != atomic_load(&ur_guards[1]))) {
+				/* (unless another thread's open took it: theirs) */
+				int v = ur_slot_take(slot);
+
+				if (v >= 0) {
+					ur_move_name(slot, v);
+					ur_move_set(UR_MOVE_ANY);
+					if (v == fd)
+						(void)ur_slot_drop(slot, fd);
+					else
+						(void)ur_slot_done(slot, v, v);
+					ur_move_set(0);
+				}
+			}
 			/* A split since the test above may have given the
 			 * reserves back before this one was in its slot:
 			 * given back now, never kept past it. */

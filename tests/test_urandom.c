@@ -349,7 +349,8 @@ static void test_reserve_cycle(void **state)
 	assert_int_equal(ur_state(fd3), 0);
 	errno = 0;
 	assert_int_equal(fp_real_urandom.r_fcntl.f(fd3, F_GETFD), -1);
-	/* Non-O_CLOEXEC open of the reserve clears FD_CLOEXEC (one call). */
+	/* Non-O_CLOEXEC open of the reserve clears FD_CLOEXEC (one call,
+	 * the process having one thread: test_adoption_no_call for more). */
 	sys = counter(UR_C_SYSCALLS);
 	fd = open("/dev/urandom", O_RDONLY);
 	assert_int_equal(fd, fd2);
