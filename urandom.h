@@ -442,6 +442,7 @@ int ur_dup23(int old, int new, int flags) FP_HIDDEN;
  * after.  Only kernel flags change, never our memory: a vfork child runs
  * these on its parent's memory. */
 extern _Atomic unsigned ur_guards[2] FP_HIDDEN;  /* guards begun, unguards ended */
+bool ur_guards_apart(void) FP_HIDDEN;
 void ur_exec_guard(int fds[UR_NRES]) FP_HIDDEN;
 void ur_exec_unguard(const int fds[UR_NRES]) FP_HIDDEN;
 void ur_fd_init(void) FP_HIDDEN;

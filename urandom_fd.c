@@ -28,6 +28,15 @@
 #include "urandom.h"
 
 _Alignas(FP_CACHELINE) _Atomic unsigned char ur_fd_cells[UR_MAXFD];
+/* Guards begun and unguards ended in this table (not a vfork child's,
+ * whose table is its own copy), and this thread's under way (what a fork
+ * child, whose only thread this is, keeps of them).  While they differ an
+ * exec or spawn may be under way whose guard looked at the slots already:
+ * a close keeps nothing and an open adopts nothing (ur_close, ur_open);
+ * a jump out of an exec or a spawn leaves them differing, and the pool
+ * then does every later open and close for real, as natively. */
+_Atomic unsigned ur_guards[2];
+static FP_TLS unsigned ur_guards_mine;
 _Atomic int ur_hiwater;
 /* The process whose descriptor table this memory's records describe: set
  * at start-up and in a fork or _Fork child.  A vfork child shares the
@@ -562,6 +571,11 @@ FP_FORK_TEXT void ur_fd_atfork_child(void)
 		ur_cow_atfork_child();
 	}
 	ur_cloexec_atfork_child();
+	/* Another thread's guard under way is not this child's: its counts
+	 * are this thread's own (a handler's fork inside its exec). */
+	if (fp_unlikely(ur_mode == UR_MODE_RESERVE) &&
+	    atomic_load(&ur_guards[0]) != atomic_load(&ur_guards[1]) + ur_guards_mine)
+		atomic_store(&ur_guards[0], atomic_load(&ur_guards[1]) + ur_guards_mine);
 	if (fp_unlikely(half)) {
 		ur_split_finish();
 		ur_unblock_all(&old, cs);
@@ -590,12 +604,13 @@ FP_FORK_TEXT void ur_fd_atfork_child(void)
  * vfork child runs this on its parent's memory (and its own copy of the
  * descriptor table), and must leave the parent's bookkeeping as it was.
  * ---------------------------------------------------------------------- */
-/* Guards begun and unguards ended in this table (not a vfork child's,
- * whose table is its own copy): a close that keeps a reserve while they
- * differ may have been missed by the guard's look, and is real instead
- * (ur_close).  A jump out of a spawn leaves them differing: every later
- * close is then real, as natively. */
-_Atomic unsigned ur_guards[2];
+/* The counts of ur_exec_guard and ur_exec_unguard (ur_guards, below). */
+bool ur_guards_apart(void)
+{
+	unsigned ended = atomic_load(&ur_guards[1]);  /* first: see ur_close */
+
+	return atomic_load(&ur_guards[0]) != ended;
+}
 
 void ur_exec_guard(int fds[UR_NRES])
 {
@@ -603,8 +618,10 @@ void ur_exec_guard(int fds[UR_NRES])
 
 	/* Counted before the look: a close that changes its state after
 	 * the look began sees the count (both sequentially consistent). */
-	if (ur_table_ours())
+	if (ur_table_ours()) {
+		ur_guards_mine++;
 		atomic_fetch_add(&ur_guards[0], 1);
+	}
 	for (d = 0; d < UR_NRES; d++) {
 		/* One in transit too, its state still the reserve's: a move
 		 * another thread will not finish once the image is replaced,
@@ -616,7 +633,8 @@ void ur_exec_guard(int fds[UR_NRES])
 		unsigned st;
 
 		fds[d] = -1;
-		if (fd < 0 || !((st = ur_state(fd)) & UR_RESERVE) || (v >= 0 && (st & UR_CLOEXEC)))
+		if (fd < 0 || !((st = atomic_load(ur_fd(fd))) & UR_RESERVE) ||
+		    (v >= 0 && (st & UR_CLOEXEC)))
 			continue;
 		/* A marked one is noted whatever its state says: only the
 		 * state after the exec tells which flag is the program's. */
@@ -638,8 +656,20 @@ void ur_exec_guard(int fds[UR_NRES])
 void ur_exec_unguard(const int fds[UR_NRES])
 {
 	int d, saved = errno, cs = 0;
-	bool ours = ur_table_ours();
+	bool ours = ur_table_ours(), any = false;
 	sigset_t old;
+
+	for (d = 0; d < UR_NRES; d++)
+		any = any || fds[d] >= 0;
+	/* Nothing noted (no reserve, or the device never opened): the
+	 * count alone. */
+	if (!any) {
+		if (ours) {
+			atomic_fetch_add(&ur_guards[1], 1);
+			ur_guards_mine--;
+		}
+		return;
+	}
 
 	/* The claims with every signal blocked, as a move's flag change
 	 * (ur_adopt_setfd): a handler's jump out would leave a slot marked
@@ -669,6 +699,7 @@ void ur_exec_unguard(const int fds[UR_NRES])
 			(void)ur_give_back(EMFILE);
 		ur_unblock_all(&old, cs);
 		atomic_fetch_add(&ur_guards[1], 1);
+		ur_guards_mine--;
 	}
 	errno = saved;
 }

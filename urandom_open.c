@@ -470,6 +470,28 @@ static int ur_slot_free(int dev)
 	return -1;
 }
 
+/* A reserve just put at rest in slot i (a close's keep, an open's put
+ * back): while another thread's exec or spawn is under way, whose guard
+ * may have looked at the slots before (a cold review: an open's put back
+ * after the guard's look, its program got the number), it is given back,
+ * unless another thread's open took it meanwhile (theirs then).  The
+ * counts read after the reserve's state changed; the guard counts itself
+ * before it looks. */
+static void ur_kept_settle(int i, int fd)
+{
+	int v;
+
+	if (fp_likely(!ur_guards_apart()) || (v = ur_slot_take(i)) < 0)
+		return;
+	ur_move_name(i, v);
+	ur_move_set(UR_MOVE_ANY);
+	if (v == fd)
+		(void)ur_slot_drop(i, fd);
+	else
+		(void)ur_slot_done(i, v, v);
+	ur_move_set(0);
+}
+
 /* Reserve mode.  Nothing on the path that hands out the reserve changes
  * errno (ur_adopt keeps it across its fcntl), so it is not saved there:
  * one thread-local access fewer per cycle. */
@@ -479,7 +501,12 @@ int ur_open(int dev, const char *path, int flags)
 
 	if (fp_likely(ur_mode == UR_MODE_EXACT))
 		return ur_open_exact(dev, path, flags);
-	if (fp_unlikely(!UR_LFS(flags)) || !ur_move_settle(__builtin_frame_address(0)))
+	/* Nor while an exec or spawn is under way (or a jump left one): its
+	 * guard may have changed the reserve's flag (a cold review: a jump
+	 * out of a failed execve left a plain reserve close-on-exec, and the
+	 * next plain open had it). */
+	if (fp_unlikely(!UR_LFS(flags)) || !ur_move_settle(__builtin_frame_address(0)) ||
+	    fp_unlikely(ur_guards_apart()))
 		return ur_open_real(dev, path, flags);
 	ur_move_begin(__builtin_frame_address(0));
 	fd = ur_slot_take(slot = ur_slot_home(dev));
@@ -503,10 +530,12 @@ int ur_open(int dev, const char *path, int flags)
 		 * ours can meet a number another thread frees and reopens
 		 * meanwhile); with one thread it goes, and the open has its
 		 * number, as natively. */
-		if (a < 0 && !fp_one_thread())
-			(void)ur_slot_done(slot, fd, fd);
-		else
+		if (a < 0 && !fp_one_thread()) {
+			if (ur_slot_done(slot, fd, fd))
+				ur_kept_settle(slot, fd);
+		} else {
 			(void)ur_slot_drop(slot, fd);
+		}
 	}
 	ur_move_set(0);
 	return ur_open_real(dev, path, flags);
@@ -571,20 +600,7 @@ int ur_close(int fd, unsigned st)
 			 * closed (prog_urandom_stall execjump: 73 spawns of
 			 * 400 got two descriptors of the device, natively at
 			 * most one): given back, the close real. */
-			if (fp_unlikely(atomic_load(&ur_guards[0]) != atomic_load(&ur_guards[1]))) {
-				/* (unless another thread's open took it: theirs) */
-				int v = ur_slot_take(slot);
-
-				if (v >= 0) {
-					ur_move_name(slot, v);
-					ur_move_set(UR_MOVE_ANY);
-					if (v == fd)
-						(void)ur_slot_drop(slot, fd);
-					else
-						(void)ur_slot_done(slot, v, v);
-					ur_move_set(0);
-				}
-			}
+			ur_kept_settle(slot, fd);
 			/* A split since the test above may have given the
 			 * reserves back before this one was in its slot:
 			 * given back now, never kept past it. */

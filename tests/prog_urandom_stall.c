@@ -26,6 +26,13 @@
  *               spawned program must never get more than the one device
  *               descriptor natively open without the flag; then nothing
  *               stranded (as movejump's end)
+ *   firstexec   the process's first exec, before the device was ever
+ *               opened, while a thread opens and closes the device and
+ *               then names the number on a pipe: the new program must not
+ *               hold that number (a cold review's reproducer: reserve mode
+ *               left the first exec unguarded; a big argv widens the
+ *               kernel's window).  Prints "leak N", "ok" or "unknown"
+ *               (the thread had not closed it yet)
  *   system      one thread in system("sleep 2") while another dups, sets
  *               the flags of and flocks a pooled descriptor: prints the
  *               seconds that took (native 0.000), fails over 0.5
@@ -531,6 +538,77 @@ static int run_execjump(long n, const char *self)
 	return nothing_stranded(self, "execjump") || bad;
 }
 
+/* ---- firstexec ----------------------------------------------------------- */
+static _Atomic bool fe_go;
+static int fe_wfd;
+
+static void *fe_closer(void *arg)
+{
+	char b[16];
+	int fd, n;
+
+	(void)arg;
+	while (!atomic_load(&fe_go))
+		;
+	if ((fd = open("/dev/urandom", O_RDONLY)) < 0)
+		return NULL;
+	close(fd);
+	n = snprintf(b, sizeof(b), "%d\n", fd);
+	if (write(fe_wfd, b, (size_t)n) != n)
+		_exit(9);
+	return NULL;
+}
+
+static int run_firstexec(const char *self)
+{
+	enum { NA = 1200 };
+	static char big[1024], *av[NA + 4];
+	char rs[16];
+	extern char **environ;
+	pthread_t t;
+	int p[2];
+
+	if (pipe(p) != 0)
+		die("pipe");
+	fe_wfd = p[1];
+	if (pthread_create(&t, NULL, fe_closer, NULL) != 0)
+		die("pthread_create");
+	usleep(1000);
+	memset(big, 'x', sizeof(big) - 1);
+	snprintf(rs, sizeof(rs), "%d", p[0]);
+	av[0] = (char *)self;
+	av[1] = "firstexec-check";
+	av[2] = rs;
+	for (int i = 0; i < NA; i++)  /* copied by the kernel before it commits */
+		av[3 + i] = big;
+	atomic_store(&fe_go, true);
+	execve(self, av, environ);
+	die("execve");
+	return 1;
+}
+
+static int run_firstexec_check(int rfd)
+{
+	char b[32] = { 0 }, path[64], to[64];
+	ssize_t k;
+	int n;
+
+	fcntl(rfd, F_SETFL, O_NONBLOCK);
+	if ((k = read(rfd, b, sizeof(b) - 1)) <= 0) {
+		puts("unknown");
+		return 0;
+	}
+	n = atoi(b);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", n);
+	k = readlink(path, to, sizeof(to) - 1);
+	to[k > 0 ? k : 0] = 0;
+	if (k > 0 && strcmp(to, "/dev/urandom") == 0)
+		printf("leak %d\n", n);
+	else
+		puts("ok");
+	return 0;
+}
+
 static sigjmp_buf mj_env;
 static volatile sig_atomic_t mj_armed;
 
@@ -740,7 +818,11 @@ int main(int argc, char **argv)
 		return run_execjump(atol(argv[2]), argv[0]);
 	if (argc >= 2 && strcmp(argv[1], "devcount") == 0)
 		return run_devcount();
+	if (argc >= 2 && strcmp(argv[1], "firstexec") == 0)
+		return run_firstexec(argv[0]);
+	if (argc >= 3 && strcmp(argv[1], "firstexec-check") == 0)
+		return run_firstexec_check(atoi(argv[2]));
 	fprintf(stderr, "usage: prog_urandom_stall longjmp N | cancel | system | execrace N |"
-	                " handlers N | movejump N | execjump N\n");
+	                " handlers N | movejump N | execjump N | firstexec\n");
 	return 2;
 }

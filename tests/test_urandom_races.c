@@ -1054,6 +1054,33 @@ static void test_close_during_guard(void **state)
 	ur_mode = UR_MODE_EXACT;
 }
 
+/* While another thread's exec or spawn is under way, or after a jump out
+ * of one (a guard without its unguard), an open adopts nothing: the
+ * guard may have made the reserve close-on-exec (a cold review: a jump
+ * out of a failed execve, and the next plain open got the reserve with
+ * the flag).  The open is real; adoption comes back with the unguard. */
+static void test_open_during_guard(void **state)
+{
+	int fd, fds[UR_NRES], slot, other, flags;
+
+	(void)state;
+	fd = kept_reserve(O_RDONLY, &slot);
+	ur_exec_guard(fds);  /* the exec it guards jumped out: no unguard yet */
+	assert_int_equal(move_setfd(fd, -1), FD_CLOEXEC);
+	other = open("/dev/urandom", O_RDONLY);
+	assert_true(other >= 0 && other != fd);
+	assert_true((flags = fcntl(other, F_GETFD)) >= 0 && !(flags & FD_CLOEXEC));
+	assert_int_equal(atomic_load(&ur_reserve[slot].fd), fd);  /* left as it is */
+	assert_int_equal(close(other), 0);
+	assert_true(move_setfd(other, -1) < 0);  /* nor kept: really closed */
+	ur_exec_unguard(fds);
+	assert_int_equal(move_setfd(fd, -1), 0);
+	assert_int_equal(open("/dev/urandom", O_RDONLY), fd);  /* adopted again */
+	assert_int_equal(close(fd), 0);
+	(void)ur_give_back(EMFILE);
+	ur_mode = UR_MODE_EXACT;
+}
+
 /* An open asking for flags the reserve does not have makes no call on the
  * reserve's number while other threads may free and reopen it (a cold
  * review's finding 5: the adoption's F_SETFD landed on another thread's
@@ -1341,6 +1368,7 @@ int main(void)
 		cmocka_unit_test_setup(test_guard_in_transit, setup),
 		cmocka_unit_test_setup(test_adoption_no_call, setup),
 		cmocka_unit_test_setup(test_close_during_guard, setup),
+		cmocka_unit_test_setup(test_open_during_guard, setup),
 		cmocka_unit_test_setup(test_unguard_claims, setup),
 		cmocka_unit_test_setup(test_unguard_split, setup),
 		cmocka_unit_test_setup(test_program_mark_and_flag, setup),
