@@ -425,6 +425,8 @@ void ur_vforking(void)
 	atomic_fetch_add(&ur_forks, 1);
 	atomic_fetch_sub(&ur_forking, 1);
 	ur_mark_all_shared(0);
+	if (ur_mode == UR_MODE_RESERVE)
+		ur_reserves_cloexec();
 }
 
 _Atomic unsigned ur_slot_ghost_at[UR_NRES], ur_hidden_ghost_at[UR_NDEV];

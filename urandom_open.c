@@ -470,13 +470,28 @@ static int ur_slot_free(int dev)
 	return -1;
 }
 
+/* Reserve fd, claimed from slot i, made close-on-exec for good, its state
+ * first (so that only an O_CLOEXEC open adopts it, with no call): it can
+ * no longer reach a program an exec or spawn under way makes, whatever
+ * that guard saw.  Never closed here: a guard may be about to set the flag
+ * on the number, and another thread could have opened a file there (a
+ * cold review of a1542a5: the guard's flag landed on /dev/null, for good). */
+static void ur_claimed_cloexec(int i, int fd)
+{
+	unsigned char st = (unsigned char)ur_state(fd);
+
+	if ((st & UR_RESERVE) && !(st & UR_CLOEXEC) &&
+	    ur_cell_cas(fd, &st, (unsigned char)(st | UR_CLOEXEC)))
+		(void)ur_adopt_setfd(fd, i, FD_CLOEXEC);
+}
+
 /* A reserve just put at rest in slot i (a close's keep, an open's put
- * back): while another thread's exec or spawn is under way, whose guard
+ * back) while another thread's exec or spawn is under way, whose guard
  * may have looked at the slots before (a cold review: an open's put back
- * after the guard's look, its program got the number), it is given back,
- * unless another thread's open took it meanwhile (theirs then).  The
- * counts read after the reserve's state changed; the guard counts itself
- * before it looks. */
+ * after the guard's look, and its program got the number): made
+ * close-on-exec, unless another thread's open took it meanwhile (theirs
+ * then).  The counts read after the reserve's state changed; the guard
+ * counts itself before it looks. */
 static void ur_kept_settle(int i, int fd)
 {
 	int v;
@@ -484,12 +499,31 @@ static void ur_kept_settle(int i, int fd)
 	if (fp_likely(!ur_guards_apart()) || (v = ur_slot_take(i)) < 0)
 		return;
 	ur_move_name(i, v);
-	ur_move_set(UR_MOVE_ANY);
 	if (v == fd)
-		(void)ur_slot_drop(i, fd);
-	else
-		(void)ur_slot_done(i, v, v);
+		ur_claimed_cloexec(i, fd);
+	ur_move_set(UR_MOVE_ANY);
+	(void)ur_slot_done(i, v, v);
 	ur_move_set(0);
+}
+
+/* Before a vfork (ur_vforking): the child's exec guard reads our slots,
+ * which other threads change meanwhile, and its copy of a reserve they
+ * drop would reach its program (a cold review: vfork_race, 3 of 3).  So
+ * every reserve is close-on-exec first, for good. */
+void ur_reserves_cloexec(void)
+{
+	for (int i = 0; i < UR_NRES; i++) {
+		int v = ur_slot_take(i);
+
+		if (v < 0)
+			continue;
+		ur_move_begin(__builtin_frame_address(0));
+		ur_move_name(i, v);
+		ur_claimed_cloexec(i, v);
+		ur_move_set(UR_MOVE_ANY);
+		(void)ur_slot_done(i, v, v);
+		ur_move_set(0);
+	}
 }
 
 /* Reserve mode.  Nothing on the path that hands out the reserve changes
@@ -501,12 +535,12 @@ int ur_open(int dev, const char *path, int flags)
 
 	if (fp_likely(ur_mode == UR_MODE_EXACT))
 		return ur_open_exact(dev, path, flags);
-	/* Nor while an exec or spawn is under way (or a jump left one): its
-	 * guard may have changed the reserve's flag (a cold review: a jump
-	 * out of a failed execve left a plain reserve close-on-exec, and the
-	 * next plain open had it). */
+	/* Nor a plain open while an exec or spawn is under way (or a jump
+	 * left one): its guard may have made a plain reserve close-on-exec
+	 * (a cold review: a jump out of a failed execve, and the next plain
+	 * open had the flag).  A close-on-exec one it leaves as it is. */
 	if (fp_unlikely(!UR_LFS(flags)) || !ur_move_settle(__builtin_frame_address(0)) ||
-	    fp_unlikely(ur_guards_apart()))
+	    (fp_unlikely(ur_guards_apart()) && !(flags & O_CLOEXEC)))
 		return ur_open_real(dev, path, flags);
 	ur_move_begin(__builtin_frame_address(0));
 	fd = ur_slot_take(slot = ur_slot_home(dev));
@@ -562,6 +596,7 @@ int ur_close(int fd, unsigned st)
 	 * hand it out. */
 	if (ur_mode == UR_MODE_RESERVE && fd > 2 && !(st & UR_SHARED) &&
 	    !atomic_load_explicit(&ur_split_done, memory_order_relaxed) &&
+	    ((st & UR_CLOEXEC) || fp_likely(!ur_guards_apart())) &&
 	    fd < ur_soft_limit() && ur_move_settle(__builtin_frame_address(0)) &&
 	    (slot = ur_slot_free(dev)) >= 0) {
 		unsigned char was = (unsigned char)st;
@@ -594,12 +629,12 @@ int ur_close(int fd, unsigned st)
 			 * number, or by a fork child's handler: theirs. */
 			if (!done)
 				return 0;
-			/* Another thread's exec or spawn under way may have
-			 * looked at the slots before this one was kept, and
-			 * its new program would get a number the program
-			 * closed (prog_urandom_stall execjump: 73 spawns of
-			 * 400 got two descriptors of the device, natively at
-			 * most one): given back, the close real. */
+			/* Another thread's exec or spawn, begun since the
+			 * test above, may have looked at the slots before this
+			 * one was kept, and its new program would get a number
+			 * the program closed (prog_urandom_stall execjump: 73
+			 * spawns of 400 got two descriptors of the device,
+			 * natively at most one). */
 			ur_kept_settle(slot, fd);
 			/* A split since the test above may have given the
 			 * reserves back before this one was in its slot:

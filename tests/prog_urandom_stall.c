@@ -33,6 +33,12 @@
  *               left the first exec unguarded; a big argv widens the
  *               kernel's window).  Prints "leak N", "ok" or "unknown"
  *               (the thread had not closed it yet)
+ *   vforkrace   a vfork child execs while a thread of the parent opens the
+ *               device (which drops the reserve a vfork shares): the new
+ *               program must not hold the number the program closed
+ *               before (a cold review's reproducer, ordered by pipes: the
+ *               child's guard read the parent's emptied slot).  Prints
+ *               "closed" or "open"
  *   system      one thread in system("sleep 2") while another dups, sets
  *               the flags of and flocks a pooled descriptor: prints the
  *               seconds that took (native 0.000), fails over 0.5
@@ -609,6 +615,53 @@ static int run_firstexec_check(int rfd)
 	return 0;
 }
 
+/* ---- vforkrace ----------------------------------------------------------- */
+static int vr_p1[2], vr_p2[2];
+
+static void *vr_opener(void *arg)
+{
+	char c;
+
+	(void)arg;
+	if (read(vr_p1[0], &c, 1) != 1)  /* the child is vforked */
+		_exit(2);
+	if (open("/dev/urandom", O_RDONLY) < 0)  /* in the parent, meanwhile */
+		_exit(2);
+	if (write(vr_p2[1], "x", 1) != 1)
+		_exit(2);
+	return NULL;
+}
+
+static int run_vforkrace(const char *self)
+{
+	char nb[16], *av[] = { (char *)self, "vforkrace-check", nb, NULL };
+	extern char **environ;
+	pthread_t t;
+	pid_t pid;
+	int fd, st;
+
+	if (pipe2(vr_p1, O_CLOEXEC) != 0 || pipe2(vr_p2, O_CLOEXEC) != 0 ||
+	    (fd = open("/dev/urandom", O_RDONLY)) < 0)
+		die("vforkrace");
+	close(fd);  /* natively closed; reserve mode keeps it */
+	snprintf(nb, sizeof(nb), "%d", fd);
+	if (pthread_create(&t, NULL, vr_opener, NULL) != 0)
+		die("pthread_create");
+	pid = vfork();
+	if (pid == 0) {
+		char c;
+
+		if (write(vr_p1[1], "x", 1) != 1 || read(vr_p2[0], &c, 1) != 1)
+			_exit(2);
+		execve(self, av, environ);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		die("vfork");
+	pthread_join(t, NULL);
+	return 0;
+}
+
 static sigjmp_buf mj_env;
 static volatile sig_atomic_t mj_armed;
 
@@ -818,11 +871,17 @@ int main(int argc, char **argv)
 		return run_execjump(atol(argv[2]), argv[0]);
 	if (argc >= 2 && strcmp(argv[1], "devcount") == 0)
 		return run_devcount();
+	if (argc >= 2 && strcmp(argv[1], "vforkrace") == 0)
+		return run_vforkrace(argv[0]);
+	if (argc >= 3 && strcmp(argv[1], "vforkrace-check") == 0) {
+		puts(fcntl(atoi(argv[2]), F_GETFD) >= 0 ? "open" : "closed");
+		return 0;
+	}
 	if (argc >= 2 && strcmp(argv[1], "firstexec") == 0)
 		return run_firstexec(argv[0]);
 	if (argc >= 3 && strcmp(argv[1], "firstexec-check") == 0)
 		return run_firstexec_check(atoi(argv[2]));
 	fprintf(stderr, "usage: prog_urandom_stall longjmp N | cancel | system | execrace N |"
-	                " handlers N | movejump N | execjump N | firstexec\n");
+	                " handlers N | movejump N | execjump N | firstexec | vforkrace\n");
 	return 2;
 }

@@ -44,7 +44,7 @@ precond "prog_urandom_closed runs natively" [ $? -eq 0 ]
 "$W" >"$T_TMP/wn" 2>&1
 precond "prog_urandom_seen runs natively" [ $? -eq 0 ]
 "$W" procfd >"$T_TMP/pn" 2>&1
-for c in "longjmp 5" cancel system "execrace 1000" "handlers 100000" "movejump 2000" "execjump 2000" firstexec; do
+for c in "longjmp 5" cancel system "execrace 1000" "handlers 100000" "movejump 2000" "execjump 2000" firstexec vforkrace; do
 	# shellcheck disable=SC2086
 	precond "prog_urandom_stall $c runs natively" timeout 60 "$STALL" $c
 done
@@ -516,6 +516,15 @@ for m in reserve; do
 	*" ok "*) ok "$m mode: the first exec never passes on a number another thread closed before it ($r)" ;;
 	*) skip "$m mode: the first exec and another thread's close" "the close never came before the exec here: $r" ;;
 	esac
+done
+# A vfork child's exec while a thread of the parent opens the device (which
+# drops the reserve the vfork shared): the new program never holds the
+# number the program closed before the vfork (a cold review's reproducer,
+# ordered by pipes: 3 of 3 on a1542a5, where the child's guard read the
+# parent's emptied slot).
+for m in exact reserve; do
+	expect_eq "$m mode: a vfork child's exec beside a thread's open: the number closed before stays closed" \
+		closed "$(FASTPATH_URANDOM=$m pre "$STALL" vforkrace 2>&1)"
 done
 # The same races with a jump out of the other thread's cycles, a handler's
 # cycle inside them and a record lock under way (a generator's gap: neither

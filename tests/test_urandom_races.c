@@ -1081,6 +1081,41 @@ static void test_open_during_guard(void **state)
 	ur_mode = UR_MODE_EXACT;
 }
 
+/* A plain reserve put at rest while a guard is under way, one that may
+ * have looked before (ur_kept_settle), and every reserve before a vfork
+ * (ur_reserves_cloexec), is made close-on-exec for good, state and flag,
+ * never closed (a cold review of a1542a5: closing it let the guard's flag
+ * land on another thread's /dev/null); an O_CLOEXEC open adopts it with no
+ * call, during the guard too. */
+static void test_settle_cloexec(void **state)
+{
+	int fd, slot;
+	unsigned long sys;
+
+	(void)state;
+	fd = kept_reserve(O_RDONLY, &slot);
+	atomic_fetch_add(&ur_guards[0], 1);  /* another thread's guard, begun */
+	ur_kept_settle(slot, fd);
+	assert_int_equal(atomic_load(&ur_reserve[slot].fd), fd);  /* at rest, open */
+	assert_true(ur_state(fd) & UR_CLOEXEC);
+	assert_int_equal(move_setfd(fd, -1), FD_CLOEXEC);
+	sys = fp_counter(ur_counters, UR_C_SYSCALLS);
+	assert_int_equal(open("/dev/urandom", O_RDONLY | O_CLOEXEC), fd);
+	assert_int_equal(fp_counter(ur_counters, UR_C_SYSCALLS), sys);
+	assert_int_equal(close(fd), 0);  /* close-on-exec: kept, guard or not */
+	assert_int_equal(atomic_load(&ur_reserve[slot].fd), fd);
+	atomic_fetch_add(&ur_guards[1], 1);
+	(void)ur_give_back(EMFILE);
+
+	fd = kept_reserve(O_RDONLY, &slot);
+	ur_reserves_cloexec();
+	assert_int_equal(atomic_load(&ur_reserve[slot].fd), fd);
+	assert_true(ur_state(fd) & UR_CLOEXEC);
+	assert_int_equal(move_setfd(fd, -1), FD_CLOEXEC);
+	(void)ur_give_back(EMFILE);
+	ur_mode = UR_MODE_EXACT;
+}
+
 /* An open asking for flags the reserve does not have makes no call on the
  * reserve's number while other threads may free and reopen it (a cold
  * review's finding 5: the adoption's F_SETFD landed on another thread's
@@ -1369,6 +1404,7 @@ int main(void)
 		cmocka_unit_test_setup(test_adoption_no_call, setup),
 		cmocka_unit_test_setup(test_close_during_guard, setup),
 		cmocka_unit_test_setup(test_open_during_guard, setup),
+		cmocka_unit_test_setup(test_settle_cloexec, setup),
 		cmocka_unit_test_setup(test_unguard_claims, setup),
 		cmocka_unit_test_setup(test_unguard_split, setup),
 		cmocka_unit_test_setup(test_program_mark_and_flag, setup),
