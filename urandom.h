@@ -232,7 +232,7 @@ extern _Atomic int ur_hiwater FP_HIDDEN;
  * paths that change records for numbers outside the common open/close. */
 bool ur_table_ours(void) FP_HIDDEN;
 void ur_vforking(void) FP_HIDDEN;
-void ur_reserves_cloexec(void) FP_HIDDEN;
+void ur_vfork_note(void) FP_HIDDEN;
 /* urandom_cow.c: a fork child waits for no copy another thread made. */
 void ur_cow_atfork_child(void) FP_HIDDEN;
 /* Reserve mode keeps up to UR_SLOTS closed descriptors per device, a slot

@@ -411,6 +411,8 @@ FP_FORK_TEXT void ur_fd_atfork_parent(void)
  * (vfork.c), and the child leaves our records alone (fp_vfork_child). */
 void ur_vforking(void)
 {
+	if (fp_unlikely(ur_mode == UR_MODE_RESERVE) && !fp_vfork_child())
+		ur_vfork_note();
 	if (fp_likely(atomic_load_explicit(&ur_hiwater, memory_order_relaxed) == 0) ||
 	    fp_vfork_child())
 		return;
@@ -425,8 +427,6 @@ void ur_vforking(void)
 	atomic_fetch_add(&ur_forks, 1);
 	atomic_fetch_sub(&ur_forking, 1);
 	ur_mark_all_shared(0);
-	if (ur_mode == UR_MODE_RESERVE)
-		ur_reserves_cloexec();
 }
 
 _Atomic unsigned ur_slot_ghost_at[UR_NRES], ur_hidden_ghost_at[UR_NDEV];
@@ -602,9 +602,10 @@ FP_FORK_TEXT void ur_fd_atfork_child(void)
 /* ------------------------------------------------------------------------
  * exec and spawn in reserve mode.  The reserve may be kept without
  * FD_CLOEXEC (as the program's plain open left it): it must not reach the
- * new program.  Only kernel flags are changed here, never our memory: a
- * vfork child runs this on its parent's memory (and its own copy of the
- * descriptor table), and must leave the parent's bookkeeping as it was.
+ * new program.  Only kernel flags are changed here, and in a vfork child
+ * (which runs on its parent's memory with its own copy of the descriptor
+ * table) only its thread's note of the vfork, used once: the parent's
+ * bookkeeping stays as it was.
  * ---------------------------------------------------------------------- */
 /* The counts of ur_exec_guard and ur_exec_unguard (ur_guards, below). */
 bool ur_guards_apart(void)
@@ -614,16 +615,45 @@ bool ur_guards_apart(void)
 	return atomic_load(&ur_guards[0]) != ended;
 }
 
+/* The plain reserves at this thread's last vfork (ur_vforking, in the
+ * parent): the vfork child's copies of them are what its exec must not
+ * pass on.  Its own table, which nothing else changes: the parent's slots,
+ * which its other threads change meanwhile, say nothing of it (cold
+ * reviews: a reserve they dropped reached the program; a program's file
+ * at a number they kept was made close-on-exec).  Read once by the child,
+ * on the parent's memory (its thread's, suspended until the exec). */
+static FP_TLS int ur_vfork_plain[UR_NRES];  /* number + 1; 0: none */
+
+void ur_vfork_note(void)
+{
+	for (int d = 0; d < UR_NRES; d++) {
+		int fd = ur_slot_number(atomic_load(&ur_reserve[d].fd));
+		unsigned st = fd >= 0 ? atomic_load(ur_fd(fd)) : 0;
+
+		ur_vfork_plain[d] = (st & UR_RESERVE) && !(st & UR_CLOEXEC) ? fd + 1 : 0;
+	}
+}
+
 void ur_exec_guard(int fds[UR_NRES])
 {
 	int d, saved = errno;
 
+	if (!ur_table_ours()) {
+		for (d = 0; d < UR_NRES; d++) {
+			int fd = ur_vfork_plain[d] - 1;
+
+			fds[d] = -1;
+			if (fd >= 0 && UR_REAL(fcntl)(fd, F_SETFD, FD_CLOEXEC) == 0)
+				fds[d] = fd;
+			ur_vfork_plain[d] = 0;
+		}
+		errno = saved;
+		return;
+	}
 	/* Counted before the look: a close that changes its state after
 	 * the look began sees the count (both sequentially consistent). */
-	if (ur_table_ours()) {
-		ur_guards_mine++;
-		atomic_fetch_add(&ur_guards[0], 1);
-	}
+	ur_guards_mine++;
+	atomic_fetch_add(&ur_guards[0], 1);
 	for (d = 0; d < UR_NRES; d++) {
 		/* One in transit too, its state still the reserve's: a move
 		 * another thread will not finish once the image is replaced,
@@ -658,18 +688,25 @@ void ur_exec_guard(int fds[UR_NRES])
 void ur_exec_unguard(const int fds[UR_NRES])
 {
 	int d, saved = errno, cs = 0;
-	bool ours = ur_table_ours(), any = false;
+	bool any = false;
 	sigset_t old;
 
+	/* A vfork child's own table: the numbers noted were plain reserves
+	 * at the vfork, and are again (ur_exec_guard). */
+	if (!ur_table_ours()) {
+		for (d = 0; d < UR_NRES; d++)
+			if (fds[d] >= 0)
+				(void)UR_REAL(fcntl)(fds[d], F_SETFD, 0);
+		errno = saved;
+		return;
+	}
 	for (d = 0; d < UR_NRES; d++)
 		any = any || fds[d] >= 0;
 	/* Nothing noted (no reserve, or the device never opened): the
 	 * count alone. */
 	if (!any) {
-		if (ours) {
-			atomic_fetch_add(&ur_guards[1], 1);
-			ur_guards_mine--;
-		}
+		atomic_fetch_add(&ur_guards[1], 1);
+		ur_guards_mine--;
 		return;
 	}
 
@@ -677,8 +714,7 @@ void ur_exec_unguard(const int fds[UR_NRES])
 	 * (ur_adopt_setfd): a handler's jump out would leave a slot marked
 	 * for good, and one that forked and opened a file at that number in
 	 * the child would have our F_SETFD land on it. */
-	if (ours)
-		ur_block_all(&old, &cs);
+	ur_block_all(&old, &cs);
 	for (d = 0; d < UR_NRES; d++) {
 		int fd = fds[d], v = fd, mark = UR_CLOSING(fd);
 		bool claimed;
@@ -686,22 +722,20 @@ void ur_exec_unguard(const int fds[UR_NRES])
 
 		if (fd < 0)
 			continue;
-		claimed = ours && atomic_compare_exchange_strong(&ur_reserve[d].fd, &v, mark);
+		claimed = atomic_compare_exchange_strong(&ur_reserve[d].fd, &v, mark);
 		st = ur_state(fd);
 		if (st && !(st & UR_CLOEXEC))
 			(void)UR_REAL(fcntl)(fd, F_SETFD, 0);
 		if (claimed)
 			(void)atomic_compare_exchange_strong(&ur_reserve[d].fd, &mark, fd);
 	}
-	if (ours) {
-		/* A split while a claim was held gave back every reserve but
-		 * the claimed ones: given back now, never kept past it (as
-		 * ur_close does). */
-		if (fp_unlikely(atomic_load(&ur_split_done)))
-			(void)ur_give_back(EMFILE);
-		ur_unblock_all(&old, cs);
-		atomic_fetch_add(&ur_guards[1], 1);
-		ur_guards_mine--;
-	}
+	/* A split while a claim was held gave back every reserve but the
+	 * claimed ones: given back now, never kept past it (as ur_close
+	 * does). */
+	if (fp_unlikely(atomic_load(&ur_split_done)))
+		(void)ur_give_back(EMFILE);
+	ur_unblock_all(&old, cs);
+	atomic_fetch_add(&ur_guards[1], 1);
+	ur_guards_mine--;
 	errno = saved;
 }

@@ -470,60 +470,30 @@ static int ur_slot_free(int dev)
 	return -1;
 }
 
-/* Reserve fd, claimed from slot i, made close-on-exec for good, its state
- * first (so that only an O_CLOEXEC open adopts it, with no call): it can
- * no longer reach a program an exec or spawn under way makes, whatever
- * that guard saw.  Never closed here: a guard may be about to set the flag
- * on the number, and another thread could have opened a file there (a
- * cold review of a1542a5: the guard's flag landed on /dev/null, for good). */
-static void ur_claimed_cloexec(int i, int fd)
-{
-	unsigned char st = (unsigned char)ur_state(fd);
-
-	if ((st & UR_RESERVE) && !(st & UR_CLOEXEC) &&
-	    ur_cell_cas(fd, &st, (unsigned char)(st | UR_CLOEXEC)))
-		(void)ur_adopt_setfd(fd, i, FD_CLOEXEC);
-}
-
-/* A reserve just put at rest in slot i (a close's keep, an open's put
- * back) while another thread's exec or spawn is under way, whose guard
+/* A plain reserve just put at rest in slot i (a close's keep, an open's
+ * put back) while another thread's exec or spawn is under way, whose guard
  * may have looked at the slots before (a cold review: an open's put back
- * after the guard's look, and its program got the number): made
- * close-on-exec, unless another thread's open took it meanwhile (theirs
- * then).  The counts read after the reserve's state changed; the guard
- * counts itself before it looks. */
+ * after the guard's look, and its program got the number): given back,
+ * unless another thread's open took it meanwhile (theirs then).  The
+ * counts read after the reserve's state changed; the guard counts itself
+ * before it looks.  Never made close-on-exec instead: with threads that
+ * flag change could land on a file another thread put at the number (a
+ * cold review of 4211bd7), and a close-on-exec reserve no plain open
+ * takes would hold its slot for good. */
 static void ur_kept_settle(int i, int fd)
 {
 	int v;
 
-	if (fp_likely(!ur_guards_apart()) || (v = ur_slot_take(i)) < 0)
+	if (fp_likely(!ur_guards_apart()) || (ur_state(fd) & UR_CLOEXEC) ||
+	    (v = ur_slot_take(i)) < 0)
 		return;
 	ur_move_name(i, v);
-	if (v == fd)
-		ur_claimed_cloexec(i, fd);
 	ur_move_set(UR_MOVE_ANY);
-	(void)ur_slot_done(i, v, v);
-	ur_move_set(0);
-}
-
-/* Before a vfork (ur_vforking): the child's exec guard reads our slots,
- * which other threads change meanwhile, and its copy of a reserve they
- * drop would reach its program (a cold review: vfork_race, 3 of 3).  So
- * every reserve is close-on-exec first, for good. */
-void ur_reserves_cloexec(void)
-{
-	for (int i = 0; i < UR_NRES; i++) {
-		int v = ur_slot_take(i);
-
-		if (v < 0)
-			continue;
-		ur_move_begin(__builtin_frame_address(0));
-		ur_move_name(i, v);
-		ur_claimed_cloexec(i, v);
-		ur_move_set(UR_MOVE_ANY);
+	if (v == fd)
+		(void)ur_slot_drop(i, fd);
+	else
 		(void)ur_slot_done(i, v, v);
-		ur_move_set(0);
-	}
+	ur_move_set(0);
 }
 
 /* Reserve mode.  Nothing on the path that hands out the reserve changes

@@ -1082,36 +1082,47 @@ static void test_open_during_guard(void **state)
 }
 
 /* A plain reserve put at rest while a guard is under way, one that may
- * have looked before (ur_kept_settle), and every reserve before a vfork
- * (ur_reserves_cloexec), is made close-on-exec for good, state and flag,
- * never closed (a cold review of a1542a5: closing it let the guard's flag
- * land on another thread's /dev/null); an O_CLOEXEC open adopts it with no
- * call, during the guard too. */
-static void test_settle_cloexec(void **state)
+ * have looked before (ur_kept_settle), is given back, never made
+ * close-on-exec (a cold review of 4211bd7: with threads that flag could
+ * land on another thread's file, and no plain open took such a reserve
+ * again).  And a vfork child's guard acts on the plain reserves of the
+ * vfork (ur_vfork_note), in its own table, never on what the parent's
+ * slots say since (cold reviews: a reserve dropped meanwhile reached the
+ * program; a program's file at a number kept meanwhile lost itself). */
+static void test_settle_and_vfork(void **state)
 {
-	int fd, slot;
-	unsigned long sys;
+	int fd, other, slot, fds[UR_NRES], noted = -1;
+	long pid = atomic_load(&ur_table_pid);
 
 	(void)state;
 	fd = kept_reserve(O_RDONLY, &slot);
 	atomic_fetch_add(&ur_guards[0], 1);  /* another thread's guard, begun */
 	ur_kept_settle(slot, fd);
-	assert_int_equal(atomic_load(&ur_reserve[slot].fd), fd);  /* at rest, open */
-	assert_true(ur_state(fd) & UR_CLOEXEC);
-	assert_int_equal(move_setfd(fd, -1), FD_CLOEXEC);
-	sys = fp_counter(ur_counters, UR_C_SYSCALLS);
-	assert_int_equal(open("/dev/urandom", O_RDONLY | O_CLOEXEC), fd);
-	assert_int_equal(fp_counter(ur_counters, UR_C_SYSCALLS), sys);
-	assert_int_equal(close(fd), 0);  /* close-on-exec: kept, guard or not */
-	assert_int_equal(atomic_load(&ur_reserve[slot].fd), fd);
+	assert_int_equal(atomic_load(&ur_reserve[slot].fd), -1);
+	assert_true(move_setfd(fd, -1) < 0);  /* closed */
 	atomic_fetch_add(&ur_guards[1], 1);
-	(void)ur_give_back(EMFILE);
 
 	fd = kept_reserve(O_RDONLY, &slot);
-	ur_reserves_cloexec();
-	assert_int_equal(atomic_load(&ur_reserve[slot].fd), fd);
-	assert_true(ur_state(fd) & UR_CLOEXEC);
+	ur_vfork_note();                      /* the parent, at the vfork */
+	assert_int_equal(open("/dev/urandom", O_RDONLY), fd);  /* its threads, since */
+	other = open("/dev/urandom", O_RDONLY);
+	assert_int_equal(close(other), 0);    /* a plain reserve the vfork never saw */
+	atomic_store(&ur_table_pid, pid + 1); /* the vfork child's table */
+	ur_exec_guard(fds);
+	for (int d = 0; d < UR_NRES; d++)
+		if (fds[d] >= 0)
+			noted = fds[d];
+	assert_int_equal(noted, fd);
 	assert_int_equal(move_setfd(fd, -1), FD_CLOEXEC);
+	assert_int_equal(move_setfd(other, -1), 0);  /* untouched */
+	ur_exec_unguard(fds);                 /* the exec failed */
+	assert_int_equal(move_setfd(fd, -1), 0);
+	ur_exec_guard(fds);                   /* the note is used once */
+	for (int d = 0; d < UR_NRES; d++)
+		assert_int_equal(fds[d], -1);
+	atomic_store(&ur_table_pid, pid);
+	assert_int_equal(atomic_load(&ur_guards[0]), atomic_load(&ur_guards[1]));
+	assert_int_equal(close(fd), 0);
 	(void)ur_give_back(EMFILE);
 	ur_mode = UR_MODE_EXACT;
 }
@@ -1404,7 +1415,7 @@ int main(void)
 		cmocka_unit_test_setup(test_adoption_no_call, setup),
 		cmocka_unit_test_setup(test_close_during_guard, setup),
 		cmocka_unit_test_setup(test_open_during_guard, setup),
-		cmocka_unit_test_setup(test_settle_cloexec, setup),
+		cmocka_unit_test_setup(test_settle_and_vfork, setup),
 		cmocka_unit_test_setup(test_unguard_claims, setup),
 		cmocka_unit_test_setup(test_unguard_split, setup),
 		cmocka_unit_test_setup(test_program_mark_and_flag, setup),
