@@ -438,12 +438,10 @@ int ur_real_dup3(int old, int new, int flags) FP_HIDDEN;
 #endif
 /* dup2, dup3 and F_DUP2FD with a tracked descriptor on either side. */
 int ur_dup23(int old, int new, int flags) FP_HIDDEN;
-/* Reserve mode, around an exec or a spawn: every reserve that is not
- * close-on-exec is made so in the kernel (fds[] says which), and put back
- * after.  Only kernel flags change, never our memory: a vfork child runs
- * these on its parent's memory. */
-extern _Atomic unsigned ur_guards[2] FP_HIDDEN;  /* guards begun, unguards ended */
+/* Reserve mode, around an exec or a spawn (urandom_exec.c): every plain
+ * reserve made close-on-exec (fds[] says which), put back after; counted. */
 bool ur_guards_apart(void) FP_HIDDEN;
+void ur_guards_atfork_child(void) FP_HIDDEN;
 void ur_exec_guard(int fds[UR_NRES]) FP_HIDDEN;
 void ur_exec_unguard(const int fds[UR_NRES]) FP_HIDDEN;
 void ur_fd_init(void) FP_HIDDEN;

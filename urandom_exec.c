@@ -519,3 +519,163 @@ FP_EXPORT __attribute__((no_sanitize_address)) int prlimit64(pid_t pid, ur_pres_
 }
 #endif
 #endif
+
+/* ------------------------------------------------------------------------
+ * exec and spawn in reserve mode.  The reserve may be kept without
+ * FD_CLOEXEC (as the program's plain open left it): it must not reach the
+ * new program.  Only kernel flags are changed here, and in a vfork child
+ * (which runs on its parent's memory with its own copy of the descriptor
+ * table) only its thread's note of the vfork, used once: the parent's
+ * bookkeeping stays as it was.
+ * ---------------------------------------------------------------------- */
+/* Guards begun and unguards ended in this table (not a vfork child's,
+ * whose table is its own copy), and this thread's under way (what a fork
+ * child, whose only thread this is, keeps of them).  While they differ an
+ * exec or spawn may be under way whose guard looked at the slots already:
+ * a close keeps nothing and an open adopts nothing (ur_close, ur_open);
+ * a jump out of an exec or a spawn leaves them differing, and the pool
+ * then does every later open and close for real, as natively. */
+static _Atomic unsigned ur_guards[2];
+static FP_TLS unsigned ur_guards_mine;
+
+bool ur_guards_apart(void)
+{
+	unsigned ended = atomic_load(&ur_guards[1]);  /* first: see ur_close */
+
+	return atomic_load(&ur_guards[0]) != ended;
+}
+
+/* Another thread's guard under way is not a fork child's: its counts are
+ * its one thread's own (a handler's fork inside its exec). */
+FP_FORK_TEXT void ur_guards_atfork_child(void)
+{
+	unsigned want = atomic_load(&ur_guards[1]) + ur_guards_mine;
+
+	if (atomic_load(&ur_guards[0]) != want)
+		atomic_store(&ur_guards[0], want);
+}
+
+/* The plain reserves at this thread's last vfork (ur_vforking, in the
+ * parent): the vfork child's copies of them are what its exec must not
+ * pass on.  Its own table, which nothing else changes: the parent's slots,
+ * which its other threads change meanwhile, say nothing of it (cold
+ * reviews: a reserve they dropped reached the program; a program's file
+ * at a number they kept was made close-on-exec).  Read once by the child,
+ * on the parent's memory (its thread's, suspended until the exec). */
+static FP_TLS int ur_vfork_plain[UR_NRES];  /* number + 1; 0: none */
+
+void ur_vfork_note(void)
+{
+	for (int d = 0; d < UR_NRES; d++) {
+		int fd = ur_slot_number(atomic_load(&ur_reserve[d].fd));
+		unsigned st = fd >= 0 ? atomic_load(ur_fd(fd)) : 0;
+
+		ur_vfork_plain[d] = (st & UR_RESERVE) && !(st & UR_CLOEXEC) ? fd + 1 : 0;
+	}
+}
+
+void ur_exec_guard(int fds[UR_NRES])
+{
+	int d, saved = errno;
+
+	if (!ur_table_ours()) {
+		for (d = 0; d < UR_NRES; d++) {
+			int fd = ur_vfork_plain[d] - 1;
+
+			fds[d] = -1;
+			if (fd >= 0 && UR_REAL(fcntl)(fd, F_SETFD, FD_CLOEXEC) == 0)
+				fds[d] = fd;
+			ur_vfork_plain[d] = 0;
+		}
+		errno = saved;
+		return;
+	}
+	/* Counted before the look: a close that changes its state after
+	 * the look began sees the count (both sequentially consistent). */
+	ur_guards_mine++;
+	atomic_fetch_add(&ur_guards[0], 1);
+	for (d = 0; d < UR_NRES; d++) {
+		/* One in transit too, its state still the reserve's: a move
+		 * another thread will not finish once the image is replaced,
+		 * or this thread's a handler jumped out of or execs from
+		 * (ur_move), whose flag may not yet be the one its state says
+		 * (a one-thread adoption's state written, its F_SETFD not:
+		 * fd_fuzz's jumps, then a spawn, 4 of 10 runs on 1cafa57). */
+		int v = atomic_load(&ur_reserve[d].fd), fd = ur_slot_number(v);
+		unsigned st;
+
+		fds[d] = -1;
+		if (fd < 0 || !((st = atomic_load(ur_fd(fd))) & UR_RESERVE) ||
+		    (v >= 0 && (st & UR_CLOEXEC)))
+			continue;
+		/* A marked one is noted whatever its state says: only the
+		 * state after the exec tells which flag is the program's. */
+		if (UR_REAL(fcntl)(fd, F_SETFD, FD_CLOEXEC) == 0 && (v < 0 || !(st & UR_CLOEXEC)))
+			fds[d] = fd;
+	}
+	errno = saved;
+}
+
+/* The exec failed (or the spawn is done): each guarded number gets back the
+ * flag its state says, if it is still ours.  A reserve still at rest in its
+ * slot is claimed for that (marked, as a move does): no open takes it
+ * between our reading its state and our flag (a cold review: an open
+ * adopted it there and was left with the wrong flag: its unguard_race,
+ * 177,252 of 5.8M cycles on 9059122).  One in transit, or the program's
+ * now, gets the flag its state says: the program's own F_SETFD between
+ * that state and ours is the window left (fastpath(7)).  Not in a vfork
+ * child, whose table is its own: our memory stays untouched there. */
+void ur_exec_unguard(const int fds[UR_NRES])
+{
+	int d, saved = errno, cs = 0;
+	bool any = false;
+	sigset_t old;
+
+	/* A vfork child's own table: the numbers noted were plain reserves
+	 * at the vfork, and are again (ur_exec_guard). */
+	if (!ur_table_ours()) {
+		for (d = 0; d < UR_NRES; d++)
+			if (fds[d] >= 0)
+				(void)UR_REAL(fcntl)(fds[d], F_SETFD, 0);
+		errno = saved;
+		return;
+	}
+	for (d = 0; d < UR_NRES; d++)
+		any = any || fds[d] >= 0;
+	/* Nothing noted (no reserve, or the device never opened): the
+	 * count alone. */
+	if (!any) {
+		atomic_fetch_add(&ur_guards[1], 1);
+		ur_guards_mine--;
+		return;
+	}
+
+	/* The claims with every signal blocked, as a move's flag change
+	 * (ur_adopt_setfd): a handler's jump out would leave a slot marked
+	 * for good, and one that forked and opened a file at that number in
+	 * the child would have our F_SETFD land on it. */
+	ur_block_all(&old, &cs);
+	for (d = 0; d < UR_NRES; d++) {
+		int fd = fds[d], v = fd, mark = UR_CLOSING(fd);
+		bool claimed;
+		unsigned st;
+
+		if (fd < 0)
+			continue;
+		claimed = atomic_compare_exchange_strong(&ur_reserve[d].fd, &v, mark);
+		st = ur_state(fd);
+		if (st && !(st & UR_CLOEXEC))
+			(void)UR_REAL(fcntl)(fd, F_SETFD, 0);
+		if (claimed)
+			(void)atomic_compare_exchange_strong(&ur_reserve[d].fd, &mark, fd);
+	}
+	/* A split while a claim was held gave back every reserve but the
+	 * claimed ones: given back now, never kept past it (as ur_close
+	 * does). */
+	if (fp_unlikely(atomic_load(&ur_split_done)))
+		(void)ur_give_back(EMFILE);
+	ur_unblock_all(&old, cs);
+	atomic_fetch_add(&ur_guards[1], 1);
+	ur_guards_mine--;
+	errno = saved;
+}

@@ -508,15 +508,13 @@ done
 # guard did not run before the device's first open).  A run where the
 # thread had not closed it yet says "unknown".  (Exact mode keeps nothing
 # a close leaves, and its first open is too slow to close in time here.)
-for m in reserve; do
-	r=$(i=0; while [ $i -lt 40 ]; do FASTPATH_URANDOM=$m pre "$STALL" firstexec; i=$((i + 1)); done 2>&1 |
-		sed 's/^leak .*/leak/' | sort | uniq -c | tr -s ' \n' '  ')
-	case $r in
-	*leak* | *prog_urandom_stall*) fail "$m mode: the first exec passes on a number another thread closed before it" "$r" ;;
-	*" ok "*) ok "$m mode: the first exec never passes on a number another thread closed before it ($r)" ;;
-	*) skip "$m mode: the first exec and another thread's close" "the close never came before the exec here: $r" ;;
-	esac
-done
+r=$(i=0; while [ $i -lt 40 ]; do FASTPATH_URANDOM=reserve pre "$STALL" firstexec; i=$((i + 1)); done 2>&1 |
+	sed 's/^leak .*/leak/' | sort | uniq -c | tr -s ' \n' '  ')
+case $r in
+*leak* | *prog_urandom_stall*) fail "reserve mode: the first exec passes on a number another thread closed before it" "$r" ;;
+*" ok "*) ok "reserve mode: the first exec never passes on a number another thread closed before it ($r)" ;;
+*) skip "reserve mode: the first exec and another thread's close" "the close never came before the exec here: $r" ;;
+esac
 # A vfork child's exec while a thread of the parent opens the device (which
 # drops the reserve the vfork shared): the new program never holds the
 # number the program closed before the vfork (a cold review's reproducer,
