@@ -555,13 +555,15 @@ FP_FORK_TEXT void ur_guards_atfork_child(void)
 		atomic_store(&ur_guards[0], want);
 }
 
-/* The plain reserves at this thread's last vfork (ur_vforking, in the
- * parent): the vfork child's copies of them are what its exec must not
- * pass on.  Its own table, which nothing else changes: the parent's slots,
- * which its other threads change meanwhile, say nothing of it (cold
- * reviews: a reserve they dropped reached the program; a program's file
- * at a number they kept was made close-on-exec).  Read once by the child,
- * on the parent's memory (its thread's, suspended until the exec). */
+/* The plain reserves at this thread's last vfork, or clone of a child on
+ * our memory with a table of its own (ur_vforking, the clone wrapper; in
+ * the parent): the child's copies of them are what each of its execs
+ * must not pass on (a path search tries one after another: a cold
+ * review's vfork2exec).  Its own table, which nothing else changes: the
+ * parent's slots, which its other threads change meanwhile, say nothing
+ * of it (cold reviews: a reserve they dropped reached the program; a
+ * program's file at a number they kept was made close-on-exec).  Read by
+ * the child on the parent's memory (its thread's, suspended). */
 static FP_TLS int ur_vfork_plain[UR_NRES];  /* number + 1; 0: none */
 
 void ur_vfork_note(void)
@@ -585,7 +587,6 @@ void ur_exec_guard(int fds[UR_NRES])
 			fds[d] = -1;
 			if (fd >= 0 && UR_REAL(fcntl)(fd, F_SETFD, FD_CLOEXEC) == 0)
 				fds[d] = fd;
-			ur_vfork_plain[d] = 0;
 		}
 		errno = saved;
 		return;

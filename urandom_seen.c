@@ -354,6 +354,10 @@ FP_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 
 	if (cow)
 		ur_cow_all();
+	/* Its execs guard what this table's plain reserves are now (a cold
+	 * review's clonevf: none noted, or a vfork's note of before). */
+	if (vm && ur_mode == UR_MODE_RESERVE)
+		ur_vfork_note();
 	if (vm)
 		fp_vfork_mark(!(flags & CLONE_VFORK));
 	r = UR_CALL(clone, fn, stack, flags, arg, ptid, tls, ctid);

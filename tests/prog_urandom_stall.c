@@ -33,7 +33,8 @@
  *               left the first exec unguarded; a big argv widens the
  *               kernel's window).  Prints "leak N", "ok" or "unknown"
  *               (the thread had not closed it yet)
- *   vforkrace   a vfork child execs while a thread of the parent opens the
+ *   vforkrace   a vfork child execs (a failed exec first, as a path search
+ *               makes) while a thread of the parent opens the
  *               device (which drops the reserve a vfork shares): the new
  *               program must not hold the number the program closed
  *               before (a cold review's reproducer, ordered by pipes: the
@@ -653,6 +654,9 @@ static int run_vforkrace(const char *self)
 
 		if (write(vr_p1[1], "x", 1) != 1 || read(vr_p2[0], &c, 1) != 1)
 			_exit(2);
+		/* a path search's first try fails: the second is guarded too
+		 * (a cold review's vfork2exec) */
+		execve("/nonexistent/prog_urandom_stall", av, environ);
 		execve(self, av, environ);
 		_exit(127);
 	}

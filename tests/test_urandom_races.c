@@ -1117,9 +1117,10 @@ static void test_settle_and_vfork(void **state)
 	assert_int_equal(move_setfd(other, -1), 0);  /* untouched */
 	ur_exec_unguard(fds);                 /* the exec failed */
 	assert_int_equal(move_setfd(fd, -1), 0);
-	ur_exec_guard(fds);                   /* the note is used once */
-	for (int d = 0; d < UR_NRES; d++)
-		assert_int_equal(fds[d], -1);
+	ur_exec_guard(fds);                   /* the next one of a path search */
+	assert_int_equal(move_setfd(fd, -1), FD_CLOEXEC);
+	ur_exec_unguard(fds);
+	assert_int_equal(move_setfd(fd, -1), 0);
 	atomic_store(&ur_table_pid, pid);
 	assert_int_equal(atomic_load(&ur_guards[0]), atomic_load(&ur_guards[1]));
 	assert_int_equal(close(fd), 0);
