@@ -57,7 +57,8 @@ int ur_reserve_of(int dev)
 }
 _Atomic unsigned ur_forks;
 _Atomic unsigned ur_forking;
-int ur_mode = UR_MODE_EXACT;
+/* Read by every fork child (ur_fd_atfork_child): on the start-up page. */
+int ur_mode FP_STARTUP_DATA = UR_MODE_EXACT;
 _Alignas(FP_CACHELINE) _Atomic uint64_t ur_hidden[UR_NDEV] = { UR_HW(0, -1), UR_HW(0, -1) };
 _Atomic bool ur_hidden_bad[UR_NDEV];
 
