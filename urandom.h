@@ -231,8 +231,8 @@ extern _Atomic int ur_hiwater FP_HIDDEN;
  * a vfork child (urandom_fd.c, ur_table_pid).  A getpid() each: only on
  * paths that change records for numbers outside the common open/close. */
 bool ur_table_ours(void) FP_HIDDEN;
-void ur_vforking(void) FP_HIDDEN;
-void ur_vfork_note(void) FP_HIDDEN;
+void ur_vforking(void) FP_HIDDEN, ur_vfork_note(void) FP_HIDDEN;
+void ur_vfork_forget(unsigned lo, unsigned hi) FP_HIDDEN;
 /* urandom_cow.c: a fork child waits for no copy another thread made. */
 void ur_cow_atfork_child(void) FP_HIDDEN;
 /* Reserve mode keeps up to UR_SLOTS closed descriptors per device, a slot

@@ -77,8 +77,12 @@ int ur_dup23(int old, int new, int how)
 	}
 	/* Nothing is closed (dup2 checks old, dup3 says EINVAL), or the table
 	 * is a vfork child's, not the one recorded (ur_table_ours). */
-	if (old == new || !ur_table_ours())
+	if (old == new)
 		return ur_dup_call(old, new, how);
+	if (!ur_table_ours()) {
+		ur_vfork_forget((unsigned)new, (unsigned)new);
+		return ur_dup_call(old, new, how);
+	}
 #ifdef FP_LINUX
 	/* A hidden number as new is at or above the soft limit: the kernel
 	 * refuses it (EBADF), as natively, and it stays ours.  Below it only

@@ -576,6 +576,17 @@ void ur_vfork_note(void)
 	}
 }
 
+/* A vfork child's own dup2 or close_range met a noted number: what is
+ * there now (another file, or one opened after) is the program's, and its
+ * exec passes it on as natively (a review: dup2 of /dev/null onto it was
+ * lost at the exec). */
+void ur_vfork_forget(unsigned lo, unsigned hi)
+{
+	for (int d = 0; d < UR_NRES; d++)
+		if ((unsigned)ur_vfork_plain[d] - 1 - lo <= hi - lo)
+			ur_vfork_plain[d] = 0;
+}
+
 void ur_exec_guard(int fds[UR_NRES])
 {
 	int d, saved = errno;

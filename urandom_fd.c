@@ -176,8 +176,10 @@ bool ur_give_back(int err)
 		for (d = 0; d < UR_NRES; d++) {
 			int fd = atomic_load(&ur_reserve[d].fd);
 
-			if (fd >= 0 && UR_REAL(close)(fd) == 0)
+			if (fd >= 0 && UR_REAL(close)(fd) == 0) {
+				ur_vfork_forget((unsigned)fd, (unsigned)fd);
 				any = true;
+			}
 		}
 		errno = err;
 		return any;

@@ -276,8 +276,12 @@ FP_EXPORT int close_range(unsigned lo, unsigned hi, int flags)
 	 * forgotten first.  One a later kernel knows is taken to close the
 	 * range: ours there are forgotten after, never closed again (another
 	 * thread may have been given the numbers since). */
-	if (fp_likely(atomic_load(&ur_hiwater) == 0) || lo > hi || !ur_table_ours())
+	if (fp_likely(atomic_load(&ur_hiwater) == 0) || lo > hi)
 		return UR_REAL(close_range)(lo, hi, flags);
+	if (!ur_table_ours()) {
+		ur_vfork_forget(lo, hi);
+		return UR_REAL(close_range)(lo, hi, flags);
+	}
 	if (fp_unlikely(flags & ~UR_CLOSE_RANGE_KNOWN)) {
 		r = UR_REAL(close_range)(lo, hi, flags);
 		if (r == 0 && !(flags & UR_CLOSE_RANGE_CLOEXEC_FLAG))
@@ -309,8 +313,12 @@ FP_EXPORT void closefrom(int lo)
 	int taken[UR_NTAKEN];
 
 	/* A negative lo closes everything, as glibc reads it. */
-	if (fp_unlikely(atomic_load(&ur_hiwater) != 0) && ur_table_ours())
-		ur_untrack_range(lo < 0 ? 0 : (unsigned)lo, UINT_MAX, taken);
+	if (fp_unlikely(atomic_load(&ur_hiwater) != 0)) {
+		if (ur_table_ours())
+			ur_untrack_range(lo < 0 ? 0 : (unsigned)lo, UINT_MAX, taken);
+		else
+			ur_vfork_forget(lo < 0 ? 0 : (unsigned)lo, UINT_MAX);
+	}
 	UR_REAL(closefrom)(lo);
 }
 #endif

@@ -23,6 +23,12 @@
  *            it gets one, and the parent's open of the device after
  *            still does (on c194670 the child's open there forgot the
  *            parent's reserve: EMFILE in the parent, reserve mode)
+ *   dup2exec the parent opens the device and /dev/null, and closes the
+ *   rangeexec device; the child dups that onto the number closed (or close_ranges
+ *            it and opens /dev/null) and execs "list": the file there is
+ *            the child's and reaches the new program (reserve mode lost
+ *            it to a close-on-exec of the number the parent's reserve
+ *            held there: a fifth cold review)
  *   cycles   1000 open/read/close cycles, a vfork child that only exits,
  *            1000 more (t_urandom counts the system calls in reserve mode)
  *   list     prints this process's descriptors (the exec'd side)
@@ -84,6 +90,14 @@ static void c_dupfd(int fd) { close(0); (void)!fcntl(fd, F_DUPFD, 0); }
 static void c_open(int fd) { (void)fd; (void)!open("/dev/urandom", O_RDONLY); }
 static void c_unshare(int fd) { (void)fd; (void)!unshare(CLONE_FILES); }
 static void c_setfd(int fd) { (void)!fcntl(fd, F_SETFD, 0); }
+static int closed_fd;
+static void c_dup2exec(int fd) { (void)!dup2(fd, closed_fd); execl(self, self, "list", (char *)NULL); }
+static void c_rangeexec(int fd)
+{
+	(void)!close_range((unsigned)closed_fd, (unsigned)closed_fd, 0);
+	(void)!open("/dev/null", O_RDONLY + 0 * fd);
+	execl(self, self, "list", (char *)NULL);
+}
 static void c_full(int fd) { _exit(open("/dev/null", O_RDONLY) >= 0 ? 0 : 1 + 0 * fd); }
 
 static void list(void)
@@ -155,6 +169,13 @@ int main(int argc, char **argv)
 		in_child(!strcmp(c, "open") ? c_open : c_unshare, 0);
 		(void)!open("/dev/null", O_RDONLY);
 		exec_list();
+	} else if (!strcmp(c, "dup2exec") || !strcmp(c, "rangeexec")) {
+		/* /dev/null first: natively it would take the number closed */
+		closed_fd = dev(0);
+		fd = open("/dev/null", O_RDONLY);
+		close(closed_fd);
+		fflush(stdout);
+		in_child(!strcmp(c, "dup2exec") ? c_dup2exec : c_rangeexec, fd);
 	} else if (!strcmp(c, "setfd")) {
 		fd = dev(O_CLOEXEC);
 		in_child(c_setfd, fd);
@@ -199,7 +220,7 @@ int main(int argc, char **argv)
 		}
 		printf("cycles done\n");
 	} else {
-		fprintf(stderr, "usage: prog_vfork close|setfl|dup|dupfd|open|unshare|setfd|full|cycles\n");
+		fprintf(stderr, "usage: prog_vfork close|setfl|dup|dupfd|open|unshare|dup2exec|rangeexec|setfd|full|cycles\n");
 		return 2;
 	}
 	return 0;
