@@ -1559,15 +1559,38 @@ static void run_op(const struct op *o)
 		char *argv[] = { self_exe, "--list-fds", path, dir, NULL };
 		int st = 0;
 		if (o->k == OP_VFORK) {
-			/* what POSIX allows a vfork child: exec or _exit */
+			/* The child's own descriptor calls before its exec
+			 * (x % 4): none, dup2(a, b), close(b) and an open, or
+			 * close_range(b, b + 2) and an open; what they gave
+			 * comes back through the memory the child borrows. */
+			static volatile int vr, ve;
+			static const char *const act[] = { "", " dup2", " close+open",
+			                                   " close_range+open" };
+			int k = x % 4;
+			say("%s", act[k]);
+			if (k)
+				say(" %s %s", fdtok(a), fdtok(b));
 			say("\n");
 			pid_t p = vfork();
 			if (p == 0) {
+				if (k == 2)
+					close(b);
+				if (k == 3)
+					close_range((unsigned)b, (unsigned)b + 2, 0);
+				vr = k == 1 ? dup2(a, b) : k ? open("/dev/null", O_RDONLY) : 0;
+				ve = errno;
 				execve(self_exe, argv, environ);
 				_exit(127);
 			}
 			if (p > 0)
 				waitpid(p, &st, 0);
+			if (p > 0 && k) {
+				say("%d vfork child%s", cur_op, act[k]);
+				if (vr < 0)
+					say(" = -1 %s\n", en(ve));
+				else
+					say(" = %s\n", fdtok(vr));
+			}
 			wstatus("vfork-exec", st);
 		} else if (o->k == OP_EXEC) {
 			say("\n");
