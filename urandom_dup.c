@@ -80,8 +80,9 @@ int ur_dup23(int old, int new, int how)
 	if (old == new)
 		return ur_dup_call(old, new, how);
 	if (!ur_table_ours()) {
-		ur_vfork_forget((unsigned)new, (unsigned)new);
-		return ur_dup_call(old, new, how);
+		if ((r = ur_dup_call(old, new, how)) >= 0)
+			ur_vfork_forget((unsigned)new, (unsigned)new);
+		return r;
 	}
 #ifdef FP_LINUX
 	/* A hidden number as new is at or above the soft limit: the kernel

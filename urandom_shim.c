@@ -279,8 +279,10 @@ FP_EXPORT int close_range(unsigned lo, unsigned hi, int flags)
 	if (fp_likely(atomic_load(&ur_hiwater) == 0) || lo > hi)
 		return UR_REAL(close_range)(lo, hi, flags);
 	if (!ur_table_ours()) {
-		ur_vfork_forget(lo, hi);
-		return UR_REAL(close_range)(lo, hi, flags);
+		if ((r = UR_REAL(close_range)(lo, hi, flags)) == 0 &&
+		    !(flags & UR_CLOSE_RANGE_CLOEXEC_FLAG))
+			ur_vfork_forget(lo, hi);
+		return r;
 	}
 	if (fp_unlikely(flags & ~UR_CLOSE_RANGE_KNOWN)) {
 		r = UR_REAL(close_range)(lo, hi, flags);

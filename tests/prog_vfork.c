@@ -29,6 +29,8 @@
  *            the child's and reaches the new program (reserve mode lost
  *            it to a close-on-exec of the number the parent's reserve
  *            held there: a fifth cold review)
+ *   baddup2exec the same with a dup2 that fails (EBADF): nothing reaches
+ *            the new program there (fd_fuzz seed 301 case 22784 on 262d79d)
  *   cycles   1000 open/read/close cycles, a vfork child that only exits,
  *            1000 more (t_urandom counts the system calls in reserve mode)
  *   list     prints this process's descriptors (the exec'd side)
@@ -92,6 +94,7 @@ static void c_unshare(int fd) { (void)fd; (void)!unshare(CLONE_FILES); }
 static void c_setfd(int fd) { (void)!fcntl(fd, F_SETFD, 0); }
 static int closed_fd;
 static void c_dup2exec(int fd) { (void)!dup2(fd, closed_fd); execl(self, self, "list", (char *)NULL); }
+static void c_baddup2exec(int fd) { (void)!dup2(fd + 900, closed_fd); execl(self, self, "list", (char *)NULL); }
 static void c_rangeexec(int fd)
 {
 	(void)!close_range((unsigned)closed_fd, (unsigned)closed_fd, 0);
@@ -169,13 +172,14 @@ int main(int argc, char **argv)
 		in_child(!strcmp(c, "open") ? c_open : c_unshare, 0);
 		(void)!open("/dev/null", O_RDONLY);
 		exec_list();
-	} else if (!strcmp(c, "dup2exec") || !strcmp(c, "rangeexec")) {
+	} else if (!strcmp(c, "dup2exec") || !strcmp(c, "baddup2exec") || !strcmp(c, "rangeexec")) {
 		/* /dev/null first: natively it would take the number closed */
 		closed_fd = dev(0);
 		fd = open("/dev/null", O_RDONLY);
 		close(closed_fd);
 		fflush(stdout);
-		in_child(!strcmp(c, "dup2exec") ? c_dup2exec : c_rangeexec, fd);
+		in_child(!strcmp(c, "dup2exec") ? c_dup2exec : !strcmp(c, "rangeexec") ? c_rangeexec
+		                                                                         : c_baddup2exec, fd);
 	} else if (!strcmp(c, "setfd")) {
 		fd = dev(O_CLOEXEC);
 		in_child(c_setfd, fd);
@@ -220,7 +224,7 @@ int main(int argc, char **argv)
 		}
 		printf("cycles done\n");
 	} else {
-		fprintf(stderr, "usage: prog_vfork close|setfl|dup|dupfd|open|unshare|dup2exec|rangeexec|setfd|full|cycles\n");
+		fprintf(stderr, "usage: prog_vfork close|setfl|dup|dupfd|open|unshare|dup2exec|baddup2exec|rangeexec|setfd|full|cycles\n");
 		return 2;
 	}
 	return 0;
