@@ -438,11 +438,11 @@ int ur_real_dup3(int old, int new, int flags) FP_HIDDEN;
 #endif
 /* dup2, dup3 and F_DUP2FD with a tracked descriptor on either side. */
 int ur_dup23(int old, int new, int flags) FP_HIDDEN;
-/* Reserve mode, around an exec or a spawn (urandom_exec.c): every plain
- * reserve made close-on-exec (fds[] says which), put back after; counted. */
+/* Reserve mode, around an exec or a spawn (urandom_exec.c): plain reserves
+ * given back, one in transit made close-on-exec (fds[]), then put back. */
 bool ur_guards_apart(void) FP_HIDDEN;
 void ur_guards_atfork_child(void) FP_HIDDEN;
-void ur_exec_guard(int fds[UR_NRES]) FP_HIDDEN;
+void ur_exec_guard(int fds[UR_NRES]) FP_HIDDEN, ur_guard_give_back(void) FP_HIDDEN;
 void ur_exec_unguard(const int fds[UR_NRES]) FP_HIDDEN;
 void ur_fd_init(void) FP_HIDDEN;
 /* The hidden descriptors' part of it (urandom_hidden.c). */

@@ -6,10 +6,11 @@
  * In reserve mode the kept descriptor stays in the close-on-exec state the
  * program's last close left it in, so that a loop of plain opens makes no
  * system call.  Natively that number is closed; it must not reach a new
- * program.  Each entry point here makes every reserve close-on-exec just
- * before the image is replaced (ur_exec_guard) and puts the flag back if
- * that failed.  Only kernel flags change: a vfork child runs these on its
- * parent's memory.  A raw execve system call is the one way around it
+ * program.  Each entry point here gives such a reserve back just before
+ * the image is replaced (ur_exec_guard); one in transit, another thread's
+ * move, is made close-on-exec and its flag put back if that failed.  A
+ * vfork child closes its own copies, on its parent's memory only its
+ * thread's note.  A raw execve system call is the one way around it
  * (fastpath(7), URANDOM, "Reserve mode").
  *
  * In exact mode nothing is kept; a spawned child or a new program inherits
@@ -523,10 +524,9 @@ FP_EXPORT __attribute__((no_sanitize_address)) int prlimit64(pid_t pid, ur_pres_
 /* ------------------------------------------------------------------------
  * exec and spawn in reserve mode.  The reserve may be kept without
  * FD_CLOEXEC (as the program's plain open left it): it must not reach the
- * new program.  Only kernel flags are changed here, and in a vfork child
- * (which runs on its parent's memory with its own copy of the descriptor
- * table) only its thread's note of the vfork, used once: the parent's
- * bookkeeping stays as it was.
+ * new program.  In a vfork child (which runs on its parent's memory with
+ * its own copy of the descriptor table) only its thread's note of the
+ * vfork changes: the parent's bookkeeping stays as it was.
  * ---------------------------------------------------------------------- */
 /* Guards begun and unguards ended in this table (not a vfork child's,
  * whose table is its own copy), and this thread's under way (what a fork
@@ -591,13 +591,16 @@ void ur_exec_guard(int fds[UR_NRES])
 {
 	int d, saved = errno;
 
+	/* A vfork child's copies are closed in its own table, as natively,
+	 * and forgotten: a file it opens there after is its own. */
 	if (!ur_table_ours()) {
 		for (d = 0; d < UR_NRES; d++) {
 			int fd = ur_vfork_plain[d] - 1;
 
 			fds[d] = -1;
-			if (fd >= 0 && UR_REAL(fcntl)(fd, F_SETFD, FD_CLOEXEC) == 0)
-				fds[d] = fd;
+			if (fd >= 0)
+				(void)UR_REAL(close)(fd);
+			ur_vfork_plain[d] = 0;
 		}
 		errno = saved;
 		return;
@@ -606,8 +609,11 @@ void ur_exec_guard(int fds[UR_NRES])
 	 * the look began sees the count (both sequentially consistent). */
 	ur_guards_mine++;
 	atomic_fetch_add(&ur_guards[0], 1);
+	ur_guard_give_back();
 	for (d = 0; d < UR_NRES; d++) {
-		/* One in transit too, its state still the reserve's: a move
+		/* What the give-back left (every plain one when it ran inside
+		 * a move a handler interrupted), and one in transit, its
+		 * state still the reserve's: a move
 		 * another thread will not finish once the image is replaced,
 		 * or this thread's a handler jumped out of or execs from
 		 * (ur_move), whose flag may not yet be the one its state says
@@ -643,15 +649,8 @@ void ur_exec_unguard(const int fds[UR_NRES])
 	bool any = false;
 	sigset_t old;
 
-	/* A vfork child's own table: the numbers noted were plain reserves
-	 * at the vfork, and are again (ur_exec_guard). */
-	if (!ur_table_ours()) {
-		for (d = 0; d < UR_NRES; d++)
-			if (fds[d] >= 0)
-				(void)UR_REAL(fcntl)(fds[d], F_SETFD, 0);
-		errno = saved;
+	if (!ur_table_ours())  /* a vfork child's: closed (ur_exec_guard) */
 		return;
-	}
 	for (d = 0; d < UR_NRES; d++)
 		any = any || fds[d] >= 0;
 	/* Nothing noted (no reserve, or the device never opened): the

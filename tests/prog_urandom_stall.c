@@ -33,6 +33,11 @@
  *               left the first exec unguarded; a big argv widens the
  *               kernel's window).  Prints "leak N", "ok" or "unknown"
  *               (the thread had not closed it yet)
+ *   twospawn N  two threads each spawn N programs that exit 42 if they
+ *               hold the number of a plain open of the device closed
+ *               before: natively never (a fourth cold review's reproducer:
+ *               reserve mode's first unguard put the flag back under the
+ *               other's spawn, 8 in 1,000 on 6bf0d08).  Exit 1 on any
  *   vforkrace   a vfork child execs (a failed exec first, as a path search
  *               makes) while a thread of the parent opens the
  *               device (which drops the reserve a vfork shares): the new
@@ -616,6 +621,49 @@ static int run_firstexec_check(int rfd)
 	return 0;
 }
 
+/* ---- twospawn ------------------------------------------------------------ */
+static int ts_n;
+static char ts_num[16];
+static _Atomic int ts_leaks, ts_runs;
+
+static void *ts_spawner(void *arg)
+{
+	char *av[] = { (char *)arg, "hasfd", ts_num, NULL };
+	extern char **environ;
+
+	for (int i = 0; i < ts_n; i++) {
+		pid_t p;
+		int st;
+
+		if (posix_spawn(&p, (char *)arg, NULL, NULL, av, environ) != 0 ||
+		    waitpid(p, &st, 0) != p)
+			die("posix_spawn");
+		ts_runs++;
+		if (WIFEXITED(st) && WEXITSTATUS(st) == 42)
+			ts_leaks++;
+	}
+	return NULL;
+}
+
+static int run_twospawn(const char *self, int n)
+{
+	pthread_t t[2];
+	int fd = open("/dev/urandom", O_RDONLY);
+
+	if (fd < 0)
+		die("open");
+	close(fd);  /* natively closed; reserve mode keeps it, plain */
+	snprintf(ts_num, sizeof(ts_num), "%d", fd);
+	ts_n = n;
+	for (int i = 0; i < 2; i++)
+		if (pthread_create(&t[i], NULL, ts_spawner, (void *)self) != 0)
+			die("pthread_create");
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	printf("%d of %d spawned programs held %d\n", ts_leaks, ts_runs, fd);
+	return ts_leaks ? 1 : 0;
+}
+
 /* ---- vforkrace ----------------------------------------------------------- */
 static int vr_p1[2], vr_p2[2];
 
@@ -881,11 +929,15 @@ int main(int argc, char **argv)
 		puts(fcntl(atoi(argv[2]), F_GETFD) >= 0 ? "open" : "closed");
 		return 0;
 	}
+	if (argc >= 3 && strcmp(argv[1], "twospawn") == 0)
+		return run_twospawn(argv[0], atoi(argv[2]));
+	if (argc >= 3 && strcmp(argv[1], "hasfd") == 0)
+		return fcntl(atoi(argv[2]), F_GETFD) >= 0 ? 42 : 0;
 	if (argc >= 2 && strcmp(argv[1], "firstexec") == 0)
 		return run_firstexec(argv[0]);
 	if (argc >= 3 && strcmp(argv[1], "firstexec-check") == 0)
 		return run_firstexec_check(atoi(argv[2]));
 	fprintf(stderr, "usage: prog_urandom_stall longjmp N | cancel | system | execrace N |"
-	                " handlers N | movejump N | execjump N | firstexec | vforkrace\n");
+	                " handlers N | movejump N | execjump N | firstexec | vforkrace | twospawn N\n");
 	return 2;
 }

@@ -1055,16 +1055,22 @@ static void test_close_during_guard(void **state)
 }
 
 /* While another thread's exec or spawn is under way, or after a jump out
- * of one (a guard without its unguard), an open adopts nothing: the
- * guard may have made the reserve close-on-exec (a cold review: a jump
- * out of a failed execve, and the next plain open got the reserve with
- * the flag).  The open is real; adoption comes back with the unguard. */
+ * of one (a guard without its unguard), a plain open adopts nothing: the
+ * guard may have made a reserve in transit close-on-exec (a cold review:
+ * a jump out of a failed execve, and the next plain open got the reserve
+ * with the flag).  The open is real; adoption comes back with the
+ * unguard.  A plain reserve at rest the guard gave back. */
 static void test_open_during_guard(void **state)
 {
 	int fd, fds[UR_NRES], slot, other, flags;
 
 	(void)state;
 	fd = kept_reserve(O_RDONLY, &slot);
+	ur_exec_guard(fds);
+	assert_int_equal(atomic_load(&ur_reserve[slot].fd), -1);
+	assert_true(move_setfd(fd, -1) < 0);  /* given back: closed */
+	ur_exec_unguard(fds);
+	fd = kept_reserve(O_RDONLY | O_CLOEXEC, &slot);
 	ur_exec_guard(fds);  /* the exec it guards jumped out: no unguard yet */
 	assert_int_equal(move_setfd(fd, -1), FD_CLOEXEC);
 	other = open("/dev/urandom", O_RDONLY);
@@ -1074,7 +1080,11 @@ static void test_open_during_guard(void **state)
 	assert_int_equal(close(other), 0);
 	assert_true(move_setfd(other, -1) < 0);  /* nor kept: really closed */
 	ur_exec_unguard(fds);
-	assert_int_equal(move_setfd(fd, -1), 0);
+	assert_int_equal(move_setfd(fd, -1), FD_CLOEXEC);  /* as it was */
+	(void)ur_give_back(EMFILE);
+	fd = open("/dev/urandom", O_RDONLY);
+	assert_int_equal(close(fd), 0);  /* kept again */
+	assert_true(reserve_slot(fd) >= 0);
 	assert_int_equal(open("/dev/urandom", O_RDONLY), fd);  /* adopted again */
 	assert_int_equal(close(fd), 0);
 	(void)ur_give_back(EMFILE);
@@ -1110,17 +1120,15 @@ static void test_settle_and_vfork(void **state)
 	atomic_store(&ur_table_pid, pid + 1); /* the vfork child's table */
 	ur_exec_guard(fds);
 	for (int d = 0; d < UR_NRES; d++)
-		if (fds[d] >= 0)
-			noted = fds[d];
-	assert_int_equal(noted, fd);
-	assert_int_equal(move_setfd(fd, -1), FD_CLOEXEC);
+		noted = fds[d] >= 0 ? fds[d] : noted;
+	assert_int_equal(noted, -1);          /* nothing to put back */
+	assert_true(move_setfd(fd, -1) < 0);  /* its copy closed, as natively */
 	assert_int_equal(move_setfd(other, -1), 0);  /* untouched */
 	ur_exec_unguard(fds);                 /* the exec failed */
-	assert_int_equal(move_setfd(fd, -1), 0);
+	assert_int_equal(open("/dev/null", O_RDONLY), fd);  /* the child's file */
 	ur_exec_guard(fds);                   /* the next one of a path search */
-	assert_int_equal(move_setfd(fd, -1), FD_CLOEXEC);
+	assert_int_equal(move_setfd(fd, -1), 0);  /* left to it */
 	ur_exec_unguard(fds);
-	assert_int_equal(move_setfd(fd, -1), 0);
 	atomic_store(&ur_table_pid, pid);
 	assert_int_equal(atomic_load(&ur_guards[0]), atomic_load(&ur_guards[1]));
 	assert_int_equal(close(fd), 0);
@@ -1219,8 +1227,10 @@ static void test_unguard_claims(void **state)
 
 	(void)state;
 	fd = kept_reserve(O_RDONLY, &slot);
+	assert_int_equal(ur_slot_take(slot), fd);  /* in transit at the guard */
 	ur_exec_guard(fds);
 	assert_int_equal(fds[slot], fd);
+	assert_true(ur_slot_done(slot, fd, fd));   /* at rest by the unguard */
 	assert_int_equal(move_setfd(fd, -1), FD_CLOEXEC);
 	move_fcntl = fp_real_urandom.r_fcntl.f;
 	fp_real_urandom.r_fcntl.f = fcntl_tries_take;
@@ -1265,8 +1275,10 @@ static void test_unguard_split(void **state)
 
 	(void)state;
 	fd = kept_reserve(O_RDONLY, &slot);
+	assert_int_equal(ur_slot_take(slot), fd);  /* in transit at the guard */
 	ur_exec_guard(fds);
 	assert_int_equal(fds[slot], fd);
+	assert_true(ur_slot_done(slot, fd, fd));   /* at rest by the unguard */
 	move_fcntl = fp_real_urandom.r_fcntl.f;
 	fp_real_urandom.r_fcntl.f = fcntl_splits;
 	ur_exec_unguard(fds);
