@@ -231,8 +231,9 @@ extern _Atomic int ur_hiwater FP_HIDDEN;
  * a vfork child (urandom_fd.c, ur_table_pid).  A getpid() each: only on
  * paths that change records for numbers outside the common open/close. */
 bool ur_table_ours(void) FP_HIDDEN;
-void ur_vforking(void) FP_HIDDEN, ur_vfork_note(void) FP_HIDDEN;
-void ur_vfork_forget(unsigned lo, unsigned hi) FP_HIDDEN;
+void ur_vforking(void) FP_HIDDEN, ur_vfork_note(bool none) FP_HIDDEN;
+bool ur_vfork_forget(unsigned lo, unsigned hi, bool close) FP_HIDDEN;
+unsigned ur_vfork_state(int fd, unsigned st) FP_HIDDEN;
 /* urandom_cow.c: a fork child waits for no copy another thread made. */
 void ur_cow_atfork_child(void) FP_HIDDEN;
 /* Reserve mode keeps up to UR_SLOTS closed descriptors per device, a slot
@@ -359,12 +360,11 @@ static inline unsigned ur_state(int fd)
 	                                                              memory_order_relaxed)))
 		return 0;
 	st = atomic_load_explicit(ur_fd(fd), memory_order_acquire);
-	/* A vfork child's copy of an open we pool is a plain descriptor of
-	 * the device to it: every call on it is the real one, on its own
-	 * table, and our records (its parent's) stay as they are.  Numbers
-	 * we hold stay closed to it, as they are to its parent. */
-	if (fp_unlikely(st & UR_OPEN) && fp_vfork_child())
-		return 0;
+	/* A vfork child's table is its own: its copy of an open we pool is
+	 * a plain descriptor of the device to it, a reserve one only while
+	 * it holds the copy of the vfork's (ur_vfork_state). */
+	if (fp_unlikely(st & (UR_OPEN | UR_RESERVE)) && fp_vfork_child())
+		return ur_vfork_state(fd, st);
 	return st;
 }
 
@@ -443,7 +443,7 @@ int ur_dup23(int old, int new, int flags) FP_HIDDEN;
 bool ur_guards_apart(void) FP_HIDDEN;
 void ur_guards_atfork_child(void) FP_HIDDEN;
 void ur_exec_guard(int fds[UR_NRES]) FP_HIDDEN, ur_guard_give_back(void) FP_HIDDEN;
-void ur_exec_unguard(const int fds[UR_NRES]) FP_HIDDEN;
+void ur_exec_unguard(const int fds[UR_NRES]) FP_HIDDEN, ur_vfork_flag(int fds[UR_NRES], bool on) FP_HIDDEN;
 void ur_fd_init(void) FP_HIDDEN;
 /* The hidden descriptors' part of it (urandom_hidden.c). */
 void ur_hidden_init(void) FP_HIDDEN;

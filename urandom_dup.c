@@ -81,7 +81,7 @@ int ur_dup23(int old, int new, int how)
 		return ur_dup_call(old, new, how);
 	if (!ur_table_ours()) {
 		if ((r = ur_dup_call(old, new, how)) >= 0)
-			ur_vfork_forget((unsigned)new, (unsigned)new);
+			(void)ur_vfork_forget((unsigned)new, (unsigned)new, false);
 		return r;
 	}
 #ifdef FP_LINUX

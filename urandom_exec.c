@@ -9,8 +9,8 @@
  * program.  Each entry point here gives such a reserve back just before
  * the image is replaced (ur_exec_guard); one in transit, another thread's
  * move, is made close-on-exec and its flag put back if that failed.  A
- * vfork child closes its own copies, on its parent's memory only its
- * thread's note.  A raw execve system call is the one way around it
+ * vfork child flags its own copies (urandom_fd.c, ur_vfork_flag).  A raw
+ * execve system call is the one way around it
  * (fastpath(7), URANDOM, "Reserve mode").
  *
  * In exact mode nothing is kept; a spawned child or a new program inherits
@@ -555,53 +555,12 @@ FP_FORK_TEXT void ur_guards_atfork_child(void)
 		atomic_store(&ur_guards[0], want);
 }
 
-/* The plain reserves at this thread's last vfork, or clone of a child on
- * our memory with a table of its own (ur_vforking, the clone wrapper; in
- * the parent): the child's copies of them are what each of its execs
- * must not pass on (a path search tries one after another: a cold
- * review's vfork2exec).  Its own table, which nothing else changes: the
- * parent's slots, which its other threads change meanwhile, say nothing
- * of it (cold reviews: a reserve they dropped reached the program; a
- * program's file at a number they kept was made close-on-exec).  Read by
- * the child on the parent's memory (its thread's, suspended). */
-static FP_TLS int ur_vfork_plain[UR_NRES];  /* number + 1; 0: none */
-
-void ur_vfork_note(void)
-{
-	for (int d = 0; d < UR_NRES; d++) {
-		int fd = ur_slot_number(atomic_load(&ur_reserve[d].fd));
-		unsigned st = fd >= 0 ? atomic_load(ur_fd(fd)) : 0;
-
-		ur_vfork_plain[d] = (st & UR_RESERVE) && !(st & UR_CLOEXEC) ? fd + 1 : 0;
-	}
-}
-
-/* A vfork child's own dup2 or close_range met a noted number: what is
- * there now (another file, or one opened after) is the program's, and its
- * exec passes it on as natively (a review: dup2 of /dev/null onto it was
- * lost at the exec). */
-void ur_vfork_forget(unsigned lo, unsigned hi)
-{
-	for (int d = 0; d < UR_NRES; d++)
-		if ((unsigned)ur_vfork_plain[d] - 1 - lo <= hi - lo)
-			ur_vfork_plain[d] = 0;
-}
-
 void ur_exec_guard(int fds[UR_NRES])
 {
 	int d, saved = errno;
 
-	/* A vfork child's copies are closed in its own table, as natively,
-	 * and forgotten: a file it opens there after is its own. */
-	if (!ur_table_ours()) {
-		for (d = 0; d < UR_NRES; d++) {
-			int fd = ur_vfork_plain[d] - 1;
-
-			fds[d] = -1;
-			if (fd >= 0)
-				(void)UR_REAL(close)(fd);
-			ur_vfork_plain[d] = 0;
-		}
+	if (!ur_table_ours()) {  /* a vfork child's own table */
+		ur_vfork_flag(fds, true);
 		errno = saved;
 		return;
 	}
@@ -649,8 +608,11 @@ void ur_exec_unguard(const int fds[UR_NRES])
 	bool any = false;
 	sigset_t old;
 
-	if (!ur_table_ours())  /* a vfork child's: closed (ur_exec_guard) */
+	if (!ur_table_ours()) {  /* a vfork child's own table */
+		ur_vfork_flag((int *)fds, false);
+		errno = saved;
 		return;
+	}
 	for (d = 0; d < UR_NRES; d++)
 		any = any || fds[d] >= 0;
 	/* Nothing noted (no reserve, or the device never opened): the

@@ -170,17 +170,11 @@ bool ur_give_back(int err)
 
 	if (fp_likely(err != EMFILE && err != ENFILE))
 		return false;
-	/* A vfork child: its table's copies are closed, and nothing of the
-	 * parent's memory, which it runs on, is changed. */
+	/* A vfork child: its copies of the reserves noted at the vfork, each
+	 * once (a cold review: the parent's slots named the child's own
+	 * files, and its open loop at the limit never ended). */
 	if (fp_unlikely(fp_vfork_child())) {
-		for (d = 0; d < UR_NRES; d++) {
-			int fd = atomic_load(&ur_reserve[d].fd);
-
-			if (fd >= 0 && UR_REAL(close)(fd) == 0) {
-				ur_vfork_forget((unsigned)fd, (unsigned)fd);
-				any = true;
-			}
-		}
+		any = ur_vfork_forget(0, UINT_MAX, true);
 		errno = err;
 		return any;
 	}
@@ -400,13 +394,85 @@ FP_FORK_TEXT void ur_fd_atfork_parent(void)
 	ur_cloexec_atfork_parent();
 }
 
+/* The reserves at this thread's last vfork, or clone of a child with a
+ * table of its own (ur_vforking, the clone wrapper; in the parent): what
+ * the child's table holds for us.  Its execs flag the plain ones (a path
+ * search tries one after another: a cold review's vfork2exec); a number
+ * its own call closed or replaced since (UR_VF_GONE), or one never noted,
+ * is its own file to it (ur_state); its give-back at the limit closes
+ * each copy once.  The parent's slots, which its other threads change
+ * meanwhile, say nothing of the child's table (cold reviews).  Read by
+ * the child on the parent's memory (its thread's, suspended). */
+#define UR_VF_PLAIN 1
+#define UR_VF_GONE 2
+static FP_TLS int ur_vf_fd[UR_NRES];  /* number + 1; 0: none */
+static FP_TLS unsigned char ur_vf_how[UR_NRES];
+
+void ur_vfork_note(bool none)
+{
+	for (int d = 0; d < UR_NRES; d++) {
+		int fd = ur_slot_number(atomic_load(&ur_reserve[d].fd));
+		unsigned st = fd >= 0 ? atomic_load(ur_fd(fd)) : 0;
+
+		ur_vf_fd[d] = !none && (st & UR_RESERVE) ? fd + 1 : 0;
+		ur_vf_how[d] = (st & UR_CLOEXEC) ? 0 : UR_VF_PLAIN;
+	}
+}
+
+/* A vfork child's own dup2, close_range or closefrom met numbers in
+ * [lo, hi] (a review: dup2 of /dev/null onto a noted one was lost at the
+ * exec), or its give-back (close: true) closes its copies. */
+bool ur_vfork_forget(unsigned lo, unsigned hi, bool close)
+{
+	bool any = false;
+
+	for (int d = 0; d < UR_NRES; d++)
+		if (ur_vf_fd[d] && !(ur_vf_how[d] & UR_VF_GONE) &&
+		    (unsigned)ur_vf_fd[d] - 1 - lo <= hi - lo) {
+			ur_vf_how[d] |= UR_VF_GONE;
+			any = (close && UR_REAL(close)(ur_vf_fd[d] - 1) == 0) || any;
+		}
+	return any;
+}
+
+/* A vfork child's state of a number the parent's records say st of: a
+ * reserve there only while noted and not gone; an open of ours a plain
+ * descriptor (the child's calls on it the real ones). */
+unsigned ur_vfork_state(int fd, unsigned st)
+{
+	for (int d = 0; (st & UR_RESERVE) && d < UR_NRES; d++)
+		if (ur_vf_fd[d] == fd + 1 && !(ur_vf_how[d] & UR_VF_GONE))
+			return st;
+	return (st & (UR_OPEN | UR_RESERVE)) ? 0 : st;
+}
+
+/* A vfork child's exec (on: before; off: it failed): its copies of the
+ * plain reserves noted, not gone, made close-on-exec (fds[] says which),
+ * then given back their flag. */
+void ur_vfork_flag(int fds[UR_NRES], bool on)
+{
+	for (int d = 0; d < UR_NRES; d++) {
+		int fd = ur_vf_fd[d] - 1;
+
+		if (!on) {
+			if (fds[d] >= 0)
+				(void)UR_REAL(fcntl)(fds[d], F_SETFD, 0);
+			continue;
+		}
+		fds[d] = -1;
+		if (fd >= 0 && ur_vf_how[d] == UR_VF_PLAIN &&
+		    UR_REAL(fcntl)(fd, F_SETFD, FD_CLOEXEC) == 0)
+			fds[d] = fd;
+	}
+}
+
 /* Before a vfork: the child's table will share every description with
  * ours until it execs or exits, as after a fork; nothing runs after it
  * (vfork.c), and the child leaves our records alone (fp_vfork_child). */
 void ur_vforking(void)
 {
 	if (fp_unlikely(ur_mode == UR_MODE_RESERVE) && !fp_vfork_child())
-		ur_vfork_note();
+		ur_vfork_note(false);
 	if (fp_likely(atomic_load_explicit(&ur_hiwater, memory_order_relaxed) == 0) ||
 	    fp_vfork_child())
 		return;

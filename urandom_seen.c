@@ -354,10 +354,18 @@ FP_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 
 	if (cow)
 		ur_cow_all();
-	/* Its execs guard what this table's plain reserves are now (a cold
-	 * review's clonevf: none noted, or a vfork's note of before). */
-	if (vm && ur_mode == UR_MODE_RESERVE)
-		ur_vfork_note();
+	/* Its execs guard what this table's reserves are now (a cold
+	 * review's clonevf: none noted, or a vfork's note of before), in
+	 * its own table (a copy of our memory, or ours); one that shares
+	 * our table has none of its own (a cold review's clonefiles: the
+	 * parent's own file was flagged): our plain reserves are given back
+	 * first, as for an exec.  Not again in a vfork child: its note is
+	 * its table's (clonenest). */
+	if (ur_mode == UR_MODE_RESERVE && !fp_vfork_child()) {
+		ur_vfork_note(flags & CLONE_FILES);
+		if (flags & CLONE_FILES)
+			ur_guard_give_back();
+	}
 	if (vm)
 		fp_vfork_mark(!(flags & CLONE_VFORK));
 	r = UR_CALL(clone, fn, stack, flags, arg, ptid, tls, ctid);

@@ -281,7 +281,7 @@ FP_EXPORT int close_range(unsigned lo, unsigned hi, int flags)
 	if (!ur_table_ours()) {
 		if ((r = UR_REAL(close_range)(lo, hi, flags)) == 0 &&
 		    !(flags & UR_CLOSE_RANGE_CLOEXEC_FLAG))
-			ur_vfork_forget(lo, hi);
+			(void)ur_vfork_forget(lo, hi, false);
 		return r;
 	}
 	if (fp_unlikely(flags & ~UR_CLOSE_RANGE_KNOWN)) {
@@ -319,7 +319,7 @@ FP_EXPORT void closefrom(int lo)
 		if (ur_table_ours())
 			ur_untrack_range(lo < 0 ? 0 : (unsigned)lo, UINT_MAX, taken);
 		else
-			ur_vfork_forget(lo < 0 ? 0 : (unsigned)lo, UINT_MAX);
+			(void)ur_vfork_forget(lo < 0 ? 0 : (unsigned)lo, UINT_MAX, false);
 	}
 	UR_REAL(closefrom)(lo);
 }

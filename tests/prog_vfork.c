@@ -31,6 +31,16 @@
  *            held there: a fifth cold review)
  *   baddup2exec the same with a dup2 that fails (EBADF): nothing reaches
  *            the new program there (fd_fuzz seed 301 case 22784 on 262d79d)
+ *   limit    the parent opens and closes the device; the child opens
+ *            /dev/null until EMFILE and prints how many (a cold review:
+ *            its give-back closed the parent's slot's number, its own
+ *            file after the first, and the loop never ended)
+ *   dup2on   the child dups a file onto the number closed, then sets its
+ *            flag, dups it and closes it: each succeeds (a cold review:
+ *            EBADF, the number being the parent's reserve to us)
+ *   nest     the child vforks a grandchild that execs "list", then execs
+ *            "list" itself: neither gets the number closed (a cold
+ *            review: the grandchild's guard cleared the child's note)
  *   cycles   1000 open/read/close cycles, a vfork child that only exits,
  *            1000 more (t_urandom counts the system calls in reserve mode)
  *   list     prints this process's descriptors (the exec'd side)
@@ -100,6 +110,38 @@ static void c_rangeexec(int fd)
 	(void)!close_range((unsigned)closed_fd, (unsigned)closed_fd, 0);
 	(void)!open("/dev/null", O_RDONLY + 0 * fd);
 	execl(self, self, "list", (char *)NULL);
+}
+static void c_limit(int fd)
+{
+	char b[64];
+	int n = 0;
+
+	while (open("/dev/null", O_RDONLY) >= 0 && n < 100000)
+		n++;
+	_exit(write(1, b, (size_t)snprintf(b, sizeof b, "child: %d opens, then %s\n", n,
+	                                   n < 100000 ? strerror(errno) : "none")) < 0 + 0 * fd);
+}
+static void c_dup2on(int fd)
+{
+	char b[128];
+	int r[4];
+
+	r[0] = dup2(fd, closed_fd);
+	r[1] = fcntl(closed_fd, F_SETFD, FD_CLOEXEC);
+	r[2] = dup2(closed_fd, 9) == 9;
+	r[3] = close(closed_fd);
+	_exit(write(1, b, (size_t)snprintf(b, sizeof b, "child: dup2 %d, F_SETFD %d, dup2 on %d, close %d\n",
+	                                   r[0] == closed_fd, r[1], r[2], r[3])) < 0);
+}
+static void c_nest(int fd)
+{
+	pid_t g = vfork();
+
+	if (g == 0)
+		execl(self, self, "list", (char *)NULL);
+	if (g > 0)
+		waitpid(g, NULL, 0);
+	execl(self, self, "list", (char *)NULL + 0 * fd);
 }
 static void c_full(int fd) { _exit(open("/dev/null", O_RDONLY) >= 0 ? 0 : 1 + 0 * fd); }
 
@@ -180,6 +222,12 @@ int main(int argc, char **argv)
 		fflush(stdout);
 		in_child(!strcmp(c, "dup2exec") ? c_dup2exec : !strcmp(c, "rangeexec") ? c_rangeexec
 		                                                                         : c_baddup2exec, fd);
+	} else if (!strcmp(c, "limit") || !strcmp(c, "dup2on") || !strcmp(c, "nest")) {
+		closed_fd = dev(0);
+		fd = open("/dev/null", O_RDONLY);
+		close(closed_fd);
+		fflush(stdout);
+		in_child(!strcmp(c, "limit") ? c_limit : !strcmp(c, "dup2on") ? c_dup2on : c_nest, fd);
 	} else if (!strcmp(c, "setfd")) {
 		fd = dev(O_CLOEXEC);
 		in_child(c_setfd, fd);
@@ -224,7 +272,7 @@ int main(int argc, char **argv)
 		}
 		printf("cycles done\n");
 	} else {
-		fprintf(stderr, "usage: prog_vfork close|setfl|dup|dupfd|open|unshare|dup2exec|baddup2exec|rangeexec|setfd|full|cycles\n");
+		fprintf(stderr, "usage: prog_vfork close|setfl|dup|dupfd|open|unshare|dup2exec|baddup2exec|rangeexec|limit|dup2on|nest|setfd|full|cycles\n");
 		return 2;
 	}
 	return 0;

@@ -1113,21 +1113,30 @@ static void test_settle_and_vfork(void **state)
 	atomic_fetch_add(&ur_guards[1], 1);
 
 	fd = kept_reserve(O_RDONLY, &slot);
-	ur_vfork_note();                      /* the parent, at the vfork */
+	ur_vfork_note(false);                 /* the parent, at the vfork */
 	assert_int_equal(open("/dev/urandom", O_RDONLY), fd);  /* its threads, since */
 	other = open("/dev/urandom", O_RDONLY);
 	assert_int_equal(close(other), 0);    /* a plain reserve the vfork never saw */
 	atomic_store(&ur_table_pid, pid + 1); /* the vfork child's table */
 	ur_exec_guard(fds);
 	for (int d = 0; d < UR_NRES; d++)
-		noted = fds[d] >= 0 ? fds[d] : noted;
-	assert_int_equal(noted, -1);          /* nothing to put back */
-	assert_true(move_setfd(fd, -1) < 0);  /* its copy closed, as natively */
+		if (fds[d] >= 0)
+			noted = fds[d];
+	assert_int_equal(noted, fd);
+	assert_int_equal(move_setfd(fd, -1), FD_CLOEXEC);
 	assert_int_equal(move_setfd(other, -1), 0);  /* untouched */
 	ur_exec_unguard(fds);                 /* the exec failed */
-	assert_int_equal(open("/dev/null", O_RDONLY), fd);  /* the child's file */
+	assert_int_equal(move_setfd(fd, -1), 0);
 	ur_exec_guard(fds);                   /* the next one of a path search */
-	assert_int_equal(move_setfd(fd, -1), 0);  /* left to it */
+	assert_int_equal(move_setfd(fd, -1), FD_CLOEXEC);
+	ur_exec_unguard(fds);
+	assert_int_equal(move_setfd(fd, -1), 0);
+	/* The child's own dup2 onto it: its file from then on, never
+	 * flagged, and every call on it the real one (cold reviews). */
+	(void)ur_vfork_forget((unsigned)fd, (unsigned)fd, false);
+	assert_int_equal(ur_vfork_state(fd, UR_RESERVE), 0);
+	ur_exec_guard(fds);
+	assert_int_equal(move_setfd(fd, -1), 0);
 	ur_exec_unguard(fds);
 	atomic_store(&ur_table_pid, pid);
 	assert_int_equal(atomic_load(&ur_guards[0]), atomic_load(&ur_guards[1]));
