@@ -1560,25 +1560,57 @@ static void run_op(const struct op *o)
 		int st = 0;
 		if (o->k == OP_VFORK) {
 			/* The child's own descriptor calls before its exec
-			 * (x % 4): none, dup2(a, b), close(b) and an open, or
-			 * close_range(b, b + 2) and an open; what they gave
-			 * comes back through the memory the child borrows. */
-			static volatile int vr, ve;
+			 * (x % 8): none; dup2(a, b); close(b) and an open;
+			 * close_range(b, b + 2) and an open; dup2(a, b), then
+			 * F_GETFD and close of b; a failed exec, an open and its
+			 * F_GETFD; a vfork of its own whose child execs first;
+			 * opens of /dev/null to the limit, counted, closed
+			 * again by close_range.  What they gave comes back
+			 * through the memory the child borrows (a sixth cold
+			 * review's shapes: each a defect fd_fuzz had missed). */
+			static volatile int vr, ve, vr2, vr3;
 			static const char *const act[] = { "", " dup2", " close+open",
-			                                   " close_range+open" };
-			int k = x % 4;
+			                                   " close_range+open", " dup2+use",
+			                                   " failexec+open", " nested",
+			                                   " fill" };
+			int k = x % 8;
 			say("%s", act[k]);
 			if (k)
 				say(" %s %s", fdtok(a), fdtok(b));
 			say("\n");
+			vr = vr2 = vr3 = 0;
 			pid_t p = vfork();
 			if (p == 0) {
 				if (k == 2)
 					close(b);
 				if (k == 3)
 					close_range((unsigned)b, (unsigned)b + 2, 0);
-				vr = k == 1 ? dup2(a, b) : k ? open("/dev/null", O_RDONLY) : 0;
-				ve = errno;
+				if (k == 5)
+					execve("/nonexistent/fd_fuzz", argv, environ);
+				if (k == 6) {
+					pid_t g = vfork();
+					if (g == 0) {
+						execve(self_exe, argv, environ);
+						_exit(127);
+					}
+					vr = g > 0 ? waitpid(g, NULL, 0) == g : -1;
+				} else if (k == 7) {
+					int first = -1, n;
+					while ((n = open("/dev/null", O_RDONLY)) >= 0 && vr < 100000)
+						first = first < 0 ? n : first, vr++;
+					ve = errno;
+					if (first >= 0)
+						close_range((unsigned)first, ~0U, 0);
+				} else {
+					vr = k == 1 || k == 4 ? dup2(a, b) : k ? open("/dev/null", O_RDONLY) : 0;
+					ve = errno;
+				}
+				if (k == 4) {
+					vr2 = fcntl(b, F_GETFD);
+					vr3 = close(b);
+				}
+				if (k == 5)
+					vr2 = fcntl(vr, F_GETFD);
 				execve(self_exe, argv, environ);
 				_exit(127);
 			}
@@ -1586,10 +1618,12 @@ static void run_op(const struct op *o)
 				waitpid(p, &st, 0);
 			if (p > 0 && k) {
 				say("%d vfork child%s", cur_op, act[k]);
-				if (vr < 0)
+				if (k == 6 || k == 7)
+					say(" = %d %s\n", vr, k == 7 ? en(ve) : "");
+				else if (vr < 0)
 					say(" = -1 %s\n", en(ve));
 				else
-					say(" = %s\n", fdtok(vr));
+					say(" = %s then %d %d\n", fdtok(vr), vr2, vr3);
 			}
 			wstatus("vfork-exec", st);
 		} else if (o->k == OP_EXEC) {
