@@ -361,9 +361,9 @@ static inline unsigned ur_state(int fd)
 		return 0;
 	st = atomic_load_explicit(ur_fd(fd), memory_order_acquire);
 	/* A vfork child's table is its own: its copy of an open we pool is
-	 * a plain descriptor of the device to it, a reserve one only while
-	 * it holds the copy of the vfork's (ur_vfork_state). */
-	if (fp_unlikely(st & (UR_OPEN | UR_RESERVE)) && fp_vfork_child())
+	 * a plain descriptor of the device to it, a number a reserve only
+	 * while it holds the copy of the vfork's (ur_vfork_state). */
+	if (fp_vfork_child())
 		return ur_vfork_state(fd, st);
 	return st;
 }

@@ -403,10 +403,8 @@ FP_FORK_TEXT void ur_fd_atfork_parent(void)
  * each copy once.  The parent's slots, which its other threads change
  * meanwhile, say nothing of the child's table (cold reviews).  Read by
  * the child on the parent's memory (its thread's, suspended). */
-#define UR_VF_PLAIN 1
-#define UR_VF_GONE 2
-static FP_TLS int ur_vf_fd[UR_NRES];  /* number + 1; 0: none */
-static FP_TLS unsigned char ur_vf_how[UR_NRES];
+static FP_TLS int ur_vf_fd[UR_NRES];            /* number + 1; 0: none */
+static FP_TLS unsigned char ur_vf_st[UR_NRES];  /* its state; 0: gone */
 
 void ur_vfork_note(bool none)
 {
@@ -415,7 +413,7 @@ void ur_vfork_note(bool none)
 		unsigned st = fd >= 0 ? atomic_load(ur_fd(fd)) : 0;
 
 		ur_vf_fd[d] = !none && (st & UR_RESERVE) ? fd + 1 : 0;
-		ur_vf_how[d] = (st & UR_CLOEXEC) ? 0 : UR_VF_PLAIN;
+		ur_vf_st[d] = (unsigned char)st;
 	}
 }
 
@@ -427,22 +425,23 @@ bool ur_vfork_forget(unsigned lo, unsigned hi, bool close)
 	bool any = false;
 
 	for (int d = 0; d < UR_NRES; d++)
-		if (ur_vf_fd[d] && !(ur_vf_how[d] & UR_VF_GONE) &&
-		    (unsigned)ur_vf_fd[d] - 1 - lo <= hi - lo) {
-			ur_vf_how[d] |= UR_VF_GONE;
+		if (ur_vf_fd[d] && ur_vf_st[d] && (unsigned)ur_vf_fd[d] - 1 - lo <= hi - lo) {
+			ur_vf_st[d] = 0;
 			any = (close && UR_REAL(close)(ur_vf_fd[d] - 1) == 0) || any;
 		}
 	return any;
 }
 
-/* A vfork child's state of a number the parent's records say st of: a
- * reserve there only while noted and not gone; an open of ours a plain
- * descriptor (the child's calls on it the real ones). */
+/* A vfork child's state of a number the parent's records say st of now:
+ * the noted reserve's while it holds that copy, whatever the parent's
+ * threads did since (a cold review: another thread's open of it, or a
+ * spawn's give-back, and the child's close of it closed the copy); else
+ * an open of ours or a reserve is the file its table has there. */
 unsigned ur_vfork_state(int fd, unsigned st)
 {
-	for (int d = 0; (st & UR_RESERVE) && d < UR_NRES; d++)
-		if (ur_vf_fd[d] == fd + 1 && !(ur_vf_how[d] & UR_VF_GONE))
-			return st;
+	for (int d = 0; d < UR_NRES; d++)
+		if (ur_vf_fd[d] == fd + 1 && ur_vf_st[d])
+			return ur_vf_st[d];
 	return (st & (UR_OPEN | UR_RESERVE)) ? 0 : st;
 }
 
@@ -460,7 +459,7 @@ void ur_vfork_flag(int fds[UR_NRES], bool on)
 			continue;
 		}
 		fds[d] = -1;
-		if (fd >= 0 && ur_vf_how[d] == UR_VF_PLAIN &&
+		if (fd >= 0 && ur_vf_st[d] && !(ur_vf_st[d] & UR_CLOEXEC) &&
 		    UR_REAL(fcntl)(fd, F_SETFD, FD_CLOEXEC) == 0)
 			fds[d] = fd;
 	}

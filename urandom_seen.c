@@ -356,13 +356,14 @@ FP_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 		ur_cow_all();
 	/* Its execs guard what this table's reserves are now (a cold
 	 * review's clonevf: none noted, or a vfork's note of before), in
-	 * its own table (a copy of our memory, or ours); one that shares
-	 * our table has none of its own (a cold review's clonefiles: the
-	 * parent's own file was flagged): our plain reserves are given back
-	 * first, as for an exec.  Not again in a vfork child: its note is
-	 * its table's (clonenest). */
+	 * its own table (on our memory).  One that shares our table has
+	 * none of its own (a cold review's clonefiles: the parent's own file
+	 * was flagged): our plain reserves are given back first, as for an
+	 * exec; one with memory of its own keeps its records (a review's
+	 * cloneopen).  Not again in a vfork child: its note is its table's
+	 * (clonenest). */
 	if (ur_mode == UR_MODE_RESERVE && !fp_vfork_child()) {
-		ur_vfork_note(flags & CLONE_FILES);
+		ur_vfork_note(!vm);
 		if (flags & CLONE_FILES)
 			ur_guard_give_back();
 	}

@@ -43,8 +43,12 @@ static inline int ur_after_open(int fd)
 	if (fp_cpus_open(dirfd, path, flags, &fd_))                          \
 		return ur_after_open(fd_);                                   \
 	if (fp_unlikely((dev_ = ur_match(path, flags)) >= 0)) {              \
-		if (fp_unlikely(dev_ == UR_SURVEY) || fp_vfork_child()) {    \
+		if (fp_unlikely(dev_ == UR_SURVEY)) {                        \
 			UR_SV_TIMED(fd_, call, ur_sv_opened, fd_, flags);    \
+			return fd_;                                          \
+		}                                                            \
+		if (fp_vfork_child()) { /* its give-back at the limit too */ \
+			UR_RETRY(fd_, call);                                 \
 			return fd_;                                          \
 		}                                                            \
 		if (fp_likely(ur_arm()))                                     \

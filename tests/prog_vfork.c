@@ -41,6 +41,11 @@
  *   nest     the child vforks a grandchild that execs "list", then execs
  *            "list" itself: neither gets the number closed (a cold
  *            review: the grandchild's guard cleared the child's note)
+ *   taken    while the child runs, another thread of the parent opens
+ *            the device (taking the reserve); the child's F_GETFD and
+ *            close of the number closed are EBADF (a cold review: 0 and
+ *            0, the child going by the parent's records of now, and a
+ *            file it opened there after was lost at its exec)
  *   cycles   1000 open/read/close cycles, a vfork child that only exits,
  *            1000 more (t_urandom counts the system calls in reserve mode)
  *   list     prints this process's descriptors (the exec'd side)
@@ -50,6 +55,7 @@
 #endif
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
@@ -143,6 +149,27 @@ static void c_nest(int fd)
 		waitpid(g, NULL, 0);
 	execl(self, self, "list", (char *)NULL + 0 * fd);
 }
+static int tk_go[2], tk_done[2];
+static void *tk_opener(void *arg)
+{
+	char c;
+
+	if (read(tk_go[0], &c, 1) == 1 && open("/dev/urandom", O_RDONLY) >= 0)
+		(void)!write(tk_done[1], "x", 1);
+	return arg;
+}
+static void c_taken(int fd)
+{
+	char b[128], c;
+	int r1, e1, r2, e2;
+
+	if (write(tk_go[1], "x", 1) != 1 || read(tk_done[0], &c, 1) != 1)
+		_exit(2);
+	r1 = fcntl(closed_fd, F_GETFD), e1 = errno;
+	r2 = close(closed_fd), e2 = errno;
+	_exit(write(1, b, (size_t)snprintf(b, sizeof b, "child: F_GETFD %d %s, close %d %s\n", r1,
+	                                   strerror(r1 < 0 ? e1 : 0), r2, strerror(r2 < 0 ? e2 : 0))) < 0 + 0 * fd);
+}
 static void c_full(int fd) { _exit(open("/dev/null", O_RDONLY) >= 0 ? 0 : 1 + 0 * fd); }
 
 static void list(void)
@@ -228,6 +255,16 @@ int main(int argc, char **argv)
 		close(closed_fd);
 		fflush(stdout);
 		in_child(!strcmp(c, "limit") ? c_limit : !strcmp(c, "dup2on") ? c_dup2on : c_nest, fd);
+	} else if (!strcmp(c, "taken")) {
+		pthread_t t;
+
+		if (pipe(tk_go) != 0 || pipe(tk_done) != 0 || pthread_create(&t, NULL, tk_opener, NULL) != 0)
+			return 2;
+		closed_fd = dev(0);
+		close(closed_fd);
+		fflush(stdout);
+		in_child(c_taken, 0);
+		pthread_join(t, NULL);
 	} else if (!strcmp(c, "setfd")) {
 		fd = dev(O_CLOEXEC);
 		in_child(c_setfd, fd);
@@ -272,7 +309,7 @@ int main(int argc, char **argv)
 		}
 		printf("cycles done\n");
 	} else {
-		fprintf(stderr, "usage: prog_vfork close|setfl|dup|dupfd|open|unshare|dup2exec|baddup2exec|rangeexec|limit|dup2on|nest|setfd|full|cycles\n");
+		fprintf(stderr, "usage: prog_vfork close|setfl|dup|dupfd|open|unshare|dup2exec|baddup2exec|rangeexec|limit|dup2on|nest|taken|setfd|full|cycles\n");
 		return 2;
 	}
 	return 0;
