@@ -405,14 +405,30 @@ FP_FORK_TEXT void ur_fd_atfork_parent(void)
  * the child on the parent's memory (its thread's, suspended). */
 static FP_TLS int ur_vf_fd[UR_NRES];            /* number + 1; 0: none */
 static FP_TLS unsigned char ur_vf_st[UR_NRES];  /* its state; 0: gone */
+/* own: the child's records (its copy of our memory, or ours with our
+ * table) are its table's, nothing noted (a cold review's clonesticky: a
+ * clone(SIGCHLD) child of a thread with a CLONE_VM child alive is a vfork
+ * child by the mark it copied).  pid: the vfork child the note is, once
+ * it vforks again: its own child, on the same thread-locals, only reads
+ * it (a cold review's nestforget: the grandchild's dup2 or give-back
+ * dropped the child's copy, which its exec then passed on). */
+static FP_TLS bool ur_vf_own;
+static FP_TLS long ur_vf_pid;
 
-void ur_vfork_note(bool none)
+void ur_vfork_note(bool own)
 {
+	if (fp_vfork_child()) {
+		if (!ur_vf_pid)
+			ur_vf_pid = (long)getpid();
+		return;
+	}
+	ur_vf_own = own;
+	ur_vf_pid = 0;
 	for (int d = 0; d < UR_NRES; d++) {
 		int fd = ur_slot_number(atomic_load(&ur_reserve[d].fd));
 		unsigned st = fd >= 0 ? atomic_load(ur_fd(fd)) : 0;
 
-		ur_vf_fd[d] = !none && (st & UR_RESERVE) ? fd + 1 : 0;
+		ur_vf_fd[d] = !own && (st & UR_RESERVE) ? fd + 1 : 0;
 		ur_vf_st[d] = (unsigned char)st;
 	}
 }
@@ -424,6 +440,8 @@ bool ur_vfork_forget(unsigned lo, unsigned hi, bool close)
 {
 	bool any = false;
 
+	if (ur_vf_pid && (long)getpid() != ur_vf_pid)
+		return false;
 	for (int d = 0; d < UR_NRES; d++)
 		if (ur_vf_fd[d] && ur_vf_st[d] && (unsigned)ur_vf_fd[d] - 1 - lo <= hi - lo) {
 			ur_vf_st[d] = 0;
@@ -439,10 +457,10 @@ bool ur_vfork_forget(unsigned lo, unsigned hi, bool close)
  * an open of ours or a reserve is the file its table has there. */
 unsigned ur_vfork_state(int fd, unsigned st)
 {
-	for (int d = 0; d < UR_NRES; d++)
+	for (int d = 0; !ur_vf_own && d < UR_NRES; d++)
 		if (ur_vf_fd[d] == fd + 1 && ur_vf_st[d])
 			return ur_vf_st[d];
-	return (st & (UR_OPEN | UR_RESERVE)) ? 0 : st;
+	return (st & (UR_OPEN | UR_RESERVE)) && !ur_vf_own ? 0 : st;
 }
 
 /* A vfork child's exec (on: before; off: it failed): its copies of the
@@ -470,7 +488,7 @@ void ur_vfork_flag(int fds[UR_NRES], bool on)
  * (vfork.c), and the child leaves our records alone (fp_vfork_child). */
 void ur_vforking(void)
 {
-	if (fp_unlikely(ur_mode == UR_MODE_RESERVE) && !fp_vfork_child())
+	if (fp_unlikely(ur_mode == UR_MODE_RESERVE))
 		ur_vfork_note(false);
 	if (fp_likely(atomic_load_explicit(&ur_hiwater, memory_order_relaxed) == 0) ||
 	    fp_vfork_child())

@@ -360,11 +360,11 @@ FP_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 	 * none of its own (a cold review's clonefiles: the parent's own file
 	 * was flagged): our plain reserves are given back first, as for an
 	 * exec; one with memory of its own keeps its records (a review's
-	 * cloneopen).  Not again in a vfork child: its note is its table's
-	 * (clonenest). */
-	if (ur_mode == UR_MODE_RESERVE && !fp_vfork_child()) {
+	 * cloneopen).  In a vfork child the note is its table's, taken
+	 * for its own (clonenest, nestforget). */
+	if (ur_mode == UR_MODE_RESERVE) {
 		ur_vfork_note(!vm);
-		if (flags & CLONE_FILES)
+		if ((flags & CLONE_FILES) && !fp_vfork_child())
 			ur_guard_give_back();
 	}
 	if (vm)

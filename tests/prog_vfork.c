@@ -41,6 +41,10 @@
  *   nest     the child vforks a grandchild that execs "list", then execs
  *            "list" itself: neither gets the number closed (a cold
  *            review: the grandchild's guard cleared the child's note)
+ *   nestdup2 the child vforks a grandchild that dups a file onto the
+ *            number closed and exits; the child execs "list": the number
+ *            stays closed there (a cold review: the grandchild's dup2
+ *            dropped the child's note, and its exec passed the reserve)
  *   taken    while the child runs, another thread of the parent opens
  *            the device (taking the reserve); the child's F_GETFD and
  *            close of the number closed are EBADF (a cold review: 0 and
@@ -149,6 +153,18 @@ static void c_nest(int fd)
 		waitpid(g, NULL, 0);
 	execl(self, self, "list", (char *)NULL + 0 * fd);
 }
+static void c_nestdup2(int fd)
+{
+	pid_t g = vfork();
+
+	if (g == 0) {
+		(void)!dup2(fd, closed_fd);
+		_exit(0);
+	}
+	if (g > 0)
+		waitpid(g, NULL, 0);
+	execl(self, self, "list", (char *)NULL);
+}
 static int tk_go[2], tk_done[2];
 static void *tk_opener(void *arg)
 {
@@ -249,12 +265,17 @@ int main(int argc, char **argv)
 		fflush(stdout);
 		in_child(!strcmp(c, "dup2exec") ? c_dup2exec : !strcmp(c, "rangeexec") ? c_rangeexec
 		                                                                         : c_baddup2exec, fd);
-	} else if (!strcmp(c, "limit") || !strcmp(c, "dup2on") || !strcmp(c, "nest")) {
+	} else if (!strcmp(c, "limit") || !strcmp(c, "dup2on") || !strcmp(c, "nest") ||
+	           !strcmp(c, "nestdup2")) {
 		closed_fd = dev(0);
 		fd = open("/dev/null", O_RDONLY);
 		close(closed_fd);
 		fflush(stdout);
-		in_child(!strcmp(c, "limit") ? c_limit : !strcmp(c, "dup2on") ? c_dup2on : c_nest, fd);
+		in_child(!strcmp(c, "limit")    ? c_limit
+		         : !strcmp(c, "dup2on") ? c_dup2on
+		         : !strcmp(c, "nest")   ? c_nest
+		                                : c_nestdup2,
+		         fd);
 	} else if (!strcmp(c, "taken")) {
 		pthread_t t;
 
@@ -309,7 +330,7 @@ int main(int argc, char **argv)
 		}
 		printf("cycles done\n");
 	} else {
-		fprintf(stderr, "usage: prog_vfork close|setfl|dup|dupfd|open|unshare|dup2exec|baddup2exec|rangeexec|limit|dup2on|nest|taken|setfd|full|cycles\n");
+		fprintf(stderr, "usage: prog_vfork close|setfl|dup|dupfd|open|unshare|dup2exec|baddup2exec|rangeexec|limit|dup2on|nest|nestdup2|taken|setfd|full|cycles\n");
 		return 2;
 	}
 	return 0;
