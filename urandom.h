@@ -231,7 +231,7 @@ extern _Atomic int ur_hiwater FP_HIDDEN;
  * a vfork child (urandom_fd.c, ur_table_pid).  A getpid() each: only on
  * paths that change records for numbers outside the common open/close. */
 bool ur_table_ours(void) FP_HIDDEN;
-void ur_vforking(void) FP_HIDDEN, ur_vfork_note(bool none) FP_HIDDEN;
+void ur_vforking(void) FP_HIDDEN, ur_vfork_note(bool own) FP_HIDDEN;
 bool ur_vfork_forget(unsigned lo, unsigned hi, bool close) FP_HIDDEN;
 unsigned ur_vfork_state(int fd, unsigned st) FP_HIDDEN;
 /* urandom_cow.c: a fork child waits for no copy another thread made. */
@@ -443,7 +443,7 @@ int ur_dup23(int old, int new, int flags) FP_HIDDEN;
 bool ur_guards_apart(void) FP_HIDDEN;
 void ur_guards_atfork_child(void) FP_HIDDEN;
 void ur_exec_guard(int fds[UR_NRES]) FP_HIDDEN, ur_guard_give_back(void) FP_HIDDEN;
-void ur_exec_unguard(const int fds[UR_NRES]) FP_HIDDEN, ur_vfork_flag(int fds[UR_NRES], bool on) FP_HIDDEN;
+void ur_exec_unguard(const int fds[UR_NRES]) FP_HIDDEN, ur_vfork_flag(int fds[UR_NRES]) FP_HIDDEN;
 void ur_fd_init(void) FP_HIDDEN;
 /* The hidden descriptors' part of it (urandom_hidden.c). */
 void ur_hidden_init(void) FP_HIDDEN;

@@ -560,7 +560,7 @@ void ur_exec_guard(int fds[UR_NRES])
 	int d, saved = errno;
 
 	if (!ur_table_ours()) {  /* a vfork child's own table */
-		ur_vfork_flag(fds, true);
+		ur_vfork_flag(fds);
 		errno = saved;
 		return;
 	}
@@ -609,7 +609,9 @@ void ur_exec_unguard(const int fds[UR_NRES])
 	sigset_t old;
 
 	if (!ur_table_ours()) {  /* a vfork child's own table */
-		ur_vfork_flag((int *)fds, false);
+		for (d = 0; d < UR_NRES; d++)
+			if (fds[d] >= 0)
+				(void)UR_REAL(fcntl)(fds[d], F_SETFD, 0);
 		errno = saved;
 		return;
 	}

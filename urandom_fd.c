@@ -398,39 +398,61 @@ FP_FORK_TEXT void ur_fd_atfork_parent(void)
  * table of its own (ur_vforking, the clone wrapper; in the parent): what
  * the child's table holds for us.  Its execs flag the plain ones (a path
  * search tries one after another: a cold review's vfork2exec); a number
- * its own call closed or replaced since (UR_VF_GONE), or one never noted,
- * is its own file to it (ur_state); its give-back at the limit closes
- * each copy once.  The parent's slots, which its other threads change
- * meanwhile, say nothing of the child's table (cold reviews).  Read by
- * the child on the parent's memory (its thread's, suspended). */
-static FP_TLS int ur_vf_fd[UR_NRES];            /* number + 1; 0: none */
-static FP_TLS unsigned char ur_vf_st[UR_NRES];  /* its state; 0: gone */
+ * its own call closed or replaced since (its state 0: gone), or one never
+ * noted, is its own file to it (ur_state); its give-back at the limit
+ * closes each copy once.  The parent's slots, which its other threads
+ * change meanwhile, say nothing of the child's table (cold reviews).
+ * Read by the child on the parent's memory (its thread's, suspended). */
+static FP_TLS int ur_vf_fd[UR_NRES];               /* number + 1; 0: none */
+/* The states in the vfork child's table [0] and, once it vforks again,
+ * in its child's [1], a copy of [0] taken at that vfork: the child's own
+ * dup2 or give-back changes its table only (a cold review's nestforget:
+ * the grandchild's dropped the child's copy, which its exec passed on;
+ * and nestread: the grandchild's own file there answered EBADF).  Deeper
+ * vfork children, on the same thread-locals too, only read [1]. */
+static FP_TLS unsigned char ur_vf_st[2][UR_NRES];
+/* The child's pid once it vforked, then its child's once that one did. */
+static FP_TLS long ur_vf_pid[2];
 /* own: the child's records (its copy of our memory, or ours with our
  * table) are its table's, nothing noted (a cold review's clonesticky: a
  * clone(SIGCHLD) child of a thread with a CLONE_VM child alive is a vfork
- * child by the mark it copied).  pid: the vfork child the note is, once
- * it vforks again: its own child, on the same thread-locals, only reads
- * it (a cold review's nestforget: the grandchild's dup2 or give-back
- * dropped the child's copy, which its exec then passed on). */
+ * child by the mark it copied). */
 static FP_TLS bool ur_vf_own;
-static FP_TLS long ur_vf_pid;
 
 void ur_vfork_note(bool own)
 {
 	if (fp_vfork_child()) {
-		if (!ur_vf_pid)
-			ur_vf_pid = (long)getpid();
+		long me = (long)getpid();
+
+		if (!ur_vf_pid[0] || me == ur_vf_pid[0]) {
+			ur_vf_pid[0] = me;
+			ur_vf_pid[1] = 0;
+			memcpy(ur_vf_st[1], ur_vf_st[0], sizeof ur_vf_st[1]);
+		} else if (!ur_vf_pid[1]) {
+			ur_vf_pid[1] = me;
+		}
 		return;
 	}
 	ur_vf_own = own;
-	ur_vf_pid = 0;
+	ur_vf_pid[0] = 0;
 	for (int d = 0; d < UR_NRES; d++) {
 		int fd = ur_slot_number(atomic_load(&ur_reserve[d].fd));
 		unsigned st = fd >= 0 ? atomic_load(ur_fd(fd)) : 0;
 
 		ur_vf_fd[d] = !own && (st & UR_RESERVE) ? fd + 1 : 0;
-		ur_vf_st[d] = (unsigned char)st;
+		ur_vf_st[0][d] = (unsigned char)st;
 	}
+}
+
+/* The states this vfork child's table has; NULL for a change by one too
+ * deep to keep its own. */
+static unsigned char *ur_vf_view(bool change)
+{
+	long me;
+
+	if (!ur_vf_pid[0] || (me = (long)getpid()) == ur_vf_pid[0])
+		return ur_vf_st[0];
+	return !change || !ur_vf_pid[1] || me == ur_vf_pid[1] ? ur_vf_st[1] : NULL;
 }
 
 /* A vfork child's own dup2, close_range or closefrom met numbers in
@@ -438,13 +460,12 @@ void ur_vfork_note(bool own)
  * exec), or its give-back (close: true) closes its copies. */
 bool ur_vfork_forget(unsigned lo, unsigned hi, bool close)
 {
+	unsigned char *st = ur_vf_view(true);
 	bool any = false;
 
-	if (ur_vf_pid && (long)getpid() != ur_vf_pid)
-		return false;
-	for (int d = 0; d < UR_NRES; d++)
-		if (ur_vf_fd[d] && ur_vf_st[d] && (unsigned)ur_vf_fd[d] - 1 - lo <= hi - lo) {
-			ur_vf_st[d] = 0;
+	for (int d = 0; st && d < UR_NRES; d++)
+		if (ur_vf_fd[d] && st[d] && (unsigned)ur_vf_fd[d] - 1 - lo <= hi - lo) {
+			st[d] = 0;
 			any = (close && UR_REAL(close)(ur_vf_fd[d] - 1) == 0) || any;
 		}
 	return any;
@@ -457,27 +478,26 @@ bool ur_vfork_forget(unsigned lo, unsigned hi, bool close)
  * an open of ours or a reserve is the file its table has there. */
 unsigned ur_vfork_state(int fd, unsigned st)
 {
-	for (int d = 0; !ur_vf_own && d < UR_NRES; d++)
-		if (ur_vf_fd[d] == fd + 1 && ur_vf_st[d])
-			return ur_vf_st[d];
-	return (st & (UR_OPEN | UR_RESERVE)) && !ur_vf_own ? 0 : st;
+	const unsigned char *v = ur_vf_view(false);
+
+	for (int d = 0; d < UR_NRES; d++)
+		if (ur_vf_fd[d] == fd + 1 && v[d])
+			return v[d];
+	return ur_vf_own || !(st & (UR_OPEN | UR_RESERVE)) ? st : 0;
 }
 
-/* A vfork child's exec (on: before; off: it failed): its copies of the
- * plain reserves noted, not gone, made close-on-exec (fds[] says which),
- * then given back their flag. */
-void ur_vfork_flag(int fds[UR_NRES], bool on)
+/* A vfork child's exec: its copies of the plain reserves noted, not gone,
+ * made close-on-exec; fds[] says which, for ur_exec_unguard to give back
+ * their flag if the exec fails. */
+void ur_vfork_flag(int fds[UR_NRES])
 {
+	const unsigned char *v = ur_vf_view(false);
+
 	for (int d = 0; d < UR_NRES; d++) {
 		int fd = ur_vf_fd[d] - 1;
 
-		if (!on) {
-			if (fds[d] >= 0)
-				(void)UR_REAL(fcntl)(fds[d], F_SETFD, 0);
-			continue;
-		}
 		fds[d] = -1;
-		if (fd >= 0 && ur_vf_st[d] && !(ur_vf_st[d] & UR_CLOEXEC) &&
+		if (fd >= 0 && v[d] && !(v[d] & UR_CLOEXEC) &&
 		    UR_REAL(fcntl)(fd, F_SETFD, FD_CLOEXEC) == 0)
 			fds[d] = fd;
 	}

@@ -470,6 +470,24 @@ static int ur_slot_free(int dev)
 	return -1;
 }
 
+/* Slot i's reserve given back (closed), as its number is natively; put
+ * back if another thread re-kept it meanwhile (not want, or now close-on-
+ * exec).  Leaves the move named. */
+static void ur_slot_give(int i, int want)
+{
+	int v = ur_slot_take(i);
+
+	if (v < 0)
+		return;
+	ur_move_name(i, v);
+	ur_move_set(UR_MOVE_ANY);
+	if ((want < 0 || v == want) && !(ur_state(v) & UR_CLOEXEC))
+		(void)ur_slot_drop(i, v);
+	else
+		(void)ur_slot_done(i, v, v);
+	ur_move_set(UR_MOVE_ANY);
+}
+
 /* A plain reserve just put at rest in slot i (a close's keep, an open's
  * put back) while another thread's exec or spawn is under way, whose guard
  * may have looked at the slots before (a cold review: an open's put back
@@ -482,17 +500,9 @@ static int ur_slot_free(int dev)
  * takes would hold its slot for good. */
 static void ur_kept_settle(int i, int fd)
 {
-	int v;
-
-	if (fp_likely(!ur_guards_apart()) || (ur_state(fd) & UR_CLOEXEC) ||
-	    (v = ur_slot_take(i)) < 0)
+	if (fp_likely(!ur_guards_apart()) || (ur_state(fd) & UR_CLOEXEC))
 		return;
-	ur_move_name(i, v);
-	ur_move_set(UR_MOVE_ANY);
-	if (v == fd)
-		(void)ur_slot_drop(i, fd);
-	else
-		(void)ur_slot_done(i, v, v);
+	ur_slot_give(i, fd);
 	ur_move_set(0);
 }
 
@@ -512,15 +522,8 @@ void ur_guard_give_back(void)
 	for (int i = 0; i < UR_NRES; i++) {
 		int v = atomic_load(&ur_reserve[i].fd);
 
-		if (v < 0 || (ur_state(v) & UR_CLOEXEC) || (v = ur_slot_take(i)) < 0)
-			continue;
-		ur_move_name(i, v);
-		ur_move_set(UR_MOVE_ANY);
-		if (ur_state(v) & UR_CLOEXEC)  /* re-kept meanwhile, close-on-exec */
-			(void)ur_slot_done(i, v, v);
-		else
-			(void)ur_slot_drop(i, v);
-		ur_move_set(UR_MOVE_ANY);
+		if (v >= 0 && !(ur_state(v) & UR_CLOEXEC))
+			ur_slot_give(i, -1);
 	}
 	ur_move_set(0);
 }

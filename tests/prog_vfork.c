@@ -45,6 +45,13 @@
  *            number closed and exits; the child execs "list": the number
  *            stays closed there (a cold review: the grandchild's dup2
  *            dropped the child's note, and its exec passed the reserve)
+ *   nestuse  the grandchild dups a file onto the number closed, reads
+ *            it, reads its flag, closes it, dups it again and execs
+ *            "list"; the child then execs "list": each call succeeds, the
+ *            file reaches the grandchild's program and not the child's
+ *            (a cold review's nestread: EBADF, and the file lost)
+ *   nestlimit the grandchild opens /dev/null until EMFILE and prints how
+ *            many (one fewer than native: its give-back was the child's)
  *   taken    while the child runs, another thread of the parent opens
  *            the device (taking the reserve); the child's F_GETFD and
  *            close of the number closed are EBADF (a cold review: 0 and
@@ -165,6 +172,29 @@ static void c_nestdup2(int fd)
 		waitpid(g, NULL, 0);
 	execl(self, self, "list", (char *)NULL);
 }
+static void c_nestuse(int fd)
+{
+	pid_t g = vfork();
+
+	if (g == 0) {
+		char b[128], c;
+		int r[4];
+
+		r[0] = dup2(fd, closed_fd) == closed_fd;
+		r[1] = (int)read(closed_fd, &c, 1);
+		r[2] = fcntl(closed_fd, F_GETFD);
+		r[3] = close(closed_fd);
+		if (write(1, b, (size_t)snprintf(b, sizeof b, "grandchild: dup2 %d, read %d, F_GETFD %d, close %d\n",
+		                                  r[0], r[1], r[2], r[3])) < 0 || dup2(fd, closed_fd) < 0)
+			_exit(2);
+		execl(self, self, "list", (char *)NULL);
+		_exit(2);
+	}
+	if (g > 0)
+		waitpid(g, NULL, 0);
+	execl(self, self, "list", (char *)NULL);
+}
+static void c_nestlimit(int fd) { in_child(c_limit, fd); }
 static int tk_go[2], tk_done[2];
 static void *tk_opener(void *arg)
 {
@@ -266,7 +296,7 @@ int main(int argc, char **argv)
 		in_child(!strcmp(c, "dup2exec") ? c_dup2exec : !strcmp(c, "rangeexec") ? c_rangeexec
 		                                                                         : c_baddup2exec, fd);
 	} else if (!strcmp(c, "limit") || !strcmp(c, "dup2on") || !strcmp(c, "nest") ||
-	           !strcmp(c, "nestdup2")) {
+	           !strcmp(c, "nestdup2") || !strcmp(c, "nestuse") || !strcmp(c, "nestlimit")) {
 		closed_fd = dev(0);
 		fd = open("/dev/null", O_RDONLY);
 		close(closed_fd);
@@ -274,6 +304,8 @@ int main(int argc, char **argv)
 		in_child(!strcmp(c, "limit")    ? c_limit
 		         : !strcmp(c, "dup2on") ? c_dup2on
 		         : !strcmp(c, "nest")   ? c_nest
+		         : !strcmp(c, "nestuse") ? c_nestuse
+		         : !strcmp(c, "nestlimit") ? c_nestlimit
 		                                : c_nestdup2,
 		         fd);
 	} else if (!strcmp(c, "taken")) {
@@ -330,7 +362,7 @@ int main(int argc, char **argv)
 		}
 		printf("cycles done\n");
 	} else {
-		fprintf(stderr, "usage: prog_vfork close|setfl|dup|dupfd|open|unshare|dup2exec|baddup2exec|rangeexec|limit|dup2on|nest|nestdup2|taken|setfd|full|cycles\n");
+		fprintf(stderr, "usage: prog_vfork close|setfl|dup|dupfd|open|unshare|dup2exec|baddup2exec|rangeexec|limit|dup2on|nest|nestdup2|nestuse|nestlimit|taken|setfd|full|cycles\n");
 		return 2;
 	}
 	return 0;

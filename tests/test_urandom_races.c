@@ -1131,6 +1131,18 @@ static void test_settle_and_vfork(void **state)
 	assert_int_equal(move_setfd(fd, -1), FD_CLOEXEC);
 	ur_exec_unguard(fds);
 	assert_int_equal(move_setfd(fd, -1), 0);
+	/* A nested vfork (the mark another pid's): the grandchild's dup2
+	 * onto it makes it its own file, not its parent's (a cold review's
+	 * nestread: EBADF in the grandchild, the reserve in the child). */
+	fp_vforking = FP_VFORK_WAITING;
+	fp_vfork_pid = pid + 1;
+	ur_vfork_note(false);                 /* the child, vforking again */
+	ur_vf_pid[0] = pid + 1;               /* and this, its child */
+	(void)ur_vfork_forget((unsigned)fd, (unsigned)fd, false);
+	assert_int_equal(ur_vfork_state(fd, UR_RESERVE), 0);
+	ur_vf_pid[0] = pid;                   /* the child again */
+	assert_int_not_equal(ur_vfork_state(fd, UR_RESERVE), 0);
+	fp_vforking = FP_VFORK_NONE;
 	/* The child's own dup2 onto it: its file from then on, never
 	 * flagged, and every call on it the real one (cold reviews). */
 	(void)ur_vfork_forget((unsigned)fd, (unsigned)fd, false);
