@@ -231,9 +231,12 @@ extern _Atomic int ur_hiwater FP_HIDDEN;
  * a vfork child (urandom_fd.c, ur_table_pid).  A getpid() each: only on
  * paths that change records for numbers outside the common open/close. */
 bool ur_table_ours(void) FP_HIDDEN;
-void ur_vforking(void) FP_HIDDEN, ur_vfork_note(bool own) FP_HIDDEN;
+/* A vfork (urandom_fd.c); the child's view of ours, its fork's (urandom_vfork.c). */
+void ur_vforking(void) FP_HIDDEN, ur_vfork_forking(void) FP_HIDDEN, ur_vfork_forked(void) FP_HIDDEN;
+void ur_vfork_note(bool own, bool shared) FP_HIDDEN, ur_vfork_flag(int *fds) FP_HIDDEN;
 bool ur_vfork_forget(unsigned lo, unsigned hi, bool close) FP_HIDDEN;
 unsigned ur_vfork_state(int fd, unsigned st) FP_HIDDEN;
+extern FP_TLS const unsigned char *ur_vf_forking FP_HIDDEN;
 /* urandom_cow.c: a fork child waits for no copy another thread made. */
 void ur_cow_atfork_child(void) FP_HIDDEN;
 /* Reserve mode keeps up to UR_SLOTS closed descriptors per device, a slot
@@ -443,21 +446,18 @@ int ur_dup23(int old, int new, int flags) FP_HIDDEN;
 bool ur_guards_apart(void) FP_HIDDEN;
 void ur_guards_atfork_child(void) FP_HIDDEN;
 void ur_exec_guard(int fds[UR_NRES]) FP_HIDDEN, ur_guard_give_back(void) FP_HIDDEN;
-void ur_exec_unguard(const int fds[UR_NRES]) FP_HIDDEN, ur_vfork_flag(int fds[UR_NRES]) FP_HIDDEN;
+void ur_exec_unguard(const int fds[UR_NRES]) FP_HIDDEN;
 void ur_fd_init(void) FP_HIDDEN;
 /* The hidden descriptors' part of it (urandom_hidden.c). */
 void ur_hidden_init(void) FP_HIDDEN;
 /* Opens the hidden descriptor of dev (its word was w), unless another
  * thread did; false when none can be had (urandom_hidden.c). */
 bool ur_hidden_make(int dev, const char *path, uint64_t w) FP_HIDDEN;
-/* Set by ur_split: every later open is real (ur_match). */
-extern _Atomic bool ur_split_done FP_HIDDEN;
-/* Set when the first split's closes are done (ur_split_wait). */
-extern _Atomic bool ur_split_finished FP_HIDDEN;
-void ur_split_wait(void) FP_HIDDEN;
-void ur_fd_atfork_prepare(void) FP_HIDDEN;
-void ur_fd_atfork_parent(void) FP_HIDDEN;
-void ur_fd_atfork_child(void) FP_HIDDEN;
+/* Set by ur_split: every later open is real (ur_match); finished, when
+ * the first split's closes are done (ur_split_wait). */
+extern _Atomic bool ur_split_done FP_HIDDEN, ur_split_finished FP_HIDDEN;
+void ur_split_wait(void) FP_HIDDEN, ur_fd_atfork_prepare(void) FP_HIDDEN;
+void ur_fd_atfork_parent(void) FP_HIDDEN, ur_fd_atfork_child(void) FP_HIDDEN;
 /* The fork child's whole part (urandom_shim.c): the table's, the source's. */
 void ur_atfork_child(void) FP_HIDDEN;
 /* Whether the mitigation may keep descriptors from now on (urandom_fd.c,

@@ -347,6 +347,9 @@ FP_FORK_TEXT void ur_fd_atfork_prepare(void)
 {
 	unsigned g = atomic_load(&ur_gate);
 
+	if (fp_unlikely(fp_vfork_child()))
+		ur_vfork_forking();
+
 	while (!(g & UR_ARMED) && !atomic_compare_exchange_weak(&ur_gate, &g, g + UR_FORKING))
 		;
 	if (ur_fork_from != g)
@@ -381,6 +384,8 @@ static FP_FORK_TEXT void ur_fork_ended(void)
  * opens a fresh one for its later opens. */
 FP_FORK_TEXT void ur_fd_atfork_parent(void)
 {
+	if (fp_unlikely(ur_vf_forking))
+		ur_vf_forking = NULL;
 	if (!(ur_fork_from & UR_ARMED)) {
 		atomic_fetch_sub(&ur_gate, UR_FORKING);
 		ur_fork_ended();
@@ -394,122 +399,13 @@ FP_FORK_TEXT void ur_fd_atfork_parent(void)
 	ur_cloexec_atfork_parent();
 }
 
-/* The reserves at this thread's last vfork, or clone of a child with a
- * table of its own (ur_vforking, the clone wrapper; in the parent): what
- * the child's table holds for us.  Its execs flag the plain ones (a path
- * search tries one after another: a cold review's vfork2exec); a number
- * its own call closed or replaced since (its state 0: gone), or one never
- * noted, is its own file to it (ur_state); its give-back at the limit
- * closes each copy once.  The parent's slots, which its other threads
- * change meanwhile, say nothing of the child's table (cold reviews).
- * Read by the child on the parent's memory (its thread's, suspended). */
-static FP_TLS int ur_vf_fd[UR_NRES];               /* number + 1; 0: none */
-/* The states in the vfork child's table [0] and, once it vforks again,
- * in its child's [1], a copy of [0] taken at that vfork: the child's own
- * dup2 or give-back changes its table only (a cold review's nestforget:
- * the grandchild's dropped the child's copy, which its exec passed on;
- * and nestread: the grandchild's own file there answered EBADF).  Deeper
- * vfork children, on the same thread-locals too, only read [1]. */
-static FP_TLS unsigned char ur_vf_st[2][UR_NRES];
-/* The child's pid once it vforked, then its child's once that one did. */
-static FP_TLS long ur_vf_pid[2];
-/* own: the child's records (its copy of our memory, or ours with our
- * table) are its table's, nothing noted (a cold review's clonesticky: a
- * clone(SIGCHLD) child of a thread with a CLONE_VM child alive is a vfork
- * child by the mark it copied). */
-static FP_TLS bool ur_vf_own;
-
-void ur_vfork_note(bool own)
-{
-	if (fp_vfork_child()) {
-		long me = (long)getpid();
-
-		if (!ur_vf_pid[0] || me == ur_vf_pid[0]) {
-			ur_vf_pid[0] = me;
-			ur_vf_pid[1] = 0;
-			memcpy(ur_vf_st[1], ur_vf_st[0], sizeof ur_vf_st[1]);
-		} else if (!ur_vf_pid[1]) {
-			ur_vf_pid[1] = me;
-		}
-		return;
-	}
-	ur_vf_own = own;
-	ur_vf_pid[0] = 0;
-	for (int d = 0; d < UR_NRES; d++) {
-		int fd = ur_slot_number(atomic_load(&ur_reserve[d].fd));
-		unsigned st = fd >= 0 ? atomic_load(ur_fd(fd)) : 0;
-
-		ur_vf_fd[d] = !own && (st & UR_RESERVE) ? fd + 1 : 0;
-		ur_vf_st[0][d] = (unsigned char)st;
-	}
-}
-
-/* The states this vfork child's table has; NULL for a change by one too
- * deep to keep its own. */
-static unsigned char *ur_vf_view(bool change)
-{
-	long me;
-
-	if (!ur_vf_pid[0] || (me = (long)getpid()) == ur_vf_pid[0])
-		return ur_vf_st[0];
-	return !change || !ur_vf_pid[1] || me == ur_vf_pid[1] ? ur_vf_st[1] : NULL;
-}
-
-/* A vfork child's own dup2, close_range or closefrom met numbers in
- * [lo, hi] (a review: dup2 of /dev/null onto a noted one was lost at the
- * exec), or its give-back (close: true) closes its copies. */
-bool ur_vfork_forget(unsigned lo, unsigned hi, bool close)
-{
-	unsigned char *st = ur_vf_view(true);
-	bool any = false;
-
-	for (int d = 0; st && d < UR_NRES; d++)
-		if (ur_vf_fd[d] && st[d] && (unsigned)ur_vf_fd[d] - 1 - lo <= hi - lo) {
-			st[d] = 0;
-			any = (close && UR_REAL(close)(ur_vf_fd[d] - 1) == 0) || any;
-		}
-	return any;
-}
-
-/* A vfork child's state of a number the parent's records say st of now:
- * the noted reserve's while it holds that copy, whatever the parent's
- * threads did since (a cold review: another thread's open of it, or a
- * spawn's give-back, and the child's close of it closed the copy); else
- * an open of ours or a reserve is the file its table has there. */
-unsigned ur_vfork_state(int fd, unsigned st)
-{
-	const unsigned char *v = ur_vf_view(false);
-
-	for (int d = 0; d < UR_NRES; d++)
-		if (ur_vf_fd[d] == fd + 1 && v[d])
-			return v[d];
-	return ur_vf_own || !(st & (UR_OPEN | UR_RESERVE)) ? st : 0;
-}
-
-/* A vfork child's exec: its copies of the plain reserves noted, not gone,
- * made close-on-exec; fds[] says which, for ur_exec_unguard to give back
- * their flag if the exec fails. */
-void ur_vfork_flag(int fds[UR_NRES])
-{
-	const unsigned char *v = ur_vf_view(false);
-
-	for (int d = 0; d < UR_NRES; d++) {
-		int fd = ur_vf_fd[d] - 1;
-
-		fds[d] = -1;
-		if (fd >= 0 && v[d] && !(v[d] & UR_CLOEXEC) &&
-		    UR_REAL(fcntl)(fd, F_SETFD, FD_CLOEXEC) == 0)
-			fds[d] = fd;
-	}
-}
-
 /* Before a vfork: the child's table will share every description with
  * ours until it execs or exits, as after a fork; nothing runs after it
  * (vfork.c), and the child leaves our records alone (fp_vfork_child). */
 void ur_vforking(void)
 {
 	if (fp_unlikely(ur_mode == UR_MODE_RESERVE))
-		ur_vfork_note(false);
+		ur_vfork_note(false, false);
 	if (fp_likely(atomic_load_explicit(&ur_hiwater, memory_order_relaxed) == 0) ||
 	    fp_vfork_child())
 		return;
@@ -676,6 +572,8 @@ FP_FORK_TEXT void ur_fd_atfork_child(void)
 		ur_split_finish();
 		ur_unblock_all(&old, cs);
 	}
+	if (fp_unlikely(ur_vf_forking))
+		ur_vfork_forked();
 	if (idle) {
 		ur_locks_atfork_child();
 		/* What this fork began on: its thread's outer forks end here. */

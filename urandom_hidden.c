@@ -73,6 +73,11 @@ bool ur_hidden_retire(void)
 	bool any = false;
 	int d;
 
+	/* Not a vfork child's (its fork's or spawn's end): the records are
+	 * its parent's, whose hidden one they would lose (fd_fuzz seed 333:
+	 * F_GETFD 1 at the limit, in the parent, after its child forked). */
+	if (fp_unlikely(fp_vfork_child()))
+		return false;
 	for (d = 0; d < UR_NDEV; d++)
 		any = ur_hidden_close(d, -1) || any;
 	return any;

@@ -530,6 +530,7 @@ FP_STARTUP_TEXT static void ur_init(void)
 
 FP_FORK_TEXT void ur_atfork_child(void)
 {
+	fp_vfork_forget();  /* _Fork's and clone's children too */
 	ur_fd_atfork_child();
 	ur_source_atfork_child();
 }

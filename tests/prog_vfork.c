@@ -57,6 +57,25 @@
  *            close of the number closed are EBADF (a cold review: 0 and
  *            0, the child going by the parent's records of now, and a
  *            file it opened there after was lost at its exec)
+ *   forkin   the child dups a file onto the number closed and forks; the
+ *            fork's child reads it, opens the device and execs "list":
+ *            the file is there and the open lands elsewhere (a tenth cold
+ *            review: EBADF, then the open on the file's number)
+ *   depth3   the same dup2 in a vfork child's vfork child's vfork child
+ *            (reads, then execs "list")
+ *   clonefiles the dup2 in a clone(CLONE_VM | CLONE_FILES | CLONE_VFORK)
+ *            task of the child, which then reads and execs "list"
+ *   openfork the parent's open stays; the child closes it, opens /dev/null
+ *            there and forks: the fork's child reads the file (exact mode
+ *            served it the device's bytes)
+ *   forkonly the parent's open stays; the child forks a child that exits:
+ *            the parent counts the numbers at and above its soft limit
+ *            F_GETFD says are open (none: exact mode's hidden one showed,
+ *            the child's fork having dropped it from the parent's records)
+ *   cloneexec the parent opens and closes the device; a clone(SIGCHLD)
+ *   cloneopen child (memory and table of its own: a fork's) execs "list"
+ *            (after its own open of the device): no device there (one)
+ *            (a cold review's cloneplain: the reserve reached it)
  *   cycles   1000 open/read/close cycles, a vfork child that only exits,
  *            1000 more (t_urandom counts the system calls in reserve mode)
  *   list     prints this process's descriptors (the exec'd side)
@@ -69,6 +88,7 @@
 #include <pthread.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,6 +215,92 @@ static void c_nestuse(int fd)
 	execl(self, self, "list", (char *)NULL);
 }
 static void c_nestlimit(int fd) { in_child(c_limit, fd); }
+static int clone_exec(void *open_dev)
+{
+	if (open_dev)
+		(void)!open("/dev/urandom", O_RDONLY);
+	execl(self, self, "list", (char *)NULL);
+	_exit(2);
+}
+static void use(const char *who, int n)
+{
+	char b[128], c;
+	int r = (int)read(n, &c, 1), e = errno, g = fcntl(n, F_GETFD);
+
+	(void)!write(1, b, (size_t)snprintf(b, sizeof b, "%s: read %d %s, F_GETFD %d\n", who, r,
+	                                     r < 0 ? strerror(e) : "", g));
+}
+static void c_forkin(int fd)
+{
+	pid_t g;
+
+	(void)!dup2(fd, closed_fd);
+	if ((g = fork()) == 0) {
+		char b[64];
+		int d = open("/dev/urandom", O_RDONLY);
+
+		use("fork child", closed_fd);
+		(void)!write(1, b, (size_t)snprintf(b, sizeof b, "fork child: the device opened %s\n",
+		                                     d == closed_fd ? "on the file" : "elsewhere"));
+		execl(self, self, "list", (char *)NULL);
+		_exit(2);
+	}
+	if (g > 0)
+		waitpid(g, NULL, 0);
+	execl(self, self, "list", (char *)NULL);
+}
+static void c_depth3(int fd)
+{
+	pid_t g = vfork();
+
+	if (g == 0) {
+		pid_t h = vfork();
+
+		if (h == 0) {
+			(void)!dup2(fd, closed_fd);
+			use("third vfork child", closed_fd);
+			execl(self, self, "list", (char *)NULL);
+			_exit(2);
+		}
+		_exit(h > 0 && waitpid(h, NULL, 0) == h ? 0 : 2);
+	}
+	if (g > 0)
+		waitpid(g, NULL, 0);
+}
+static int files_fn(void *fd) { return dup2(*(int *)fd, closed_fd) < 0; }
+static void c_clonefiles(int fd)
+{
+	static char stack[65536];
+	pid_t g = clone(files_fn, stack + sizeof stack, CLONE_VM | CLONE_FILES | CLONE_VFORK | SIGCHLD, &fd);
+
+	if (g > 0)
+		waitpid(g, NULL, 0);
+	use("child", closed_fd);
+	execl(self, self, "list", (char *)NULL);
+}
+static void c_openfork(int fd)
+{
+	pid_t g;
+
+	close(fd);
+	(void)!open("/dev/null", O_RDONLY);
+	if ((g = fork()) == 0) {
+		use("fork child", fd);
+		_exit(0);
+	}
+	if (g > 0)
+		waitpid(g, NULL, 0);
+}
+static void c_forkonly(int fd)
+{
+	pid_t g = fork();
+
+	if (g == 0)
+		_exit(0);
+	if (g > 0)
+		waitpid(g, NULL, 0);
+	(void)fd;
+}
 static int tk_go[2], tk_done[2];
 static void *tk_opener(void *arg)
 {
@@ -296,7 +402,8 @@ int main(int argc, char **argv)
 		in_child(!strcmp(c, "dup2exec") ? c_dup2exec : !strcmp(c, "rangeexec") ? c_rangeexec
 		                                                                         : c_baddup2exec, fd);
 	} else if (!strcmp(c, "limit") || !strcmp(c, "dup2on") || !strcmp(c, "nest") ||
-	           !strcmp(c, "nestdup2") || !strcmp(c, "nestuse") || !strcmp(c, "nestlimit")) {
+	           !strcmp(c, "nestdup2") || !strcmp(c, "nestuse") || !strcmp(c, "nestlimit") ||
+	           !strcmp(c, "forkin") || !strcmp(c, "depth3") || !strcmp(c, "clonefiles")) {
 		closed_fd = dev(0);
 		fd = open("/dev/null", O_RDONLY);
 		close(closed_fd);
@@ -306,8 +413,32 @@ int main(int argc, char **argv)
 		         : !strcmp(c, "nest")   ? c_nest
 		         : !strcmp(c, "nestuse") ? c_nestuse
 		         : !strcmp(c, "nestlimit") ? c_nestlimit
+		         : !strcmp(c, "forkin") ? c_forkin
+		         : !strcmp(c, "depth3") ? c_depth3
+		         : !strcmp(c, "clonefiles") ? c_clonefiles
 		                                : c_nestdup2,
 		         fd);
+	} else if (!strcmp(c, "openfork") || !strcmp(c, "forkonly")) {
+		struct rlimit rl;
+		int n = 0;
+
+		fd = dev(0);
+		fflush(stdout);
+		in_child(c[0] == 'o' ? c_openfork : c_forkonly, fd);
+		if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+			return 2;
+		for (rlim_t i = rl.rlim_cur; i < rl.rlim_cur + 4096 && i < 1u << 20; i++)
+			n += fcntl((int)i, F_GETFD) >= 0;
+		printf("open at or above the soft limit: %d\n", n);
+	} else if (!strcmp(c, "cloneexec") || !strcmp(c, "cloneopen")) {
+		static char stack[65536];
+		pid_t p;
+
+		close(dev(0));
+		fflush(stdout);
+		p = clone(clone_exec, stack + sizeof stack, SIGCHLD, c[5] == 'o' ? stack : NULL);
+		if (p < 0 || waitpid(p, NULL, 0) != p)
+			return 2;
 	} else if (!strcmp(c, "taken")) {
 		pthread_t t;
 
@@ -362,7 +493,7 @@ int main(int argc, char **argv)
 		}
 		printf("cycles done\n");
 	} else {
-		fprintf(stderr, "usage: prog_vfork close|setfl|dup|dupfd|open|unshare|dup2exec|baddup2exec|rangeexec|limit|dup2on|nest|nestdup2|nestuse|nestlimit|taken|setfd|full|cycles\n");
+		fprintf(stderr, "usage: prog_vfork close|setfl|dup|dupfd|open|unshare|dup2exec|baddup2exec|rangeexec|limit|dup2on|nest|nestdup2|nestuse|nestlimit|forkin|depth3|clonefiles|openfork|forkonly|cloneexec|cloneopen|taken|setfd|full|cycles\n");
 		return 2;
 	}
 	return 0;

@@ -31,6 +31,7 @@ static void test_yield(void);
 #include "../urandom_pool.c"
 #include "../urandom_vdso.c"
 #include "../urandom_fd.c"
+#include "../urandom_vfork.c"
 #include "../urandom_hidden.c"
 #include "../urandom_open.c"
 #include "../urandom_dup.c"

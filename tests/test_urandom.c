@@ -26,6 +26,7 @@
 #include "../urandom_pool.c"
 #include "../urandom_vdso.c"
 #include "../urandom_fd.c"
+#include "../urandom_vfork.c"
 #include "../urandom_hidden.c"
 #include "../urandom_open.c"
 #include "../urandom_dup.c"

@@ -67,6 +67,7 @@ static void test_yield(void);
 #include "../urandom_pool.c"
 #include "../urandom_vdso.c"
 #include "../urandom_fd.c"
+#include "../urandom_vfork.c"
 #include "../urandom_hidden.c"
 #include "../urandom_open.c"
 #include "../urandom_dup.c"
@@ -1113,7 +1114,7 @@ static void test_settle_and_vfork(void **state)
 	atomic_fetch_add(&ur_guards[1], 1);
 
 	fd = kept_reserve(O_RDONLY, &slot);
-	ur_vfork_note(false);                 /* the parent, at the vfork */
+	ur_vfork_note(false, false);          /* the parent, at the vfork */
 	assert_int_equal(open("/dev/urandom", O_RDONLY), fd);  /* its threads, since */
 	other = open("/dev/urandom", O_RDONLY);
 	assert_int_equal(close(other), 0);    /* a plain reserve the vfork never saw */
@@ -1136,7 +1137,7 @@ static void test_settle_and_vfork(void **state)
 	 * nestread: EBADF in the grandchild, the reserve in the child). */
 	fp_vforking = FP_VFORK_WAITING;
 	fp_vfork_pid = pid + 1;
-	ur_vfork_note(false);                 /* the child, vforking again */
+	ur_vfork_note(false, false);          /* the child, vforking again */
 	ur_vf_pid[0] = pid + 1;               /* and this, its child */
 	(void)ur_vfork_forget((unsigned)fd, (unsigned)fd, false);
 	assert_int_equal(ur_vfork_state(fd, UR_RESERVE), 0);
