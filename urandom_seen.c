@@ -319,29 +319,9 @@ FP_EXPORT pid_t _Fork(void)
 	return r;
 }
 
-/* A child with memory and a descriptor table of its own is a fork's
- * child, whatever made it: it runs our fork child handler first (a cold
- * review's cloneplain: a clone(SIGCHLD) child, taken for a vfork child
- * on the parent's records, passed a plain reserve to its program; and
- * clonesticky, cloneopen).  Its copy of the parent's frame holds fn. */
-struct ur_clone_fn {
-	int (*fn)(void *);
-	void *arg;
-};
-
-static int ur_clone_child(void *p)
-{
-	const struct ur_clone_fn *c = p;
-	int saved = errno;
-
-	ur_atfork_child();
-	errno = saved;
-	return c->fn(c->arg);
-}
-
 /* clone: a child with a copy of the descriptor table (no CLONE_FILES)
- * holds copies of ours.  With CLONE_VM it shares our memory and runs fn,
- * not us: only the parent's side is done here. */
+ * holds copies of ours.  Only the parent's side can be done here: the
+ * child runs fn, not us (and with CLONE_VM shares our memory). */
 FP_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 {
 	void *ptid, *tls, *ctid;
@@ -370,16 +350,6 @@ FP_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 	 * library does not support either) and is a vfork child (above). */
 	if ((flags & CLONE_VM) && !(flags & CLONE_VFORK))
 		fp_threads_made();
-	if (!(flags & (CLONE_VM | CLONE_FILES)) && fn) {
-		struct ur_clone_fn c = { fn, arg };
-
-		ur_fd_atfork_prepare();
-		r = UR_CALL(clone, ur_clone_child, stack, flags, &c, ptid, tls, ctid);
-		saved = errno;
-		ur_fd_atfork_parent();
-		errno = saved;
-		return r;
-	}
 	bool cow = ours && ur_mode == UR_MODE_EXACT;
 
 	if (cow)
@@ -389,9 +359,13 @@ FP_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 	 * its own table (on our memory).  One that shares our table has
 	 * none of its own (a cold review's clonefiles: the parent's own file
 	 * was flagged): our plain reserves are given back first, as for an
-	 * exec; one with memory of its own keeps its records.  In a vfork
-	 * child the note is its table's, taken for its own (clonenest,
-	 * nestforget). */
+	 * exec; one with memory of its own keeps its records, and one with
+	 * a table of its own too guards its execs as a fork child does (a
+	 * cold review's cloneplain; no code of ours runs in it before fn: a
+	 * small stack is the program's to size, and a review's clone child
+	 * on 256 bytes crashed when a trampoline of ours ran there first).
+	 * In a vfork child the note is its table's, taken for its own
+	 * (clonenest, nestforget). */
 	if (ur_mode == UR_MODE_RESERVE) {
 		ur_vfork_note(!vm, flags & CLONE_FILES);
 		if ((flags & CLONE_FILES) && !fp_vfork_child())

@@ -44,26 +44,41 @@ static FP_TLS long ur_vf_pid[UR_VF_DEPTH];
  * clone(SIGCHLD) child of a thread with a CLONE_VM child alive is a vfork
  * child by the mark it copied). */
 static FP_TLS bool ur_vf_own;
+/* And its table its own: its execs are guarded as a fork child's. */
+static FP_TLS bool ur_vf_forklike;
+
+/* This process's level in the note, and whether it is a task that
+ * shares the table of the level before (CLONE_FILES): its pid there is -1
+ * until it vforks, then minus its own. */
+static int ur_vf_level(long me, bool *shares)
+{
+	for (int i = 0;; i++) {
+		long p = ur_vf_pid[i];
+
+		*shares = p < 0 && (p == -1 || p == -me);
+		if (*shares || p == 0 || p == me || i == UR_VF_DEPTH - 1)
+			return i;
+	}
+}
 
 void ur_vfork_note(bool own, bool shared)
 {
 	if (fp_vfork_child()) {
 		long me = (long)getpid();
-		int i = 0;
+		bool sh;
+		int i = ur_vf_level(me, &sh);
 
-		while (i < UR_VF_DEPTH - 1 && ur_vf_pid[i] > 0 && ur_vf_pid[i] != me)
-			i++;
-		if (ur_vf_pid[i] < 0)  /* one that shared the table before it */
-			memcpy(ur_vf_st[i], ur_vf_st[i - 1], sizeof ur_vf_st[i]);
-		ur_vf_pid[i] = me;
-		/* A clone on our table (CLONE_FILES) changes this level's. */
+		/* Its child starts from a copy of its view; a clone on its
+		 * table shares it (one such a task makes gets a copy). */
+		ur_vf_pid[i] = sh ? -me : me;
 		if (i < UR_VF_DEPTH - 1) {
-			ur_vf_pid[i + 1] = shared ? -1 : 0;
-			memcpy(ur_vf_st[i + 1], ur_vf_st[i], sizeof ur_vf_st[i]);
+			ur_vf_pid[i + 1] = shared && !sh ? -1 : 0;
+			memcpy(ur_vf_st[i + 1], ur_vf_st[sh ? i - 1 : i], sizeof ur_vf_st[i]);
 		}
 		return;
 	}
 	ur_vf_own = own;
+	ur_vf_forklike = own && !shared;
 	ur_vf_pid[0] = 0;
 	for (int d = 0; d < UR_NRES; d++) {
 		int fd = ur_slot_number(atomic_load(&ur_reserve[d].fd));
@@ -74,16 +89,23 @@ void ur_vfork_note(bool own, bool shared)
 	}
 }
 
+/* Whether a note describes this process's table, which is not ours
+ * (ur_table_ours): a vfork child's, not a clone child's with a table of
+ * its own (a cold review's cloneplain: its exec passed the reserve on). */
+bool ur_vfork_noted(void)
+{
+	return !ur_vf_forklike;
+}
+
 /* The states this vfork child's table has; NULL for a change by one too
  * deep to keep its own. */
 static unsigned char *ur_vf_view(bool change)
 {
 	long me = ur_vf_pid[0] ? (long)getpid() : 0;
-	int i = 0;
+	bool sh;
+	int i = ur_vf_level(me, &sh);
 
-	while (i < UR_VF_DEPTH - 1 && ur_vf_pid[i] > 0 && ur_vf_pid[i] != me)
-		i++;
-	if (ur_vf_pid[i] < 0)
+	if (sh)
 		return ur_vf_st[i - 1];
 	return !change || !ur_vf_pid[i] || ur_vf_pid[i] == me ? ur_vf_st[i] : NULL;
 }
@@ -146,8 +168,11 @@ void ur_vfork_forking(void)
 }
 
 /* In that fork's child: the copies of reserves its table holds closed (to
- * the program those numbers are), every slot emptied, and an open of
- * ours kept only where its number is still the device's. */
+ * the program those numbers are), every slot emptied, every record
+ * forgotten: to the vfork child an open of ours was a plain file, its
+ * description its own since the vfork's copy-on-write (ur_vforking), and
+ * so it is to its fork's child (fd_fuzz seed 340: a number the child
+ * dup2'd a write-only open of the device onto read the pool's bytes). */
 void ur_vfork_forked(void)
 {
 	const unsigned char *v = ur_vf_forking;
@@ -162,7 +187,7 @@ void ur_vfork_forked(void)
 	for (fd = 0; fd < end; fd++) {
 		unsigned st = atomic_load(ur_fd(fd));
 
-		if ((st & UR_RESERVE) || ((st & UR_OPEN) && !ur_is_device(fd, ur_dev(st))))
+		if (st & (UR_RESERVE | UR_OPEN))
 			ur_cell_forget(fd, st);
 	}
 }

@@ -76,6 +76,10 @@
  *   cloneopen child (memory and table of its own: a fork's) execs "list"
  *            (after its own open of the device): no device there (one)
  *            (a cold review's cloneplain: the reserve reached it)
+ *   clonestack the parent opens and closes the device; a clone(SIGCHLD)
+ *            child on 256 bytes of stack (a guard page below) returns 7:
+ *            no code of ours may run there first (a cold review: a
+ *            trampoline of ours crashed it)
  *   cycles   1000 open/read/close cycles, a vfork child that only exits,
  *            1000 more (t_urandom counts the system calls in reserve mode)
  *   list     prints this process's descriptors (the exec'd side)
@@ -93,6 +97,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -301,6 +306,7 @@ static void c_forkonly(int fd)
 		waitpid(g, NULL, 0);
 	(void)fd;
 }
+static int seven(void *arg) { return 7 + 0 * !arg; }
 static int tk_go[2], tk_done[2];
 static void *tk_opener(void *arg)
 {
@@ -430,6 +436,19 @@ int main(int argc, char **argv)
 		for (rlim_t i = rl.rlim_cur; i < rl.rlim_cur + 4096 && i < 1u << 20; i++)
 			n += fcntl((int)i, F_GETFD) >= 0;
 		printf("open at or above the soft limit: %d\n", n);
+	} else if (!strcmp(c, "clonestack")) {
+		char *m = mmap(NULL, 2 * 65536, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		int st = 0;
+		pid_t p;
+
+		if (m == MAP_FAILED || mprotect(m, 65536, PROT_NONE) != 0)
+			return 2;
+		close(dev(0));
+		p = clone(seven, m + 65536 + 256, SIGCHLD, NULL);
+		if (p < 0 || waitpid(p, &st, 0) != p)
+			return 2;
+		printf("the clone child: %s %d\n", WIFEXITED(st) ? "exit" : "signal",
+		       WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
 	} else if (!strcmp(c, "cloneexec") || !strcmp(c, "cloneopen")) {
 		static char stack[65536];
 		pid_t p;
@@ -493,7 +512,7 @@ int main(int argc, char **argv)
 		}
 		printf("cycles done\n");
 	} else {
-		fprintf(stderr, "usage: prog_vfork close|setfl|dup|dupfd|open|unshare|dup2exec|baddup2exec|rangeexec|limit|dup2on|nest|nestdup2|nestuse|nestlimit|forkin|depth3|clonefiles|openfork|forkonly|cloneexec|cloneopen|taken|setfd|full|cycles\n");
+		fprintf(stderr, "usage: prog_vfork close|setfl|dup|dupfd|open|unshare|dup2exec|baddup2exec|rangeexec|limit|dup2on|nest|nestdup2|nestuse|nestlimit|forkin|depth3|clonefiles|openfork|forkonly|clonestack|cloneexec|cloneopen|taken|setfd|full|cycles\n");
 		return 2;
 	}
 	return 0;
