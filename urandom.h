@@ -443,7 +443,7 @@ int ur_real_dup3(int old, int new, int flags) FP_HIDDEN;
 int ur_dup23(int old, int new, int flags) FP_HIDDEN;
 /* Reserve mode, around an exec or a spawn (urandom_exec.c): plain reserves
  * given back, one in transit made close-on-exec (fds[]), then put back. */
-bool ur_guards_apart(void) FP_HIDDEN, ur_vfork_noted(void) FP_HIDDEN;
+bool ur_guards_apart(void) FP_HIDDEN;
 void ur_guards_atfork_child(void) FP_HIDDEN;
 void ur_exec_guard(int fds[UR_NRES]) FP_HIDDEN, ur_guard_give_back(void) FP_HIDDEN;
 void ur_exec_unguard(const int fds[UR_NRES]) FP_HIDDEN;

@@ -559,7 +559,7 @@ void ur_exec_guard(int fds[UR_NRES])
 {
 	int d, saved = errno;
 
-	if (!ur_table_ours() && ur_vfork_noted()) {  /* a vfork child's own table */
+	if (!ur_table_ours()) {  /* a vfork child's own table */
 		ur_vfork_flag(fds);
 		errno = saved;
 		return;
@@ -608,7 +608,7 @@ void ur_exec_unguard(const int fds[UR_NRES])
 	bool any = false;
 	sigset_t old;
 
-	if (!ur_table_ours() && ur_vfork_noted()) {  /* a vfork child's own table */
+	if (!ur_table_ours()) {  /* a vfork child's own table */
 		for (d = 0; d < UR_NRES; d++)
 			if (fds[d] >= 0)
 				(void)UR_REAL(fcntl)(fds[d], F_SETFD, 0);

@@ -340,6 +340,14 @@ FP_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 	 * own, is a vfork child to us (vfork.c): marked for as long as we
 	 * cannot tell when it is done, or until it is (CLONE_VFORK). */
 	bool vm = (flags & (CLONE_VM | CLONE_FILES | CLONE_SETTLS)) == CLONE_VM;
+	/* One with memory and a table of its own runs no code of ours before
+	 * fn, whose stack may be tiny (a cold review: a trampoline of ours
+	 * crashed one on 256 bytes), so it cannot make our records its own
+	 * table's as a fork child does: it is a vfork child too, on its copy
+	 * of our memory, by the note and the mark (a cold review's
+	 * cloneplain: its exec passed the reserve on; and its dup2 over an
+	 * open of ours, or onto a reserve's number, went unseen). */
+	bool apart = !(flags & (CLONE_VM | CLONE_FILES));
 
 	/* A child that runs beside us on our memory is a thread, whether or
 	 * not the C library knows it (fp_one_thread): every later
@@ -359,23 +367,19 @@ FP_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 	 * its own table (on our memory).  One that shares our table has
 	 * none of its own (a cold review's clonefiles: the parent's own file
 	 * was flagged): our plain reserves are given back first, as for an
-	 * exec; one with memory of its own keeps its records, and one with
-	 * a table of its own too guards its execs as a fork child does (a
-	 * cold review's cloneplain; no code of ours runs in it before fn: a
-	 * small stack is the program's to size, and a review's clone child
-	 * on 256 bytes crashed when a trampoline of ours ran there first).
-	 * In a vfork child the note is its table's, taken for its own
-	 * (clonenest, nestforget). */
+	 * exec; one with memory of its own keeps its records (a review's
+	 * cloneopen).  In a vfork child the note is its table's, taken
+	 * for its own (clonenest, nestforget). */
 	if (ur_mode == UR_MODE_RESERVE) {
-		ur_vfork_note(!vm, flags & CLONE_FILES);
+		ur_vfork_note(!vm && !apart, flags & CLONE_FILES);
 		if ((flags & CLONE_FILES) && !fp_vfork_child())
 			ur_guard_give_back();
 	}
-	if (vm)
-		fp_vfork_mark(!(flags & CLONE_VFORK));
+	if (vm || apart)
+		fp_vfork_mark(vm && !(flags & CLONE_VFORK));
 	r = UR_CALL(clone, fn, stack, flags, arg, ptid, tls, ctid);
 	saved = errno;
-	if (vm && (flags & CLONE_VFORK))
+	if (apart || (vm && (flags & CLONE_VFORK)))
 		fp_vfork_done();
 	if (ours && r > 0)
 		(void)ur_hidden_retire();

@@ -44,8 +44,6 @@ static FP_TLS long ur_vf_pid[UR_VF_DEPTH];
  * clone(SIGCHLD) child of a thread with a CLONE_VM child alive is a vfork
  * child by the mark it copied). */
 static FP_TLS bool ur_vf_own;
-/* And its table its own: its execs are guarded as a fork child's. */
-static FP_TLS bool ur_vf_forklike;
 
 /* This process's level in the note, and whether it is a task that
  * shares the table of the level before (CLONE_FILES): its pid there is -1
@@ -78,7 +76,6 @@ void ur_vfork_note(bool own, bool shared)
 		return;
 	}
 	ur_vf_own = own;
-	ur_vf_forklike = own && !shared;
 	ur_vf_pid[0] = 0;
 	for (int d = 0; d < UR_NRES; d++) {
 		int fd = ur_slot_number(atomic_load(&ur_reserve[d].fd));
@@ -87,14 +84,6 @@ void ur_vfork_note(bool own, bool shared)
 		ur_vf_fd[d] = !own && (st & UR_RESERVE) ? fd + 1 : 0;
 		ur_vf_st[0][d] = (unsigned char)st;
 	}
-}
-
-/* Whether a note describes this process's table, which is not ours
- * (ur_table_ours): a vfork child's, not a clone child's with a table of
- * its own (a cold review's cloneplain: its exec passed the reserve on). */
-bool ur_vfork_noted(void)
-{
-	return !ur_vf_forklike;
 }
 
 /* The states this vfork child's table has; NULL for a change by one too
