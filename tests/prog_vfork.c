@@ -80,6 +80,9 @@
  *            child on 256 bytes of stack (a guard page below) returns 7:
  *            no code of ours may run there first (a cold review: a
  *            trampoline of ours crashed it)
+ *   clonedup2 the clone(SIGCHLD) child dups a file onto the number closed,
+ *            reads it and execs "list": the file is there (a twelfth cold
+ *            review: EBADF, and its exec guard closed it)
  *   cycles   1000 open/read/close cycles, a vfork child that only exits,
  *            1000 more (t_urandom counts the system calls in reserve mode)
  *   list     prints this process's descriptors (the exec'd side)
@@ -307,6 +310,13 @@ static void c_forkonly(int fd)
 	(void)fd;
 }
 static int seven(void *arg) { return 7 + 0 * !arg; }
+static int clone_dup2(void *fd)
+{
+	(void)!dup2(*(int *)fd, closed_fd);
+	use("clone child", closed_fd);
+	execl(self, self, "list", (char *)NULL);
+	_exit(2);
+}
 static int tk_go[2], tk_done[2];
 static void *tk_opener(void *arg)
 {
@@ -436,6 +446,17 @@ int main(int argc, char **argv)
 		for (rlim_t i = rl.rlim_cur; i < rl.rlim_cur + 4096 && i < 1u << 20; i++)
 			n += fcntl((int)i, F_GETFD) >= 0;
 		printf("open at or above the soft limit: %d\n", n);
+	} else if (!strcmp(c, "clonedup2")) {
+		static char stack[65536];
+		pid_t p;
+
+		closed_fd = dev(0);
+		fd = open("/dev/null", O_RDONLY);
+		close(closed_fd);
+		fflush(stdout);
+		p = clone(clone_dup2, stack + sizeof stack, SIGCHLD, &fd);
+		if (p < 0 || waitpid(p, NULL, 0) != p)
+			return 2;
 	} else if (!strcmp(c, "clonestack")) {
 		char *m = mmap(NULL, 2 * 65536, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		int st = 0;
@@ -512,7 +533,7 @@ int main(int argc, char **argv)
 		}
 		printf("cycles done\n");
 	} else {
-		fprintf(stderr, "usage: prog_vfork close|setfl|dup|dupfd|open|unshare|dup2exec|baddup2exec|rangeexec|limit|dup2on|nest|nestdup2|nestuse|nestlimit|forkin|depth3|clonefiles|openfork|forkonly|clonestack|cloneexec|cloneopen|taken|setfd|full|cycles\n");
+		fprintf(stderr, "usage: prog_vfork close|setfl|dup|dupfd|open|unshare|dup2exec|baddup2exec|rangeexec|limit|dup2on|nest|nestdup2|nestuse|nestlimit|forkin|depth3|clonefiles|openfork|forkonly|clonedup2|clonestack|cloneexec|cloneopen|taken|setfd|full|cycles\n");
 		return 2;
 	}
 	return 0;
