@@ -561,6 +561,8 @@ FP_FORK_TEXT void ur_fd_atfork_child(void)
 	if (fp_unlikely(half))
 		ur_block_all(&old, &cs);
 	atomic_store(&ur_table_pid, (long)getpid());
+	if (fp_unlikely(ur_vf_forking))
+		ur_vfork_forked();
 	if (!idle) {
 		ur_closing_atfork_child();
 		ur_cow_atfork_child();
@@ -572,8 +574,6 @@ FP_FORK_TEXT void ur_fd_atfork_child(void)
 		ur_split_finish();
 		ur_unblock_all(&old, cs);
 	}
-	if (fp_unlikely(ur_vf_forking))
-		ur_vfork_forked();
 	if (idle) {
 		ur_locks_atfork_child();
 		/* What this fork began on: its thread's outer forks end here. */

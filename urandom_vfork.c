@@ -156,7 +156,10 @@ void ur_vfork_forking(void)
 	ur_vf_forking = ur_vf_view(false);
 }
 
-/* In that fork's child: the copies of reserves its table holds closed (to
+/* In that fork's child, first of its steps (a slot another thread of the
+ * parent had marked names no number of this table: fd_fuzz seed 344 case
+ * 222298, a move a handler jumped out of, and the child's own file there
+ * closed as that move's): the copies of reserves its table holds closed (to
  * the program those numbers are), every slot emptied, every record
  * forgotten: to the vfork child an open of ours was a plain file, its
  * description its own since the vfork's copy-on-write (ur_vforking), and
@@ -177,6 +180,6 @@ void ur_vfork_forked(void)
 		unsigned st = atomic_load(ur_fd(fd));
 
 		if (st & (UR_RESERVE | UR_OPEN))
-			ur_cell_forget(fd, st);
+			ur_cell_store(fd, 0);
 	}
 }
