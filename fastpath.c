@@ -130,6 +130,12 @@ FP_FORK_TEXT static void fp_atfork_child(void)
 	}
 }
 
+void fp_fork_self(void)
+{
+	fp_atfork_prepare();
+	fp_atfork_child();
+}
+
 FP_STARTUP_TEXT static void fp_init_each(void)
 {
 	size_t i;

@@ -63,12 +63,6 @@ static inline bool fp_no_threads(void)
 	return (!l || *l) && !atomic_load_explicit(&fp_threads, memory_order_relaxed);
 }
 
-/* Before a thread that shares our memory can run: from then on every
- * read-modify-write is a locked one. */
-static inline void fp_threads_made(void)
-{
-	atomic_store_explicit(&fp_threads, true, memory_order_relaxed);
-}
 /* In pthread_create, before the thread is made: the key that gives a
  * thread's stripe back at its end. */
 void fp_thread_key_make(void) FP_HIDDEN;
@@ -131,10 +125,27 @@ bool fp_vfork_child_slow(void) FP_HIDDEN;
 void fp_vfork_mark(bool sticky) FP_HIDDEN;
 void fp_vfork_done(void) FP_HIDDEN;
 void fp_vfork_forget(void) FP_HIDDEN;  /* a fork child: its memory is its own */
+/* Around a clone of a child with memory and a table of its own: marked,
+ * and told so (fp_vfork_threads); the mark as it was after. */
+bool fp_vfork_mark_apart(void) FP_HIDDEN;
+void fp_vfork_done_apart(bool was) FP_HIDDEN;
+/* The fork handlers, prepare then child, in this process (fastpath.c). */
+void fp_fork_self(void) FP_HIDDEN;
 
 static inline bool fp_vfork_child(void)
 {
 	return fp_unlikely(fp_vforking != FP_VFORK_NONE) && fp_vfork_child_slow();
 }
 
+void fp_vfork_threads(void) FP_HIDDEN;
+
+/* Before a thread that shares our memory can run: from then on every
+ * read-modify-write is a locked one.  A clone child with memory of its
+ * own makes its records its own first (vfork.c). */
+static inline void fp_threads_made(void)
+{
+	if (fp_unlikely(fp_vforking))
+		fp_vfork_threads();
+	atomic_store_explicit(&fp_threads, true, memory_order_relaxed);
+}
 #endif /* FP_THREAD_H */

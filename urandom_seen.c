@@ -375,11 +375,17 @@ FP_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 		if ((flags & CLONE_FILES) && !fp_vfork_child())
 			ur_guard_give_back();
 	}
-	if (vm || apart)
-		fp_vfork_mark(vm && !(flags & CLONE_VFORK));
+	bool was = false;
+
+	if (apart)
+		was = fp_vfork_mark_apart();
+	else if (vm)
+		fp_vfork_mark(!(flags & CLONE_VFORK));
 	r = UR_CALL(clone, fn, stack, flags, arg, ptid, tls, ctid);
 	saved = errno;
-	if (apart || (vm && (flags & CLONE_VFORK)))
+	if (apart)
+		fp_vfork_done_apart(was);
+	else if (vm && (flags & CLONE_VFORK))
 		fp_vfork_done();
 	if (ours && r > 0)
 		(void)ur_hidden_retire();

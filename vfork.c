@@ -23,6 +23,9 @@
 FP_TLS unsigned char fp_vforking;
 /* The pid that set the mark: a child is any other. */
 static FP_TLS long fp_vfork_pid;
+/* The child has memory of its own (clone without CLONE_VM or CLONE_FILES):
+ * see fp_vfork_threads. */
+static FP_TLS bool fp_vfork_apart;
 
 static long fp_getpid(void)
 {
@@ -52,8 +55,44 @@ void fp_vfork_done(void)
 
 FP_FORK_TEXT void fp_vfork_forget(void)
 {
-	if (fp_vforking != FP_VFORK_NONE)
+	if (fp_vforking != FP_VFORK_NONE) {
 		fp_vforking = FP_VFORK_NONE;
+		fp_vfork_apart = false;
+	}
+}
+
+bool fp_vfork_mark_apart(void)
+{
+	bool was = fp_vfork_apart;
+
+	fp_vfork_mark(false);
+	fp_vfork_apart = true;
+	return was;
+}
+
+void fp_vfork_done_apart(bool was)
+{
+	fp_vfork_done();
+	fp_vfork_apart = was;
+}
+
+/* A thread made where the mark is this thread's alone would go by the
+ * records, this one by the note (a cold review: a thread of a
+ * clone(SIGCHLD) child read its own dup2'd file as closed).  A child with
+ * memory of its own, about to make its first thread, so becomes a fork
+ * child by its own hand (its fork handlers, no handler of the program's
+ * between): its records are its table's from then on, for every thread.
+ * A vfork child on our memory may make no thread. */
+void fp_vfork_threads(void)
+{
+	sigset_t all, old;
+
+	if (!fp_vfork_apart || !fp_vfork_child())
+		return;
+	sigfillset(&all);
+	(void)pthread_sigmask(SIG_BLOCK, &all, &old);
+	fp_fork_self();
+	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 bool fp_vfork_child_slow(void)

@@ -410,6 +410,33 @@ static int resolve(int v)
 
 static int seven(void *arg) { return 7 + 0 * !arg; }
 
+/* A clone(SIGCHLD) child (memory and table of its own, no atfork
+ * handler) that may dup2 a onto b, then looks at its table from a thread
+ * it makes (a cold review: threads made there went by the records, its
+ * first by a note, and read its own dup2'd file as closed). */
+static int ct_ab[3];
+static void snapshot(const char *tag);
+static const char *word(int v);
+static const char *fdtok(int n);
+static void *ct_look(void *arg)
+{
+	snapshot("child");
+	int n = open("/dev/urandom", O_RDONLY);
+	say("%d clone thread open-dev = %s\n", cur_op, fdtok(n));
+	return arg;
+}
+static int clone_thread(void *arg)
+{
+	pthread_t t;
+	if (ct_ab[2]) {
+		int r = dup2(ct_ab[0], ct_ab[1]);
+		say("%d clone child dup2 = %s\n", cur_op, word(r < 0 ? -errno : 0));
+	}
+	if (pthread_create(&t, NULL, ct_look, arg) != 0 || pthread_join(t, NULL) != 0)
+		_exit(2);
+	_exit(0);
+}
+
 static int clone_exec(void *argv)
 {
 	execve(self_exe, argv, environ);
@@ -1586,7 +1613,14 @@ static void run_op(const struct op *o)
 			if (q > 0 && waitpid(q, &cst, 0) == q)
 				wstatus("small clone", cst);
 		}
-		pid_t p = fork();
+		/* one in four a clone(SIGCHLD) child that looks from a thread,
+		 * half of those after its own dup2(a, b) */
+		static char tstack[65536];
+		ct_ab[0] = a, ct_ab[1] = b, ct_ab[2] = x / 4 % 2;
+		if (x % 4 == 2)
+			say("%d clone-thread%s%s%s%s\n", cur_op, ct_ab[2] ? " dup2 " : "",
+			    ct_ab[2] ? fdtok(a) : "", ct_ab[2] ? " " : "", ct_ab[2] ? fdtok(b) : "");
+		pid_t p = x % 4 == 2 ? clone(clone_thread, tstack + sizeof tstack, SIGCHLD, NULL) : fork();
 		if (p == 0) {
 			snapshot("child");
 			int n = open("/dev/urandom", O_RDONLY);

@@ -83,6 +83,9 @@
  *   clonedup2 the clone(SIGCHLD) child dups a file onto the number closed,
  *            reads it and execs "list": the file is there (a twelfth cold
  *            review: EBADF, and its exec guard closed it)
+ *   clonethread the same dup2, then a thread of the clone child reads the
+ *            number and opens the device (threads made there start without
+ *            the mark the cloning thread left: they went by the records)
  *   cycles   1000 open/read/close cycles, a vfork child that only exits,
  *            1000 more (t_urandom counts the system calls in reserve mode)
  *   list     prints this process's descriptors (the exec'd side)
@@ -317,6 +320,27 @@ static int clone_dup2(void *fd)
 	execl(self, self, "list", (char *)NULL);
 	_exit(2);
 }
+static void *ct_thread(void *arg)
+{
+	int d;
+
+	use("clone child's thread", closed_fd);
+	d = open("/dev/urandom", O_RDONLY);
+	use("its open", d);
+	close(d);
+	return arg;
+}
+static int clone_thread(void *fd)
+{
+	pthread_t t;
+
+	(void)!dup2(*(int *)fd, closed_fd);
+	if (pthread_create(&t, NULL, ct_thread, NULL) != 0 || pthread_join(t, NULL) != 0)
+		_exit(2);
+	use("clone child", closed_fd);
+	execl(self, self, "list", (char *)NULL);
+	_exit(2);
+}
 static int tk_go[2], tk_done[2];
 static void *tk_opener(void *arg)
 {
@@ -446,7 +470,7 @@ int main(int argc, char **argv)
 		for (rlim_t i = rl.rlim_cur; i < rl.rlim_cur + 4096 && i < 1u << 20; i++)
 			n += fcntl((int)i, F_GETFD) >= 0;
 		printf("open at or above the soft limit: %d\n", n);
-	} else if (!strcmp(c, "clonedup2")) {
+	} else if (!strcmp(c, "clonedup2") || !strcmp(c, "clonethread")) {
 		static char stack[65536];
 		pid_t p;
 
@@ -454,7 +478,7 @@ int main(int argc, char **argv)
 		fd = open("/dev/null", O_RDONLY);
 		close(closed_fd);
 		fflush(stdout);
-		p = clone(clone_dup2, stack + sizeof stack, SIGCHLD, &fd);
+		p = clone(c[5] == 'd' ? clone_dup2 : clone_thread, stack + sizeof stack, SIGCHLD, &fd);
 		if (p < 0 || waitpid(p, NULL, 0) != p)
 			return 2;
 	} else if (!strcmp(c, "clonestack")) {
@@ -533,7 +557,7 @@ int main(int argc, char **argv)
 		}
 		printf("cycles done\n");
 	} else {
-		fprintf(stderr, "usage: prog_vfork close|setfl|dup|dupfd|open|unshare|dup2exec|baddup2exec|rangeexec|limit|dup2on|nest|nestdup2|nestuse|nestlimit|forkin|depth3|clonefiles|openfork|forkonly|clonedup2|clonestack|cloneexec|cloneopen|taken|setfd|full|cycles\n");
+		fprintf(stderr, "usage: prog_vfork close|setfl|dup|dupfd|open|unshare|dup2exec|baddup2exec|rangeexec|limit|dup2on|nest|nestdup2|nestuse|nestlimit|forkin|depth3|clonefiles|openfork|forkonly|clonedup2|clonethread|clonestack|cloneexec|cloneopen|taken|setfd|full|cycles\n");
 		return 2;
 	}
 	return 0;
