@@ -460,14 +460,30 @@ bool cf_serve(struct cf_what *w, int dirfd, const char *path, int flags, int *fd
 bool cf_open_vpath(int dirfd, const char *path, int flags, int *fd_out) FP_HIDDEN;
 
 /* A descriptor cpus_serve.c served (cpus_fd.c): lseek and mmap on it
- * answer as procfs's, or sysfs's when `sysfs`. */
-void fp_cpus_served(int fd, bool sysfs) FP_HIDDEN;
+ * answer as procfs's, or sysfs's when `sysfs`, or a process's file's
+ * (mmap ENODEV) when `pid`. */
+void fp_cpus_served(int fd, bool sysfs, bool pid) FP_HIDDEN;
 
 /* Where a seek on fd goes (cpus_fd.c): true with *off and *whence for
  * the real call, or false with errno where procfs or sysfs would refuse
  * it.  One branch until a CPU file is served.  The exported lseek and
  * lseek64 are urandom_seen.c's, which ask this first. */
 bool fp_cpus_seek(int fd, long long *off, int *whence) FP_HIDDEN;
+
+/* freopen and freopen64 of a CPU file (cpus_fd.c), which urandom_stdio.c's
+ * wrappers ask first: true with the stream (or NULL and errno) in *out,
+ * through reopen, their real function. */
+bool fp_cpus_freopen_slow(const char *path, const char *mode, FILE *f,
+                          FILE *(*reopen)(const char *, const char *, FILE *), FILE **out)
+	__attribute__((weak)) FP_HIDDEN; /* weak: a unit test of urandom alone has none */
+
+static inline bool fp_cpus_freopen(const char *path, const char *mode, FILE *f,
+                                   FILE *(*reopen)(const char *, const char *, FILE *),
+                                   FILE **out)
+{
+	return fp_unlikely(fp_enabled(FP_BIT(cpus))) && fp_cpus_freopen_slow &&
+	       fp_cpus_freopen_slow(path, mode, f, reopen, out);
+}
 
 /* fopen and fopen64, and the calls on the machine's directories (opendir,
  * readdir, realpath, stat, access...: cpus_fd.c): their real rows
@@ -497,6 +513,14 @@ static inline bool fp_cpus_open(int dirfd, const char *path, int flags, int *fd_
 	(void)path;
 	(void)flags;
 	(void)fd_out;
+	return false;
+}
+
+static inline bool fp_cpus_freopen(const char *path, const char *mode, FILE *f,
+                                   FILE *(*reopen)(const char *, const char *, FILE *),
+                                   FILE **out)
+{
+	(void)path, (void)mode, (void)f, (void)reopen, (void)out;
 	return false;
 }
 

@@ -73,10 +73,30 @@ static enum cpus_who cpus_who_pid(pid_t pid)
 		return CPUS_THREAD;
 	if (pid == getpid())
 		return CPUS_MAIN;
-	/* A tid of our thread group: signal 0 reaches it (no signal sent). */
-	if (pid > 0 && syscall(SYS_tgkill, (long)getpid(), (long)pid, 0L) == 0)
-		return CPUS_SIBLING;
-	return CPUS_OTHER;
+	/* A tid of our thread group: signal 0 reaches it (no signal sent).
+	 * Another process's pid is ESRCH here, which the call that then
+	 * succeeds must not leave behind (a cold review). */
+	int saved = errno;
+	bool ours = pid > 0 && syscall(SYS_tgkill, (long)getpid(), (long)pid, 0L) == 0;
+
+	errno = saved;
+	return ours ? CPUS_SIBLING : CPUS_OTHER;
+}
+
+/* Which thread th is to us.  The main thread's mask is remembered for the
+ * process (cpus_vproc), so it reads the same by pthread_t from any thread
+ * as by its pid (a cold review: {1,3} against {3}): its tid is in its
+ * CPU-time clock's id, the kernel's encoding (~tid << 3 | 6), which glibc
+ * computes from the thread's own record, no system call. */
+static enum cpus_who cpus_who_thread(pthread_t th)
+{
+	clockid_t c;
+
+	if (pthread_equal(th, pthread_self()))
+		return CPUS_THREAD;
+	if (pthread_getcpuclockid(th, &c) == 0 && (c & 7) == 6 && ~((long)c >> 3) == (long)getpid())
+		return CPUS_MAIN;
+	return CPUS_SIBLING;
 }
 
 /* v's ids written to the caller's mask (setsize * 8 >= N). */
@@ -250,10 +270,10 @@ FP_EXPORT int pthread_getaffinity_np(pthread_t thread, size_t setsize, cpu_set_t
 	int rc;
 
 	if (fp_enabled(FP_BIT(cpus)))
-		/* Another thread's remembered mask is in its TLS, out of
-		 * reach: its real mask, translated, stands in. */
-		rc = cpus_get(pthread_equal(thread, pthread_self()) ? CPUS_THREAD : CPUS_SIBLING, 0,
-		              thread, setsize, mask, cpus_real_pthread_get,
+		/* A sibling's remembered mask is in its TLS, out of reach:
+		 * its real mask, translated, stands in (the main thread's is
+		 * the process's: cpus_who_thread). */
+		rc = cpus_get(cpus_who_thread(thread), 0, thread, setsize, mask, cpus_real_pthread_get,
 		              "pthread_getaffinity_np");
 	else
 		rc = CPUS_REAL(pthread_getaffinity_np)(thread, setsize, mask);
@@ -335,6 +355,25 @@ static int cpus_real_pthread_set(pid_t pid, pthread_t th, size_t setsize, const 
 	return CPUS_REAL(pthread_setaffinity_np)(th, setsize, mask);
 }
 
+/* The bytes of a mask this kernel reads (its cpumask_size: what its
+ * sched_getaffinity writes), learnt at the first set. */
+static size_t cpus_kernel_bytes(void)
+{
+	static _Atomic size_t known;
+	size_t k = atomic_load_explicit(&known, memory_order_relaxed);
+
+	if (fp_unlikely(k == 0)) {
+		unsigned long b[CPUS_LINUX_MAX / 64];
+		int saved = errno;
+		long r = syscall(SYS_sched_getaffinity, 0L, sizeof b, b);
+
+		errno = saved;
+		k = r > 0 ? (size_t)r : sizeof(cpu_set_t);
+		atomic_store_explicit(&known, k, memory_order_relaxed);
+	}
+	return k;
+}
+
 /*
  * A virtual mask set: the real CPUs its ids below N run on (ids at or past
  * N are ignored, as a kernel ignores CPUs it does not have).  A mask that
@@ -352,11 +391,15 @@ static int cpus_set(enum cpus_who who, pid_t pid, pthread_t th, size_t setsize,
 	if (!mask)
 		return real(pid, th, setsize, mask); /* the kernel's EFAULT */
 	fp_cpus_map(&m);
-	/* What a kernel of N CPUs reads: its own mask's bytes at most, of
-	 * a length it takes as 32 bits (as this one does); an invalid
-	 * pointer is EFAULT.  (A mask unmapped by another thread between the
-	 * check and the read is that program's race.) */
+	/* What the kernel reads: its own mask's bytes at most (this one's,
+	 * or a kernel of N CPUs' where that is more), of a length it takes
+	 * as 32 bits; an invalid pointer is EFAULT (a cold review: a mask
+	 * readable only in its first long was taken).  (A mask unmapped by
+	 * another thread between the check and the read is that program's
+	 * race.) */
 	vlen = ((size_t)m.n + 63) / 64 * 8;
+	if (vlen < cpus_kernel_bytes())
+		vlen = cpus_kernel_bytes();
 	if ((err = cpus_user_ok((void *)mask, len < vlen ? len : vlen, false)) != 0)
 		return err;
 	(void)fp_cpus_to_real(&m, mask, len, &want);
@@ -382,8 +425,10 @@ FP_EXPORT int pthread_setaffinity_np(pthread_t thread, size_t setsize, const cpu
 {
 	if (!fp_enabled(FP_BIT(cpus)))
 		return CPUS_REAL(pthread_setaffinity_np)(thread, setsize, mask);
-	return cpus_set(pthread_equal(thread, pthread_self()) ? CPUS_THREAD : CPUS_SIBLING, 0,
-	                thread, setsize, mask, cpus_real_pthread_set);
+	enum cpus_who who = cpus_who_thread(thread);
+
+	return cpus_set(who, who == CPUS_MAIN ? getpid() : 0, thread, setsize, mask,
+	                cpus_real_pthread_set);
 }
 
 #endif /* FP_HAVE_AFFINITY */

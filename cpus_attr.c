@@ -24,6 +24,13 @@
 static struct {
 	const void *attr;
 	struct cpus_vmask v;
+	/* The mask as the program gave it, ids at and past N too: glibc's
+	 * attribute gives back what was set, whatever the machine has (a
+	 * cold review: {1,5} read back {1} on two CPUs), in memory of its
+	 * own (these calls allocate as glibc's do).  0: none (out of memory),
+	 * read back as translated. */
+	size_t given_len;
+	unsigned char *given;
 } cpus_attrs[CPUS_NATTR];
 static unsigned cpus_attr_next;
 /* Written by every fork child (cpus_attr_child): on the start-up page,
@@ -42,7 +49,8 @@ FP_FORK_TEXT void cpus_attr_child(void)
 	cpus_attr_lock = fresh;
 }
 
-static void cpus_attr_note(const void *attr, const struct cpus_vmask *v)
+static void cpus_attr_note(const void *attr, const struct cpus_vmask *v, const void *given,
+                           size_t len)
 {
 	unsigned i, slot;
 
@@ -52,12 +60,21 @@ static void cpus_attr_note(const void *attr, const struct cpus_vmask *v)
 	slot = i < CPUS_NATTR ? i : cpus_attr_next++ % CPUS_NATTR;
 	cpus_attrs[slot].attr = attr;
 	cpus_attrs[slot].v = *v;
+	if (cpus_attrs[slot].given_len < len) {
+		free(cpus_attrs[slot].given);
+		cpus_attrs[slot].given = malloc(len);
+	}
+	cpus_attrs[slot].given_len = cpus_attrs[slot].given ? len : 0;
+	if (cpus_attrs[slot].given)
+		memcpy(cpus_attrs[slot].given, given, len);
 	pthread_mutex_unlock(&cpus_attr_lock);
 }
 
 /* The virtual mask kept for attr, when the real one it holds is still the
- * one set with it. */
-static bool cpus_attr_recall(const void *attr, const cpu_set_t *real, struct cpus_vmask *out)
+ * one set with it; and, if given is not NULL, the mask as set, in memory
+ * the caller frees, its length in *len (0: not kept). */
+static bool cpus_attr_recall(const void *attr, const cpu_set_t *real, struct cpus_vmask *out,
+                             unsigned char **given, size_t *len)
 {
 	uint64_t sig = cpus_sig(real);
 	bool found = false;
@@ -66,6 +83,10 @@ static bool cpus_attr_recall(const void *attr, const cpu_set_t *real, struct cpu
 	for (unsigned i = 0; i < CPUS_NATTR && !found; i++) {
 		if (cpus_attrs[i].attr == attr && cpus_attrs[i].v.valid && cpus_attrs[i].v.sig == sig) {
 			*out = cpus_attrs[i].v;
+			if (given && (*len = cpus_attrs[i].given_len) && (*given = malloc(*len)))
+				memcpy(*given, cpus_attrs[i].given, *len);
+			else if (given)
+				*len = 0;
 			found = true;
 		}
 	}
@@ -97,7 +118,7 @@ FP_EXPORT int pthread_attr_setaffinity_np(pthread_attr_t *attr, size_t setsize,
 	if (rc == 0) {
 		v.valid = cpus_vmask_of(&v, m.n, setsize, mask);
 		v.sig = cpus_sig(&want);
-		cpus_attr_note(attr, &v);
+		cpus_attr_note(attr, &v, mask, setsize);
 	}
 	return rc;
 }
@@ -117,11 +138,12 @@ static bool cpus_all_ones(const void *p, size_t n)
 FP_EXPORT int pthread_attr_getaffinity_np(const pthread_attr_t *attr, size_t setsize,
                                           cpu_set_t *mask)
 {
-	unsigned char *out;
+	unsigned char *out, *given = NULL;
 	struct cpus_map m;
 	struct cpus_vmask v;
 	cpu_set_t now;
-	size_t need;
+	size_t need, len = 0;
+	bool kept;
 
 	if (!CPUS_REAL(pthread_attr_getaffinity_np))
 		return ENOSYS;
@@ -131,16 +153,22 @@ FP_EXPORT int pthread_attr_getaffinity_np(const pthread_attr_t *attr, size_t set
 	if (CPUS_REAL(pthread_attr_getaffinity_np)(attr, sizeof now, &now) != 0 ||
 	    cpus_all_ones(&now, sizeof now))
 		return CPUS_REAL(pthread_attr_getaffinity_np)(attr, setsize, mask);
+	kept = cpus_attr_recall(attr, &now, &v, &given, &len);
 	fp_cpus_map(&m);
 	/* The whole virtual mask (up to 1 KiB: CPUS_LINUX_MAX ids), off the
 	 * stack; not a call a signal handler may make, so malloc is fine. */
 	need = ((size_t)m.n + 63) / 64 * 8;
-	if (!(out = malloc(need)))
-		return ENOMEM;
-	if (cpus_attr_recall(attr, &now, &v))
-		cpus_put_vmask(&v, m.n, need, (cpu_set_t *)(void *)out);
-	else
-		fp_cpus_to_virtual(&m, &now, sizeof now, (cpu_set_t *)(void *)out, need);
+	if (len) {
+		out = given;
+		need = len;
+	} else {
+		if (!(out = malloc(need)))
+			return ENOMEM;
+		if (kept)
+			cpus_put_vmask(&v, m.n, need, (cpu_set_t *)(void *)out);
+		else
+			fp_cpus_to_virtual(&m, &now, sizeof now, (cpu_set_t *)(void *)out, need);
+	}
 	/* As glibc: EINVAL when the mask held has ids past the caller's set;
 	 * else copied, the rest of the set zeroed. */
 	for (size_t i = setsize; i < need; i++)
@@ -176,6 +204,6 @@ bool fp_cpus_attr_vmask(const pthread_attr_t *attr, struct cpus_vmask *out)
 	if (!attr || !fp_enabled(FP_BIT(cpus)) || !CPUS_REAL(pthread_attr_getaffinity_np) ||
 	    CPUS_REAL(pthread_attr_getaffinity_np)(attr, sizeof now, &now) != 0)
 		return false;
-	return cpus_attr_recall(attr, &now, out);
+	return cpus_attr_recall(attr, &now, out, NULL, NULL);
 }
 #endif /* FP_HAVE_AFFINITY && FP_HAVE_ATTR_AFFINITY */

@@ -131,6 +131,36 @@ static bool cf_fopen(const char *path, const char *mode, FILE **out)
 	return true;
 }
 
+/* freopen of one of our files (urandom_stdio.c's wrappers ask first): true
+ * with the stream in *out.  The real call reopens the stream on /dev/null,
+ * so that it keeps its number and its state resets as the C library's own
+ * freopen does it; our copy then takes that number (a cold review: the
+ * kernel's file was read).  A copy in a pipe (RLIMIT_FSIZE) cannot be
+ * reopened by name (a FIFO's open waits for a writer): hence the swap. */
+bool fp_cpus_freopen_slow(const char *path, const char *mode, FILE *f,
+                          FILE *(*reopen)(const char *, const char *, FILE *), FILE **out)
+{
+	int flags, fd, err;
+
+	if (!path || !cf_fopen_flags(mode, &flags) ||
+	    !fp_cpus_open(AT_FDCWD, path, flags, &fd))
+		return false;
+	if (fd >= 0 && (*out = reopen("/dev/null", mode, f)) &&
+	    syscall(SYS_dup3, fd, fileno(*out), flags & O_CLOEXEC) < 0) {
+		err = errno;
+		fclose(*out);
+		*out = NULL;
+		errno = err;
+	} else if (fd < 0) {
+		*out = NULL;
+	}
+	err = errno;
+	if (fd >= 0)
+		fp_raw_close(fd);
+	errno = err;
+	return true;
+}
+
 /* fopen and fopen64, written once. */
 #define CPUS_WRAP_FOPEN(name)                                                \
 	FP_EXPORT FILE *name(const char *path, const char *mode)             \
@@ -487,6 +517,8 @@ FP_EXPORT int closedir(DIR *d)
  * them (the copy is a regular file, which would seek to its end and map):
  *
  *   procfs (cpuinfo, stat)  SEEK_END, SEEK_DATA, SEEK_HOLE: EINVAL; mmap: EIO
+ *   a process's (status)    the same seeks; mmap: ENODEV (no proc_ops: a
+ *                           cold review)
  *   sysfs (the cpu dir)     a file of 4096 bytes to seek in; mmap: ENODEV
  *
  * A served descriptor below CF_NSERVED is noted with its file's identity,
@@ -496,7 +528,7 @@ FP_EXPORT int closedir(DIR *d)
  * ---------------------------------------------------------------------- */
 #define CF_NSERVED 1024
 #define CF_SYSFS_SIZE 4096 /* what sysfs says of every attribute file */
-enum { CF_AS_NONE, CF_AS_PROCFS, CF_AS_SYSFS };
+enum { CF_AS_NONE, CF_AS_PROCFS, CF_AS_SYSFS, CF_AS_PROCPID };
 static struct {
 	_Atomic unsigned long ino; /* 0: not served */
 	dev_t dev;
@@ -504,7 +536,7 @@ static struct {
 } cf_served[CF_NSERVED];
 static _Atomic bool cf_any_served;
 
-void fp_cpus_served(int fd, bool sysfs)
+void fp_cpus_served(int fd, bool sysfs, bool pid)
 {
 	struct stat st;
 
@@ -512,7 +544,7 @@ void fp_cpus_served(int fd, bool sysfs)
 		return;
 	atomic_store_explicit(&cf_served[fd].ino, 0, memory_order_relaxed);
 	cf_served[fd].dev = st.st_dev;
-	cf_served[fd].as = sysfs ? CF_AS_SYSFS : CF_AS_PROCFS;
+	cf_served[fd].as = sysfs ? CF_AS_SYSFS : pid ? CF_AS_PROCPID : CF_AS_PROCFS;
 	atomic_store_explicit(&cf_served[fd].ino, (unsigned long)st.st_ino, memory_order_release);
 	atomic_store_explicit(&cf_any_served, true, memory_order_relaxed);
 }
@@ -543,7 +575,7 @@ static bool cf_seek(int as, long long *off, int *whence)
 
 	if (*whence == SEEK_SET || *whence == SEEK_CUR)
 		return true;
-	if (as == CF_AS_PROCFS && (*whence == SEEK_END || *whence == SEEK_DATA || *whence == SEEK_HOLE)) {
+	if (as != CF_AS_SYSFS && (*whence == SEEK_END || *whence == SEEK_DATA || *whence == SEEK_HOLE)) {
 		errno = EINVAL;
 		return false;
 	}

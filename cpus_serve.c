@@ -298,6 +298,10 @@ static void cf_status_mask(struct cf_what *w, const struct cpus_map *m, unsigned
 	cpu_set_t now;
 
 	memset(vmask, 0, size);
+	/* The system call writes only the kernel's mask size (32 bytes of
+	 * 128 here): the rest must read as no CPU (a cold review: stack
+	 * leftovers showed as CPUs, 0-3 for 0,2). */
+	CPU_ZERO(&now);
 	if (syscall(SYS_sched_getaffinity, w->whose, sizeof now, &now) < 0) {
 		CPU_ZERO(&now);
 		for (long k = 0; k < m->r; k++)
@@ -382,7 +386,7 @@ __attribute__((noinline)) bool cf_serve(struct cf_what *w, int dirfd, const char
 		*fd_out = -1;
 	} else {
 		if (!piped)
-			fp_cpus_served(fd, w->sysfs);
+			fp_cpus_served(fd, w->sysfs, w->kind == CF_STATUS);
 		errno = saved;
 		*fd_out = fd;
 	}

@@ -106,6 +106,22 @@ FP_STARTUP_TEXT static bool cpus_load_count(fp_getenv_fn get)
 static bool cpus_loaded FP_STARTUP_DATA;
 #endif
 
+#ifdef FP_HAVE_AFFINITY
+/* Whether the CPUs of the machine handed down include every one the
+ * process may use now. */
+static bool cpus_handed_covers(void)
+{
+	cpu_set_t now, both;
+
+	CPU_ZERO(&now);
+	if (syscall(SYS_sched_getaffinity, (long)getpid(), sizeof now, &now) < 0 &&
+	    syscall(SYS_sched_getaffinity, 0L, sizeof now, &now) < 0)
+		return false;
+	CPU_AND(&both, &now, &cpus_handed.real);
+	return CPU_EQUAL(&both, &now);
+}
+#endif
+
 FP_STARTUP_TEXT static bool cpus_load(fp_getenv_fn get)
 {
 	bool on = cpus_load_count(get);
@@ -124,6 +140,15 @@ FP_STARTUP_TEXT static bool cpus_load(fp_getenv_fn get)
 	if (on && (v = get(CPUS_MAP_VAR)) != NULL &&
 	    fp_cpus_parse_map(v, &cpus_handed, why, sizeof why) < 0)
 		fp_warn(CPUS_MAP_VAR, v, why, "the machine is learnt from the affinity mask");
+	/* With quota, the count was decided where the cap was applied, from
+	 * the mask there: a pin made inside the cap since is one of the
+	 * machine's CPUs, not a smaller machine (a cold review: taskset -c 1
+	 * made the exec'd program a machine of one).  Where the machine
+	 * handed down runs on every CPU the process may use. */
+	if (on && cpus_handed.n && strcmp(cpus_setting, "quota") == 0 && cpus_handed_covers()) {
+		cpus_wanted = cpus_handed.n;
+		snprintf(cpus_from, sizeof cpus_from, "the machine handed down at exec");
+	}
 #endif
 	return on;
 }

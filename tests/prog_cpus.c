@@ -169,6 +169,20 @@ static void *thread_main(void *arg)
 	return (void *)round_trip(1);
 }
 
+/* Another thread reads the main thread's mask by its pthread_t and by
+ * the pid: both the main thread's own (a cold review: by pthread_t its
+ * real mask, translated). */
+static pthread_t main_thread;
+static void *main_seen(void *arg)
+{
+	cpu_set_t *own = arg, by_t, by_pid;
+
+	if (pthread_getaffinity_np(main_thread, sizeof by_t, &by_t) ||
+	    sched_getaffinity(getpid(), sizeof by_pid, &by_pid))
+		return (void *)"get-failed";
+	return (void *)(CPU_EQUAL(&by_t, own) && CPU_EQUAL(&by_pid, own) ? "ok" : "seen-otherwise");
+}
+
 static int roundtrip(void)
 {
 	pthread_t t;
@@ -181,7 +195,12 @@ static int roundtrip(void)
 	if (pthread_create(&t, NULL, thread_main, NULL) || pthread_join(t, &r))
 		return 1;
 	printf("thread %s ", (const char *)r);
-	printf("main %s ", round_trip(0));
+	r = (void *)round_trip(0);
+	main_thread = pthread_self();
+	if (!strcmp(r, "ok") && (sched_getaffinity(0, sizeof before, &before) ||
+	                         pthread_create(&t, NULL, main_seen, &before) || pthread_join(t, &r)))
+		return 1;
+	printf("main %s ", (const char *)r);
 	/* The child inherits the mask its parent set, and can go on. */
 	if (sched_getaffinity(0, sizeof before, &before) || pipe(pfd))
 		return 1;
@@ -384,6 +403,62 @@ static void *sibling(void *arg)
 
 #define VM_FAIL(...) return printf("vm: " __VA_ARGS__), printf("\n"), 1
 
+/* Leaves the stack below its caller full of set bits (a cold review: the
+ * status file's mask was built from stack leftovers). */
+static __attribute__((noinline)) void dirty_stack(void)
+{
+	volatile unsigned char junk[65536];
+
+	for (size_t i = 0; i < sizeof junk; i++)
+		junk[i] = 0xff;
+}
+
+/* The status file's Cpus_allowed_list read twice, with the stack below
+ * clean and then dirty: "stable", or both. */
+static int status_stable(void)
+{
+	static char clean[4096];
+	char *p, *e;
+
+	slurp("/proc/self/status");
+	p = strstr(text, "Cpus_allowed_list:");
+	snprintf(clean, sizeof clean, "%.*s", p && (e = strchr(p, '\n')) ? (int)(e - p) : 0, p ? p : "");
+	dirty_stack();
+	slurp("/proc/self/status");
+	p = strstr(text, "Cpus_allowed_list:");
+	if (p && (e = strchr(p, '\n')))
+		*e = '\0';
+	if (p && *clean && strcmp(p, clean) == 0)
+		return printf("stable\n"), 0;
+	return printf("clean [%s] dirty [%s]\n", clean, p ? p : ""), 1;
+}
+
+/* Whether `key` in a status file lists the CPUs of *a, no more. */
+static bool status_list_is(const char *path, const cpu_set_t *a)
+{
+	cpu_set_t got;
+	char *p;
+
+	dirty_stack();
+	slurp(path);
+	if (!(p = strstr(text, "\nCpus_allowed_list:")))
+		return false;
+	CPU_ZERO(&got);
+	for (p += 20; *p == ' ' || *p == '\t'; p++)
+		;
+	while (*p >= '0' && *p <= '9') {
+		long lo = strtol(p, &p, 10), hi = lo;
+
+		if (*p == '-')
+			hi = strtol(p + 1, &p, 10);
+		for (long c = lo; c <= hi && c < CPU_SETSIZE; c++)
+			CPU_SET((int)c, &got);
+		if (*p == ',')
+			p++;
+	}
+	return CPU_EQUAL(&got, a);
+}
+
 /*
  * What holds on any real machine of N CPUs, whatever the affinity: the
  * counts agree; online, possible and present are 0..N-1, kernel_max at
@@ -468,6 +543,9 @@ static int vm(void)
 				VM_FAIL("CPU %d in the mask", i);
 		if ((cpu = sched_getcpu()) < 0 || cpu >= n || !CPU_ISSET(cpu, &a))
 			VM_FAIL("sched_getcpu() %d", cpu);
+		if (!status_list_is("/proc/self/status", &a) ||
+		    !status_list_is("/proc/thread-self/status", &a))
+			VM_FAIL("Cpus_allowed_list of the status files is not the mask");
 		if (pthread_create(&t, NULL, sibling, NULL))
 			VM_FAIL("no thread");
 		while (!atomic_load(&sibling_go))
@@ -905,6 +983,76 @@ int main(int argc, char **argv)
 		return 1;
 	if (argc > 1 && strcmp(argv[1], "jemalloc") == 0)
 		return jemalloc_mode();
+	if (argc > 1 && strcmp(argv[1], "status") == 0)
+		return status_stable();
+	if (argc > 1 && strcmp(argv[1], "attrback") == 0) {
+		/* A thread attribute's mask reads back as set, ids past the
+		 * machine's too, by glibc's rules for the sizes (a cold review:
+		 * {1,5} read back {1}): the same on any machine. */
+		static const int sets[][3] = { { 1, 1, -1 }, { 1, 5, -1 }, { 1, 100, -1 }, { 1, 904, -1 },
+		                               { 904, -1, -1 }, { 0, 63, -1 } };
+		static const size_t sizes[] = { 8, 16, 128, 256 };
+
+		for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++)
+			for (size_t j = 0; j < 4; j++) {
+				pthread_attr_t at;
+				cpu_set_t *set = CPU_ALLOC(2048), *back = CPU_ALLOC(2048);
+				int rs, rg;
+
+				CPU_ZERO_S(256, set);
+				for (int k = 0; k < 3 && sets[i][k] >= 0; k++)
+					if ((size_t)sets[i][k] < sizes[j] * 8)
+						CPU_SET_S((size_t)sets[i][k], sizes[j], set);
+				pthread_attr_init(&at);
+				rs = pthread_attr_setaffinity_np(&at, sizes[j], set);
+				printf("set %zu/%zu = %d:", i, sizes[j], rs);
+				for (size_t g = 0; g < 4; g++) {
+					CPU_ZERO_S(256, back);
+					rg = pthread_attr_getaffinity_np(&at, sizes[g], back);
+					printf(" get %zu = %d {", sizes[g], rg);
+					for (size_t c = 0; rg == 0 && c < sizes[g] * 8; c++)
+						if (CPU_ISSET_S(c, sizes[g], back))
+							printf(" %zu", c);
+					printf(" }");
+				}
+				printf("\n");
+				pthread_attr_destroy(&at);
+				CPU_FREE(set);
+				CPU_FREE(back);
+			}
+		return 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "freopen") == 0) {
+		/* freopen of the CPU files: the machine's, on the stream's
+		 * number (a cold review: the kernel's file was read). */
+		FILE *f = fopen("/dev/null", "r");
+		int fd = f ? fileno(f) : -1, n = 0;
+		char line[512];
+
+		if (!f || !(f = freopen("/proc/cpuinfo", "re", f)))
+			return printf("freopen failed\n"), 1;
+		while (fgets(line, sizeof line, f))
+			n += !strncmp(line, "processor", 9);
+		printf("cpuinfo %d processors, number %s, cloexec %d;", n,
+		       fileno(f) == fd ? "kept" : "moved", fcntl(fileno(f), F_GETFD) & FD_CLOEXEC);
+		if (!(f = freopen("/sys/devices/system/cpu/online", "r", f)) || !fgets(line, sizeof line, f))
+			return printf(" freopen failed\n"), 1;
+		printf(" online %s", line);
+		fclose(f);
+		return 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "errno") == 0) {
+		/* Another process's mask: a success leaves errno alone. */
+		cpu_set_t s;
+		pid_t who[] = { getppid(), 1 };
+
+		for (int i = 0; i < 2; i++) {
+			errno = 0;
+			int r = sched_getaffinity(who[i], sizeof s, &s);
+			printf("%s = %d errno %d\n", i ? "init" : "parent", r, errno);
+		}
+		return 0;
+	}
 	if (argc > 2 && strcmp(argv[1], "file") == 0)
 		return file_mode(argv[2]);
 	if (argc > 1 && strcmp(argv[1], "slot") == 0)

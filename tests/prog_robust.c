@@ -341,17 +341,26 @@ static int bad_mask(void)
 	long page = sysconf(_SC_PAGESIZE);
 	char *ro = mmap(NULL, (size_t)page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	static const size_t sizes[] = { 0, 4, (size_t)INT_MAX + 1, (size_t)1 << 32, SIZE_MAX };
-	cpu_set_t *volatile bad[] = { NULL, (cpu_set_t *)8, (cpu_set_t *)(void *)ro };
+	/* and a mask readable only in its first long, the rest unmapped: the
+	 * kernel reads its own mask's bytes, more than one long (a cold
+	 * review: taken whole under the cap) */
+	char *edge = mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+	                  -1, 0);
+	cpu_set_t *volatile bad[] = { NULL, (cpu_set_t *)8, (cpu_set_t *)(void *)ro,
+	                              (cpu_set_t *)(void *)(edge + page - 8) };
 	static char big[1 << 16];
 	cpu_set_t cur;
 	pthread_t me = pthread_self();
 	char what[64];
 	int r;
 
-	if (ro == MAP_FAILED || sched_getaffinity(0, sizeof cur, &cur))
+	if (ro == MAP_FAILED || edge == MAP_FAILED || sched_getaffinity(0, sizeof cur, &cur))
 		return perror("setup"), 2;
 	memcpy(big, &cur, sizeof cur);
-	for (int i = 0; i < 3; i++) {
+	memcpy(edge + page - 8, &cur, 8);
+	if (mprotect(edge + page, (size_t)page, PROT_NONE))
+		return perror("setup"), 2;
+	for (int i = 0; i < 4; i++) {
 		r = sched_getaffinity(0, sizeof cur, bad[i]);
 		snprintf(what, sizeof what, "sched_getaffinity bad%d", i);
 		mask_line(what, r, errno);

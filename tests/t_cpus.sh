@@ -371,9 +371,29 @@ else
 	skip "node at 10000" "node is not installed"
 fi
 
+# freopen of the CPU files gives the machine's, on the stream's number.
+for lim in unlimited 0; do
+	expect_eq "N=3, ulimit -f $lim: freopen of /proc/cpuinfo and online" \
+		"cpuinfo 3 processors, number kept, cloexec 1; online 0-2" \
+		"$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=3 sh -c "ulimit -f $lim; exec $P freopen" | cat)"
+done
+
+# A thread attribute's mask reads back as it was set, on any machine.
+want=$("$P" attrback)
+for n in 2 4; do
+	expect_eq "N=$n: pthread_attr_getaffinity_np gives back what was set, as native" "$want" \
+		"$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=$n "$P" attrback)"
+done
+
+# Another process's mask asked under the cap: a success leaves errno
+# alone (a cold review: the probe for a thread of ours left ESRCH).
+expect_eq "sched_getaffinity of another process: errno as native" "$("$P" errno)" \
+	"$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=3 "$P" errno)"
+
 # The CPU files as procfs and sysfs: read-only (even with one descriptor
-# left), lseek and mmap as theirs.  Native is the oracle.
-for f in /proc/cpuinfo /proc/stat /sys/devices/system/cpu/online /sys/devices/system/cpu/kernel_max; do
+# left), lseek and mmap as theirs (a status file's mmap is ENODEV, not
+# cpuinfo's EIO: a cold review).  Native is the oracle.
+for f in /proc/cpuinfo /proc/stat /proc/self/status /proc/thread-self/status /sys/devices/system/cpu/online /sys/devices/system/cpu/kernel_max; do
 	want=$("$P" file "$f")
 	expect_eq "$f under the cap: access, write, seeks, mmap as native" "$want" \
 		"$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=3 "$P" file "$f")"

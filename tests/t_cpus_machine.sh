@@ -131,9 +131,23 @@ for n in $ns; do
 			got2=$(under "$n" "$m" env -u OMP_NUM_THREADS taskset -c "$k" nproc)
 			if [ "$got" = "$n $k $k" ] && [ "$got2" = 1 ]; then ok "$cell: a pin to CPU $k made in the cap holds across the exec"
 			else fail "$cell: a pin to CPU $k made in the cap holds across the exec" "get_nprocs, affinity, sched_getcpu: expected [$n $k $k], got [$got]; nproc: expected 1, got $got2"; fi
+			# Its status file's mask is the pin's, whatever the stack held
+			# (a cold review: stack leftovers read as CPUs, 0-3 for 0,2).
+			got=$(under "$n" "$m" taskset -c "$k" "$P" status)
+			expect_eq "$cell: pinned to $k in the cap, the status file's CPUs whatever the stack held" stable "$got"
 		fi
 	done
 done
+# --cpus quota decides the machine once too: with no cgroup quota here it
+# is the real count, and a pin made inside the cap is one of its CPUs,
+# not a machine of one across the exec (a cold review).
+if [ "$real" -ge 2 ]; then
+	k=$((real - 1))
+	got=$(under quota "$(mask_list all)" taskset -c "$k" "$P" where)
+	expect_eq "--cpus quota: a pin to CPU $k made in the cap holds across the exec" "$real $k $k" "$got"
+else
+	skip "--cpus quota: a pin made in the cap" "this machine may use one CPU"
+fi
 if [ -x "$TESTBIN/gocpu" ]; then
 	echo "pre - named, not checked: Go's runtime.NumCPU() asks the kernel itself (a raw sched_getaffinity): $(under 3 "$(mask_list all)" "$TESTBIN/gocpu") under --cpus 3 (NumCPU GOMAXPROCS; fastpath(7) LIMITS)"
 fi
