@@ -97,7 +97,9 @@
 	X(int, pthread_attr_setaffinity_np,                                                      \
 	  (pthread_attr_t *a, size_t size, const cpu_set_t *mask), FP_NR_RET(ENOSYS))            \
 	X(int, pthread_attr_getaffinity_np,                                                      \
-	  (const pthread_attr_t *a, size_t size, cpu_set_t *mask), FP_NR_RET(ENOSYS))
+	  (const pthread_attr_t *a, size_t size, cpu_set_t *mask), FP_NR_RET(ENOSYS))            \
+	X(int, pthread_setattr_default_np, (const pthread_attr_t *a), FP_NR_RET(ENOSYS))         \
+	X(int, pthread_getattr_default_np, (pthread_attr_t *a), FP_NR_RET(ENOSYS))
 #else
 #define CPUS_REAL_ATTR_AFFINITY(X)
 #endif

@@ -65,7 +65,7 @@ static void cpus_attr_note(const void *attr, const struct cpus_vmask *v, const v
 		cpus_attrs[slot].given = malloc(len);
 	}
 	cpus_attrs[slot].given_len = cpus_attrs[slot].given ? len : 0;
-	if (cpus_attrs[slot].given)
+	if (cpus_attrs[slot].given_len)
 		memcpy(cpus_attrs[slot].given, given, len);
 	pthread_mutex_unlock(&cpus_attr_lock);
 }
@@ -182,28 +182,88 @@ FP_EXPORT int pthread_attr_getaffinity_np(const pthread_attr_t *attr, size_t set
 	return 0;
 }
 
+/* The default attribute (pthread_setattr_default_np), whose mask glibc
+ * copies from the one given, already real: its virtual mask is kept under
+ * this key, for the threads made with no attribute and for its copies
+ * (pthread_getattr_default_np) to read back (a cold review: a thread made
+ * by the default pinned to {0} read {0,2} under --cpus 4). */
+static const char cpus_default_key;
+static _Atomic bool cpus_default_kept;
+
+/* The record kept under from, for the real mask attr holds, noted again
+ * under key. */
+static void cpus_attr_copy(const pthread_attr_t *attr, const void *from, const void *key)
+{
+	unsigned char *given = NULL;
+	struct cpus_vmask v;
+	cpu_set_t now;
+	size_t len = 0;
+
+	CPU_ZERO(&now);
+	if (CPUS_REAL(pthread_attr_getaffinity_np)(attr, sizeof now, &now) == 0 &&
+	    !cpus_all_ones(&now, sizeof now) && cpus_attr_recall(from, &now, &v, &given, &len)) {
+		cpus_attr_note(key, &v, given, len);
+		if (key == &cpus_default_key)
+			atomic_store(&cpus_default_kept, true);
+	}
+	free(given);
+}
+
+FP_EXPORT int pthread_setattr_default_np(const pthread_attr_t *attr)
+{
+	const pthread_attr_t *volatile given = attr; /* glibc's header: nonnull */
+	int rc = CPUS_REAL(pthread_setattr_default_np)(attr);
+
+	if (rc == 0 && given && fp_enabled(FP_BIT(cpus))) {
+		atomic_store(&cpus_default_kept, false);
+		cpus_attr_copy(attr, attr, &cpus_default_key);
+	}
+	return rc;
+}
+
+FP_EXPORT int pthread_getattr_default_np(pthread_attr_t *attr)
+{
+	int rc = CPUS_REAL(pthread_getattr_default_np)(attr);
+
+	if (rc == 0 && atomic_load(&cpus_default_kept))
+		cpus_attr_copy(attr, &cpus_default_key, attr);
+	return rc;
+}
+
 /* For pthread_create (cpus_survey.c): whether attr holds a mask at all
- * (else the thread starts on its creator's). */
+ * (else the thread starts on its creator's); no attribute: the default. */
 bool fp_cpus_attr_has_mask(const pthread_attr_t *attr)
 {
 	cpu_set_t now;
 
 	CPU_ZERO(&now);
-	return attr && CPUS_REAL(pthread_attr_getaffinity_np) &&
+	if (!attr)
+		return atomic_load(&cpus_default_kept);
+	return CPUS_REAL(pthread_attr_getaffinity_np) &&
 	       CPUS_REAL(pthread_attr_getaffinity_np)(attr, sizeof now, &now) == 0 &&
 	       !cpus_all_ones(&now, sizeof now);
 }
 
 /* For pthread_create (cpus_survey.c): the virtual mask a new thread made
- * with attr starts with, when attr holds one set through us. */
+ * with attr starts with, when attr holds one set through us; no
+ * attribute: the default's. */
 bool fp_cpus_attr_vmask(const pthread_attr_t *attr, struct cpus_vmask *out)
 {
+	pthread_attr_t def;
 	cpu_set_t now;
+	bool kept;
 
 	CPU_ZERO(&now);
-	if (!attr || !fp_enabled(FP_BIT(cpus)) || !CPUS_REAL(pthread_attr_getaffinity_np) ||
-	    CPUS_REAL(pthread_attr_getaffinity_np)(attr, sizeof now, &now) != 0)
+	if (!fp_enabled(FP_BIT(cpus)) || !CPUS_REAL(pthread_attr_getaffinity_np))
 		return false;
-	return cpus_attr_recall(attr, &now, out, NULL, NULL);
+	if (attr)
+		return CPUS_REAL(pthread_attr_getaffinity_np)(attr, sizeof now, &now) == 0 &&
+		       cpus_attr_recall(attr, &now, out, NULL, NULL);
+	if (!atomic_load(&cpus_default_kept) || CPUS_REAL(pthread_getattr_default_np)(&def) != 0)
+		return false;
+	kept = CPUS_REAL(pthread_attr_getaffinity_np)(&def, sizeof now, &now) == 0 &&
+	       cpus_attr_recall(&cpus_default_key, &now, out, NULL, NULL);
+	pthread_attr_destroy(&def);
+	return kept;
 }
 #endif /* FP_HAVE_AFFINITY && FP_HAVE_ATTR_AFFINITY */

@@ -1022,6 +1022,29 @@ int main(int argc, char **argv)
 			}
 		return 0;
 	}
+	if (argc > 2 && strcmp(argv[1], "attrdefault") == 0) {
+		/* The default attribute pinned to {k}: a thread made with no
+		 * attribute reads {k} and runs on k, and the default reads
+		 * back {k} (a cold review: {0,2} under --cpus 4). */
+		pthread_attr_t at;
+		cpu_set_t one, back;
+		pthread_t t;
+		void *r;
+		int k = atoi(argv[2]);
+
+		CPU_ZERO(&one);
+		CPU_SET(k, &one);
+		if (pthread_getattr_default_np(&at) || pthread_attr_setaffinity_np(&at, sizeof one, &one) ||
+		    pthread_setattr_default_np(&at) || pthread_create(&t, NULL, where_thread, NULL) ||
+		    pthread_join(t, &r))
+			return printf("attrdefault failed\n"), 1;
+		pthread_attr_destroy(&at);
+		CPU_ZERO(&back);
+		if (pthread_getattr_default_np(&at) || pthread_attr_getaffinity_np(&at, sizeof back, &back))
+			return printf("attrdefault: no default back\n"), 1;
+		printf("default reads back %s\n", CPU_EQUAL(&back, &one) ? "the same" : "another");
+		return 0;
+	}
 	if (argc > 1 && strcmp(argv[1], "freopen") == 0) {
 		/* freopen of the CPU files: the machine's, on the stream's
 		 * number (a cold review: the kernel's file was read). */

@@ -131,6 +131,11 @@ for n in $ns; do
 			got2=$(under "$n" "$m" env -u OMP_NUM_THREADS taskset -c "$k" nproc)
 			if [ "$got" = "$n $k $k" ] && [ "$got2" = 1 ]; then ok "$cell: a pin to CPU $k made in the cap holds across the exec"
 			else fail "$cell: a pin to CPU $k made in the cap holds across the exec" "get_nprocs, affinity, sched_getcpu: expected [$n $k $k], got [$got]; nproc: expected 1, got $got2"; fi
+			# The same pin as the default attribute's: a thread made with
+			# none reads it and runs there, and the default reads it back.
+			got=$(under "$n" "$m" "$P" attrdefault "$k" | tr '\n' ';')
+			expect_eq "$cell: the default attribute pinned to $k: a thread made with none" \
+				"$n $k $k;default reads back the same;" "$got"
 			# Its status file's mask is the pin's, whatever the stack held
 			# (a cold review: stack leftovers read as CPUs, 0-3 for 0,2).
 			got=$(under "$n" "$m" taskset -c "$k" "$P" status)
