@@ -474,17 +474,18 @@ bool fp_cpus_seek(int fd, long long *off, int *whence) FP_HIDDEN;
 
 /* freopen and freopen64 of a CPU file (cpus_fd.c), which urandom_stdio.c's
  * wrappers ask first: true with the stream (or NULL and errno) in *out,
- * through reopen, their real function. */
+ * through reopen and close_it, the real freopen and fclose. */
 bool fp_cpus_freopen_slow(const char *path, const char *mode, FILE *f,
-                          FILE *(*reopen)(const char *, const char *, FILE *), FILE **out)
+                          FILE *(*reopen)(const char *, const char *, FILE *),
+                          int (*close_it)(FILE *), FILE **out)
 	__attribute__((weak)) FP_HIDDEN; /* weak: a unit test of urandom alone has none */
 
 static inline bool fp_cpus_freopen(const char *path, const char *mode, FILE *f,
                                    FILE *(*reopen)(const char *, const char *, FILE *),
-                                   FILE **out)
+                                   int (*close_it)(FILE *), FILE **out)
 {
 	return fp_unlikely(fp_enabled(FP_BIT(cpus))) && fp_cpus_freopen_slow &&
-	       fp_cpus_freopen_slow(path, mode, f, reopen, out);
+	       fp_cpus_freopen_slow(path, mode, f, reopen, close_it, out);
 }
 
 /* fopen and fopen64, and the calls on the machine's directories (opendir,
@@ -520,9 +521,9 @@ static inline bool fp_cpus_open(int dirfd, const char *path, int flags, int *fd_
 
 static inline bool fp_cpus_freopen(const char *path, const char *mode, FILE *f,
                                    FILE *(*reopen)(const char *, const char *, FILE *),
-                                   FILE **out)
+                                   int (*close_it)(FILE *), FILE **out)
 {
-	(void)path, (void)mode, (void)f, (void)reopen, (void)out;
+	(void)path, (void)mode, (void)f, (void)reopen, (void)close_it, (void)out;
 	return false;
 }
 

@@ -138,7 +138,8 @@ static bool cf_fopen(const char *path, const char *mode, FILE **out)
  * kernel's file was read).  A copy in a pipe (RLIMIT_FSIZE) cannot be
  * reopened by name (a FIFO's open waits for a writer): hence the swap. */
 bool fp_cpus_freopen_slow(const char *path, const char *mode, FILE *f,
-                          FILE *(*reopen)(const char *, const char *, FILE *), FILE **out)
+                          FILE *(*reopen)(const char *, const char *, FILE *),
+                          int (*close_it)(FILE *), FILE **out)
 {
 	int flags, fd, err;
 
@@ -148,7 +149,7 @@ bool fp_cpus_freopen_slow(const char *path, const char *mode, FILE *f,
 	if (fd >= 0 && (*out = reopen("/dev/null", mode, f)) &&
 	    syscall(SYS_dup3, fd, fileno(*out), flags & O_CLOEXEC) < 0) {
 		err = errno;
-		fclose(*out);
+		(void)close_it(*out);
 		*out = NULL;
 		errno = err;
 	} else if (fd < 0) {
@@ -173,6 +174,7 @@ bool fp_cpus_freopen_slow(const char *path, const char *mode, FILE *f,
 	}
 
 CPUS_WRAP_FOPEN(fopen)
+FP_ALIAS(_IO_fopen, fopen);
 #ifdef FP_HAVE_LFS64
 CPUS_WRAP_FOPEN(fopen64)
 #endif

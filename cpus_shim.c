@@ -413,6 +413,7 @@ FP_EXPORT long sysconf(int name)
 {
 	return cpus_sysconf(CPUS_REAL(sysconf), name, "sysconf");
 }
+FP_ALIAS(__sysconf, sysconf);
 
 #ifdef FP_HAVE_SYSCONF_XPG5
 FP_EXPORT long __sysconf_xpg5(int name)

@@ -90,6 +90,7 @@ FP_EXPORT pid_t fork(void)
 	}
 	return pid;
 }
+FP_ALIAS(__fork, fork);
 
 /* Every thread made through pthread_create starts here, surveyed or not:
  * it takes its stripe of the counters first (counters.c), while no signal

@@ -153,6 +153,20 @@
  * (an int) is compared with it as an int. */
 #define FP_AT_FDCWD ((int)AT_FDCWD)
 #define FP_EXPORT __attribute__((visibility("default")))
+/* glibc's public second name of a function we wrap (__close for close,
+ * _IO_fopen for fopen): the same wrapper, exported under it too (a cold
+ * review: __close, __dup2 and __fcntl changed pooled descriptors unseen).
+ * t_core lists libc's names at each wrapped function's address. */
+#if defined(__GLIBC__) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 9
+#define FP_ALIAS(other, name)                                                \
+	extern __typeof(name) other                                          \
+		__attribute__((alias(#name), copy(name), visibility("default")))
+#elif defined(__GLIBC__)
+#define FP_ALIAS(other, name)                                                \
+	extern __typeof(name) other __attribute__((alias(#name), visibility("default")))
+#else
+#define FP_ALIAS(other, name) extern int fp_no_alias_##other
+#endif
 #define FP_HIDDEN __attribute__((visibility("hidden")))
 /* Thread-locals of a preloaded object sit in the static TLS block: no
  * allocation on first touch, so they are safe in a signal handler. */

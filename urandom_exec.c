@@ -401,6 +401,7 @@ FP_EXPORT FILE *popen(const char *cmd, const char *how)
 {
 	UR_SPAWN(FILE *, FP_OWN(popen)(cmd, how), r_ != NULL);
 }
+FP_ALIAS(_IO_popen, popen);
 
 #ifdef FP_LINUX
 /* ------------------------------------------------------------------------

@@ -370,6 +370,7 @@ static int ur_fcntl_entry(ur_fcntl_fn real, int fd, int cmd, void *arg)
 	}
 
 UR_WRAP_FCNTL(fcntl, UR_REAL(fcntl))
+FP_ALIAS(__fcntl, fcntl);
 #ifdef FP_HAVE_FCNTL64
 UR_WRAP_FCNTL(fcntl64, UR_FCNTL_OR_PLAIN(fcntl64))
 #endif

@@ -535,6 +535,9 @@ int ur_open(int dev, const char *path, int flags)
 {
 	int fd, slot;
 
+	/* A cancellation point however served: a pending one acts before
+	 * anything is taken (a cold review: the open was made). */
+	pthread_testcancel();
 	if (fp_likely(ur_mode == UR_MODE_EXACT))
 		return ur_open_exact(dev, path, flags);
 	/* Nor a plain open while an exec or spawn is under way (or a jump
@@ -584,6 +587,8 @@ int ur_open(int dev, const char *path, int flags)
 int ur_close(int fd, unsigned st)
 {
 	int dev = ur_dev(st), none = -1, slot;
+
+	pthread_testcancel();  /* as open's (a reserve kept made no close) */
 
 	if (st & UR_HELD) {
 		/* Closed as far as the program knows (the reserve, or a hidden

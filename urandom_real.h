@@ -121,13 +121,15 @@
 
 #if defined(FP_HAVE_FCNTL_TIME64)
 struct msghdr;
+struct mmsghdr;
 /* What fstat, ioctl and sendmsg are in such programs too (urandom_seen.c);
  * the stat structure is glibc's internal 64-bit-time one, passed on. */
 #define UR_REAL_FCNTL_TIME64(X)                                                               \
 	X(int, __fcntl_time64, (int fd, int cmd, ...), FP_NR_FAIL(-1))                           \
 	X(int, __fstat64_time64, (int fd, void *st), FP_NR_FAIL(-1))                             \
 	X(int, __ioctl_time64, (int fd, unsigned long req, ...), FP_NR_FAIL(-1))                 \
-	X(ssize_t, __sendmsg64, (int fd, const struct msghdr *msg, int flags), FP_NR_FAIL(-1))
+	X(ssize_t, __sendmsg64, (int fd, const struct msghdr *msg, int flags), FP_NR_FAIL(-1))    \
+	X(int, __sendmmsg64, (int fd, struct mmsghdr *v, unsigned n, int flags), FP_NR_FAIL(-1))
 #else
 #define UR_REAL_FCNTL_TIME64(X)
 #endif
@@ -165,6 +167,7 @@ typedef off_t fp_loff_t;
 	X(int, epoll_pwait, (int epfd, struct epoll_event *ev, int max, int ms,                  \
 	                     const sigset_t *mask), FP_NR_FAIL(-1))                              \
 	X(ssize_t, sendmsg, (int fd, const struct msghdr *msg, int flags), FP_NR_FAIL(-1))       \
+	X(int, sendmmsg, (int fd, struct mmsghdr *v, unsigned n, int flags), FP_NR_FAIL(-1))     \
 	X(int, posix_spawn_file_actions_adddup2,                                                 \
 	  (posix_spawn_file_actions_t *fa, int fd, int to), FP_NR_RET(ENOSYS))                   \
 	X(int, posix_spawn_file_actions_addclose, (posix_spawn_file_actions_t *fa, int fd),      \

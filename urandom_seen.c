@@ -22,6 +22,7 @@
 
 #ifdef FP_LINUX
 #include <sys/ioctl.h>
+#include <sys/uio.h>
 
 /* The real call, or ENOSYS where the C library lacks it. */
 #define UR_CALL(name, ...)                                                   \
@@ -53,6 +54,7 @@ FP_EXPORT int fstat(int fd, struct stat *st)
 	}
 
 UR_WRAP_LSEEK(lseek, off_t)
+FP_ALIAS(__lseek, lseek);
 
 /* FIONBIO and FIOASYNC set status flags of the open file description, as
  * F_SETFL does; FIOCLEX and FIONCLEX set close-on-exec, as F_SETFD does.  ioctl and __ioctl_time64 (32-bit programs with 64-bit
@@ -263,6 +265,34 @@ UR_WRAP_SENDMSG(sendmsg)
 UR_WRAP_SENDMSG(__sendmsg64)
 #endif
 
+/* sendmmsg: each message's rights as sendmsg's (a cold review: a pooled
+ * descriptor passed through it kept the shared description).  The kernel
+ * sends in order and stops at a failing message, counting those sent: a
+ * held number in message k sends the k before it (EBADF when k is 0). */
+#define UR_WRAP_SENDMMSG(name)                                               \
+	FP_EXPORT int name(int fd, struct mmsghdr *v, unsigned n, int flags) \
+	{                                                                    \
+		unsigned k = 0;                                              \
+                                                                             \
+		if (fp_unlikely(atomic_load_explicit(&ur_hiwater, memory_order_relaxed)) && \
+		    fp_opaque(v)) {                                          \
+			while (k < n && k < UIO_MAXIOV && ur_rights_ok(&v[k].msg_hdr)) \
+				k++;                                         \
+			if (k == 0 && n > 0) {                               \
+				errno = EBADF;                               \
+				return -1;                                   \
+			}                                                    \
+			if (k < n && k < UIO_MAXIOV)                         \
+				n = k;                                       \
+		}                                                            \
+		return UR_CALL(name, UR_FD(fd), v, n, flags);                \
+	}
+
+UR_WRAP_SENDMMSG(sendmmsg)
+#ifdef FP_HAVE_FCNTL_TIME64
+UR_WRAP_SENDMMSG(__sendmmsg64)
+#endif
+
 /* Spawn file actions run in the child, where the held numbers are still
  * open until the exec.  A dup2 or fchdir from one is made to fail there
  * as natively (EBADF from posix_spawn) by closing it in the child first:
@@ -392,4 +422,5 @@ FP_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 	errno = saved;
 	return r;
 }
+FP_ALIAS(__clone, clone);
 #endif /* FP_LINUX */

@@ -93,9 +93,11 @@ static inline int ur_after_open(int fd)
  * add what the C library's plain open does (UR_LFS_PLAIN): a 32-bit glibc
  * program built without large-file support opens the device without. */
 UR_WRAP_OPEN(open, UR_LFS_PLAIN)
+FP_ALIAS(__open, open);
 UR_WRAP_OPENAT(openat, UR_LFS_PLAIN)
 #ifdef FP_HAVE_LFS64
 UR_WRAP_OPEN(open64, O_LARGEFILE)
+FP_ALIAS(__open64, open64);
 UR_WRAP_OPENAT(openat64, O_LARGEFILE)
 #endif
 #ifdef FP_HAVE_GLIBC_CHK
@@ -151,6 +153,7 @@ FP_EXPORT ssize_t read(int fd, void *buf, size_t n)
 	}
 	return UR_REAL(read)(fd, buf, n);
 }
+FP_ALIAS(__read, read);
 
 #ifdef FP_HAVE_GLIBC_CHK
 FP_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
@@ -191,6 +194,7 @@ FP_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
 UR_WRAP_PREAD(pread, off_t)
 #ifdef FP_HAVE_LFS64
 UR_WRAP_PREAD(pread64, off64_t)
+FP_ALIAS(__pread64, pread64);
 #endif
 
 /* A negative length (32-bit illumos) is the kernel's EINVAL: not served. */
@@ -253,6 +257,7 @@ FP_EXPORT int close(int fd)
 	}
 	return UR_REAL(close)(fd);
 }
+FP_ALIAS(__close, close);
 
 
 
@@ -348,6 +353,7 @@ FP_EXPORT int dup2(int old, int new)
 		return ur_dup23(old, new, UR_AS_DUP2);
 	return UR_REAL(dup2)(old, new);
 }
+FP_ALIAS(__dup2, dup2);
 
 #ifdef FP_HAVE_DUP3
 /* On illumos dup3 arrived later than the oldest platform we load on: bound

@@ -35,6 +35,7 @@ FP_EXPORT FILE *fdopen(int fd, const char *mode)
 		ur_track_new(fd, st, g);
 	return f;
 }
+FP_ALIAS(_IO_fdopen, fdopen);
 
 /* A stream's descriptor that became tracked after the stream took it (dup2
  * of a device descriptor onto it) is forgotten before stdio closes or
@@ -58,6 +59,7 @@ FP_EXPORT int fclose(FILE *f)
 	ur_forget_stream(f);
 	return UR_REAL(fclose)(f);
 }
+FP_ALIAS(_IO_fclose, fclose);
 
 /* freopen closes the stream's descriptor and puts the new file on the same
  * number, both through glibc's internal calls; a CPU file under the cap is
@@ -68,7 +70,7 @@ FP_EXPORT int fclose(FILE *f)
 		FILE *out;                                                   \
                                                                              \
 		ur_forget_stream(f);                                         \
-		if (fp_cpus_freopen(path, mode, f, UR_REAL(name), &out))     \
+		if (fp_cpus_freopen(path, mode, f, UR_REAL(name), UR_REAL(fclose), &out)) \
 			return out;                                          \
 		return UR_REAL(name)(path, mode, f);                         \
 	}

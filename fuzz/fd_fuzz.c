@@ -742,6 +742,38 @@ static void *lock_cancelled(void *arg)
 	return NULL;
 }
 
+/* An open of the device or a close in a thread with a cancellation
+ * pending (a thirteenth cold review: a pooled open went on, and the
+ * reserve's close). */
+struct cancelcall {
+	const char *dev;
+	int fl, fd, r, e;
+};
+
+static void *call_cancelled(void *arg)
+{
+	struct cancelcall *cc = arg;
+
+	pthread_cancel(pthread_self());
+	cc->r = cc->dev ? open(cc->dev, cc->fl) : close(cc->fd);
+	cc->e = errno;
+	return NULL;
+}
+
+/* "cancelled", or what the call returned; *r: that, -2 when cancelled. */
+static const char *cancelled_call(struct cancelcall *cc, int *r)
+{
+	pthread_t t;
+	void *ret = NULL;
+
+	cc->r = -2;
+	if (pthread_create(&t, NULL, call_cancelled, cc) != 0 || pthread_join(t, &ret) != 0)
+		return "no thread";
+	*r = ret == PTHREAD_CANCELED ? -2 : cc->r;
+	errno = cc->e;  /* the thread's */
+	return ret == PTHREAD_CANCELED ? "cancelled" : "returned";
+}
+
 static int anon_inode(int n)
 {
 	char t[600];
@@ -1266,6 +1298,17 @@ static void run_op(const struct op *o)
 			O_CLOEXEC, 0 };
 		const char *dev = x % 8 == 0 ? "/dev/random" : "/dev/urandom";
 		int fl = extra[(x >> 3) % 9];
+		if (y % 16 == 15) {
+			struct cancelcall cc = { dev, fl, -1, -1, 0 };
+			say(" %s %#x cancelled = %s", dev, fl, cancelled_call(&cc, &r));
+			if (r == -2) {
+				say("\n");
+				break;
+			}
+			said_fd(r, errno, 0);
+			res[cur_op][0] = r;
+			break;
+		}
 		say(" %s %#x%s", dev, fl, y % 4 == 0 ? " openat" : "");
 		r = y % 4 == 0 ? openat(AT_FDCWD, dev, fl) : open(dev, fl);
 		said_fd(r, errno, 0);
@@ -1490,7 +1533,16 @@ static void run_op(const struct op *o)
 	}
 	case OP_CLOSE:
 		say(" %s", fdtok(a));
-		r = close(a);
+		if (y % 16 == 15) {
+			struct cancelcall cc = { NULL, 0, a, -1, 0 };
+			say(" cancelled = %s", cancelled_call(&cc, &r));
+			if (r == -2) {
+				say("\n");
+				break;
+			}
+		} else {
+			r = close(a);
+		}
 		said_ret(r, errno);
 		if (r == 0 || errno == EBADF)
 			set_closed(a);
@@ -1823,9 +1875,16 @@ static void run_op(const struct op *o)
 		cm->cmsg_type = SCM_RIGHTS;
 		cm->cmsg_len = CMSG_LEN(sizeof(int));
 		memcpy(CMSG_DATA(cm), &a, sizeof(int));
-		r = (int)sendmsg(sv[0], &m, 0);
+		/* one in three through sendmmsg (a thirteenth cold review: only
+		 * sendmsg ended the sharing) */
+		if (y % 3 == 2) {
+			struct mmsghdr mm = { .msg_hdr = m };
+			r = sendmmsg(sv[0], &mm, 1, 0);
+		} else {
+			r = (int)sendmsg(sv[0], &m, 0);
+		}
 		e = errno;
-		say(" sendmsg = %d %s", r, r < 0 ? en(e) : "");
+		say(" %s = %d %s", y % 3 == 2 ? "sendmmsg" : "sendmsg", r, r < 0 ? en(e) : "");
 		/* received whatever was sent (EAGAIN when nothing was) */
 		char rb[CMSG_SPACE(sizeof(int))];
 		struct msghdr mr = { 0 };

@@ -676,6 +676,20 @@ ENTRY(sendmsg)
 	return sendmsg(s, &m, 0);
 }
 
+ENTRY(sendmmsg)
+{
+	char c = 'x';
+	struct iovec iov = { &c, 1 };
+	struct mmsghdr m;
+	int s = sock_one();
+
+	memset(&m, 0, sizeof m);
+	m.msg_hdr.msg_iov = &iov;
+	m.msg_hdr.msg_iovlen = 1;
+	fc_arm();
+	return sendmmsg(s, &m, 1, 0);
+}
+
 /* The readlink mitigation's case: a socket's link. */
 ENTRY(readlink)
 {
@@ -929,6 +943,163 @@ ENTRY(getentropy)
  * thread attribute's CPU mask, timelocal. */
 #if defined(__GLIBC__)
 #define FC_GLIBC_ONLY 1
+/* The default thread attribute, read and set back as it is. */
+ENTRY(pthread_getattr_default_np)
+{
+	pthread_attr_t a;
+
+	fc_arm();
+	return pthread_getattr_default_np(&a);
+}
+
+ENTRY(pthread_setattr_default_np)
+{
+	pthread_attr_t a;
+
+	if (pthread_getattr_default_np(&a) != 0)
+		return -1;
+	fc_arm();
+	return pthread_setattr_default_np(&a);
+}
+
+/* glibc's other public names of wrapped functions (fastpath's FP_ALIAS),
+ * each called as its first name's entry calls it. */
+int __close(int fd);
+int __dup2(int fd, int to);
+int __fcntl(int fd, int cmd, ...);
+pid_t __fork(void);
+off_t __lseek(int fd, off_t off, int whence);
+int __open(const char *path, int flags, ...);
+int __open64(const char *path, int flags, ...);
+ssize_t __pread64(int fd, void *buf, size_t n, off64_t off);
+ssize_t __read(int fd, void *buf, size_t n);
+long __sysconf(int name);
+int __clone(int (*fn)(void *), void *stack, int flags, void *arg, ...);
+FILE *_IO_fopen(const char *path, const char *mode);
+FILE *_IO_fdopen(int fd, const char *mode);
+int _IO_fclose(FILE *f);
+FILE *_IO_popen(const char *cmd, const char *mode);
+
+ENTRY(__close)
+{
+	int p[2];
+
+	pipe_abc(p);
+	fc_arm();
+	return __close(p[1]);
+}
+
+ENTRY(__dup2)
+{
+	int p[2];
+
+	pipe_abc(p);
+	fc_arm();
+	return __dup2(p[0], 100);
+}
+
+ENTRY(__fcntl)
+{
+	int p[2];
+
+	pipe_abc(p);
+	fc_arm();
+	return __fcntl(p[0], F_GETFD);
+}
+
+ENTRY(__fork)
+{
+	pid_t pid;
+
+	fc_arm();
+	pid = __fork();
+	if (pid == 0)
+		_exit(0);
+	return reaped(pid);
+}
+
+ENTRY(__lseek)
+{
+	int fd = memfd_abc();
+
+	fc_arm();
+	return __lseek(fd, 0, SEEK_SET);
+}
+
+ENTRY(__open)
+{
+	fc_arm();
+	return FD(__open("/dev/urandom", O_RDONLY | O_CLOEXEC));
+}
+
+ENTRY(__open64)
+{
+	fc_arm();
+	return FD(__open64("/dev/urandom", O_RDONLY | O_CLOEXEC));
+}
+
+ENTRY(__pread64)
+{
+	char buf[8];
+	int fd = memfd_abc();
+
+	fc_arm();
+	return __pread64(fd, buf, sizeof buf, 0);
+}
+
+ENTRY(__read)
+{
+	char buf[8];
+	int p[2];
+
+	pipe_abc(p);
+	fc_arm();
+	return __read(p[0], buf, sizeof buf);
+}
+
+ENTRY(__sysconf)
+{
+	fc_arm();
+	return FD(__sysconf(_SC_NPROCESSORS_ONLN));
+}
+
+ENTRY(__clone)
+{
+	static char stack[64 * 1024] __attribute__((aligned(16)));
+
+	fc_arm();
+	return reaped(__clone(clone_child, stack + sizeof stack, SIGCHLD, NULL));
+}
+
+ENTRY(_IO_fopen)
+{
+	fc_arm();
+	return PTR(_IO_fopen("/proc/cpuinfo", "r"));
+}
+
+ENTRY(_IO_fdopen)
+{
+	int p[2];
+
+	pipe_abc(p);
+	fc_arm();
+	return PTR(_IO_fdopen(p[0], "r"));
+}
+
+ENTRY(_IO_fclose)
+{
+	FILE *f = memfile();
+
+	fc_arm();
+	return _IO_fclose(f);
+}
+
+ENTRY(_IO_popen)
+{
+	fc_arm();
+	return PTR(_IO_popen("exit 0", "r")); /* NOLINT(cert-env33-c): under test */
+}
+
 ENTRY(pthread_attr_getaffinity_np)
 {
 	pthread_attr_t a;
@@ -1524,6 +1695,7 @@ static const struct fc_entry table[] = {
 	RUN(splice),
 	RUN(tee),
 	RUN(sendmsg),
+	RUN(sendmmsg),
 	RUN(readlink),
 	RUN(readlinkat),
 	RUN(fopen),
@@ -1553,6 +1725,23 @@ static const struct fc_entry table[] = {
 	RUN(getrandom),
 	RUN(getentropy),
 	GLIBC(pthread_attr_getaffinity_np),
+	GLIBC(pthread_getattr_default_np),
+	GLIBC(pthread_setattr_default_np),
+	GLIBC(__close),
+	GLIBC(__dup2),
+	GLIBC(__fcntl),
+	GLIBC(__fork),
+	GLIBC(__lseek),
+	GLIBC(__open),
+	GLIBC(__open64),
+	GLIBC(__pread64),
+	GLIBC(__read),
+	GLIBC(__sysconf),
+	GLIBC(__clone),
+	GLIBC(_IO_fopen),
+	GLIBC(_IO_fdopen),
+	GLIBC(_IO_fclose),
+	GLIBC(_IO_popen),
 	GLIBC(pthread_attr_setaffinity_np),
 	GLIBC(timelocal),
 	GLIBC(open64),

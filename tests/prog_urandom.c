@@ -1114,8 +1114,43 @@ static int test_split_open(void)
 	return 0;
 }
 
+/* A threaded parent's fork children, each opening the device once (a
+ * thirteenth cold review: 10 ms a child in exact mode, its first pooled
+ * open placed through a child sharing its table). */
+static void *fork_threaded_idle(void *arg)
+{
+	pause();
+	return arg;
+}
+
+static int fork_threaded(int n)
+{
+	pthread_t t;
+	char b[16];
+
+	close(open(DEV, O_RDONLY));
+	if (pthread_create(&t, NULL, fork_threaded_idle, NULL) != 0)
+		return 1;
+	for (int i = 0; i < n; i++) {
+		pid_t p = fork();
+		int st = 1;
+
+		if (p == 0) {
+			int fd = open(DEV, O_RDONLY);
+
+			_exit(fd < 0 || read(fd, b, sizeof b) != (ssize_t)sizeof b || close(fd) != 0);
+		}
+		if (p < 0 || waitpid(p, &st, 0) != p || st != 0)
+			return 1;
+	}
+	printf("%d children\n", n);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 2 && strcmp(argv[1], "fork-threaded") == 0)
+		return fork_threaded(atoi(argv[2]));
 	if (argc > 1 && strcmp(argv[1], "exec-child") == 0)
 		return count_device_fds();
 	if (argc > 1 && strcmp(argv[1], "locks") == 0)

@@ -397,6 +397,21 @@ stats_run "$T_TMP/fs" env LD_PRELOAD="$FASTPATH_SO" "$F" >"$T_TMP/out" 2>&1
 expect_eq "fortified program, fastpath" 0 $?
 expect_eq "fortified opens were pooled" 12 "$(stats_get "$T_TMP/fs" ur_opens)"
 
+# ---- a threaded parent's fork children ----------------------------------
+# Each child's first pooled open places the hidden descriptor as a process
+# with one thread does (its limit raised for the call), not through a
+# child sharing its table, whose RCU grace period cost 10 ms a child.
+if [ -n "$HAVE_STRACE" ]; then
+	strace -f -qq -e trace=clone,clone3 -o "$T_TMP/st.ft" \
+		env FASTPATH_URANDOM=exact LD_PRELOAD="$FASTPATH_SO" "$P" fork-threaded 5 >"$T_TMP/ft.out"
+	expect_eq "a threaded parent's 5 fork children ran" "5 children" "$(cat "$T_TMP/ft.out")"
+	precond "strace saw the thread made" grep -q 'CLONE_THREAD' "$T_TMP/st.ft"
+	expect_eq "no fork child shares its table to place the hidden descriptor" 0 \
+		"$(grep -c 'CLONE_FILES|CLONE_VFORK' "$T_TMP/st.ft")"
+else
+	skip "a threaded parent's fork children" "strace is not installed"
+fi
+
 # ---- system calls: 10,000 open/read/close cycles -------------------------
 if [ -n "$HAVE_STRACE" ]; then
 	strace -f -qq -e trace=open,openat,read,close,getrandom,fcntl -o "$T_TMP/st.n" "$S" cycles 10000
