@@ -47,7 +47,6 @@ FP_TLS unsigned fp_stripe_tls;
 _Atomic bool fp_counting FP_STARTUP_DATA = FP_COUNT_ALWAYS;
 FP_TLS int *fp_errno_at;
 _Atomic bool fp_threads;
-_Atomic bool fp_forked_alone;
 const volatile char *fp_libc_single FP_STARTUP_DATA;
 
 /* 1: the stripe of that index belongs to a thread (index 0: never). */
@@ -170,11 +169,6 @@ FP_FORK_TEXT void fp_counters_child(void)
 	 * neither since the exec, none ever was (its page stays unread). */
 	if (atomic_load_explicit(&fp_threads, memory_order_relaxed))
 		atomic_store_explicit(&fp_threads, false, memory_order_relaxed);
-	/* Whose parent had threads: glibc's word stays 0 (a cold review: its
-	 * first pooled open then placed through a child sharing the table,
-	 * 10 ms of RCU grace period a fork). */
-	if (fp_libc_single && !*fp_libc_single)
-		atomic_store_explicit(&fp_forked_alone, true, memory_order_relaxed);
 	if (!atomic_load_explicit(&fp_counting, memory_order_relaxed) && !fp_have_thread_key)
 		return;
 	for (i = 1; i < FP_STRIPES; i++)

@@ -472,22 +472,6 @@ void fp_cpus_served(int fd, bool sysfs, bool pid) FP_HIDDEN;
  * lseek64 are urandom_seen.c's, which ask this first. */
 bool fp_cpus_seek(int fd, long long *off, int *whence) FP_HIDDEN;
 
-/* freopen and freopen64 of a CPU file (cpus_fd.c), which urandom_stdio.c's
- * wrappers ask first: true with the stream (or NULL and errno) in *out,
- * through reopen and close_it, the real freopen and fclose. */
-bool fp_cpus_freopen_slow(const char *path, const char *mode, FILE *f,
-                          FILE *(*reopen)(const char *, const char *, FILE *),
-                          int (*close_it)(FILE *), FILE **out)
-	__attribute__((weak)) FP_HIDDEN; /* weak: a unit test of urandom alone has none */
-
-static inline bool fp_cpus_freopen(const char *path, const char *mode, FILE *f,
-                                   FILE *(*reopen)(const char *, const char *, FILE *),
-                                   int (*close_it)(FILE *), FILE **out)
-{
-	return fp_unlikely(fp_enabled(FP_BIT(cpus))) && fp_cpus_freopen_slow &&
-	       fp_cpus_freopen_slow(path, mode, f, reopen, close_it, out);
-}
-
 /* fopen and fopen64, and the calls on the machine's directories (opendir,
  * readdir, realpath, stat, access...: cpus_fd.c): their real rows
  * (FP_REAL_OWN) are bound with the cpus descriptor's.  mmap's are the table's (fp_mmap). */
@@ -516,14 +500,6 @@ static inline bool fp_cpus_open(int dirfd, const char *path, int flags, int *fd_
 	(void)path;
 	(void)flags;
 	(void)fd_out;
-	return false;
-}
-
-static inline bool fp_cpus_freopen(const char *path, const char *mode, FILE *f,
-                                   FILE *(*reopen)(const char *, const char *, FILE *),
-                                   int (*close_it)(FILE *), FILE **out)
-{
-	(void)path, (void)mode, (void)f, (void)reopen, (void)close_it, (void)out;
 	return false;
 }
 

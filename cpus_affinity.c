@@ -363,7 +363,8 @@ static size_t cpus_kernel_bytes(void)
 	size_t k = atomic_load_explicit(&known, memory_order_relaxed);
 
 	if (fp_unlikely(k == 0)) {
-		unsigned long b[CPUS_LINUX_MAX / 64];
+		/* Only its length is read: threads may write it at once. */
+		static unsigned long b[CPUS_LINUX_MAX / 64];
 		int saved = errno;
 		long r = syscall(SYS_sched_getaffinity, 0L, sizeof b, b);
 

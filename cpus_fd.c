@@ -131,37 +131,6 @@ static bool cf_fopen(const char *path, const char *mode, FILE **out)
 	return true;
 }
 
-/* freopen of one of our files (urandom_stdio.c's wrappers ask first): true
- * with the stream in *out.  The real call reopens the stream on /dev/null,
- * so that it keeps its number and its state resets as the C library's own
- * freopen does it; our copy then takes that number (a cold review: the
- * kernel's file was read).  A copy in a pipe (RLIMIT_FSIZE) cannot be
- * reopened by name (a FIFO's open waits for a writer): hence the swap. */
-bool fp_cpus_freopen_slow(const char *path, const char *mode, FILE *f,
-                          FILE *(*reopen)(const char *, const char *, FILE *),
-                          int (*close_it)(FILE *), FILE **out)
-{
-	int flags, fd, err;
-
-	if (!path || !cf_fopen_flags(mode, &flags) ||
-	    !fp_cpus_open(AT_FDCWD, path, flags, &fd))
-		return false;
-	if (fd >= 0 && (*out = reopen("/dev/null", mode, f)) &&
-	    syscall(SYS_dup3, fd, fileno(*out), flags & O_CLOEXEC) < 0) {
-		err = errno;
-		(void)close_it(*out);
-		*out = NULL;
-		errno = err;
-	} else if (fd < 0) {
-		*out = NULL;
-	}
-	err = errno;
-	if (fd >= 0)
-		fp_raw_close(fd);
-	errno = err;
-	return true;
-}
-
 /* fopen and fopen64, written once. */
 #define CPUS_WRAP_FOPEN(name)                                                \
 	FP_EXPORT FILE *name(const char *path, const char *mode)             \

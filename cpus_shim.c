@@ -144,8 +144,12 @@ FP_STARTUP_TEXT static bool cpus_load(fp_getenv_fn get)
 	 * the mask there: a pin made inside the cap since is one of the
 	 * machine's CPUs, not a smaller machine (a cold review: taskset -c 1
 	 * made the exec'd program a machine of one).  Where the machine
-	 * handed down runs on every CPU the process may use. */
-	if (on && cpus_handed.n && strcmp(cpus_setting, "quota") == 0 && cpus_handed_covers()) {
+	 * handed down runs on every CPU the process may use, and is no
+	 * larger than its CPUs (a quota's never is: a cold review's forged
+	 * 64:0-1 made 64) nor smaller than the count here. */
+	if (on && cpus_handed.n && strcmp(cpus_setting, "quota") == 0 &&
+	    cpus_handed.n <= CPU_COUNT(&cpus_handed.real) && cpus_handed.n >= cpus_wanted &&
+	    cpus_handed_covers()) {
 		cpus_wanted = cpus_handed.n;
 		snprintf(cpus_from, sizeof cpus_from, "the machine handed down at exec");
 	}

@@ -49,13 +49,6 @@ static inline int *fp_errno(void)
 	return p;
 }
 
-/* A fork's child, with no thread made through us since: one thread, though
- * glibc's word says threads for good once the parent had any.  Not a
- * licence for unlocked instructions either (a helper thread the C library
- * makes is unseen); enough for a choice a thread we missed could only
- * see (urandom_hidden.c: a limit raised for one call). */
-extern _Atomic bool fp_forked_alone FP_HIDDEN;
-
 /* No thread seen made, by us or the C library: a policy (how much to
  * keep), never a licence for unlocked instructions, so also where the C
  * library has no word for it (musl, illumos: ours alone) and on
@@ -154,7 +147,5 @@ static inline void fp_threads_made(void)
 	if (fp_unlikely(fp_vforking))
 		fp_vfork_threads();
 	atomic_store_explicit(&fp_threads, true, memory_order_relaxed);
-	if (fp_unlikely(atomic_load_explicit(&fp_forked_alone, memory_order_relaxed)))
-		atomic_store_explicit(&fp_forked_alone, false, memory_order_relaxed);
 }
 #endif /* FP_THREAD_H */

@@ -93,8 +93,7 @@ bool ur_hidden_retire(void)
  * power of two above the limit (FDSize 2048 under 1024).  Placing one
  * there takes a higher limit for one call, which no thread of the
  * program may see (getrlimit) nor have undone (a setrlimit made
- * meanwhile): where the process has one thread (fp_one_thread, or a
- * fork's child that made none: fp_forked_alone), it
+ * meanwhile): where the process has one thread (fp_one_thread), it
  * raises its own for the call, every signal blocked; else a child on our
  * memory and table (CLONE_VM | CLONE_FILES | CLONE_VFORK, without
  * CLONE_THREAD, so with limits of its own) raises its own and makes the
@@ -157,7 +156,7 @@ static long ur_above(struct ur_above *a)
 	sigfillset(&all);
 	(void)pthread_sigmask(SIG_BLOCK, &all, &old);
 	a->r = -ENOSYS;
-	if (fp_one_thread() || atomic_load_explicit(&fp_forked_alone, memory_order_relaxed)) {
+	if (fp_one_thread()) {
 		uint64_t was[2];
 
 		if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, 0L, was) == 0) {

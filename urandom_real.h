@@ -143,9 +143,11 @@ struct mmsghdr;
 #  include <sys/sendfile.h>
 #  include <sys/socket.h>
 #  ifdef __GLIBC__
+#    define UR_MMSG_FLAGS int /* musl's sendmmsg takes them unsigned */
 #    define FP_IOCTL_REQ unsigned long
 typedef __off64_t fp_loff_t;
 #  else
+#    define UR_MMSG_FLAGS unsigned
 #    define FP_IOCTL_REQ int
 typedef off_t fp_loff_t;
 #  endif
@@ -167,7 +169,8 @@ typedef off_t fp_loff_t;
 	X(int, epoll_pwait, (int epfd, struct epoll_event *ev, int max, int ms,                  \
 	                     const sigset_t *mask), FP_NR_FAIL(-1))                              \
 	X(ssize_t, sendmsg, (int fd, const struct msghdr *msg, int flags), FP_NR_FAIL(-1))       \
-	X(int, sendmmsg, (int fd, struct mmsghdr *v, unsigned n, int flags), FP_NR_FAIL(-1))     \
+	X(int, sendmmsg, (int fd, struct mmsghdr *v, unsigned n, UR_MMSG_FLAGS flags),           \
+	  FP_NR_FAIL(-1))                                                                        \
 	X(int, posix_spawn_file_actions_adddup2,                                                 \
 	  (posix_spawn_file_actions_t *fa, int fd, int to), FP_NR_RET(ENOSYS))                   \
 	X(int, posix_spawn_file_actions_addclose, (posix_spawn_file_actions_t *fa, int fd),      \

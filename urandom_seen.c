@@ -270,7 +270,7 @@ UR_WRAP_SENDMSG(__sendmsg64)
  * sends in order and stops at a failing message, counting those sent: a
  * held number in message k sends the k before it (EBADF when k is 0). */
 #define UR_WRAP_SENDMMSG(name)                                               \
-	FP_EXPORT int name(int fd, struct mmsghdr *v, unsigned n, int flags) \
+	FP_EXPORT int name(int fd, struct mmsghdr *v, unsigned n, UR_MMSG_FLAGS flags) \
 	{                                                                    \
 		unsigned k = 0;                                              \
                                                                              \

@@ -5,7 +5,6 @@
  */
 #include "fastpath.h"
 #include "urandom.h"
-#include "cpus.h"
 
 /* ------------------------------------------------------------------------
  * stdio.  glibc's fopen, fread and fclose use internal calls we never see,
@@ -62,16 +61,12 @@ FP_EXPORT int fclose(FILE *f)
 FP_ALIAS(_IO_fclose, fclose);
 
 /* freopen closes the stream's descriptor and puts the new file on the same
- * number, both through glibc's internal calls; a CPU file under the cap is
- * the cap's copy (cpus_fd.c).  freopen and freopen64, written once. */
+ * number, both through glibc's internal calls.  freopen and freopen64,
+ * written once. */
 #define UR_WRAP_FREOPEN(name)                                                \
 	FP_EXPORT FILE *name(const char *path, const char *mode, FILE *f)    \
 	{                                                                    \
-		FILE *out;                                                   \
-                                                                             \
 		ur_forget_stream(f);                                         \
-		if (fp_cpus_freopen(path, mode, f, UR_REAL(name), UR_REAL(fclose), &out)) \
-			return out;                                          \
 		return UR_REAL(name)(path, mode, f);                         \
 	}
 

@@ -1045,25 +1045,6 @@ int main(int argc, char **argv)
 		printf("default reads back %s\n", CPU_EQUAL(&back, &one) ? "the same" : "another");
 		return 0;
 	}
-	if (argc > 1 && strcmp(argv[1], "freopen") == 0) {
-		/* freopen of the CPU files: the machine's, on the stream's
-		 * number (a cold review: the kernel's file was read). */
-		FILE *f = fopen("/dev/null", "r");
-		int fd = f ? fileno(f) : -1, n = 0;
-		char line[512];
-
-		if (!f || !(f = freopen("/proc/cpuinfo", "re", f)))
-			return printf("freopen failed\n"), 1;
-		while (fgets(line, sizeof line, f))
-			n += !strncmp(line, "processor", 9);
-		printf("cpuinfo %d processors, number %s, cloexec %d;", n,
-		       fileno(f) == fd ? "kept" : "moved", fcntl(fileno(f), F_GETFD) & FD_CLOEXEC);
-		if (!(f = freopen("/sys/devices/system/cpu/online", "r", f)) || !fgets(line, sizeof line, f))
-			return printf(" freopen failed\n"), 1;
-		printf(" online %s", line);
-		fclose(f);
-		return 0;
-	}
 	if (argc > 1 && strcmp(argv[1], "errno") == 0) {
 		/* Another process's mask: a success leaves errno alone. */
 		cpu_set_t s;

@@ -1548,6 +1548,7 @@ int __fcntl_time64(int fd, int cmd, ...);
 int __ioctl_time64(int fd, unsigned long req, ...);
 int __fstat64_time64(int fd, void *st);
 ssize_t __sendmsg64(int fd, const struct msghdr *m, int flags);
+int __sendmmsg64(int fd, struct mmsghdr *v, unsigned n, int flags);
 
 ENTRY(__localtime64)
 {
@@ -1613,6 +1614,20 @@ ENTRY(__sendmsg64)
 	m.msg_iovlen = 1;
 	fc_arm();
 	return __sendmsg64(s, &m, 0);
+}
+
+ENTRY(__sendmmsg64)
+{
+	char c = 'x';
+	struct iovec iov = { &c, 1 };
+	struct mmsghdr m;
+	int s = sock_one();
+
+	memset(&m, 0, sizeof m);
+	m.msg_hdr.msg_iov = &iov;
+	m.msg_hdr.msg_iovlen = 1;
+	fc_arm();
+	return __sendmmsg64(s, &m, 1, 0);
 }
 #endif
 
@@ -1834,6 +1849,7 @@ static const struct fc_entry table[] = {
 	RUN(__ioctl_time64),
 	RUN(__fstat64_time64),
 	RUN(__sendmsg64),
+	RUN(__sendmmsg64),
 #else
 	SKIP(__localtime64, NOLIB),
 	SKIP(__ctime64, NOLIB),
@@ -1842,6 +1858,7 @@ static const struct fc_entry table[] = {
 	SKIP(__ioctl_time64, NOLIB),
 	SKIP(__fstat64_time64, NOLIB),
 	SKIP(__sendmsg64, NOLIB),
+	SKIP(__sendmmsg64, NOLIB),
 #endif
 };
 #define NTABLE (sizeof table / sizeof table[0])

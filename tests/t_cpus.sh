@@ -371,13 +371,6 @@ else
 	skip "node at 10000" "node is not installed"
 fi
 
-# freopen of the CPU files gives the machine's, on the stream's number.
-for lim in unlimited 0; do
-	expect_eq "N=3, ulimit -f $lim: freopen of /proc/cpuinfo and online" \
-		"cpuinfo 3 processors, number kept, cloexec 1; online 0-2" \
-		"$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=3 sh -c "ulimit -f $lim; exec $P freopen" | cat)"
-done
-
 # A thread attribute's mask reads back as it was set, on any machine.
 want=$("$P" attrback)
 for n in 2 4; do

@@ -398,19 +398,13 @@ expect_eq "fortified program, fastpath" 0 $?
 expect_eq "fortified opens were pooled" 12 "$(stats_get "$T_TMP/fs" ur_opens)"
 
 # ---- a threaded parent's fork children ----------------------------------
-# Each child's first pooled open places the hidden descriptor as a process
-# with one thread does (its limit raised for the call), not through a
-# child sharing its table, whose RCU grace period cost 10 ms a child.
-if [ -n "$HAVE_STRACE" ]; then
-	strace -f -qq -e trace=clone,clone3 -o "$T_TMP/st.ft" \
-		env FASTPATH_URANDOM=exact LD_PRELOAD="$FASTPATH_SO" "$P" fork-threaded 5 >"$T_TMP/ft.out"
-	expect_eq "a threaded parent's 5 fork children ran" "5 children" "$(cat "$T_TMP/ft.out")"
-	precond "strace saw the thread made" grep -q 'CLONE_THREAD' "$T_TMP/st.ft"
-	expect_eq "no fork child shares its table to place the hidden descriptor" 0 \
-		"$(grep -c 'CLONE_FILES|CLONE_VFORK' "$T_TMP/st.ft")"
-else
-	skip "a threaded parent's fork children" "strace is not installed"
-fi
+# glibc never says one thread again in a fork's child, so each child's
+# first pooled open places the hidden descriptor through a task sharing
+# its table (an RCU grace period, 10 ms here): a thread glibc makes for
+# itself there (timer_create's) would see a limit raised in place (a
+# fifteenth cold review of a form that did).  The children work.
+expect_eq "a threaded parent's 5 fork children open and read the device" "5 children" \
+	"$(FASTPATH_URANDOM=exact LD_PRELOAD="$FASTPATH_SO" "$P" fork-threaded 5)"
 
 # ---- system calls: 10,000 open/read/close cycles -------------------------
 if [ -n "$HAVE_STRACE" ]; then
