@@ -296,6 +296,11 @@ void cpus_put_vmask(const struct cpus_vmask *v, long n, size_t setsize,
                     cpu_set_t *mask) FP_HIDDEN;
 bool cpus_recalled(enum cpus_who who, const cpu_set_t *now, struct cpus_vmask *out) FP_HIDDEN;
 void cpus_vproc_handed(const struct cpus_vmask *v, const cpu_set_t *mask) FP_HIDDEN;
+/* The calling thread's remembered mask (the process's for the main
+ * thread); a fork's prepare and child steps for the main thread's. */
+bool cpus_my_vmask(struct cpus_vmask *out) FP_HIDDEN;
+void cpus_vproc_prepare(void) FP_HIDDEN;
+void cpus_vproc_child(void) FP_HIDDEN;
 bool cpus_vmask_of(struct cpus_vmask *t, long n, size_t setsize,
                    const cpu_set_t *mask) FP_HIDDEN;
 

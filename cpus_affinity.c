@@ -17,16 +17,39 @@
  * nothing, or another thread asking with our pid, sees it), and given back
  * as long as the real mask is still the one that set left.
  * ---------------------------------------------------------------------- */
-/* 160 bytes of static TLS per thread: no allocation, safe in a handler. */
+/* 160 bytes of static TLS per thread: no allocation, safe in a handler.
+ * Never the main thread's: its record is the process's (cpus_vproc). */
 FP_TLS struct cpus_vmask fp_cpus_vthread;
-/* The main thread's, for threads that set nothing and for callers naming
- * our pid.  Taken with a try-lock owned by a pid: a child forked while a
- * thread of its parent held it takes it over (that thread is not in the
- * child); a signal handler that finds it held falls back, never waits. */
+/*
+ * The main thread's record is the process's, and its only one: whoever
+ * sets its mask (itself by 0 or its tid, any thread by our pid or its
+ * pthread_t) writes it, and every thread reads it (a cold review: a
+ * second record in its TLS read {1,3} where the others read {3}).
+ * Writers take a try-lock owned by a pid (a fork child takes over one its
+ * parent's thread held); one that finds it held counts a miss, which
+ * makes the record every thread reads stale: all read the translation
+ * alike, and nobody waits.  Readers take no lock: a sequence count, odd
+ * while a write is under way, the words read one by one; a read that
+ * keeps meeting writes reads the translation.
+ */
+#define CPUS_VWORDS ((sizeof(struct cpus_vmask) + 2 * sizeof(long) - 1) / sizeof(long))
+union cpus_vrec {
+	struct {
+		struct cpus_vmask m;
+		unsigned long misses; /* cpus_vproc.misses as the write began */
+	} r;
+	unsigned long w[CPUS_VWORDS];
+};
 static struct {
 	_Atomic long owner;
-	struct cpus_vmask m;
+	_Atomic unsigned long seq, misses;
+	union cpus_vrec rec;
 } cpus_vproc;
+/* A record of the main thread's was written: only then does anything ask
+ * which thread is the main one (sched_getcpu, pthread_create, fork). */
+static _Atomic bool cpus_vproc_any;
+/* Whether this thread is the main one: 1, -1, 0 not yet asked. */
+static FP_TLS signed char cpus_main_tls;
 
 static bool cpus_vproc_lock(void)
 {
@@ -45,6 +68,98 @@ static void cpus_vproc_unlock(void)
 	atomic_store_explicit(&cpus_vproc.owner, 0, memory_order_release);
 }
 
+/* The lock held: v is the main thread's record now. */
+static void cpus_vproc_write(const struct cpus_vmask *v, unsigned long misses)
+{
+	union cpus_vrec n;
+	unsigned long seq = atomic_load_explicit(&cpus_vproc.seq, memory_order_relaxed);
+
+	memset(&n, 0, sizeof n);
+	n.r.m = *v;
+	n.r.misses = misses;
+	atomic_store_explicit(&cpus_vproc.seq, seq + 1, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+	for (size_t i = 0; i < CPUS_VWORDS; i++)
+		__atomic_store_n(&cpus_vproc.rec.w[i], n.w[i], __ATOMIC_RELAXED);
+	atomic_store_explicit(&cpus_vproc.seq, seq + 2, memory_order_release);
+	atomic_store_explicit(&cpus_vproc_any, true, memory_order_relaxed);
+}
+
+/* The main thread's record, when one is there, whole and not missed. */
+static bool cpus_vproc_read(struct cpus_vmask *out)
+{
+	union cpus_vrec n;
+
+	for (int tries = 0; tries < 4; tries++) {
+		unsigned long seq = atomic_load_explicit(&cpus_vproc.seq, memory_order_acquire);
+
+		if (seq & 1)
+			continue;
+		for (size_t i = 0; i < CPUS_VWORDS; i++)
+			n.w[i] = __atomic_load_n(&cpus_vproc.rec.w[i], __ATOMIC_RELAXED);
+		atomic_thread_fence(memory_order_acquire);
+		if (atomic_load_explicit(&cpus_vproc.seq, memory_order_relaxed) != seq)
+			continue;
+		*out = n.r.m;
+		return out->valid && n.r.misses == atomic_load(&cpus_vproc.misses);
+	}
+	return false;
+}
+
+/* tid == pid, asked once a thread (not by a vfork child, whose TLS is its
+ * parent thread's; a fork child's one thread is told, cpus_vproc_child). */
+static bool cpus_is_main(void)
+{
+	bool m;
+
+	if (fp_likely(cpus_main_tls) && !fp_vfork_child())
+		return cpus_main_tls > 0;
+	m = (long)syscall(SYS_gettid) == (long)getpid();
+	if (!fp_vfork_child())
+		cpus_main_tls = m ? 1 : -1;
+	return m;
+}
+
+/* The calling thread's record (sched_getcpu, pthread_create): its own, or
+ * the main thread's for the main thread. */
+bool cpus_my_vmask(struct cpus_vmask *out)
+{
+	if (fp_cpus_vthread.valid) {
+		*out = fp_cpus_vthread;
+		return true;
+	}
+	return fp_unlikely(atomic_load_explicit(&cpus_vproc_any, memory_order_relaxed)) &&
+	       cpus_is_main() && cpus_vproc_read(out);
+}
+
+/* Before a fork: whether the forking thread is the main one is known, so
+ * that the child can tell (the question needs the parent's pid). */
+FP_FORK_TEXT void cpus_vproc_prepare(void)
+{
+	if (atomic_load_explicit(&cpus_vproc_any, memory_order_relaxed) || fp_cpus_vthread.valid)
+		(void)cpus_is_main();
+}
+
+/* A fork child: its one thread is its main thread, and its record the
+ * process's (a cold review: a worker's fork left the parent's main
+ * record there, {1} against the worker's {3}).  A write its thread had
+ * under way (a handler's fork) is missed; the lock is free. */
+FP_FORK_TEXT void cpus_vproc_child(void)
+{
+	unsigned long seq = atomic_load_explicit(&cpus_vproc.seq, memory_order_relaxed);
+
+	if (seq & 1) {
+		atomic_store(&cpus_vproc.seq, seq + 1);
+		atomic_fetch_add(&cpus_vproc.misses, 1);
+	}
+	atomic_store(&cpus_vproc.owner, 0);
+	if (cpus_main_tls < 0) {
+		cpus_vproc_write(&fp_cpus_vthread, atomic_load(&cpus_vproc.misses));
+		fp_cpus_vthread.valid = false;
+	}
+	cpus_main_tls = 1;
+}
+
 /* A signature of a mask's set ids: the remembered mask is given back only
  * while the real one is unchanged (a `taskset -p` from outside makes it
  * stale). */
@@ -60,11 +175,6 @@ uint64_t cpus_sig(const cpu_set_t *mask)
 		}
 	}
 	return h;
-}
-
-static bool cpus_is_main(void)
-{
-	return (long)syscall(SYS_gettid) == (long)getpid();
 }
 
 static enum cpus_who cpus_who_pid(pid_t pid)
@@ -92,11 +202,21 @@ static enum cpus_who cpus_who_thread(pthread_t th)
 {
 	clockid_t c;
 
+	long tid;
+
 	if (pthread_equal(th, pthread_self()))
 		return CPUS_THREAD;
-	if (pthread_getcpuclockid(th, &c) == 0 && (c & 7) == 6 && ~((long)c >> 3) == (long)getpid())
-		return CPUS_MAIN;
-	return CPUS_SIBLING;
+	/* An ended thread not yet joined has tid 0, and the C library's
+	 * calls on it act on the caller (a cold review); glibc's clock id
+	 * then is ESRCH, musl's encodes 0. */
+	if ((c = 0, pthread_getcpuclockid(th, &c)) == ESRCH)
+		return CPUS_THREAD;
+	if ((c & 7) != 6)
+		return CPUS_SIBLING;
+	tid = ~((long)c >> 3);
+	if (tid == 0 || tid == (long)syscall(SYS_gettid))
+		return CPUS_THREAD;
+	return tid == (long)getpid() ? CPUS_MAIN : CPUS_SIBLING;
 }
 
 /* v's ids written to the caller's mask (setsize * 8 >= N). */
@@ -116,11 +236,12 @@ void cpus_put_vmask(const struct cpus_vmask *v, long n, size_t setsize, cpu_set_
 }
 
 /* The remembered mask for `who`, into *out when the real mask `now` is
- * the one it was set with; false otherwise. */
+ * the one it was set with; false otherwise.  A thread that set nothing
+ * reads the main thread's, while its real mask is that one's (the mask
+ * handed down at exec, cpus_vproc_handed). */
 bool cpus_recalled(enum cpus_who who, const cpu_set_t *now, struct cpus_vmask *out)
 {
 	uint64_t sig = cpus_sig(now);
-	bool done = false;
 
 	if (who == CPUS_THREAD && fp_cpus_vthread.valid) {
 		if (fp_cpus_vthread.sig != sig)
@@ -128,14 +249,10 @@ bool cpus_recalled(enum cpus_who who, const cpu_set_t *now, struct cpus_vmask *o
 		*out = fp_cpus_vthread;
 		return true;
 	}
-	if ((who != CPUS_THREAD && who != CPUS_MAIN) || !cpus_vproc_lock())
+	if (who != CPUS_THREAD && who != CPUS_MAIN)
 		return false;
-	if (cpus_vproc.m.valid && cpus_vproc.m.sig == sig) {
-		*out = cpus_vproc.m;
-		done = true;
-	}
-	cpus_vproc_unlock();
-	return done;
+	return atomic_load_explicit(&cpus_vproc_any, memory_order_relaxed) && cpus_vproc_read(out) &&
+	       out->sig == sig;
 }
 
 /* The remembered mask for `who`, written to the caller's set. */
@@ -155,12 +272,15 @@ static bool cpus_recall(enum cpus_who who, const cpu_set_t *now, long n, size_t 
  * set one meanwhile. */
 void cpus_vproc_handed(const struct cpus_vmask *v, const cpu_set_t *mask)
 {
+	struct cpus_vmask h = *v;
+	unsigned long misses = atomic_load(&cpus_vproc.misses);
+
 	if (!cpus_vproc_lock())
 		return;
-	if (!cpus_vproc.m.valid) {
-		cpus_vproc.m = *v;
-		cpus_vproc.m.last_real = cpus_vproc.m.last_virt = -1;
-		cpus_vproc.m.sig = cpus_sig(mask);
+	if (!cpus_vproc.rec.r.m.valid) {
+		h.last_real = h.last_virt = -1;
+		h.sig = cpus_sig(mask);
+		cpus_vproc_write(&h, misses);
 	}
 	cpus_vproc_unlock();
 }
@@ -313,31 +433,32 @@ bool cpus_vmask_of(struct cpus_vmask *t, long n, size_t setsize, const cpu_set_t
 
 /* After a successful set: remember the virtual ids asked, signed with the
  * real mask the kernel now holds. */
-static void cpus_remember(enum cpus_who who, pid_t pid, long n, size_t setsize,
-                          const cpu_set_t *mask)
+static void cpus_remember(enum cpus_who who, long n, size_t setsize, const cpu_set_t *mask)
 {
-	struct cpus_vmask *t = &fp_cpus_vthread;
-	int (*getaff)(pid_t, size_t, cpu_set_t *);
+	struct cpus_vmask mv, *t = &fp_cpus_vthread;
 	cpu_set_t now;
-	bool main = who == CPUS_MAIN || (who == CPUS_THREAD && cpus_is_main());
+	unsigned long misses;
+	bool main;
 
-	if (who != CPUS_THREAD && !main)
+	/* A vfork child's memory is its parent's: nothing kept there. */
+	if ((who != CPUS_THREAD && who != CPUS_MAIN) || fp_vfork_child())
 		return; /* a sibling's memory is in its TLS, out of reach */
-	if (main && !cpus_vproc_lock()) {
-		if (who != CPUS_THREAD)
+	main = who == CPUS_MAIN || cpus_is_main();
+	if (main) {
+		t = &mv;
+		misses = atomic_load(&cpus_vproc.misses);
+		if (!cpus_vproc_lock()) {
+			atomic_fetch_add(&cpus_vproc.misses, 1);
 			return;
-		main = false;
+		}
 	}
-	if (who != CPUS_THREAD)
-		t = &cpus_vproc.m;
-	getaff = CPUS_REAL(sched_getaffinity);
 	t->valid = cpus_vmask_of(t, n, setsize, mask) &&
-	           getaff(who == CPUS_THREAD ? 0 : pid, sizeof now, &now) == 0;
+	           CPUS_REAL(sched_getaffinity)(main ? getpid() : 0, sizeof now, &now) == 0;
 	t->sig = t->valid ? cpus_sig(&now) : 0;
-	if (main && who == CPUS_THREAD)
-		cpus_vproc.m = *t;
-	if (main)
+	if (main) {
+		cpus_vproc_write(t, misses);
 		cpus_vproc_unlock();
+	}
 }
 
 /* The real setters, as one shape: 0 or an error number. */
@@ -405,7 +526,7 @@ static int cpus_set(enum cpus_who who, pid_t pid, pthread_t th, size_t setsize,
 		return err;
 	(void)fp_cpus_to_real(&m, mask, len, &want);
 	if ((err = real(pid, th, sizeof want, &want)) == 0)
-		cpus_remember(who, pid, m.n, setsize, mask);
+		cpus_remember(who, m.n, setsize, mask);
 	return err;
 }
 

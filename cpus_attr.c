@@ -27,8 +27,8 @@ static struct {
 	/* The mask as the program gave it, ids at and past N too: glibc's
 	 * attribute gives back what was set, whatever the machine has (a
 	 * cold review: {1,5} read back {1} on two CPUs), in memory of its
-	 * own (these calls allocate as glibc's do).  0: none (out of memory),
-	 * read back as translated. */
+	 * own (these calls allocate as glibc's do, and fail as glibc's with
+	 * ENOMEM).  0: none, read back as translated. */
 	size_t given_len;
 	unsigned char *given;
 } cpus_attrs[CPUS_NATTR];
@@ -49,7 +49,8 @@ FP_FORK_TEXT void cpus_attr_child(void)
 	cpus_attr_lock = fresh;
 }
 
-static void cpus_attr_note(const void *attr, const struct cpus_vmask *v, const void *given,
+/* given: len bytes of malloc'd memory, the slot's from now on. */
+static void cpus_attr_note(const void *attr, const struct cpus_vmask *v, unsigned char *given,
                            size_t len)
 {
 	unsigned i, slot;
@@ -60,13 +61,9 @@ static void cpus_attr_note(const void *attr, const struct cpus_vmask *v, const v
 	slot = i < CPUS_NATTR ? i : cpus_attr_next++ % CPUS_NATTR;
 	cpus_attrs[slot].attr = attr;
 	cpus_attrs[slot].v = *v;
-	if (cpus_attrs[slot].given_len < len) {
-		free(cpus_attrs[slot].given);
-		cpus_attrs[slot].given = malloc(len);
-	}
-	cpus_attrs[slot].given_len = cpus_attrs[slot].given ? len : 0;
-	if (cpus_attrs[slot].given_len)
-		memcpy(cpus_attrs[slot].given, given, len);
+	free(cpus_attrs[slot].given);
+	cpus_attrs[slot].given = given;
+	cpus_attrs[slot].given_len = len;
 	pthread_mutex_unlock(&cpus_attr_lock);
 }
 
@@ -104,12 +101,19 @@ FP_EXPORT int pthread_attr_setaffinity_np(pthread_attr_t *attr, size_t setsize,
 	struct cpus_map m;
 	struct cpus_vmask v;
 	cpu_set_t want;
+	unsigned char *copy;
 	int rc;
 
 	if (!CPUS_REAL(pthread_attr_setaffinity_np))
 		return ENOSYS;
 	if (!fp_enabled(FP_BIT(cpus)) || !given || setsize == 0)
 		return CPUS_REAL(pthread_attr_setaffinity_np)(attr, setsize, mask);
+	/* glibc copies the mask as given: where that cannot be, ENOMEM,
+	 * the attribute as it was (a cold review: a size past memory was
+	 * taken). */
+	if (!(copy = malloc(setsize)))
+		return ENOMEM;
+	memcpy(copy, mask, setsize);
 	fp_cpus_map(&m);
 	/* A mask that names none of the N stays empty: pthread_create then
 	 * fails with the kernel's EINVAL, as on a machine of N CPUs. */
@@ -118,7 +122,9 @@ FP_EXPORT int pthread_attr_setaffinity_np(pthread_attr_t *attr, size_t setsize,
 	if (rc == 0) {
 		v.valid = cpus_vmask_of(&v, m.n, setsize, mask);
 		v.sig = cpus_sig(&want);
-		cpus_attr_note(attr, &v, mask, setsize);
+		cpus_attr_note(attr, &v, copy, setsize);
+	} else {
+		free(copy);
 	}
 	return rc;
 }
@@ -202,7 +208,8 @@ static void cpus_attr_copy(const pthread_attr_t *attr, const void *from, const v
 	CPU_ZERO(&now);
 	if (CPUS_REAL(pthread_attr_getaffinity_np)(attr, sizeof now, &now) == 0 &&
 	    !cpus_all_ones(&now, sizeof now) && cpus_attr_recall(from, &now, &v, &given, &len)) {
-		cpus_attr_note(key, &v, given, len);
+		cpus_attr_note(key, &v, given, len);  /* given is the slot's now */
+		given = NULL;
 		if (key == &cpus_default_key)
 			atomic_store(&cpus_default_kept, true);
 	}

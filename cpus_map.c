@@ -330,7 +330,7 @@ bool fp_cpus_format_map(char *buf, size_t len, const struct cpus_map *m,
  * ---------------------------------------------------------------------- */
 static unsigned cpus_virtual_cpu(unsigned cpu)
 {
-	struct cpus_vmask *t = &fp_cpus_vthread;
+	struct cpus_vmask *t = &fp_cpus_vthread, mine;
 	struct cpus_map m;
 	long k, mod, v;
 
@@ -347,6 +347,9 @@ static unsigned cpus_virtual_cpu(unsigned cpu)
 	mod = m.n < m.r ? m.n : m.r;
 	/* No division at or above the real count, nor for one CPU; a 32-bit
 	 * one otherwise (ids are below CPU_SETSIZE). */
+	/* The main thread's record is the process's (cpus_affinity.c). */
+	if (fp_likely(!t->valid) && cpus_my_vmask(&mine))
+		t = &mine;
 	if (fp_likely(!t->valid)) {
 		/* A thread that set nothing runs with the mask the process
 		 * was handed (or its creator's, the same real CPUs). */

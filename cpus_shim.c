@@ -107,18 +107,26 @@ static bool cpus_loaded FP_STARTUP_DATA;
 #endif
 
 #ifdef FP_HAVE_AFFINITY
+/* Whether every CPU of mask is one of the machine handed down. */
+static bool cpus_handed_has(const cpu_set_t *mask)
+{
+	cpu_set_t both;
+
+	CPU_AND(&both, mask, &cpus_handed.real);
+	return CPU_EQUAL(&both, mask);
+}
+
 /* Whether the CPUs of the machine handed down include every one the
  * process may use now. */
 static bool cpus_handed_covers(void)
 {
-	cpu_set_t now, both;
+	cpu_set_t now;
 
 	CPU_ZERO(&now);
 	if (syscall(SYS_sched_getaffinity, (long)getpid(), sizeof now, &now) < 0 &&
 	    syscall(SYS_sched_getaffinity, 0L, sizeof now, &now) < 0)
 		return false;
-	CPU_AND(&both, &now, &cpus_handed.real);
-	return CPU_EQUAL(&both, &now);
+	return cpus_handed_has(&now);
 }
 #endif
 
@@ -182,6 +190,11 @@ static void cpus_stats(struct fp_buf *b, const unsigned long *c)
 #define CPUS_SYMS .syms = NULL
 #endif
 static void cpus_child(void);
+#ifdef FP_HAVE_AFFINITY
+#define CPUS_PREPARE .prepare = cpus_vproc_prepare,
+#else
+#define CPUS_PREPARE
+#endif
 
 /* The survey's part (cpus_survey.c): the cap stays in force under it. */
 /* Its table, bound at its first use (fp_real_late), then what is learnt
@@ -197,7 +210,7 @@ FP_STARTUP_TEXT static void cpus_bind(fp_lookup_fn look, void *w)
 FP_MITIGATION(cpus, .bind = cpus_bind, .load = cpus_load, .stats = cpus_stats, .counters = cpus_counters,
               .ncounters = CPUS_NCOUNTERS, .gauges = 1u << CPUS_C_REAL, CPUS_SYMS,
               .survey = &cpus_sv, .survey_keeps = true, .init = cpus_sv_init,
-              .child = cpus_child);
+              CPUS_PREPARE .child = cpus_child);
 
 /* The count the cap gives (for the survey of the CPU files). */
 long fp_cpus_wanted(void)
@@ -252,15 +265,12 @@ static void cpus_once_done(_Atomic int *state)
  * learnt from the mask, as with none. */
 static bool cpus_handed_fits(const struct cpus_view *v)
 {
-	cpu_set_t both;
-
 	if (cpus_handed.n != cpus_wanted || !v->have_allowed)
 		return false;
 	for (long c = v->possible > 0 ? v->possible : 1; c < CPU_SETSIZE; c++)
 		if (CPU_ISSET((size_t)c, &cpus_handed.real))
 			return false;
-	CPU_AND(&both, &v->allowed, &cpus_handed.real);
-	return CPU_EQUAL(&both, &v->allowed);
+	return cpus_handed_has(&v->allowed);
 }
 #endif
 
@@ -450,11 +460,14 @@ CPUS_WRAP_NPROCS(get_nprocs, _SC_NPROCESSORS_ONLN)
 CPUS_WRAP_NPROCS(get_nprocs_conf, _SC_NPROCESSORS_CONF)
 #endif
 
-/* A fork child (fastpath.c's atfork handler): the survey's counts, and
- * the attribute table's lock. */
+/* A fork child (fastpath.c's atfork handler): the survey's counts, the
+ * main thread's record, and the attribute table's lock. */
 FP_FORK_TEXT static void cpus_child(void)
 {
 	cpus_sv_child();
+#ifdef FP_HAVE_AFFINITY
+	cpus_vproc_child();
+#endif
 #if defined(FP_HAVE_AFFINITY) && defined(FP_HAVE_ATTR_AFFINITY)
 	cpus_attr_child();
 #endif

@@ -150,8 +150,7 @@ FP_EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(
 	 * copies it: and with the virtual mask the creator set, so that its
 	 * sched_getcpu answers from the same ids its mask reads back
 	 * (pinned to 3 of 4 on two CPUs: 3, not 1). */
-	if (!s->pinned && fp_unlikely(fp_cpus_vthread.valid) && !fp_cpus_attr_has_mask(a)) {
-		s->v = fp_cpus_vthread;
+	if (!s->pinned && cpus_my_vmask(&s->v) && !fp_cpus_attr_has_mask(a)) {
 		s->v.last_real = s->v.last_virt = -1;
 		s->pinned = true;
 	}

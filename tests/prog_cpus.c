@@ -53,6 +53,15 @@
  *                        attribute, sched_ and pthread_getaffinity_np,
  *                        sched_getcpu): "attrpin N ok real=<CPUs>" with
  *                        the real CPUs the workers ran on
+ *   prog_cpus mainrec K  the main thread's mask is one record: a worker
+ *                        sets it to {K} by its pthread_t (both read {K},
+ *                        the main thread runs on K); a worker pinned to
+ *                        {K} forks (its child's threads read {K}); an
+ *                        ended thread's mask set to {K} (the caller's);
+ *                        2000 sets by the main thread against another
+ *                        thread's reads; an attribute's mask of a size
+ *                        past memory: "worker K K main K K;fork ok;ended
+ *                        K K;race 0;nomem 12"
  *   prog_cpus MODE raw   MODE after the mask was set to {last CPU} by a raw
  *                        system call (numactl's way), after a first question
  */
@@ -963,6 +972,171 @@ static int xfsz_handler_mode(void)
 	return 0;
 }
 
+/* ---- mainrec: the main thread's mask is one record (a cold review) ---- */
+static pthread_t mr_main;
+static int mr_k;
+static _Atomic int mr_phase; /* 0 read in a loop, 1 quiet, 2 read once, 3 stop */
+static cpu_set_t mr_seen;
+
+/* The lowest CPU of the mask by pid (0: the caller), -1 for none or
+ * several, -2 for an error. */
+static int mr_one(pid_t pid)
+{
+	cpu_set_t s;
+
+	CPU_ZERO(&s);
+	if (sched_getaffinity(pid, sizeof s, &s) != 0)
+		return -2;
+	if (CPU_COUNT(&s) != 1)
+		return -1;
+	for (int i = 0;; i++)
+		if (CPU_ISSET(i, &s))
+			return i;
+}
+
+static int mr_set(pid_t pid, int k)
+{
+	cpu_set_t s;
+
+	CPU_ZERO(&s);
+	CPU_SET(k, &s);
+	return sched_setaffinity(pid, sizeof s, &s);
+}
+
+/* A worker sets the main thread's mask through its pthread_t. */
+static void *mr_worker(void *unused)
+{
+	cpu_set_t s, g;
+
+	(void)unused;
+	CPU_ZERO(&s);
+	CPU_SET(mr_k, &s);
+	CPU_ZERO(&g);
+	if (pthread_setaffinity_np(mr_main, sizeof s, &s) != 0 ||
+	    pthread_getaffinity_np(mr_main, sizeof g, &g) != 0)
+		printf("mainrec: the worker's set or get failed\n");
+	printf("worker %d %d", mr_one(getpid()), CPU_EQUAL(&s, &g) ? mr_k : -1);
+	return NULL;
+}
+
+static void *mr_child_thread(void *unused)
+{
+	(void)unused;
+	return (void *)(long)mr_one(getpid());
+}
+
+/* A worker pinned to {k} forks: the child's one thread is its main one. */
+static void *mr_forker(void *unused)
+{
+	int st = 0;
+	pid_t p;
+
+	(void)unused;
+	mr_set(0, mr_k);
+	fflush(stdout);
+	if ((p = fork()) == 0) {
+		pthread_t t;
+		void *r = (void *)-3L;
+		int own = mr_one(0);
+
+		if (pthread_create(&t, NULL, mr_child_thread, NULL) == 0)
+			pthread_join(t, &r);
+		_exit(own == mr_k && (long)r == mr_k ? 0 : 1);
+	}
+	waitpid(p, &st, 0);
+	printf(";fork %s", WIFEXITED(st) && WEXITSTATUS(st) == 0 ? "ok" : "differs");
+	return NULL;
+}
+
+static void *mr_reader(void *unused)
+{
+	cpu_set_t s;
+
+	(void)unused;
+	for (;;) {
+		int p = atomic_load(&mr_phase);
+
+		if (p == 3)
+			return NULL;
+		if (p == 0)
+			sched_getaffinity(getpid(), sizeof s, &s);
+		if (p == 2) {
+			CPU_ZERO(&mr_seen);
+			sched_getaffinity(getpid(), sizeof mr_seen, &mr_seen);
+			atomic_store(&mr_phase, 1);
+		}
+	}
+}
+
+static void *mr_nothing(void *unused)
+{
+	return unused;
+}
+
+static int mainrec(int k)
+{
+	pthread_t t;
+	int bad = 0;
+
+	mr_main = pthread_self();
+	mr_k = k;
+	mr_set(0, 0);
+	if (pthread_create(&t, NULL, mr_worker, NULL) || pthread_join(t, NULL))
+		return 1;
+	printf(" main %d %d", mr_one(0), sched_getcpu());
+	mr_set(0, 0);
+	if (pthread_create(&t, NULL, mr_forker, NULL) || pthread_join(t, NULL))
+		return 1;
+	/* An ended thread not yet joined: the C library acts on the caller. */
+	if (pthread_create(&t, NULL, mr_nothing, NULL))
+		return 1;
+	usleep(100000);
+	{
+		cpu_set_t s, g;
+
+		CPU_ZERO(&s);
+		CPU_SET(k, &s);
+		CPU_ZERO(&g);
+		if (pthread_setaffinity_np(t, sizeof s, &s) || pthread_getaffinity_np(t, sizeof g, &g))
+			printf(";ended failed");
+		else
+			printf(";ended %d %d", CPU_EQUAL(&s, &g) ? k : -1, mr_one(0));
+	}
+	pthread_join(t, NULL);
+	/* The main thread sets {0} and {k} in turn while another thread reads
+	 * the process's mask: each time both read what was set. */
+	atomic_store(&mr_phase, 0);
+	if (pthread_create(&t, NULL, mr_reader, NULL))
+		return 1;
+	for (int i = 0; i < 2000; i++) {
+		cpu_set_t a;
+
+		atomic_store(&mr_phase, 0);
+		mr_set(0, i & 1 ? k : 0);
+		atomic_store(&mr_phase, 1);
+		CPU_ZERO(&a);
+		sched_getaffinity(0, sizeof a, &a);
+		atomic_store(&mr_phase, 2);
+		while (atomic_load(&mr_phase) == 2)
+			;
+		bad += !CPU_EQUAL(&a, &mr_seen);
+	}
+	atomic_store(&mr_phase, 3);
+	pthread_join(t, NULL);
+	printf(";race %d", bad);
+	/* glibc copies an attribute's mask as given: ENOMEM where it cannot. */
+	{
+		pthread_attr_t at;
+		cpu_set_t one;
+
+		CPU_ZERO(&one);
+		pthread_attr_init(&at);
+		printf(";nomem %d\n", pthread_attr_setaffinity_np(&at, SIZE_MAX / 2, &one));
+		pthread_attr_destroy(&at);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "attrpin") == 0)
@@ -983,6 +1157,8 @@ int main(int argc, char **argv)
 		return 1;
 	if (argc > 1 && strcmp(argv[1], "jemalloc") == 0)
 		return jemalloc_mode();
+	if (argc > 2 && strcmp(argv[1], "mainrec") == 0)
+		return mainrec(atoi(argv[2]));
 	if (argc > 1 && strcmp(argv[1], "status") == 0)
 		return status_stable();
 	if (argc > 1 && strcmp(argv[1], "attrback") == 0) {

@@ -136,6 +136,12 @@ for n in $ns; do
 			got=$(under "$n" "$m" "$P" attrdefault "$k" | tr '\n' ';')
 			expect_eq "$cell: the default attribute pinned to $k: a thread made with none" \
 				"$n $k $k;default reads back the same;" "$got"
+			# The main thread's mask is one record, whoever sets it and
+			# whoever reads it, a fork's child included (a cold review:
+			# {1,3} against {3}, and a worker's fork child read main's).
+			got=$(under "$n" "$m" "$P" mainrec "$k")
+			expect_eq "$cell: the main thread's mask pinned to $k from every thread, a worker's fork, an ended thread" \
+				"worker $k $k main $k $k;fork ok;ended $k $k;race 0;nomem 12" "$got"
 			# Its status file's mask is the pin's, whatever the stack held
 			# (a cold review: stack leftovers read as CPUs, 0-3 for 0,2).
 			got=$(under "$n" "$m" taskset -c "$k" "$P" status)

@@ -49,7 +49,7 @@ static int teardown(void **state)
 {
 	(void)state;
 	fp_cpus_vthread.valid = false;
-	cpus_vproc.m.valid = false;
+	cpus_vproc.rec.r.m.valid = false;
 	fp_cfg.enabled &= ~FP_BIT(cpus);
 	cpus_wanted = 0;
 	return 0;
@@ -346,7 +346,7 @@ static void test_raw_mask(void **state)
 	s = one_of(m.real[m.r - 1]);
 	assert_int_equal(syscall(SYS_sched_setaffinity, 0, sizeof s, &s), 0);
 	fp_cpus_vthread.valid = false;
-	cpus_vproc.m.valid = false; /* a raw set is the kernel's: nothing remembered */
+	cpus_vproc.rec.r.m.valid = false; /* a raw set is the kernel's: nothing remembered */
 	assert_int_equal(sched_getaffinity(0, sizeof now, &now), 0);
 	k = (m.r - 1) % (m.r < 2 ? m.r : 2);
 	for (long v = 0; v < 2; v++)
