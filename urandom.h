@@ -238,7 +238,7 @@ bool ur_vfork_forget(unsigned lo, unsigned hi, bool close) FP_HIDDEN;
 unsigned ur_vfork_state(int fd, unsigned st) FP_HIDDEN;
 extern FP_TLS const unsigned char *ur_vf_forking FP_HIDDEN;
 /* urandom_cow.c: a fork child waits for no copy another thread made. */
-void ur_cow_atfork_child(void) FP_HIDDEN;
+void ur_cow_atfork_child(bool forget) FP_HIDDEN;
 /* Reserve mode keeps up to UR_SLOTS closed descriptors per device, a slot
  * each, so that threads on different CPUs cycle their own: a thread takes
  * and gives back at the slot of the CPU it runs on (the rseq cpu_id; slot

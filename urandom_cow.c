@@ -293,7 +293,7 @@ void ur_cow_all(void)
  * will have too; an unclaimed one keeps the pooled one.  The table was
  * copied before the memory, so a record never names a descriptor the
  * child lacks; one that is not the untracked device is left alone. */
-void ur_cow_atfork_child(void)
+void ur_cow_atfork_child(bool forget)
 {
 	int fd, end = atomic_load(&ur_hiwater);
 
@@ -305,7 +305,7 @@ void ur_cow_atfork_child(void)
 			if (src < 0)
 				continue;
 			atomic_store(&ur_copy_src[fd], 0);
-			if (ur_state(src) || !ur_is_device(src, ur_dev(st)))
+			if (forget || ur_state(src) || !ur_is_device(src, ur_dev(st)))
 				continue;
 			if (st && !(st & UR_COW) && (fl = UR_REAL(fcntl)(fd, F_GETFD)) >= 0)
 				(void)ur_put(src, fd, (fl & FD_CLOEXEC) != 0);

@@ -526,14 +526,15 @@ static void ur_closing_close(int v, int dev, _Atomic unsigned *at)
 	}
 }
 
-static void ur_closing_atfork_child(void)
+static void ur_closing_atfork_child(bool forget)
 {
 	int d, v;
 
 	for (d = 0; d < UR_NRES; d++) {
 		if ((v = atomic_load(&ur_reserve[d].fd)) < -1) {
 			atomic_store(&ur_reserve[d].fd, -1);
-			ur_closing_close(v, UR_RES_DEV(d), &ur_slot_ghost_at[d]);
+			if (!forget)
+				ur_closing_close(v, UR_RES_DEV(d), &ur_slot_ghost_at[d]);
 		}
 	}
 	for (d = 0; d < UR_NDEV; d++) {
@@ -541,7 +542,8 @@ static void ur_closing_atfork_child(void)
 
 		if ((v = UR_HW_FD(w)) < -1) {
 			atomic_store(&ur_hidden[d], UR_HW(UR_HW_GEN(w) + 1, -1));
-			ur_closing_close(v, d, &ur_hidden_ghost_at[d]);
+			if (!forget)
+				ur_closing_close(v, d, &ur_hidden_ghost_at[d]);
 		}
 	}
 }
@@ -561,11 +563,19 @@ FP_FORK_TEXT void ur_fd_atfork_child(void)
 	if (fp_unlikely(half))
 		ur_block_all(&old, &cs);
 	atomic_store(&ur_table_pid, (long)getpid());
-	if (fp_unlikely(ur_vf_forking))
+	/* Forked from a vfork child, or a clone child on memory of its own
+	 * (its fork, or its first thread: vfork.c): its table was copied
+	 * from one that changed since our records, so the steps other
+	 * threads had under way there may name numbers of the child's own
+	 * now (a cold review's clonerace: its own open of the device closed
+	 * as another thread's copy).  Forgotten, not finished. */
+	bool vf = ur_vf_forking != NULL;
+
+	if (fp_unlikely(vf))
 		ur_vfork_forked();
 	if (!idle) {
-		ur_closing_atfork_child();
-		ur_cow_atfork_child();
+		ur_closing_atfork_child(vf);
+		ur_cow_atfork_child(vf);
 	}
 	ur_cloexec_atfork_child();
 	if (fp_unlikely(ur_mode == UR_MODE_RESERVE))

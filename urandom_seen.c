@@ -276,14 +276,15 @@ UR_WRAP_SENDMSG(__sendmsg64)
                                                                              \
 		if (fp_unlikely(atomic_load_explicit(&ur_hiwater, memory_order_relaxed)) && \
 		    fp_opaque(v)) {                                          \
-			while (k < n && k < UIO_MAXIOV && ur_rights_ok(&v[k].msg_hdr)) \
+			if (n > UIO_MAXIOV) /* the kernel's own bound */    \
+				n = UIO_MAXIOV;                              \
+			while (k < n && ur_rights_ok(&v[k].msg_hdr))         \
 				k++;                                         \
 			if (k == 0 && n > 0) {                               \
 				errno = EBADF;                               \
 				return -1;                                   \
 			}                                                    \
-			if (k < n && k < UIO_MAXIOV)                         \
-				n = k;                                       \
+			n = k;                                               \
 		}                                                            \
 		return UR_CALL(name, UR_FD(fd), v, n, flags);                \
 	}

@@ -12,10 +12,15 @@
  *                   CALL (setrlimit, setrlimit64, prlimit, prlimit64;
  *                   prlimit-tid: prlimit on a second thread's own tid,
  *                   which is the process too), then as numbers;
- *   seen N          N forked children, each with a thread that reads
+ *   seen N [raw|threaded|raw,threaded]
+ *                   N forked children, each with a thread that reads
  *                   getrlimit while the main thread opens the device twice,
  *                   fills the table and sets O_NONBLOCK on both (a copy at
  *                   the limit): in how many the thread saw another limit;
+ *                   raw: the thread a raw clone, known to no C library;
+ *                   threaded: the children a threaded parent's;
+ *   forkopen N      a threaded parent's N forked children, each opening
+ *                   and closing the device (t_urandom.sh counts clones);
  *   forkseen N      N forked children, each with a thread that forks while
  *                   the main thread opens the device: in how many a
  *                   grandchild saw an open number at or above the soft
@@ -34,6 +39,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,7 +138,54 @@ static void *reader(void *p)
 	return (void *)seen;
 }
 
-static int seen_once(void)
+/* The reader as a thread no C library knows of (a raw clone system
+ * call, x86-64 here): system calls only, on a stack of its own, and it
+ * ends by the exit call. */
+static _Atomic long raw_seen;
+
+#if defined(__x86_64__)
+static void raw_reader(void)
+{
+	struct rlimit rl;
+
+	atomic_store(&running, 1);
+	while (!atomic_load(&stop))
+		if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &rl) != 0 || rl.rlim_cur != want)
+			atomic_fetch_add(&raw_seen, 1);
+	atomic_store(&running, 2);
+}
+
+static long raw_thread(void)
+{
+	static char stack[64 * 1024] __attribute__((aligned(16)));
+	register long r10 __asm__("r10") = 0;
+	register long r8 __asm__("r8") = 0;
+	long r;
+
+	__asm__ volatile("syscall\n\t"
+	                 "test %%rax, %%rax\n\t"
+	                 "jnz 1f\n\t"
+	                 "call *%%rbx\n\t"
+	                 "mov $60, %%eax\n\t"  /* exit, this thread alone */
+	                 "xor %%edi, %%edi\n\t"
+	                 "syscall\n\t"
+	                 "1:"
+	                 : "=a"(r)
+	                 : "a"((long)SYS_clone),
+	                   "D"((long)(CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND |
+	                              CLONE_THREAD | CLONE_SYSVSEM)),
+	                   "S"(stack + sizeof stack), "d"(0L), "r"(r10), "r"(r8), "b"(raw_reader)
+	                 : "rcx", "r11", "memory");
+	return r;
+}
+#else
+static long raw_thread(void)
+{
+	return -1;
+}
+#endif
+
+static int seen_once(bool raw)
 {
 	struct rlimit rl;
 	pthread_t t;
@@ -142,7 +195,9 @@ static int seen_once(void)
 	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_max < 128)
 		return 2;
 	rl.rlim_cur = want = 64;
-	if (setrlimit(RLIMIT_NOFILE, &rl) != 0 || pthread_create(&t, NULL, reader, NULL) != 0)
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return 2;
+	if (raw ? raw_thread() <= 0 : pthread_create(&t, NULL, reader, NULL) != 0)
 		return 2;
 	while (!atomic_load(&running))  /* reading, on the other CPU if there is one */
 		sched_yield();
@@ -153,8 +208,19 @@ static int seen_once(void)
 	(void)fcntl(a, F_SETFL, O_NONBLOCK);
 	(void)fcntl(b, F_SETFL, O_NONBLOCK);
 	atomic_store(&stop, 1);
+	if (raw) {
+		while (atomic_load(&running) != 2)
+			sched_yield();
+		return atomic_load(&raw_seen) != 0;
+	}
 	pthread_join(t, &seen);
 	return seen != NULL;
+}
+
+static void *idle(void *p)
+{
+	pause();
+	return p;
 }
 
 static int above_soft(void)
@@ -261,12 +327,19 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(m, "seen") && argc > 2) {
+		bool raw = argc > 3 && strstr(argv[3], "raw");
+		pthread_t t;
+
 		n = atoi(argv[2]);
+		/* "threaded": the children are a threaded parent's (no C
+		 * library says one thread again in them). */
+		if (argc > 3 && strstr(argv[3], "threaded") && pthread_create(&t, NULL, idle, NULL) != 0)
+			return 1;
 		for (i = 0; i < n; i++) {
 			pid_t p = fork();
 
 			if (p == 0)
-				_exit(seen_once());
+				_exit(seen_once(raw));
 			if (p < 0 || waitpid(p, &st, 0) != p || !WIFEXITED(st))
 				return 1;
 			hits += WEXITSTATUS(st) == 1;
@@ -274,6 +347,24 @@ int main(int argc, char **argv)
 		}
 		printf("another limit seen by a second thread in %d of %d children (%d skipped)\n",
 		       hits, n, skipped);
+		return 0;
+	}
+	if (!strcmp(m, "forkopen") && argc > 2) {
+		pthread_t t;
+
+		n = atoi(argv[2]);
+		if (pthread_create(&t, NULL, idle, NULL) != 0)
+			return 1;
+		for (i = 0; i < n; i++) {
+			pid_t p = fork();
+
+			if (p == 0)
+				_exit(close(open("/dev/urandom", O_RDONLY)) != 0);
+			if (p < 0 || waitpid(p, &st, 0) != p || !WIFEXITED(st))
+				return 1;
+			hits += WEXITSTATUS(st) != 0;
+		}
+		printf("an open and close of the device failed in %d of %d children\n", hits, n);
 		return 0;
 	}
 	if (!strcmp(m, "forkseen") && argc > 2) {
@@ -294,6 +385,6 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(m, "lowered"))
 		return lowered();
-	fprintf(stderr, "usage: prog_urandom_limit fdsize|numbers|raise CALL|seen N|forkseen N|lowered\n");
+	fprintf(stderr, "usage: prog_urandom_limit fdsize|numbers|raise CALL|seen N [raw|threaded]|forkopen N|forkseen N|lowered\n");
 	return 2;
 }

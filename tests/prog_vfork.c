@@ -86,6 +86,12 @@
  *   clonethread the same dup2, then a thread of the clone child reads the
  *            number and opens the device (threads made there start without
  *            the mark the cloning thread left: they went by the records)
+ *   clonerace 200 clone(SIGCHLD) children while 3 threads open, dup,
+ *            read, set O_NONBLOCK on and close the device (copies under
+ *            way at the clone): each child opens the device, then a thread
+ *            of its reads it, or (every second child) a fork's child; the
+ *            children whose own descriptor failed (a sixteenth cold review:
+ *            closed as another thread's copy, 17 of 300)
  *   cycles   1000 open/read/close cycles, a vfork child that only exits,
  *            1000 more (t_urandom counts the system calls in reserve mode)
  *   list     prints this process's descriptors (the exec'd side)
@@ -398,6 +404,75 @@ static void exec_list(void)
 	exit(2);
 }
 
+/* ---- clonerace ---------------------------------------------------------- */
+static volatile int cr_stop;
+
+static void *cr_busy(void *unused)
+{
+	char b[16];
+
+	while (!cr_stop) {
+		int fd = open("/dev/urandom", O_RDONLY), d = dup(fd);
+
+		if (read(d, b, sizeof b) < 0)
+			b[0] = 0;
+		fcntl(fd, F_SETFL, O_NONBLOCK);
+		close(fd);
+		close(d);
+	}
+	return unused;
+}
+
+static void *cr_read(void *p)
+{
+	char b[16];
+
+	return (void *)(long)read((int)(long)p, b, sizeof b);
+}
+
+static int cr_child(void *how)
+{
+	int fd = open("/dev/urandom", O_RDONLY), st = 0;
+	pthread_t t;
+	void *r = NULL;
+	pid_t g;
+	char b[16];
+
+	if (fd < 0)
+		_exit(2);
+	if (how) {
+		if ((g = fork()) == 0)
+			_exit(read(fd, b, sizeof b) == (ssize_t)sizeof b ? 0 : 1);
+		_exit(g > 0 && waitpid(g, &st, 0) == g && WIFEXITED(st) ? WEXITSTATUS(st) : 3);
+	}
+	if (pthread_create(&t, NULL, cr_read, (void *)(long)fd) || pthread_join(t, &r))
+		_exit(4);
+	_exit((long)r == (long)sizeof b ? 0 : 1);
+}
+
+static int clonerace(int n)
+{
+	static char stack[256 << 10] __attribute__((aligned(16)));
+	pthread_t t[3];
+	int bad = 0, st;
+
+	for (int i = 0; i < 3; i++)
+		if (pthread_create(&t[i], NULL, cr_busy, NULL))
+			return 2;
+	for (int i = 0; i < n; i++) {
+		pid_t p = clone(cr_child, stack + sizeof stack, SIGCHLD, (void *)(long)(i & 1));
+
+		if (p < 0 || waitpid(p, &st, 0) != p)
+			return 2;
+		bad += !WIFEXITED(st) || WEXITSTATUS(st) != 0;
+	}
+	cr_stop = 1;
+	for (int i = 0; i < 3; i++)
+		pthread_join(t[i], NULL);
+	printf("clonerace: %d children, %d whose own descriptor failed\n", n, bad);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *c = argc > 1 ? argv[1] : "";
@@ -543,6 +618,8 @@ int main(int argc, char **argv)
 		printf("the child's open at the limit: %s; the parent's open after: %s\n",
 		       WIFEXITED(st) && WEXITSTATUS(st) == 0 ? "a number" : "none",
 		       fd >= 0 ? "a number" : strerror(errno));
+	} else if (!strcmp(c, "clonerace")) {
+		return clonerace(200);
 	} else if (!strcmp(c, "cycles")) {
 		int i, k;
 
@@ -557,7 +634,7 @@ int main(int argc, char **argv)
 		}
 		printf("cycles done\n");
 	} else {
-		fprintf(stderr, "usage: prog_vfork close|setfl|dup|dupfd|open|unshare|dup2exec|baddup2exec|rangeexec|limit|dup2on|nest|nestdup2|nestuse|nestlimit|forkin|depth3|clonefiles|openfork|forkonly|clonedup2|clonethread|clonestack|cloneexec|cloneopen|taken|setfd|full|cycles\n");
+		fprintf(stderr, "usage: prog_vfork close|setfl|dup|dupfd|open|unshare|dup2exec|baddup2exec|rangeexec|limit|dup2on|nest|nestdup2|nestuse|nestlimit|forkin|depth3|clonefiles|openfork|forkonly|clonedup2|clonethread|clonestack|cloneexec|cloneopen|taken|setfd|full|clonerace|cycles\n");
 		return 2;
 	}
 	return 0;
