@@ -99,7 +99,8 @@
 	X(int, pthread_attr_getaffinity_np,                                                      \
 	  (const pthread_attr_t *a, size_t size, cpu_set_t *mask), FP_NR_RET(ENOSYS))            \
 	X(int, pthread_setattr_default_np, (const pthread_attr_t *a), FP_NR_RET(ENOSYS))         \
-	X(int, pthread_getattr_default_np, (pthread_attr_t *a), FP_NR_RET(ENOSYS))
+	X(int, pthread_getattr_default_np, (pthread_attr_t *a), FP_NR_RET(ENOSYS))              \
+	X(int, pthread_getattr_np, (pthread_t t, pthread_attr_t *a), FP_NR_RET(ENOSYS))
 #else
 #define CPUS_REAL_ATTR_AFFINITY(X)
 #endif
@@ -266,8 +267,6 @@ extern FP_TLS struct cpus_vmask fp_cpus_vthread FP_HIDDEN;
 bool fp_cpus_attr_vmask(const pthread_attr_t *attr, struct cpus_vmask *out) FP_HIDDEN;
 /* Whether attr holds an affinity mask at all (cpus_attr.c). */
 bool fp_cpus_attr_has_mask(const pthread_attr_t *attr) FP_HIDDEN;
-/* A fork child: a fresh lock for the attributes' table (cpus_attr.c). */
-void cpus_attr_child(void) FP_HIDDEN;
 #endif
 
 /* ------------------------------------------------------------------------
@@ -295,6 +294,8 @@ uint64_t cpus_sig(const cpu_set_t *mask) FP_HIDDEN;
 void cpus_put_vmask(const struct cpus_vmask *v, long n, size_t setsize,
                     cpu_set_t *mask) FP_HIDDEN;
 bool cpus_recalled(enum cpus_who who, const cpu_set_t *now, struct cpus_vmask *out) FP_HIDDEN;
+/* The same for a thread named by its pthread_t. */
+bool cpus_recalled_thread(pthread_t th, const cpu_set_t *now, struct cpus_vmask *out) FP_HIDDEN;
 void cpus_vproc_handed(const struct cpus_vmask *v, const cpu_set_t *mask) FP_HIDDEN;
 /* The calling thread's remembered mask (the process's for the main
  * thread); a fork's prepare and child steps for the main thread's. */

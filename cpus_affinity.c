@@ -148,16 +148,20 @@ FP_FORK_TEXT void cpus_vproc_child(void)
 {
 	unsigned long seq = atomic_load_explicit(&cpus_vproc.seq, memory_order_relaxed);
 
+	/* Nothing written where nothing was (issue 39: a page fault more in
+	 * every fork's child). */
 	if (seq & 1) {
 		atomic_store(&cpus_vproc.seq, seq + 1);
 		atomic_fetch_add(&cpus_vproc.misses, 1);
 	}
-	atomic_store(&cpus_vproc.owner, 0);
+	if (atomic_load_explicit(&cpus_vproc.owner, memory_order_relaxed))
+		atomic_store(&cpus_vproc.owner, 0);
 	if (cpus_main_tls < 0) {
-		cpus_vproc_write(&fp_cpus_vthread, atomic_load(&cpus_vproc.misses));
+		if (fp_cpus_vthread.valid || atomic_load(&cpus_vproc_any))
+			cpus_vproc_write(&fp_cpus_vthread, atomic_load(&cpus_vproc.misses));
 		fp_cpus_vthread.valid = false;
+		cpus_main_tls = 1;
 	}
-	cpus_main_tls = 1;
 }
 
 /* A signature of a mask's set ids: the remembered mask is given back only
@@ -253,6 +257,11 @@ bool cpus_recalled(enum cpus_who who, const cpu_set_t *now, struct cpus_vmask *o
 		return false;
 	return atomic_load_explicit(&cpus_vproc_any, memory_order_relaxed) && cpus_vproc_read(out) &&
 	       out->sig == sig;
+}
+
+bool cpus_recalled_thread(pthread_t th, const cpu_set_t *now, struct cpus_vmask *out)
+{
+	return cpus_recalled(cpus_who_thread(th), now, out);
 }
 
 /* The remembered mask for `who`, written to the caller's set. */

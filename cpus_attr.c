@@ -12,83 +12,105 @@
  * Affinity in a thread attribute (issue 37, defect 3): glibc's
  * pthread_create applies it through an internal system call, out of the
  * setters' sight, so the attribute holds the real mask, translated when it
- * is set, and reads back as virtual.  The virtual mask asked is kept
- * beside it (a few slots by attribute address, signed with the real mask
- * stored, as cpus_remember signs a thread's): it is what
- * pthread_attr_getaffinity_np gives back and what the new thread reads as
- * its own (cpus_survey.c's start), also where N exceeds the real count and
- * the real mask alone is several virtual ones.  None of these calls is
- * async-signal-safe: a mutex is fine here.
+ * is set, and reads back as virtual.  The mask as the program gave it (ids
+ * at and past N too: glibc gives back what was set) travels in the
+ * attribute itself, in the mask glibc copies: the real mask in its first
+ * CPUS_ATTR_REAL bytes, the only ones a kernel reads (its cpumask_size,
+ * at most 1 KiB), then a tag, the given length and the given bytes.  So
+ * every copy glibc makes carries it (an attribute copied by value,
+ * pthread_setattr_default_np, pthread_getattr_default_np), a destroyed
+ * attribute takes it with it, and there is no table to outgrow (a cold
+ * review: copies, reused addresses and a seventeenth attribute read the
+ * translation).  None of these calls is async-signal-safe: malloc is fine.
  * ---------------------------------------------------------------------- */
-#define CPUS_NATTR 16
-static struct {
-	const void *attr;
-	struct cpus_vmask v;
-	/* The mask as the program gave it, ids at and past N too: glibc's
-	 * attribute gives back what was set, whatever the machine has (a
-	 * cold review: {1,5} read back {1} on two CPUs), in memory of its
-	 * own (these calls allocate as glibc's do, and fail as glibc's with
-	 * ENOMEM).  0: none, read back as translated. */
-	size_t given_len;
-	unsigned char *given;
-} cpus_attrs[CPUS_NATTR];
-static unsigned cpus_attr_next;
-/* Written by every fork child (cpus_attr_child): on the start-up page,
- * which the child's first write of ours copies anyway (issue 39). */
-static pthread_mutex_t cpus_attr_lock FP_STARTUP_DATA = PTHREAD_MUTEX_INITIALIZER;
+#define CPUS_ATTR_REAL (CPUS_LINUX_MAX / 8)
+static const unsigned char cpus_attr_tag[16] = "fastpath-vmask-1";
+struct cpus_attr_head {
+	unsigned char tag[16];
+	uint64_t len; /* the given bytes that follow */
+};
+#define CPUS_ATTR_GIVEN (CPUS_ATTR_REAL + sizeof(struct cpus_attr_head))
 
-/* A fork child of a threaded program: another thread may have held the
- * lock at the fork, and no thread of the child will let it go; the
- * child's pthread_create with an attribute, or its
- * pthread_attr_setaffinity_np, would wait for ever (glibc's own, with
- * malloc, work in such a child).  The child has one thread: a fresh lock. */
-FP_FORK_TEXT void cpus_attr_child(void)
+/* A mask pthread_create of no attribute reads (pthread_setattr_default_np
+ * was given one): until then it asks nothing. */
+static _Atomic bool cpus_default_masked;
+
+/* attr's mask as glibc holds it, in memory the caller frees (*len bytes,
+ * the rest of what was asked zero), or NULL: none (all ones, glibc's
+ * answer then), or none it can give. */
+static unsigned char *cpus_attr_held(const pthread_attr_t *attr, size_t *len)
 {
-	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+	/* Its size is glibc's alone: asked at doubling sizes until one holds
+	 * it (a smaller one is EINVAL, the bytes past it set). */
+	for (size_t n = 2 * CPUS_ATTR_REAL; n <= ((size_t)1 << 24); n *= 2) {
+		unsigned char *b = malloc(n);
+		int rc;
 
-	cpus_attr_lock = fresh;
-}
+		if (!b)
+			return NULL;
+		rc = CPUS_REAL(pthread_attr_getaffinity_np)(attr, n, (cpu_set_t *)(void *)b);
+		if (rc == 0) {
+			size_t i = 0;
 
-/* given: len bytes of malloc'd memory, the slot's from now on. */
-static void cpus_attr_note(const void *attr, const struct cpus_vmask *v, unsigned char *given,
-                           size_t len)
-{
-	unsigned i, slot;
-
-	pthread_mutex_lock(&cpus_attr_lock);
-	for (i = 0; i < CPUS_NATTR && cpus_attrs[i].attr != attr; i++)
-		;
-	slot = i < CPUS_NATTR ? i : cpus_attr_next++ % CPUS_NATTR;
-	cpus_attrs[slot].attr = attr;
-	cpus_attrs[slot].v = *v;
-	free(cpus_attrs[slot].given);
-	cpus_attrs[slot].given = given;
-	cpus_attrs[slot].given_len = len;
-	pthread_mutex_unlock(&cpus_attr_lock);
-}
-
-/* The virtual mask kept for attr, when the real one it holds is still the
- * one set with it; and, if given is not NULL, the mask as set, in memory
- * the caller frees, its length in *len (0: not kept). */
-static bool cpus_attr_recall(const void *attr, const cpu_set_t *real, struct cpus_vmask *out,
-                             unsigned char **given, size_t *len)
-{
-	uint64_t sig = cpus_sig(real);
-	bool found = false;
-
-	pthread_mutex_lock(&cpus_attr_lock);
-	for (unsigned i = 0; i < CPUS_NATTR && !found; i++) {
-		if (cpus_attrs[i].attr == attr && cpus_attrs[i].v.valid && cpus_attrs[i].v.sig == sig) {
-			*out = cpus_attrs[i].v;
-			if (given && (*len = cpus_attrs[i].given_len) && (*given = malloc(*len)))
-				memcpy(*given, cpus_attrs[i].given, *len);
-			else if (given)
-				*len = 0;
-			found = true;
+			while (i < n && b[i] == 0xff)
+				i++;
+			if (i < n) {
+				*len = n;
+				return b;
+			}
 		}
+		free(b);
+		if (rc != EINVAL)
+			return NULL;
 	}
-	pthread_mutex_unlock(&cpus_attr_lock);
-	return found;
+	return NULL;
+}
+
+/* The given bytes a mask held carries (their length in *glen), or NULL:
+ * a real mask alone (set with the cap off, or by glibc from a thread). */
+static const unsigned char *cpus_attr_given(const unsigned char *held, size_t len, size_t *glen)
+{
+	struct cpus_attr_head h;
+
+	if (len < CPUS_ATTR_GIVEN)
+		return NULL;
+	memcpy(&h, held + CPUS_ATTR_REAL, sizeof h);
+	if (memcmp(h.tag, cpus_attr_tag, sizeof h.tag) != 0 || h.len > len - CPUS_ATTR_GIVEN)
+		return NULL;
+	*glen = (size_t)h.len;
+	return held + CPUS_ATTR_GIVEN;
+}
+
+/* The virtual mask given (setsize bytes) set in attr, as above. */
+static int cpus_attr_set(pthread_attr_t *attr, size_t setsize, const cpu_set_t *mask)
+{
+	struct cpus_attr_head h;
+	struct cpus_map m;
+	cpu_set_t want;
+	unsigned char *b;
+	int rc;
+
+	/* As glibc's own copy: ENOMEM, the attribute as it was, where none
+	 * can be made (a cold review: a size past memory was taken). */
+	if (setsize > SIZE_MAX - CPUS_ATTR_GIVEN || !(b = calloc(1, CPUS_ATTR_GIVEN + setsize)))
+		return ENOMEM;
+	fp_cpus_map(&m);
+	/* A mask that names none of the N stays empty: pthread_create then
+	 * fails with the kernel's EINVAL, as on a machine of N CPUs. */
+	(void)fp_cpus_to_real(&m, mask, setsize, &want);
+	memcpy(b, &want, sizeof want);
+	memcpy(h.tag, cpus_attr_tag, sizeof h.tag);
+	h.len = setsize;
+	memcpy(b + CPUS_ATTR_REAL, &h, sizeof h);
+	memcpy(b + CPUS_ATTR_GIVEN, mask, setsize);
+	rc = CPUS_REAL(pthread_attr_setaffinity_np)(attr, CPUS_ATTR_GIVEN + setsize,
+	                                            (cpu_set_t *)(void *)b);
+	/* An older glibc that refuses bytes past the kernel's mask (its
+	 * check_cpuset_attr): the real mask alone, read back as translated. */
+	if (rc == EINVAL)
+		rc = CPUS_REAL(pthread_attr_setaffinity_np)(attr, sizeof want, &want);
+	free(b);
+	return rc;
 }
 
 FP_EXPORT int pthread_attr_setaffinity_np(pthread_attr_t *attr, size_t setsize,
@@ -98,142 +120,95 @@ FP_EXPORT int pthread_attr_setaffinity_np(pthread_attr_t *attr, size_t setsize,
 	 * header says non-null, its code takes NULL: through a volatile, so
 	 * that the test is not folded away.) */
 	const cpu_set_t *volatile given = mask;
-	struct cpus_map m;
-	struct cpus_vmask v;
-	cpu_set_t want;
-	unsigned char *copy;
-	int rc;
 
 	if (!CPUS_REAL(pthread_attr_setaffinity_np))
 		return ENOSYS;
 	if (!fp_enabled(FP_BIT(cpus)) || !given || setsize == 0)
 		return CPUS_REAL(pthread_attr_setaffinity_np)(attr, setsize, mask);
-	/* glibc copies the mask as given: where that cannot be, ENOMEM,
-	 * the attribute as it was (a cold review: a size past memory was
-	 * taken). */
-	if (!(copy = malloc(setsize)))
-		return ENOMEM;
-	memcpy(copy, mask, setsize);
-	fp_cpus_map(&m);
-	/* A mask that names none of the N stays empty: pthread_create then
-	 * fails with the kernel's EINVAL, as on a machine of N CPUs. */
-	(void)fp_cpus_to_real(&m, mask, setsize, &want);
-	rc = CPUS_REAL(pthread_attr_setaffinity_np)(attr, sizeof want, &want);
-	if (rc == 0) {
-		v.valid = cpus_vmask_of(&v, m.n, setsize, mask);
-		v.sig = cpus_sig(&want);
-		cpus_attr_note(attr, &v, copy, setsize);
-	} else {
-		free(copy);
-	}
-	return rc;
+	return cpus_attr_set(attr, setsize, mask);
 }
 
-/* Whether every bit of the n bytes at p is set: glibc's answer for an
- * attribute that holds no mask. */
-static bool cpus_all_ones(const void *p, size_t n)
+/* A thread's attributes hold its real mask, the kernel's: its virtual one
+ * where it is remembered (the caller's own, the main thread's; a
+ * sibling's is in its memory, out of reach), as the thread reads it (a
+ * cold review: {1,3} against the thread's {3}). */
+FP_EXPORT int pthread_getattr_np(pthread_t th, pthread_attr_t *attr)
 {
-	const unsigned char *b = p;
+	int rc = CPUS_REAL(pthread_getattr_np)(th, attr);
+	unsigned char *held, *b;
+	struct cpus_vmask v;
+	struct cpus_map m;
+	cpu_set_t now;
+	size_t len, need, glen;
 
-	for (size_t i = 0; i < n; i++)
-		if (b[i] != 0xff)
-			return false;
-	return true;
+	if (rc != 0 || !fp_enabled(FP_BIT(cpus)) || !CPUS_REAL(pthread_attr_getaffinity_np) ||
+	    !(held = cpus_attr_held(attr, &len)))
+		return rc;
+	memcpy(&now, held, sizeof now);
+	if (!cpus_attr_given(held, len, &glen) && cpus_recalled_thread(th, &now, &v)) {
+		fp_cpus_map(&m);
+		need = ((size_t)m.n + 63) / 64 * 8;
+		if ((b = malloc(need))) {
+			cpus_put_vmask(&v, m.n, need, (cpu_set_t *)(void *)b);
+			(void)cpus_attr_set(attr, need, (cpu_set_t *)(void *)b);
+			free(b);
+		}
+	}
+	free(held);
+	return rc;
 }
 
 FP_EXPORT int pthread_attr_getaffinity_np(const pthread_attr_t *attr, size_t setsize,
                                           cpu_set_t *mask)
 {
-	unsigned char *out, *given = NULL;
+	const unsigned char *out;
+	unsigned char *held, *virt = NULL;
 	struct cpus_map m;
-	struct cpus_vmask v;
-	cpu_set_t now;
-	size_t need, len = 0;
-	bool kept;
+	size_t len, need;
 
 	if (!CPUS_REAL(pthread_attr_getaffinity_np))
 		return ENOSYS;
-	if (!fp_enabled(FP_BIT(cpus)))
+	if (!fp_enabled(FP_BIT(cpus)) || !(held = cpus_attr_held(attr, &len)))
 		return CPUS_REAL(pthread_attr_getaffinity_np)(attr, setsize, mask);
-	CPU_ZERO(&now);
-	if (CPUS_REAL(pthread_attr_getaffinity_np)(attr, sizeof now, &now) != 0 ||
-	    cpus_all_ones(&now, sizeof now))
-		return CPUS_REAL(pthread_attr_getaffinity_np)(attr, setsize, mask);
-	kept = cpus_attr_recall(attr, &now, &v, &given, &len);
-	fp_cpus_map(&m);
-	/* The whole virtual mask (up to 1 KiB: CPUS_LINUX_MAX ids), off the
-	 * stack; not a call a signal handler may make, so malloc is fine. */
-	need = ((size_t)m.n + 63) / 64 * 8;
-	if (len) {
-		out = given;
-		need = len;
-	} else {
-		if (!(out = malloc(need)))
+	if (!(out = cpus_attr_given(held, len, &need))) {
+		/* A real mask alone: its virtual CPUs, the whole mask (up to
+		 * 1 KiB: CPUS_LINUX_MAX ids). */
+		cpu_set_t now;
+
+		fp_cpus_map(&m);
+		need = ((size_t)m.n + 63) / 64 * 8;
+		if (!(virt = malloc(need))) {
+			free(held);
 			return ENOMEM;
-		if (kept)
-			cpus_put_vmask(&v, m.n, need, (cpu_set_t *)(void *)out);
-		else
-			fp_cpus_to_virtual(&m, &now, sizeof now, (cpu_set_t *)(void *)out, need);
+		}
+		memcpy(&now, held, sizeof now);
+		fp_cpus_to_virtual(&m, &now, sizeof now, (cpu_set_t *)(void *)virt, need);
+		out = virt;
 	}
 	/* As glibc: EINVAL when the mask held has ids past the caller's set;
 	 * else copied, the rest of the set zeroed. */
 	for (size_t i = setsize; i < need; i++)
 		if (out[i]) {
-			free(out);
+			free(held);
+			free(virt);
 			return EINVAL;
 		}
 	memset(mask, 0, setsize);
 	memcpy(mask, out, setsize < need ? setsize : need);
-	free(out);
+	free(held);
+	free(virt);
 	return 0;
 }
 
-/* The default attribute (pthread_setattr_default_np), whose mask glibc
- * copies from the one given, already real: its virtual mask is kept under
- * this key, for the threads made with no attribute and for its copies
- * (pthread_getattr_default_np) to read back (a cold review: a thread made
- * by the default pinned to {0} read {0,2} under --cpus 4). */
-static const char cpus_default_key;
-static _Atomic bool cpus_default_kept;
-
-/* The record kept under from, for the real mask attr holds, noted again
- * under key. */
-static void cpus_attr_copy(const pthread_attr_t *attr, const void *from, const void *key)
-{
-	unsigned char *given = NULL;
-	struct cpus_vmask v;
-	cpu_set_t now;
-	size_t len = 0;
-
-	CPU_ZERO(&now);
-	if (CPUS_REAL(pthread_attr_getaffinity_np)(attr, sizeof now, &now) == 0 &&
-	    !cpus_all_ones(&now, sizeof now) && cpus_attr_recall(from, &now, &v, &given, &len)) {
-		cpus_attr_note(key, &v, given, len);  /* given is the slot's now */
-		given = NULL;
-		if (key == &cpus_default_key)
-			atomic_store(&cpus_default_kept, true);
-	}
-	free(given);
-}
-
+/* glibc copies the mask with the attribute: only whether there is one is
+ * ours to know. */
 FP_EXPORT int pthread_setattr_default_np(const pthread_attr_t *attr)
 {
 	const pthread_attr_t *volatile given = attr; /* glibc's header: nonnull */
 	int rc = CPUS_REAL(pthread_setattr_default_np)(attr);
 
-	if (rc == 0 && given && fp_enabled(FP_BIT(cpus))) {
-		atomic_store(&cpus_default_kept, false);
-		cpus_attr_copy(attr, attr, &cpus_default_key);
-	}
-	return rc;
-}
-
-FP_EXPORT int pthread_getattr_default_np(pthread_attr_t *attr)
-{
-	int rc = CPUS_REAL(pthread_getattr_default_np)(attr);
-
-	if (rc == 0 && atomic_load(&cpus_default_kept))
-		cpus_attr_copy(attr, &cpus_default_key, attr);
+	if (rc == 0 && given && fp_enabled(FP_BIT(cpus)))
+		atomic_store(&cpus_default_masked, fp_cpus_attr_has_mask(attr));
 	return rc;
 }
 
@@ -241,14 +216,15 @@ FP_EXPORT int pthread_getattr_default_np(pthread_attr_t *attr)
  * (else the thread starts on its creator's); no attribute: the default. */
 bool fp_cpus_attr_has_mask(const pthread_attr_t *attr)
 {
-	cpu_set_t now;
+	unsigned char *held;
+	size_t len;
 
-	CPU_ZERO(&now);
 	if (!attr)
-		return atomic_load(&cpus_default_kept);
-	return CPUS_REAL(pthread_attr_getaffinity_np) &&
-	       CPUS_REAL(pthread_attr_getaffinity_np)(attr, sizeof now, &now) == 0 &&
-	       !cpus_all_ones(&now, sizeof now);
+		return atomic_load(&cpus_default_masked);
+	if (!CPUS_REAL(pthread_attr_getaffinity_np) || !(held = cpus_attr_held(attr, &len)))
+		return false;
+	free(held);
+	return true;
 }
 
 /* For pthread_create (cpus_survey.c): the virtual mask a new thread made
@@ -256,21 +232,32 @@ bool fp_cpus_attr_has_mask(const pthread_attr_t *attr)
  * attribute: the default's. */
 bool fp_cpus_attr_vmask(const pthread_attr_t *attr, struct cpus_vmask *out)
 {
+	const unsigned char *given;
+	unsigned char *held = NULL;
 	pthread_attr_t def;
 	cpu_set_t now;
-	bool kept;
+	struct cpus_map m;
+	size_t len, glen;
+	bool kept = false;
 
-	CPU_ZERO(&now);
 	if (!fp_enabled(FP_BIT(cpus)) || !CPUS_REAL(pthread_attr_getaffinity_np))
 		return false;
-	if (attr)
-		return CPUS_REAL(pthread_attr_getaffinity_np)(attr, sizeof now, &now) == 0 &&
-		       cpus_attr_recall(attr, &now, out, NULL, NULL);
-	if (!atomic_load(&cpus_default_kept) || CPUS_REAL(pthread_getattr_default_np)(&def) != 0)
-		return false;
-	kept = CPUS_REAL(pthread_attr_getaffinity_np)(&def, sizeof now, &now) == 0 &&
-	       cpus_attr_recall(&cpus_default_key, &now, out, NULL, NULL);
-	pthread_attr_destroy(&def);
+	if (!attr) {
+		if (!atomic_load(&cpus_default_masked) || CPUS_REAL(pthread_getattr_default_np)(&def) != 0)
+			return false;
+		held = cpus_attr_held(&def, &len);
+		pthread_attr_destroy(&def);
+	} else {
+		held = cpus_attr_held(attr, &len);
+	}
+	if (held && (given = cpus_attr_given(held, len, &glen))) {
+		fp_cpus_map(&m);
+		kept = cpus_vmask_of(out, m.n, glen, (const cpu_set_t *)(const void *)given);
+		memcpy(&now, held, sizeof now);
+		out->sig = cpus_sig(&now);
+		out->valid = kept;
+	}
+	free(held);
 	return kept;
 }
-#endif /* FP_HAVE_AFFINITY && FP_HAVE_ATTR_AFFINITY */
+#endif

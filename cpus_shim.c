@@ -460,15 +460,12 @@ CPUS_WRAP_NPROCS(get_nprocs, _SC_NPROCESSORS_ONLN)
 CPUS_WRAP_NPROCS(get_nprocs_conf, _SC_NPROCESSORS_CONF)
 #endif
 
-/* A fork child (fastpath.c's atfork handler): the survey's counts, the
- * main thread's record, and the attribute table's lock. */
+/* A fork child (fastpath.c's atfork handler): the survey's counts and
+ * the main thread's record. */
 FP_FORK_TEXT static void cpus_child(void)
 {
 	cpus_sv_child();
 #ifdef FP_HAVE_AFFINITY
 	cpus_vproc_child();
-#endif
-#if defined(FP_HAVE_AFFINITY) && defined(FP_HAVE_ATTR_AFFINITY)
-	cpus_attr_child();
 #endif
 }

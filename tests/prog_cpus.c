@@ -62,6 +62,12 @@
  *                        thread's reads; an attribute's mask of a size
  *                        past memory: "worker K K main K K;fork ok;ended
  *                        K K;race 0;nomem 12"
+ *   prog_cpus attrs K    an attribute's mask {K} travels with it: a copy
+ *                        by value (and a thread made with it), the default
+ *                        past 20 other attributes, a thread's own
+ *                        attributes (pthread_getattr_np) pinned to {K}, and
+ *                        to {0} in a destroyed attribute's memory: "copy K
+ *                        K;default K;getattr K;reuse 0"
  *   prog_cpus MODE raw   MODE after the mask was set to {last CPU} by a raw
  *                        system call (numactl's way), after a first question
  */
@@ -236,7 +242,9 @@ static int getcpu_mode(void)
 	unsigned cpu = 0;
 	int last = -1;
 
-	/* The cap shows its machine from the first question on. */
+	/* The cap shows its machine from the first question on.  (The
+	 * kernel writes its own mask's bytes only: the rest zeroed here.) */
+	CPU_ZERO(&m);
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 1 ||
 	    syscall(SYS_sched_getaffinity, 0, sizeof m, &m) < 0)
 		return 1;
@@ -1137,6 +1145,97 @@ static int mainrec(int k)
 	return 0;
 }
 
+/* ---- attrs: a thread attribute's mask travels with it (a cold review) -- */
+static int at_k;
+
+/* The one CPU of a mask, -1 for none or several. */
+static int at_one(const cpu_set_t *s)
+{
+	if (CPU_COUNT(s) != 1)
+		return -1;
+	for (int i = 0;; i++)
+		if (CPU_ISSET(i, s))
+			return i;
+}
+
+static int at_attr_one(const pthread_attr_t *a)
+{
+	cpu_set_t s;
+
+	CPU_ZERO(&s);
+	return pthread_attr_getaffinity_np(a, sizeof s, &s) ? -2 : at_one(&s);
+}
+
+static void *at_where(void *unused)
+{
+	(void)unused;
+	return (void *)(long)(mr_one(0) == sched_getcpu() ? mr_one(0) : -3);
+}
+
+/* The calling thread pinned to {want}: what its own attributes read. */
+static void *at_getattr(void *p)
+{
+	pthread_attr_t a;
+	int r;
+
+	mr_set(0, (int)(long)p);
+	if (pthread_getattr_np(pthread_self(), &a))
+		return (void *)-2L;
+	r = at_attr_one(&a);
+	pthread_attr_destroy(&a);
+	return (void *)(long)r;
+}
+
+static int attrs(int k)
+{
+	pthread_attr_t a, b, *p, def, o[20];
+	cpu_set_t one, zero;
+	pthread_t t;
+	void *r1 = NULL, *r2 = NULL, *r3 = NULL, *r4 = NULL;
+
+	at_k = k;
+	CPU_ZERO(&one);
+	CPU_SET(k, &one);
+	CPU_ZERO(&zero);
+	CPU_SET(0, &zero);
+	/* A copy by value shares glibc's mask. */
+	pthread_attr_init(&a);
+	pthread_attr_setaffinity_np(&a, sizeof one, &one);
+	b = a;
+	if (pthread_create(&t, &b, at_where, NULL) || pthread_join(t, &r1))
+		return 1;
+	printf("copy %d %ld", at_attr_one(&b), (long)r1);
+	pthread_attr_destroy(&a);
+	/* The default keeps its mask past other attributes. */
+	if (pthread_getattr_default_np(&def) || pthread_attr_setaffinity_np(&def, sizeof one, &one) ||
+	    pthread_setattr_default_np(&def))
+		return 1;
+	for (int i = 0; i < 20; i++) {
+		pthread_attr_init(&o[i]);
+		pthread_attr_setaffinity_np(&o[i], sizeof zero, &zero);
+	}
+	if (pthread_create(&t, NULL, at_where, NULL) || pthread_join(t, &r2))
+		return 1;
+	printf(";default %ld", (long)r2);
+	for (int i = 0; i < 20; i++)
+		pthread_attr_destroy(&o[i]);
+	pthread_attr_destroy(&def);
+	/* A thread's own attributes read its mask. */
+	if (pthread_create(&t, NULL, at_getattr, (void *)(long)k) || pthread_join(t, &r3))
+		return 1;
+	printf(";getattr %ld", (long)r3);
+	/* An attribute destroyed, its memory a thread's attributes now. */
+	p = malloc(sizeof *p);
+	pthread_attr_init(p);
+	pthread_attr_setaffinity_np(p, sizeof one, &one);
+	pthread_attr_destroy(p);
+	if (pthread_create(&t, NULL, at_getattr, (void *)0L) || pthread_join(t, &r4))
+		return 1;
+	printf(";reuse %ld\n", (long)r4);
+	free(p);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "attrpin") == 0)
@@ -1157,6 +1256,8 @@ int main(int argc, char **argv)
 		return 1;
 	if (argc > 1 && strcmp(argv[1], "jemalloc") == 0)
 		return jemalloc_mode();
+	if (argc > 2 && strcmp(argv[1], "attrs") == 0)
+		return attrs(atoi(argv[2]));
 	if (argc > 2 && strcmp(argv[1], "mainrec") == 0)
 		return mainrec(atoi(argv[2]));
 	if (argc > 1 && strcmp(argv[1], "status") == 0)

@@ -952,6 +952,15 @@ ENTRY(pthread_getattr_default_np)
 	return pthread_getattr_default_np(&a);
 }
 
+/* The calling thread's attributes (left to the process's end). */
+ENTRY(pthread_getattr_np)
+{
+	static pthread_attr_t a;
+
+	fc_arm();
+	return pthread_getattr_np(pthread_self(), &a);
+}
+
 ENTRY(pthread_setattr_default_np)
 {
 	pthread_attr_t a;
@@ -1741,6 +1750,7 @@ static const struct fc_entry table[] = {
 	RUN(getentropy),
 	GLIBC(pthread_attr_getaffinity_np),
 	GLIBC(pthread_getattr_default_np),
+	GLIBC(pthread_getattr_np),
 	GLIBC(pthread_setattr_default_np),
 	GLIBC(__close),
 	GLIBC(__dup2),

@@ -408,7 +408,7 @@ INTERPOSED="_Exit _exit __open64_2 __open_2 __openat64_2 __openat_2 __read_chk
 	setrlimit setrlimit64 prlimit prlimit64
 	__vfork __clone __close __dup2 __fcntl __fork __lseek __open __open64 __pread64 __read
 	__sysconf _IO_fclose _IO_fdopen _IO_fopen _IO_popen
-	pthread_setattr_default_np pthread_getattr_default_np sendmmsg
+	pthread_setattr_default_np pthread_getattr_np sendmmsg
 	access faccessat stat stat64 lstat lstat64 fstatat fstatat64 statx realpath
 	opendir fdopendir readdir readdir64 rewinddir closedir
 	localtime mktime timelocal ctime tzset"

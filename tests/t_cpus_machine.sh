@@ -142,6 +142,12 @@ for n in $ns; do
 			got=$(under "$n" "$m" "$P" mainrec "$k")
 			expect_eq "$cell: the main thread's mask pinned to $k from every thread, a worker's fork, an ended thread" \
 				"worker $k $k main $k $k;fork ok;ended $k $k;race 0;nomem 12" "$got"
+			# A thread attribute's mask travels with it: copies, the
+			# default past other attributes, a thread's own (a cold
+			# review: each read the translation, {1,3} for {3}).
+			got=$(under "$n" "$m" "$P" attrs "$k")
+			expect_eq "$cell: an attribute's mask $k copied, as the default, a thread's own" \
+				"copy $k $k;default $k;getattr $k;reuse 0" "$got"
 			# Its status file's mask is the pin's, whatever the stack held
 			# (a cold review: stack leftovers read as CPUs, 0-3 for 0,2).
 			got=$(under "$n" "$m" taskset -c "$k" "$P" status)
