@@ -23,6 +23,9 @@
  *   vdso N                     the vDSO's getrandom(buf, 16, 0) N times,
  *                              called directly (the C library may not)
  *   file N PATH                open/read(16)/close of a regular file N times
+ *   forkopen N                 a threaded program's N fork children, one
+ *                              after the other, each one open/read(16)/close
+ *                              of the device and _exit (a server's workers)
  * Prints nothing on success; exits 1 on any failed call, 3 where the vDSO
  * has no getrandom (Linux before 6.11).
  */
@@ -36,6 +39,7 @@
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* ---- the vDSO's getrandom, called directly ---------------------------- */
@@ -151,6 +155,14 @@ static void *seed_worker(void *arg)
 	return NULL;
 }
 
+/* The second thread of forkopen: there, and doing nothing. */
+static void *idle(void *unused)
+{
+	for (;;)
+		pause();
+	return unused;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned char buf[16];
@@ -211,6 +223,20 @@ int main(int argc, char **argv)
 		for (i = 0; i < n; i++)
 			if (getrandom(buf, 16, 0) != 16)
 				return 1;
+	} else if (strcmp(argv[1], "forkopen") == 0) {
+		pthread_t t;
+		int st;
+
+		if (pthread_create(&t, NULL, idle, NULL) != 0)
+			return 1;
+		for (i = 0; i < n; i++) {
+			pid_t p = fork();
+
+			if (p == 0)
+				_exit(cycle("/dev/urandom", buf) < 0);
+			if (p < 0 || waitpid(p, &st, 0) != p || !WIFEXITED(st) || WEXITSTATUS(st))
+				return 1;
+		}
 	} else if (strcmp(argv[1], "file") == 0 && argc > 3) {
 		for (i = 0; i < n; i++)
 			if (cycle(argv[3], buf) < 0)
