@@ -453,6 +453,7 @@ static void cpus_remember(enum cpus_who who, long n, size_t setsize, const cpu_s
 	if ((who != CPUS_THREAD && who != CPUS_MAIN) || fp_vfork_child())
 		return; /* a sibling's memory is in its TLS, out of reach */
 	main = who == CPUS_MAIN || cpus_is_main();
+	CPU_ZERO(&now);
 	if (main) {
 		t = &mv;
 		misses = atomic_load(&cpus_vproc.misses);

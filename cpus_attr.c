@@ -243,6 +243,7 @@ bool fp_cpus_attr_vmask(const pthread_attr_t *attr, struct cpus_vmask *out)
 	if (!fp_enabled(FP_BIT(cpus)) || !CPUS_REAL(pthread_attr_getaffinity_np))
 		return false;
 	if (!attr) {
+		memset(&def, 0, sizeof def);
 		if (!atomic_load(&cpus_default_masked) || CPUS_REAL(pthread_getattr_default_np)(&def) != 0)
 			return false;
 		held = cpus_attr_held(&def, &len);
