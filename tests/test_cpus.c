@@ -772,6 +772,59 @@ static void test_handed_start(void **state)
 	real_again();
 }
 
+
+/* An older glibc (its check_cpuset_attr) refuses a mask with bytes set past
+ * the kernel's: forced here, as this one takes them. */
+static int (*attr_set_real)(pthread_attr_t *, size_t, const cpu_set_t *);
+
+static int attr_set_old_glibc(pthread_attr_t *a, size_t size, const cpu_set_t *mask)
+{
+	for (size_t i = sizeof(cpu_set_t); i < size; i++)
+		if (((const unsigned char *)mask)[i])
+			return EINVAL;
+	return attr_set_real(a, size, mask);
+}
+
+/* The mask as set, ids past N too, travels in the attribute (and in a copy
+ * of it by value); where glibc refuses the bytes it rides in, the real
+ * mask alone reads back as its virtual CPUs. */
+static void test_attr_carried(void **state)
+{
+	pthread_attr_t a, b;
+	cpu_set_t set, back;
+	struct cpus_vmask v;
+
+	(void)state;
+	learn_real();
+	cpus_wanted = 4;
+	for (int old = 0; old < 2; old++) {
+		attr_set_real = fp_real_cpus.r_pthread_attr_setaffinity_np.f;
+		if (old)
+			fp_real_cpus.r_pthread_attr_setaffinity_np.f = attr_set_old_glibc;
+		CPU_ZERO(&set);
+		CPU_SET(3, &set);
+		CPU_SET(100, &set);
+		pthread_attr_init(&a);
+		assert_int_equal(pthread_attr_setaffinity_np(&a, sizeof set, &set), 0);
+		fp_real_cpus.r_pthread_attr_setaffinity_np.f = attr_set_real;
+		b = a;
+		CPU_ZERO(&back);
+		assert_int_equal(pthread_attr_getaffinity_np(&b, sizeof back, &back), 0);
+		assert_true(fp_cpus_attr_has_mask(&b));
+		if (!old) {
+			assert_true(CPU_EQUAL(&back, &set));
+			assert_true(fp_cpus_attr_vmask(&b, &v) && cpus_vmask_has(&v, 3) &&
+			            !cpus_vmask_has(&v, 1));
+		} else {
+			/* {3} runs where {1} (or {0} on one CPU) does: the
+			 * translation holds it, and nothing past N */
+			assert_true(CPU_ISSET(3, &back) && !CPU_ISSET(100, &back));
+			assert_false(fp_cpus_attr_vmask(&b, &v));
+		}
+		pthread_attr_destroy(&a);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -785,6 +838,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pin_every_cpu, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sibling_tid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_raw_mask, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_attr_carried, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_getcpu_live, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_counters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_handed_map_text, setup, teardown),
