@@ -50,12 +50,31 @@ static unsigned char *cpus_attr_held(const pthread_attr_t *attr, size_t *len)
 			return NULL;
 		rc = CPUS_REAL(pthread_attr_getaffinity_np)(attr, n, (cpu_set_t *)(void *)b);
 		if (rc == 0) {
-			size_t i = 0;
+			size_t i = 0, want = n;
+			struct cpus_attr_head h;
 
 			while (i < n && b[i] == 0xff)
 				i++;
+			/* glibc refuses only bytes set past the size asked: a
+			 * mask held longer, its tail zeros, reads whole here;
+			 * what it did not copy is zeros (a cold review: a
+			 * given mask of 1008 bytes and more read as translated). */
+			memcpy(&h, b + CPUS_ATTR_REAL, sizeof h);
+			if (memcmp(h.tag, cpus_attr_tag, sizeof h.tag) == 0 &&
+			    h.len <= SIZE_MAX - CPUS_ATTR_GIVEN && h.len + CPUS_ATTR_GIVEN > n)
+				want = (size_t)h.len + CPUS_ATTR_GIVEN;
+			if (i < n && want > n) {
+				unsigned char *w = realloc(b, want);
+
+				if (!w) {
+					free(b);
+					return NULL;
+				}
+				memset(w + n, 0, want - n);
+				b = w;
+			}
 			if (i < n) {
-				*len = n;
+				*len = want;
 				return b;
 			}
 		}

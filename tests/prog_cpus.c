@@ -59,15 +59,22 @@
  *                        {K} forks (its child's threads read {K}); an
  *                        ended thread's mask set to {K} (the caller's);
  *                        2000 sets by the main thread against another
- *                        thread's reads; an attribute's mask of a size
- *                        past memory: "worker K K main K K;fork ok;ended
- *                        K K;race 0;nomem 12"
+ *                        thread's reads; 500 sets by the main thread
+ *                        against a worker's by our pid (the mask read
+ *                        holds the CPU it runs on); 200 children whose
+ *                        worker forks as the main thread first sets its
+ *                        mask (the child reads the worker's); an
+ *                        attribute's mask of a size past memory:
+ *                        "worker K K main K K;fork ok;ended K K;race
+ *                        0;setrace 0;forkrace 0;nomem 12"
  *   prog_cpus attrs K    an attribute's mask {K} travels with it: a copy
  *                        by value (and a thread made with it), the default
  *                        past 20 other attributes, a thread's own
  *                        attributes (pthread_getattr_np) pinned to {K}, and
- *                        to {0} in a destroyed attribute's memory: "copy K
- *                        K;default K;getattr K;reuse 0"
+ *                        to {0} in a destroyed attribute's memory, masks
+ *                        of 1008 to 8064 bytes: "copy K K;default
+ *                        K;getattr K;reuse 0;1008 K K;2016 K K;4032 K
+ *                        K;8064 K K"
  *   prog_cpus MODE raw   MODE after the mask was set to {last CPU} by a raw
  *                        system call (numactl's way), after a first question
  */
@@ -1081,11 +1088,77 @@ static void *mr_nothing(void *unused)
 	return unused;
 }
 
+static pthread_barrier_t mr_bar;
+static _Atomic int mr_setter_stop;
+
+static void *mr_setter(void *unused)
+{
+	for (;;) {
+		pthread_barrier_wait(&mr_bar);
+		if (atomic_load(&mr_setter_stop))
+			return unused;
+		mr_set(getpid(), mr_k);
+		pthread_barrier_wait(&mr_bar);
+	}
+}
+
+static _Atomic int mr_go;
+
+static void *mr_fork_worker(void *unused)
+{
+	int st = 0, n = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	pid_t p;
+
+	(void)unused;
+	while (!atomic_load(&mr_go))
+		;
+	if ((p = fork()) == 0) {
+		cpu_set_t s;
+
+		CPU_ZERO(&s);
+		_exit(sched_getaffinity(0, sizeof s, &s) || CPU_COUNT(&s) != n);
+	}
+	return (void *)(long)(p > 0 && waitpid(p, &st, 0) == p && WIFEXITED(st) ? WEXITSTATUS(st) : 2);
+}
+
+/* In a fresh child: a worker forks as the main thread makes the
+ * process's first record. */
+static int mr_forkrace(void)
+{
+	pthread_t t;
+	void *r = (void *)1L;
+	cpu_set_t two;
+
+	if (pthread_create(&t, NULL, mr_fork_worker, NULL))
+		return 2;
+	CPU_ZERO(&two);
+	CPU_SET(0, &two);
+	CPU_SET(1, &two);
+	atomic_store(&mr_go, 1);
+	sched_setaffinity(0, sizeof two, &two);
+	pthread_join(t, &r);
+	return (int)(long)r;
+}
+
 static int mainrec(int k)
 {
 	pthread_t t;
 	int bad = 0;
 
+	/* First, in children of this process as it started (no record, the
+	 * whole machine): a worker forks while the main thread makes the
+	 * first record, {0,1} (on two CPUs under a larger N, the whole real
+	 * machine): the child's mask is the worker's, 200 times. */
+	int forkbad = 0;
+
+	for (int i = 0; i < 200; i++) {
+		int st = 0;
+		pid_t p = fork();
+
+		if (p == 0)
+			_exit(mr_forkrace());
+		forkbad += p < 0 || waitpid(p, &st, 0) != p || !WIFEXITED(st) || WEXITSTATUS(st);
+	}
 	mr_main = pthread_self();
 	mr_k = k;
 	mr_set(0, 0);
@@ -1132,6 +1205,27 @@ static int mainrec(int k)
 	atomic_store(&mr_phase, 3);
 	pthread_join(t, NULL);
 	printf(";race %d", bad);
+	/* The main thread sets {0} while a worker sets it {k} by our pid:
+	 * whichever lands last, the mask read holds the CPU it runs on. */
+	bad = 0;
+	pthread_barrier_init(&mr_bar, NULL, 2);
+	if (pthread_create(&t, NULL, mr_setter, NULL))
+		return 1;
+	for (int i = 0; i < 500; i++) {
+		cpu_set_t got;
+
+		pthread_barrier_wait(&mr_bar);
+		mr_set(0, 0);
+		pthread_barrier_wait(&mr_bar);
+		CPU_ZERO(&got);
+		sched_getaffinity(0, sizeof got, &got);
+		bad += !CPU_ISSET(sched_getcpu(), &got);
+	}
+	atomic_store(&mr_setter_stop, 1);
+	pthread_barrier_wait(&mr_bar);
+	pthread_join(t, NULL);
+	printf(";setrace %d;forkrace %d", bad, forkbad);
+
 	/* glibc copies an attribute's mask as given: ENOMEM where it cannot. */
 	{
 		pthread_attr_t at;
@@ -1231,8 +1325,27 @@ static int attrs(int k)
 	pthread_attr_destroy(p);
 	if (pthread_create(&t, NULL, at_getattr, (void *)0L) || pthread_join(t, &r4))
 		return 1;
-	printf(";reuse %ld\n", (long)r4);
+	printf(";reuse %ld", (long)r4);
 	free(p);
+	/* Masks of 1008 bytes and more (CPU_ALLOC_SIZE(8192) is 1024): what
+	 * glibc holds is longer than a first read asks (a cold review). */
+	for (size_t sz = 1008; sz <= 8192; sz *= 2) {
+		cpu_set_t *big = CPU_ALLOC(sz * 8), *got = CPU_ALLOC(sz * 8);
+		void *r5 = NULL;
+
+		CPU_ZERO_S(sz, big);
+		CPU_SET_S((size_t)k, sz, big);
+		pthread_attr_init(&a);
+		if (pthread_attr_setaffinity_np(&a, sz, big) ||
+		    pthread_attr_getaffinity_np(&a, sz, got) ||
+		    pthread_create(&t, &a, at_where, NULL) || pthread_join(t, &r5))
+			return 1;
+		printf(";%zu %d %ld", sz, CPU_EQUAL_S(sz, big, got) ? k : -1, (long)r5);
+		pthread_attr_destroy(&a);
+		CPU_FREE(big);
+		CPU_FREE(got);
+	}
+	printf("\n");
 	return 0;
 }
 

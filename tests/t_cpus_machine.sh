@@ -141,13 +141,13 @@ for n in $ns; do
 			# {1,3} against {3}, and a worker's fork child read main's).
 			got=$(under "$n" "$m" "$P" mainrec "$k")
 			expect_eq "$cell: the main thread's mask pinned to $k from every thread, a worker's fork, an ended thread" \
-				"worker $k $k main $k $k;fork ok;ended $k $k;race 0;nomem 12" "$got"
+				"worker $k $k main $k $k;fork ok;ended $k $k;race 0;setrace 0;forkrace 0;nomem 12" "$got"
 			# A thread attribute's mask travels with it: copies, the
 			# default past other attributes, a thread's own (a cold
 			# review: each read the translation, {1,3} for {3}).
 			got=$(under "$n" "$m" "$P" attrs "$k")
 			expect_eq "$cell: an attribute's mask $k copied, as the default, a thread's own" \
-				"copy $k $k;default $k;getattr $k;reuse 0" "$got"
+				"copy $k $k;default $k;getattr $k;reuse 0;1008 $k $k;2016 $k $k;4032 $k $k;8064 $k $k" "$got"
 			# Its status file's mask is the pin's, whatever the stack held
 			# (a cold review: stack leftovers read as CPUs, 0-3 for 0,2).
 			got=$(under "$n" "$m" taskset -c "$k" "$P" status)
