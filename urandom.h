@@ -384,6 +384,7 @@ bool ur_give_back(int err) FP_HIDDEN;
  * to take a record lock on the device: tracking stops for the process
  * (ur_split, urandom_fd.c); why, for the stats line. */
 void ur_split(const char *why) FP_HIDDEN;
+extern _Atomic bool ur_vm_kin FP_HIDDEN; /* urandom_hidden.c */
 const char *ur_split_reason(void) FP_HIDDEN;
 
 /* A fresh number from the kernel cannot be ours: it was closed in a way we

@@ -598,5 +598,7 @@ FP_FORK_TEXT void ur_fd_atfork_child(void)
 #ifdef FP_LINUX
 	/* Another thread's placing child may have been under way. */
 	atomic_store(&ur_above_busy, false);
+	if (atomic_load(&ur_vm_kin))
+		atomic_store(&ur_vm_kin, false);
 #endif
 }

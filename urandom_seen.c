@@ -389,6 +389,15 @@ FP_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 	 * library does not support either) and is a vfork child (above). */
 	if ((flags & CLONE_VM) && !(flags & CLONE_VFORK))
 		fp_threads_made();
+	if ((flags & CLONE_VM) && !(flags & (CLONE_VFORK | CLONE_THREAD)))
+		atomic_store(&ur_vm_kin, true);
+	/* A process of its own on our table: it changes numbers our records
+	 * cannot follow, and holds limits of its own (a cold review: its
+	 * file dup2'd onto the hidden number read EBADF here, and the next
+	 * open of the device was a duplicate of it).  Pooling ends first,
+	 * as for a table of its own (ur_split). */
+	if ((flags & CLONE_FILES) && !(flags & CLONE_THREAD) && fp_enabled(FP_BIT(urandom)))
+		ur_split("a clone child sharing the descriptor table");
 	bool cow = ours && ur_mode == UR_MODE_EXACT;
 
 	if (cow)

@@ -242,6 +242,18 @@ for how in raw threaded raw,threaded; do
 	*) fail "seen 100 $how: a second thread's getrlimit sees the limit it set" "$r" ;;
 	esac
 done
+# Child processes on our memory or our table (clone without CLONE_THREAD;
+# a nineteenth cold review): a CLONE_VM child reads and sets our limit by
+# our pid (it saw the raised limit in 99 of 100 on 5965235), and a
+# CLONE_FILES child's file put on the hidden number stays its file (the
+# parent read EBADF there, and its next open of the device was a
+# duplicate of that file).
+KIN=$TESTBIN/prog_urandom_kin
+for c in "vmlimit 100" "vmlimit 100 set" filesown "filesown vm"; do
+	# shellcheck disable=SC2086 # the mode and its arguments
+	expect_eq "a child process on our memory or table: prog_urandom_kin $c as native" \
+		"$("$KIN" $c 2>&1)" "$(pre "$KIN" $c 2>&1)"
+done
 # A threaded parent's fork child has one thread, by the kernel's count:
 # its first open of the device makes no clone (on fec97aa one each, 15 ms
 # a child, native 0.3: fastpath(7)); as many clones as natively.
