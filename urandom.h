@@ -384,7 +384,6 @@ bool ur_give_back(int err) FP_HIDDEN;
  * to take a record lock on the device: tracking stops for the process
  * (ur_split, urandom_fd.c); why, for the stats line. */
 void ur_split(const char *why) FP_HIDDEN;
-extern _Atomic bool ur_vm_kin FP_HIDDEN; /* urandom_hidden.c */
 const char *ur_split_reason(void) FP_HIDDEN;
 
 /* A fresh number from the kernel cannot be ours: it was closed in a way we
@@ -493,8 +492,8 @@ void ur_limit_set(uint64_t soft) FP_HIDDEN;
  * limit, which no thread of the program sees raised; -1 with EMFILE. */
 int ur_open_above(const char *path) FP_HIDDEN;
 int ur_dup3_above(int src, int fd, int flags) FP_HIDDEN;
-/* A placing child is under way (urandom_hidden.c); a fork child clears it. */
-extern _Atomic bool ur_above_busy FP_HIDDEN;
+/* A placing child under way; a CLONE_VM child made: a fork child clears both. */
+extern _Atomic bool ur_above_busy FP_HIDDEN, ur_vm_kin FP_HIDDEN;
 #endif
 
 /* ------------------------------------------------------------------------
