@@ -147,6 +147,16 @@ FP_FORK_TEXT void cpus_vproc_prepare(void)
  * process's (a cold review: a worker's fork left the parent's main
  * record there, {1} against the worker's {3}).  A write its thread had
  * under way (a handler's fork) is missed; the lock is free. */
+/* Every set through us, begun and ended, whatever its thread or target: a
+ * set is remembered only where no other was under way as it began, nor
+ * began before its mask was read back (a cold review: the main thread and
+ * a worker setting its mask at once signed one's virtual mask with the
+ * other's real one, in 2835 of 3000 rounds; a signal handler's set inside
+ * another likewise).  The record is then dropped: read as translated.
+ * A fork child has no set under way: ended is begun there (a cold review:
+ * a thread's set under way at the fork left every later one unremembered). */
+static _Atomic unsigned long cpus_sets_begun, cpus_sets_ended;
+
 FP_FORK_TEXT void cpus_vproc_child(void)
 {
 	unsigned long seq;
@@ -163,6 +173,8 @@ FP_FORK_TEXT void cpus_vproc_child(void)
 	}
 	if (atomic_load_explicit(&cpus_vproc.owner, memory_order_relaxed))
 		atomic_store(&cpus_vproc.owner, 0);
+	if (atomic_load(&cpus_sets_ended) != atomic_load(&cpus_sets_begun))
+		atomic_store(&cpus_sets_ended, atomic_load(&cpus_sets_begun));
 	if (cpus_main_tls < 0) {
 		if (fp_cpus_vthread.valid || atomic_load(&cpus_vproc_any))
 			cpus_vproc_write(&fp_cpus_vthread, atomic_load(&cpus_vproc.misses));
@@ -449,13 +461,6 @@ bool cpus_vmask_of(struct cpus_vmask *t, long n, size_t setsize, const cpu_set_t
 
 /* After a successful set: remember the virtual ids asked, signed with the
  * real mask the kernel now holds. */
-/* Every set through us, begun and ended, whatever its thread or target: a
- * set is remembered only where no other was under way as it began, nor
- * began before its mask was read back (a cold review: the main thread and
- * a worker setting its mask at once signed one's virtual mask with the
- * other's real one, in 2835 of 3000 rounds; a signal handler's set inside
- * another likewise).  The record is then dropped: read as translated. */
-static _Atomic unsigned long cpus_sets_begun, cpus_sets_ended;
 
 /* begun: the count of sets begun with this one, 0 where another was under
  * way as it began. */
