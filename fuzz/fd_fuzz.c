@@ -615,19 +615,31 @@ static void fdinfo(int n)
 	if (l < 0)
 		l = 0;
 	b[l] = 0;
+	/* epoll's targets in its tree's order, which is by file address:
+	 * sorted by number, as a run can repeat (seed 412 case 64723: an
+	 * empty preload differed in 2 of 8 replays) */
+	int tn = 0, tt[64];
+	unsigned long tv[64];
 	for (char *s = strtok(b, "\n"); s; s = strtok(NULL, "\n")) {
 		unsigned long v;
 		int t;
 		char w1[32], w2[32], w3[32];
+		if (sscanf(s, "tfd: %d events: %lx", &t, &v) == 2 && tn < 64) {
+			int j = tn++;
+			for (; j > 0 && tt[j - 1] > t; j--)
+				tt[j] = tt[j - 1], tv[j] = tv[j - 1];
+			tt[j] = t, tv[j] = v;
+			continue;
+		}
 		if (sscanf(s, "pos: %lu", &v) == 1)
 			say(" pos=%lu", v);
 		else if (sscanf(s, "flags: %lo", &v) == 1)
 			say(" flags=%lo", v);
 		else if (sscanf(s, "lock: %*d: %31s %31s %31s", w1, w2, w3) == 3)
 			say(" lock=%s/%s/%s", w1, w2, w3);
-		else if (sscanf(s, "tfd: %d events: %lx", &t, &v) == 2)
-			say(" tfd=%s/%lx", fdtok(t), v);
 	}
+	for (int j = 0; j < tn; j++)
+		say(" tfd=%s/%lx", fdtok(tt[j]), tv[j]);
 }
 
 /* The state of every number the program has named, as wrapped calls and
@@ -1436,7 +1448,10 @@ static void run_op(const struct op *o)
 		r = fcntl(a, F_SETFL, fls[x % 4]);
 		e = errno;
 		say(" = %d %s getfl=%#x", r, r < 0 ? en(e) : "", fcntl(a, F_GETFL));
-		say(" other=%#x\n", fcntl(b, F_GETFL));
+		/* the other number through the renaming: a plain number names
+		 * another file once the reserve renumbered (seed 412 case
+		 * 287658: native's #4 was reserve's #3, and b=4 its #4) */
+		say(" other %s=%#x\n", fdtok(b), fcntl(b, F_GETFL));
 		break;
 	}
 	case OP_SETFD:
