@@ -261,6 +261,9 @@ static inline bool cpus_vmask_has(const struct cpus_vmask *v, long id)
 	return id >= 0 && id < CPU_SETSIZE && CPU_ISSET((size_t)id, &v->bits);
 }
 extern FP_TLS struct cpus_vmask fp_cpus_vthread FP_HIDDEN;
+/* A thread started through pthread_create (cpus_survey.c): its record is
+ * its own from its start, and never the main thread's. */
+extern FP_TLS bool fp_cpus_started FP_HIDDEN;
 #ifdef FP_HAVE_ATTR_AFFINITY
 /* The virtual mask a thread made with attr starts with, when attr holds
  * one set through pthread_attr_setaffinity_np (cpus_attr.c). */
@@ -297,6 +300,9 @@ bool cpus_recalled(enum cpus_who who, const cpu_set_t *now, struct cpus_vmask *o
 /* The same for a thread named by its pthread_t. */
 bool cpus_recalled_thread(pthread_t th, const cpu_set_t *now, struct cpus_vmask *out) FP_HIDDEN;
 void cpus_vproc_handed(const struct cpus_vmask *v, const cpu_set_t *mask) FP_HIDDEN;
+/* The mask handed down at exec made the main thread's record now, if one
+ * was handed and nothing asked yet (cpus_shim.c). */
+void cpus_handed_settle(void) FP_HIDDEN;
 /* The calling thread's remembered mask (the process's for the main
  * thread); a fork's prepare and child steps for the main thread's. */
 bool cpus_my_vmask(struct cpus_vmask *out) FP_HIDDEN;

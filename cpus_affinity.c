@@ -20,6 +20,7 @@
 /* 160 bytes of static TLS per thread: no allocation, safe in a handler.
  * Never the main thread's: its record is the process's (cpus_vproc). */
 FP_TLS struct cpus_vmask fp_cpus_vthread;
+FP_TLS bool fp_cpus_started;
 /*
  * The main thread's record is the process's, and its only one: whoever
  * sets its mask (itself by 0 or its tid, any thread by our pid or its
@@ -181,6 +182,7 @@ FP_FORK_TEXT void cpus_vproc_child(void)
 		fp_cpus_vthread.valid = false;
 		cpus_main_tls = 1;
 	}
+	fp_cpus_started = false; /* its one thread is the main one */
 }
 
 /* A signature of a mask's set ids: the remembered mask is given back only
@@ -259,15 +261,18 @@ void cpus_put_vmask(const struct cpus_vmask *v, long n, size_t setsize, cpu_set_
 }
 
 /* The remembered mask for `who`, into *out when the real mask `now` is
- * the one it was set with; false otherwise.  A thread that set nothing
- * reads the main thread's, while its real mask is that one's (the mask
- * handed down at exec, cpus_vproc_handed). */
+ * the one it was set with; false otherwise.  A thread started through us
+ * has its own record from its start (its creator's, the attribute's, or
+ * none: the translation); the main thread, and a thread made some other
+ * way, read the main thread's while their real mask is that one's (a cold
+ * review: a worker made before the main thread set {0,1} of 4 on two CPUs
+ * read {0,1}, where it had inherited all 4). */
 bool cpus_recalled(enum cpus_who who, const cpu_set_t *now, struct cpus_vmask *out)
 {
 	uint64_t sig = cpus_sig(now);
 
-	if (who == CPUS_THREAD && fp_cpus_vthread.valid) {
-		if (fp_cpus_vthread.sig != sig)
+	if (who == CPUS_THREAD && (fp_cpus_vthread.valid || fp_cpus_started)) {
+		if (!fp_cpus_vthread.valid || fp_cpus_vthread.sig != sig)
 			return false;
 		*out = fp_cpus_vthread;
 		return true;
@@ -302,15 +307,19 @@ void cpus_vproc_handed(const struct cpus_vmask *v, const cpu_set_t *mask)
 {
 	struct cpus_vmask h = *v;
 	unsigned long misses = atomic_load(&cpus_vproc.misses);
+	sigset_t all, old;
 
-	if (!cpus_vproc_lock())
-		return;
-	if (!cpus_vproc.rec.r.m.valid) {
-		h.last_real = h.last_virt = -1;
-		h.sig = cpus_sig(mask);
-		cpus_vproc_write(&h, misses);
+	sigfillset(&all);
+	(void)pthread_sigmask(SIG_SETMASK, &all, &old);
+	if (cpus_vproc_lock()) {
+		if (!cpus_vproc.rec.r.m.valid) {
+			h.last_real = h.last_virt = -1;
+			h.sig = cpus_sig(mask);
+			cpus_vproc_write(&h, misses);
+		}
+		cpus_vproc_unlock();
 	}
-	cpus_vproc_unlock();
+	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 /*
  * The caller's mask as the kernel reaches it: an invalid pointer is EFAULT,
@@ -541,6 +550,7 @@ static int cpus_set(enum cpus_who who, pid_t pid, pthread_t th, size_t setsize,
 {
 	struct cpus_map m;
 	cpu_set_t want;
+	sigset_t all, old;
 	size_t len = (unsigned)setsize, vlen;
 	unsigned long begun;
 	int err;
@@ -560,12 +570,18 @@ static int cpus_set(enum cpus_who who, pid_t pid, pthread_t th, size_t setsize,
 	if ((err = cpus_user_ok((void *)mask, len < vlen ? len : vlen, false)) != 0)
 		return err;
 	(void)fp_cpus_to_real(&m, mask, len, &want);
+	/* Nothing a handler's siglongjmp can strand between the counts, nor
+	 * in the record's lock (a cold review: 2000 jumps out of sets left
+	 * every later set unremembered, {3} read back {1,3}). */
+	sigfillset(&all);
+	(void)pthread_sigmask(SIG_SETMASK, &all, &old);
 	begun = atomic_fetch_add(&cpus_sets_begun, 1);
 	if (begun != atomic_load(&cpus_sets_ended))
 		begun = (unsigned long)-1; /* another under way: 0 below */
 	if ((err = real(pid, th, sizeof want, &want)) == 0)
 		cpus_remember(who, m.n, setsize, mask, begun + 1);
 	atomic_fetch_add(&cpus_sets_ended, 1);
+	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return err;
 }
 

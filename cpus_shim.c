@@ -368,6 +368,12 @@ static const struct cpus_view *cpus_view(struct cpus_view *mine)
 	return mine;
 }
 
+void cpus_handed_settle(void)
+{
+	if (fp_unlikely(cpus_handed.have_v) && cpus_once(&cpus_real.state) == CPUS_MINE)
+		cpus_learn_shared();
+}
+
 void fp_cpus_map(struct cpus_map *m)
 {
 	struct cpus_view mine;

@@ -123,6 +123,9 @@ static void *cpus_thread(void *p)
 	if (s.pinned)
 		fp_cpus_vthread = ((struct cpus_start *)p)->v;
 #endif
+#ifdef FP_HAVE_AFFINITY
+	fp_cpus_started = true;
+#endif
 	free(p);
 	fp_thread_begin();
 	if (s.sv)
@@ -146,6 +149,8 @@ FP_EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(
 	s->arg = arg;
 #ifdef FP_HAVE_ATTR_AFFINITY
 	s->pinned = fp_cpus_attr_vmask(a, &s->v);
+	if (fp_unlikely(!s->pinned) && fp_enabled(FP_BIT(cpus)))
+		cpus_handed_settle(); /* the creator's record, if handed */
 	/* Else the thread starts on its creator's real mask, as the kernel
 	 * copies it: and with the virtual mask the creator set, so that its
 	 * sched_getcpu answers from the same ids its mask reads back

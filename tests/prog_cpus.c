@@ -64,9 +64,14 @@
  *                        holds the CPU it runs on); 200 children whose
  *                        worker forks as the main thread first sets its
  *                        mask (the child reads the worker's); an
- *                        attribute's mask of a size past memory:
- *                        "worker K K main K K;fork ok;ended K K;race
- *                        0;setrace 0;forkrace 0;nomem 12"
+ *                        attribute's mask of a size past memory; in
+ *                        fresh children: a worker made before the main
+ *                        thread's first set reads what it inherited; 500
+ *                        siglongjmps out of sets, then {K} reads {K}; 200
+ *                        fork children setting {K} while a thread sets
+ *                        its own: "worker K K main K K;fork ok;ended K
+ *                        K;race 0;setrace 0;forkrace 0;unset 0;jumps
+ *                        0;forkset 0;nomem 12"
  *   prog_cpus attrs K    an attribute's mask {K} travels with it: a copy
  *                        by value (and a thread made with it), the default
  *                        past 20 other attributes, a thread's own
@@ -83,6 +88,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -1140,6 +1146,116 @@ static int mr_forkrace(void)
 	return (int)(long)r;
 }
 
+/* A thread made before the main thread's first set reads the mask it
+ * inherited, not the one the main thread set after (a cold review: {0,1}
+ * of 4 on two CPUs read where it had inherited all 4). */
+static _Atomic int mr_unset_go;
+static cpu_set_t mr_unset_w;
+
+static void *mr_unset_worker(void *unused)
+{
+	while (!atomic_load(&mr_unset_go))
+		;
+	CPU_ZERO(&mr_unset_w);
+	sched_getaffinity(0, sizeof mr_unset_w, &mr_unset_w);
+	return unused;
+}
+
+static int mr_unset(void)
+{
+	pthread_t t;
+	cpu_set_t a, b;
+
+	if (pthread_create(&t, NULL, mr_unset_worker, NULL))
+		return 2;
+	CPU_ZERO(&a);
+	sched_getaffinity(0, sizeof a, &a);
+	CPU_ZERO(&b);
+	CPU_SET(0, &b);
+	CPU_SET(1, &b);
+	sched_setaffinity(0, sizeof b, &b);
+	atomic_store(&mr_unset_go, 1);
+	pthread_join(t, NULL);
+	return !CPU_EQUAL(&a, &mr_unset_w);
+}
+
+/* A handler's siglongjmp out of sets, 500 times: the next set is read
+ * back as it was made (a cold review: every later set read {1,3} for
+ * {3} of 4 on two CPUs). */
+static sigjmp_buf mr_jb;
+static volatile sig_atomic_t mr_jumps;
+
+static void mr_jump(int sig)
+{
+	(void)sig;
+	mr_jumps++;
+	siglongjmp(mr_jb, 1);
+}
+
+static int mr_jumpout(int k)
+{
+	struct itimerval it = { { 0, 50 }, { 0, 50 } }, off = { { 0, 0 }, { 0, 0 } };
+
+	signal(SIGALRM, mr_jump);
+	setitimer(ITIMER_REAL, &it, NULL);
+	for (volatile int i = 0; i < 200000 && mr_jumps < 500; i++)
+		if (sigsetjmp(mr_jb, 1) == 0)
+			mr_set(0, i & 1 ? k : 0);
+	setitimer(ITIMER_REAL, &off, NULL);
+	signal(SIGALRM, SIG_IGN);
+	mr_set(0, k);
+	return mr_one(0) != k;
+}
+
+/* A thread sets its own mask in a loop while the main thread forks: each
+ * child's set of {k} reads back {k} (a cold review: a set under way at the
+ * fork left every later one in the child unremembered). */
+static _Atomic int mr_spin_stop;
+
+static void *mr_spinner(void *unused)
+{
+	while (!atomic_load(&mr_spin_stop))
+		mr_set(0, 0);
+	return unused;
+}
+
+static int mr_forkset(int k)
+{
+	pthread_t t;
+	int bad = 0;
+
+	if (pthread_create(&t, NULL, mr_spinner, NULL))
+		return -1;
+	for (int i = 0; i < 200; i++) {
+		int st = 0;
+		pid_t p = fork();
+
+		if (p == 0)
+			_exit(mr_set(0, k) != 0 || mr_one(0) != k);
+		bad += p < 0 || waitpid(p, &st, 0) != p || !WIFEXITED(st) || WEXITSTATUS(st);
+	}
+	atomic_store(&mr_spin_stop, 1);
+	pthread_join(t, NULL);
+	return bad;
+}
+
+/* In a fresh child of this process as it started, f's status. */
+static int mr_fresh(int (*f)(int), int k)
+{
+	int st = 0;
+	pid_t p = fork();
+
+	if (p == 0)
+		_exit(f(k));
+	return p > 0 && waitpid(p, &st, 0) == p && WIFEXITED(st) ? WEXITSTATUS(st) : 2;
+}
+
+static int mr_unset_k(int k)
+{
+	(void)k;
+	return mr_unset();
+}
+
 static int mainrec(int k)
 {
 	pthread_t t;
@@ -1159,6 +1275,9 @@ static int mainrec(int k)
 			_exit(mr_forkrace());
 		forkbad += p < 0 || waitpid(p, &st, 0) != p || !WIFEXITED(st) || WEXITSTATUS(st);
 	}
+	int unset = mr_fresh(mr_unset_k, k), jumps = mr_fresh(mr_jumpout, k);
+	int forkset = mr_fresh(mr_forkset, k);
+
 	mr_main = pthread_self();
 	mr_k = k;
 	mr_set(0, 0);
@@ -1224,7 +1343,8 @@ static int mainrec(int k)
 	atomic_store(&mr_setter_stop, 1);
 	pthread_barrier_wait(&mr_bar);
 	pthread_join(t, NULL);
-	printf(";setrace %d;forkrace %d", bad, forkbad);
+	printf(";setrace %d;forkrace %d;unset %d;jumps %d;forkset %d", bad, forkbad, unset, jumps,
+	       forkset);
 
 	/* glibc copies an attribute's mask as given: ENOMEM where it cannot. */
 	{

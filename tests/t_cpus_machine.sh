@@ -138,10 +138,12 @@ for n in $ns; do
 				"$n $k $k;default reads back the same;" "$got"
 			# The main thread's mask is one record, whoever sets it and
 			# whoever reads it, a fork's child included (a cold review:
-			# {1,3} against {3}, and a worker's fork child read main's).
+			# {1,3} against {3}, and a worker's fork child read main's);
+			# a worker made before its first set, jumps out of sets, a
+			# set in a fork child while a thread sets (a twentieth).
 			got=$(under "$n" "$m" "$P" mainrec "$k")
 			expect_eq "$cell: the main thread's mask pinned to $k from every thread, a worker's fork, an ended thread" \
-				"worker $k $k main $k $k;fork ok;ended $k $k;race 0;setrace 0;forkrace 0;nomem 12" "$got"
+				"worker $k $k main $k $k;fork ok;ended $k $k;race 0;setrace 0;forkrace 0;unset 0;jumps 0;forkset 0;nomem 12" "$got"
 			# A thread attribute's mask travels with it: copies, the
 			# default past other attributes, a thread's own (a cold
 			# review: each read the translation, {1,3} for {3}).
