@@ -227,13 +227,13 @@ static inline _Atomic unsigned char *ur_fd(int fd)
 /* One past the highest number ever tracked: while it is 0, every call that
  * is not ours costs one compare. */
 extern _Atomic int ur_hiwater FP_HIDDEN;
-/* Is this process's descriptor table the one the records describe?  No in
- * a vfork child (urandom_fd.c, ur_table_pid).  A getpid() each: only on
- * paths that change records for numbers outside the common open/close. */
+/* Is this process's table the one the records describe (not a vfork
+ * child's: ur_table_pid)?  A getpid() each: only off the open/close path. */
 bool ur_table_ours(void) FP_HIDDEN;
 /* A vfork (urandom_fd.c); the child's view of ours, its fork's (urandom_vfork.c). */
 void ur_vforking(void) FP_HIDDEN, ur_vfork_forking(void) FP_HIDDEN, ur_vfork_forked(void) FP_HIDDEN;
-void ur_vfork_note(bool own, bool shared) FP_HIDDEN, ur_vfork_flag(int *fds) FP_HIDDEN;
+void ur_vfork_note(bool own, bool shared) FP_HIDDEN, ur_vfork_flag(int *fds) FP_HIDDEN,
+	ur_vfork_reset(void) FP_HIDDEN, ur_vfork_limit(uint64_t soft) FP_HIDDEN;
 bool ur_vfork_forget(unsigned lo, unsigned hi, bool close) FP_HIDDEN;
 unsigned ur_vfork_state(int fd, unsigned st) FP_HIDDEN;
 extern FP_TLS const unsigned char *ur_vf_forking FP_HIDDEN;

@@ -335,8 +335,11 @@ void ur_limit_set(uint64_t soft)
 
 	/* A vfork child's limit is its own; these records are its parent's
 	 * (and so is the table they describe). */
-	if (!ur_table_ours())
+	if (!ur_table_ours()) {
+		if (fp_vfork_child())
+			ur_vfork_limit(soft);
 		return;
+	}
 
 	atomic_store(&ur_soft, soft > INT_MAX ? INT_MAX : (int)soft);
 	atomic_fetch_add(&ur_limit_gen, 1);

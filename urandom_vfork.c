@@ -99,6 +99,37 @@ static unsigned char *ur_vf_view(bool change)
 	return !change || !ur_vf_pid[i] || ur_vf_pid[i] == me ? ur_vf_st[i] : NULL;
 }
 
+/* The highest soft descriptor limit a vfork child (or its own) set, 0
+ * none: a hidden number below it is the child's own to use, as natively
+ * (fd_fuzz's vfork raise: its dup2 onto the number read EBADF after);
+ * and the hidden numbers at the vfork, its table's copies. */
+static FP_TLS int ur_vf_soft, ur_vf_hid[UR_NDEV];
+
+void ur_vfork_reset(void)
+{
+	if (fp_vfork_child())
+		return;
+	ur_vf_soft = 0;
+	for (int d = 0; d < UR_NDEV; d++)
+		ur_vf_hid[d] = UR_HW_FD(atomic_load(&ur_hidden[d]));
+}
+
+/* A vfork child raised its soft limit: its copies of the hidden
+ * descriptors below the new one are closed in its table, where natively
+ * nothing is, and the numbers are its own; our records, the parent's,
+ * are left alone. */
+void ur_vfork_limit(uint64_t soft)
+{
+	int lim = soft > INT_MAX ? INT_MAX : (int)soft, saved = errno;
+
+	for (int d = 0; d < UR_NDEV; d++)
+		if (ur_vf_hid[d] >= ur_vf_soft && ur_vf_hid[d] < lim)
+			(void)UR_REAL(close)(ur_vf_hid[d]);
+	if (lim > ur_vf_soft)
+		ur_vf_soft = lim;
+	errno = saved;
+}
+
 /* A vfork child's own dup2, close_range or closefrom met numbers in
  * [lo, hi] (a review: dup2 of /dev/null onto a noted one was lost at the
  * exec), or its give-back (close: true) closes its copies. */
@@ -123,6 +154,9 @@ bool ur_vfork_forget(unsigned lo, unsigned hi, bool close)
 unsigned ur_vfork_state(int fd, unsigned st)
 {
 	const unsigned char *v = ur_vf_view(false);
+
+	if (fp_unlikely(st & UR_HIDDEN) && fd < ur_vf_soft)
+		return 0;  /* its copy closed by its raise (ur_vfork_limit) */
 
 	for (int d = 0; d < UR_NRES; d++)
 		if (ur_vf_fd[d] == fd + 1 && v[d])

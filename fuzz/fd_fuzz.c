@@ -1807,7 +1807,10 @@ static void run_op(const struct op *o)
 			 * again by close_range; dup2(a, b) (or close(b) and an
 			 * open) and a fork, whose child reads b, opens the
 			 * device and execs (a tenth cold review's forkin,
-			 * openfork).  What they gave comes back through the
+			 * openfork); its soft descriptor limit raised and
+			 * dup2(a, n) to a number past the old one, then F_GETFD
+			 * and close (a nineteenth's: the child's limit is its
+			 * own, the parent's memory is not).  What they gave comes back through the
 			 * memory the child borrows, or a shared page (a sixth
 			 * cold review's shapes: each a defect fd_fuzz had
 			 * missed). */
@@ -1815,8 +1818,8 @@ static void run_op(const struct op *o)
 			static const char *const act[] = { "", " dup2", " close+open",
 			                                   " close_range+open", " dup2+use",
 			                                   " failexec+open", " nested",
-			                                   " fill", " fork" };
-			volatile int k = x % 9;
+			                                   " fill", " fork", " raise+dup2" };
+			volatile int k = x % 10;
 			say("%s", act[k]);
 			if (k)
 				say(" %s %s", fdtok(a), fdtok(b));
@@ -1861,6 +1864,18 @@ static void run_op(const struct op *o)
 						_exit(127);
 					}
 					vr2 = g > 0 ? waitpid(g, NULL, 0) == g : -1;
+				} else if (k == 9) {
+					struct rlimit rl;
+					int to = -1;
+					if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+						to = (int)rl.rlim_cur + (int)(x / 10 % 8);
+						rl.rlim_cur = rl.rlim_cur + 64 < rl.rlim_max ? rl.rlim_cur + 64 : rl.rlim_max;
+						vr4 = setrlimit(RLIMIT_NOFILE, &rl);
+					}
+					vr = to >= 0 ? dup2(a, to) : -1;
+					ve = errno;
+					vr2 = vr >= 0 ? fcntl(vr, F_GETFD) : -2;
+					vr3 = vr >= 0 ? close(vr) : -2;
 				} else if (k == 7) {
 					int first = -1, n;
 					while ((n = open("/dev/null", O_RDONLY)) >= 0 && vr < 100000)
@@ -1892,6 +1907,9 @@ static void run_op(const struct op *o)
 					    word(nest_sh->vf[0]), word(nest_sh->vf[1]), word(nest_sh->vf[2]));
 				else if (k == 7)
 					say(" = %s %s\n", word(vr), en(ve));
+				else if (k == 9)
+					say(" = %s %s %s %s\n", vr < 0 ? en(ve) : "past", word(vr2), word(vr3),
+					    word(vr4));
 				else if (vr < 0)
 					say(" = -1 %s\n", en(ve));
 				else

@@ -68,6 +68,12 @@
  *   openfork the parent's open stays; the child closes it, opens /dev/null
  *            there and forks: the fork's child reads the file (exact mode
  *            served it the device's bytes)
+ *   raise    the parent's soft limit 1024 where the hard one is above,
+ *            its open of the device stays; the child raises its own soft
+ *            limit by 64, then dups a file onto the 8 numbers from the
+ *            old one, reads each one's flag and closes it: each succeeds,
+ *            and the parent's open still reads (an fd_fuzz vfork step:
+ *            exact mode's hidden number answered EBADF after the dup2)
  *   forkonly the parent's open stays; the child forks a child that exits:
  *            the parent counts the numbers at and above its soft limit
  *            F_GETFD says are open (none: exact mode's hidden one showed,
@@ -232,6 +238,27 @@ static void c_nestuse(int fd)
 	execl(self, self, "list", (char *)NULL);
 }
 static void c_nestlimit(int fd) { in_child(c_limit, fd); }
+static void c_raise(int fd)
+{
+	struct rlimit rl;
+	char b[160];
+	int was = 0, dups = 0, fl = 0, closes = 0, raised = -1;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur + 64 <= rl.rlim_max) {
+		int old = (int)rl.rlim_cur;
+
+		rl.rlim_cur += 64;
+		raised = setrlimit(RLIMIT_NOFILE, &rl);
+		for (int i = old; i < old + 8; i++) {
+			was += fcntl(i, F_GETFD) >= 0;
+			dups += dup2(fd, i) == i;
+			fl += fcntl(i, F_GETFD) == 0;
+			closes += close(i) == 0;
+		}
+	}
+	_exit(write(1, b, (size_t)snprintf(b, sizeof b, "child: raise %d, open before %d, dup2 %d, F_GETFD %d, close %d\n",
+	                                   raised, was, dups, fl, closes)) < 0);
+}
 static int clone_exec(void *open_dev)
 {
 	if (open_dev)
@@ -533,6 +560,25 @@ int main(int argc, char **argv)
 		         : !strcmp(c, "clonefiles") ? c_clonefiles
 		                                : c_nestdup2,
 		         fd);
+	} else if (!strcmp(c, "raise")) {
+		struct rlimit rl;
+		int n = 0;
+
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_max > 1024 + 64 && rl.rlim_cur > 1024) {
+			rl.rlim_cur = 1024;
+			(void)setrlimit(RLIMIT_NOFILE, &rl);
+		}
+		closed_fd = dev(0);
+		fd = open("/dev/null", O_RDONLY);
+		printf("parent read %zd\n", rd16(closed_fd));
+		fflush(stdout);
+		in_child(c_raise, fd);
+		printf("parent read %zd\n", rd16(closed_fd));
+		if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+			return 2;
+		for (rlim_t i = rl.rlim_cur; i < rl.rlim_cur + 4096 && i < 1u << 20; i++)
+			n += fcntl((int)i, F_GETFD) >= 0;
+		printf("open at or above the soft limit: %d\n", n);
 	} else if (!strcmp(c, "openfork") || !strcmp(c, "forkonly")) {
 		struct rlimit rl;
 		int n = 0;
@@ -634,7 +680,7 @@ int main(int argc, char **argv)
 		}
 		printf("cycles done\n");
 	} else {
-		fprintf(stderr, "usage: prog_vfork close|setfl|dup|dupfd|open|unshare|dup2exec|baddup2exec|rangeexec|limit|dup2on|nest|nestdup2|nestuse|nestlimit|forkin|depth3|clonefiles|openfork|forkonly|clonedup2|clonethread|clonestack|cloneexec|cloneopen|taken|setfd|full|clonerace|cycles\n");
+		fprintf(stderr, "usage: prog_vfork close|setfl|dup|dupfd|open|unshare|dup2exec|baddup2exec|rangeexec|limit|dup2on|nest|nestdup2|nestuse|nestlimit|raise|forkin|depth3|clonefiles|openfork|forkonly|clonedup2|clonethread|clonestack|cloneexec|cloneopen|taken|setfd|full|clonerace|cycles\n");
 		return 2;
 	}
 	return 0;
