@@ -6,7 +6,6 @@
  */
 #include "fastpath.h"
 #include "urandom.h"
-
 #ifdef FP_LINUX
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
@@ -528,9 +527,8 @@ void ur_guard_give_back(void)
 	ur_move_set(0);
 }
 
-/* Reserve mode.  Nothing on the path that hands out the reserve changes
- * errno (ur_adopt keeps it across its fcntl), so it is not saved there:
- * one thread-local access fewer per cycle. */
+/* Reserve mode.  Nothing handing out the reserve changes errno (ur_adopt
+ * keeps it across its fcntl): not saved, a thread-local access fewer. */
 int ur_open(int dev, const char *path, int flags)
 {
 	int fd, slot;
@@ -564,12 +562,14 @@ int ur_open(int dev, const char *path, int flags)
 			ur_debug("open served by the reserve descriptor");
 			return fd;
 		}
-		/* Other status flags asked for: with threads the reserve
-		 * stays (the open is real, at another number: no close of
-		 * ours can meet a number another thread frees and reopens
-		 * meanwhile); with one thread it goes, and the open has its
-		 * number, as natively. */
-		if (a < 0 && !fp_one_thread()) {
+		/* Other status flags with threads, or shared by a fork still
+		 * under way: the reserve stays, the open is real elsewhere (no
+		 * close of ours meets a number another thread reopens; a fork's
+		 * child copied it and would take it for this open: forkrace);
+		 * with one thread it goes, the open has its number, as natively. */
+		if ((a < 0 && !fp_one_thread()) ||
+		    (a == 0 && atomic_load_explicit(&ur_forking, memory_order_relaxed) &&
+		     (ur_state(fd) & UR_RESERVE))) {
 			if (ur_slot_done(slot, fd, fd))
 				ur_kept_settle(slot, fd);
 		} else {
