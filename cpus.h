@@ -252,8 +252,22 @@ struct cpus_vmask {
 	int lo, hi;
 	int last_real, last_virt;  /* getcpu's last answer from it; -1: none */
 	uint64_t sig;              /* cpus_sig() of the real mask left */
+	unsigned long gen;         /* a thread's: cpus_sib_gen as it began */
 	cpu_set_t bits;
 };
+/* Bit i of a caller's mask of setsize bytes, as the kernel reads it (the
+ * bytes given, the rest zero): CPU_ISSET_S reads the whole word, past a
+ * mask of 1 to 7 bytes at a mapping's end (a cold review: SIGSEGV). */
+static inline bool fp_cpus_isset(size_t i, size_t setsize, const cpu_set_t *v)
+{
+	size_t off = i / (8 * sizeof(unsigned long)) * sizeof(unsigned long);
+	unsigned long w = 0;
+
+	if (off >= setsize)
+		return false;
+	memcpy(&w, (const char *)v + off, setsize - off < sizeof w ? setsize - off : sizeof w);
+	return (w >> (i % (8 * sizeof w))) & 1;
+}
 static inline bool cpus_vmask_has(const struct cpus_vmask *v, long id)
 {
 	if (v->run)
@@ -261,9 +275,10 @@ static inline bool cpus_vmask_has(const struct cpus_vmask *v, long id)
 	return id >= 0 && id < CPU_SETSIZE && CPU_ISSET((size_t)id, &v->bits);
 }
 extern FP_TLS struct cpus_vmask fp_cpus_vthread FP_HIDDEN;
-/* A thread started through pthread_create (cpus_survey.c): its record is
- * its own from its start, and never the main thread's. */
-extern FP_TLS bool fp_cpus_started FP_HIDDEN;
+/* A vfork: its child's record starts empty (cpus_affinity.c); the count
+ * a thread's record was made at, stale once it moved. */
+void cpus_vforking(void) FP_HIDDEN;
+unsigned long cpus_gen_now(void) FP_HIDDEN;
 #ifdef FP_HAVE_ATTR_AFFINITY
 /* The virtual mask a thread made with attr starts with, when attr holds
  * one set through pthread_attr_setaffinity_np (cpus_attr.c). */
@@ -303,6 +318,8 @@ void cpus_vproc_handed(const struct cpus_vmask *v, const cpu_set_t *mask) FP_HID
 /* The mask handed down at exec made the main thread's record now, if one
  * was handed and nothing asked yet (cpus_shim.c). */
 void cpus_handed_settle(void) FP_HIDDEN;
+/* A fork's child: a view another thread was learning is learnt afresh. */
+void cpus_learn_atfork_child(void) FP_HIDDEN;
 /* The calling thread's remembered mask (the process's for the main
  * thread); a fork's prepare and child steps for the main thread's. */
 bool cpus_my_vmask(struct cpus_vmask *out) FP_HIDDEN;

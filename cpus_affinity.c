@@ -20,7 +20,6 @@
 /* 160 bytes of static TLS per thread: no allocation, safe in a handler.
  * Never the main thread's: its record is the process's (cpus_vproc). */
 FP_TLS struct cpus_vmask fp_cpus_vthread;
-FP_TLS bool fp_cpus_started;
 /*
  * The main thread's record is the process's, and its only one: whoever
  * sets its mask (itself by 0 or its tid, any thread by our pid or its
@@ -121,16 +120,56 @@ static bool cpus_is_main(void)
 	return m;
 }
 
-/* The calling thread's record (sched_getcpu, pthread_create): its own, or
- * the main thread's for the main thread. */
+/* Every set of another thread's mask by its tid or pthread_t: a thread's
+ * record holds the count as it began, and is stale once it moved (a cold
+ * review: a worker set {3}, then set {1} by the main thread on the same
+ * real CPU, read back {3}).  Its memory is in its TLS, out of reach. */
+static _Atomic unsigned long cpus_sib_gen;
+
+unsigned long cpus_gen_now(void)
+{
+	return atomic_load_explicit(&cpus_sib_gen, memory_order_acquire);
+}
+
+/* A vfork child's own set, by its pid: what its exec hands down and its
+ * calls read, on its parent's memory (a cold review: the parent thread's
+ * record went to the exec'd program); emptied at each vfork. */
+static struct {
+	_Atomic long pid;
+	struct cpus_vmask v;
+} cpus_vf;
+
+void cpus_vforking(void)
+{
+	if (!fp_enabled(FP_BIT(cpus)))
+		return;
+	if (!fp_vfork_child())
+		atomic_store(&cpus_vf.pid, 0);
+	(void)cpus_is_main(); /* for the child, which cannot tell */
+}
+
+/* The calling thread's record (sched_getcpu, pthread_create, its own
+ * reads): a vfork child's own set; the thread's own record, made by its
+ * sets or given at its start (pthread_create); the main thread's for the
+ * main thread (in a vfork child, for the vforking one).  Any other thread
+ * (one the C library made for itself, a raw clone) has none: its mask is
+ * read through the map.  false: none, or a stale one. */
 bool cpus_my_vmask(struct cpus_vmask *out)
 {
+	bool main;
+
+	if (fp_unlikely(fp_vfork_child()) && atomic_load(&cpus_vf.pid) == (long)getpid()) {
+		*out = cpus_vf.v;
+		return out->valid;
+	}
 	if (fp_cpus_vthread.valid) {
 		*out = fp_cpus_vthread;
-		return true;
+		return out->gen == cpus_gen_now();
 	}
-	return fp_unlikely(atomic_load_explicit(&cpus_vproc_any, memory_order_relaxed)) &&
-	       cpus_is_main() && cpus_vproc_read(out);
+	if (fp_likely(!atomic_load_explicit(&cpus_vproc_any, memory_order_relaxed)))
+		return false;
+	main = fp_vfork_child() ? cpus_main_tls > 0 : cpus_is_main();
+	return main && cpus_vproc_read(out);
 }
 
 /* Before a fork: whether the forking thread is the main one is known, so
@@ -167,6 +206,7 @@ FP_FORK_TEXT void cpus_vproc_child(void)
 	 * child); with it off there are no records. */
 	if (!fp_enabled(FP_BIT(cpus)))
 		return;
+	cpus_learn_atfork_child();
 	seq = atomic_load_explicit(&cpus_vproc.seq, memory_order_relaxed);
 	if (seq & 1) {
 		atomic_store(&cpus_vproc.seq, seq + 1);
@@ -177,12 +217,14 @@ FP_FORK_TEXT void cpus_vproc_child(void)
 	if (atomic_load(&cpus_sets_ended) != atomic_load(&cpus_sets_begun))
 		atomic_store(&cpus_sets_ended, atomic_load(&cpus_sets_begun));
 	if (cpus_main_tls < 0) {
+		struct cpus_vmask t = fp_cpus_vthread;
+
+		t.valid = t.valid && t.gen == cpus_gen_now();
 		if (fp_cpus_vthread.valid || atomic_load(&cpus_vproc_any))
-			cpus_vproc_write(&fp_cpus_vthread, atomic_load(&cpus_vproc.misses));
+			cpus_vproc_write(&t, atomic_load(&cpus_vproc.misses));
 		fp_cpus_vthread.valid = false;
 		cpus_main_tls = 1;
 	}
-	fp_cpus_started = false; /* its one thread is the main one */
 }
 
 /* A signature of a mask's set ids: the remembered mask is given back only
@@ -261,23 +303,17 @@ void cpus_put_vmask(const struct cpus_vmask *v, long n, size_t setsize, cpu_set_
 }
 
 /* The remembered mask for `who`, into *out when the real mask `now` is
- * the one it was set with; false otherwise.  A thread started through us
- * has its own record from its start (its creator's, the attribute's, or
- * none: the translation); the main thread, and a thread made some other
- * way, read the main thread's while their real mask is that one's (a cold
- * review: a worker made before the main thread set {0,1} of 4 on two CPUs
- * read {0,1}, where it had inherited all 4). */
+ * the one it was set with; false otherwise.  The caller's is its own
+ * record (cpus_my_vmask), never the main thread's unless it is that one
+ * (a cold review: a worker made before the main thread set {0,1} of 4 on
+ * two CPUs read {0,1}, where it had inherited all 4). */
 bool cpus_recalled(enum cpus_who who, const cpu_set_t *now, struct cpus_vmask *out)
 {
 	uint64_t sig = cpus_sig(now);
 
-	if (who == CPUS_THREAD && (fp_cpus_vthread.valid || fp_cpus_started)) {
-		if (!fp_cpus_vthread.valid || fp_cpus_vthread.sig != sig)
-			return false;
-		*out = fp_cpus_vthread;
-		return true;
-	}
-	if (who != CPUS_THREAD && who != CPUS_MAIN)
+	if (who == CPUS_THREAD)
+		return cpus_my_vmask(out) && out->sig == sig;
+	if (who != CPUS_MAIN)
 		return false;
 	return atomic_load_explicit(&cpus_vproc_any, memory_order_relaxed) && cpus_vproc_read(out) &&
 	       out->sig == sig;
@@ -451,7 +487,7 @@ bool cpus_vmask_of(struct cpus_vmask *t, long n, size_t setsize, const cpu_set_t
 	memset(t, 0, sizeof *t);
 	t->last_real = t->last_virt = -1;
 	for (i = 0; i < lim; i++) {
-		if (!CPU_ISSET_S(i, setsize, mask))
+		if (!fp_cpus_isset(i, setsize, mask))
 			continue;
 		if (i < CPU_SETSIZE)
 			CPU_SET(i, &t->bits);
@@ -474,17 +510,23 @@ bool cpus_vmask_of(struct cpus_vmask *t, long n, size_t setsize, const cpu_set_t
 /* begun: the count of sets begun with this one, 0 where another was under
  * way as it began. */
 static void cpus_remember(enum cpus_who who, long n, size_t setsize, const cpu_set_t *mask,
-                          unsigned long begun)
+                          bool ok, unsigned long begun, unsigned long gen)
 {
 	struct cpus_vmask mv, *t = &fp_cpus_vthread;
 	cpu_set_t now;
-	unsigned long misses;
-	bool main;
+	unsigned long misses = 0;
+	bool main = false, vf = fp_vfork_child();
 
-	/* A vfork child's memory is its parent's: nothing kept there. */
-	if ((who != CPUS_THREAD && who != CPUS_MAIN) || fp_vfork_child())
+	if (who != CPUS_THREAD && who != CPUS_MAIN)
 		return; /* a sibling's memory is in its TLS, out of reach */
-	main = who == CPUS_MAIN || cpus_is_main();
+	/* A vfork child's memory is its parent's: its own set is kept apart,
+	 * by its pid (cpus_vf). */
+	if (vf && who != CPUS_THREAD)
+		return;
+	if (vf)
+		t = &mv;
+	else
+		main = who == CPUS_MAIN || cpus_is_main();
 	CPU_ZERO(&now);
 	if (main) {
 		t = &mv;
@@ -496,8 +538,13 @@ static void cpus_remember(enum cpus_who who, long n, size_t setsize, const cpu_s
 	}
 	t->valid = cpus_vmask_of(t, n, setsize, mask) &&
 	           CPUS_REAL(sched_getaffinity)(main ? getpid() : 0, sizeof now, &now) == 0 &&
-	           begun && atomic_load(&cpus_sets_begun) == begun;
+	           ok && atomic_load(&cpus_sets_begun) == begun;
 	t->sig = t->valid ? cpus_sig(&now) : 0;
+	t->gen = gen;
+	if (vf) {
+		cpus_vf.v = mv;
+		atomic_store(&cpus_vf.pid, (long)getpid());
+	}
 	if (main) {
 		cpus_vproc_write(t, misses);
 		cpus_vproc_unlock();
@@ -552,7 +599,8 @@ static int cpus_set(enum cpus_who who, pid_t pid, pthread_t th, size_t setsize,
 	cpu_set_t want;
 	sigset_t all, old;
 	size_t len = (unsigned)setsize, vlen;
-	unsigned long begun;
+	unsigned long begun, gen;
+	bool self, ok;
 	int err;
 
 	if (!mask)
@@ -575,12 +623,20 @@ static int cpus_set(enum cpus_who who, pid_t pid, pthread_t th, size_t setsize,
 	 * every later set unremembered, {3} read back {1,3}). */
 	sigfillset(&all);
 	(void)pthread_sigmask(SIG_SETMASK, &all, &old);
-	begun = atomic_fetch_add(&cpus_sets_begun, 1);
-	if (begun != atomic_load(&cpus_sets_ended))
-		begun = (unsigned long)-1; /* another under way: 0 below */
+	/* A worker's set of its own mask touches no other thread's record,
+	 * so it is not counted: only sets that may change another's are (a
+	 * cold review: workers pinning themselves at once read 672 of 800
+	 * masks translated, {1,3} for {1}). */
+	self = who == CPUS_THREAD && !fp_vfork_child() && !cpus_is_main();
+	if (who == CPUS_SIBLING)
+		atomic_fetch_add(&cpus_sib_gen, 1);
+	gen = cpus_gen_now();
+	begun = self ? atomic_load(&cpus_sets_begun) : atomic_fetch_add(&cpus_sets_begun, 1) + 1;
+	ok = (self ? begun : begun - 1) == atomic_load(&cpus_sets_ended);
 	if ((err = real(pid, th, sizeof want, &want)) == 0)
-		cpus_remember(who, m.n, setsize, mask, begun + 1);
-	atomic_fetch_add(&cpus_sets_ended, 1);
+		cpus_remember(who, m.n, len, mask, ok, begun, gen); /* what it read */
+	if (!self)
+		atomic_fetch_add(&cpus_sets_ended, 1);
 	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return err;
 }

@@ -166,7 +166,7 @@ bool fp_cpus_to_real(const struct cpus_map *m, const cpu_set_t *v, size_t setsiz
 
 	CPU_ZERO(out);
 	for (i = 0; i < bits; i++) {
-		if (CPU_ISSET_S(i, setsize, v)) {
+		if (fp_cpus_isset(i, setsize, v)) {
 			CPU_SET((size_t)fp_cpus_real_of(m, (long)i % m->r), out);
 			any = true;
 		}

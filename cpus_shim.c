@@ -191,7 +191,7 @@ static void cpus_stats(struct fp_buf *b, const unsigned long *c)
 #endif
 static void cpus_child(void);
 #ifdef FP_HAVE_AFFINITY
-#define CPUS_PREPARE .prepare = cpus_vproc_prepare,
+#define CPUS_PREPARE .prepare = cpus_vproc_prepare, .vforking = cpus_vforking,
 #else
 #define CPUS_PREPARE
 #endif
@@ -232,30 +232,44 @@ struct cpus_view {
 static struct cpus_view cpus_real;
 
 /*
- * Something learnt once.  CPUS_DONE: it is known; CPUS_MINE: the caller
- * learns it into the shared copy and then calls cpus_once_done; CPUS_BUSY:
- * someone else is learning it, and the caller works the answer out for
- * itself, into its own storage.  Never a wait: the one learning may be
- * this very thread, interrupted by the signal handler that asks now, or a
- * thread of the parent that a fork child does not have.
+ * The shared view, learnt once.  CPUS_DONE: it is known (this caller may
+ * just have learnt it); CPUS_BUSY: another thread is learning it, and the
+ * caller works the answer out for itself, into its own storage: never a
+ * wait.  The learning runs with every signal blocked, so that no handler
+ * runs inside it and none can siglongjmp out of it (a cold review: a jump
+ * out of the first question left it learning for good, every later call
+ * without the map and the mask handed down at exec); a fork's child,
+ * where the learning thread is not, learns afresh (cpus_learn_atfork_child).
  */
-enum cpus_once_is { CPUS_DONE, CPUS_MINE, CPUS_BUSY };
+enum cpus_once_is { CPUS_DONE, CPUS_BUSY };
+static void cpus_learn_shared(void);
 
-static enum cpus_once_is cpus_once(_Atomic int *state)
+static enum cpus_once_is cpus_settle(void)
 {
 	int expect = FP_INIT_NONE;
+	sigset_t all, old;
 
-	if (fp_likely(atomic_load_explicit(state, memory_order_acquire) == FP_INIT_DONE))
+	if (fp_likely(atomic_load_explicit(&cpus_real.state, memory_order_acquire) == FP_INIT_DONE))
 		return CPUS_DONE;
-	if (atomic_compare_exchange_strong(state, &expect, FP_INIT_RUNNING))
-		return CPUS_MINE;
+	sigfillset(&all);
+	(void)pthread_sigmask(SIG_SETMASK, &all, &old);
+	if (atomic_compare_exchange_strong(&cpus_real.state, &expect, FP_INIT_RUNNING)) {
+		cpus_learn_shared();
+		atomic_store_explicit(&cpus_real.state, FP_INIT_DONE, memory_order_release);
+		expect = FP_INIT_DONE;
+	}
+	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return expect == FP_INIT_DONE ? CPUS_DONE : CPUS_BUSY;
 }
 
-static void cpus_once_done(_Atomic int *state)
+#ifdef FP_HAVE_AFFINITY
+FP_FORK_TEXT void cpus_learn_atfork_child(void)
 {
-	atomic_store_explicit(state, FP_INIT_DONE, memory_order_release);
+	int running = FP_INIT_RUNNING;
+
+	(void)atomic_compare_exchange_strong(&cpus_real.state, &running, FP_INIT_NONE);
 }
+#endif
 
 #ifdef FP_HAVE_AFFINITY
 /* The machine handed down at exec fits this process: its count is this
@@ -326,8 +340,8 @@ static const struct cpus_vmask *cpus_handed_start(const cpu_set_t *mask)
 }
 #endif
 
-/* The caller won cpus_once: learns the shared view, and the map's tables
- * from it (cpus_map.c), and publishes them. */
+/* The caller won the claim (cpus_settle): learns the shared view, and
+ * the map's tables from it (cpus_map.c). */
 static void cpus_learn_shared(void)
 {
 #ifdef FP_HAVE_AFFINITY
@@ -347,7 +361,6 @@ static void cpus_learn_shared(void)
 	if (start)
 		cpus_vproc_handed(start, &mask);
 #endif
-	cpus_once_done(&cpus_real.state);
 }
 
 #ifdef FP_HAVE_AFFINITY
@@ -355,23 +368,16 @@ static void cpus_learn_shared(void)
  * one learnt afresh into *mine. */
 static const struct cpus_view *cpus_view(struct cpus_view *mine)
 {
-	switch (cpus_once(&cpus_real.state)) {
-	case CPUS_DONE:
+	if (cpus_settle() == CPUS_DONE)
 		return &cpus_real;
-	case CPUS_MINE:
-		cpus_learn_shared();
-		return &cpus_real;
-	case CPUS_BUSY:
-		break;
-	}
 	(void)cpus_learn(mine, NULL);
 	return mine;
 }
 
 void cpus_handed_settle(void)
 {
-	if (fp_unlikely(cpus_handed.have_v) && cpus_once(&cpus_real.state) == CPUS_MINE)
-		cpus_learn_shared();
+	if (fp_unlikely(cpus_handed.have_v))
+		(void)cpus_settle();
 }
 
 void fp_cpus_map(struct cpus_map *m)
@@ -402,8 +408,7 @@ long cpus_answer(const char *via)
 {
 	/* Only the summary's "real" figure needs the view: a caller that
 	 * finds it being learnt leaves that to whoever is learning it. */
-	if (fp_unlikely(cpus_once(&cpus_real.state) == CPUS_MINE))
-		cpus_learn_shared();
+	(void)cpus_settle();
 	cpus_count(QUERIES);
 	if (fp_unlikely(fp_cfg.debug))
 		fp_debug("cpus", via, "answered from FASTPATH_CPUS");

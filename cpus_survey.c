@@ -123,9 +123,6 @@ static void *cpus_thread(void *p)
 	if (s.pinned)
 		fp_cpus_vthread = ((struct cpus_start *)p)->v;
 #endif
-#ifdef FP_HAVE_AFFINITY
-	fp_cpus_started = true;
-#endif
 	free(p);
 	fp_thread_begin();
 	if (s.sv)
@@ -159,6 +156,7 @@ FP_EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(
 		s->v.last_real = s->v.last_virt = -1;
 		s->pinned = true;
 	}
+	s->v.gen = cpus_gen_now(); /* a set of it by another thread from now on */
 #endif
 	s->sv = sv = fp_surveying() && cpus_have_key;
 	if (sv)

@@ -72,6 +72,15 @@
  *                        its own: "worker K K main K K;fork ok;ended K
  *                        K;race 0;setrace 0;forkrace 0;unset 0;jumps
  *                        0;forkset 0;nomem 12"
+ *   prog_cpus selfpins   each of get_nprocs() workers pins itself to {i}
+ *                        at once, 100 rounds: "selfpins B", B the reads
+ *                        of the mask or sched_getcpu that were not i
+ *   prog_cpus shortmask  a mask of 1 and of 4 bytes at a mapping's end
+ *                        given to sched_setaffinity, pthread_setaffinity_np
+ *                        and pthread_attr_setaffinity_np: "shortmask 0 0
+ *                        0 0 0 0"
+ *   prog_cpus vforkset K a vfork child sets {K} and execs "where" (needs
+ *                        a path in argv[0])
  *   prog_cpus attrs K    an attribute's mask {K} travels with it: a copy
  *                        by value (and a thread made with it), the default
  *                        past 20 other attributes, a thread's own
@@ -1359,6 +1368,82 @@ static int mainrec(int k)
 	return 0;
 }
 
+/* ---- the twenty-first cold review's shapes ------------------------------ */
+/* Workers pin themselves to {i} at once, 100 rounds: each reads back {i}
+ * and runs on i ("selfpins 0": on 6fe1ab4 672 of 800 read {1,3}). */
+static pthread_barrier_t sp_bar;
+static _Atomic int sp_bad;
+static int sp_n;
+
+static void *sp_worker(void *p)
+{
+	int i = (int)(long)p;
+
+	for (int r = 0; r < 100; r++) {
+		pthread_barrier_wait(&sp_bar);
+		mr_set(0, i);
+		if (mr_one(0) != i || sched_getcpu() != i)
+			atomic_fetch_add(&sp_bad, 1);
+		pthread_barrier_wait(&sp_bar);
+	}
+	return NULL;
+}
+
+static int selfpins(void)
+{
+	pthread_t t[64];
+
+	sp_n = get_nprocs() < 64 ? get_nprocs() : 64;
+	pthread_barrier_init(&sp_bar, NULL, (unsigned)sp_n);
+	for (int i = 0; i < sp_n; i++)
+		if (pthread_create(&t[i], NULL, sp_worker, (void *)(long)i))
+			return 1;
+	for (int i = 0; i < sp_n; i++)
+		pthread_join(t[i], NULL);
+	printf("selfpins %d\n", atomic_load(&sp_bad));
+	return 0;
+}
+
+/* A mask of 1 and of 4 bytes at a mapping's end, to each setter: each is
+ * 0, as the kernel reads only those bytes (on 6fe1ab4: SIGSEGV). */
+static int shortmask(void)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	char *m = mmap(NULL, (size_t)pg * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	pthread_attr_t a;
+
+	if (m == MAP_FAILED || mprotect(m + pg, (size_t)pg, PROT_NONE))
+		return 1;
+	printf("shortmask");
+	for (size_t sz = 1; sz <= 4; sz += 3) {
+		cpu_set_t *s = (cpu_set_t *)(void *)(m + pg - sz);
+
+		memset(s, 0, sz);
+		((unsigned char *)s)[0] = 1;
+		pthread_attr_init(&a);
+		printf(" %d %d %d", sched_setaffinity(0, sz, s), pthread_setaffinity_np(pthread_self(), sz, s),
+		       pthread_attr_setaffinity_np(&a, sz, s));
+		pthread_attr_destroy(&a);
+	}
+	printf("\n");
+	return 0;
+}
+
+/* A vfork child sets {k} and execs "where": the new program is on k. */
+static int vforkset(const char *self, int k)
+{
+	int st = 0;
+	pid_t p;
+
+	fflush(stdout);
+	if ((p = vfork()) == 0) {
+		mr_set(0, k);
+		execl(self, self, "where", (char *)NULL);
+		_exit(127);
+	}
+	return p > 0 && waitpid(p, &st, 0) == p && WIFEXITED(st) ? WEXITSTATUS(st) : 2;
+}
+
 /* ---- attrs: a thread attribute's mask travels with it (a cold review) -- */
 static int at_k;
 
@@ -1573,6 +1658,12 @@ int main(int argc, char **argv)
 		return slot();
 	if (argc > 1 && strcmp(argv[1], "where") == 0)
 		return where();
+	if (argc > 1 && strcmp(argv[1], "selfpins") == 0)
+		return selfpins();
+	if (argc > 1 && strcmp(argv[1], "shortmask") == 0)
+		return shortmask();
+	if (argc > 2 && strcmp(argv[1], "vforkset") == 0)
+		return vforkset(argv[0], atoi(argv[2]));
 	if (argc > 2 && strcmp(argv[1], "inherit") == 0)
 		return inherit(atoi(argv[2]));
 	if (argc > 1 && strcmp(argv[1], "pin") == 0)

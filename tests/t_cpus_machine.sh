@@ -144,6 +144,16 @@ for n in $ns; do
 			got=$(under "$n" "$m" "$P" mainrec "$k")
 			expect_eq "$cell: the main thread's mask pinned to $k from every thread, a worker's fork, an ended thread" \
 				"worker $k $k main $k $k;fork ok;ended $k $k;race 0;setrace 0;forkrace 0;unset 0;jumps 0;forkset 0;nomem 12" "$got"
+			# Workers pinning themselves at once, masks of 1 and 4 bytes
+			# at a mapping's end, a vfork child's set before its exec (a
+			# twenty-first cold review: 672 of 800 read {1,3} for {1};
+			# SIGSEGV; the parent thread's mask handed down).
+			expect_eq "$cell: every worker pins itself to {i} at once and reads it back" \
+				"selfpins 0" "$(under "$n" "$m" "$P" selfpins)"
+			expect_eq "$cell: masks of 1 and 4 bytes at a mapping's end set as the kernel reads them" \
+				"shortmask 0 0 0 0 0 0" "$(under "$n" "$m" "$P" shortmask)"
+			expect_eq "$cell: a vfork child's set of {$k} reaches the program it execs" \
+				"$n $k $k" "$(under "$n" "$m" "$P" vforkset "$k")"
 			# A thread attribute's mask travels with it: copies, the
 			# default past other attributes, a thread's own (a cold
 			# review: each read the translation, {1,3} for {3}).
