@@ -223,12 +223,8 @@ void fp_cpus_map(struct cpus_map *m) FP_HIDDEN;
 void fp_cpus_map_of(struct cpus_map *m, const cpu_set_t *allowed, long online,
                     bool shared) FP_HIDDEN;
 /* Builds the shared tables; called once, by the caller that learns the
- * real view.  start: the virtual mask the process was handed at its exec
- * (NULL: none), which sched_getcpu answers from in a thread that set none
- * of its own. */
-struct cpus_vmask;
-void fp_cpus_map_build(const cpu_set_t *allowed, long online,
-                       const struct cpus_vmask *start) FP_HIDDEN;
+ * real view. */
+void fp_cpus_map_build(const cpu_set_t *allowed, long online) FP_HIDDEN;
 /* R[k], and the k of real CPU c (-1 when c is not mapped). */
 long fp_cpus_real_of(const struct cpus_map *m, long k) FP_HIDDEN;
 long fp_cpus_real_index(const struct cpus_map *m, long c) FP_HIDDEN;

@@ -132,20 +132,49 @@ unsigned long cpus_gen_now(void)
 }
 
 /* A vfork child's own set, by its pid: what its exec hands down and its
- * calls read, on its parent's memory (a cold review: the parent thread's
- * record went to the exec'd program); emptied at each vfork. */
-static struct {
-	_Atomic long pid;
-	struct cpus_vmask v;
+ * calls read (cold reviews: the parent thread's record was handed down;
+ * with one record for the process, two threads' children read each
+ * other's).  In the vforking thread's TLS, on which the child runs; [1]
+ * a vfork child's own child's (and deeper), which reads [0] while it has
+ * its parent's mask.  Emptied at each vfork from the process (root). */
+static FP_TLS struct {
+	long root;
+	struct {
+		long pid;
+		struct cpus_vmask v;
+	} r[2];
 } cpus_vf;
 
 void cpus_vforking(void)
 {
 	if (!fp_enabled(FP_BIT(cpus)))
 		return;
-	if (!fp_vfork_child())
-		atomic_store(&cpus_vf.pid, 0);
+	if (fp_vfork_child()) {
+		cpus_vf.r[1].pid = 0; /* its child starts from its mask */
+		return;
+	}
+	cpus_vf.root = (long)getpid();
+	cpus_vf.r[0].pid = cpus_vf.r[1].pid = 0;
 	(void)cpus_is_main(); /* for the child, which cannot tell */
+}
+
+/* A vfork child's level in cpus_vf: 0 the process's child, 1 deeper. */
+static int cpus_vf_level(void)
+{
+	return (long)getppid() == cpus_vf.root ? 0 : 1;
+}
+
+/* A vfork child's record: its own set's, or its vfork parent's; NULL:
+ * none, its mask is the vforking thread's. */
+static const struct cpus_vmask *cpus_vf_mine(void)
+{
+	long me = (long)getpid();
+
+	if (cpus_vf.r[0].pid == me || cpus_vf.r[1].pid == me)
+		return cpus_vf.r[0].pid == me ? &cpus_vf.r[0].v : &cpus_vf.r[1].v;
+	if (cpus_vf_level() == 1 && cpus_vf.r[0].pid && cpus_vf.r[0].pid == (long)getppid())
+		return &cpus_vf.r[0].v;
+	return NULL;
 }
 
 /* The calling thread's record (sched_getcpu, pthread_create, its own
@@ -156,10 +185,11 @@ void cpus_vforking(void)
  * read through the map.  false: none, or a stale one. */
 bool cpus_my_vmask(struct cpus_vmask *out)
 {
+	const struct cpus_vmask *vf;
 	bool main;
 
-	if (fp_unlikely(fp_vfork_child()) && atomic_load(&cpus_vf.pid) == (long)getpid()) {
-		*out = cpus_vf.v;
+	if (fp_unlikely(fp_vfork_child()) && (vf = cpus_vf_mine()) != NULL) {
+		*out = *vf;
 		return out->valid;
 	}
 	if (fp_cpus_vthread.valid) {
@@ -538,12 +568,14 @@ static void cpus_remember(enum cpus_who who, long n, size_t setsize, const cpu_s
 	}
 	t->valid = cpus_vmask_of(t, n, setsize, mask) &&
 	           CPUS_REAL(sched_getaffinity)(main ? getpid() : 0, sizeof now, &now) == 0 &&
-	           ok && atomic_load(&cpus_sets_begun) == begun;
+	           (vf || (ok && atomic_load(&cpus_sets_begun) == begun));
 	t->sig = t->valid ? cpus_sig(&now) : 0;
 	t->gen = gen;
 	if (vf) {
-		cpus_vf.v = mv;
-		atomic_store(&cpus_vf.pid, (long)getpid());
+		int l = cpus_vf_level();
+
+		cpus_vf.r[l].v = mv;
+		cpus_vf.r[l].pid = (long)getpid();
 	}
 	if (main) {
 		cpus_vproc_write(t, misses);
@@ -626,8 +658,9 @@ static int cpus_set(enum cpus_who who, pid_t pid, pthread_t th, size_t setsize,
 	/* A worker's set of its own mask touches no other thread's record,
 	 * so it is not counted: only sets that may change another's are (a
 	 * cold review: workers pinning themselves at once read 672 of 800
-	 * masks translated, {1,3} for {1}). */
-	self = who == CPUS_THREAD && !fp_vfork_child() && !cpus_is_main();
+	 * masks translated, {1,3} for {1}); a vfork child's is its own
+	 * process's, apart from every count (two threads' children). */
+	self = who == CPUS_THREAD && (fp_vfork_child() || !cpus_is_main());
 	if (who == CPUS_SIBLING)
 		atomic_fetch_add(&cpus_sib_gen, 1);
 	gen = cpus_gen_now();

@@ -34,36 +34,11 @@ static struct {
 	bool prefix;                      /* R[k] == k for every k, r == online */
 	unsigned short real[CPU_SETSIZE]; /* R[k] */
 	short index[CPU_SETSIZE];         /* k of real id c, or -1 */
-	/* The mask handed down at exec (cpus_shim.c), for a thread that set
-	 * none of its own: on real id c, sched_getcpu's answer start[c] (its
-	 * first id there), or -1. */
-	bool has_start;
-	short start[CPU_SETSIZE];
 } cm;
 /* Set once cm is written: sched_getcpu's fast way to it. */
 static _Atomic bool cm_built;
 
-/* start[]: for each virtual id of the handed-down mask, from the lowest,
- * the real CPU it runs on answers with it unless an earlier one did. */
-static void cpus_map_start(const struct cpus_vmask *v, long n)
-{
-	long id, last = v->run ? v->hi : (n < CPU_SETSIZE ? n : CPU_SETSIZE) - 1;
-
-	for (id = 0; id < CPU_SETSIZE; id++)
-		cm.start[id] = -1;
-	/* Past lo + r every real CPU has had its first id. */
-	if (v->run && last > v->lo + cm.r)
-		last = v->lo + cm.r;
-	for (id = v->run ? v->lo : 0; id <= last && id < n; id++) {
-		unsigned short c = cm.real[id % cm.r];
-
-		if (cpus_vmask_has(v, id) && cm.start[c] < 0 && id <= SHRT_MAX)
-			cm.start[c] = (short)id;
-	}
-	cm.has_start = true;
-}
-
-void fp_cpus_map_build(const cpu_set_t *allowed, long online, const struct cpus_vmask *start)
+void fp_cpus_map_build(const cpu_set_t *allowed, long online)
 {
 	long k = 0;
 	size_t c;
@@ -82,9 +57,6 @@ void fp_cpus_map_build(const cpu_set_t *allowed, long online, const struct cpus_
 	}
 	cm.r = k;
 	cm.prefix = k == online && cm.real[k - 1] == k - 1;
-	cm.has_start = false;
-	if (start)
-		cpus_map_start(start, fp_cpus_wanted());
 	atomic_store_explicit(&cm_built, true, memory_order_release);
 }
 
@@ -347,16 +319,15 @@ static unsigned cpus_virtual_cpu(unsigned cpu)
 	mod = m.n < m.r ? m.n : m.r;
 	/* No division at or above the real count, nor for one CPU; a 32-bit
 	 * one otherwise (ids are below CPU_SETSIZE). */
-	/* The main thread's record is the process's (cpus_affinity.c). */
-	if (fp_likely(!t->valid) && cpus_my_vmask(&mine))
-		t = &mine;
-	if (fp_likely(!t->valid)) {
-		/* A thread that set nothing runs with the mask the process
-		 * was handed (or its creator's, the same real CPUs). */
-		if (fp_unlikely(cm.has_start) && m.real && cm.start[cpu] >= 0)
-			return (unsigned)cm.start[cpu];
+	/* The thread's own record, while no other thread has set one's
+	 * since (a cold review: a stale {3} answered 3 after a set of {1});
+	 * else the main thread's for the main thread, a vfork child's own
+	 * (cpus_my_vmask); else the real CPU's first virtual id, as its mask
+	 * reads (the mask handed down at exec is the main thread's record). */
+	if (fp_unlikely(!t->valid || t->gen != cpus_gen_now() || fp_vfork_child()))
+		t = cpus_my_vmask(&mine) ? &mine : NULL;
+	if (!t)
 		return k < mod ? (unsigned)k : mod == 1 ? 0 : (unsigned)k % (unsigned)mod;
-	}
 	if (t->last_real == (int)cpu)
 		return (unsigned)t->last_virt;
 	for (v = k % mod; v < m.n; v += mod) {

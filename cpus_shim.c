@@ -356,8 +356,7 @@ static void cpus_learn_shared(void)
 	if (cpus_real.online > 0)
 		fp_gauge_set(cpus_counters, CPUS_C_REAL, (unsigned long)cpus_real.online);
 #ifdef FP_HAVE_AFFINITY
-	fp_cpus_map_build(cpus_real.have_allowed ? &cpus_real.allowed : NULL, cpus_real.online,
-	                  start);
+	fp_cpus_map_build(cpus_real.have_allowed ? &cpus_real.allowed : NULL, cpus_real.online);
 	if (start)
 		cpus_vproc_handed(start, &mask);
 #endif

@@ -145,6 +145,11 @@ FP_EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(
 	s->fn = fn;
 	s->arg = arg;
 #ifdef FP_HAVE_ATTR_AFFINITY
+	/* The count first: a set of the creator by another thread before
+	 * its record is copied leaves the copy stale (a cold review: a
+	 * handler's set between the copy and its count read {3} for {1}). */
+	unsigned long gen = cpus_gen_now();
+
 	s->pinned = fp_cpus_attr_vmask(a, &s->v);
 	if (fp_unlikely(!s->pinned) && fp_enabled(FP_BIT(cpus)))
 		cpus_handed_settle(); /* the creator's record, if handed */
@@ -156,7 +161,7 @@ FP_EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(
 		s->v.last_real = s->v.last_virt = -1;
 		s->pinned = true;
 	}
-	s->v.gen = cpus_gen_now(); /* a set of it by another thread from now on */
+	s->v.gen = gen;
 #endif
 	s->sv = sv = fp_surveying() && cpus_have_key;
 	if (sv)

@@ -81,6 +81,12 @@
  *                        0 0 0 0"
  *   prog_cpus vforkset K a vfork child sets {K} and execs "where" (needs
  *                        a path in argv[0])
+ *   prog_cpus vforkthreads K  two threads vfork 300 children each at
+ *                        once, which set {K} and {0} and read them back:
+ *                        "vforkthreads 0"
+ *   prog_cpus vforknest K  the main thread sets {0}; a vfork child sets
+ *                        {K} and vforks: its child reads {K} and execs
+ *                        "where"
  *   prog_cpus attrs K    an attribute's mask {K} travels with it: a copy
  *                        by value (and a thread made with it), the default
  *                        past 20 other attributes, a thread's own
@@ -1444,6 +1450,65 @@ static int vforkset(const char *self, int k)
 	return p > 0 && waitpid(p, &st, 0) == p && WIFEXITED(st) ? WEXITSTATUS(st) : 2;
 }
 
+/* Two threads vfork children at once, 300 each: one's children set {k},
+ * the other's {0}; each reads back its own ("vforkthreads 0": on 8e63ffc
+ * 560 of 2000 read {1,3}, one record for the process's children). */
+static int vt_k;
+
+static void *vt_thread(void *p)
+{
+	volatile long bad = 0;
+	int want = p ? vt_k : 0;
+
+	for (int i = 0; i < 300; i++) {
+		int st = 0;
+		pid_t c = vfork();
+
+		if (c == 0)
+			_exit(mr_set(0, want) != 0 || mr_one(0) != want);
+		bad += c < 0 || waitpid(c, &st, 0) != c || !WIFEXITED(st) || WEXITSTATUS(st);
+	}
+	return (void *)bad;
+}
+
+static int vforkthreads(int k)
+{
+	pthread_t a, b;
+	void *ra = NULL, *rb = NULL;
+
+	vt_k = k;
+	if (pthread_create(&a, NULL, vt_thread, &vt_k) || pthread_create(&b, NULL, vt_thread, NULL))
+		return 1;
+	pthread_join(a, &ra);
+	pthread_join(b, &rb);
+	printf("vforkthreads %ld\n", (long)ra + (long)rb);
+	return 0;
+}
+
+/* A vfork child sets {k} and vforks again: its child reads {k} and execs
+ * "where" (on 8e63ffc it read the main thread's mask). */
+static int vforknest(const char *self, int k)
+{
+	int st = 0;
+	pid_t p;
+
+	mr_set(0, 0);
+	fflush(stdout);
+	if ((p = vfork()) == 0) {
+		pid_t g;
+
+		mr_set(0, k);
+		if ((g = vfork()) == 0) {
+			if (mr_one(0) != k)
+				_exit(3);
+			execl(self, self, "where", (char *)NULL);
+			_exit(127);
+		}
+		_exit(g > 0 && waitpid(g, &st, 0) == g && WIFEXITED(st) ? WEXITSTATUS(st) : 2);
+	}
+	return p > 0 && waitpid(p, &st, 0) == p && WIFEXITED(st) ? WEXITSTATUS(st) : 2;
+}
+
 /* ---- attrs: a thread attribute's mask travels with it (a cold review) -- */
 static int at_k;
 
@@ -1664,6 +1729,10 @@ int main(int argc, char **argv)
 		return shortmask();
 	if (argc > 2 && strcmp(argv[1], "vforkset") == 0)
 		return vforkset(argv[0], atoi(argv[2]));
+	if (argc > 2 && strcmp(argv[1], "vforkthreads") == 0)
+		return vforkthreads(atoi(argv[2]));
+	if (argc > 2 && strcmp(argv[1], "vforknest") == 0)
+		return vforknest(argv[0], atoi(argv[2]));
 	if (argc > 2 && strcmp(argv[1], "inherit") == 0)
 		return inherit(atoi(argv[2]));
 	if (argc > 1 && strcmp(argv[1], "pin") == 0)

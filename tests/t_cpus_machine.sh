@@ -154,6 +154,10 @@ for n in $ns; do
 				"shortmask 0 0 0 0 0 0" "$(under "$n" "$m" "$P" shortmask)"
 			expect_eq "$cell: a vfork child's set of {$k} reaches the program it execs" \
 				"$n $k $k" "$(under "$n" "$m" "$P" vforkset "$k")"
+			expect_eq "$cell: two threads' vfork children set {$k} and {0} at once and read them back" \
+				"vforkthreads 0" "$(under "$n" "$m" "$P" vforkthreads "$k")"
+			expect_eq "$cell: a vfork child's set of {$k} reaches its own vfork child and its exec" \
+				"$n $k $k" "$(under "$n" "$m" "$P" vforknest "$k")"
 			# A thread attribute's mask travels with it: copies, the
 			# default past other attributes, a thread's own (a cold
 			# review: each read the translation, {1,3} for {3}).
