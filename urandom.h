@@ -233,7 +233,7 @@ bool ur_table_ours(void) FP_HIDDEN;
 /* A vfork (urandom_fd.c); the child's view of ours, its fork's (urandom_vfork.c). */
 void ur_vforking(void) FP_HIDDEN, ur_vfork_forking(void) FP_HIDDEN, ur_vfork_forked(void) FP_HIDDEN;
 void ur_vfork_note(bool own, bool shared) FP_HIDDEN, ur_vfork_flag(int *fds) FP_HIDDEN,
-	ur_vfork_reset(void) FP_HIDDEN, ur_vfork_limit(uint64_t soft) FP_HIDDEN;
+	ur_vfork_limit(uint64_t soft) FP_HIDDEN;
 bool ur_vfork_forget(unsigned lo, unsigned hi, bool close) FP_HIDDEN;
 unsigned ur_vfork_state(int fd, unsigned st) FP_HIDDEN;
 extern FP_TLS const unsigned char *ur_vf_forking FP_HIDDEN;

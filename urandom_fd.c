@@ -404,7 +404,6 @@ FP_FORK_TEXT void ur_fd_atfork_parent(void)
  * (vfork.c), and the child leaves our records alone (fp_vfork_child). */
 void ur_vforking(void)
 {
-	ur_vfork_reset();
 	if (fp_unlikely(ur_mode == UR_MODE_RESERVE))
 		ur_vfork_note(false, false);
 	if (fp_likely(atomic_load_explicit(&ur_hiwater, memory_order_relaxed) == 0) ||

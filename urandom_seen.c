@@ -410,8 +410,6 @@ FP_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 	 * exec; one with memory of its own keeps its records (a review's
 	 * cloneopen).  In a vfork child the note is its table's, taken
 	 * for its own (clonenest, nestforget). */
-	if (vm || apart)
-		ur_vfork_reset();
 	if (ur_mode == UR_MODE_RESERVE) {
 		ur_vfork_note(!vm && !apart, flags & CLONE_FILES);
 		if ((flags & CLONE_FILES) && !fp_vfork_child())

@@ -14,6 +14,7 @@
 #include "urandom.h"
 
 #include <string.h>
+#include <sys/resource.h>
 
 /* A vfork child's fork under way: the states of its table (prepare). */
 FP_TLS const unsigned char *ur_vf_forking;
@@ -99,34 +100,40 @@ static unsigned char *ur_vf_view(bool change)
 	return !change || !ur_vf_pid[i] || ur_vf_pid[i] == me ? ur_vf_st[i] : NULL;
 }
 
-/* The highest soft descriptor limit a vfork child (or its own) set, 0
- * none: a hidden number below it is the child's own to use, as natively
- * (fd_fuzz's vfork raise: its dup2 onto the number read EBADF after);
- * and the hidden numbers at the vfork, its table's copies. */
-static FP_TLS int ur_vf_soft, ur_vf_hid[UR_NDEV];
-
-void ur_vfork_reset(void)
+/* A vfork child's soft descriptor limit, read now: its own, which no
+ * record of ours follows (its memory is its parent's, or a copy, and a
+ * task on that memory or its own child sets its own).  Linux: illumos's
+ * hidden numbers are below the limit. */
+static long ur_vf_soft(void)
 {
-	if (fp_vfork_child())
-		return;
-	ur_vf_soft = 0;
-	for (int d = 0; d < UR_NDEV; d++)
-		ur_vf_hid[d] = UR_HW_FD(atomic_load(&ur_hidden[d]));
+#ifndef FP_LINUX
+	return 0;
+#endif
+	struct rlimit rl;
+	int saved = errno;
+	long r = getrlimit(RLIMIT_NOFILE, &rl) != 0 ? 0
+	         : rl.rlim_cur == FP_RLIM_INFINITY || rl.rlim_cur > INT_MAX ? INT_MAX
+	                                                                 : (long)rl.rlim_cur;
+
+	errno = saved;
+	return r;
 }
 
-/* A vfork child raised its soft limit: its copies of the hidden
- * descriptors below the new one are closed in its table, where natively
- * nothing is, and the numbers are its own; our records, the parent's,
- * are left alone. */
+/* A vfork child raised its soft limit past exact mode's hidden numbers:
+ * its copies there are closed in its table, where natively nothing is, and
+ * the numbers its own (fd_fuzz's vfork raise: its dup2 onto one read EBADF
+ * after).  One is left where it no longer holds the device (its own file,
+ * after a raise, a dup2 and a lower). */
 void ur_vfork_limit(uint64_t soft)
 {
-	int lim = soft > INT_MAX ? INT_MAX : (int)soft, saved = errno;
+	int saved = errno;
 
-	for (int d = 0; d < UR_NDEV; d++)
-		if (ur_vf_hid[d] >= ur_vf_soft && ur_vf_hid[d] < lim)
-			(void)UR_REAL(close)(ur_vf_hid[d]);
-	if (lim > ur_vf_soft)
-		ur_vf_soft = lim;
+	for (int d = 0; d < UR_NDEV; d++) {
+		int h = UR_HW_FD(atomic_load(&ur_hidden[d]));
+
+		if (h >= 0 && (uint64_t)h < soft && ur_is_device(h, d))
+			(void)UR_REAL(close)(h);
+	}
 	errno = saved;
 }
 
@@ -155,7 +162,7 @@ unsigned ur_vfork_state(int fd, unsigned st)
 {
 	const unsigned char *v = ur_vf_view(false);
 
-	if (fp_unlikely(st & UR_HIDDEN) && fd < ur_vf_soft)
+	if (fp_unlikely(st & UR_HIDDEN) && fd < ur_vf_soft())
 		return 0;  /* its copy closed by its raise (ur_vfork_limit) */
 
 	for (int d = 0; d < UR_NRES; d++)
@@ -205,6 +212,17 @@ void ur_vfork_forked(void)
 	int fd, end = atomic_load(&ur_hiwater);
 
 	ur_vf_forking = NULL;
+	/* A hidden number below the limit is the vfork child's own file (its
+	 * raise closed our copy): forgotten, not retired (a cold review: the
+	 * fork child closed the child's pipe there). */
+	for (int d = 0; d < UR_NDEV; d++) {
+		uint64_t w = atomic_load(&ur_hidden[d]);
+
+		if (UR_HW_FD(w) >= 0 && UR_HW_FD(w) < ur_vf_soft()) {
+			atomic_store(&ur_hidden[d], UR_HW(UR_HW_GEN(w) + 1, -1));
+			ur_set(UR_HW_FD(w), 0);
+		}
+	}
 	for (int d = 0; d < UR_NRES; d++) {
 		if (ur_vf_fd[d] && v[d])
 			(void)UR_REAL(close)(ur_vf_fd[d] - 1);

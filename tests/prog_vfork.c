@@ -74,6 +74,15 @@
  *            old one, reads each one's flag and closes it: each succeeds,
  *            and the parent's open still reads (an fd_fuzz vfork step:
  *            exact mode's hidden number answered EBADF after the dup2)
+ *   nestraise the same limit; the child's vfork child raises its own and
+ *            exits: the child's F_GETFD, read and close of the number at
+ *            its limit are EBADF (a twenty-third cold review: its copy of
+ *            the hidden descriptor read the device)
+ *   raisefork the child raises, dups a pipe onto the old limit and forks:
+ *            the fork's child writes the pipe there (it was closed)
+ *   clonevmraise a clone(CLONE_VM) child raises and dups stdout onto the
+ *            old limit while the parent opens the device again and
+ *            vforks: its F_GETFD and close of the number succeed
  *   forkonly the parent's open stays; the child forks a child that exits:
  *            the parent counts the numbers at and above its soft limit
  *            F_GETFD says are open (none: exact mode's hidden one showed,
@@ -110,6 +119,7 @@
 #include <pthread.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -238,6 +248,65 @@ static void c_nestuse(int fd)
 	execl(self, self, "list", (char *)NULL);
 }
 static void c_nestlimit(int fd) { in_child(c_limit, fd); }
+static void say3(const char *what, int a, int b, int c)
+{
+	char m[160];
+
+	if (write(1, m, (size_t)snprintf(m, sizeof m, "%s %d %d %d\n", what, a, b, c)) < 0)
+		_exit(2);
+}
+static void c_raise_by(int by)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+		rl.rlim_cur += (rlim_t)by;
+		(void)setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+static void c_exit(int unused) { _exit(unused); }
+static void c_raiser(int unused) { (void)unused; c_raise_by(64); }
+static void c_nestraise(int lim)
+{
+	char b[4];
+	int fl, rd;
+
+	in_child(c_raiser, 0);
+	fl = fcntl(lim, F_GETFD);
+	rd = (int)read(lim, b, 4);
+	say3("child at its limit: F_GETFD, read, close", fl, rd, close(lim));
+}
+static void c_raisefork(int lim)
+{
+	int pf[2], st = 0;
+	pid_t p;
+
+	if (pipe(pf))
+		_exit(2);
+	c_raise_by(64);
+	if (dup2(pf[1], lim) != lim)
+		_exit(3);
+	if ((p = fork()) == 0)
+		_exit(fcntl(lim, F_GETFD) == 0 && write(lim, "x", 1) == 1 ? 0 : 4);
+	say3("fork child of the child: status, F_GETFD", p > 0 && waitpid(p, &st, 0) == p ? st : -1,
+	     fcntl(lim, F_GETFD), 0);
+}
+static int cv_lim;
+static _Atomic int cv_ready, cv_go;
+static int c_clonevm(void *unused)
+{
+	(void)unused;
+	c_raise_by(64);
+	if (dup2(1, cv_lim) != cv_lim)
+		_exit(3);
+	atomic_store(&cv_ready, 1);
+	while (!atomic_load(&cv_go))
+		;
+	int fl = fcntl(cv_lim, F_GETFD);
+
+	say3("clone child at the old limit: F_GETFD, close", fl, close(cv_lim), 0);
+	return 0;
+}
 static void c_raise(int fd)
 {
 	struct rlimit rl;
@@ -560,6 +629,41 @@ int main(int argc, char **argv)
 		         : !strcmp(c, "clonefiles") ? c_clonefiles
 		                                : c_nestdup2,
 		         fd);
+	} else if (!strcmp(c, "nestraise") || !strcmp(c, "raisefork") || !strcmp(c, "clonevmraise")) {
+		static char stack[65536];
+		struct rlimit rl;
+		int lim = -1;
+
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_max > 1024 + 64 && rl.rlim_cur > 1024) {
+			rl.rlim_cur = 1024;
+			(void)setrlimit(RLIMIT_NOFILE, &rl);
+		}
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur + 64 <= rl.rlim_max)
+			lim = (int)rl.rlim_cur;
+		closed_fd = dev(0);
+		printf("parent read %zd\n", rd16(closed_fd));
+		fflush(stdout);
+		if (lim < 0) {
+			printf("no room above the soft limit\n");
+		} else if (c[0] == 'n') {
+			in_child(c_nestraise, lim);
+		} else if (c[0] == 'r') {
+			in_child(c_raisefork, lim);
+		} else {
+			pid_t p;
+
+			cv_lim = lim;
+			if ((p = clone(c_clonevm, stack + sizeof stack, CLONE_VM | SIGCHLD, NULL)) < 0)
+				return 2;
+			while (!atomic_load(&cv_ready))
+				;
+			close(dev(0));
+			in_child(c_exit, 0);
+			atomic_store(&cv_go, 1);
+			if (waitpid(p, NULL, 0) != p)
+				return 2;
+		}
+		printf("parent read %zd\n", rd16(closed_fd));
 	} else if (!strcmp(c, "raise")) {
 		struct rlimit rl;
 		int n = 0;
@@ -680,7 +784,7 @@ int main(int argc, char **argv)
 		}
 		printf("cycles done\n");
 	} else {
-		fprintf(stderr, "usage: prog_vfork close|setfl|dup|dupfd|open|unshare|dup2exec|baddup2exec|rangeexec|limit|dup2on|nest|nestdup2|nestuse|nestlimit|raise|forkin|depth3|clonefiles|openfork|forkonly|clonedup2|clonethread|clonestack|cloneexec|cloneopen|taken|setfd|full|clonerace|cycles\n");
+		fprintf(stderr, "usage: prog_vfork close|setfl|dup|dupfd|open|unshare|dup2exec|baddup2exec|rangeexec|limit|dup2on|nest|nestdup2|nestuse|nestlimit|raise|nestraise|raisefork|clonevmraise|forkin|depth3|clonefiles|openfork|forkonly|clonedup2|clonethread|clonestack|cloneexec|cloneopen|taken|setfd|full|clonerace|cycles\n");
 		return 2;
 	}
 	return 0;

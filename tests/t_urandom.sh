@@ -679,7 +679,7 @@ fi
 # Before vfork.c the child's calls rewrote the parent's records: a read
 # of its own stdin returned the device's bytes, a closed open came back.
 [ -x "$TESTBIN/prog_vfork" ] || fail "prog_vfork is built" "$TESTBIN/prog_vfork"
-for c in close setfl dup dupfd open unshare dup2exec baddup2exec rangeexec limit dup2on nest nestdup2 nestuse nestlimit raise forkin depth3 clonefiles openfork forkonly clonedup2 clonethread clonestack cloneexec cloneopen taken setfd full clonerace; do
+for c in close setfl dup dupfd open unshare dup2exec baddup2exec rangeexec limit dup2on nest nestdup2 nestuse nestlimit raise nestraise raisefork clonevmraise forkin depth3 clonefiles openfork forkonly clonedup2 clonethread clonestack cloneexec cloneopen taken setfd full clonerace; do
 	# One output file for both: the listing names it.
 	"$TESTBIN/prog_vfork" "$c" </dev/null >"$T_TMP/vf.out" 2>&1
 	native=$(cat -v "$T_TMP/vf.out")
