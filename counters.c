@@ -161,7 +161,7 @@ FP_STARTUP_TEXT void fp_counters_init(void)
 
 /* The child's one thread is the forking one: it keeps its stripe, the
  * others are free, and there is one thread again. */
-FP_FORK_TEXT void fp_counters_child(void)
+FP_FORK_TEXT_FIRST void fp_counters_child(void)
 {
 	unsigned i, s = fp_stripe_tls;
 

@@ -60,7 +60,7 @@ static bool ur_sets_record_lock(int cmd)
 static _Atomic unsigned long ur_lock_noted[UR_MAXFD / UR_NOTE_BITS];
 static _Atomic bool ur_lock_far;  /* a number at or above UR_MAXFD */
 /* The first open's check: begun (requests fstat from then on), done. */
-static _Atomic bool ur_locks_begun, ur_locks_done;
+static _Atomic bool ur_locks_begun FP_STARTUP_DATA, ur_locks_done FP_STARTUP_DATA; /* read by every fork child */
 
 /* A load first: a program's repeated requests through one number make no
  * locked instruction. */
@@ -140,7 +140,7 @@ bool ur_locks_begin(void)
 
 /* A fork's child of a process whose check was under way in another
  * thread: that thread is not there to end it. */
-void ur_locks_atfork_child(void)
+FP_FORK_TEXT void ur_locks_atfork_child(void)
 {
 	if (atomic_load_explicit(&ur_locks_begun, memory_order_relaxed) &&
 	    !atomic_load_explicit(&ur_locks_done, memory_order_relaxed))
