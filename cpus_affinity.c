@@ -373,10 +373,7 @@ void cpus_vproc_handed(const struct cpus_vmask *v, const cpu_set_t *mask)
 {
 	struct cpus_vmask h = *v;
 	unsigned long misses = atomic_load(&cpus_vproc.misses);
-	sigset_t all, old;
-
-	sigfillset(&all);
-	(void)pthread_sigmask(SIG_SETMASK, &all, &old);
+	/* (every signal blocked by the learning, cpus_settle) */
 	if (cpus_vproc_lock()) {
 		if (!cpus_vproc.rec.r.m.valid) {
 			h.last_real = h.last_virt = -1;
@@ -385,7 +382,6 @@ void cpus_vproc_handed(const struct cpus_vmask *v, const cpu_set_t *mask)
 		}
 		cpus_vproc_unlock();
 	}
-	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 /*
  * The caller's mask as the kernel reaches it: an invalid pointer is EFAULT,

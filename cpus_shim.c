@@ -246,8 +246,11 @@ static void cpus_learn_shared(void);
 
 static enum cpus_once_is cpus_settle(void)
 {
+	/* The full set not in this frame: a first question may come from a
+	 * handler on a small alternate stack (t_robust's altdepth budget). */
+	static FP_TLS sigset_t all;
 	int expect = FP_INIT_NONE;
-	sigset_t all, old;
+	sigset_t old;
 
 	if (fp_likely(atomic_load_explicit(&cpus_real.state, memory_order_acquire) == FP_INIT_DONE))
 		return CPUS_DONE;
