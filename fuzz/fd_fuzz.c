@@ -1820,6 +1820,11 @@ static void run_op(const struct op *o)
 			                                   " failexec+open", " nested",
 			                                   " fill", " fork", " raise+dup2" };
 			volatile int k = x % 10;
+			/* ASan's vfork, nested in a vfork child, loses the
+			 * child's output with an empty preload too (seed 36
+			 * case 334): that shape is not run sanitized */
+			if (sanitized && k == 6)
+				k = 0;
 			say("%s", act[k]);
 			if (k)
 				say(" %s %s", fdtok(a), fdtok(b));

@@ -1455,19 +1455,23 @@ static int vforkset(const char *self, int k)
  * 560 of 2000 read {1,3}, one record for the process's children). */
 static int vt_k;
 
+/* One vfork child that sets {want} and reads it back: 0 when it did. */
+static __attribute__((noinline)) int vt_one(int want)
+{
+	int st = 0;
+	pid_t c = vfork();
+
+	if (c == 0)
+		_exit(mr_set(0, want) != 0 || mr_one(0) != want);
+	return c < 0 || waitpid(c, &st, 0) != c || !WIFEXITED(st) || WEXITSTATUS(st);
+}
+
 static void *vt_thread(void *p)
 {
-	volatile long bad = 0;
-	int want = p ? vt_k : 0;
+	long bad = 0;
 
-	for (int i = 0; i < 300; i++) {
-		int st = 0;
-		pid_t c = vfork();
-
-		if (c == 0)
-			_exit(mr_set(0, want) != 0 || mr_one(0) != want);
-		bad += c < 0 || waitpid(c, &st, 0) != c || !WIFEXITED(st) || WEXITSTATUS(st);
-	}
+	for (int i = 0; i < 300; i++)
+		bad += vt_one(p ? vt_k : 0);
 	return (void *)bad;
 }
 
