@@ -210,6 +210,7 @@ void ur_vfork_forked(void)
 {
 	const unsigned char *v = ur_vf_forking;
 	int fd, end = atomic_load(&ur_hiwater);
+	long soft = -1;
 
 	ur_vf_forking = NULL;
 	/* A hidden number below the limit is the vfork child's own file (its
@@ -218,7 +219,11 @@ void ur_vfork_forked(void)
 	for (int d = 0; d < UR_NDEV; d++) {
 		uint64_t w = atomic_load(&ur_hidden[d]);
 
-		if (UR_HW_FD(w) >= 0 && UR_HW_FD(w) < ur_vf_soft()) {
+		if (UR_HW_FD(w) < 0)
+			continue;
+		if (soft < 0)
+			soft = ur_vf_soft();
+		if (UR_HW_FD(w) < soft) {
 			atomic_store(&ur_hidden[d], UR_HW(UR_HW_GEN(w) + 1, -1));
 			ur_set(UR_HW_FD(w), 0);
 		}
