@@ -486,10 +486,16 @@ bool cf_serve(struct cf_what *w, int dirfd, const char *path, int flags, int *fd
  * cf_serve, or false when the path is none of those. */
 bool cf_open_vpath(int dirfd, const char *path, int flags, int *fd_out) FP_HIDDEN;
 
-/* A descriptor cpus_serve.c served (cpus_fd.c): lseek and mmap on it
- * answer as procfs's, or sysfs's when `sysfs`, or a process's file's
- * (mmap ENODEV) when `pid`. */
-void fp_cpus_served(int fd, bool sysfs, bool pid) FP_HIDDEN;
+/* A descriptor cpus_serve.c served as w (cpus_fd.c): lseek and mmap on it
+ * answer as procfs's, or sysfs's, or a process's file's (a status: mmap
+ * ENODEV), and a procfs text is made again where procfs would make it. */
+void fp_cpus_served(int fd, const struct cf_what *w) FP_HIDDEN;
+/* That copy's text made again from the kernel's file (cpus_serve.c), as
+ * procfs makes it at a read from the start or after a seek. */
+void cf_refresh(int fd, enum cf_kind kind, pid_t pid, pid_t whose) FP_HIDDEN;
+/* A read of fd from offset 0 (pread, preadv): a served procfs copy is
+ * made again first.  One branch until a CPU file is served. */
+void fp_cpus_reread(int fd) FP_HIDDEN;
 
 /* Where a seek on fd goes (cpus_fd.c): true with *off and *whence for
  * the real call, or false with errno where procfs or sysfs would refuse
@@ -497,8 +503,9 @@ void fp_cpus_served(int fd, bool sysfs, bool pid) FP_HIDDEN;
  * lseek64 are urandom_seen.c's, which ask this first. */
 bool fp_cpus_seek(int fd, long long *off, int *whence) FP_HIDDEN;
 
-/* fopen and fopen64, and the calls on the machine's directories (opendir,
- * readdir, realpath, stat, access...: cpus_fd.c): their real rows
+/* fopen and fopen64, the stream seeks (rewind, fseek...), and the calls on
+ * the machine's directories (opendir, readdir, realpath, stat, access...:
+ * cpus_fd.c): their real rows
  * (FP_REAL_OWN) are bound with the cpus descriptor's.  mmap's are the table's (fp_mmap). */
 #if defined(__GLIBC__) && defined(STATX_BASIC_STATS)
 #define CPUS_HAVE_STATX 1 /* glibc 2.28 and later */
@@ -507,9 +514,9 @@ bool fp_cpus_seek(int fd, long long *off, int *whence) FP_HIDDEN;
 #define CPUS_NSTATX 0
 #endif
 #ifdef FP_HAVE_LFS64
-#define CPUS_NSYMS (17 + CPUS_NSTATX)
+#define CPUS_NSYMS (23 + CPUS_NSTATX)
 #else
-#define CPUS_NSYMS (12 + CPUS_NSTATX)
+#define CPUS_NSYMS (16 + CPUS_NSTATX)
 #endif
 extern const struct fp_sym cpus_syms[CPUS_NSYMS] FP_HIDDEN;
 #else /* !FP_LINUX */
@@ -517,6 +524,11 @@ static inline bool fp_cpus_seek(int fd, long long *off, int *whence)
 {
 	(void)fd, (void)off, (void)whence;
 	return true;
+}
+
+static inline void fp_cpus_reread(int fd)
+{
+	(void)fd;
 }
 
 static inline bool fp_cpus_open(int dirfd, const char *path, int flags, int *fd_out)

@@ -56,7 +56,19 @@ FP_REAL_OWN(int, statx, // NOLINT(misc-unused-parameters)
 #endif
 FP_REAL_OWN(int, faccessat, // NOLINT(misc-unused-parameters)
             (int dirfd, const char *path, int how, int flags), FP_NR_FAIL(-1));
+/* The stream seeks: glibc's reach the kernel through internal calls. */
+FP_REAL_OWN(void, rewind, (FILE *f), ); // NOLINT(misc-unused-parameters)
+FP_REAL_OWN(int, fseek, (FILE *f, long off, int whence), // NOLINT(misc-unused-parameters)
+            FP_NR_FAIL(-1));
+FP_REAL_OWN(int, fseeko, (FILE *f, off_t off, int whence), // NOLINT(misc-unused-parameters)
+            FP_NR_FAIL(-1));
+FP_REAL_OWN(int, fsetpos, (FILE *f, const fpos_t *pos), // NOLINT(misc-unused-parameters)
+            FP_NR_FAIL(-1));
 #ifdef FP_HAVE_LFS64
+FP_REAL_OWN(int, fseeko64, (FILE *f, off64_t off, int whence), // NOLINT(misc-unused-parameters)
+            FP_NR_FAIL(-1));
+FP_REAL_OWN(int, fsetpos64, (FILE *f, const fpos64_t *pos), // NOLINT(misc-unused-parameters)
+            FP_NR_FAIL(-1));
 FP_REAL_OWN(struct dirent64 *, readdir64, (DIR *d), // NOLINT(misc-unused-parameters)
             FP_NR_FAIL(NULL));
 FP_REAL_OWN(int, stat64, (const char *path, struct stat64 *st), // NOLINT(misc-unused-parameters)
@@ -80,10 +92,16 @@ const struct fp_sym cpus_syms[CPUS_NSYMS] = {
 	FP_SYM(fstatat),
 	FP_SYM(access),
 	FP_SYM(faccessat),
+	FP_SYM(rewind),
+	FP_SYM(fseek),
+	FP_SYM(fseeko),
+	FP_SYM(fsetpos),
 #ifdef CPUS_HAVE_STATX
 	FP_SYM(statx),
 #endif
 #ifdef FP_HAVE_LFS64
+	FP_SYM(fseeko64),
+	FP_SYM(fsetpos64),
 	FP_SYM(fopen64),
 	FP_SYM(readdir64),
 	FP_SYM(stat64),
@@ -503,11 +521,12 @@ enum { CF_AS_NONE, CF_AS_PROCFS, CF_AS_SYSFS, CF_AS_PROCPID };
 static struct {
 	_Atomic unsigned long ino; /* 0: not served */
 	dev_t dev;
-	unsigned char as;
+	unsigned char as, kind;
+	pid_t pid, whose; /* a status: the process that opened it, whose */
 } cf_served[CF_NSERVED];
 static _Atomic bool cf_any_served;
 
-void fp_cpus_served(int fd, bool sysfs, bool pid)
+void fp_cpus_served(int fd, const struct cf_what *w)
 {
 	struct stat st;
 
@@ -515,9 +534,20 @@ void fp_cpus_served(int fd, bool sysfs, bool pid)
 		return;
 	atomic_store_explicit(&cf_served[fd].ino, 0, memory_order_relaxed);
 	cf_served[fd].dev = st.st_dev;
-	cf_served[fd].as = sysfs ? CF_AS_SYSFS : pid ? CF_AS_PROCPID : CF_AS_PROCFS;
+	cf_served[fd].as = w->sysfs ? CF_AS_SYSFS : w->kind == CF_STATUS ? CF_AS_PROCPID : CF_AS_PROCFS;
+	cf_served[fd].kind = (unsigned char)w->kind;
+	cf_served[fd].pid = getpid();
+	cf_served[fd].whose = w->whose;
 	atomic_store_explicit(&cf_served[fd].ino, (unsigned long)st.st_ino, memory_order_release);
 	atomic_store_explicit(&cf_any_served, true, memory_order_relaxed);
+}
+
+/* A procfs copy made again (sysfs's texts do not move). */
+static void cf_again(int fd, int as)
+{
+	if (as == CF_AS_PROCFS || as == CF_AS_PROCPID)
+		cf_refresh(fd, (enum cf_kind)cf_served[fd].kind, cf_served[fd].pid,
+		           cf_served[fd].whose);
 }
 
 static int cf_served_as(int fd)
@@ -577,12 +607,81 @@ static bool cf_seek(int as, long long *off, int *whence)
 		return MAP_FAILED;                                           \
 	}
 
+/* A seek to where the text was not read to (procfs's seq_lseek: not the
+ * position already reached) makes it again, as does any read from 0. */
 bool fp_cpus_seek(int fd, long long *off, int *whence)
 {
 	int as = cf_served_as(fd);
+	long long at;
 
-	return fp_likely(as == CF_AS_NONE) || cf_seek(as, off, whence);
+	if (fp_likely(as == CF_AS_NONE))
+		return true;
+	if (!cf_seek(as, off, whence))
+		return false;
+	if (*whence == SEEK_SET || *whence == SEEK_CUR) {
+		int saved = errno;
+
+		at = (long long)syscall(SYS_lseek, fd, 0L, SEEK_CUR);
+		errno = saved;
+		if (at >= 0 && (*whence == SEEK_SET ? *off : at + *off) >= 0 &&
+		    (*whence == SEEK_SET ? *off != at : *off != 0))
+			cf_again(fd, as);
+	}
+	return true;
 }
+
+void fp_cpus_reread(int fd)
+{
+	cf_again(fd, cf_served_as(fd));
+}
+
+/* A stream's seek (other than a query of where it is) over a served file:
+ * glibc's lseek and read inside it are internal calls no wrapper sees
+ * (vmstat and top rewind their /proc/stat stream each round). */
+static void cf_stream_seek(FILE *f, long long off, int whence)
+{
+	if (fp_likely(!atomic_load_explicit(&cf_any_served, memory_order_relaxed)) || !f ||
+	    (whence == SEEK_CUR && off == 0))
+		return;
+	int saved = errno;
+
+	fp_cpus_reread(fileno_unlocked(f));
+	errno = saved;
+}
+
+FP_EXPORT void rewind(FILE *f)
+{
+	cf_stream_seek(f, 0, SEEK_SET);
+	FP_OWN(rewind)(f);
+}
+
+FP_EXPORT int fsetpos(FILE *f, const fpos_t *pos)
+{
+	cf_stream_seek(f, 0, SEEK_SET);
+	return FP_OWN(fsetpos)(f, pos);
+}
+FP_ALIAS(_IO_fsetpos, fsetpos);
+
+/* fseek, fseeko and fseeko64, written once. */
+#define CPUS_WRAP_FSEEK(name, off_type)                                      \
+	FP_EXPORT int name(FILE *f, off_type off, int whence)                \
+	{                                                                    \
+		cf_stream_seek(f, (long long)off, whence);                   \
+		return FP_OWN(name)(f, off, whence);                         \
+	}
+
+CPUS_WRAP_FSEEK(fseek, long)
+CPUS_WRAP_FSEEK(fseeko, off_t)
+#ifdef FP_HAVE_LFS64
+CPUS_WRAP_FSEEK(fseeko64, off64_t)
+
+FP_EXPORT int fsetpos64(FILE *f, const fpos64_t *pos)
+{
+	cf_stream_seek(f, 0, SEEK_SET);
+	return FP_OWN(fsetpos64)(f, pos);
+}
+FP_ALIAS(_IO_fsetpos64, fsetpos64);
+#endif
 
 CPUS_WRAP_MMAP(mmap, off_t)
 #ifdef FP_HAVE_LFS64

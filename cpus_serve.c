@@ -337,6 +337,14 @@ __attribute__((noinline)) bool cf_serve(struct cf_what *w, int dirfd, const char
 	int saved = errno, err = mem ? 0 : ENOMEM, fd = -1;
 	bool piped = false, limited = false;
 
+	/* The identity map's text is the kernel's, byte for byte: the real
+	 * file then, whose every read (a seek back, a pread) is procfs's own. */
+	fp_cpus_map(&m);
+	if (m.identity) {
+		if (mem)
+			cf_mem_give(mem);
+		return false;
+	}
 	/* The kernel resolves the path (and dirfd): same errors as native.
 	 * Read before the hold: /proc/self/status's SigBlk is this thread's
 	 * mask at the read, which must be the program's, not the hold's. */
@@ -346,7 +354,6 @@ __attribute__((noinline)) bool cf_serve(struct cf_what *w, int dirfd, const char
 	}
 	fp_fsz_hold(&g);
 	if (!err) {
-		fp_cpus_map(&m);
 		if (w->kind == CF_STATUS)
 			cf_status_mask(w, &m, mem->vmask, sizeof mem->vmask);
 		fd = cf_scratch(w->name);
@@ -386,10 +393,70 @@ __attribute__((noinline)) bool cf_serve(struct cf_what *w, int dirfd, const char
 		*fd_out = -1;
 	} else {
 		if (!piped)
-			fp_cpus_served(fd, w->sysfs, w->kind == CF_STATUS);
+			fp_cpus_served(fd, w);
 		errno = saved;
 		*fd_out = fd;
 	}
 	return true;
+}
+
+/*
+ * A served procfs copy made again: procfs makes its text afresh at a read
+ * from the start and after a seek elsewhere (seq_file), and a program that
+ * keeps /proc/stat open and seeks back saw the counters of its open for
+ * ever (a cold review: vmstat and top showed an idle machine).  The new
+ * text goes into the copy's own inode, through a writable reopen that its
+ * r--r--r-- mode refuses to all but root: write permission for the moment
+ * of that reopen, under the hold (no handler can jump out between).  On
+ * any failure the text stays as it was.
+ */
+__attribute__((noinline)) void cf_refresh(int fd, enum cf_kind kind, pid_t pid, pid_t whose)
+{
+	struct cf_what w = { kind, { -1, NULL, false }, NULL, false, NULL, whose };
+	struct cf_text in = { NULL, 0, CF_IN_SMALL, false };
+	struct cf_mem *mem = cf_mem_take();
+	char path[64], link[64];
+	struct fp_buf b = { path, 0, sizeof path }, l = { link, 0, sizeof link };
+	struct cpus_map m;
+	struct fp_fsz g;
+	int saved = errno, wfd;
+	long end;
+
+	if (!mem)
+		return;
+	if (kind == CF_STATUS) {
+		fp_buf_str(&b, "/proc/");
+		fp_buf_long(&b, pid);
+		if (whose != pid) {
+			fp_buf_str(&b, "/task/");
+			fp_buf_long(&b, whose);
+		}
+		fp_buf_str(&b, "/status");
+	} else {
+		fp_buf_str(&b, kind == CF_STAT ? "/proc/stat" : "/proc/cpuinfo");
+	}
+	fp_buf_str(&l, "/proc/self/fd/");
+	fp_buf_long(&l, fd);
+	in.p = mem->in;
+	if (cf_read_real(AT_FDCWD, path, 0, &in) == 0) {
+		fp_fsz_hold(&g);
+		fp_cpus_map(&m);
+		if (kind == CF_STATUS)
+			cf_status_mask(&w, &m, mem->vmask, sizeof mem->vmask);
+		wfd = (int)fp_raw_openat(AT_FDCWD, link, O_WRONLY | O_CLOEXEC, 0);
+		if (wfd < 0 && errno == EACCES && fchmod(fd, 0200) == 0) {
+			wfd = (int)fp_raw_openat(AT_FDCWD, link, O_WRONLY | O_CLOEXEC, 0);
+			(void)fchmod(fd, 0444);
+		}
+		if (wfd >= 0 && cf_fill(wfd, &w, &in, &m, mem->stage) == 0 &&
+		    (end = (long)syscall(SYS_lseek, wfd, 0L, SEEK_CUR)) >= 0)
+			(void)syscall(SYS_ftruncate, wfd, end);
+		if (wfd >= 0)
+			fp_raw_close(wfd);
+		fp_fsz_release(&g);
+	}
+	cf_text_free(&in);
+	cf_mem_give(mem);
+	errno = saved;
 }
 #endif /* FP_LINUX */

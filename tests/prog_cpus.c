@@ -23,6 +23,11 @@
  *                        ok" or the first that failed
  *   prog_cpus file PATH  access mode, a write, lseek of every whence, mmap:
  *                        "acc=r write=9 seek0=3 ... mmap=5"
+ *   prog_cpus reread PATH  the file read, the machine moved on (time,
+ *                        memory), then read again on the same descriptor
+ *                        or stream by each way a program rewinds: "lseek=
+ *                        changed pread=changed ..." (procfs makes its text
+ *                        afresh; "same" where the text did not move)
  *   prog_cpus jemalloc   the arenas that served a thread pinned to each
  *                        CPU of the mask: "percpu percpu arenas 2 max 1
  *                        cpus 2"
@@ -114,6 +119,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/uio.h>
 #include <sys/sysinfo.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -628,6 +634,53 @@ static int file_mode(const char *path)
 	}
 	p = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
 	printf(" mmap=%d\n", p == MAP_FAILED ? errno : 0);
+	return 0;
+}
+
+/* The machine moved on: time for /proc/stat's counters, a thread's
+ * memory for a status's Vm lines. */
+static void reread_move(void)
+{
+	struct timespec ts = { 0, 40 * 1000 * 1000 };
+	char *p = malloc(8 << 20);
+
+	if (p)
+		memset(p, 1, 8 << 20); /* kept: the status must show it */
+	nanosleep(&ts, NULL);
+}
+
+static int reread_mode(const char *path)
+{
+	static const char *const how[] = { "lseek", "pread", "preadv", "rewind", "fseek", "fsetpos" };
+	static char a[1 << 18], b[1 << 18];
+
+	for (size_t i = 0; i < sizeof how / sizeof how[0]; i++) {
+		int fd = open(path, O_RDONLY);
+		FILE *f = i >= 3 && fd >= 0 ? fdopen(fd, "r") : NULL;
+		ssize_t na = -1, nb = -1;
+		struct iovec v = { b, sizeof b };
+		fpos_t pos;
+
+		if (fd < 0 || (i >= 3 && (!f || fgetpos(f, &pos) != 0)))
+			return printf("open: %d\n", errno), 1;
+		na = f ? (ssize_t)fread(a, 1, sizeof a, f) : read(fd, a, sizeof a);
+		reread_move();
+		switch (i) {
+		case 0: nb = lseek(fd, 0, SEEK_SET) == 0 ? read(fd, b, sizeof b) : -1; break;
+		case 1: nb = pread(fd, b, sizeof b, 0); break;
+		case 2: nb = preadv(fd, &v, 1, 0); break;
+		case 3: rewind(f); nb = (ssize_t)fread(b, 1, sizeof b, f); break;
+		case 4: nb = fseek(f, 0, SEEK_SET) == 0 ? (ssize_t)fread(b, 1, sizeof b, f) : -1; break;
+		default: nb = fsetpos(f, &pos) == 0 ? (ssize_t)fread(b, 1, sizeof b, f) : -1; break;
+		}
+		printf("%s%s=%s", i ? " " : "", how[i], nb < 0 ? "error" :
+		       na == nb && memcmp(a, b, (size_t)na) == 0 ? "same" : "changed");
+		if (f)
+			fclose(f);
+		else
+			close(fd);
+	}
+	printf("\n");
 	return 0;
 }
 
@@ -1723,6 +1776,8 @@ int main(int argc, char **argv)
 	}
 	if (argc > 2 && strcmp(argv[1], "file") == 0)
 		return file_mode(argv[2]);
+	if (argc > 2 && strcmp(argv[1], "reread") == 0)
+		return reread_mode(argv[2]);
 	if (argc > 1 && strcmp(argv[1], "slot") == 0)
 		return slot();
 	if (argc > 1 && strcmp(argv[1], "where") == 0)

@@ -185,6 +185,15 @@ static FILE *memfile(void)
 	return f;
 }
 
+/* A stream over a file the cpus mitigation serves, where there is one
+ * (no /proc: a file of its own, for the natively-runs check). */
+static FILE *seekfile(void)
+{
+	FILE *f = fopen("/proc/stat", "r");
+
+	return f ? f : memfile();
+}
+
 /* "/proc/self/fd/N" of a socket: the readlink mitigation's case. */
 static const char *sock_link(void)
 {
@@ -716,6 +725,43 @@ ENTRY(fopen)
 	return PTR(fopen("/proc/cpuinfo", "r"));
 }
 
+/* The stream seeks, over a file the cpus mitigation serves. */
+ENTRY(rewind)
+{
+	FILE *f = seekfile();
+
+	fc_arm();
+	rewind(f);
+	return 0;
+}
+
+ENTRY(fseek)
+{
+	FILE *f = seekfile();
+
+	fc_arm();
+	return fseek(f, 0, SEEK_SET);
+}
+
+ENTRY(fseeko)
+{
+	FILE *f = seekfile();
+
+	fc_arm();
+	return fseeko(f, 0, SEEK_SET);
+}
+
+ENTRY(fsetpos)
+{
+	FILE *f = seekfile();
+	fpos_t pos;
+
+	if (fgetpos(f, &pos) != 0)
+		_exit(3);
+	fc_arm();
+	return fsetpos(f, &pos);
+}
+
 ENTRY(freopen)
 {
 	FILE *f = memfile();
@@ -985,6 +1031,8 @@ ssize_t __read(int fd, void *buf, size_t n);
 long __sysconf(int name);
 int __clone(int (*fn)(void *), void *stack, int flags, void *arg, ...);
 FILE *_IO_fopen(const char *path, const char *mode);
+int _IO_fsetpos(FILE *f, const fpos_t *pos);
+int _IO_fsetpos64(FILE *f, const fpos64_t *pos);
 FILE *_IO_fdopen(int fd, const char *mode);
 int _IO_fclose(FILE *f);
 FILE *_IO_popen(const char *cmd, const char *mode);
@@ -1078,6 +1126,28 @@ ENTRY(__clone)
 
 	fc_arm();
 	return reaped(__clone(clone_child, stack + sizeof stack, SIGCHLD, NULL));
+}
+
+ENTRY(_IO_fsetpos)
+{
+	FILE *f = seekfile();
+	fpos_t pos;
+
+	if (fgetpos(f, &pos) != 0)
+		_exit(3);
+	fc_arm();
+	return _IO_fsetpos(f, &pos);
+}
+
+ENTRY(_IO_fsetpos64)
+{
+	FILE *f = seekfile();
+	fpos64_t pos;
+
+	if (fgetpos64(f, &pos) != 0)
+		_exit(3);
+	fc_arm();
+	return _IO_fsetpos64(f, &pos);
 }
 
 ENTRY(_IO_fopen)
@@ -1237,6 +1307,25 @@ ENTRY(fopen64)
 {
 	fc_arm();
 	return PTR(fopen64("/proc/cpuinfo", "r"));
+}
+
+ENTRY(fseeko64)
+{
+	FILE *f = seekfile();
+
+	fc_arm();
+	return fseeko64(f, 0, SEEK_SET);
+}
+
+ENTRY(fsetpos64)
+{
+	FILE *f = seekfile();
+	fpos64_t pos;
+
+	if (fgetpos64(f, &pos) != 0)
+		_exit(3);
+	fc_arm();
+	return fsetpos64(f, &pos);
 }
 
 ENTRY(freopen64)
@@ -1723,6 +1812,10 @@ static const struct fc_entry table[] = {
 	RUN(readlink),
 	RUN(readlinkat),
 	RUN(fopen),
+	RUN(rewind),
+	RUN(fseek),
+	RUN(fseeko),
+	RUN(fsetpos),
 	RUN(freopen),
 	RUN(fdopen),
 	RUN(fclose),
@@ -1764,6 +1857,8 @@ static const struct fc_entry table[] = {
 	GLIBC(__sysconf),
 	GLIBC(__clone),
 	GLIBC(_IO_fopen),
+	GLIBC(_IO_fsetpos),
+	GLIBC(_IO_fsetpos64),
 	GLIBC(_IO_fdopen),
 	GLIBC(_IO_fclose),
 	GLIBC(_IO_popen),
@@ -1782,6 +1877,8 @@ static const struct fc_entry table[] = {
 	GLIBC(mmap64),
 	GLIBC(sendfile64),
 	GLIBC(fopen64),
+	GLIBC(fseeko64),
+	GLIBC(fsetpos64),
 	GLIBC(freopen64),
 	GLIBC(readdir64),
 	GLIBC(setrlimit64),

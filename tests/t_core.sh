@@ -412,6 +412,7 @@ INTERPOSED="_Exit _exit __open64_2 __open_2 __openat64_2 __openat_2 __read_chk
 	pthread_setattr_default_np pthread_getattr_np sendmmsg
 	access faccessat stat stat64 lstat lstat64 fstatat fstatat64 statx realpath
 	opendir fdopendir readdir readdir64 rewinddir closedir
+	rewind fseek fseeko fseeko64 fsetpos fsetpos64 _IO_fsetpos _IO_fsetpos64
 	localtime mktime timelocal ctime tzset"
 # What only illumos libc has, exported by the illumos objects alone:
 # sysconf's XPG5 name.  tests/h_illumos.sh checks those objects' exports

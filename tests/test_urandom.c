@@ -95,11 +95,16 @@ void fp_cpus_note_dir(const char *path, int fd)
 	(void)fd;
 }
 
-/* No CPU file is served here: every seek is the real one. */
+/* No CPU file is served here: every seek and read is the real one. */
 bool fp_cpus_seek(int fd, long long *off, int *whence)
 {
 	(void)fd, (void)off, (void)whence;
 	return true;
+}
+
+void fp_cpus_reread(int fd)
+{
+	(void)fd;
 }
 
 /* Its survey hook likewise: no CPU file is opened here. */
