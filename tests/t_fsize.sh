@@ -88,6 +88,17 @@ expect_eq "ulimit -f 0, FASTPATH_SURVEY: no record (EFBIG), no temporary left" "
 expect_eq "ulimit -f 0, FASTPATH_SURVEY with the cap: cpuinfo served, exits 0" "3 rc=0" \
 	"$(limited 0 env "LD_PRELOAD=$FASTPATH_SO" FASTPATH_SURVEY="$T_TMP/sv" FASTPATH_CPUS=3 grep -c ^processor /proc/cpuinfo)"
 
+# interpose --survey itself under the limit: its own files (the command's
+# words, the report to a FILE) fail instead of killing it, and the status
+# is the command's (a cold review: ulimit -f 0 killed interpose, 153,
+# before the command ran).
+for how in --survey "--survey=$T_TMP/svrep"; do
+	for lim in 0 1; do
+		out=$(limited "$lim" "$INTERPOSE" "$how" -- sh -c 'echo ran; exit 7')
+		expect_eq "ulimit -f $lim, interpose $how: the command ran, its status" "ran rc=7" \
+			"${out%% *} ${out##* }"
+	done
+done
 # A limit in bytes, swept across a record's length: the record is whole
 # (within the limit) or not there, never part of one, and nothing else is
 # left (a record is first made under its own name: survey.c empties and

@@ -60,11 +60,28 @@ expect_eq "options become FASTPATH_* settings" \
 	"$("$I" --no-readlink --no-urandom --cpus 8 --stats --debug --getrandom sh -c "$show_env" 2>/dev/null)"
 expect_eq "--cpus=N and --stats=FILE" "$FASTPATH_ENTRY||12|$T_TMP/s.log||" \
 	"$("$I" --cpus=12 --stats="$T_TMP/s.log" sh -c "$show_env")"
+# The words FASTPATH_STATS keeps for the standard streams are files when
+# named by --stats=FILE (a cold review: --stats=1 printed on stderr).
+for w in 0 1 stderr; do
+	expect_eq "--stats=$w is the file $w" "$FASTPATH_ENTRY|||./$w||" \
+		"$(cd "$T_TMP" && "$I" --stats="$w" sh -c "$show_env")"
+	[ -s "$T_TMP/$w" ] && ok "--stats=$w: the summary line is in the file $w" ||
+		fail "--stats=$w: the summary line is in the file $w" "$(ls -A "$T_TMP")"
+done
 expect_eq "keeps an existing FASTPATH_DISABLE" "$FASTPATH_ENTRY|cpus,urandom||||" \
 	"$(FASTPATH_DISABLE=cpus "$I" --no-urandom sh -c "$show_env")"
 expect_eq "-- ends the options" "$FASTPATH_ENTRY|||||" "$("$I" -- sh -c "$show_env")"
 
 # --- the command runs as itself ----------------------------------------------
+# A command word with '=' in it is run, as natively by PATH, under --survey
+# too (a cold review: env took it for one more assignment and ran "arg").
+mkdir -p "$T_TMP/eqbin"
+printf '#!/bin/sh\necho "ran $0 [$*]"\n' >"$T_TMP/eqbin/a=b" && chmod +x "$T_TMP/eqbin/a=b"
+for how in "" --survey=/dev/null; do
+	# shellcheck disable=SC2086 # $how: no option or one
+	out=$(PATH="$T_TMP/eqbin:$PATH" "$I" $how a=b x y)
+	expect_eq "a command named a=b runs${how:+ under $how}" "ran $T_TMP/eqbin/a=b [x y] rc=0" "$out rc=$?"
+done
 expect_eq "arguments with spaces, empty and odd ones" "[a b][][c  d][*][\$x][--cpus]" \
 	"$("$I" printf '[%s]' "a b" "" "c  d" '*' "\$x" --cpus)"
 "$I" sh -c 'exit 42'
