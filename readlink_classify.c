@@ -15,6 +15,7 @@
 
 #ifdef FP_LINUX
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/vfs.h>
 #endif
 
@@ -142,38 +143,52 @@ static bool rl_linux_ours(const struct rl_path *x, const char *root)
 	return x->tid ? x->tid == rl_me.tid : pid == rl_me.tid;
 }
 
-/* 0 unknown, else 1 + st_dev of the one sockfs / pipefs superblock, learnt
- * from fstatfs() the first time a socket / FIFO is seen. */
+/* 0 unknown, else 1 + st_dev of the one sockfs / pipefs superblock. */
 static _Atomic unsigned long long rl_sockfs_dev, rl_pipefs_dev;
 /* 0 unknown, 1 the proc root is procfs, 2 it is not (no /proc mounted in
  * this chroot or container: the kernel would say ENOENT, so must we). */
 static _Atomic int rl_procfs;
 
-/* By fstatfs(fd), or statfs(path) when path is set; with neither, from
- * what is already known only. */
-static enum rl_fs rl_fs_of(int fd, const char *path, const struct stat *st)
+/* 1 + the st_dev of a socket or a pipe of our own, made and closed at
+ * once, or 0.  Learnt from the program's descriptor, a close and an open
+ * in another thread between its fstat and its fstatfs made a named FIFO's
+ * file system pipefs for the process (a cold review: its path read back
+ * "pipe:[...]" from then on); ours no other thread can swap. */
+static unsigned long long rl_fs_learn(bool sock)
+{
+	int p[2] = { -1, -1 }, saved = errno;
+	unsigned long long dev = 0;
+	struct stat st;
+
+	if (sock)
+		p[0] = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	else if (pipe2(p, O_CLOEXEC) != 0)
+		p[0] = -1;
+	if (p[0] >= 0 && fp_fstat(p[0], &st) == 0)
+		dev = (unsigned long long)st.st_dev + 1;
+	for (int i = 0; i < 2; i++)
+		if (p[i] >= 0)
+			fp_raw_close(p[i]);
+	errno = saved;
+	return dev;
+}
+
+/* Which of the two st names, if either. */
+static enum rl_fs rl_fs_of(const struct stat *st)
 {
 	_Atomic unsigned long long *known;
 	unsigned long long dev = (unsigned long long)st->st_dev + 1, k;
-	long magic;
-	enum rl_fs fs;
-	struct statfs sf;
+	bool sock = S_ISSOCK(st->st_mode);
 
-	if (S_ISSOCK(st->st_mode)) {
-		known = &rl_sockfs_dev, magic = SOCKFS_MAGIC, fs = RL_FS_SOCKFS;
-	} else if (S_ISFIFO(st->st_mode)) {
-		known = &rl_pipefs_dev, magic = PIPEFS_MAGIC, fs = RL_FS_PIPEFS;
-	} else {
+	if (!sock && !S_ISFIFO(st->st_mode))
 		return RL_FS_ANY;
+	known = sock ? &rl_sockfs_dev : &rl_pipefs_dev;
+	if (!(k = atomic_load_explicit(known, memory_order_relaxed))) {
+		if (!(k = rl_fs_learn(sock)))
+			return RL_FS_ANY;
+		atomic_store_explicit(known, k, memory_order_relaxed);
 	}
-	k = atomic_load_explicit(known, memory_order_relaxed);
-	if (k)
-		return k == dev ? fs : RL_FS_ANY;
-	if ((!path && fd < 0) || (path ? statfs(path, &sf) : fstatfs(fd, &sf)) != 0 ||
-	    (long)sf.f_type != magic)
-		return RL_FS_ANY;
-	atomic_store_explicit(known, dev, memory_order_relaxed);
-	return fs;
+	return k != dev ? RL_FS_ANY : sock ? RL_FS_SOCKFS : RL_FS_PIPEFS;
 }
 
 static bool rl_root_is_procfs(const char *root)
@@ -241,7 +256,7 @@ enum rl_act rl_linux(const struct rl_path *x, const char *root, unsigned long *i
 		return RL_PASS;
 	*ino = (unsigned long)st.st_ino;
 	*type = st.st_mode & S_IFMT;
-	return rl_decide(RL_LINUX, x->dir, st.st_mode, rl_fs_of(x->fd, NULL, &st));
+	return rl_decide(RL_LINUX, x->dir, st.st_mode, rl_fs_of(&st));
 #else
 	/* Only Linux's /proc/<pid>/fd links name sockets after sockfs. */
 	(void)x, (void)root, (void)ino, (void)type;
@@ -301,14 +316,13 @@ static enum rl_act rl_illumos_type(struct stat *st, bool pipefs, mode_t *type)
 	return rl_decide(RL_ILLUMOS, RL_DIR_PATH, st->st_mode, fs);
 }
 
-/* On Linux under the test policy: is this FIFO a pipefs pipe?  Asked only
- * of FIFOs; by fd, by path, or (neither) from what is known. */
-static bool rl_pipefs(const struct stat *st, int fd, const char *path)
+/* On Linux under the test policy: is this FIFO a pipefs pipe? */
+static bool rl_pipefs(const struct stat *st)
 {
 #ifdef FP_LINUX
-	return S_ISFIFO(st->st_mode) && rl_fs_of(fd, path, st) == RL_FS_PIPEFS;
+	return S_ISFIFO(st->st_mode) && rl_fs_of(st) == RL_FS_PIPEFS;
 #else
-	(void)st, (void)fd, (void)path;
+	(void)st;
 	return false;
 #endif
 }
@@ -338,9 +352,7 @@ enum rl_act rl_illumos(const struct rl_path *x, const char *path, mode_t *type)
 	}
 	if (r != 0)
 		return RL_PASS;
-	/* fdpath was built (b.len) when the stat was by name. */
-	return rl_illumos_type(&st, rl_pipefs(&st, b.len ? -1 : x->fd, b.len ? fdpath : NULL),
-	                       type);
+	return rl_illumos_type(&st, rl_pipefs(&st), type);
 }
 
 /*
@@ -373,7 +385,7 @@ enum rl_act rl_illumos_at(int dirfd, const char *name, const char *root, bool *s
 	fp_buf_long(&b, fd);
 	if (fp_fstatat(dirfd, rel, &st, 0) != 0)
 		return RL_PASS;
-	return rl_illumos_type(&st, rl_pipefs(&st, -1, NULL), type);
+	return rl_illumos_type(&st, rl_pipefs(&st), type);
 }
 
 /* The reset hook: what the proc root is changes under a running program

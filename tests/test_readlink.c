@@ -642,6 +642,19 @@ static void test_linux_lookalikes(void **state)
 	atomic_store(&rl_pipefs_dev, 0);
 	snprintf(path, sizeof path, "/proc/self/fd/%d", ff);
 	expect_same(path, false);
+	/* Learnt at that first FIFO from a pipe of our own, never from the
+	 * program's number (another thread may swap it between two calls: a
+	 * cold review's named FIFO learnt as pipefs). */
+	{
+		int pp[2];
+		struct stat pst;
+
+		assert_int_equal(pipe(pp), 0);
+		assert_int_equal(fstat(pp[0], &pst), 0);
+		assert_true(atomic_load(&rl_pipefs_dev) == (unsigned long long)pst.st_dev + 1);
+		close(pp[0]);
+		close(pp[1]);
+	}
 	snprintf(path, sizeof path, "/proc/self/fd/%d", op);
 	expect_same(path, false);
 	snprintf(path, sizeof path, "/proc/self/fd/%d", s);  /* bound: still sockfs */
