@@ -76,6 +76,7 @@ expect_eq "-- ends the options" "$FASTPATH_ENTRY|||||" "$("$I" -- sh -c "$show_e
 # A command word with '=' in it is run, as natively by PATH, under --survey
 # too (a cold review: env took it for one more assignment and ran "arg").
 mkdir -p "$T_TMP/eqbin"
+# shellcheck disable=SC2016 # the script's own $0 and $*
 printf '#!/bin/sh\necho "ran $0 [$*]"\n' >"$T_TMP/eqbin/a=b" && chmod +x "$T_TMP/eqbin/a=b"
 for how in "" --survey=/dev/null; do
 	# shellcheck disable=SC2086 # $how: no option or one
