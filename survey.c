@@ -327,14 +327,24 @@ void fp_survey_tick(uint64_t now_ns)
 	if (fp_likely(now - atomic_load_explicit(&fp_sv.last_tick, memory_order_relaxed) <
 	              fp_cfg.survey_every))
 		return;
-	if (atomic_load(&fp_sv.final_pid) == (long)getpid() ||
-	    !atomic_compare_exchange_strong(&fp_sv.busy, &idle, 1))
+	if (atomic_load(&fp_sv.final_pid) == (long)getpid())
 		return;
-	/* Checked again under the flag: another thread may just have. */
-	if (now - atomic_load(&fp_sv.last_tick) >= fp_cfg.survey_every &&
-	    atomic_load(&fp_sv.final_pid) != (long)getpid())
-		fp_sv_write(false, true);
-	atomic_store(&fp_sv.busy, 0);
+	/* Inside a wrapped call a handler may siglongjmp out of (readlink,
+	 * read): every signal held from the flag to its release, or a jump
+	 * would strand the flag (no record after) and the directory's and
+	 * the record's descriptors (a cold review: one left open per jump). */
+	sigset_t all, old;
+
+	sigfillset(&all);
+	(void)pthread_sigmask(SIG_BLOCK, &all, &old);
+	if (atomic_compare_exchange_strong(&fp_sv.busy, &idle, 1)) {
+		/* Checked again under the flag: another thread may just have. */
+		if (now - atomic_load(&fp_sv.last_tick) >= fp_cfg.survey_every &&
+		    atomic_load(&fp_sv.final_pid) != (long)getpid())
+			fp_sv_write(false, true);
+		atomic_store(&fp_sv.busy, 0);
+	}
+	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 /* Runs at every exit: beside the start-up code (issue 39's page faults). */

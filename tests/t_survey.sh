@@ -279,6 +279,17 @@ expect_eq "CPU files under --cpus 3: the cap stays in force" "3 1 3" \
 sv "$T_TMP/d" sh -c 'exec "$0" seed 10' "$B/urandom_loop"
 expect_eq "exec: the exec'd program's record" "prog urandom_loop" "$(grep -h '^prog ' "$T_TMP/d"/*.rec)"
 
+# A periodic record is written inside a wrapped call (readlink here); a
+# handler that siglongjmp()s out of that call strands nothing (a cold
+# review: a descriptor of the record's directory left open per jump, and
+# the writer's flag set): no descriptor held that was not.
+precond "natively: readlink interrupted by jumps, no descriptor left" \
+	"$TESTBIN/prog_survey_jump" 1
+rm -rf "$T_TMP/dj" && mkdir "$T_TMP/dj"
+expect_eq "survey: 2 s of jumps out of readlink, no descriptor left" "new descriptors=0" \
+	"$(env LD_PRELOAD="$P" FASTPATH_SURVEY="$T_TMP/dj" FASTPATH_TEST_SURVEY_EVERY=1 \
+		"$TESTBIN/prog_survey_jump" 2 | sed -n 's/.* \(new descriptors=\)/\1/p')"
+
 # A long-running process rewrites its record while it runs (every 60 s; 1 s
 # here, by a test aid).  Read once it has (an event, not a sleep); the loop
 # outlasts any wait, and is killed.
