@@ -488,11 +488,13 @@ bool cf_open_vpath(int dirfd, const char *path, int flags, int *fd_out) FP_HIDDE
 
 /* A descriptor cpus_serve.c served as w (cpus_fd.c): lseek and mmap on it
  * answer as procfs's, or sysfs's, or a process's file's (a status: mmap
- * ENODEV), and a procfs text is made again where procfs would make it. */
+ * ENODEV), and a /proc/stat or /proc/cpuinfo text is made again where
+ * procfs would make it. */
 void fp_cpus_served(int fd, const struct cf_what *w) FP_HIDDEN;
-/* That copy's text made again from the kernel's file (cpus_serve.c), as
- * procfs makes it at a read from the start or after a seek. */
-void cf_refresh(int fd, enum cf_kind kind, pid_t pid, pid_t whose) FP_HIDDEN;
+/* A /proc/stat or /proc/cpuinfo copy's text made again from the kernel's
+ * file (cpus_serve.c), as procfs makes it at a read from the start or
+ * after a seek; every signal held by the caller. */
+void cf_refresh(int fd, enum cf_kind kind) FP_HIDDEN;
 /* A read of fd from offset 0 (pread, preadv): a served procfs copy is
  * made again first.  One branch until a CPU file is served. */
 void fp_cpus_reread(int fd) FP_HIDDEN;

@@ -522,7 +522,7 @@ static struct {
 	_Atomic unsigned long ino; /* 0: not served */
 	dev_t dev;
 	unsigned char as, kind;
-	pid_t pid, whose; /* a status: the process that opened it, whose */
+	_Atomic long again; /* the pid of a process making it again, or 0 */
 } cf_served[CF_NSERVED];
 static _Atomic bool cf_any_served;
 
@@ -536,18 +536,33 @@ void fp_cpus_served(int fd, const struct cf_what *w)
 	cf_served[fd].dev = st.st_dev;
 	cf_served[fd].as = w->sysfs ? CF_AS_SYSFS : w->kind == CF_STATUS ? CF_AS_PROCPID : CF_AS_PROCFS;
 	cf_served[fd].kind = (unsigned char)w->kind;
-	cf_served[fd].pid = getpid();
-	cf_served[fd].whose = w->whose;
+	atomic_store_explicit(&cf_served[fd].again, 0, memory_order_relaxed);
 	atomic_store_explicit(&cf_served[fd].ino, (unsigned long)st.st_ino, memory_order_release);
 	atomic_store_explicit(&cf_any_served, true, memory_order_relaxed);
 }
 
-/* A procfs copy made again (sysfs's texts do not move). */
+/* A /proc/stat or /proc/cpuinfo copy made again (sysfs's texts do not
+ * move; a status's SigBlk line would show the hold below).  Every signal
+ * held: a siglongjmp out of the lseek or pread strands nothing (a cold
+ * review: 1018 descriptors of /proc/stat left open).  While another thread
+ * makes it again, this one does not, nor waits (fastpath(7)); a fork
+ * child's mark is its parent's pid. */
 static void cf_again(int fd, int as)
 {
-	if (as == CF_AS_PROCFS || as == CF_AS_PROCPID)
-		cf_refresh(fd, (enum cf_kind)cf_served[fd].kind, cf_served[fd].pid,
-		           cf_served[fd].whose);
+	long me, was;
+	sigset_t all, old;
+
+	if (as != CF_AS_PROCFS)
+		return;
+	me = (long)getpid();
+	sigfillset(&all);
+	(void)pthread_sigmask(SIG_BLOCK, &all, &old);
+	was = atomic_load(&cf_served[fd].again);
+	if (was != me && atomic_compare_exchange_strong(&cf_served[fd].again, &was, me)) {
+		cf_refresh(fd, (enum cf_kind)cf_served[fd].kind);
+		atomic_store(&cf_served[fd].again, 0);
+	}
+	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 static int cf_served_as(int fd)
@@ -595,7 +610,7 @@ static bool cf_seek(int as, long long *off, int *whence)
 	return true;
 }
 
-/* lseek and lseek64, mmap and mmap64, written once. */
+/* mmap and mmap64, written once. */
 #define CPUS_WRAP_MMAP(name, off_type)                                       \
 	FP_EXPORT void *name(void *a, size_t len, int prot, int flags, int fd, off_type off) \
 	{                                                                    \
@@ -612,19 +627,15 @@ static bool cf_seek(int as, long long *off, int *whence)
 bool fp_cpus_seek(int fd, long long *off, int *whence)
 {
 	int as = cf_served_as(fd);
-	long long at;
 
-	if (fp_likely(as == CF_AS_NONE))
-		return true;
-	if (!cf_seek(as, off, whence))
-		return false;
-	if (*whence == SEEK_SET || *whence == SEEK_CUR) {
+	if (fp_likely(as == CF_AS_NONE) || !cf_seek(as, off, whence))
+		return as == CF_AS_NONE;
+	if (as == CF_AS_PROCFS && (*whence == SEEK_SET ? *off >= 0 : *off != 0)) {
 		int saved = errno;
+		long long at = (long long)syscall(SYS_lseek, fd, 0L, SEEK_CUR);
 
-		at = (long long)syscall(SYS_lseek, fd, 0L, SEEK_CUR);
 		errno = saved;
-		if (at >= 0 && (*whence == SEEK_SET ? *off : at + *off) >= 0 &&
-		    (*whence == SEEK_SET ? *off != at : *off != 0))
+		if (at >= 0 && (*whence == SEEK_SET ? *off != at : at + *off >= 0))
 			cf_again(fd, as);
 	}
 	return true;
@@ -635,17 +646,21 @@ void fp_cpus_reread(int fd)
 	cf_again(fd, cf_served_as(fd));
 }
 
-/* A stream's seek (other than a query of where it is) over a served file:
+/* A stream's seek (other than a query of where it is, or one the kernel
+ * refuses: before the start, SEEK_END on procfs) over a served file:
  * glibc's lseek and read inside it are internal calls no wrapper sees
  * (vmstat and top rewind their /proc/stat stream each round). */
 static void cf_stream_seek(FILE *f, long long off, int whence)
 {
-	if (fp_likely(!atomic_load_explicit(&cf_any_served, memory_order_relaxed)) || !f ||
-	    (whence == SEEK_CUR && off == 0))
-		return;
-	int saved = errno;
+	int saved = errno, fd, as;
+	long long at = 0;
 
-	fp_cpus_reread(fileno_unlocked(f));
+	if (fp_likely(!atomic_load_explicit(&cf_any_served, memory_order_relaxed)) || !f ||
+	    (whence != SEEK_SET && whence != SEEK_CUR) || (whence == SEEK_CUR && off == 0))
+		return;
+	if ((as = cf_served_as(fd = fileno_unlocked(f))) != CF_AS_NONE &&
+	    (whence == SEEK_SET || (at = (long long)ftello(f)) >= 0) && at + off >= 0)
+		cf_again(fd, as);
 	errno = saved;
 }
 
@@ -655,32 +670,27 @@ FP_EXPORT void rewind(FILE *f)
 	FP_OWN(rewind)(f);
 }
 
-FP_EXPORT int fsetpos(FILE *f, const fpos_t *pos)
-{
-	cf_stream_seek(f, 0, SEEK_SET);
-	return FP_OWN(fsetpos)(f, pos);
-}
-FP_ALIAS(_IO_fsetpos, fsetpos);
-
-/* fseek, fseeko and fseeko64, written once. */
+/* fseek, fseeko, fseeko64, fsetpos and fsetpos64, written once. */
 #define CPUS_WRAP_FSEEK(name, off_type)                                      \
 	FP_EXPORT int name(FILE *f, off_type off, int whence)                \
 	{                                                                    \
 		cf_stream_seek(f, (long long)off, whence);                   \
 		return FP_OWN(name)(f, off, whence);                         \
 	}
+#define CPUS_WRAP_FSETPOS(name, pos_type)                                    \
+	FP_EXPORT int name(FILE *f, const pos_type *pos)                     \
+	{                                                                    \
+		cf_stream_seek(f, 0, SEEK_SET);                              \
+		return FP_OWN(name)(f, pos);                                 \
+	}                                                                    \
+	FP_ALIAS(_IO_##name, name);
 
 CPUS_WRAP_FSEEK(fseek, long)
 CPUS_WRAP_FSEEK(fseeko, off_t)
+CPUS_WRAP_FSETPOS(fsetpos, fpos_t)
 #ifdef FP_HAVE_LFS64
 CPUS_WRAP_FSEEK(fseeko64, off64_t)
-
-FP_EXPORT int fsetpos64(FILE *f, const fpos64_t *pos)
-{
-	cf_stream_seek(f, 0, SEEK_SET);
-	return FP_OWN(fsetpos64)(f, pos);
-}
-FP_ALIAS(_IO_fsetpos64, fsetpos64);
+CPUS_WRAP_FSETPOS(fsetpos64, fpos64_t)
 #endif
 
 CPUS_WRAP_MMAP(mmap, off_t)

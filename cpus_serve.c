@@ -9,6 +9,8 @@
 #include "fastpath.h"
 #include "cpus.h"
 
+#include <sys/resource.h>
+
 #ifdef FP_LINUX
 /* ------------------------------------------------------------------------
  * Reading the real file: procfs and sysfs files are read to the end with
@@ -401,48 +403,37 @@ __attribute__((noinline)) bool cf_serve(struct cf_what *w, int dirfd, const char
 }
 
 /*
- * A served procfs copy made again: procfs makes its text afresh at a read
- * from the start and after a seek elsewhere (seq_file), and a program that
- * keeps /proc/stat open and seeks back saw the counters of its open for
- * ever (a cold review: vmstat and top showed an idle machine).  The new
- * text goes into the copy's own inode, through a writable reopen that its
- * r--r--r-- mode refuses to all but root: write permission for the moment
- * of that reopen, under the hold (no handler can jump out between).  On
- * any failure the text stays as it was.
+ * A served /proc/stat or /proc/cpuinfo made again: procfs makes its text
+ * afresh at a read from the start and after a seek elsewhere (seq_file),
+ * and a program that keeps /proc/stat open and seeks back saw the
+ * counters of its open for ever (a cold review: vmstat and top showed an
+ * idle machine).  The new text goes into the copy's own file, through a
+ * writable reopen that its r--r--r-- mode refuses to all but root: write
+ * permission for the moment of that reopen.  The caller holds every signal
+ * (cf_again).  Not under a file-size limit, where the text would be cut
+ * part way (a cold review); on any failure before the first write the
+ * text stays as it was.
  */
-__attribute__((noinline)) void cf_refresh(int fd, enum cf_kind kind, pid_t pid, pid_t whose)
+__attribute__((noinline)) void cf_refresh(int fd, enum cf_kind kind)
 {
-	struct cf_what w = { kind, { -1, NULL, false }, NULL, false, NULL, whose };
+	struct cf_what w = { kind, { -1, NULL, false }, NULL, false, NULL, 0 };
 	struct cf_text in = { NULL, 0, CF_IN_SMALL, false };
-	struct cf_mem *mem = cf_mem_take();
-	char path[64], link[64];
-	struct fp_buf b = { path, 0, sizeof path }, l = { link, 0, sizeof link };
+	struct cf_mem *mem;
+	char link[64];
+	struct fp_buf l = { link, 0, sizeof link };
 	struct cpus_map m;
-	struct fp_fsz g;
-	int saved = errno, wfd;
+	struct rlimit fsz;
+	int wfd;
 	long end;
 
-	if (!mem)
+	if (getrlimit(RLIMIT_FSIZE, &fsz) != 0 || fsz.rlim_cur != FP_RLIM_INFINITY ||
+	    !(mem = cf_mem_take()))
 		return;
-	if (kind == CF_STATUS) {
-		fp_buf_str(&b, "/proc/");
-		fp_buf_long(&b, pid);
-		if (whose != pid) {
-			fp_buf_str(&b, "/task/");
-			fp_buf_long(&b, whose);
-		}
-		fp_buf_str(&b, "/status");
-	} else {
-		fp_buf_str(&b, kind == CF_STAT ? "/proc/stat" : "/proc/cpuinfo");
-	}
 	fp_buf_str(&l, "/proc/self/fd/");
 	fp_buf_long(&l, fd);
 	in.p = mem->in;
-	if (cf_read_real(AT_FDCWD, path, 0, &in) == 0) {
-		fp_fsz_hold(&g);
+	if (cf_read_real(AT_FDCWD, kind == CF_STAT ? "/proc/stat" : "/proc/cpuinfo", 0, &in) == 0) {
 		fp_cpus_map(&m);
-		if (kind == CF_STATUS)
-			cf_status_mask(&w, &m, mem->vmask, sizeof mem->vmask);
 		wfd = (int)fp_raw_openat(AT_FDCWD, link, O_WRONLY | O_CLOEXEC, 0);
 		if (wfd < 0 && errno == EACCES && fchmod(fd, 0200) == 0) {
 			wfd = (int)fp_raw_openat(AT_FDCWD, link, O_WRONLY | O_CLOEXEC, 0);
@@ -453,10 +444,8 @@ __attribute__((noinline)) void cf_refresh(int fd, enum cf_kind kind, pid_t pid, 
 			(void)syscall(SYS_ftruncate, wfd, end);
 		if (wfd >= 0)
 			fp_raw_close(wfd);
-		fp_fsz_release(&g);
 	}
 	cf_text_free(&in);
 	cf_mem_give(mem);
-	errno = saved;
 }
 #endif /* FP_LINUX */

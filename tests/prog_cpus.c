@@ -28,6 +28,9 @@
  *                        or stream by each way a program rewinds: "lseek=
  *                        changed pread=changed ..." (procfs makes its text
  *                        afresh; "same" where the text did not move)
+ *   prog_cpus rereadjump  /proc/stat seeked back and forth 20000 times
+ *                        while a timer's handler siglongjmp()s out of the
+ *                        seeks: "descriptors kept" or how many were left
  *   prog_cpus jemalloc   the arenas that served a thread pinned to each
  *                        CPU of the mask: "percpu percpu arenas 2 max 1
  *                        cpus 2"
@@ -681,6 +684,61 @@ static int reread_mode(const char *path)
 			close(fd);
 	}
 	printf("\n");
+	return 0;
+}
+
+static sigjmp_buf rj_env;
+
+static void rj_handler(int sig)
+{
+	(void)sig;
+	siglongjmp(rj_env, 1);
+}
+
+static int rj_count(void)
+{
+	int n = 0;
+
+	for (int i = 0; i < 4096; i++)
+		n += fcntl(i, F_GETFD) >= 0;
+	return n;
+}
+
+/* Out of the frame the jumps return into. */
+static __attribute__((noinline)) void rj_seeks(int fd)
+{
+	static volatile int i;
+
+	for (i = 0; i < 20000; i++) {
+		if (sigsetjmp(rj_env, 1))
+			continue;
+		lseek(fd, 1, SEEK_SET);
+		lseek(fd, 0, SEEK_SET);
+	}
+}
+
+static int reread_jump(void)
+{
+	static char b[4096];
+	struct itimerval it = { { 0, 50 }, { 0, 50 } }, off;
+	struct sigaction sa;
+	int fd = open("/proc/stat", O_RDONLY), before, after;
+
+	if (fd < 0 || read(fd, b, sizeof b) < 0)
+		return printf("open: %d\n", errno), 1;
+	before = rj_count();
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = rj_handler;
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &it, NULL);
+	rj_seeks(fd);
+	memset(&off, 0, sizeof off);
+	setitimer(ITIMER_REAL, &off, NULL);
+	after = rj_count();
+	if (after == before)
+		printf("descriptors kept\n");
+	else
+		printf("%d descriptors left\n", after - before);
 	return 0;
 }
 
@@ -1778,6 +1836,8 @@ int main(int argc, char **argv)
 		return file_mode(argv[2]);
 	if (argc > 2 && strcmp(argv[1], "reread") == 0)
 		return reread_mode(argv[2]);
+	if (argc > 1 && strcmp(argv[1], "rereadjump") == 0)
+		return reread_jump();
 	if (argc > 1 && strcmp(argv[1], "slot") == 0)
 		return slot();
 	if (argc > 1 && strcmp(argv[1], "where") == 0)
