@@ -541,15 +541,14 @@ void fp_cpus_served(int fd, const struct cf_what *w)
 	atomic_store_explicit(&cf_any_served, true, memory_order_relaxed);
 }
 
-/* A /proc/stat or /proc/cpuinfo copy made again (sysfs's texts do not
- * move; a status's SigBlk line would show the hold below).  Every signal
- * held: a siglongjmp out of the lseek or pread strands nothing (a cold
- * review: 1018 descriptors of /proc/stat left open).  While another thread
- * makes it again, this one does not, nor waits (fastpath(7)); a fork
- * child's mark is its parent's pid. */
+/* A /proc/stat or /proc/cpuinfo copy made again (sysfs's do not move; a
+ * status's SigBlk would show the hold), every signal held: a siglongjmp
+ * strands nothing (a cold review: 1018 descriptors left).  Not by two
+ * threads at once, none waiting; a fork child's mark is its parent's pid. */
 static void cf_again(int fd, int as)
 {
 	long me, was;
+	int saved = errno;
 	sigset_t all, old;
 
 	if (as != CF_AS_PROCFS)
@@ -563,6 +562,7 @@ static void cf_again(int fd, int as)
 		atomic_store(&cf_served[fd].again, 0);
 	}
 	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = saved; /* a non-root reopen's EACCES (a cold review) */
 }
 
 static int cf_served_as(int fd)

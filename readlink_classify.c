@@ -159,16 +159,28 @@ static unsigned long long rl_fs_learn(bool sock)
 	int p[2] = { -1, -1 }, saved = errno;
 	unsigned long long dev = 0;
 	struct stat st;
+	sigset_t all, old;
 
+	/* Every signal held, so that a siglongjmp out of the readlink leaves
+	 * neither open; system calls, not the C library's functions, which a
+	 * program or another preload may wrap (a cold review). */
+	sigfillset(&all);
+	(void)pthread_sigmask(SIG_BLOCK, &all, &old);
+#ifdef SYS_socket
+	if (sock)
+		p[0] = (int)syscall(SYS_socket, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+#else
 	if (sock)
 		p[0] = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	else if (pipe2(p, O_CLOEXEC) != 0)
-		p[0] = -1;
+#endif
+	else if (syscall(SYS_pipe2, p, O_CLOEXEC) != 0)
+		p[0] = p[1] = -1;
 	if (p[0] >= 0 && fp_fstat(p[0], &st) == 0)
 		dev = (unsigned long long)st.st_dev + 1;
 	for (int i = 0; i < 2; i++)
 		if (p[i] >= 0)
 			fp_raw_close(p[i]);
+	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
 	errno = saved;
 	return dev;
 }
