@@ -625,7 +625,7 @@ static int cpus_set(enum cpus_who who, pid_t pid, pthread_t th, size_t setsize,
 {
 	struct cpus_map m;
 	cpu_set_t want;
-	sigset_t all, old;
+	sigset_t old;
 	size_t len = (unsigned)setsize, vlen;
 	unsigned long begun, gen;
 	bool self, ok;
@@ -649,8 +649,7 @@ static int cpus_set(enum cpus_who who, pid_t pid, pthread_t th, size_t setsize,
 	/* Nothing a handler's siglongjmp can strand between the counts, nor
 	 * in the record's lock (a cold review: 2000 jumps out of sets left
 	 * every later set unremembered, {3} read back {1,3}). */
-	sigfillset(&all);
-	(void)pthread_sigmask(SIG_SETMASK, &all, &old);
+	fp_hold_all(&old);
 	/* A worker's set of its own mask touches no other thread's record,
 	 * so it is not counted: only sets that may change another's are (a
 	 * cold review: workers pinning themselves at once read 672 of 800
@@ -666,7 +665,7 @@ static int cpus_set(enum cpus_who who, pid_t pid, pthread_t th, size_t setsize,
 		cpus_remember(who, m.n, len, mask, ok, begun, gen); /* what it read */
 	if (!self)
 		atomic_fetch_add(&cpus_sets_ended, 1);
-	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+	fp_unhold(&old);
 	return err;
 }
 

@@ -549,19 +549,18 @@ static void cf_again(int fd, int as)
 {
 	long me, was;
 	int saved = errno;
-	sigset_t all, old;
+	sigset_t old;
 
 	if (as != CF_AS_PROCFS)
 		return;
 	me = (long)getpid();
-	sigfillset(&all);
-	(void)pthread_sigmask(SIG_BLOCK, &all, &old);
+	fp_hold_all(&old);
 	was = atomic_load(&cf_served[fd].again);
 	if (was != me && atomic_compare_exchange_strong(&cf_served[fd].again, &was, me)) {
 		cf_refresh(fd, (enum cf_kind)cf_served[fd].kind);
 		atomic_store(&cf_served[fd].again, 0);
 	}
-	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+	fp_unhold(&old);
 	errno = saved; /* a non-root reopen's EACCES (a cold review) */
 }
 

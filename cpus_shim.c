@@ -246,22 +246,18 @@ static void cpus_learn_shared(void);
 
 static enum cpus_once_is cpus_settle(void)
 {
-	/* The full set not in this frame: a first question may come from a
-	 * handler on a small alternate stack (t_robust's altdepth budget). */
-	static FP_TLS sigset_t all;
 	int expect = FP_INIT_NONE;
 	sigset_t old;
 
 	if (fp_likely(atomic_load_explicit(&cpus_real.state, memory_order_acquire) == FP_INIT_DONE))
 		return CPUS_DONE;
-	sigfillset(&all);
-	(void)pthread_sigmask(SIG_SETMASK, &all, &old);
+	fp_hold_all(&old);
 	if (atomic_compare_exchange_strong(&cpus_real.state, &expect, FP_INIT_RUNNING)) {
 		cpus_learn_shared();
 		atomic_store_explicit(&cpus_real.state, FP_INIT_DONE, memory_order_release);
 		expect = FP_INIT_DONE;
 	}
-	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+	fp_unhold(&old);
 	return expect == FP_INIT_DONE ? CPUS_DONE : CPUS_BUSY;
 }
 

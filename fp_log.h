@@ -32,6 +32,13 @@ void fp_log_parts(int fd, const char *const *parts, size_t n) FP_HIDDEN;
 /* FASTPATH_DEBUG: one line per short-circuited call, "<feature>: <what>". */
 void fp_debug(const char *feature, const char *what, const char *detail) FP_HIDDEN;
 
+/* Every signal held across a step that a handler's siglongjmp must not
+ * cut in two (a flag or lock taken and given back, a descriptor of ours
+ * made and closed): the handler runs after it, as natively after the
+ * system call (raw.c).  fp_unhold puts the thread's mask back. */
+void fp_hold_all(sigset_t *old) FP_HIDDEN;
+void fp_unhold(const sigset_t *old) FP_HIDDEN;
+
 /* Our own writes under the program's file-size limit (fastpath.c): past
  * RLIMIT_FSIZE a write to a regular file (a memfd too) raises SIGXFSZ,
  * which kills by default, for a write the program never made.  Between

@@ -209,6 +209,21 @@ static int fp_fsz_private(void)
 	return -1;
 }
 
+/* The full set not in the caller's frame: a first question may come
+ * from a handler on a small alternate stack (t_robust's altdepth budget). */
+static FP_TLS sigset_t fp_all_signals;
+
+void fp_hold_all(sigset_t *old)
+{
+	sigfillset(&fp_all_signals);
+	(void)pthread_sigmask(SIG_BLOCK, &fp_all_signals, old);
+}
+
+void fp_unhold(const sigset_t *old)
+{
+	(void)pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
 /* all: every signal, so that no handler runs inside (fp_fsz_hold). */
 static void fp_fsz_block(struct fp_fsz *g, bool all)
 {

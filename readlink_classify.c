@@ -159,13 +159,12 @@ static unsigned long long rl_fs_learn(bool sock)
 	int p[2] = { -1, -1 }, saved = errno;
 	unsigned long long dev = 0;
 	struct stat st;
-	sigset_t all, old;
+	sigset_t old;
 
 	/* Every signal held, so that a siglongjmp out of the readlink leaves
 	 * neither open; system calls, not the C library's functions, which a
 	 * program or another preload may wrap (a cold review). */
-	sigfillset(&all);
-	(void)pthread_sigmask(SIG_BLOCK, &all, &old);
+	fp_hold_all(&old);
 #ifdef SYS_socket
 	if (sock)
 		p[0] = (int)syscall(SYS_socket, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -180,7 +179,7 @@ static unsigned long long rl_fs_learn(bool sock)
 	for (int i = 0; i < 2; i++)
 		if (p[i] >= 0)
 			fp_raw_close(p[i]);
-	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+	fp_unhold(&old);
 	errno = saved;
 	return dev;
 }

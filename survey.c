@@ -333,10 +333,9 @@ void fp_survey_tick(uint64_t now_ns)
 	 * read): every signal held from the flag to its release, or a jump
 	 * would strand the flag (no record after) and the directory's and
 	 * the record's descriptors (a cold review: one left open per jump). */
-	sigset_t all, old;
+	sigset_t old;
 
-	sigfillset(&all);
-	(void)pthread_sigmask(SIG_BLOCK, &all, &old);
+	fp_hold_all(&old);
 	if (atomic_compare_exchange_strong(&fp_sv.busy, &idle, 1)) {
 		/* Checked again under the flag: another thread may just have. */
 		if (now - atomic_load(&fp_sv.last_tick) >= fp_cfg.survey_every &&
@@ -344,7 +343,7 @@ void fp_survey_tick(uint64_t now_ns)
 			fp_sv_write(false, true);
 		atomic_store(&fp_sv.busy, 0);
 	}
-	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+	fp_unhold(&old);
 }
 
 /* Runs at every exit: beside the start-up code (issue 39's page faults). */

@@ -179,11 +179,10 @@ static bool ur_alone(void)
  * (-EAGAIN: another thread is at it). */
 static long ur_above(struct ur_above *a)
 {
-	sigset_t all, old;
+	sigset_t old;
 	int saved = errno;
 
-	sigfillset(&all);
-	(void)pthread_sigmask(SIG_BLOCK, &all, &old);
+	fp_hold_all(&old);
 	a->r = -ENOSYS;
 	if (ur_alone()) {
 		uint64_t was[2];
@@ -212,7 +211,7 @@ static long ur_above(struct ur_above *a)
 			;
 		atomic_store(&ur_above_busy, false);
 	}
-	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+	fp_unhold(&old);
 	errno = saved;
 	return a->r;
 }

@@ -202,17 +202,16 @@ static FP_TLS sigset_t ur_lock_mask;
 static enum ur_lock ur_lock_or(struct ur_pool *p, bool give_way)
 {
 	uintptr_t cur = 0;
-	sigset_t all, old;
+	sigset_t old;
 
-	sigfillset(&all);
-	(void)pthread_sigmask(SIG_BLOCK, &all, &old);
+	fp_hold_all(&old);
 	if (atomic_compare_exchange_strong_explicit(&p->owner, &cur, (uintptr_t)pthread_self(),
 	                                            memory_order_acquire, memory_order_relaxed)) {
 		ur_lock_mask = old;
 		UR_ANN_LOCKED(p);
 		return UR_LOCKED;
 	}
-	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+	fp_unhold(&old);
 	if (give_way && atomic_load_explicit(&p->filling, memory_order_relaxed))
 		return UR_FILLING;
 	return UR_UNLOCKED;
@@ -229,7 +228,7 @@ static inline void ur_unlock(struct ur_pool *p)
 
 	UR_ANN_UNLOCK(p);
 	atomic_store_explicit(&p->owner, 0, memory_order_release);
-	(void)pthread_sigmask(SIG_SETMASK, &ur_lock_mask, NULL);
+	fp_unhold(&ur_lock_mask);
 	errno = saved;
 }
 

@@ -101,18 +101,17 @@ static int ur_sv_probe_child(void *p)
 static void ur_sv_probe(void)
 {
 	struct ur_sv_probe q = { 0, 0 };
-	sigset_t all, old;
+	sigset_t old;
 	int pid, status = 0;
 
 	if (fp_under_valgrind || !UR_REAL(clone) || atomic_exchange(&ur_sv_probe_busy, true))
 		return;
-	sigfillset(&all);
-	(void)pthread_sigmask(SIG_BLOCK, &all, &old);
+	fp_hold_all(&old);
 	pid = UR_REAL(clone)(ur_sv_probe_child, ur_sv_probe_stack + sizeof ur_sv_probe_stack,
 	                        CLONE_VM | CLONE_VFORK, &q);
 	while (pid > 0 && syscall(SYS_wait4, pid, &status, __WCLONE, 0L) < 0 && errno == EINTR)
 		;
-	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+	fp_unhold(&old);
 	atomic_store(&ur_sv_probe_busy, false);
 	if (pid > 0 && WIFSIGNALED(status))
 		atomic_store_explicit(&ur_sv_c[UR_S_REFUSED], 3, memory_order_relaxed);

@@ -239,12 +239,11 @@ static void *ur_slot_claim(struct ur_slots *s, unsigned c)
  * without) or there is no memory. */
 static void *ur_slot_map(struct ur_slots *s)
 {
-	sigset_t all, old;
+	sigset_t old;
 	void *p = NULL;
 	unsigned n;
 
-	sigfillset(&all);
-	(void)pthread_sigmask(SIG_BLOCK, &all, &old);
+	fp_hold_all(&old);
 	if (!atomic_exchange_explicit(&s->mapping, true, memory_order_acquire)) {
 		UR_SL_LOCKED(s);
 		n = atomic_load(&s->nchunks);
@@ -265,7 +264,7 @@ static void *ur_slot_map(struct ur_slots *s)
 		UR_SL_UNLOCK(s);
 		atomic_store_explicit(&s->mapping, false, memory_order_release);
 	}
-	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+	fp_unhold(&old);
 	return p;
 }
 
@@ -614,21 +613,20 @@ int ur_source_now(void)
 		return ur_source;
 	}
 	if (st == UR_SRC_UNDECIDED) {
-		sigset_t all, old;
+		sigset_t old;
 
 		/* Every signal held while deciding, as a slot is mapped: a
 		 * handler that read the device here would find it undecided
 		 * and go to the kernel, and handlers coming faster than the
 		 * kernel answers them (a 50 us timer under strace: t_urandom)
 		 * would keep this thread from ever finishing. */
-		sigfillset(&all);
-		(void)pthread_sigmask(SIG_BLOCK, &all, &old);
+		fp_hold_all(&old);
 		if (atomic_compare_exchange_strong(&ur_src_state, &st, UR_SRC_DECIDING)) {
 			ur_source_decide();
 			UR_SRC_PUBLISH();
 			atomic_store_explicit(&ur_src_state, UR_SRC_DECIDED, memory_order_release);
 		}
-		(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+		fp_unhold(&old);
 	}
 	UR_SRC_SEEN();
 	return __atomic_load_n(&ur_source, __ATOMIC_ACQUIRE);
