@@ -495,9 +495,14 @@ void fp_cpus_served(int fd, const struct cf_what *w) FP_HIDDEN;
  * file (cpus_serve.c), as procfs makes it at a read from the start or
  * after a seek; every signal held by the caller. */
 void cf_refresh(int fd, enum cf_kind kind) FP_HIDDEN;
-/* A read of fd from offset 0 (pread, preadv): a served procfs copy is
+/* A read of fd at off (pread, preadv): from 0, a served procfs copy is
  * made again first.  One branch until a CPU file is served. */
 void fp_cpus_reread(int fd) FP_HIDDEN;
+static inline void fp_cpus_pread_at(int fd, long long off)
+{
+	if (fp_unlikely(off == 0))
+		fp_cpus_reread(fd);
+}
 
 /* Where a seek on fd goes (cpus_fd.c): true with *off and *whence for
  * the real call, or false with errno where procfs or sysfs would refuse
@@ -528,9 +533,9 @@ static inline bool fp_cpus_seek(int fd, long long *off, int *whence)
 	return true;
 }
 
-static inline void fp_cpus_reread(int fd)
+static inline void fp_cpus_pread_at(int fd, long long off)
 {
-	(void)fd;
+	(void)fd, (void)off;
 }
 
 static inline bool fp_cpus_open(int dirfd, const char *path, int flags, int *fd_out)

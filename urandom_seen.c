@@ -108,15 +108,13 @@ FP_EXPORT int __fstat64_time64(int fd, void *st)
  * offset; few programs read it so): only the held numbers matter here. */
 FP_EXPORT ssize_t preadv(int fd, const struct iovec *iov, int cnt, off_t off)
 {
-	if (fp_unlikely(off == 0))
-		fp_cpus_reread(fd);
+	fp_cpus_pread_at(fd, off);
 	return UR_CALL(preadv, UR_FD(fd), iov, cnt, off);
 }
 
 FP_EXPORT ssize_t preadv2(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
 {
-	if (fp_unlikely(off == 0))
-		fp_cpus_reread(fd);
+	fp_cpus_pread_at(fd, off);
 	return UR_CALL(preadv2, UR_FD(fd), iov, cnt, off, flags);
 }
 
@@ -147,15 +145,13 @@ FP_EXPORT ssize_t copy_file_range(int in, fp_loff_t *ioff, int out, fp_loff_t *o
  * on; a pooled descriptor's read goes to the kernel here. */
 FP_EXPORT ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen)
 {
-	if (fp_unlikely(off == 0))
-		fp_cpus_reread(fd);
+	fp_cpus_pread_at(fd, off);
 	return UR_CALL(__pread_chk, UR_FD(fd), buf, n, off, buflen);
 }
 
 FP_EXPORT ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off, size_t buflen)
 {
-	if (fp_unlikely(off == 0))
-		fp_cpus_reread(fd);
+	fp_cpus_pread_at(fd, off);
 	return UR_CALL(__pread64_chk, UR_FD(fd), buf, n, off, buflen);
 }
 
@@ -181,15 +177,13 @@ UR_WRAP_LSEEK(lseek64, off64_t)
 
 FP_EXPORT ssize_t preadv64(int fd, const struct iovec *iov, int cnt, off64_t off)
 {
-	if (fp_unlikely(off == 0))
-		fp_cpus_reread(fd);
+	fp_cpus_pread_at(fd, off);
 	return UR_CALL(preadv64, UR_FD(fd), iov, cnt, off);
 }
 
 FP_EXPORT ssize_t preadv64v2(int fd, const struct iovec *iov, int cnt, off64_t off, int flags)
 {
-	if (fp_unlikely(off == 0))
-		fp_cpus_reread(fd);
+	fp_cpus_pread_at(fd, off);
 	return UR_CALL(preadv64v2, UR_FD(fd), iov, cnt, off, flags);
 }
 

@@ -188,8 +188,7 @@ FP_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
 			UR_SV_TIMED(r_, UR_REAL(name)(fd, buf, n, off), ur_sv_read, n, r_); \
 			return r_;                                           \
 		}                                                            \
-		if (fp_unlikely(off == 0))                                   \
-			fp_cpus_reread(fd); /* procfs makes it afresh */     \
+		fp_cpus_pread_at(fd, off); /* procfs makes it afresh */      \
 		return UR_REAL(name)(ur_real_fd(fd, st), buf, n, off);       \
 	}
 
