@@ -25,9 +25,10 @@
  *                        "acc=r write=9 seek0=3 ... mmap=5"
  *   prog_cpus reread PATH  the file read, the machine moved on (time,
  *                        memory), then read again on the same descriptor
- *                        or stream by each way a program rewinds: "lseek=
- *                        changed pread=changed ..." (procfs makes its text
- *                        afresh; "same" where the text did not move)
+ *                        or stream by each way a program rewinds, and the
+ *                        errno each left: "lseek=changed/0 pread=changed/0
+ *                        ..." (procfs makes its text afresh; "same" where
+ *                        the text did not move)
  *   prog_cpus rereadjump  /proc/stat seeked back and forth 20000 times
  *                        while a timer's handler siglongjmp()s out of the
  *                        seeks: "descriptors kept" or how many were left
@@ -661,6 +662,7 @@ static int reread_mode(const char *path)
 		int fd = open(path, O_RDONLY);
 		FILE *f = i >= 3 && fd >= 0 ? fdopen(fd, "r") : NULL;
 		ssize_t na = -1, nb = -1;
+		int e;
 		struct iovec v = { b, sizeof b };
 		fpos_t pos;
 
@@ -668,6 +670,7 @@ static int reread_mode(const char *path)
 			return printf("open: %d\n", errno), 1;
 		na = f ? (ssize_t)fread(a, 1, sizeof a, f) : read(fd, a, sizeof a);
 		reread_move();
+		errno = 0; /* what the call leaves there, as natively */
 		switch (i) {
 		case 0: nb = lseek(fd, 0, SEEK_SET) == 0 ? read(fd, b, sizeof b) : -1; break;
 		case 1: nb = pread(fd, b, sizeof b, 0); break;
@@ -676,8 +679,9 @@ static int reread_mode(const char *path)
 		case 4: nb = fseek(f, 0, SEEK_SET) == 0 ? (ssize_t)fread(b, 1, sizeof b, f) : -1; break;
 		default: nb = fsetpos(f, &pos) == 0 ? (ssize_t)fread(b, 1, sizeof b, f) : -1; break;
 		}
-		printf("%s%s=%s", i ? " " : "", how[i], nb < 0 ? "error" :
-		       na == nb && memcmp(a, b, (size_t)na) == 0 ? "same" : "changed");
+		e = errno;
+		printf("%s%s=%s/%d", i ? " " : "", how[i], nb < 0 ? "error" :
+		       na == nb && memcmp(a, b, (size_t)na) == 0 ? "same" : "changed", e);
 		if (f)
 			fclose(f);
 		else

@@ -472,6 +472,14 @@ elif command -v setpriv >/dev/null 2>&1 && setpriv --reuid=nobody --regid=nogrou
 	precond "as nobody, O_NOATIME on /proc/cpuinfo is EPERM natively" expr "$want" : '.*cpuinfo:noatime=EPERM'
 	expect_eq "open flags as nobody under the cap (O_NOATIME: EPERM), as native" "$want" \
 		"$(asnobody env LD_PRELOAD="$FASTPATH_SO" FASTPATH_CPUS=3 "$P" flags)"
+	# A non-owner's copy is made again through a reopen root never sees
+	# refused: its errno must not outlive the program's successful call
+	# (a cold review: EACCES after a pread or lseek that succeeded).
+	for f in /proc/stat /proc/cpuinfo; do
+		expect_eq "$f as nobody under the cap: read again, each way's errno as native" \
+			"$(asnobody "$P" reread "$f")" \
+			"$(asnobody env LD_PRELOAD="$FASTPATH_SO" FASTPATH_CPUS=3 "$P" reread "$f")"
+	done
 else
 	skip "O_NOATIME by a non-owner" "running as root without setpriv (util-linux) to become nobody, or nobody cannot run $P"
 fi
