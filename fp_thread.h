@@ -129,6 +129,22 @@ void fp_vfork_forget(void) FP_HIDDEN;  /* a fork child: its memory is its own */
  * and told so (fp_vfork_threads); the mark as it was after. */
 bool fp_vfork_mark_apart(void) FP_HIDDEN;
 void fp_vfork_done_apart(bool was) FP_HIDDEN;
+#ifdef FP_LINUX
+/* fn(arg) in a child on our memory (CLONE_VM), this thread suspended
+ * until it ends (CLONE_VFORK), with a copy of the descriptor table of its
+ * own unless flags says CLONE_FILES: what it opens never shows in ours
+ * (a fork in another thread meanwhile cannot copy it).  Exit signal 0:
+ * no SIGCHLD, and no wait(2) of the program's (without __WCLONE) sees
+ * it.  fn makes system calls only, on stack (its top); it shares this
+ * thread's TLS, errno too.  The caller holds every signal, and keeps the
+ * stack for itself alone.  clone: the C library's, from the caller's
+ * table.  0 and the child's status in *status, or -errno: -ENOSYS
+ * under valgrind (which ends a program that makes such a child) or
+ * before clone is bound. */
+typedef int (*fp_clone_fn)(int (*fn)(void *), void *stack, int flags, void *arg, ...);
+int fp_apart(fp_clone_fn clone, int (*fn)(void *), void *arg, void *stack, int flags,
+             int *status) FP_HIDDEN;
+#endif
 /* The fork handlers, prepare then child, in this process (fastpath.c). */
 void fp_fork_self(void) FP_HIDDEN;
 

@@ -191,25 +191,17 @@ static long ur_above(struct ur_above *a)
 			ur_above_op(a);
 			(void)syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, was, 0L);
 		}
-	} else if (fp_under_valgrind) {
-		/* Valgrind runs no clone of these flags (not a thread's, not
-		 * vfork's): it ends the whole program ("does not support
-		 * general clone").  Under it, as where clone is refused: no
+	} else if (!atomic_exchange(&ur_above_busy, true)) {
+		/* Refused, or under valgrind (which runs no such clone): no
 		 * hidden descriptor once threads run. */
-		a->r = -ENOSYS - 1000;  /* as a clone refused */
-	} else if (!UR_REAL(clone) || atomic_exchange(&ur_above_busy, true)) {
-		a->r = -EAGAIN;
-	} else {
-		/* Exit signal 0: no SIGCHLD, and no wait(2) of the program's
-		 * (without __WCLONE or __WALL) sees it. */
-		int pid = UR_REAL(clone)(ur_above_child, ur_above_stack + sizeof ur_above_stack,
-		                            CLONE_VM | CLONE_FILES | CLONE_VFORK, a);
+		int r = fp_apart(UR_REAL(clone), ur_above_child, a,
+		                 ur_above_stack + sizeof ur_above_stack, CLONE_FILES, NULL);
 
-		if (pid < 0)
-			a->r = -errno - 1000;  /* the clone's own failure */
-		while (pid > 0 && syscall(SYS_wait4, pid, 0L, __WCLONE, 0L) < 0 && errno == EINTR)
-			;
+		if (r < 0)
+			a->r = r - 1000;  /* the clone's own failure */
 		atomic_store(&ur_above_busy, false);
+	} else {
+		a->r = -EAGAIN;
 	}
 	fp_unhold(&old);
 	errno = saved;

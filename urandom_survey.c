@@ -102,20 +102,18 @@ static void ur_sv_probe(void)
 {
 	struct ur_sv_probe q = { 0, 0 };
 	sigset_t old;
-	int pid, status = 0;
+	int r, status = 0;
 
-	if (fp_under_valgrind || !UR_REAL(clone) || atomic_exchange(&ur_sv_probe_busy, true))
+	if (atomic_exchange(&ur_sv_probe_busy, true))
 		return;
 	fp_hold_all(&old);
-	pid = UR_REAL(clone)(ur_sv_probe_child, ur_sv_probe_stack + sizeof ur_sv_probe_stack,
-	                        CLONE_VM | CLONE_VFORK, &q);
-	while (pid > 0 && syscall(SYS_wait4, pid, &status, __WCLONE, 0L) < 0 && errno == EINTR)
-		;
+	r = fp_apart(UR_REAL(clone), ur_sv_probe_child, &q,
+	             ur_sv_probe_stack + sizeof ur_sv_probe_stack, 0, &status);
 	fp_unhold(&old);
 	atomic_store(&ur_sv_probe_busy, false);
-	if (pid > 0 && WIFSIGNALED(status))
+	if (r == 0 && WIFSIGNALED(status))
 		atomic_store_explicit(&ur_sv_c[UR_S_REFUSED], 3, memory_order_relaxed);
-	else if (pid > 0)
+	else if (r == 0)
 		ur_sv_answered(q.r, q.err);
 }
 #endif

@@ -85,14 +85,13 @@ void fp_vfork_done_apart(bool was)
  * A vfork child on our memory may make no thread. */
 void fp_vfork_threads(void)
 {
-	sigset_t all, old;
+	sigset_t old;
 
 	if (!fp_vfork_apart || !fp_vfork_child())
 		return;
-	sigfillset(&all);
-	(void)pthread_sigmask(SIG_BLOCK, &all, &old);
+	fp_hold_all(&old);
 	fp_fork_self();
-	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+	fp_unhold(&old);
 }
 
 bool fp_vfork_child_slow(void)
@@ -104,6 +103,24 @@ bool fp_vfork_child_slow(void)
 		fp_vforking = FP_VFORK_NONE;
 	return false;
 }
+
+#ifdef FP_LINUX
+int fp_apart(fp_clone_fn clone, int (*fn)(void *), void *arg, void *stack, int flags, int *status)
+{
+	int pid, st = 0;
+
+	if (fp_under_valgrind || !clone)
+		return -ENOSYS;
+	pid = clone(fn, stack, CLONE_VM | CLONE_VFORK | flags, arg);
+	if (pid < 0)
+		return -errno;
+	while (syscall(SYS_wait4, pid, &st, __WCLONE, 0L) < 0 && errno == EINTR)
+		;
+	if (status)
+		*status = st;
+	return 0;
+}
+#endif
 
 #ifdef FP_HAVE_VFORK_TRAMPOLINE
 typedef pid_t (*fp_vfork_fn)(void);
