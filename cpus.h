@@ -59,7 +59,9 @@
 	X(int, getcpu, (unsigned int *cpu, unsigned int *node), FP_NR_DO(fp_nr_getcpu(cpu, node))) \
 	/* A CPU file mapped (cpus_fd.c). */                                                     \
 	X(void *, mmap, (void *a, size_t len, int prot, int flags, int fd, off_t off),           \
-	  FP_NR_DO(fp_nr_mmap(a, len, prot, flags, fd, off)))
+	  FP_NR_DO(fp_nr_mmap(a, len, prot, flags, fd, off)))                                    \
+	/* A copy made again apart from the program's table (cpus_serve.c). */                   \
+	X(int, clone, (int (*fn)(void *), void *stack, int flags, void *arg, ...), FP_NR_FAIL(-1))
 #else
 #define CPUS_REAL_LINUX(X)
 #endif

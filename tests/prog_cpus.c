@@ -29,6 +29,10 @@
  *                        errno each left: "lseek=changed/0 pread=changed/0
  *                        ..." (procfs makes its text afresh; "same" where
  *                        the text did not move)
+ *   prog_cpus forkreread N  N fork children, each counting its descriptors,
+ *                        while a thread reads /proc/stat again and again
+ *                        (a seek back each time): "children alike" or how
+ *                        many had another count than the parent's
  *   prog_cpus rereadjump  /proc/stat seeked back and forth 20000 times
  *                        while a timer's handler siglongjmp()s out of the
  *                        seeks: "descriptors kept" or how many were left
@@ -743,6 +747,54 @@ static int reread_jump(void)
 		printf("descriptors kept\n");
 	else
 		printf("%d descriptors left\n", after - before);
+	return 0;
+}
+
+static int fr_fd;
+static atomic_bool fr_stop;
+
+static void *fr_reader(void *arg)
+{
+	char b[256];
+
+	(void)arg;
+	while (!atomic_load(&fr_stop)) {
+		if (read(fr_fd, b, sizeof b) < 0 || lseek(fr_fd, 0, SEEK_SET) != 0)
+			return (void *)"read failed";
+	}
+	return NULL;
+}
+
+/* What a fork child copies of the table while another thread reads a
+ * file again: the parent's descriptors, none of anyone's for a moment. */
+static int fork_reread(int n)
+{
+	pthread_t t;
+	int want = rj_count(), other = 0;
+	void *r = NULL;
+
+	if ((fr_fd = open("/proc/stat", O_RDONLY)) < 0)
+		return printf("open: %d\n", errno), 1;
+	want++;
+	pthread_create(&t, NULL, fr_reader, NULL);
+	for (int i = 0; i < n; i++) {
+		int st = 0;
+		pid_t p = fork();
+
+		if (p == 0)
+			_exit(rj_count() & 0xff);
+		if (p < 0 || waitpid(p, &st, 0) != p || !WIFEXITED(st))
+			return printf("fork: %d\n", errno), 1;
+		other += WEXITSTATUS(st) != (want & 0xff);
+	}
+	atomic_store(&fr_stop, true);
+	pthread_join(t, &r);
+	if (r)
+		return printf("%s\n", (const char *)r), 1;
+	if (other)
+		printf("%d of %d children with another count\n", other, n);
+	else
+		printf("children alike\n");
 	return 0;
 }
 
@@ -1842,6 +1894,8 @@ int main(int argc, char **argv)
 		return reread_mode(argv[2]);
 	if (argc > 1 && strcmp(argv[1], "rereadjump") == 0)
 		return reread_jump();
+	if (argc > 2 && strcmp(argv[1], "forkreread") == 0)
+		return fork_reread(atoi(argv[2]));
 	if (argc > 1 && strcmp(argv[1], "slot") == 0)
 		return slot();
 	if (argc > 1 && strcmp(argv[1], "where") == 0)
