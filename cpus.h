@@ -347,26 +347,37 @@ int fp_cpus_parse_map(const char *s, struct cpus_handed *h, char *why, size_t wh
  * into buf; false when it does not fit. */
 bool fp_cpus_format_map(char *buf, size_t len, const struct cpus_map *m,
                         const struct cpus_vmask *v) FP_HIDDEN;
+/* The bytes that text needs at most. */
+size_t fp_cpus_map_room(const struct cpus_map *m, const struct cpus_vmask *v) FP_HIDDEN;
+/* The same of the machine handed down to us (h), as it came. */
+bool fp_cpus_format_handed(char *buf, size_t len, const struct cpus_handed *h) FP_HIDDEN;
+size_t fp_cpus_handed_room(const struct cpus_handed *h) FP_HIDDEN;
 /* The real CPUs a virtual mask runs on (as fp_cpus_to_real). */
 void fp_cpus_vmask_real(const struct cpus_map *m, const struct cpus_vmask *v,
                         cpu_set_t *out) FP_HIDDEN;
 #define CPUS_MAP_VAR "FASTPATH_CPUS_MAP"
+/* The real machine is learnt (at the first question, cpus_shim.c). */
+bool fp_cpus_learnt(void) FP_HIDDEN;
+/* The machine handed down to this process at its exec, or NULL. */
+const struct cpus_handed *fp_cpus_handed(void) FP_HIDDEN;
 /* The text an exec hands down at most ("FASTPATH_CPUS_MAP=" and both
  * lists): without the virtual mask where it does not fit, not handed
  * down where even the map does not (the new image learns its machine
  * from its mask). */
-#define CPUS_MAP_TEXT 256
+#define CPUS_MAP_TEXT 2048
 /* Environments of more entries are passed as they are. */
 #define CPUS_MAP_SLOTS 512
 /* The slots the copy of envp needs (its entries, ours, the NULL), or 0
- * to pass envp as it is: NULL, more than CPUS_MAP_SLOTS entries, or no
- * FASTPATH_CPUS in it (the new image is not capped). */
+ * to pass envp as it is: NULL or unreadable (the kernel's EFAULT), more
+ * than CPUS_MAP_SLOTS entries, or no FASTPATH_CPUS in it (the new image
+ * is not capped). */
 size_t fp_cpus_exec_slots(char *const envp[]) FP_HIDDEN;
 /* That copy, written into slots (nslots from fp_cpus_exec_slots) and text
- * (CPUS_MAP_TEXT bytes): envp without its FASTPATH_CPUS_MAP, with ours
- * when its FASTPATH_CPUS is this process's. */
-char *const *fp_cpus_exec_env(char *const envp[], char **slots, size_t nslots,
-                              char *text) FP_HIDDEN;
+ * (room bytes): envp without its FASTPATH_CPUS_MAP, with ours when its
+ * FASTPATH_CPUS is this process's (before the machine is learnt, the one
+ * handed down to us, if any). */
+char *const *fp_cpus_exec_env(char *const envp[], char **slots, size_t nslots, char *text,
+                              size_t room) FP_HIDDEN;
 
 /* ------------------------------------------------------------------------
  * The text transforms (cpus_text.c): the kernel's text in, the text of the

@@ -245,10 +245,12 @@ int fp_cpus_parse_map(const char *s, struct cpus_handed *h, char *why, size_t wh
 }
 
 /* The ids below lim for which has(ctx, id), as a CPU list. */
-static void cpus_put_list(struct fp_buf *b, long lim, bool (*has)(const void *, long),
-                          const void *ctx)
+/* The ids as a list of runs into b, or counted only (b NULL): the runs. */
+static size_t cpus_put_list(struct fp_buf *b, long lim, bool (*has)(const void *, long),
+                            const void *ctx)
 {
 	const char *sep = "";
+	size_t runs = 0;
 
 	for (long id = 0; id < lim; id++) {
 		long end = id;
@@ -257,15 +259,19 @@ static void cpus_put_list(struct fp_buf *b, long lim, bool (*has)(const void *, 
 			continue;
 		while (end + 1 < lim && has(ctx, end + 1))
 			end++;
-		fp_buf_str(b, sep);
-		fp_buf_long(b, id);
-		if (end > id) {
-			fp_buf_str(b, "-");
-			fp_buf_long(b, end);
+		runs++;
+		if (b) {
+			fp_buf_str(b, sep);
+			fp_buf_long(b, id);
+			if (end > id) {
+				fp_buf_str(b, "-");
+				fp_buf_long(b, end);
+			}
 		}
 		sep = ",";
 		id = end;
 	}
+	return runs;
 }
 
 static bool cpus_has_real(const void *m, long c)
@@ -278,19 +284,55 @@ static bool cpus_has_virt(const void *v, long id)
 	return cpus_vmask_has(v, id);
 }
 
+static bool cpus_has_bit(const void *set, long c)
+{
+	return CPU_ISSET((size_t)c, (const cpu_set_t *)set);
+}
+
+/* "N:REAL[:VIRTUAL]" into b, or counted only (b NULL): the runs. */
+static size_t cpus_format(struct fp_buf *b, long n, bool (*has)(const void *, long),
+                          const void *real, const struct cpus_vmask *v)
+{
+	size_t runs;
+
+	if (b) {
+		fp_buf_long(b, n);
+		fp_buf_str(b, ":");
+	}
+	runs = cpus_put_list(b, CPU_SETSIZE, has, real);
+	if (v && b)
+		fp_buf_str(b, ":");
+	return runs + (v ? cpus_put_list(b, n, cpus_has_virt, v) : 0);
+}
+
+/* N and two colons, the NUL; a run "a-b," of ids below 65536 */
+#define CPUS_ROOM(runs) (16 + 12 * (runs))
+
 bool fp_cpus_format_map(char *buf, size_t len, const struct cpus_map *m,
                         const struct cpus_vmask *v)
 {
 	struct fp_buf b = { buf, 0, len };
 
-	fp_buf_long(&b, m->n);
-	fp_buf_str(&b, ":");
-	cpus_put_list(&b, CPU_SETSIZE, cpus_has_real, m);
-	if (v) {
-		fp_buf_str(&b, ":");
-		cpus_put_list(&b, m->n, cpus_has_virt, v);
-	}
+	(void)cpus_format(&b, m->n, cpus_has_real, m, v);
 	return b.len + 1 < len;
+}
+
+size_t fp_cpus_map_room(const struct cpus_map *m, const struct cpus_vmask *v)
+{
+	return CPUS_ROOM(cpus_format(NULL, m->n, cpus_has_real, m, v));
+}
+
+bool fp_cpus_format_handed(char *buf, size_t len, const struct cpus_handed *h)
+{
+	struct fp_buf b = { buf, 0, len };
+
+	(void)cpus_format(&b, h->n, cpus_has_bit, &h->real, h->have_v ? &h->v : NULL);
+	return b.len + 1 < len;
+}
+
+size_t fp_cpus_handed_room(const struct cpus_handed *h)
+{
+	return CPUS_ROOM(cpus_format(NULL, h->n, cpus_has_bit, &h->real, h->have_v ? &h->v : NULL));
 }
 
 /* ------------------------------------------------------------------------

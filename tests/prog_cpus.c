@@ -33,6 +33,11 @@
  *                        while a thread reads /proc/stat again and again
  *                        (a seek back each time): "children alike" or how
  *                        many had another count than the parent's
+ *   prog_cpus badenv [learnt]  exec and spawn with an envp the kernel
+ *                        cannot read (the array, one entry): their
+ *                        results; "learnt": after a first question
+ *   prog_cpus altexec SIZE [learnt]  a SIGSEGV handler on an alternate
+ *                        stack of SIZE bytes execs "true": its status
  *   prog_cpus rereadjump  /proc/stat seeked back and forth 20000 times
  *                        while a timer's handler siglongjmp()s out of the
  *                        seeks: "descriptors kept" or how many were left
@@ -130,6 +135,7 @@
 #include <sys/uio.h>
 #include <sys/sysinfo.h>
 #include <sys/wait.h>
+#include <spawn.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -795,6 +801,70 @@ static int fork_reread(int n)
 		printf("%d of %d children with another count\n", other, n);
 	else
 		printf("children alike\n");
+	return 0;
+}
+
+static int bad_env(bool learnt)
+{
+	char *args[] = { "true", NULL };
+	char *entry[] = { "A=1", (char *)1, NULL };
+	char **volatile bad = (char **)1; /* out of the compiler's sight */
+	pid_t pid;
+	int r;
+
+	if (learnt)
+		(void)get_nprocs();
+	errno = 0;
+	r = execve("/bin/true", args, bad);
+	printf("execve(bad array) = %d errno %d\n", r, errno);
+	errno = 0;
+	r = execve("/bin/true", args, entry);
+	printf("execve(bad entry) = %d errno %d\n", r, errno);
+	r = posix_spawn(&pid, "/bin/true", NULL, NULL, args, bad);
+	printf("posix_spawn(bad array) = %d\n", r);
+	if (r == 0)
+		waitpid(pid, NULL, 0);
+	return 0;
+}
+
+static void altexec_handler(int sig)
+{
+	char *args[] = { "true", NULL };
+
+	(void)sig;
+	execv("/bin/true", args);
+	_exit(99);
+}
+
+/* A crash handler that execs a reporter, on a small alternate stack
+ * with a guard page below it. */
+static int alt_exec(long size, bool learnt)
+{
+	pid_t p = fork();
+	int st = 0;
+
+	if (p == 0) {
+		char *m = mmap(NULL, (size_t)size + 4096, PROT_READ | PROT_WRITE,
+		               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		stack_t ss = { .ss_sp = m + 4096, .ss_size = (size_t)size };
+		struct sigaction sa;
+
+		if (learnt)
+			(void)get_nprocs();
+		if (m == MAP_FAILED || mprotect(m, 4096, PROT_NONE) || sigaltstack(&ss, NULL))
+			_exit(98);
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = altexec_handler;
+		sa.sa_flags = SA_ONSTACK;
+		sigaction(SIGSEGV, &sa, NULL);
+		raise(SIGSEGV);
+		_exit(97);
+	}
+	waitpid(p, &st, 0);
+	if (WIFSIGNALED(st))
+		printf("killed by %d\n", WTERMSIG(st));
+	else
+		printf("exit %d\n", WEXITSTATUS(st));
 	return 0;
 }
 
@@ -1896,6 +1966,10 @@ int main(int argc, char **argv)
 		return reread_jump();
 	if (argc > 2 && strcmp(argv[1], "forkreread") == 0)
 		return fork_reread(atoi(argv[2]));
+	if (argc > 1 && strcmp(argv[1], "badenv") == 0)
+		return bad_env(argc > 2);
+	if (argc > 2 && strcmp(argv[1], "altexec") == 0)
+		return alt_exec(atol(argv[2]), argc > 3);
 	if (argc > 1 && strcmp(argv[1], "slot") == 0)
 		return slot();
 	if (argc > 1 && strcmp(argv[1], "where") == 0)

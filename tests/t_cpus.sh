@@ -419,6 +419,21 @@ done
 # seeks strands no descriptor (a cold review: 1018 left, to the limit).
 expect_eq "/proc/stat under the cap: jumps out of seeks that make it again" \
 	"$("$P" rereadjump)" "$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=3 "$P" rereadjump)"
+# The exec under the cap reads the program's envp as the kernel does: an
+# invalid one is the call's EFAULT, never our fault (a review: SIGSEGV).
+for l in "" learnt; do
+	expect_eq "exec and spawn with an unreadable envp under the cap${l:+ (machine learnt)}: EFAULT as native" \
+		"$("$P" badenv $l)" "$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=3 "$P" badenv $l 2>&1)"
+done
+# A crash handler that execs on a small alternate stack (a review: the
+# machine learnt on it, and the environment copied onto it: SIGSEGV).
+many=$(seq -f 'FILLER%g=1' 1 400 | tr '\n' ' ')
+for c in "4096|" "4096 learnt|" "8192|$many" "8192 learnt|$many"; do
+	a=${c%%|*} e=${c#*|}
+	# shellcheck disable=SC2086 # the words of a and e
+	expect_eq "execv from a handler on a $a-byte alternate stack${e:+, 400 more variables}, under the cap" \
+		"$(env $e "$P" altexec $a)" "$(env $e LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=3 "$P" altexec $a 2>&1)"
+done
 # Made again apart from the program's table: a fork in another thread
 # copies none of the descriptors that takes (a cold review's count: 1784
 # of 3000 children had one more).
@@ -664,6 +679,10 @@ else
 	# A pin made again below is the one handed down, once.
 	expect_eq "FASTPATH_CPUS=$n taskset -c $k taskset -c 1: the last pin" "$n 1 1" \
 		"$(cap "$n" taskset -c $k taskset -c 1 "$P" where)"
+	# A long virtual mask (every third of 256 CPUs: 300 bytes of list) is
+	# handed down whole (a review: cut at 256 bytes, the child read all).
+	expect_eq "FASTPATH_CPUS=256 taskset -c 0-255:3: the exec'd program keeps the mask" \
+		"256 $(seq -s, 0 3 255)" "$(cap 256 taskset -c 0-255:3 "$P" where | cut -d' ' -f1-2)"
 	expect_eq "FASTPATH_CPUS=$n taskset -c $k: one FASTPATH_CPUS_MAP in the environment" 1 \
 		"$(cap "$n" taskset -c $k env | grep -c '^FASTPATH_CPUS_MAP=')"
 	expect_eq "uncapped: no FASTPATH_CPUS_MAP handed down" 0 \

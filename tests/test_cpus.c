@@ -722,12 +722,15 @@ static void test_handed_map_env(void **state)
 	size_t n, i, maps = 0;
 
 	(void)state;
+	struct cpus_map m;
+
 	cpus_wanted = 4;
 	strcpy(cpus_setting, "4");
+	fp_cpus_map(&m); /* learnt: the map is this process's own */
 	assert_int_equal(fp_cpus_exec_slots(none), 0);
 	assert_int_equal(fp_cpus_exec_slots(NULL), 0);
 	assert_int_equal(n = fp_cpus_exec_slots(in), 6);
-	out = fp_cpus_exec_env(in, slots, n, text);
+	out = fp_cpus_exec_env(in, slots, n, text, sizeof text);
 	for (i = 0; out[i]; i++)
 		if (strncmp(out[i], "FASTPATH_CPUS_MAP=", 18) == 0) {
 			maps++;
@@ -739,7 +742,7 @@ static void test_handed_map_env(void **state)
 	assert_string_equal(out[0], "A=1");
 	assert_string_equal(out[3], text);
 	/* Another count for the new image: the map is dropped. */
-	out = fp_cpus_exec_env(other, slots, fp_cpus_exec_slots(other), text);
+	out = fp_cpus_exec_env(other, slots, fp_cpus_exec_slots(other), text, sizeof text);
 	assert_string_equal(out[0], "FASTPATH_CPUS=2");
 	assert_null(out[1]);
 	cpus_setting[0] = '\0';
