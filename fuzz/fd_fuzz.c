@@ -2584,7 +2584,16 @@ static int fdsize_documented(const char *a, const char *b, const int *lims, int 
 	const char *x = strstr(a, "FDSize "), *y = strstr(b, "FDSize ");
 	if (!x || !y || strncmp(a, b, (size_t)(x - a)))
 		return 0;
-	long na = atol(x + 7), nb = atol(y + 7);
+	long na = atol(x + 7), nb = atol(y + 7), most = 2 * pow2_above(held_top);
+	for (int i = 0; i < nl; i++)
+		if (lims[i] < 16382 && pow2_above(lims[i] + 66) > most)
+			most = pow2_above(lims[i] + 66);
+	/* a program exec'd (or spawned) inherits the table its parent's
+	 * child copied, which the hidden descriptor sized: between the
+	 * copy's native size and the parent's (fastpath(7); seed 428 cases
+	 * 102357, 4096 against 8192 under a parent's 16384, and 214088) */
+	if (strstr(a, " exec FDSize ") && nb > na && nb == pow2_above(nb) && nb <= most)
+		return 1;
 	for (int i = 0; i < nl; i++) {
 		if (lims[i] >= 16382)
 			continue;
