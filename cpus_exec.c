@@ -31,7 +31,8 @@ static const char cpus_cpus_eq[] = "FASTPATH_CPUS=";
  * (a string that cannot be read is none of ours: it goes to the kernel,
  * which says EFAULT).  The count of entries, or -1 when the pointers
  * cannot be read (envp then goes to the kernel as it is).  Where the call
- * is refused (a filter), read directly, as before.
+ * fails otherwise (a filter's ENOSYS, EPERM or any other), read directly,
+ * as before.
  */
 #define CPUS_ENV_CHUNK 8
 #define CPUS_ENV_HEAD 32 /* "FASTPATH_CPUS=" and the longest setting */
@@ -44,9 +45,11 @@ static size_t cpus_to_page_end(const void *p, size_t n)
 	return left < n ? left : n;
 }
 
+/* By this thread's id: the process's is refused once the main thread has
+ * exited (a cold review: the map was dropped at every exec then). */
 static long cpus_env_read(const struct iovec *l, const struct iovec *r, size_t n)
 {
-	return syscall(SYS_process_vm_readv, (long)getpid(), l, (unsigned long)n, r,
+	return syscall(SYS_process_vm_readv, syscall(SYS_gettid), l, (unsigned long)n, r,
 	               (unsigned long)n, 0ul);
 }
 
@@ -102,9 +105,9 @@ static long cpus_env_walk(char *const envp[], cpus_env_fn fn, void *c)
 		/* The pointers, in two parts where a page ends. */
 		r[0] = (struct iovec){ (void *)(envp + at), cpus_to_page_end(envp + at, sizeof p) };
 		r[1] = (struct iovec){ (char *)(envp + at) + r[0].iov_len, sizeof p - r[0].iov_len };
-		rd = direct ? -1 : syscall(SYS_process_vm_readv, (long)getpid(), &l, 1ul, r,
+		rd = direct ? -1 : syscall(SYS_process_vm_readv, syscall(SYS_gettid), &l, 1ul, r,
 		                           r[1].iov_len ? 2ul : 1ul, 0ul);
-		if (rd < 0 && (direct || errno == ENOSYS || errno == EPERM)) {
+		if (rd < 0 && (direct || errno != EFAULT)) {
 			direct = true;
 			for (n = 0; n < CPUS_ENV_CHUNK && (p[n] = envp[at + n]) != NULL; n++)
 				;

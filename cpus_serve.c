@@ -415,13 +415,13 @@ __attribute__((noinline)) bool cf_serve(struct cf_what *w, int dirfd, const char
  * part way (a cold review); on any failure before the first write the
  * text stays as it was.
  *
- * The kernel's file and the writable reopen are opened in a child on our
- * memory with a descriptor table of its own (fp_apart), so they are never
+ * The kernel's file and the writable reopen are opened in a thread of
+ * ours with a descriptor table of its own (fp_apart), so they are never
  * in the program's table: a fork in another thread meanwhile copied one
  * into its child (1784 of 3000 children of a process that read /proc/stat
- * again beside a forking thread had one descriptor more).  The child
- * costs a clone and a wait (tens of microseconds), paid only where
- * another thread may fork: with one thread (vmstat, top) it is done here,
+ * again beside a forking thread had one descriptor more).  The thread
+ * costs a clone (tens of microseconds), paid only where another thread
+ * may fork: with one thread (vmstat, top) it is done here,
  * as where no such child can be made (valgrind, a filter refusing clone).
  */
 struct cf_job {
@@ -469,9 +469,14 @@ __attribute__((noinline)) void cf_refresh(int fd, enum cf_kind kind)
 	    !(j.mem = cf_mem_take()))
 		return;
 	fp_cpus_map(&j.m);
-	/* With one thread and every signal held, nobody forks meanwhile. */
-	if (fp_one_thread() || fp_apart(CPUS_REAL(clone), cf_refresh_in, &j,
-	                                j.mem->stack + sizeof j.mem->stack, 0, NULL) != 0)
+	/* With one thread and every signal held, nobody forks meanwhile.
+	 * Otherwise a thread of ours with a table of its own: a process
+	 * would be reaped by a program's wait(__WALL) and counted in its
+	 * RUSAGE_CHILDREN (a cold review: 1467 helpers reaped by another
+	 * thread in 3000 reads). */
+	if (fp_one_thread() ||
+	    fp_apart(CPUS_REAL(clone), cf_refresh_in, &j, j.mem->stack + sizeof j.mem->stack,
+	             CLONE_THREAD | CLONE_SIGHAND, NULL) != 0)
 		(void)cf_refresh_in(&j);
 	cf_mem_give(j.mem);
 }

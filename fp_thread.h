@@ -134,8 +134,9 @@ void fp_vfork_done_apart(bool was) FP_HIDDEN;
  * until it ends (CLONE_VFORK), with a copy of the descriptor table of its
  * own unless flags says CLONE_FILES: what it opens never shows in ours
  * (a fork in another thread meanwhile cannot copy it).  Exit signal 0:
- * no SIGCHLD, and no wait(2) of the program's (without __WCLONE) sees
- * it.  fn makes system calls only, on stack (its top); it shares this
+ * no SIGCHLD, and no wait(2) of the program's without __WCLONE or __WALL
+ * sees it; with CLONE_THREAD | CLONE_SIGHAND in flags it is a thread of
+ * ours, which none sees (nor RUSAGE_CHILDREN), and nobody reaps.  fn makes system calls only, on stack (its top); it shares this
  * thread's TLS, errno too.  The caller holds every signal, and keeps the
  * stack for itself alone.  clone: the C library's, from the caller's
  * table.  0 and the child's status in *status, or -errno: -ENOSYS

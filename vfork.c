@@ -114,7 +114,9 @@ int fp_apart(fp_clone_fn clone, int (*fn)(void *), void *arg, void *stack, int f
 	pid = clone(fn, stack, CLONE_VM | CLONE_VFORK | flags, arg);
 	if (pid < 0)
 		return -errno;
-	while (syscall(SYS_wait4, pid, &st, __WCLONE, 0L) < 0 && errno == EINTR)
+	/* A thread is nobody's to wait for: back here, it has ended. */
+	while (!(flags & CLONE_THREAD) && syscall(SYS_wait4, pid, &st, __WCLONE, 0L) < 0 &&
+	       errno == EINTR)
 		;
 	if (status)
 		*status = st;

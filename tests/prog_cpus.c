@@ -33,6 +33,12 @@
  *                        while a thread reads /proc/stat again and again
  *                        (a seek back each time): "children alike" or how
  *                        many had another count than the parent's
+ *   prog_cpus kin N      a thread reads /proc/stat again N times while
+ *                        another reaps any child (waitpid __WALL): "reaped
+ *                        R children's maxrss M" (what the program made:
+ *                        none)
+ *   prog_cpus leaderexit  the main thread exits; a thread then sets its
+ *                        mask {1}: "set 0 pthread 0"
  *   prog_cpus badenv [learnt]  exec and spawn with an envp the kernel
  *                        cannot read (the array, one entry): their
  *                        results; "learnt": after a first question
@@ -130,6 +136,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/uio.h>
@@ -802,6 +809,68 @@ static int fork_reread(int n)
 	else
 		printf("children alike\n");
 	return 0;
+}
+
+static atomic_int kin_reaped;
+
+static void *kin_reaper(void *arg)
+{
+	int st;
+
+	(void)arg;
+	while (!atomic_load(&fr_stop))
+		if (waitpid(-1, &st, __WALL | WNOHANG) > 0)
+			atomic_fetch_add(&kin_reaped, 1);
+	return NULL;
+}
+
+/* Children the program never made: none for its wait, none in its
+ * RUSAGE_CHILDREN (a cold review: a helper process of ours was reaped
+ * by the program's __WALL wait, 1467 times in 3000 reads). */
+static int kin(int n)
+{
+	pthread_t t;
+	struct rusage ru;
+	char b[256];
+	int fd = open("/proc/stat", O_RDONLY);
+
+	if (fd < 0)
+		return printf("open: %d\n", errno), 1;
+	pthread_create(&t, NULL, kin_reaper, NULL);
+	for (int i = 0; i < n; i++)
+		if (lseek(fd, 0, SEEK_SET) != 0 || read(fd, b, sizeof b) <= 0)
+			return printf("read: %d\n", errno), 1;
+	atomic_store(&fr_stop, true);
+	pthread_join(t, NULL);
+	getrusage(RUSAGE_CHILDREN, &ru);
+	printf("reaped %d children's maxrss %ld\n", atomic_load(&kin_reaped), ru.ru_maxrss);
+	return 0;
+}
+
+static void *leader_gone(void *arg)
+{
+	struct timespec ts = { 0, 100 * 1000 * 1000 };
+	cpu_set_t s;
+	int r;
+
+	(void)arg;
+	nanosleep(&ts, NULL); /* the main thread has exited by then */
+	CPU_ZERO(&s);
+	CPU_SET(1, &s);
+	r = sched_setaffinity(0, sizeof s, &s);
+	printf("set %d pthread %d\n", r, pthread_setaffinity_np(pthread_self(), sizeof s, &s));
+	fflush(stdout);
+	_exit(0);
+}
+
+/* A mask the kernel reads from a process whose main thread has exited (a
+ * cold review: EFAULT, the copy asked of the main thread's pid). */
+static int leader_exit(void)
+{
+	pthread_t t;
+
+	pthread_create(&t, NULL, leader_gone, NULL);
+	pthread_exit(NULL);
 }
 
 static int bad_env(bool learnt)
@@ -1966,6 +2035,10 @@ int main(int argc, char **argv)
 		return reread_jump();
 	if (argc > 2 && strcmp(argv[1], "forkreread") == 0)
 		return fork_reread(atoi(argv[2]));
+	if (argc > 2 && strcmp(argv[1], "kin") == 0)
+		return kin(atoi(argv[2]));
+	if (argc > 1 && strcmp(argv[1], "leaderexit") == 0)
+		return leader_exit();
 	if (argc > 1 && strcmp(argv[1], "badenv") == 0)
 		return bad_env(argc > 2);
 	if (argc > 2 && strcmp(argv[1], "altexec") == 0)

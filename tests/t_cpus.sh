@@ -441,6 +441,18 @@ for n in 1 3; do
 	expect_eq "/proc/stat under the cap ($n) read again beside forks: the children's tables as native" \
 		"$("$P" forkreread 1000)" "$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=$n "$P" forkreread 1000)"
 done
+# ...in a thread of ours, not a child process: nothing for the program's
+# wait(__WALL) to reap, nothing in its RUSAGE_CHILDREN (a cold review).
+expect_eq "/proc/stat under the cap read again beside a __WALL reaper: no child of ours" \
+	"$("$P" kin 1000)" "$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=3 "$P" kin 1000)"
+# The caller's memory read through this thread's id: the process's is
+# refused once the main thread has exited (a cold review: EFAULT).
+if [ "$native" -ge 2 ]; then
+	expect_eq "the main thread exited, a thread's set of its mask under the cap: as native" \
+		"$("$P" leaderexit)" "$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=3 "$P" leaderexit)"
+else
+	skip "a set after the main thread exited" "one CPU here: {1} is no mask of this machine"
+fi
 case $("$P" reread /proc/stat) in
 *same*) skip "/proc/stat read again: the text moved natively" "natively one way read the same text (a clock that did not tick?)" ;;
 esac
