@@ -45,8 +45,10 @@ void fp_unhold(const sigset_t *old) FP_HIDDEN;
  * fp_fsz_hold and fp_fsz_release the calling thread has every signal
  * blocked (no handler of the program runs inside), so such a write fails
  * with EFBIG instead, and the signal it left pending is taken back before
- * the thread's mask is restored.  fp_own_write is one write so held, with
- * SIGXFSZ alone blocked (its line may wait for a pipe's reader). */
+ * the thread's mask is restored.  fp_own_write is one write so held where
+ * it goes to a regular file (only a file raises SIGXFSZ), and a plain
+ * write elsewhere (a pipe or a terminal, whose reader it may wait for,
+ * the program's handlers free to run meanwhile). */
 struct fp_fsz {
 	sigset_t old;
 	bool held;

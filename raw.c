@@ -286,10 +286,17 @@ ssize_t fp_own_write(int fd, const void *buf, size_t n)
 	ssize_t r;
 	int err;
 
-	/* SIGXFSZ alone: the line may go to a pipe or a terminal, where a
-	 * write can wait for the reader, and the program's handlers (a
-	 * SIGINT, a SIGTERM) must still run meanwhile. */
-	fp_fsz_block(&g, false);
+	struct stat st;
+
+	/* Only a regular file raises SIGXFSZ.  Anything else (a pipe, a
+	 * terminal: a write may wait for the reader) is written with the
+	 * program's mask, whose handlers (a SIGINT, a SIGTERM) must still
+	 * run meanwhile; a file, with every signal held, so that no handler
+	 * runs inside to jump out and leave SIGXFSZ blocked (a jump
+	 * generator: FASTPATH_DEBUG's lines left it so). */
+	if (fp_fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+		return fp_raw_write(fd, buf, n);
+	fp_fsz_block(&g, true);
 	r = fp_raw_write(fd, buf, n);
 	err = errno;
 	fp_fsz_release(&g);

@@ -39,15 +39,29 @@
  *   prog_robust badpath null|bad   open, openat, fopen, readlink and
  *                          readlinkat of a NULL or an invalid path:
  *                          "<call> <r> <errno>" each
+ *   prog_robust jumps [count]  each async-signal-safe call a mitigation
+ *                          answers, 3000 times while a 50 us timer's
+ *                          handler siglongjmp()s out of it: per call
+ *                          "<call> left=N mask=M errno=E after=A", N the
+ *                          descriptors of no one's left open (the
+ *                          program's own, a jump between its open and its
+ *                          close, are closed first), M whether the mask is
+ *                          the program's, E whether a call that returned
+ *                          kept errno, A whether it still answers, in a
+ *                          new thread too (a lock left taken: a hang);
+ *                          "count": the jumps each took, on stderr
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
 #include <pthread.h>
 #include <sched.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,7 +69,9 @@
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysinfo.h>
 #include <sys/time.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -478,6 +494,251 @@ static int endless(void)
 	return 0;
 }
 
+/* ---- jumps -------------------------------------------------------------- */
+/* The descriptors the calls use, open before the loops. */
+static int jp_sock[2] = { -1, -1 }, jp_pipe[2] = { -1, -1 }, jp_file = -1, jp_stat = -1,
+           jp_dev = -1;
+static __thread sigjmp_buf jp_env;
+static volatile sig_atomic_t jp_armed;
+static sigset_t jp_mask; /* the program's, SIGALRM added: the handler's on a jump */
+static char jp_open[1024]; /* the numbers open before a loop */
+static volatile int jp_cur = -1; /* the call's own descriptor, closed at a jump */
+
+static void jp_handler(int sig)
+{
+	(void)sig;
+	if (jp_armed)
+		siglongjmp(jp_env, 1);
+}
+
+static bool jp_read(int fd)
+{
+	char b[64];
+
+	return fd >= 0 && read(fd, b, sizeof b) > 0;
+}
+
+/* An open, a read and a close of path: a jump between the open and the
+ * close leaves the program's own descriptor, which the loop closes. */
+static bool jp_open_read(const char *path)
+{
+	int fd = jp_cur = open(path, O_RDONLY | O_CLOEXEC);
+	bool ok = jp_read(fd);
+
+	if (fd >= 0)
+		close(fd);
+	jp_cur = -1;
+	return ok;
+}
+
+static bool jp_readlink(int fd)
+{
+	char p[64], b[256];
+
+	snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
+	return readlink(p, b, sizeof b) > 0;
+}
+
+static bool op_rl_sock(void) { return jp_readlink(jp_sock[0]); }
+static bool op_rl_pipe(void) { return jp_readlink(jp_pipe[0]); }
+static bool op_rl_file(void) { return jp_readlink(jp_file); }
+static bool op_open_stat(void) { return jp_open_read("/proc/stat"); }
+static bool op_open_cpuinfo(void) { return jp_open_read("/proc/cpuinfo"); }
+static bool op_open_online(void) { return jp_open_read("/sys/devices/system/cpu/online"); }
+static bool op_seek_stat(void) { return lseek(jp_stat, 0, SEEK_SET) == 0 && jp_read(jp_stat); }
+static bool op_pread_stat(void)
+{
+	char b[64];
+
+	return pread(jp_stat, b, sizeof b, 0) > 0;
+}
+static bool op_sysconf(void) { return sysconf(_SC_NPROCESSORS_ONLN) > 0; }
+static bool op_nprocs(void) { return get_nprocs() > 0; }
+static bool op_getaff(void)
+{
+	cpu_set_t s;
+
+	return sched_getaffinity(0, sizeof s, &s) == 0;
+}
+static bool op_setaff(void)
+{
+	cpu_set_t s;
+
+	return sched_getaffinity(0, sizeof s, &s) == 0 && sched_setaffinity(0, sizeof s, &s) == 0;
+}
+static bool op_open_dev(void) { return jp_open_read("/dev/urandom"); }
+static bool op_read_dev(void) { return jp_read(jp_dev); }
+static bool op_dup_dev(void)
+{
+	int fd = jp_cur = dup(jp_dev);
+	bool ok = jp_read(fd);
+
+	if (fd >= 0)
+		close(fd);
+	jp_cur = -1;
+	return ok;
+}
+static bool op_getrandom(void)
+{
+	char b[16];
+
+	return getrandom(b, sizeof b, 0) == (ssize_t)sizeof b;
+}
+
+/* Each call, and what the program itself may have left open at a jump
+ * (a file it opened, as procfs or sysfs names it, or as the copy the cap
+ * serves: a memfd, or a named file at the descriptor limit): closed
+ * before the count; anything else left is no one's. */
+static const struct {
+	const char *name;
+	bool (*op)(void);
+	const char *own[3];
+	bool errno_varies; /* natively: the C library's own files may set it */
+} jp_ops[] = {
+	{ "readlink-socket", op_rl_sock, { NULL, NULL }, false },
+	{ "readlink-pipe", op_rl_pipe, { NULL, NULL }, false },
+	{ "readlink-file", op_rl_file, { NULL, NULL }, false },
+	{ "open-stat", op_open_stat, { "/proc/stat", "/memfd:stat", "/dev/shm/.fastpath-cpus-" }, false },
+	{ "open-cpuinfo", op_open_cpuinfo,
+	  { "/proc/cpuinfo", "/memfd:cpuinfo", "/dev/shm/.fastpath-cpus-" }, false },
+	{ "open-online", op_open_online,
+	  { "/sys/devices/system/cpu/online", "/memfd:online", "/dev/shm/.fastpath-cpus-" }, false },
+	{ "seek-stat", op_seek_stat, { NULL, NULL }, false },
+	{ "pread-stat", op_pread_stat, { NULL, NULL }, false },
+	/* glibc's own reads of the CPU list, for the program */
+	{ "sysconf", op_sysconf, { "/sys/devices/system/cpu/online", "/proc/stat" }, true },
+	{ "get_nprocs", op_nprocs, { "/sys/devices/system/cpu/online", "/proc/stat" }, true },
+	{ "getaffinity", op_getaff, { NULL, NULL }, false },
+	{ "setaffinity", op_setaff, { NULL, NULL }, false },
+	{ "open-urandom", op_open_dev, { "/dev/urandom", NULL }, false },
+	{ "read-urandom", op_read_dev, { NULL, NULL }, false },
+	{ "dup-urandom", op_dup_dev, { "/dev/urandom", NULL }, false },
+	{ "getrandom", op_getrandom, { NULL, NULL }, false },
+};
+
+static bool jp_programs(size_t op, int fd)
+{
+	char p[64], b[256];
+	ssize_t n;
+
+	snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
+	if ((n = readlink(p, b, sizeof b - 1)) < 0)
+		return false;
+	b[n] = '\0';
+	for (size_t i = 0; i < 3; i++)
+		if (jp_ops[op].own[i] && strncmp(b, jp_ops[op].own[i], strlen(jp_ops[op].own[i])) == 0)
+			return true;
+	return false;
+}
+
+/* Descriptors opened since the snapshot and no one's: the program's own
+ * are closed. */
+static int jp_left(size_t op)
+{
+	int left = 0;
+
+	for (int fd = 0; fd < (int)sizeof jp_open; fd++) {
+		if (jp_open[fd] || fcntl(fd, F_GETFD) < 0)
+			continue;
+		if (jp_programs(op, fd))
+			close(fd);
+		else
+			left++;
+	}
+	return left;
+}
+
+static void *jp_again(void *op)
+{
+	return ((bool (*)(void))op)() ? (void *)1 : NULL;
+}
+
+/* The call once more, in a thread of its own: a lock a jump left taken
+ * would hold it (5 s: a hang). */
+static const char *jp_after(bool (*op)(void))
+{
+	struct timespec until;
+	pthread_t t;
+	void *r = NULL;
+
+	if (!op())
+		return "fails";
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 5;
+	if (pthread_create(&t, NULL, jp_again, (void *)op) != 0)
+		return "nothread";
+	if (pthread_timedjoin_np(t, &r, &until) != 0)
+		return "hangs";
+	return r ? "ok" : "fails";
+}
+
+static int jumps(bool count)
+{
+	struct itimerval on = { { 0, 50 }, { 0, 50 } }, off = { { 0, 0 }, { 0, 0 } };
+	struct sigaction sa;
+	sigset_t now;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, jp_sock) || pipe(jp_pipe) ||
+	    (jp_file = open("/proc/self/exe", O_RDONLY)) < 0 ||
+	    (jp_stat = open("/proc/stat", O_RDONLY)) < 0 || (jp_dev = open("/dev/urandom", O_RDONLY)) < 0)
+		return perror("jumps: setup"), 2;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = jp_handler;
+	sigaction(SIGALRM, &sa, NULL);
+	sigprocmask(SIG_SETMASK, NULL, &jp_mask);
+	sigaddset(&jp_mask, SIGALRM);
+	for (size_t i = 0; i < sizeof jp_ops / sizeof jp_ops[0]; i++) {
+		static volatile int k, jumped;
+		static volatile bool mask_ok, errno_ok;
+		sigset_t base;
+
+		(void)jp_ops[i].op(); /* first calls (learning, binding) unjumped */
+		for (int fd = 0; fd < (int)sizeof jp_open; fd++)
+			jp_open[fd] = fcntl(fd, F_GETFD) >= 0;
+		sigprocmask(SIG_SETMASK, NULL, &base);
+		mask_ok = errno_ok = true;
+		jumped = 0;
+		setitimer(ITIMER_REAL, &on, NULL);
+		for (k = 0; k < 3000; k++) {
+			if (sigsetjmp(jp_env, 0)) {
+				/* A jump's mask is the handler's: the program's and
+				 * SIGALRM, nothing of ours. */
+				jp_armed = 0;
+				jumped++;
+				if (jp_cur >= 0)
+					close(jp_cur); /* the program's, as it would */
+				jp_cur = -1;
+				sigprocmask(SIG_SETMASK, NULL, &now);
+				for (int sig = 1; sig < SIGRTMIN; sig++)
+					if (sigismember(&now, sig) != sigismember(&jp_mask, sig))
+						mask_ok = false;
+				sigprocmask(SIG_SETMASK, &base, NULL);
+				continue;
+			}
+			jp_armed = 1;
+			errno = 1234;
+			if (jp_ops[i].op() && errno != 1234)
+				errno_ok = false;
+			jp_armed = 0;
+		}
+		setitimer(ITIMER_REAL, &off, NULL);
+		jp_armed = 0;
+		sigprocmask(SIG_SETMASK, NULL, &now);
+		for (int sig = 1; sig < SIGRTMIN; sig++)
+			if (sigismember(&now, sig) != sigismember(&base, sig))
+				mask_ok = false;
+		/* how many, asked for: the machine's timing, not compared */
+		if (count)
+			fprintf(stderr, "%s: %d jumps\n", jp_ops[i].name, jumped);
+		int left = jp_left(i); /* before the call again: its room */
+
+		printf("%s left=%d mask=%s errno=%s after=%s\n", jp_ops[i].name, left,
+		       mask_ok ? "ok" : "changed",
+		       jp_ops[i].errno_varies ? "-" : errno_ok ? "kept" : "changed", jp_after(jp_ops[i].op));
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -503,7 +764,9 @@ int main(int argc, char **argv)
 		return bad_mask();
 	if (argc > 2 && !strcmp(m, "badpath"))
 		return bad_path(argv[2]);
+	if (!strcmp(m, "jumps"))
+		return jumps(argc > 2 && !strcmp(argv[2], "count"));
 	fprintf(stderr, "usage: prog_robust thread|altstack|altdepth|sigalrm|forkask [N]|bigset|endless|nsfd|"
-	                "badmask|badpath null|bad\n");
+	                "badmask|badpath null|bad|jumps [count]\n");
 	return 2;
 }
