@@ -191,17 +191,20 @@ static long ur_above(struct ur_above *a)
 			ur_above_op(a);
 			(void)syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, was, 0L);
 		}
-	} else if (!atomic_exchange(&ur_above_busy, true)) {
-		/* Refused, or under valgrind (which runs no such clone): no
-		 * hidden descriptor once threads run. */
+	} else if (fp_under_valgrind) {
+		/* Valgrind runs no clone of these flags: as where clone is
+		 * refused, no hidden descriptor once threads run (and no
+		 * thread takes the flag: valgrind runs one at a time). */
+		a->r = -ENOSYS - 1000;
+	} else if (!UR_REAL(clone) || atomic_exchange(&ur_above_busy, true)) {
+		a->r = -EAGAIN;
+	} else {
 		int r = fp_apart(UR_REAL(clone), ur_above_child, a,
 		                 ur_above_stack + sizeof ur_above_stack, CLONE_FILES, NULL);
 
 		if (r < 0)
 			a->r = r - 1000;  /* the clone's own failure */
 		atomic_store(&ur_above_busy, false);
-	} else {
-		a->r = -EAGAIN;
 	}
 	fp_unhold(&old);
 	errno = saved;

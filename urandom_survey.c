@@ -104,7 +104,7 @@ static void ur_sv_probe(void)
 	sigset_t old;
 	int r, status = 0;
 
-	if (atomic_exchange(&ur_sv_probe_busy, true))
+	if (fp_under_valgrind || !UR_REAL(clone) || atomic_exchange(&ur_sv_probe_busy, true))
 		return;
 	fp_hold_all(&old);
 	r = fp_apart(UR_REAL(clone), ur_sv_probe_child, &q,

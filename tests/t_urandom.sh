@@ -269,12 +269,24 @@ fi
 # thread's nor vfork's ("does not support general clone"): no placing
 # child, the program runs on (seen sets soft 64 under the hard limit, so
 # a placing with threads is due).
-if command -v valgrind >/dev/null 2>&1; then
-	expect_eq "under valgrind, a threaded program's first open: no clone valgrind cannot run" \
-		"another limit seen by a second thread in 0 of 1 children (0 skipped)" \
-		"$(LD_PRELOAD=$FASTPATH_SO timeout 300 valgrind -q --trace-children=no "$LIM" seen 1 2>&1 | tail -n 3)"
-else
+# Natively first: on this session's machine valgrind 3.19 did not finish
+# the program itself in most runs (30 s, no preload; 0.6 s in others),
+# and a run that cannot finish natively says nothing of ours: a skip
+# with the reason then, the check wherever valgrind runs it.
+VG_WANT="another limit seen by a second thread in 0 of 1 children (0 skipped)"
+if ! command -v valgrind >/dev/null 2>&1; then
 	skip "under valgrind, a threaded program's first open" "valgrind not installed (Debian: valgrind)"
+else
+	# once for both modes
+	[ -n "${VG_NATIVE+set}" ] ||
+		VG_NATIVE=$(timeout 30 valgrind -q --trace-children=no "$LIM" seen 1 2>&1 | tail -n 3)
+	if [ "$VG_NATIVE" != "$VG_WANT" ]; then
+		skip "under valgrind, a threaded program's first open" \
+			"valgrind does not run it natively here (in 30 s: ${VG_NATIVE:-nothing}; soft descriptor limit $(ulimit -Sn) of $(ulimit -Hn))"
+	else
+		expect_eq "under valgrind, a threaded program's first open: no clone valgrind cannot run" "$VG_WANT" \
+			"$(LD_PRELOAD=$FASTPATH_SO timeout 300 valgrind -q --trace-children=no "$LIM" seen 1 2>&1 | tail -n 3)"
+	fi
 fi
 
 # ---- entry points: native and preloaded runs log the same observations --
