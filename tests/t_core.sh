@@ -196,7 +196,7 @@ else
 	skip "start-up system calls" "no strace, or no $TESTBIN/libempty.so (make check-core builds it)"
 fi
 # Page faults of /bin/true (GNU time's %R, minor faults, of env and the
-# program it starts: env itself not preloaded), median of 15, against the
+# program it starts: env itself not preloaded), the least of 15, against the
 # empty object's (issue 39): every mitigation off, at most 5 more (were
 # 10: settings, flags and the survey's counters each on a page of .bss of
 # their own, the real functions bound by dlsym, urandom's source chosen at
@@ -208,16 +208,19 @@ if [ ! -f "$P" ]; then
 elif /usr/bin/time -f %R true >/dev/null 2>&1 && [ -f "$TESTBIN/libempty.so" ]; then
 	# The three interleaved, 15 runs each, so that a busy machine (a
 	# neighbour's page cache, ASLR's placement) moves them alike: a median
-	# of 5 taken one after the other failed a run in ten at +5.
+	# of 5 taken one after the other failed a run in ten at +5, and a
+	# median of 15 one CI run at +6 (1 to 5 in six others).  A placement
+	# only adds faults: the least of each is what the object itself
+	# costs, and a page it touches at every start is in every run.
 	fault1() { /usr/bin/time -f %R env "$@" /bin/true 2>&1 >/dev/null | tail -n 1; }
 	for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
 		fault1 "LD_PRELOAD=$TESTBIN/libempty.so" >>"$T_TMP/f.empty"
 		fault1 "LD_PRELOAD=$P" FASTPATH_DISABLE=all >>"$T_TMP/f.all"
 		fault1 "LD_PRELOAD=$P" >>"$T_TMP/f.def"
 	done
-	f_empty=$(sort -n "$T_TMP/f.empty" | sed -n 8p)
-	f_all=$(sort -n "$T_TMP/f.all" | sed -n 8p)
-	f_def=$(sort -n "$T_TMP/f.def" | sed -n 8p)
+	f_empty=$(sort -n "$T_TMP/f.empty" | sed -n 1p)
+	f_all=$(sort -n "$T_TMP/f.all" | sed -n 1p)
+	f_def=$(sort -n "$T_TMP/f.def" | sed -n 1p)
 	if [ $((f_all - f_empty)) -le 5 ]; then
 		ok "start-up, FASTPATH_DISABLE=all: $((f_all - f_empty)) page faults beyond an empty preload's (at most 5)"
 	else
