@@ -261,12 +261,12 @@ static enum cpus_once_is cpus_settle(void)
 	return expect == FP_INIT_DONE ? CPUS_DONE : CPUS_BUSY;
 }
 
+#ifdef FP_HAVE_AFFINITY
 bool fp_cpus_learnt(void)
 {
 	return atomic_load_explicit(&cpus_real.state, memory_order_acquire) == FP_INIT_DONE;
 }
 
-#ifdef FP_HAVE_AFFINITY
 const struct cpus_handed *fp_cpus_handed(void)
 {
 	return cpus_handed.n ? &cpus_handed : NULL;

@@ -20,6 +20,10 @@
  */
 #include "fastpath.h"
 
+#ifdef FP_LINUX
+#  include <sys/wait.h> /* __WCLONE (musl: not through fastpath.h) */
+#endif
+
 FP_TLS unsigned char fp_vforking;
 /* The pid that set the mark: a child is any other. */
 static FP_TLS long fp_vfork_pid;
