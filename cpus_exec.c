@@ -47,14 +47,15 @@ static size_t cpus_to_page_end(const void *p, size_t n)
 
 /* By this thread's id: the process's is refused once the main thread has
  * exited (a cold review: the map was dropped at every exec then). */
-static long cpus_env_read(const struct iovec *l, const struct iovec *r, size_t n)
+static long cpus_env_read(const struct iovec *l, size_t nl, const struct iovec *r, size_t nr)
 {
-	return syscall(SYS_process_vm_readv, syscall(SYS_gettid), l, (unsigned long)n, r,
-	               (unsigned long)n, 0ul);
+	return syscall(SYS_process_vm_readv, syscall(SYS_gettid), l, (unsigned long)nl, r,
+	               (unsigned long)nr, 0ul);
 }
 
 /* The heads of p[0..n) into head[]. */
-static __attribute__((noinline)) void cpus_env_heads(char *const *p, size_t n, char (*head)[CPUS_ENV_HEAD], bool direct)
+static __attribute__((noinline)) void cpus_env_heads(char *const *p, size_t n,
+                                                      char (*head)[CPUS_ENV_HEAD], bool direct)
 {
 	struct iovec l[2 * CPUS_ENV_CHUNK], r[2 * CPUS_ENV_CHUNK];
 	size_t k = 0, from = 0;
@@ -75,7 +76,7 @@ static __attribute__((noinline)) void cpus_env_heads(char *const *p, size_t n, c
 		}
 	}
 	while (from < k) {
-		long got = cpus_env_read(l + from, r + from, k - from);
+		long got = cpus_env_read(l + from, k - from, r + from, k - from);
 
 		if (got < 0)
 			got = 0;
@@ -105,8 +106,7 @@ static long cpus_env_walk(char *const envp[], cpus_env_fn fn, void *c)
 		/* The pointers, in two parts where a page ends. */
 		r[0] = (struct iovec){ (void *)(envp + at), cpus_to_page_end(envp + at, sizeof p) };
 		r[1] = (struct iovec){ (char *)(envp + at) + r[0].iov_len, sizeof p - r[0].iov_len };
-		rd = direct ? -1 : syscall(SYS_process_vm_readv, syscall(SYS_gettid), &l, 1ul, r,
-		                           r[1].iov_len ? 2ul : 1ul, 0ul);
+		rd = direct ? -1 : cpus_env_read(&l, 1, r, r[1].iov_len ? 2 : 1);
 		if (rd < 0 && (direct || errno != EFAULT)) {
 			direct = true;
 			for (n = 0; n < CPUS_ENV_CHUNK && (p[n] = envp[at + n]) != NULL; n++)
@@ -150,6 +150,7 @@ size_t fp_cpus_exec_slots(char *const envp[])
 
 	return n > 0 && n <= CPUS_MAP_SLOTS && capped ? (size_t)n + 2 : 0;
 }
+
 /* The map, and this thread's virtual mask where it is remembered (the new
  * image reads its mask through the map, as this thread would): true with
  * the mask. */
@@ -198,14 +199,14 @@ static __attribute__((noinline)) size_t cpus_exec_room(bool learnt)
 static bool cpus_exec_text(char *text, size_t room, bool learnt)
 {
 	const size_t off = sizeof cpus_map_eq - 1;
-	const struct cpus_handed *h = fp_cpus_handed();
+	const struct cpus_handed *h;
 	struct cpus_vmask v;
 	struct cpus_map m;
 	bool have_v;
 
 	memcpy(text, cpus_map_eq, off);
 	if (!learnt)
-		return h && fp_cpus_format_handed(text + off, room - off, h);
+		return (h = fp_cpus_handed()) != NULL && fp_cpus_format_handed(text + off, room - off, h);
 	have_v = cpus_exec_view(&m, &v);
 	return (have_v && fp_cpus_format_map(text + off, room - off, &m, &v)) ||
 	       fp_cpus_format_map(text + off, room - off, &m, NULL);

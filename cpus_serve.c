@@ -37,7 +37,7 @@ struct cf_mem {
 	char in[CF_IN_SMALL];
 	char stage[CF_STAGE];
 	unsigned char vmask[CPUS_LINUX_MAX / 8]; /* a status's virtual mask */
-	_Alignas(64) unsigned char stack[16384]; /* cf_refresh's child's */
+	_Alignas(64) unsigned char stack[16384]; /* cf_refresh's thread's */
 };
 static struct cf_mem cf_static;
 static _Atomic int cf_static_busy;
@@ -421,8 +421,8 @@ __attribute__((noinline)) bool cf_serve(struct cf_what *w, int dirfd, const char
  * into its child (1784 of 3000 children of a process that read /proc/stat
  * again beside a forking thread had one descriptor more).  The thread
  * costs a clone (tens of microseconds), paid only where another thread
- * may fork: with one thread (vmstat, top) it is done here,
- * as where no such child can be made (valgrind, a filter refusing clone).
+ * may fork: with one thread (vmstat, top) it is done here, as where no
+ * such thread can be made (valgrind, a filter refusing clone).
  */
 struct cf_job {
 	int fd;
@@ -431,7 +431,7 @@ struct cf_job {
 	struct cpus_map m;
 };
 
-/* System calls only (fp_apart): the child shares this thread's TLS. */
+/* System calls only (fp_apart): the thread shares the caller's TLS. */
 static int cf_refresh_in(void *p)
 {
 	struct cf_job *j = p;
