@@ -216,6 +216,27 @@ static int cf_read_only_at_limit(int rw, int flags)
 	return fd >= 0 ? fd : -err;
 }
 
+/* Descriptor fd of this thread's table opened anew with flags: through
+ * /proc/thread-self, which still resolves once the main thread has exited
+ * (/proc/self, the main thread's, then fails: a cold review's copy never
+ * read again), or /proc/self before Linux 3.17.  The descriptor or -1. */
+static int cf_reopen(int fd, int flags)
+{
+	static const char *const dirs[] = { "/proc/thread-self/fd/", "/proc/self/fd/" };
+	int r = -1;
+
+	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+		char link[64];
+		struct fp_buf b = { link, 0, sizeof link };
+
+		fp_buf_str(&b, dirs[i]);
+		fp_buf_long(&b, fd);
+		if ((r = (int)fp_raw_openat(AT_FDCWD, link, flags, 0)) >= 0 || errno != ENOENT)
+			break;
+	}
+	return r;
+}
+
 /*
  * The scratch file, reopened read-only on the same number: as on procfs a
  * write then fails with EBADF, and the descriptor is the lowest free one,
@@ -223,13 +244,9 @@ static int cf_read_only_at_limit(int rw, int flags)
  */
 static int cf_read_only(int rw, int flags)
 {
-	char link[64];
-	struct fp_buf b = { link, 0, sizeof link };
 	int ro, cloexec = flags & O_CLOEXEC;
 
-	fp_buf_str(&b, "/proc/self/fd/");
-	fp_buf_long(&b, rw);
-	ro = (int)fp_raw_openat(AT_FDCWD, link, O_RDONLY | O_CLOEXEC | (flags & O_NONBLOCK), 0);
+	ro = cf_reopen(rw, O_RDONLY | O_CLOEXEC | (flags & O_NONBLOCK));
 	if (ro < 0 && (errno == EMFILE || errno == ENFILE))
 		return cf_read_only_at_limit(rw, flags);
 	if (ro < 0) {
@@ -437,17 +454,13 @@ static int cf_refresh_in(void *p)
 	struct cf_job *j = p;
 	struct cf_what w = { j->kind, { -1, NULL, false }, NULL, false, NULL, 0 };
 	struct cf_text in = { j->mem->in, 0, CF_IN_SMALL, false };
-	char link[64];
-	struct fp_buf l = { link, 0, sizeof link };
 	int wfd;
 	long end;
 
-	fp_buf_str(&l, "/proc/self/fd/");
-	fp_buf_long(&l, j->fd);
 	if (cf_read_real(AT_FDCWD, j->kind == CF_STAT ? "/proc/stat" : "/proc/cpuinfo", 0, &in) == 0) {
-		wfd = (int)fp_raw_openat(AT_FDCWD, link, O_WRONLY | O_CLOEXEC, 0);
+		wfd = cf_reopen(j->fd, O_WRONLY | O_CLOEXEC);
 		if (wfd < 0 && errno == EACCES && fchmod(j->fd, 0200) == 0) {
-			wfd = (int)fp_raw_openat(AT_FDCWD, link, O_WRONLY | O_CLOEXEC, 0);
+			wfd = cf_reopen(j->fd, O_WRONLY | O_CLOEXEC);
 			(void)fchmod(j->fd, 0444);
 		}
 		if (wfd >= 0 && cf_fill(wfd, &w, &in, &j->m, j->mem->stage) == 0 &&
