@@ -385,16 +385,12 @@ void cpus_vproc_handed(const struct cpus_vmask *v, const cpu_set_t *mask)
 }
 /*
  * The caller's mask as the kernel reaches it: an invalid pointer is EFAULT,
- * not a fault of ours.  0 when the n bytes at p can be read (wr false), or
- * written (wr: they are zeroed, the caller writes them next); EFAULT when
- * the kernel says they cannot.  process_vm_readv/writev on our own process
- * (Linux >= 3.2, no ptrace check for ourselves) copy through the kernel,
- * named by this thread's id: the process's (the main thread's) is refused
- * (ESRCH) once the main thread has exited (a cold review: EFAULT for a
- * good mask).  Where they fail otherwise than with EFAULT (a seccomp
- * filter's refusal) the bytes are taken as good, as before: an invalid
- * pointer then faults in the caller's process, where it would have been
- * EFAULT.  errno is kept.
+ * not a fault of ours.  0 when the n bytes at p can be read (wr false: page
+ * by page, fp_page_readable), or written (wr: zeroed, the caller writes
+ * them next, through process_vm_writev on this thread: the process's id is
+ * refused once the main thread has exited); else EFAULT.  A write that
+ * fails otherwise (a filter's refusal) takes the bytes as good, as before.
+ * errno is kept.
  */
 static int cpus_user_ok(void *p, size_t n, bool wr)
 {
@@ -403,12 +399,17 @@ static int cpus_user_ok(void *p, size_t n, bool wr)
 	int saved = errno, err = 0;
 	long got;
 
+	if (!wr) {
+		for (size_t off = 0; off < n && !err; off += 4096 - ((uintptr_t)p + off) % 4096)
+			if (!fp_page_readable((char *)p + off))
+				err = EFAULT;
+		return err;
+	}
 	for (size_t off = 0; off < n && !err; off += l.iov_len) {
 		l.iov_len = n - off < sizeof z ? n - off : sizeof z;
 		r.iov_base = (char *)p + off;
 		r.iov_len = l.iov_len;
-		got = syscall(wr ? SYS_process_vm_writev : SYS_process_vm_readv, syscall(SYS_gettid), &l,
-		              1ul, &r, 1ul, 0ul);
+		got = syscall(SYS_process_vm_writev, syscall(SYS_gettid), &l, 1ul, &r, 1ul, 0ul);
 		if (got < 0 && errno != EFAULT)
 			break;
 		if (got != (long)l.iov_len)

@@ -23,112 +23,52 @@ static const char cpus_cpus_eq[] = "FASTPATH_CPUS=";
 /*
  * envp as the kernel reads it: an invalid pointer in it is the exec's
  * EFAULT, not a fault of ours (a review: SIGSEGV where native execve and
- * posix_spawn failed with EFAULT).  Its pointers and the first
- * CPUS_ENV_HEAD bytes of each string (all our comparisons read) are
- * copied through process_vm_readv on ourselves, CPUS_ENV_CHUNK entries
- * at a time, a string's head in two parts where a page ends inside it.
- * fn(c, s, head) for each entry, head NUL-padded past what could be read
- * (a string that cannot be read is none of ours: it goes to the kernel,
- * which says EFAULT).  The count of entries, or -1 when the pointers
- * cannot be read (envp then goes to the kernel as it is).  Where the call
- * fails otherwise (a filter's ENOSYS, EPERM or any other), read directly,
- * as before.
+ * posix_spawn failed with EFAULT).  Each page is checked before its first
+ * byte is read (fp_page_readable: a few calls for a whole environment,
+ * which lies on one or two pages).  fn(c, s, head) for each entry, head
+ * its first CPUS_ENV_HEAD - 1 bytes (all our comparisons read), NUL-padded
+ * past what can be read: a string the kernel cannot read goes to it as it
+ * is, which says EFAULT.  The count of entries, or -1 when a pointer
+ * cannot be read (envp then goes to the kernel as it is).
  */
-#define CPUS_ENV_CHUNK 8
 #define CPUS_ENV_HEAD 32 /* "FASTPATH_CPUS=" and the longest setting */
 typedef void (*cpus_env_fn)(void *c, char *s, const char *head);
 
-static size_t cpus_to_page_end(const void *p, size_t n)
+/* *a into *out where its page is readable; *page: the last page found so. */
+static bool cpus_env_byte(const char *a, uintptr_t *page, char *out)
 {
-	size_t left = 4096 - ((uintptr_t)p & 4095);
+	uintptr_t at = (uintptr_t)a & ~(uintptr_t)4095;
 
-	return left < n ? left : n;
-}
-
-/* By this thread's id: the process's is refused once the main thread has
- * exited (a cold review: the map was dropped at every exec then). */
-static long cpus_env_read(const struct iovec *l, size_t nl, const struct iovec *r, size_t nr)
-{
-	return syscall(SYS_process_vm_readv, syscall(SYS_gettid), l, (unsigned long)nl, r,
-	               (unsigned long)nr, 0ul);
-}
-
-/* The heads of p[0..n) into head[]. */
-static __attribute__((noinline)) void cpus_env_heads(char *const *p, size_t n,
-                                                      char (*head)[CPUS_ENV_HEAD], bool direct)
-{
-	struct iovec l[2 * CPUS_ENV_CHUNK], r[2 * CPUS_ENV_CHUNK];
-	size_t k = 0, from = 0;
-
-	memset(head, 0, n * CPUS_ENV_HEAD);
-	for (size_t i = 0; i < n; i++) {
-		size_t first = cpus_to_page_end(p[i], CPUS_ENV_HEAD - 1);
-
-		if (direct) {
-			strncpy(head[i], p[i], CPUS_ENV_HEAD - 1);
-			continue;
-		}
-		l[k] = (struct iovec){ head[i], first };
-		r[k++] = (struct iovec){ p[i], first };
-		if (first < CPUS_ENV_HEAD - 1) {
-			l[k] = (struct iovec){ head[i] + first, CPUS_ENV_HEAD - 1 - first };
-			r[k++] = (struct iovec){ p[i] + first, CPUS_ENV_HEAD - 1 - first };
-		}
+	if (at != *page) {
+		if (!fp_page_readable(a))
+			return false;
+		*page = at;
 	}
-	while (from < k) {
-		long got = cpus_env_read(l + from, k - from, r + from, k - from);
-
-		if (got < 0)
-			got = 0;
-		/* Past the iovecs read whole: the one that failed reads as
-		 * empty (its string goes to the kernel as it is). */
-		while (from < k && (size_t)got >= l[from].iov_len)
-			got -= (long)l[from++].iov_len;
-		if (from < k) {
-			memset(l[from].iov_base, 0, l[from].iov_len);
-			from++;
-		}
-	}
+	*out = *a;
+	return true;
 }
 
 static long cpus_env_walk(char *const envp[], cpus_env_fn fn, void *c)
 {
-	char *p[CPUS_ENV_CHUNK], head[CPUS_ENV_CHUNK][CPUS_ENV_HEAD];
-	int saved = errno;
+	uintptr_t array = 1, strings = 1; /* no page yet */
+	char head[CPUS_ENV_HEAD], b;
 	long count = 0;
-	bool direct = false;
 
-	for (size_t at = 0; at <= CPUS_MAP_SLOTS; at += CPUS_ENV_CHUNK) {
-		struct iovec l = { p, sizeof p }, r[2];
-		size_t n = 0, got;
-		long rd;
+	for (size_t i = 0; i <= CPUS_MAP_SLOTS; i++) {
+		const char *slot = (const char *)(envp + i);
+		char *s;
 
-		/* The pointers, in two parts where a page ends. */
-		r[0] = (struct iovec){ (void *)(envp + at), cpus_to_page_end(envp + at, sizeof p) };
-		r[1] = (struct iovec){ (char *)(envp + at) + r[0].iov_len, sizeof p - r[0].iov_len };
-		rd = direct ? -1 : cpus_env_read(&l, 1, r, r[1].iov_len ? 2 : 1);
-		if (rd < 0 && (direct || errno != EFAULT)) {
-			direct = true;
-			for (n = 0; n < CPUS_ENV_CHUNK && (p[n] = envp[at + n]) != NULL; n++)
-				;
-			got = n < CPUS_ENV_CHUNK ? n + 1 : n;
-		} else {
-			got = rd < 0 ? 0 : (size_t)rd / sizeof p[0];
-			while (n < got && p[n])
-				n++;
-		}
-		if (n == got && got < CPUS_ENV_CHUNK) {
-			count = -1; /* a pointer the kernel cannot read */
+		if (!cpus_env_byte(slot, &array, &b) || !cpus_env_byte(slot + sizeof s - 1, &array, &b))
+			return -1; /* a pointer the kernel cannot read */
+		if (!(s = envp[i]))
 			break;
-		}
-		cpus_env_heads(p, n, head, direct);
-		for (size_t i = 0; i < n; i++)
-			fn(c, p[i], head[i]);
-		count += (long)n;
-		if (n < got)
-			break; /* the NULL */
+		memset(head, 0, sizeof head);
+		for (size_t k = 0; k + 1 < sizeof head && cpus_env_byte(s + k, &strings, &head[k]) && head[k];
+		     k++)
+			;
+		fn(c, s, head);
+		count++;
 	}
-	errno = saved;
 	return count;
 }
 

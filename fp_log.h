@@ -32,6 +32,10 @@ void fp_log_parts(int fd, const char *const *parts, size_t n) FP_HIDDEN;
 /* FASTPATH_DEBUG: one line per short-circuited call, "<feature>: <what>". */
 void fp_debug(const char *feature, const char *what, const char *detail) FP_HIDDEN;
 
+/* The kernel can read the page holding p (raw.c): a caller's pointer
+ * checked without a fault of ours, and without process_vm_readv. */
+bool fp_page_readable(const void *p) FP_HIDDEN;
+
 /* Every signal held across a step that a handler's siglongjmp must not
  * cut in two (a flag or lock taken and given back, a descriptor of ours
  * made and closed): the handler runs after it, as natively after the

@@ -209,6 +209,32 @@ static int fp_fsz_private(void)
 	return -1;
 }
 
+/*
+ * Whether the kernel can read the page that holds p: rt_sigprocmask with
+ * an invalid `how` copies the set from p first (EFAULT), then refuses it
+ * (EINVAL), changing nothing.  It is a call every seccomp filter lets
+ * through, where process_vm_readv is in systemd's @debug set, whose
+ * filters kill (a cold review: SIGSYS at every exec under the cap).  Any
+ * other failure (a filter's refusal, a tool's own check): readable, as a
+ * direct read would take it.  errno is kept.
+ */
+bool fp_page_readable(const void *p)
+{
+#if defined(FP_LINUX)
+	uintptr_t page = (uintptr_t)p & ~(uintptr_t)4095;
+	int saved = errno;
+	/* (page 0 would be no set at all: the call reads nothing then) */
+	long r = page ? FP_SYSCALL(SYS_rt_sigprocmask, 0x7fff, (long)page, 0L, (long)(_NSIG / 8)) : -1;
+	bool bad = !page || (r < 0 && errno == EFAULT);
+
+	errno = saved;
+	return !bad;
+#else
+	(void)p;
+	return true;
+#endif
+}
+
 /* The full set not in the caller's frame: a first question may come
  * from a handler on a small alternate stack (t_robust's altdepth budget). */
 static FP_TLS sigset_t fp_all_signals;

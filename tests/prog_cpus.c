@@ -39,6 +39,12 @@
  *                        none)
  *   prog_cpus leaderexit  the main thread exits; a thread then sets its
  *                        mask {1}: "set 0 pthread 0"
+ *   prog_cpus leaderreread  the main thread exits; a thread reads
+ *                        /proc/stat, spins 0.3 s, seeks back and reads
+ *                        again: "moved" or "frozen"
+ *   prog_cpus seccompexec  a filter that kills process_vm_readv and
+ *                        process_vm_writev, then an exec of this program
+ *                        ("where") with FASTPATH_CPUS=3 in its environment
  *   prog_cpus badenv [learnt]  exec and spawn with an envp the kernel
  *                        cannot read (the array, one entry): their
  *                        results; "learnt": after a first question
@@ -123,6 +129,10 @@
  *                        system call (numactl's way), after a first question
  */
 #include <dlfcn.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <linux/seccomp.h>
+#include <linux/filter.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -871,6 +881,64 @@ static int leader_exit(void)
 
 	pthread_create(&t, NULL, leader_gone, NULL);
 	pthread_exit(NULL);
+}
+
+static void *leader_reread(void *arg)
+{
+	char a[256] = { 0 }, b[256] = { 0 };
+	struct timespec t0, t1;
+	int fd = open("/proc/stat", O_RDONLY);
+
+	(void)arg;
+	if (fd < 0 || read(fd, a, sizeof a - 1) <= 0)
+		_exit(printf("open: %d\n", errno) < 0 ? 2 : 1);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do /* the counters move with the CPU time spent */
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+	while ((t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec) < 300000000L);
+	if (lseek(fd, 0, SEEK_SET) != 0 || read(fd, b, sizeof b - 1) <= 0)
+		_exit(printf("read: %d\n", errno) < 0 ? 2 : 1);
+	printf("%s\n", strcmp(a, b) ? "moved" : "frozen");
+	fflush(stdout);
+	_exit(0);
+}
+
+/* A copy read again once the main thread has exited (a cold review: its
+ * /proc/self was gone, and the copy froze). */
+static int leader_reread_mode(void)
+{
+	pthread_t t;
+
+	pthread_create(&t, NULL, leader_reread, NULL);
+	pthread_exit(NULL);
+}
+
+/* An exec under the cap in a process whose filter kills the calls a
+ * debugger makes (systemd's @debug set outside @system-service): nothing
+ * of ours may make them (a cold review: SIGSYS at the exec). */
+static int seccomp_exec(const char *self)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_readv, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_writev, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+	};
+	struct sock_fprog prog = { sizeof f / sizeof f[0], f };
+	char *env[] = { "FASTPATH_CPUS=3", NULL, NULL };
+	char *args[] = { (char *)self, "where", NULL };
+	const char *pre = getenv("LD_PRELOAD");
+	char preload[4096];
+
+	if (pre) {
+		snprintf(preload, sizeof preload, "LD_PRELOAD=%s", pre);
+		env[1] = preload;
+	}
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog))
+		return printf("seccomp: %d\n", errno), 1;
+	execve(self, args, env);
+	return printf("execve: %d\n", errno), 1;
 }
 
 static int bad_env(bool learnt)
@@ -2039,6 +2107,10 @@ int main(int argc, char **argv)
 		return kin(atoi(argv[2]));
 	if (argc > 1 && strcmp(argv[1], "leaderexit") == 0)
 		return leader_exit();
+	if (argc > 1 && strcmp(argv[1], "leaderreread") == 0)
+		return leader_reread_mode();
+	if (argc > 1 && strcmp(argv[1], "seccompexec") == 0)
+		return seccomp_exec(argv[0]);
 	if (argc > 1 && strcmp(argv[1], "badenv") == 0)
 		return bad_env(argc > 2);
 	if (argc > 2 && strcmp(argv[1], "altexec") == 0)

@@ -453,6 +453,15 @@ if [ "$native" -ge 2 ]; then
 else
 	skip "a set after the main thread exited" "one CPU here: {1} is no mask of this machine"
 fi
+# ...and once the main thread has exited (its /proc/self is gone: the
+# copy froze, a cold review), through /proc/thread-self.
+expect_eq "/proc/stat under the cap read again after the main thread exited: as native" \
+	"$("$P" leaderreread)" "$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=3 "$P" leaderreread)"
+# A filter that kills a debugger's calls (process_vm_readv, outside
+# systemd's @system-service): an exec under the cap makes none (a cold
+# review: SIGSYS, 159).  The exec'd program prints its machine.
+expect_eq "an exec under the cap beside a filter that kills process_vm_readv: the program runs" 3 \
+	"$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=3 "$P" seccompexec 2>&1 | cut -d' ' -f1)"
 case $("$P" reread /proc/stat) in
 *same*) skip "/proc/stat read again: the text moved natively" "natively one way read the same text (a clock that did not tick?)" ;;
 esac
