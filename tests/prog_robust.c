@@ -50,6 +50,10 @@
  *                          kept errno, A whether it still answers, in a
  *                          new thread too (a lock left taken: a hang);
  *                          "count": the jumps each took, on stderr
+ *   prog_robust orphan MODE [ARG]  MODE in a second thread once the main
+ *                          thread has exited (pthread_exit: /proc/self
+ *                          has no descriptors then, so the program names
+ *                          /proc/thread-self): the same lines as MODE
  */
 #include <dirent.h>
 #include <errno.h>
@@ -76,6 +80,10 @@
 #include <unistd.h>
 
 #include "testutil.h"
+
+/* This thread's /proc directory: /proc/thread-self once the main thread
+ * has gone (orphan). */
+static const char *self_dir = "/proc/self", *self_exe = "/proc/self/exe";
 
 /* Opens, reads to the end and closes path: the bytes read, or -1. */
 static long slurp(int dirfd, const char *path)
@@ -112,7 +120,7 @@ static int safe_work(void)
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0) {
 		char p[32];
 
-		snprintf(p, sizeof p, "/proc/self/fd/%d", sv[0]);
+		snprintf(p, sizeof p, "%s/fd/%d", self_dir, sv[0]);
 		bad += readlink(p, link, sizeof link) <= 0;
 		close(sv[0]);
 		close(sv[1]);
@@ -471,7 +479,7 @@ static int ns_fd(void)
 	snprintf(mine, sizeof mine, "socket:[%lu]", (unsigned long)st.st_ino);
 	snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)getpid(), sv[0]);
 	link_is("pid", path, mine);
-	snprintf(path, sizeof path, "/proc/self/fd/%d", sv[0]);
+	snprintf(path, sizeof path, "%s/fd/%d", self_dir, sv[0]);
 	link_is(" self", path, mine);
 	printf("\n");
 	return 0;
@@ -535,7 +543,7 @@ static bool jp_readlink(int fd)
 {
 	char p[64], b[256];
 
-	snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
+	snprintf(p, sizeof p, "%s/fd/%d", self_dir, fd);
 	return readlink(p, b, sizeof b) > 0;
 }
 
@@ -621,7 +629,7 @@ static bool jp_programs(size_t op, int fd)
 	char p[64], b[256];
 	ssize_t n;
 
-	snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
+	snprintf(p, sizeof p, "%s/fd/%d", self_dir, fd);
 	if ((n = readlink(p, b, sizeof b - 1)) < 0)
 		return false;
 	b[n] = '\0';
@@ -679,7 +687,7 @@ static int jumps(bool count)
 	sigset_t now;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, jp_sock) || pipe(jp_pipe) ||
-	    (jp_file = open("/proc/self/exe", O_RDONLY)) < 0 ||
+	    (jp_file = open(self_exe, O_RDONLY)) < 0 ||
 	    (jp_stat = open("/proc/stat", O_RDONLY)) < 0 || (jp_dev = open("/dev/urandom", O_RDONLY)) < 0)
 		return perror("jumps: setup"), 2;
 	memset(&sa, 0, sizeof sa);
@@ -739,11 +747,10 @@ static int jumps(bool count)
 	return 0;
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
 
-	setvbuf(stdout, NULL, _IONBF, 0);
 	if (!strcmp(m, "thread"))
 		return small_thread();
 	if (!strcmp(m, "altstack"))
@@ -766,7 +773,51 @@ int main(int argc, char **argv)
 		return bad_path(argv[2]);
 	if (!strcmp(m, "jumps"))
 		return jumps(argc > 2 && !strcmp(argv[2], "count"));
-	fprintf(stderr, "usage: prog_robust thread|altstack|altdepth|sigalrm|forkask [N]|bigset|endless|nsfd|"
-	                "badmask|badpath null|bad|jumps [count]\n");
+	fprintf(stderr, "usage: prog_robust [orphan] thread|altstack|altdepth|sigalrm|forkask [N]|bigset|"
+	                "endless|nsfd|badmask|badpath null|bad|jumps [count]\n");
 	return 2;
+}
+
+static int orphan_argc;
+static char **orphan_argv;
+
+/* The process lives on in this thread, once the main thread is a zombie
+ * (/proc/self/stat's state: its exit is not over when pthread_exit is
+ * called), and its exit status is the mode's. */
+static void *orphan(void *unused)
+{
+	char b[512], *st;
+	int fd, i;
+	ssize_t n;
+
+	(void)unused;
+	for (i = 0; i < 5000; i++) {
+		if ((fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC)) < 0)
+			break;
+		n = read(fd, b, sizeof b - 1);
+		close(fd);
+		b[n > 0 ? n : 0] = '\0';
+		if ((st = strrchr(b, ')')) && st[1] == ' ' && st[2] == 'Z')
+			break;
+		usleep(1000);
+	}
+	if (i == 5000)
+		fprintf(stderr, "orphan: the main thread is still running after 5 s\n");
+	exit(run(orphan_argc, orphan_argv));
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t t;
+
+	setvbuf(stdout, NULL, _IONBF, 0);
+	if (argc < 2 || strcmp(argv[1], "orphan") != 0)
+		return run(argc, argv);
+	self_dir = "/proc/thread-self";
+	self_exe = "/proc/thread-self/exe";
+	orphan_argc = argc - 1;
+	orphan_argv = argv + 1;
+	if (pthread_create(&t, NULL, orphan, NULL) != 0)
+		return perror("orphan: pthread_create"), 2;
+	pthread_exit(NULL);
 }

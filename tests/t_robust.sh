@@ -136,6 +136,14 @@ case $FASTPATH_SO in
 esac
 # A child hung in 1-5% of attempts before: 300 attempts fail on that object.
 robust forkask 300
+# The same programs once the main thread has exited (pthread_exit), every
+# setting: /proc/self has no descriptors and process_vm_readv(getpid())
+# fails then, which froze a served copy (a434032) and failed a good mask
+# with EFAULT under the cap (18e140a: orphan badmask's size-4 cells).
+robust orphan thread
+robust orphan badmask
+robust orphan jumps
+robust orphan forkask 100
 
 # Any preload order an operator writes: with the C library listed before
 # fastpath.so, nothing comes after us to bind (dlsym(RTLD_NEXT) is NULL)
