@@ -386,37 +386,18 @@ void cpus_vproc_handed(const struct cpus_vmask *v, const cpu_set_t *mask)
 /*
  * The caller's mask as the kernel reaches it: an invalid pointer is EFAULT,
  * not a fault of ours.  0 when the n bytes at p can be read (wr false: page
- * by page, fp_page_readable), or written (wr: zeroed, the caller writes
- * them next, through process_vm_writev on this thread: the process's id is
- * refused once the main thread has exited); else EFAULT.  A write that
- * fails otherwise (a filter's refusal) takes the bytes as good, as before.
- * errno is kept.
+ * by page, fp_page_readable) or written (wr: fp_span_writable, which
+ * changes them: the caller writes them all next); else EFAULT.  errno is
+ * kept.
  */
 static int cpus_user_ok(void *p, size_t n, bool wr)
 {
-	char z[128] = { 0 };
-	struct iovec l = { z, 0 }, r;
-	int saved = errno, err = 0;
-	long got;
-
-	if (!wr) {
-		for (size_t off = 0; off < n && !err; off += 4096 - ((uintptr_t)p + off) % 4096)
-			if (!fp_page_readable((char *)p + off))
-				err = EFAULT;
-		return err;
-	}
-	for (size_t off = 0; off < n && !err; off += l.iov_len) {
-		l.iov_len = n - off < sizeof z ? n - off : sizeof z;
-		r.iov_base = (char *)p + off;
-		r.iov_len = l.iov_len;
-		got = syscall(SYS_process_vm_writev, syscall(SYS_gettid), &l, 1ul, &r, 1ul, 0ul);
-		if (got < 0 && errno != EFAULT)
-			break;
-		if (got != (long)l.iov_len)
-			err = EFAULT;
-	}
-	errno = saved;
-	return err;
+	if (wr)
+		return fp_span_writable(p, n) ? 0 : EFAULT;
+	for (size_t off = 0; off < n; off += 4096 - ((uintptr_t)p + off) % 4096)
+		if (!fp_page_readable((char *)p + off))
+			return EFAULT;
+	return 0;
 }
 
 /* The real getters, as one shape: 0 or an error number. */
@@ -450,7 +431,7 @@ static int cpus_get(enum cpus_who who, pid_t pid, pthread_t th, size_t setsize,
 {
 	struct cpus_map m;
 	cpu_set_t now;
-	int err;
+	int err, saved = errno;
 
 	fp_cpus_map(&m);
 	if (setsize > INT_MAX || setsize % sizeof(long) != 0 || setsize * 8 < (size_t)m.n)
@@ -459,6 +440,7 @@ static int cpus_get(enum cpus_who who, pid_t pid, pthread_t th, size_t setsize,
 		CPU_ZERO(&now);
 		memcpy(&now, mask, setsize < sizeof now ? setsize : sizeof now);
 	} else if (err == EINVAL && (err = real(pid, th, sizeof now, &now)) == 0) {
+		errno = saved; /* the refusal's EINVAL is ours, not the call's */
 		err = cpus_user_ok(mask, setsize, true);
 	}
 	if (err)

@@ -235,6 +235,41 @@ bool fp_page_readable(const void *p)
 #endif
 }
 
+/*
+ * Whether the kernel can write every page of the n bytes at p (n >= 4):
+ * getresuid with the three pointers at one place stores a uid there, 4
+ * bytes inside the span on each page, so it changes them (the caller
+ * writes all n next).  Like rt_sigprocmask above, a call in every
+ * filter's default set, where process_vm_writev is in systemd's @debug,
+ * and Docker's refuses it without CAP_SYS_PTRACE.  Any failure but
+ * EFAULT: writable, as a direct write would take it.  errno is kept.
+ */
+bool fp_span_writable(void *p, size_t n)
+{
+#if defined(FP_LINUX)
+#ifdef SYS_getresuid32
+#define FP_SYS_GETRESUID SYS_getresuid32 /* 16-bit uids on i386 */
+#else
+#define FP_SYS_GETRESUID SYS_getresuid
+#endif
+	uintptr_t a = (uintptr_t)p, end = a + n, q;
+	int saved = errno;
+	bool bad = false;
+
+	for (q = a; q < end && !bad; q = (q | 4095) + 1) {
+		uintptr_t w = q + 4 <= end ? q : end - 4;
+		long r = FP_SYSCALL(FP_SYS_GETRESUID, (long)w, (long)w, (long)w);
+
+		bad = r < 0 && errno == EFAULT;
+	}
+	errno = saved;
+	return !bad;
+#else
+	(void)p, (void)n;
+	return true;
+#endif
+}
+
 /* The full set not in the caller's frame: a first question may come
  * from a handler on a small alternate stack (t_robust's altdepth budget). */
 static FP_TLS sigset_t fp_all_signals;

@@ -401,6 +401,54 @@ static void test_errors_pass_through(void **state)
 	assert_int_equal(errno, EINVAL);
 }
 
+/* The real getter of a machine past 64 CPUs: a set of one long is too
+ * small for its mask (the kernel's EINVAL), a cpu_set_t holds it. */
+static int (*big_machine_real)(pid_t, size_t, cpu_set_t *);
+static int big_machine_get(pid_t pid, size_t setsize, cpu_set_t *mask)
+{
+	if (setsize < sizeof(cpu_set_t)) {
+		errno = EINVAL;
+		return -1;
+	}
+	return big_machine_real(pid, setsize, mask);
+}
+
+/* A set big enough for N but not for the real machine: the real mask is
+ * read into ours and the caller's set checked as the kernel would write
+ * it, without process_vm_writev (which systemd's @debug filters kill): a
+ * writable one gets the virtual mask, errno kept; a read-only one, or one
+ * whose second long is past the end of the mapping, EFAULT; the machine
+ * this runs on never takes this branch, so it is forced here. */
+static void test_small_set_on_big_machine(void **state)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *m = mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *ro = mmap(NULL, (size_t)page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	cpu_set_t *at_end = (cpu_set_t *)(void *)(m + page - sizeof(long));
+
+	(void)state;
+	assert_true(m != MAP_FAILED && ro != MAP_FAILED);
+	assert_int_equal(mprotect(m + page, (size_t)page, PROT_NONE), 0);
+	big_machine_real = fp_real_cpus.r_sched_getaffinity.f;
+	fp_real_cpus.r_sched_getaffinity.f = big_machine_get;
+	cpus_wanted = 2;
+	memset(m + page - sizeof(long), 0xa5, sizeof(long));
+	errno = 1234;
+	assert_int_equal(sched_getaffinity(0, sizeof(long), at_end), 0);
+	assert_int_equal(errno, 1234);
+	assert_true(is_first_n(at_end, sizeof(long), 2));
+	assert_int_equal(sched_getaffinity(0, sizeof(long), (cpu_set_t *)(void *)ro), -1);
+	assert_int_equal(errno, EFAULT);
+	assert_int_equal(sched_getaffinity(0, 2 * sizeof(long), at_end), -1);
+	assert_int_equal(errno, EFAULT);
+	/* two bytes on the writable page, the rest past it */
+	assert_int_equal(sched_getaffinity(0, 2 * sizeof(long), (cpu_set_t *)(void *)(m + page - 2)), -1);
+	assert_int_equal(errno, EFAULT);
+	fp_real_cpus.r_sched_getaffinity.f = big_machine_real;
+	munmap(m, 2 * (size_t)page);
+	munmap(ro, (size_t)page);
+}
+
 static void test_getcpu_live(void **state)
 {
 	cpu_set_t one, saved;
@@ -837,6 +885,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_other_names_untouched, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_off_is_native, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors_pass_through, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_small_set_on_big_machine, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_einval_leaves_buffer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_map_both_ways, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pin_every_cpu, setup, teardown),
