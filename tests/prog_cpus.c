@@ -42,9 +42,6 @@
  *   prog_cpus leaderreread  the main thread exits; a thread reads
  *                        /proc/stat, spins 0.3 s, seeks back and reads
  *                        again: "moved" or "frozen"
- *   prog_cpus seccompexec  a filter that kills process_vm_readv and
- *                        process_vm_writev, then an exec of this program
- *                        ("where") with FASTPATH_CPUS=3 in its environment
  *   prog_cpus badenv [learnt]  exec and spawn with an envp the kernel
  *                        cannot read (the array, one entry): their
  *                        results; "learnt": after a first question
@@ -130,9 +127,6 @@
  */
 #include <dlfcn.h>
 #include <stddef.h>
-#include <sys/prctl.h>
-#include <linux/seccomp.h>
-#include <linux/filter.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -911,34 +905,6 @@ static int leader_reread_mode(void)
 
 	pthread_create(&t, NULL, leader_reread, NULL);
 	pthread_exit(NULL);
-}
-
-/* An exec under the cap in a process whose filter kills the calls a
- * debugger makes (systemd's @debug set outside @system-service): nothing
- * of ours may make them (a cold review: SIGSYS at the exec). */
-static int seccomp_exec(const char *self)
-{
-	struct sock_filter f[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_readv, 2, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_writev, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-	};
-	struct sock_fprog prog = { sizeof f / sizeof f[0], f };
-	char *env[] = { "FASTPATH_CPUS=3", NULL, NULL };
-	char *args[] = { (char *)self, "where", NULL };
-	const char *pre = getenv("LD_PRELOAD");
-	char preload[4096];
-
-	if (pre) {
-		snprintf(preload, sizeof preload, "LD_PRELOAD=%s", pre);
-		env[1] = preload;
-	}
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog))
-		return printf("seccomp: %d\n", errno), 1;
-	execve(self, args, env);
-	return printf("execve: %d\n", errno), 1;
 }
 
 static int bad_env(bool learnt)
@@ -2109,8 +2075,6 @@ int main(int argc, char **argv)
 		return leader_exit();
 	if (argc > 1 && strcmp(argv[1], "leaderreread") == 0)
 		return leader_reread_mode();
-	if (argc > 1 && strcmp(argv[1], "seccompexec") == 0)
-		return seccomp_exec(argv[0]);
 	if (argc > 1 && strcmp(argv[1], "badenv") == 0)
 		return bad_env(argc > 2);
 	if (argc > 2 && strcmp(argv[1], "altexec") == 0)
