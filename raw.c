@@ -233,7 +233,7 @@ bool fp_page_readable(const void *p)
 		 * byte is the caller's (CI: memcheck's errors at a capped
 		 * setaffinity) */
 		char b;
-		struct iovec l = { &b, 1 }, rv = { (void *)(uintptr_t)p, 1 };
+		struct iovec l = { &b, 1 }, rv = { (void *)p, 1 };
 
 		r = FP_SYSCALL(SYS_process_vm_readv, FP_SYSCALL(SYS_gettid), (long)&l, 1L, (long)&rv, 1L, 0L);
 		bad = r < 0 && errno == EFAULT;
