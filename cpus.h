@@ -374,10 +374,10 @@ const struct cpus_handed *fp_cpus_handed(void) FP_HIDDEN;
 size_t fp_cpus_exec_slots(char *const envp[]) FP_HIDDEN;
 /* That copy, written into slots (nslots from fp_cpus_exec_slots) and text
  * (room bytes): envp without its FASTPATH_CPUS_MAP, with ours when its
- * FASTPATH_CPUS is this process's (before the machine is learnt, the one
- * handed down to us, if any). */
+ * FASTPATH_CPUS is this process's (learnt false: the one handed down to
+ * us, if any; learnt is what the room was sized for). */
 char *const *fp_cpus_exec_env(char *const envp[], char **slots, size_t nslots, char *text,
-                              size_t room) FP_HIDDEN;
+                              size_t room, bool learnt) FP_HIDDEN;
 
 /* ------------------------------------------------------------------------
  * The text transforms (cpus_text.c): the kernel's text in, the text of the

@@ -174,10 +174,9 @@ static void cpus_env_keep(void *c, char *s, const char *head)
 }
 
 char *const *fp_cpus_exec_env(char *const envp[], char **slots, size_t nslots, char *text,
-                              size_t room)
+                              size_t room, bool learnt)
 {
 	struct cpus_env_copy e = { slots, 0, nslots, false, false };
-	bool learnt = fp_cpus_learnt();
 
 	/* Read as fp_cpus_exec_slots read it: not NULL, its pointers readable
 	 * (a change in between is the program's race). */
@@ -198,12 +197,17 @@ char *const *fp_cpus_exec_env(char *const envp[], char **slots, size_t nslots, c
 int fp_cpus_exec_with(char *const envp[], cpus_exec_fn fn, void *ctx)
 {
 	size_t n = fp_cpus_exec_slots(envp), room;
+	/* Read once: another thread's first question between the room and
+	 * the text made a learnt map that did not fit the handed one's room,
+	 * and the map was dropped. */
+	bool learnt;
 
 	if (!n)
 		return fn(ctx, envp);
-	room = cpus_exec_room(fp_cpus_learnt());
+	learnt = fp_cpus_learnt();
+	room = cpus_exec_room(learnt);
 	char *slots[n], text[room];
 
-	return fn(ctx, fp_cpus_exec_env(envp, slots, n, text, room));
+	return fn(ctx, fp_cpus_exec_env(envp, slots, n, text, room, learnt));
 }
 #endif /* FP_HAVE_AFFINITY */

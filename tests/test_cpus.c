@@ -778,7 +778,7 @@ static void test_handed_map_env(void **state)
 	assert_int_equal(fp_cpus_exec_slots(none), 0);
 	assert_int_equal(fp_cpus_exec_slots(NULL), 0);
 	assert_int_equal(n = fp_cpus_exec_slots(in), 6);
-	out = fp_cpus_exec_env(in, slots, n, text, sizeof text);
+	out = fp_cpus_exec_env(in, slots, n, text, sizeof text, true);
 	for (i = 0; out[i]; i++)
 		if (strncmp(out[i], "FASTPATH_CPUS_MAP=", 18) == 0) {
 			maps++;
@@ -790,9 +790,17 @@ static void test_handed_map_env(void **state)
 	assert_string_equal(out[0], "A=1");
 	assert_string_equal(out[3], text);
 	/* Another count for the new image: the map is dropped. */
-	out = fp_cpus_exec_env(other, slots, fp_cpus_exec_slots(other), text, sizeof text);
+	out = fp_cpus_exec_env(other, slots, fp_cpus_exec_slots(other), text, sizeof text, true);
 	assert_string_equal(out[0], "FASTPATH_CPUS=2");
 	assert_null(out[1]);
+	/* Sized for the map handed down, then learnt by another thread: the
+	 * handed one, in the room made for it (the learnt one was written
+	 * there, and dropped where it did not fit). */
+	assert_int_equal(fp_cpus_parse_map("4:0", &cpus_handed, text, sizeof text), 0);
+	n = cpus_exec_room(false);
+	out = fp_cpus_exec_env(in, slots, fp_cpus_exec_slots(in), text, n, false);
+	assert_string_equal(out[3], "FASTPATH_CPUS_MAP=4:0");
+	cpus_handed.n = 0;
 	cpus_setting[0] = '\0';
 }
 
