@@ -603,7 +603,19 @@ done
 # cycle inside them and a record lock under way (a generator's gap: neither
 # fd_fuzz nor execrace put a jump or a lock beside another thread's exec).
 # Each jump out of an open leaks what natively it leaks: room for them.
+# With another preload in the chain, the handler's open is its open too:
+# libeatmydata's (Debian's 130) calls eatmydata_init, so dlsym, from open
+# at run time, in the handler as well (gdb: 4 of 300 cycles), and a jump
+# out of dlsym strands the loader's lock: the next hangs, with libeatmydata
+# alone too (2 runs of 3 here; with ours 1 of 8; CI on ec0f550).
 for m in exact reserve; do
+	case $FASTPATH_SO in
+	*:*)
+		skip "$m mode: 20,000 execs and spawns beside jumps and a record lock" \
+			"another preload in the chain ($FASTPATH_SO): its open is the handler's too, and libeatmydata's is not async-signal-safe (dlsym)"
+		continue
+		;;
+	esac
 	check "$m mode: 20,000 execs and spawns beside jumps and a record lock: no device descriptor passed on, nothing replaced or stranded" \
 		sh -c 'ulimit -Sn 4096 2>/dev/null; exec "$@"' sh \
 		timeout 300 env LD_PRELOAD="$FASTPATH_SO" FASTPATH_URANDOM=$m "$STALL" execjump 20000
