@@ -213,37 +213,41 @@ static int fp_fsz_private(void)
  * Whether the kernel can read the page that holds p: rt_sigprocmask with
  * an invalid `how` copies the set from p first (EFAULT), then refuses it
  * (EINVAL), changing nothing.  It is a call every seccomp filter lets
- * through, where process_vm_readv is in systemd's @debug set, whose
- * filters kill (a cold review: SIGSYS at every exec under the cap).  Any
- * other failure (a filter's refusal, a tool's own check): readable, as a
- * direct read would take it.  errno is kept.
+ * through, where process_vm_readv is in systemd's @debug set, which a
+ * filter denies and kills (a cold review: SIGSYS at every exec under the
+ * cap), and Docker's profile refuses without CAP_SYS_PTRACE.  Any other
+ * failure (a filter's refusal, a tool's own check): readable, as a direct
+ * read would take it.  errno is kept.
  */
 bool fp_page_readable(const void *p)
 {
 #if defined(FP_LINUX)
 	uintptr_t page = (uintptr_t)p & ~(uintptr_t)4095;
 	int saved = errno;
-	long r;
+	long r = -1;
 	bool bad;
 
+	/* (page 0 would be no set at all: the call reads nothing then) */
+	if (!page) {
+		errno = saved;
+		return false;
+	}
 	if (fp_under_valgrind) {
 		/* memcheck checks every byte a call reads as the program's
 		 * (the page's first 8: often not, or not defined); it does
 		 * not look into process_vm_readv's remote side, and p's one
 		 * byte is the caller's (CI: memcheck's errors at a capped
-		 * setaffinity) */
+		 * setaffinity).  Refused (a container's filter), the probe
+		 * below decides: an error report of memcheck's, not a fault
+		 * of ours (a cold review). */
 		char b;
 		struct iovec l = { &b, 1 }, rv = { (void *)p, 1 };
 
 		r = FP_SYSCALL(SYS_process_vm_readv, FP_SYSCALL(SYS_gettid), (long)&l, 1L, (long)&rv, 1L, 0L);
-		bad = r < 0 && errno == EFAULT;
-		errno = saved;
-		return !bad;
 	}
-	/* (page 0 would be no set at all: the call reads nothing then) */
-	r = page ? FP_SYSCALL(SYS_rt_sigprocmask, 0x7fff, (long)page, 0L, (long)(_NSIG / 8)) : -1;
-	bad = !page || (r < 0 && errno == EFAULT);
-
+	if (r < 0 && (!fp_under_valgrind || errno != EFAULT))
+		r = FP_SYSCALL(SYS_rt_sigprocmask, 0x7fff, (long)page, 0L, (long)(_NSIG / 8));
+	bad = r < 0 && errno == EFAULT;
 	errno = saved;
 	return !bad;
 #else
@@ -257,9 +261,10 @@ bool fp_page_readable(const void *p)
  * getresuid with the three pointers at one place stores a uid there, 4
  * bytes inside the span on each page, so it changes them (the caller
  * writes all n next).  Like rt_sigprocmask above, a call in every
- * filter's default set, where process_vm_writev is in systemd's @debug,
- * and Docker's refuses it without CAP_SYS_PTRACE.  Any failure but
- * EFAULT: writable, as a direct write would take it.  errno is kept.
+ * filter's default set, where process_vm_writev is not (above).  A span
+ * past the top of the address space is the kernel's EFAULT (it wrapped,
+ * and was taken whole: a cold review).  Any failure but EFAULT: writable,
+ * as a direct write would take it.  errno is kept.
  */
 bool fp_span_writable(void *p, size_t n)
 {
@@ -269,12 +274,12 @@ bool fp_span_writable(void *p, size_t n)
 #else
 #define FP_SYS_GETRESUID SYS_getresuid
 #endif
-	uintptr_t a = (uintptr_t)p, end = a + n, q;
+	uintptr_t a = (uintptr_t)p;
 	int saved = errno;
-	bool bad = false;
+	bool bad = n > UINTPTR_MAX - a;
 
-	for (q = a; q < end && !bad; q = (q | 4095) + 1) {
-		uintptr_t w = q + 4 <= end ? q : end - 4;
+	for (size_t off = 0; off < n && !bad; off += 4096 - (a + off) % 4096) {
+		uintptr_t w = off + 4 <= n ? a + off : a + n - 4;
 		long r = FP_SYSCALL(FP_SYS_GETRESUID, (long)w, (long)w, (long)w);
 
 		bad = r < 0 && errno == EFAULT;

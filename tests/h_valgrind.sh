@@ -67,6 +67,24 @@ for n in 1 64; do
 	FASTPATH_CPUS=$n WANT=$n vg "memcheck: prog_cpus entries, FASTPATH_CPUS=$n" "$MC" "$TESTBIN/prog_cpus" entries
 	FASTPATH_CPUS=$n WANT=$n vg "memcheck: prog_cpus roundtrip, FASTPATH_CPUS=$n" "$MC" "$TESTBIN/prog_cpus" roundtrip
 done
+# Bad masks under the cap, under memcheck, where a container's filter
+# refuses process_vm_readv (Docker's profile without CAP_SYS_PTRACE):
+# fp_page_readable's valgrind path falls back to its own probe, and every
+# bad mask gets the kernel's EFAULT or EINVAL as natively under memcheck
+# (a cold review: SIGSEGV at badmask's mask at address 8).
+G=$TESTBIN/prog_urandom_seccomp
+"$G" REFUSE true >/dev/null 2>&1
+if [ $? -eq 77 ]; then
+	skip "memcheck: prog_robust badmask beside a filter refusing process_vm_readv" "no seccomp filter here"
+else
+	native=$(timeout 600 "$G" REFUSE valgrind -q --log-file=/dev/null "$TESTBIN/prog_robust" badmask 2>&1)
+	if precond "memcheck: prog_robust badmask beside a filter refusing process_vm_readv: runs natively" \
+		expr "$native" : '.*the mask got'; then
+		expect_eq "memcheck: prog_robust badmask beside a filter refusing process_vm_readv, FASTPATH_CPUS=4: as natively" \
+			"$native" "$(FASTPATH_CPUS=4 LD_PRELOAD=$FASTPATH_SO timeout 600 "$G" REFUSE \
+				valgrind -q --log-file=/dev/null "$TESTBIN/prog_robust" badmask 2>&1)"
+	fi
+fi
 
 # ---- threads: helgrind and drd ----------------------------------------------
 # With fastpath_vg.so, our object built with -DFP_VALGRIND_ANNOTATE: the

@@ -11,13 +11,19 @@
  *                         execs COMMAND
  *   prog_urandom_seccomp SERVICE COMMAND [ARG...]
  *                         installs a filter that kills the process at
- *                         any call of those systemd's
- *                         SystemCallFilter=@system-service leaves out and
- *                         a preload could reach for (@debug's ptrace,
- *                         process_vm_readv/writev and perf_event_open;
- *                         @mount's, @module's, @raw-io's, @reboot's,
- *                         @swap's, @clock's, @cpu-emulation's, bpf,
- *                         userfaultfd), then execs COMMAND
+ *                         any call a hardened service's filter denies
+ *                         and a preload could reach for: systemd's @debug
+ *                         set (SystemCallFilter=~@debug: ptrace,
+ *                         process_vm_readv/writev, perf_event_open;
+ *                         newer systemd lists process_vm_* in @ipc too),
+ *                         and calls @system-service leaves out (@mount's,
+ *                         @module's, @raw-io's, @reboot's, @swap's,
+ *                         @clock's, @cpu-emulation's, bpf, userfaultfd);
+ *                         then execs COMMAND
+ *   prog_urandom_seccomp REFUSE COMMAND [ARG...]
+ *                         the same calls answered with EPERM, as Docker's
+ *                         profile answers process_vm_readv/writev and
+ *                         ptrace without CAP_SYS_PTRACE
  *   prog_urandom_seccomp probe
  *                         getrandom(16) and getentropy(16): prints each
  *                         result and errno (run under the filter)
@@ -111,17 +117,19 @@ int main(int argc, char **argv)
 	if (argc == 2 && strcmp(argv[1], "probe") == 0)
 		return probe();
 	if (argc < 3 || (strcmp(argv[1], "ENOSYS") != 0 && strcmp(argv[1], "EPERM") != 0 &&
-	                 strcmp(argv[1], "KILL") != 0 && strcmp(argv[1], "SERVICE") != 0)) {
-		fprintf(stderr, "usage: prog_urandom_seccomp ENOSYS|EPERM|KILL|SERVICE COMMAND [ARG...]\n");
+	                 strcmp(argv[1], "KILL") != 0 && strcmp(argv[1], "SERVICE") != 0 &&
+	                 strcmp(argv[1], "REFUSE") != 0)) {
+		fprintf(stderr, "usage: prog_urandom_seccomp ENOSYS|EPERM|KILL|SERVICE|REFUSE COMMAND [ARG...]\n");
 		return 2;
 	}
 #ifndef SECCOMP_RET_KILL_PROCESS
 #define SECCOMP_RET_KILL_PROCESS 0x80000000U
 #endif
 #if defined(ARCH)
-	if (strcmp(argv[1], "SERVICE") == 0) {
-		/* arch; nr; one test per number, each jumping to the kill at
-		 * the end; allow */
+	if (strcmp(argv[1], "SERVICE") == 0 || strcmp(argv[1], "REFUSE") == 0) {
+		unsigned act = argv[1][0] == 'S' ? SECCOMP_RET_KILL_PROCESS : SECCOMP_RET_ERRNO | EPERM;
+		/* arch; nr; one test per number, each jumping to the action
+		 * at the end; allow */
 		struct sock_filter f[4 + SERVICE_OUT + 2];
 		struct sock_fprog prog = { .len = (unsigned short)(sizeof f / sizeof f[0]), .filter = f };
 		unsigned i = 0;
@@ -134,7 +142,7 @@ int main(int argc, char **argv)
 			f[i] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)service_out[k],
 			                                    (unsigned char)(SERVICE_OUT - k), 0);
 		f[i++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-		f[i] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
+		f[i] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, act);
 		prog.len = (unsigned short)(i + 1);
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
 		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) {

@@ -468,6 +468,16 @@ else
 	expect_eq "an exec under the cap beside a @system-service filter: the program runs" 3 \
 		"$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=3 "$TESTBIN/prog_urandom_seccomp" SERVICE "$P" where 2>&1 |
 			cut -d' ' -f1)"
+	# The unit tests' branches no machine here takes (a set smaller than
+	# a machine past 64 CPUs: its writability probe) under both filters.
+	if [ -x "$TESTBIN/test_cpus" ]; then
+		for f in SERVICE REFUSE; do
+			check "test_cpus under a filter that $([ $f = SERVICE ] && echo kills || echo refuses) a debugger's calls" \
+				"$TESTBIN/prog_urandom_seccomp" $f "$TESTBIN/test_cpus"
+		done
+	else
+		skip "test_cpus under a service's filter" "no $TESTBIN/test_cpus (make check builds it)"
+	fi
 fi
 case $("$P" reread /proc/stat) in
 *same*) skip "/proc/stat read again: the text moved natively" "natively one way read the same text (a clock that did not tick?)" ;;

@@ -441,6 +441,10 @@ static void test_small_set_on_big_machine(void **state)
 	assert_int_equal(errno, EFAULT);
 	assert_int_equal(sched_getaffinity(0, 2 * sizeof(long), at_end), -1);
 	assert_int_equal(errno, EFAULT);
+	/* a span past the top of the address space (it wrapped, and was
+	 * taken as writable: a cold review, SIGSEGV) */
+	assert_int_equal(sched_getaffinity(0, 2 * sizeof(long), (cpu_set_t *)(void *)(uintptr_t)-sizeof(long)), -1);
+	assert_int_equal(errno, EFAULT);
 	/* two bytes on the writable page, the rest past it */
 	assert_int_equal(sched_getaffinity(0, 2 * sizeof(long), (cpu_set_t *)(void *)(m + page - 2)), -1);
 	assert_int_equal(errno, EFAULT);
