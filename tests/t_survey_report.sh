@@ -269,7 +269,7 @@ suggest: nothing to mitigate" "$(tail -n 2 "$T_TMP/rep")"
 		rec "$T_TMP/m/100.rec" cpus.q_sysconf 1 "$@"
 		report
 		grep -Eq "^(reason: the program sized a pool of $4 |note: .*pool of $4 )" "$T_TMP/rep" ||
-			_bad="$_bad$nl[$*]$nl$(cat "$T_TMP/rep")"
+			_bad="$_bad${nl}[$*]$nl$(cat "$T_TMP/rep")"
 		_g=$((_g + 1))
 	done
 	expect_eq "cpus rule: 40 generated pools that forked: each spoken of" "" "$_bad"
