@@ -112,73 +112,69 @@ static const long service_out[] = {
 #define SERVICE_OUT (sizeof service_out / sizeof service_out[0])
 #endif
 
-int main(int argc, char **argv)
-{
-	if (argc == 2 && strcmp(argv[1], "probe") == 0)
-		return probe();
-	if (argc < 3 || (strcmp(argv[1], "ENOSYS") != 0 && strcmp(argv[1], "EPERM") != 0 &&
-	                 strcmp(argv[1], "KILL") != 0 && strcmp(argv[1], "SERVICE") != 0 &&
-	                 strcmp(argv[1], "REFUSE") != 0)) {
-		fprintf(stderr, "usage: prog_urandom_seccomp ENOSYS|EPERM|KILL|SERVICE|REFUSE COMMAND [ARG...]\n");
-		return 2;
-	}
 #ifndef SECCOMP_RET_KILL_PROCESS
 #define SECCOMP_RET_KILL_PROCESS 0x80000000U
 #endif
-#if defined(ARCH)
-	if (strcmp(argv[1], "SERVICE") == 0 || strcmp(argv[1], "REFUSE") == 0) {
-		unsigned act = argv[1][0] == 'S' ? SECCOMP_RET_KILL_PROCESS : SECCOMP_RET_ERRNO | EPERM;
-		/* arch; nr; one test per number, each jumping to the action
-		 * at the end; allow */
-		struct sock_filter f[4 + SERVICE_OUT + 2];
-		struct sock_fprog prog = { .len = (unsigned short)(sizeof f / sizeof f[0]), .filter = f };
-		unsigned i = 0;
 
-		f[i++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
-		f[i++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH, 1, 0);
-		f[i++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-		f[i++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
-		for (unsigned k = 0; k < SERVICE_OUT; k++, i++)
-			f[i] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)service_out[k],
-			                                    (unsigned char)(SERVICE_OUT - k), 0);
-		f[i++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-		f[i] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, act);
-		prog.len = (unsigned short)(i + 1);
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
-		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) {
-			perror("prog_urandom_seccomp: no filter");
-			return 77;
-		}
-		execvp(argv[2], argv + 2);
-		perror("prog_urandom_seccomp: exec");
-		return 127;
+#if defined(ARCH)
+/* A filter that answers the n calls in nrs with act (and lets every other
+ * call, and every other architecture's, through), then COMMAND: 77 where
+ * no filter can be installed, 127 where COMMAND cannot be run. */
+static int filter_exec(const long *nrs, size_t n, unsigned act, char **cmd)
+{
+	/* arch; nr; one test per number, each jumping to act at the end;
+	 * allow */
+	struct sock_filter f[4 + SERVICE_OUT + 2];
+	struct sock_fprog prog = { .filter = f };
+	unsigned i = 0;
+
+	f[i++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
+	f[i++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH, 1, 0);
+	f[i++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	f[i++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+	for (size_t k = 0; k < n && k < SERVICE_OUT; k++, i++)
+		f[i] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nrs[k],
+		                                    (unsigned char)(n - k), 0);
+	f[i++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	f[i] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, act);
+	prog.len = (unsigned short)(i + 1);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) {
+		perror("prog_urandom_seccomp: no filter");
+		return 77;
 	}
+	execvp(cmd[0], cmd);
+	perror("prog_urandom_seccomp: exec");
+	return 127;
+}
+#endif
+
+int main(int argc, char **argv)
+{
+	const char *m = argc > 1 ? argv[1] : "";
+
+	if (argc == 2 && strcmp(m, "probe") == 0)
+		return probe();
+	if (argc < 3 || (strcmp(m, "ENOSYS") != 0 && strcmp(m, "EPERM") != 0 && strcmp(m, "KILL") != 0 &&
+	                 strcmp(m, "SERVICE") != 0 && strcmp(m, "REFUSE") != 0)) {
+		fprintf(stderr, "usage: prog_urandom_seccomp ENOSYS|EPERM|KILL|SERVICE|REFUSE COMMAND [ARG...]\n");
+		return 2;
+	}
+#if defined(ARCH)
+	if (strcmp(m, "SERVICE") == 0)
+		return filter_exec(service_out, SERVICE_OUT, SECCOMP_RET_KILL_PROCESS, argv + 2);
+	if (strcmp(m, "REFUSE") == 0)
+		return filter_exec(service_out, SERVICE_OUT, SECCOMP_RET_ERRNO | EPERM, argv + 2);
 #endif
 #if defined(ARCH) && defined(SYS_getrandom)
 	{
-		unsigned err = strcmp(argv[1], "EPERM") == 0 ? EPERM : ENOSYS;
-		unsigned act = strcmp(argv[1], "KILL") == 0 ? SECCOMP_RET_KILL_PROCESS
-		                                            : SECCOMP_RET_ERRNO | err;
-		struct sock_filter f[] = {
-			BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-			BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH, 1, 0),
-			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-			BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-			BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getrandom, 0, 1),
-			BPF_STMT(BPF_RET | BPF_K, act),
-			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		};
-		struct sock_fprog prog = { .len = sizeof f / sizeof f[0], .filter = f };
+		static const long getrandom_nr[] = { SYS_getrandom };
 
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
-		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) {
-			perror("prog_urandom_seccomp: no filter");
-			return 77;
-		}
+		return filter_exec(getrandom_nr, 1,
+		                   strcmp(m, "KILL") == 0    ? SECCOMP_RET_KILL_PROCESS
+		                   : strcmp(m, "EPERM") == 0 ? SECCOMP_RET_ERRNO | EPERM
+		                                             : SECCOMP_RET_ERRNO | ENOSYS,
+		                   argv + 2);
 	}
-	execvp(argv[2], argv + 2);
-	perror("prog_urandom_seccomp: exec");
-	return 127;
 #else
 	fprintf(stderr, "prog_urandom_seccomp: no filter for this architecture\n");
 	return 77;
