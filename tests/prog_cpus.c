@@ -150,6 +150,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "testutil.h"
+
 int __open_2(const char *, int);
 int __open64_2(const char *, int);
 int __openat_2(int, const char *, int);
@@ -851,33 +853,24 @@ static int kin(int n)
 	return 0;
 }
 
-static void *leader_gone(void *arg)
+/* A mask the kernel reads from a process whose main thread has exited (a
+ * cold review: EFAULT, the copy asked of the main thread's pid). */
+static int leader_gone(void *arg)
 {
-	struct timespec ts = { 0, 100 * 1000 * 1000 };
 	cpu_set_t s;
 	int r;
 
 	(void)arg;
-	nanosleep(&ts, NULL); /* the main thread has exited by then */
 	CPU_ZERO(&s);
 	CPU_SET(1, &s);
 	r = sched_setaffinity(0, sizeof s, &s);
 	printf("set %d pthread %d\n", r, pthread_setaffinity_np(pthread_self(), sizeof s, &s));
-	fflush(stdout);
-	_exit(0);
+	return 0;
 }
 
-/* A mask the kernel reads from a process whose main thread has exited (a
- * cold review: EFAULT, the copy asked of the main thread's pid). */
-static int leader_exit(void)
-{
-	pthread_t t;
-
-	pthread_create(&t, NULL, leader_gone, NULL);
-	pthread_exit(NULL);
-}
-
-static void *leader_reread(void *arg)
+/* A copy read again once the main thread has exited (a cold review: its
+ * /proc/self was gone, and the copy froze). */
+static int leader_reread(void *arg)
 {
 	char a[256] = { 0 }, b[256] = { 0 };
 	struct timespec t0, t1;
@@ -885,26 +878,15 @@ static void *leader_reread(void *arg)
 
 	(void)arg;
 	if (fd < 0 || read(fd, a, sizeof a - 1) <= 0)
-		_exit(printf("open: %d\n", errno) < 0 ? 2 : 1);
+		return printf("open: %d\n", errno), 1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	do /* the counters move with the CPU time spent */
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 	while ((t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec) < 300000000L);
 	if (lseek(fd, 0, SEEK_SET) != 0 || read(fd, b, sizeof b - 1) <= 0)
-		_exit(printf("read: %d\n", errno) < 0 ? 2 : 1);
+		return printf("read: %d\n", errno), 1;
 	printf("%s\n", strcmp(a, b) ? "moved" : "frozen");
-	fflush(stdout);
-	_exit(0);
-}
-
-/* A copy read again once the main thread has exited (a cold review: its
- * /proc/self was gone, and the copy froze). */
-static int leader_reread_mode(void)
-{
-	pthread_t t;
-
-	pthread_create(&t, NULL, leader_reread, NULL);
-	pthread_exit(NULL);
+	return 0;
 }
 
 static int bad_env(bool learnt)
@@ -2072,9 +2054,9 @@ int main(int argc, char **argv)
 	if (argc > 2 && strcmp(argv[1], "kin") == 0)
 		return kin(atoi(argv[2]));
 	if (argc > 1 && strcmp(argv[1], "leaderexit") == 0)
-		return leader_exit();
+		tu_orphan(leader_gone, NULL);
 	if (argc > 1 && strcmp(argv[1], "leaderreread") == 0)
-		return leader_reread_mode();
+		tu_orphan(leader_reread, NULL);
 	if (argc > 1 && strcmp(argv[1], "badenv") == 0)
 		return bad_env(argc > 2);
 	if (argc > 2 && strcmp(argv[1], "altexec") == 0)

@@ -781,35 +781,15 @@ static int run(int argc, char **argv)
 static int orphan_argc;
 static char **orphan_argv;
 
-/* The process lives on in this thread, once the main thread is a zombie
- * (/proc/self/stat's state: its exit is not over when pthread_exit is
- * called), and its exit status is the mode's. */
-static void *orphan(void *unused)
+/* The mode, in the thread the process lives on in. */
+static int orphan(void *unused)
 {
-	char b[512], *st;
-	int fd, i;
-	ssize_t n;
-
 	(void)unused;
-	for (i = 0; i < 5000; i++) {
-		if ((fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC)) < 0)
-			break;
-		n = read(fd, b, sizeof b - 1);
-		close(fd);
-		b[n > 0 ? n : 0] = '\0';
-		if ((st = strrchr(b, ')')) && st[1] == ' ' && st[2] == 'Z')
-			break;
-		usleep(1000);
-	}
-	if (i == 5000)
-		fprintf(stderr, "orphan: the main thread is still running after 5 s\n");
-	exit(run(orphan_argc, orphan_argv));
+	return run(orphan_argc, orphan_argv);
 }
 
 int main(int argc, char **argv)
 {
-	pthread_t t;
-
 	setvbuf(stdout, NULL, _IONBF, 0);
 	if (argc < 2 || strcmp(argv[1], "orphan") != 0)
 		return run(argc, argv);
@@ -817,7 +797,5 @@ int main(int argc, char **argv)
 	self_exe = "/proc/thread-self/exe";
 	orphan_argc = argc - 1;
 	orphan_argv = argv + 1;
-	if (pthread_create(&t, NULL, orphan, NULL) != 0)
-		return perror("orphan: pthread_create"), 2;
-	pthread_exit(NULL);
+	tu_orphan(orphan, NULL);
 }

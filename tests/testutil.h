@@ -8,7 +8,11 @@
 #ifndef TESTUTIL_H
 #define TESTUTIL_H
 
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -62,6 +66,52 @@ static inline int tu_hold_sockets_and_pipes(long nsock, long npipe)
 			return perror("pipe"), 2;
 	}
 	return 0;
+}
+
+/* tu_orphan's: the thread's work, begun once the main thread is a zombie
+ * (/proc/self/stat's state: pthread_exit returns before its exit is
+ * over, and till then it may still take a process-directed signal). */
+struct tu_orphan_job {
+	int (*fn)(void *);
+	void *arg;
+};
+
+static inline void *tu_orphan_run(void *p)
+{
+	const struct tu_orphan_job *j = p;
+	char b[512], *st;
+	ssize_t n;
+	int fd, i;
+
+	for (i = 0; i < 5000; i++) {
+		if ((fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC)) < 0)
+			break;
+		n = read(fd, b, sizeof b - 1);
+		close(fd);
+		b[n > 0 ? n : 0] = '\0';
+		if ((st = strrchr(b, ')')) && st[1] == ' ' && st[2] == 'Z')
+			break;
+		usleep(1000);
+	}
+	if (i == 5000)
+		fprintf(stderr, "orphan: the main thread is still running after 5 s\n");
+	exit(j->fn(j->arg));
+}
+
+/* fn(arg) in a second thread once the main thread has exited; the main
+ * thread exits now.  The process's exit status is fn's. */
+static inline __attribute__((noreturn)) void tu_orphan(int (*fn)(void *), void *arg)
+{
+	static struct tu_orphan_job job;
+	pthread_t t;
+
+	job.fn = fn;
+	job.arg = arg;
+	if (pthread_create(&t, NULL, tu_orphan_run, &job) != 0) {
+		perror("orphan: pthread_create");
+		exit(2);
+	}
+	pthread_exit(NULL);
 }
 
 #endif
