@@ -385,19 +385,13 @@ void cpus_vproc_handed(const struct cpus_vmask *v, const cpu_set_t *mask)
 }
 /*
  * The caller's mask as the kernel reaches it: an invalid pointer is EFAULT,
- * not a fault of ours.  0 when the n bytes at p can be read (wr false: page
- * by page, fp_page_readable) or written (wr: fp_span_writable, which
- * changes them: the caller writes them all next); else EFAULT.  errno is
- * kept.
+ * not a fault of ours.  0 when the n bytes at p can be read (wr false) or
+ * written (wr: fp_span_writable changes them, the caller writes them all
+ * next); else EFAULT.  errno is kept.
  */
 static int cpus_user_ok(void *p, size_t n, bool wr)
 {
-	if (wr)
-		return fp_span_writable(p, n) ? 0 : EFAULT;
-	for (size_t off = 0; off < n; off += 4096 - ((uintptr_t)p + off) % 4096)
-		if (!fp_page_readable((char *)p + off))
-			return EFAULT;
-	return 0;
+	return (wr ? fp_span_writable(p, n) : fp_span_readable(p, n)) ? 0 : EFAULT;
 }
 
 /* The real getters, as one shape: 0 or an error number. */

@@ -35,7 +35,9 @@ void fp_debug(const char *feature, const char *what, const char *detail) FP_HIDD
 /* The kernel can read the page holding p (raw.c): a caller's pointer
  * checked without a fault of ours, and without process_vm_readv. */
 bool fp_page_readable(const void *p) FP_HIDDEN;
-/* ... and can write all n bytes at p (n >= 4), which it changes. */
+/* ... every page of the n bytes at p; and can write them all (n >= 4),
+ * which it changes. */
+bool fp_span_readable(const void *p, size_t n) FP_HIDDEN;
 bool fp_span_writable(void *p, size_t n) FP_HIDDEN;
 
 /* Every signal held across a step that a handler's siglongjmp must not

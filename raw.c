@@ -256,6 +256,20 @@ bool fp_page_readable(const void *p)
 #endif
 }
 
+/* Whether the kernel can read every page of the n bytes at p: a span past
+ * the top of the address space is its EFAULT. */
+bool fp_span_readable(const void *p, size_t n)
+{
+	uintptr_t a = (uintptr_t)p;
+
+	if (n > UINTPTR_MAX - a)
+		return false;
+	for (size_t off = 0; off < n; off += 4096 - (a + off) % 4096)
+		if (!fp_page_readable((const char *)p + off))
+			return false;
+	return true;
+}
+
 /*
  * Whether the kernel can write every page of the n bytes at p (n >= 4):
  * getresuid with the three pointers at one place stores a uid there, 4
