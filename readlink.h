@@ -40,7 +40,15 @@
 #else
 #define RL_REAL_CHK(X)
 #endif
-#define RL_REAL_ALL(X) RL_REAL_COMMON(X) RL_REAL_CHK(X)
+#ifdef FP_LINUX
+/* The file systems' devices learnt apart from the program's table
+ * (readlink_classify.c, rl_fs_learn). */
+#define RL_REAL_LINUX(X)                                                                      \
+	X(int, clone, (int (*fn)(void *), void *stack, int flags, void *arg, ...), FP_NR_FAIL(-1))
+#else
+#define RL_REAL_LINUX(X)
+#endif
+#define RL_REAL_ALL(X) RL_REAL_COMMON(X) RL_REAL_CHK(X) RL_REAL_LINUX(X)
 FP_REAL_DECLARE(readlink, RL_REAL_ALL);
 #define RL_REAL(name) FP_REAL_LAZY(fp_real_readlink.r_##name, FP_BIT(readlink))
 #define RL_REALP(name) FP_REAL_LAZY_P(fp_real_readlink.r_##name, FP_BIT(readlink))

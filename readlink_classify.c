@@ -153,35 +153,65 @@ static _Atomic int rl_procfs;
  * once, or 0.  Learnt from the program's descriptor, a close and an open
  * in another thread between its fstat and its fstatfs made a named FIFO's
  * file system pipefs for the process (a cold review: its path read back
- * "pipe:[...]" from then on); ours no other thread can swap. */
+ * "pipe:[...]" from then on); ours no other thread can swap.  Made in a
+ * thread of ours with a descriptor table of its own (fp_apart, as the
+ * cap's refresh): in the program's, the pipe's second end took the number
+ * past a full table and doubled it (fd_fuzz seed 430 case 209843: FDSize
+ * 8192 where native has 4096).  Where no such thread can be made
+ * (valgrind, a filter refusing clone), here, as before; while another
+ * thread learns, not now (0: this call is the kernel's). */
+struct rl_learn {
+	bool sock;
+	unsigned long long dev;
+};
+
+/* System calls only (fp_apart): the thread shares the caller's TLS. */
+static int rl_learn_in(void *p)
+{
+	struct rl_learn *l = p;
+	int fd[2] = { -1, -1 };
+	struct stat st;
+
+#ifdef SYS_socket
+	if (l->sock)
+		fd[0] = (int)syscall(SYS_socket, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+#else
+	if (l->sock)
+		fd[0] = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+#endif
+	else if (syscall(SYS_pipe2, fd, O_CLOEXEC) != 0)
+		fd[0] = fd[1] = -1;
+	if (fd[0] >= 0 && fp_fstat(fd[0], &st) == 0)
+		l->dev = (unsigned long long)st.st_dev + 1;
+	for (int i = 0; i < 2; i++)
+		if (fd[i] >= 0)
+			fp_raw_close(fd[i]);
+	return 0;
+}
+
+static _Alignas(64) unsigned char rl_learn_stack[8192];
+static _Atomic bool rl_learn_busy;
+
 static unsigned long long rl_fs_learn(bool sock)
 {
-	int p[2] = { -1, -1 }, saved = errno;
-	unsigned long long dev = 0;
-	struct stat st;
+	struct rl_learn l = { sock, 0 };
+	int saved = errno;
 	sigset_t old;
 
 	/* Every signal held, so that a siglongjmp out of the readlink leaves
-	 * neither open; system calls, not the C library's functions, which a
-	 * program or another preload may wrap (a cold review). */
+	 * neither open nor the stack taken; system calls, not the C
+	 * library's functions, which a program or another preload may wrap
+	 * (a cold review). */
 	fp_hold_all(&old);
-#ifdef SYS_socket
-	if (sock)
-		p[0] = (int)syscall(SYS_socket, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-#else
-	if (sock)
-		p[0] = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-#endif
-	else if (syscall(SYS_pipe2, p, O_CLOEXEC) != 0)
-		p[0] = p[1] = -1;
-	if (p[0] >= 0 && fp_fstat(p[0], &st) == 0)
-		dev = (unsigned long long)st.st_dev + 1;
-	for (int i = 0; i < 2; i++)
-		if (p[i] >= 0)
-			fp_raw_close(p[i]);
+	if (!atomic_exchange(&rl_learn_busy, true)) {
+		if (fp_apart(RL_REAL(clone), rl_learn_in, &l, rl_learn_stack + sizeof rl_learn_stack,
+		             CLONE_THREAD | CLONE_SIGHAND, NULL) != 0)
+			(void)rl_learn_in(&l);
+		atomic_store(&rl_learn_busy, false);
+	}
 	fp_unhold(&old);
 	errno = saved;
-	return dev;
+	return l.dev;
 }
 
 /* Which of the two st names, if either. */
