@@ -42,9 +42,10 @@ robust() {
 		got=$(env LD_PRELOAD="$FASTPATH_SO" ${s#unset} timeout 20 $FILTER "$P" $args 2>/dev/null)
 		rc=$?
 		[ "$s" = unset ] && s="no setting"
-		s=$(printf "%s" "$s${FILTER:+, ${FILTER##* }}" | sed "s|$T_TMP/|T/|g")
-		expect_eq "prog_robust$args [$s]: exit status" 0 "$rc"
-		expect_eq "prog_robust$args [$s]: as natively" "$(expected "$native" "$s")" "$got"
+		s=$(printf "%s" "$s" | sed "s|$T_TMP/|T/|g")
+		label="$s${FILTER:+, ${FILTER##* }}"
+		expect_eq "prog_robust$args [$label]: exit status" 0 "$rc"
+		expect_eq "prog_robust$args [$label]: as natively" "$(expected "$native" "$s")" "$got"
 	done
 }
 
@@ -158,7 +159,7 @@ if [ $? -eq 77 ]; then
 	skip "prog_robust under a service's seccomp filter" "no seccomp filter here"
 else
 	FILTER="$TESTBIN/prog_urandom_seccomp SERVICE"
-	for m in thread altstack badmask jumps "orphan badmask" "orphan jumps"; do
+	for m in thread altstack sigalrm badmask jumps "orphan badmask" "orphan jumps"; do
 		# shellcheck disable=SC2086 # the mode and its argument, a word each
 		robust $m
 	done
