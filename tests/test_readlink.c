@@ -678,6 +678,34 @@ static void test_linux_lookalikes(void **state)
 
 /* The Linux policy answers only under a real procfs: with no /proc (or a
  * test root that is a plain directory) the kernel's ENOENT stands. */
+/* While one thread learns which device is sockfs's or pipefs's, another's
+ * call is the kernel's: no wait, nothing stored from it, and the answer
+ * the same.  The next call after the learning ends learns. */
+static void test_linux_learning_elsewhere(void **state)
+{
+	int sv[2], pv[2];
+	char path[128];
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	assert_int_equal(pipe(pv), 0);
+	atomic_store(&rl_sockfs_dev, 0);
+	atomic_store(&rl_pipefs_dev, 0);
+	atomic_store(&rl_learn_busy, true);
+	snprintf(path, sizeof path, "/proc/self/fd/%d", sv[0]);
+	expect_same(path, false);
+	snprintf(path, sizeof path, "/proc/self/fd/%d", pv[0]);
+	expect_same(path, false);
+	assert_true(atomic_load(&rl_sockfs_dev) == 0 && atomic_load(&rl_pipefs_dev) == 0);
+	atomic_store(&rl_learn_busy, false);
+	expect_same(path, true);
+	snprintf(path, sizeof path, "/proc/self/fd/%d", sv[0]);
+	expect_same(path, true);
+	assert_true(atomic_load(&rl_sockfs_dev) != 0 && atomic_load(&rl_pipefs_dev) != 0);
+	assert_false(atomic_load(&rl_learn_busy));
+	close(sv[0]), close(sv[1]), close(pv[0]), close(pv[1]);
+}
+
 static void test_linux_needs_procfs(void **state)
 {
 	char dir[] = "/tmp/rl_XXXXXX", path[128], buf[64];
@@ -1023,6 +1051,7 @@ int main(void)
 		cmocka_unit_test_setup(test_linux_other_pid_namespace, setup),
 		cmocka_unit_test_setup(test_linux_lookalikes, setup),
 		cmocka_unit_test_setup(test_linux_needs_procfs, setup),
+		cmocka_unit_test_setup(test_linux_learning_elsewhere, setup),
 		cmocka_unit_test_setup(test_disabled, setup),
 		cmocka_unit_test_setup(test_illumos_fixture, setup),
 		cmocka_unit_test_setup(test_illumos_own_pid, setup),
