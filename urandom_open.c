@@ -251,13 +251,8 @@ static int ur_open_exact(int dev, const char *path, int flags)
 			 * Unless another hidden one has its number now: the
 			 * duplicate may be of that one, and shares it. */
 			if (fd >= 0 && fd < UR_MAXFD && atomic_load(&ur_forks) != g &&
-			    UR_HW_FD(atomic_load(&ur_hidden[dev])) != h && ur_is_device(fd, dev)) {
-				ur_heal(fd);
-				ur_set(fd, ur_open_bits(dev, flags) | UR_COW);
-				ur_forked(dev, h, fd);
-				*ep = saved;
-				return fd;
-			}
+			    UR_HW_FD(atomic_load(&ur_hidden[dev])) != h && ur_is_device(fd, dev))
+				goto kept; /* tracked as any (ur_forked below) */
 			if (fd >= 0 && atomic_load(&ur_split_done) && ur_is_device(fd, dev)) {
 				*ep = saved;
 				return fd;
@@ -284,6 +279,7 @@ static int ur_open_exact(int dev, const char *path, int flags)
 			*ep = saved;
 			return ur_open_real(dev, path, flags);
 		}
+kept:
 		ur_heal(fd);  /* a number freed behind our back (raw close) */
 		ur_set(fd, ur_open_bits(dev, flags) | UR_COW);
 		/* The pooling ended meanwhile, its records forgotten (or being
