@@ -7,6 +7,9 @@
 #include "fastpath.h"
 
 #include <sys/resource.h>
+#ifdef FP_LINUX
+#include <sys/prctl.h> /* PR_GET_SECCOMP */
+#endif
 
 /* ------------------------------------------------------------------------
  * Raw system calls: syscall(2) with the same call numbers on Linux and
@@ -210,64 +213,83 @@ static int fp_fsz_private(void)
 }
 
 /*
- * Whether the kernel can read the page that holds p: rt_sigprocmask with
- * an invalid `how` copies the set from p first (EFAULT), then refuses it
- * (EINVAL), changing nothing.  It is a call every seccomp filter lets
- * through, where process_vm_readv is in systemd's @debug set, which a
- * filter denies and kills (a cold review: SIGSYS at every exec under the
- * cap), and Docker's profile refuses without CAP_SYS_PTRACE.  Any other
- * failure (a filter's refusal, a tool's own check): readable, as a direct
- * read would take it.  errno is kept.
+ * Whether the kernel can read the 8 bytes at w (q: the first of them the
+ * caller asked about): rt_sigprocmask with an invalid `how` copies the set
+ * from w first (EFAULT), then refuses it (EINVAL), changing nothing.  It
+ * is a call every seccomp filter lets through, where process_vm_readv is
+ * in systemd's @debug set, which a filter denies and kills (a cold review:
+ * SIGSYS at every exec under the cap), and Docker's profile refuses
+ * without CAP_SYS_PTRACE.  Any other failure (a tool's own check):
+ * readable, as a direct read would take it.  Clobbers errno.
+ *
+ * Under valgrind, memcheck checks what a call reads as the program's read
+ * (the page's first 8 were often not addressable or not defined: CI's
+ * check-valgrind), and valgrind logs a line for each unknown `how`.  So:
+ * with no seccomp filter (nothing can then kill or refuse it), the byte
+ * at q is asked of process_vm_readv, whose remote side memcheck does not
+ * look at; with one (or where it refuses), where the 8 bytes at w are the caller's (own8), a
+ * real SIG_BLOCK of them, undone at once (the signals it held wait that
+ * long); where they may not be (a string's byte: 8 run past a short
+ * string's end), symlinkat from q to "", which reads the string to its
+ * NUL (EFAULT), then fails on the empty name (ENOENT), making nothing.
  */
-bool fp_page_readable(const void *p)
+static bool fp_read_probe(const char *q, uintptr_t w, bool own8)
 {
 #if defined(FP_LINUX)
-	uintptr_t page = (uintptr_t)p & ~(uintptr_t)4095;
-	int saved = errno;
-	long r = -1;
-	bool bad;
+	uint64_t old; /* the kernel's set: _NSIG / 8 bytes */
+	long r;
 
-	/* (page 0 would be no set at all: the call reads nothing then) */
-	if (!page) {
-		errno = saved;
-		return false;
-	}
-	if (fp_under_valgrind) {
-		/* memcheck checks every byte a call reads as the program's
-		 * (the page's first 8: often not, or not defined); it does
-		 * not look into process_vm_readv's remote side, and p's one
-		 * byte is the caller's (CI: memcheck's errors at a capped
-		 * setaffinity).  Refused (a container's filter), the probe
-		 * below decides: an error report of memcheck's, not a fault
-		 * of ours (a cold review). */
+	if (!fp_under_valgrind)
+		return !(FP_SYSCALL(SYS_rt_sigprocmask, 0x7fff, (long)w, 0L, (long)(_NSIG / 8)) < 0 && errno == EFAULT);
+	if (FP_SYSCALL(SYS_prctl, PR_GET_SECCOMP, 0L, 0L, 0L, 0L) == 0) {
 		char b;
-		struct iovec l = { &b, 1 }, rv = { (void *)p, 1 };
+		struct iovec l = { &b, 1 }, rv = { (void *)q, 1 };
 
 		r = FP_SYSCALL(SYS_process_vm_readv, FP_SYSCALL(SYS_gettid), (long)&l, 1L, (long)&rv, 1L, 0L);
+		if (r == 1 || errno == EFAULT)
+			return r == 1;
 	}
-	if (r < 0 && (!fp_under_valgrind || errno != EFAULT))
-		r = FP_SYSCALL(SYS_rt_sigprocmask, 0x7fff, (long)page, 0L, (long)(_NSIG / 8));
-	bad = r < 0 && errno == EFAULT;
-	errno = saved;
-	return !bad;
+	if (!own8)
+		r = FP_SYSCALL(SYS_symlinkat, (long)q, (long)AT_FDCWD, (long)"");
+	else if ((r = FP_SYSCALL(SYS_rt_sigprocmask, SIG_BLOCK, (long)w, (long)&old, (long)(_NSIG / 8))) == 0)
+		(void)FP_SYSCALL(SYS_rt_sigprocmask, SIG_SETMASK, (long)&old, 0L, (long)(_NSIG / 8));
+	return !(r < 0 && errno == EFAULT);
 #else
-	(void)p;
+	(void)q, (void)w, (void)own8;
 	return true;
 #endif
 }
 
+/* Whether the kernel can read the page that holds p, a byte of a string or
+ * of a span shorter than 8: the 8 bytes from p, or the page's last 8 where
+ * p is nearer its end.  Page 0 never (it would be no set at all: the call
+ * reads nothing then).  errno is kept. */
+bool fp_page_readable(const void *p)
+{
+	uintptr_t a = (uintptr_t)p, end = (a | 4095) + 1;
+	int saved = errno;
+	bool ok = a >= 4096 && fp_read_probe(p, a + 8 <= end ? a : end - 8, false);
+
+	errno = saved;
+	return ok;
+}
+
 /* Whether the kernel can read every page of the n bytes at p: a span past
- * the top of the address space is its EFAULT. */
+ * the top of the address space is its EFAULT.  Each page's 8 bytes are
+ * the span's own where it has 8.  errno is kept. */
 bool fp_span_readable(const void *p, size_t n)
 {
 	uintptr_t a = (uintptr_t)p;
+	int saved = errno;
+	bool ok = n <= UINTPTR_MAX - a;
 
-	if (n > UINTPTR_MAX - a)
-		return false;
-	for (size_t off = 0; off < n; off += 4096 - (a + off) % 4096)
-		if (!fp_page_readable((const char *)p + off))
-			return false;
-	return true;
+	if (ok && n < 8)
+		ok = n == 0 || (fp_page_readable(p) && fp_page_readable((const char *)p + n - 1));
+	else
+		for (size_t off = 0; off < n && ok; off += 4096 - (a + off) % 4096)
+			ok = a + off >= 4096 && fp_read_probe((const char *)p + off, off + 8 <= n ? a + off : a + n - 8, true);
+	errno = saved;
+	return ok;
 }
 
 /*

@@ -67,23 +67,44 @@ for n in 1 64; do
 	FASTPATH_CPUS=$n WANT=$n vg "memcheck: prog_cpus entries, FASTPATH_CPUS=$n" "$MC" "$TESTBIN/prog_cpus" entries
 	FASTPATH_CPUS=$n WANT=$n vg "memcheck: prog_cpus roundtrip, FASTPATH_CPUS=$n" "$MC" "$TESTBIN/prog_cpus" roundtrip
 done
-# Bad masks under the cap, under memcheck, where a container's filter
-# refuses process_vm_readv (Docker's profile without CAP_SYS_PTRACE):
-# fp_page_readable's valgrind path falls back to its own probe, and every
+FASTPATH_CPUS=1 vg "memcheck: prog_cpus heapenv (an exec's environment walk over short strings), FASTPATH_CPUS=1" \
+	"$MC" "$TESTBIN/prog_cpus" heapenv
+# The cap under memcheck beside a service's seccomp filter: one that
+# refuses (EPERM) systemd's @debug set, process_vm_readv among it, as
+# Docker's profile without CAP_SYS_PTRACE does, and one that kills on it
+# (SystemCallFilter=~@debug).  fp_page_readable's probe then reads the
+# caller's own bytes, never a page's first 8 (memcheck checks what a call
+# reads as the program's: 2 errors per good round trip under REFUSE), and
+# never process_vm_readv (SIGSYS under SERVICE) (a cold review).  Every
 # bad mask gets the kernel's EFAULT or EINVAL as natively under memcheck
-# (a cold review: SIGSEGV at badmask's mask at address 8).
+# (a cold review before: SIGSEGV at badmask's mask at address 8); good
+# masks and an exec's environment walk make no report.
 G=$TESTBIN/prog_urandom_seccomp
 "$G" REFUSE true >/dev/null 2>&1
 if [ $? -eq 77 ]; then
-	skip "memcheck: prog_robust badmask beside a filter refusing process_vm_readv" "no seccomp filter here"
+	skip "memcheck beside a service's seccomp filter" "no seccomp filter here"
 else
-	native=$(timeout 600 "$G" REFUSE valgrind -q --log-file=/dev/null "$TESTBIN/prog_robust" badmask 2>&1)
-	if precond "memcheck: prog_robust badmask beside a filter refusing process_vm_readv: runs natively" \
-		expr "$native" : '.*the mask got'; then
-		expect_eq "memcheck: prog_robust badmask beside a filter refusing process_vm_readv, FASTPATH_CPUS=4: as natively" \
-			"$native" "$(FASTPATH_CPUS=4 LD_PRELOAD=$FASTPATH_SO timeout 600 "$G" REFUSE \
-				valgrind -q --log-file=/dev/null "$TESTBIN/prog_robust" badmask 2>&1)"
-	fi
+	for F in REFUSE SERVICE; do
+		T_TAG=$F
+		native=$(timeout 600 "$G" $F valgrind -q --log-file=/dev/null "$TESTBIN/prog_robust" badmask 2>&1)
+		if precond "memcheck: prog_robust badmask beside the filter: runs natively" \
+			expr "$native" : '.*the mask got'; then
+			expect_eq "memcheck: prog_robust badmask beside the filter, FASTPATH_CPUS=4: as natively" \
+				"$native" "$(FASTPATH_CPUS=4 LD_PRELOAD=$FASTPATH_SO timeout 600 "$G" $F \
+					valgrind -q --log-file=/dev/null "$TESTBIN/prog_robust" badmask 2>&1)"
+		fi
+		FASTPATH_CPUS=4 WANT=4 vg "memcheck: prog_cpus roundtrip beside the filter, FASTPATH_CPUS=4" \
+			"$G $F $MC" "$TESTBIN/prog_cpus" roundtrip
+		FASTPATH_CPUS=1 vg "memcheck: prog_cpus altexec 65536 (an exec's environment walk) beside the filter, FASTPATH_CPUS=1" \
+			"$G $F $MC" "$TESTBIN/prog_cpus" altexec 65536
+		expect_eq "prog_cpus altexec 65536 beside the filter under memcheck, FASTPATH_CPUS=1: the reporter ran" \
+			"exit 0" "$(tail -n 1 "$T_TMP/vg.out")"
+		FASTPATH_CPUS=1 vg "memcheck: prog_cpus heapenv (short strings, each an allocation) beside the filter, FASTPATH_CPUS=1" \
+			"$G $F $MC" "$TESTBIN/prog_cpus" heapenv
+		expect_eq "prog_cpus heapenv beside the filter under memcheck, FASTPATH_CPUS=1: true ran" \
+			"exit 0" "$(tail -n 1 "$T_TMP/vg.out")"
+	done
+	T_TAG=
 fi
 
 # ---- threads: helgrind and drd ----------------------------------------------

@@ -45,6 +45,8 @@
  *   prog_cpus badenv [learnt]  exec and spawn with an envp the kernel
  *                        cannot read (the array, one entry): their
  *                        results; "learnt": after a first question
+ *   prog_cpus heapenv    exec "true" with an environment of 300 short
+ *                        strings, each its own allocation: "exit 0"
  *   prog_cpus altexec SIZE [learnt]  a SIGSEGV handler on an alternate
  *                        stack of SIZE bytes execs "true": its status
  *   prog_cpus rereadjump  /proc/stat seeked back and forth 20000 times
@@ -909,6 +911,35 @@ static int bad_env(bool learnt)
 	printf("posix_spawn(bad array) = %d\n", r);
 	if (r == 0)
 		waitpid(pid, NULL, 0);
+	return 0;
+}
+
+/* setenv's strings are allocations of their own length: a check that
+ * reads 8 bytes of "A=1" reads past it (memcheck says so). */
+static int heap_env(void)
+{
+	char *env[301], *args[] = { "true", NULL };
+	pid_t p;
+	int st = 0;
+
+	for (int i = 0; i < 300; i++) {
+		env[i] = malloc(4);
+		if (!env[i])
+			return 2;
+		memcpy(env[i], i ? "B=1" : "A=1", 4);
+	}
+	env[300] = NULL;
+	if ((p = fork()) == 0) {
+		execve("/bin/true", args, env);
+		_exit(99);
+	}
+	waitpid(p, &st, 0);
+	if (WIFSIGNALED(st))
+		printf("killed by %d\n", WTERMSIG(st));
+	else
+		printf("exit %d\n", WEXITSTATUS(st));
+	for (int i = 0; i < 300; i++)
+		free(env[i]);
 	return 0;
 }
 
@@ -2059,6 +2090,8 @@ int main(int argc, char **argv)
 		tu_orphan(leader_reread, NULL);
 	if (argc > 1 && strcmp(argv[1], "badenv") == 0)
 		return bad_env(argc > 2);
+	if (argc > 1 && strcmp(argv[1], "heapenv") == 0)
+		return heap_env();
 	if (argc > 2 && strcmp(argv[1], "altexec") == 0)
 		return alt_exec(atol(argv[2]), argc > 3);
 	if (argc > 1 && strcmp(argv[1], "slot") == 0)
