@@ -227,16 +227,20 @@ static int fp_fsz_private(void)
  * check-valgrind), and valgrind logs a line for each unknown `how`.  So:
  * with no seccomp filter (nothing can then kill or refuse it), the byte
  * at q is asked of process_vm_readv, whose remote side memcheck does not
- * look at; with one (or where it refuses), where the 8 bytes at w are the caller's (own8), a
- * real SIG_BLOCK of them, undone at once (the signals it held wait that
- * long); where they may not be (a string's byte: 8 run past a short
+ * look at; with one (or where it refuses), where the 8 bytes at w are the
+ * caller's (own8), a real SIG_BLOCK of them inside a hold of every signal
+ * (it blocks nothing more, and no handler runs with them blocked: a cold
+ * review); where they may not be (a string's byte: 8 run past a short
  * string's end), symlinkat from q to "", which reads the string to its
- * NUL (EFAULT), then fails on the empty name (ENOENT), making nothing.
+ * NUL (EFAULT), then fails on the empty name (ENOENT), making nothing.  A
+ * mask shorter than 8 bytes is read so too: memcheck reports the bytes
+ * past it up to a NUL.
  */
 static bool fp_read_probe(const char *q, uintptr_t w, bool own8)
 {
 #if defined(FP_LINUX)
-	uint64_t old; /* the kernel's set: _NSIG / 8 bytes */
+	sigset_t old;
+	bool bad;
 	long r;
 
 	if (!fp_under_valgrind)
@@ -250,10 +254,12 @@ static bool fp_read_probe(const char *q, uintptr_t w, bool own8)
 			return r == 1;
 	}
 	if (!own8)
-		r = FP_SYSCALL(SYS_symlinkat, (long)q, (long)AT_FDCWD, (long)"");
-	else if ((r = FP_SYSCALL(SYS_rt_sigprocmask, SIG_BLOCK, (long)w, (long)&old, (long)(_NSIG / 8))) == 0)
-		(void)FP_SYSCALL(SYS_rt_sigprocmask, SIG_SETMASK, (long)&old, 0L, (long)(_NSIG / 8));
-	return !(r < 0 && errno == EFAULT);
+		return !(FP_SYSCALL(SYS_symlinkat, (long)q, (long)AT_FDCWD, (long)"") < 0 && errno == EFAULT);
+	fp_hold_all(&old);
+	r = FP_SYSCALL(SYS_rt_sigprocmask, SIG_BLOCK, (long)w, 0L, (long)(_NSIG / 8));
+	bad = r < 0 && errno == EFAULT;
+	fp_unhold(&old);
+	return !bad;
 #else
 	(void)q, (void)w, (void)own8;
 	return true;

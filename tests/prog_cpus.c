@@ -45,6 +45,10 @@
  *   prog_cpus badenv [learnt]  exec and spawn with an envp the kernel
  *                        cannot read (the array, one entry): their
  *                        results; "learnt": after a first question
+ *   prog_cpus maskwindow SECS  sched_setaffinity({0, 11}) in a loop
+ *                        while a child sends SIGUSR1 every 200 us: "runs
+ *                        N, SIGUSR2 blocked in M" (CPU 11 is SIGUSR2's
+ *                        bit: a check that blocked the mask would show)
  *   prog_cpus heapenv    exec "true" with an environment of 300 short
  *                        strings, each its own allocation: "exit 0"
  *   prog_cpus altexec SIZE [learnt]  a SIGSEGV handler on an alternate
@@ -911,6 +915,49 @@ static int bad_env(bool learnt)
 	printf("posix_spawn(bad array) = %d\n", r);
 	if (r == 0)
 		waitpid(pid, NULL, 0);
+	return 0;
+}
+
+static volatile sig_atomic_t mw_runs, mw_usr2;
+
+static void mw_handler(int sig)
+{
+	sigset_t cur;
+
+	(void)sig;
+	sigprocmask(SIG_BLOCK, NULL, &cur);
+	mw_runs++;
+	if (sigismember(&cur, SIGUSR2))
+		mw_usr2++;
+}
+
+static int mask_window(int secs)
+{
+	struct sigaction sa;
+	struct timespec pause = { 0, 200000 };
+	pid_t me = getpid(), k;
+	cpu_set_t m;
+	time_t end;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = mw_handler;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGUSR1, &sa, NULL);
+	signal(SIGUSR2, SIG_IGN);
+	if ((k = fork()) == 0)
+		for (;;) {
+			if (kill(me, SIGUSR1) != 0)
+				_exit(0);
+			nanosleep(&pause, NULL);
+		}
+	CPU_ZERO(&m);
+	CPU_SET(0, &m);
+	CPU_SET(11, &m);
+	for (end = time(NULL) + secs; time(NULL) < end;)
+		(void)sched_setaffinity(0, sizeof m, &m);
+	kill(k, SIGKILL);
+	waitpid(k, NULL, 0);
+	printf("runs %s, SIGUSR2 blocked in %d\n", mw_runs > 0 ? "some" : "none", (int)mw_usr2);
 	return 0;
 }
 
@@ -2090,6 +2137,8 @@ int main(int argc, char **argv)
 		tu_orphan(leader_reread, NULL);
 	if (argc > 1 && strcmp(argv[1], "badenv") == 0)
 		return bad_env(argc > 2);
+	if (argc > 2 && strcmp(argv[1], "maskwindow") == 0)
+		return mask_window(atoi(argv[2]));
 	if (argc > 1 && strcmp(argv[1], "heapenv") == 0)
 		return heap_env();
 	if (argc > 2 && strcmp(argv[1], "altexec") == 0)
