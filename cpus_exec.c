@@ -58,9 +58,9 @@ static long cpus_env_walk(char *const envp[], cpus_env_fn fn, void *c)
 		const char *slot = (const char *)(envp + i);
 		char *s;
 
-		/* Its 8 bytes, where a page not yet proven holds one: the
-		 * array's own (memcheck takes what is read as the program's
-		 * read). */
+		/* The slot's bytes, where a page not yet proven holds one:
+		 * the array's own (memcheck takes what is read as the
+		 * program's read). */
 		if (((uintptr_t)slot & ~(uintptr_t)4095) != array ||
 		    ((uintptr_t)(slot + sizeof s - 1) & ~(uintptr_t)4095) != array) {
 			if (!fp_span_readable(slot, sizeof s))

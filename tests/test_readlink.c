@@ -676,8 +676,6 @@ static void test_linux_lookalikes(void **state)
 	rmdir(dir);
 }
 
-/* The Linux policy answers only under a real procfs: with no /proc (or a
- * test root that is a plain directory) the kernel's ENOENT stands. */
 /* While one thread learns which device is sockfs's or pipefs's, another's
  * call is the kernel's: no wait, nothing stored from it, and the answer
  * the same.  The next call after the learning ends learns. */
@@ -706,6 +704,8 @@ static void test_linux_learning_elsewhere(void **state)
 	close(sv[0]), close(sv[1]), close(pv[0]), close(pv[1]);
 }
 
+/* The Linux policy answers only under a real procfs: with no /proc (or a
+ * test root that is a plain directory) the kernel's ENOENT stands. */
 static void test_linux_needs_procfs(void **state)
 {
 	char dir[] = "/tmp/rl_XXXXXX", path[128], buf[64];
