@@ -197,6 +197,26 @@ char *const *fp_cpus_exec_env(char *const envp[], char **slots, size_t nslots, c
 	return slots;
 }
 
+/* Below the copy: the exec's own frames, ours and the C library's (each
+ * within t_stack.sh's 1 KiB). */
+#define CPUS_EXEC_BELOW 2048
+
+/* Whether this stack holds need bytes more and the exec's frames below
+ * them.  Only an alternate stack is known to be small (a crash handler
+ * that execs: cold review 33, SIGSEGV on 4 KiB with 300 entries), and its
+ * base is known; one armed with SS_AUTODISARM is disarmed inside its
+ * handler, and not seen. */
+static bool cpus_stack_holds(size_t need)
+{
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	int saved = errno;
+	stack_t ss;
+	bool alt = sigaltstack(NULL, &ss) == 0 && (ss.ss_flags & SS_ONSTACK);
+
+	errno = saved;
+	return !alt || (sp > (uintptr_t)ss.ss_sp && sp - (uintptr_t)ss.ss_sp >= need + CPUS_EXEC_BELOW);
+}
+
 /* The one frame whose size the caller chooses (t_stack.sh): the copy of
  * an environment of n entries is 8 * (n + 2) bytes, 4 KiB at most, as the
  * C library's own exec builds argv copies on the stack, and the map's
@@ -213,6 +233,11 @@ int fp_cpus_exec_with(char *const envp[], cpus_exec_fn fn, void *ctx)
 		return fn(ctx, envp);
 	learnt = fp_cpus_learnt();
 	room = cpus_exec_room(learnt);
+	/* Where the copy does not fit, the environment goes as it is: the new
+	 * image has the map this one was handed, or learns its machine from
+	 * its mask, as where a map does not fit. */
+	if (!cpus_stack_holds(n * sizeof(char *) + room))
+		return fn(ctx, envp);
 	char *slots[n], text[room];
 
 	return fn(ctx, fp_cpus_exec_env(envp, slots, n, text, room, learnt));
