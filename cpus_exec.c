@@ -197,30 +197,45 @@ char *const *fp_cpus_exec_env(char *const envp[], char **slots, size_t nslots, c
 	return slots;
 }
 
-/* Below the copy: the exec's own frames, ours and the C library's (each
- * within t_stack.sh's 1 KiB). */
-#define CPUS_EXEC_BELOW 2048
-
-/* Whether this stack holds need bytes more and the exec's frames below
- * them.  Only an alternate stack is known to be small (a crash handler
- * that execs: cold review 33, SIGSEGV on 4 KiB with 300 entries), and its
- * base is known; one armed with SS_AUTODISARM is disarmed inside its
- * handler, and not seen. */
-static bool cpus_stack_holds(size_t need)
+/* Whether this thread runs on its alternate signal stack: one armed with
+ * SS_AUTODISARM is disarmed inside its handler, and not seen. */
+static bool cpus_on_altstack(void)
 {
-	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
 	int saved = errno;
 	stack_t ss;
-	bool alt = sigaltstack(NULL, &ss) == 0 && (ss.ss_flags & SS_ONSTACK);
+	bool on = sigaltstack(NULL, &ss) == 0 && (ss.ss_flags & SS_ONSTACK);
 
 	errno = saved;
-	return !alt || (sp > (uintptr_t)ss.ss_sp && sp - (uintptr_t)ss.ss_sp >= need + CPUS_EXEC_BELOW);
+	return on;
+}
+
+/* On an alternate signal stack (a crash handler that execs), small and of
+ * the program's size, the copy goes in pages of its own, given back if
+ * the exec returns (cold review 33: SIGSEGV on 4 KiB with 300 entries;
+ * review 35: with the copy skipped instead, a pinned program's new image
+ * lost its pin).  Without them, the environment goes as it is. */
+static __attribute__((noinline)) int cpus_exec_apart(char *const envp[], cpus_exec_fn fn, void *ctx,
+                                                     size_t n, size_t room, bool learnt)
+{
+	size_t len = n * sizeof(char *) + room;
+	int saved = errno, r;
+	char **slots = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	errno = saved;
+	if (slots == MAP_FAILED)
+		return fn(ctx, envp);
+	r = fn(ctx, fp_cpus_exec_env(envp, slots, n, (char *)(slots + n), room, learnt));
+	saved = errno;
+	munmap(slots, len);
+	errno = saved;
+	return r;
 }
 
 /* The one frame whose size the caller chooses (t_stack.sh): the copy of
  * an environment of n entries is 8 * (n + 2) bytes, 4 KiB at most, as the
  * C library's own exec builds argv copies on the stack, and the map's
- * text as long as it is, 2 KiB at most. */
+ * text as long as it is, 2 KiB at most; on an alternate signal stack,
+ * none (cpus_exec_apart). */
 int fp_cpus_exec_with(char *const envp[], cpus_exec_fn fn, void *ctx)
 {
 	size_t n = fp_cpus_exec_slots(envp), room;
@@ -233,11 +248,8 @@ int fp_cpus_exec_with(char *const envp[], cpus_exec_fn fn, void *ctx)
 		return fn(ctx, envp);
 	learnt = fp_cpus_learnt();
 	room = cpus_exec_room(learnt);
-	/* Where the copy does not fit, the environment goes as it is: the new
-	 * image has the map this one was handed, or learns its machine from
-	 * its mask, as where a map does not fit. */
-	if (!cpus_stack_holds(n * sizeof(char *) + room))
-		return fn(ctx, envp);
+	if (cpus_on_altstack())
+		return cpus_exec_apart(envp, fn, ctx, n, room, learnt);
 	char *slots[n], text[room];
 
 	return fn(ctx, fp_cpus_exec_env(envp, slots, n, text, room, learnt));

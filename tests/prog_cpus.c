@@ -51,8 +51,10 @@
  *                        bit: a check that blocked the mask would show)
  *   prog_cpus heapenv    exec "true" with an environment of 300 short
  *                        strings, each its own allocation: "exit 0"
- *   prog_cpus altexec SIZE [learnt]  a SIGSEGV handler on an alternate
- *                        stack of SIZE bytes execs "true": its status
+ *   prog_cpus altexec SIZE [learnt|pinned]  a SIGSEGV handler on an
+ *                        alternate stack of SIZE bytes execs "true": its
+ *                        status; pinned: pinned to CPU 0 first, it execs
+ *                        nproc: its count and status
  *   prog_cpus rereadjump  /proc/stat seeked back and forth 20000 times
  *                        while a timer's handler siglongjmp()s out of the
  *                        seeks: "descriptors kept" or how many were left
@@ -990,23 +992,36 @@ static int heap_env(void)
 	return 0;
 }
 
+static char *alt_args[] = { "true", NULL };
+static const char *alt_path = "/bin/true";
+
 static void altexec_handler(int sig)
 {
-	char *args[] = { "true", NULL };
-
 	(void)sig;
-	execv("/bin/true", args);
+	execv(alt_path, alt_args);
 	_exit(99);
 }
 
 /* A crash handler that execs a reporter, on a small alternate stack
  * with a guard page below it. */
-static int alt_exec(long size, bool learnt)
+static int alt_exec(long size, const char *how)
 {
-	pid_t p = fork();
+	bool learnt = how && strcmp(how, "learnt") == 0;
+	pid_t p;
 	int st = 0;
 
-	if (p == 0) {
+	if (how && strcmp(how, "pinned") == 0) {
+		cpu_set_t one;
+
+		CPU_ZERO(&one);
+		CPU_SET(0, &one);
+		if (sched_setaffinity(0, sizeof one, &one) != 0)
+			return 2;
+		alt_path = "/usr/bin/nproc";
+		alt_args[0] = "nproc";
+		fflush(stdout);
+	}
+	if ((p = fork()) == 0) {
 		char *m = mmap(NULL, (size_t)size + 4096, PROT_READ | PROT_WRITE,
 		               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		stack_t ss = { .ss_sp = m + 4096, .ss_size = (size_t)size };
@@ -2142,7 +2157,7 @@ int main(int argc, char **argv)
 	if (argc > 1 && strcmp(argv[1], "heapenv") == 0)
 		return heap_env();
 	if (argc > 2 && strcmp(argv[1], "altexec") == 0)
-		return alt_exec(atol(argv[2]), argc > 3);
+		return alt_exec(atol(argv[2]), argc > 3 ? argv[3] : NULL);
 	if (argc > 1 && strcmp(argv[1], "slot") == 0)
 		return slot();
 	if (argc > 1 && strcmp(argv[1], "where") == 0)

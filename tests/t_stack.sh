@@ -19,8 +19,8 @@
 # argument list (glibc does the same; no allocation, for exec after vfork).
 # fp_cpus_exec_with (the CPU cap, cpus_shim.c) copies the environment the
 # caller passes, one pointer an entry, 4 KiB at most (512 entries; more are
-# passed as they are), for the same reason; on an alternate signal stack
-# without room for it, none (the environment goes as it is).
+# passed as they are), for the same reason; on an alternate signal stack,
+# none (the copy is made in pages of its own).
 VARIABLE="execl execlp execle fp_cpus_exec_with"
 
 # budget CC: compiles every unit with CC; one check per compiler.
