@@ -219,7 +219,7 @@ static __attribute__((noinline)) int cpus_exec_apart(char *const envp[], cpus_ex
 {
 	size_t len = n * sizeof(char *) + room;
 	int saved = errno, r;
-	char **slots = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char **slots = fp_mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	errno = saved;
 	if (slots == MAP_FAILED)
