@@ -9,12 +9,18 @@
  *
  * Usage: prog_readlink_oracle [SOCKETS PIPE_ENDS]   (default 10000 1000)
  * Exits 77 when RLIMIT_NOFILE cannot be raised far enough.
+ *
+ *        prog_readlink_oracle lastref: a pipe's and a socket pair's first
+ *        readlink (fastpath then learns pipefs and sockfs), one end closed
+ *        at once, the other polled: "pipe 0xc socket 0x..." (the close ends
+ *        the file there and then, as natively)
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -57,6 +63,29 @@ static int same(const char *path, size_t size, int use_at, char *out, ssize_t *o
 	return ra == rk;
 }
 
+/* readlink of a's name, close(a), and what poll says of b at once. */
+static int last_ref(int a, int b)
+{
+	char path[64], t[64];
+	struct pollfd f = { b, POLLIN | POLLOUT, 0 };
+
+	snprintf(path, sizeof path, "/proc/self/fd/%d", a);
+	if (readlink(path, t, sizeof t) <= 0 || close(a) != 0 || poll(&f, 1, 0) < 0)
+		return -1;
+	return f.revents;
+}
+
+static int lastref(void)
+{
+	int p[2], s[2];
+
+	if (pipe(p) != 0 || socketpair(AF_UNIX, SOCK_STREAM, 0, s) != 0)
+		return 2;
+	printf("pipe %#x", last_ref(p[0], p[1]));
+	printf(" socket %#x\n", last_ref(s[0], s[1]));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	long nsock = argc > 2 ? atol(argv[1]) : 10000;
@@ -69,6 +98,8 @@ int main(int argc, char **argv)
 	long nsockets = 0, npipes = 0, nfifo = 0, nother = 0;
 	int fd, bound;
 
+	if (argc == 2 && strcmp(argv[1], "lastref") == 0)
+		return lastref();
 	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
 		return 2;
 	if ((long)rl.rlim_cur < need) {

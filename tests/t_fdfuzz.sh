@@ -27,8 +27,10 @@ precond "the liar preload is built" [ -f "$LIAR" ]
 
 # Cases long runs found, replayed (SEED:CASE:HEAVY, each failed on the
 # object before its fix): 430:209843:4, readlink's learning pipe made in
-# the program's full table doubled it (FDSize 8192 where native has 4096).
-FOUND="430:209843:4"
+# the program's full table doubled it (FDSize 8192 where native has 4096);
+# 431:26883:4, a close right after that learning did not end the pipe's
+# file at once (a race: t_readlink.sh's lastref repeats it).
+FOUND="430:209843:4 431:26883:4"
 for c in $FOUND; do
 	old_ifs=$IFS
 	IFS=:
