@@ -963,13 +963,24 @@ static int mask_window(int secs)
 	return 0;
 }
 
+/* Waits for child p and prints how it ended: "exit N" or "killed by S". */
+static void child_status(pid_t p)
+{
+	int st = 0;
+
+	waitpid(p, &st, 0);
+	if (WIFSIGNALED(st))
+		printf("killed by %d\n", WTERMSIG(st));
+	else
+		printf("exit %d\n", WEXITSTATUS(st));
+}
+
 /* setenv's strings are allocations of their own length: a check that
  * reads 8 bytes of "A=1" reads past it (memcheck says so). */
 static int heap_env(void)
 {
 	char *env[301], *args[] = { "true", NULL };
 	pid_t p;
-	int st = 0;
 
 	for (int i = 0; i < 300; i++) {
 		env[i] = malloc(4);
@@ -982,11 +993,7 @@ static int heap_env(void)
 		execve("/bin/true", args, env);
 		_exit(99);
 	}
-	waitpid(p, &st, 0);
-	if (WIFSIGNALED(st))
-		printf("killed by %d\n", WTERMSIG(st));
-	else
-		printf("exit %d\n", WEXITSTATUS(st));
+	child_status(p);
 	for (int i = 0; i < 300; i++)
 		free(env[i]);
 	return 0;
@@ -1008,7 +1015,6 @@ static int alt_exec(long size, const char *how)
 {
 	bool learnt = how && strcmp(how, "learnt") == 0;
 	pid_t p;
-	int st = 0;
 
 	if (how && strcmp(how, "pinned") == 0) {
 		cpu_set_t one;
@@ -1038,11 +1044,7 @@ static int alt_exec(long size, const char *how)
 		raise(SIGSEGV);
 		_exit(97);
 	}
-	waitpid(p, &st, 0);
-	if (WIFSIGNALED(st))
-		printf("killed by %d\n", WTERMSIG(st));
-	else
-		printf("exit %d\n", WEXITSTATUS(st));
+	child_status(p);
 	return 0;
 }
 
