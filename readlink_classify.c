@@ -196,7 +196,8 @@ static int rl_learn_in(void *p)
  * wakes it at the memory's release): a close of the program's right
  * after did not end its file at once (fd_fuzz seed 431 case 26883: a
  * pipe's write end polled no POLLERR after the read end's close).  On a
- * kernel without it, a copy (unshare); neither, nothing (-1: in place). */
+ * kernel without it, a copy (unshare); neither, nothing (alone_failed:
+ * the caller learns in place). */
 static int rl_learn_alone(void *p)
 {
 	struct rl_learn *l = p;
