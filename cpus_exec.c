@@ -197,18 +197,6 @@ char *const *fp_cpus_exec_env(char *const envp[], char **slots, size_t nslots, c
 	return slots;
 }
 
-/* Whether this thread runs on its alternate signal stack: one armed with
- * SS_AUTODISARM is disarmed inside its handler, and not seen. */
-static bool cpus_on_altstack(void)
-{
-	int saved = errno;
-	stack_t ss;
-	bool on = sigaltstack(NULL, &ss) == 0 && (ss.ss_flags & SS_ONSTACK);
-
-	errno = saved;
-	return on;
-}
-
 /* On an alternate signal stack (a crash handler that execs), small and of
  * the program's size, the copy goes in pages of its own, given back if
  * the exec returns (cold review 33: SIGSEGV on 4 KiB with 300 entries;
@@ -248,7 +236,7 @@ int fp_cpus_exec_with(char *const envp[], cpus_exec_fn fn, void *ctx)
 		return fn(ctx, envp);
 	learnt = fp_cpus_learnt();
 	room = cpus_exec_room(learnt);
-	if (cpus_on_altstack())
+	if (fp_on_altstack())
 		return cpus_exec_apart(envp, fn, ctx, n, room, learnt);
 	char *slots[n], text[room];
 

@@ -110,6 +110,10 @@
 #  define FP_HAVE_AFFINITY 1     /* sched_getaffinity, pthread_getaffinity_np */
 #  define FP_HAVE_GET_NPROCS 1   /* glibc and musl both export get_nprocs */
 #  define FP_HAVE_DUP3 1
+/* Linux 4.7; glibc's <signal.h> does not say it (vfork.c). */
+#  ifndef SS_AUTODISARM
+#    define SS_AUTODISARM (1U << 31)
+#  endif
 /* vfork is wrapped by a frameless trampoline (vfork.c), written for these
  * instruction sets only; elsewhere a vfork child is known by getpid, on
  * the rare paths that ask. */

@@ -257,6 +257,8 @@ struct mount_attr;
 #endif
 #define FP_REAL_CORE_LINUX(X)                                                                 \
 	X(int, fstat, (int fd, struct stat *st), FP_NR_FAIL(-1))                                 \
+	/* vfork.c: the stack a handler disarms. */                                              \
+	X(int, sigaltstack, (const stack_t *ss, stack_t *old), FP_NR_FAIL(-1))                   \
 	X(int, fstatat, (int dirfd, const char *path, struct stat *st, int flags), FP_NR_FSTATAT) \
 	X(void *, mmap, (void *a, size_t len, int prot, int flags, int fd, off_t off),           \
 	  FP_NR_DO(fp_nr_mmap(a, len, prot, flags, fd, off)))                                    \

@@ -146,6 +146,9 @@ typedef int (*fp_clone_fn)(int (*fn)(void *), void *stack, int flags, void *arg,
 int fp_apart(fp_clone_fn clone, int (*fn)(void *), void *arg, void *stack, int flags,
              int *status) FP_HIDDEN;
 #endif
+/* This thread runs on its alternate signal stack, one armed with
+ * SS_AUTODISARM too (vfork.c). */
+bool fp_on_altstack(void) FP_HIDDEN;
 /* The fork handlers, prepare then child, in this process (fastpath.c). */
 void fp_fork_self(void) FP_HIDDEN;
 

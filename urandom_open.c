@@ -367,11 +367,9 @@ static bool ur_move_sweep(void)
  * and is ended now (2: a reserve closed). */
 __attribute__((noinline)) static int ur_move_stranded(const void *frame)
 {
-	stack_t ss;
 	int i = ur_move.slot1 - 1, fd = ur_move.fd;
 
-	if ((uintptr_t)frame + UR_SIGFRAME_MIN < ur_move.at ||
-	    (sigaltstack(NULL, &ss) == 0 && (ss.ss_flags & SS_ONSTACK)))
+	if ((uintptr_t)frame + UR_SIGFRAME_MIN < ur_move.at || fp_on_altstack())
 		return 0;
 	ur_move_set(0);
 	if (fp_one_thread())

@@ -17,6 +17,9 @@
  * called directly.  The mark it leaves in the thread's TLS costs the child
  * one getpid per call on a descriptor we track (fp_vfork_child_slow); the
  * parent's first such call after it resumes clears it.
+ *
+ * And whether a thread runs on its alternate signal stack, which the
+ * kernel does not say inside the handler of one armed with SS_AUTODISARM.
  */
 #include "fastpath.h"
 
@@ -127,6 +130,56 @@ int fp_apart(fp_clone_fn clone, int (*fn)(void *), void *arg, void *stack, int f
 	return 0;
 }
 #endif
+
+/* ------------------------------------------------------------------------
+ * The alternate signal stack.  The kernel says SS_ONSTACK on it, except
+ * inside the handler of one armed with SS_AUTODISARM, which it disarms
+ * there (SS_DISABLE, no span): so the span this thread armed so is kept
+ * (review 35: a crash handler's exec on a 4 KiB such stack made the
+ * cap's copy of the environment on it, SIGSEGV; urandom took a handler
+ * on one for the end of the move it interrupted).  Thread-local as the
+ * kernel's setting is: a new thread has none, a fork child its parent
+ * thread's, and an exec ends both.  A vfork child's (its parent's TLS)
+ * is not kept.  One TLS load and a system call per question, asked
+ * only where a copy or a move is about to be made.
+ * ---------------------------------------------------------------------- */
+#ifdef FP_LINUX
+static FP_TLS volatile uintptr_t fp_disarm_lo, fp_disarm_hi;
+
+FP_EXPORT int sigaltstack(const stack_t *ss, stack_t *old)
+{
+	int r = FP_REAL(sigaltstack)(ss, old);
+
+	/* Read once the kernel has: a pointer it cannot read is its EFAULT. */
+	if (r == 0 && ss && !fp_vfork_child()) {
+		bool keep = (ss->ss_flags & SS_AUTODISARM) && !(ss->ss_flags & SS_DISABLE);
+
+		/* The end first: a handler in between sees no span. */
+		fp_disarm_hi = 0;
+		fp_disarm_lo = keep ? (uintptr_t)ss->ss_sp : 0;
+		fp_disarm_hi = keep ? (uintptr_t)ss->ss_sp + ss->ss_size : 0;
+	}
+	return r;
+}
+#  define FP_SIGALTSTACK FP_REAL(sigaltstack)
+#else
+#  define FP_SIGALTSTACK sigaltstack
+#endif
+
+bool fp_on_altstack(void)
+{
+	int saved = errno;
+	stack_t ss = { .ss_flags = 0 }; /* as none where the call fails */
+	bool on = FP_SIGALTSTACK(NULL, &ss) == 0 && (ss.ss_flags & SS_ONSTACK);
+
+#ifdef FP_LINUX
+	/* Disarmed, and this frame in the span armed. */
+	on = on || ((ss.ss_flags & SS_DISABLE) &&
+	            (uintptr_t)&ss - fp_disarm_lo < fp_disarm_hi - fp_disarm_lo);
+#endif
+	errno = saved;
+	return on;
+}
 
 #ifdef FP_HAVE_VFORK_TRAMPOLINE
 typedef pid_t (*fp_vfork_fn)(void);

@@ -51,10 +51,12 @@
  *                        bit: a check that blocked the mask would show)
  *   prog_cpus heapenv    exec "true" with an environment of 300 short
  *                        strings, each its own allocation: "exit 0"
- *   prog_cpus altexec SIZE [learnt|pinned]  a SIGSEGV handler on an
- *                        alternate stack of SIZE bytes execs "true": its
- *                        status; pinned: pinned to CPU 0 first, it execs
- *                        nproc: its count and status
+ *   prog_cpus altexec SIZE [learnt|pinned|plain] [autodisarm]  a SIGSEGV
+ *                        handler on an alternate stack of SIZE bytes
+ *                        (armed with SS_AUTODISARM: disarmed inside the
+ *                        handler) execs "true": its status; pinned: pinned
+ *                        to CPU 0 first, it execs nproc: its count and
+ *                        status
  *   prog_cpus rereadjump  /proc/stat seeked back and forth 20000 times
  *                        while a timer's handler siglongjmp()s out of the
  *                        seeks: "descriptors kept" or how many were left
@@ -159,6 +161,9 @@
 #include <unistd.h>
 
 #include "testutil.h"
+#ifndef SS_AUTODISARM
+#define SS_AUTODISARM (1U << 31) /* Linux 4.7: <linux/signal.h> */
+#endif
 
 int __open_2(const char *, int);
 int __open64_2(const char *, int);
@@ -1011,8 +1016,9 @@ static void altexec_handler(int sig)
 
 /* A crash handler that execs a reporter, on a small alternate stack
  * with a guard page below it. */
-static int alt_exec(long size, const char *how)
+static int alt_exec(long size, const char *how, const char *arm)
 {
+	int flags = arm && strcmp(arm, "autodisarm") == 0 ? (int)SS_AUTODISARM : 0;
 	bool learnt = how && strcmp(how, "learnt") == 0;
 	pid_t p;
 
@@ -1030,7 +1036,7 @@ static int alt_exec(long size, const char *how)
 	if ((p = fork()) == 0) {
 		char *m = mmap(NULL, (size_t)size + 4096, PROT_READ | PROT_WRITE,
 		               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		stack_t ss = { .ss_sp = m + 4096, .ss_size = (size_t)size };
+		stack_t ss = { .ss_sp = m + 4096, .ss_flags = flags, .ss_size = (size_t)size };
 		struct sigaction sa;
 
 		if (learnt)
@@ -2159,7 +2165,7 @@ int main(int argc, char **argv)
 	if (argc > 1 && strcmp(argv[1], "heapenv") == 0)
 		return heap_env();
 	if (argc > 2 && strcmp(argv[1], "altexec") == 0)
-		return alt_exec(atol(argv[2]), argc > 3 ? argv[3] : NULL);
+		return alt_exec(atol(argv[2]), argc > 3 ? argv[3] : NULL, argc > 4 ? argv[4] : NULL);
 	if (argc > 1 && strcmp(argv[1], "slot") == 0)
 		return slot();
 	if (argc > 1 && strcmp(argv[1], "where") == 0)

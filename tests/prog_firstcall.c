@@ -334,6 +334,18 @@ ENTRY(vfork)
 	return reaped(pid);
 }
 
+/* An alternate stack armed with SS_AUTODISARM, whose span fastpath keeps
+ * for the thread (vfork.c). */
+ENTRY(sigaltstack)
+{
+	static char stack[16384];
+	stack_t ss = { .ss_sp = stack, .ss_flags = (int)(1U << 31) /* SS_AUTODISARM */,
+	               .ss_size = sizeof stack };
+
+	fc_arm();
+	return sigaltstack(&ss, NULL);
+}
+
 /* daemon(1, 1): the parent exits inside it (status 0); what prints the
  * line is its child, which keeps this process's output (t_firstcall
  * reads to its end). */
@@ -1766,6 +1778,7 @@ static const struct fc_entry table[] = {
 	RUN(clone),
 	RUN(fork),
 	RUN(vfork),
+	RUN(sigaltstack),
 	RUN(daemon),
 	RUN(close),
 	RUN(dup),

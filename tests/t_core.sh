@@ -400,7 +400,7 @@ fi
 # must be on this list of the libc functions we interpose, and every name
 # on the list must be one the C library itself exports.  A new wrapper is
 # added here on purpose.
-INTERPOSED="_Exit _exit __open64_2 __open_2 __openat64_2 __openat_2 __read_chk
+INTERPOSED="_Exit _exit sigaltstack __open64_2 __open_2 __openat64_2 __openat_2 __read_chk
 	__readlink_chk __readlinkat_chk chroot close close_range closefrom daemon dup
 	dup2 dup3 execl execle execlp execv execve execveat execvp execvpe fclose fcntl lockf lockf64
 	fcntl64 fdopen fexecve flock fopen fopen64 fork freopen freopen64 get_nprocs

@@ -881,7 +881,7 @@ static int move_setfd(int fd, int flag)
 
 static void test_move_stranded(void **state)
 {
-	int fd, again, other, slot, flags;
+	int fd, again, other, slot, flags, first;
 	stack_t ss = { .ss_size = 1 << 16 }, was_ss;
 	struct sigaction sa = { .sa_handler = open_on_altstack, .sa_flags = SA_ONSTACK }, was_sa;
 
@@ -967,14 +967,26 @@ static void test_move_stranded(void **state)
 	assert_int_equal(sigaltstack(&ss, &was_ss), 0);
 	assert_int_equal(sigaction(SIGUSR1, &sa, &was_sa), 0);
 	assert_int_equal(raise(SIGUSR1), 0);
+	assert_true(alt_opened >= 0 && alt_opened != other);
+	assert_int_equal(alt_noted, slot + 1);
+	assert_int_equal(ur_move.at, alt_at);
+	/* And on one armed with SS_AUTODISARM, which the kernel disarms
+	 * inside its handler, and reports there as none (on 914343e the
+	 * handler's open took the move for one stranded, and ended it). */
+	first = alt_opened;
+	alt_noted = 0;
+	ss.ss_flags = (int)SS_AUTODISARM;
+	assert_int_equal(sigaltstack(&ss, NULL), 0);
+	assert_int_equal(raise(SIGUSR1), 0);
 	assert_int_equal(sigaction(SIGUSR1, &was_sa, NULL), 0);
 	ss.ss_flags = SS_DISABLE;
 	assert_int_equal(sigaltstack(&ss, NULL), 0);
 	free(ss.ss_sp);
-	assert_true(alt_opened >= 0 && alt_opened != other);
+	assert_true(alt_opened >= 0 && alt_opened != other && alt_opened != first);
 	assert_int_equal(alt_noted, slot + 1);
 	assert_int_equal(ur_move.at, alt_at);
 	ur_move.at = (uintptr_t)__builtin_frame_address(0) + 65536;
+	assert_int_equal(close(first), 0);
 	assert_int_equal(close(alt_opened), 0);
 	assert_int_equal(atomic_load(&ur_reserve[slot].fd), UR_CLOSING(other));
 	ur_move_set(0);
