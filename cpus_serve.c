@@ -439,7 +439,12 @@ __attribute__((noinline)) bool cf_serve(struct cf_what *w, int dirfd, const char
  * again beside a forking thread had one descriptor more).  The thread
  * costs a clone (tens of microseconds), paid only where another thread
  * may fork: with one thread (vmstat, top) it is done here, as where no
- * such thread can be made (valgrind, a filter refusing clone).
+ * such thread can be made (valgrind, a filter refusing clone).  Its table
+ * is a copy, so another thread's close meanwhile is not its file's last
+ * until the thread ends (fastpath(7)).  An empty one (readlink's way,
+ * reaching the copy through /proc/TID/fd) was tried: the kernel's
+ * close_range copies the first 64 slots anyway, and as many late
+ * hang-ups were measured.
  */
 struct cf_job {
 	int fd;

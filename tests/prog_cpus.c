@@ -33,6 +33,11 @@
  *                        while a thread reads /proc/stat again and again
  *                        (a seek back each time): "children alike" or how
  *                        many had another count than the parent's
+ *   prog_cpus closereread N [PAD]  N pipes, each write end closed and the
+ *                        read end polled at once, while a thread reads
+ *                        /proc/stat again and again (PAD descriptors
+ *                        opened first): "hang-ups H of N" (natively H = N;
+ *                        fastpath(7): the refresh's table holds the end)
  *   prog_cpus kin N      a thread reads /proc/stat again N times while
  *                        another reaps any child (waitpid __WALL): "reaped
  *                        R children's maxrss M" (what the program made:
@@ -139,6 +144,7 @@
 #include <stddef.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
@@ -827,6 +833,39 @@ static int fork_reread(int n)
 		printf("%d of %d children with another count\n", other, n);
 	else
 		printf("children alike\n");
+	return 0;
+}
+
+/* Whether a close is its file's last at once while another thread reads
+ * /proc/stat again and again. */
+static int close_reread(int n, int pad)
+{
+	pthread_t t;
+	int hup = 0;
+	void *r = NULL;
+
+	for (int i = 0; i < pad; i++)
+		if (open("/dev/null", O_RDONLY | O_CLOEXEC) < 0)
+			return printf("open: %d\n", errno), 1;
+	if ((fr_fd = open("/proc/stat", O_RDONLY)) < 0)
+		return printf("open: %d\n", errno), 1;
+	pthread_create(&t, NULL, fr_reader, NULL);
+	for (int i = 0; i < n; i++) {
+		int p[2];
+		struct pollfd q = { .events = POLLIN };
+
+		if (pipe2(p, O_CLOEXEC) != 0)
+			return printf("pipe2: %d\n", errno), 1;
+		close(p[1]);
+		q.fd = p[0];
+		hup += poll(&q, 1, 0) == 1 && (q.revents & POLLHUP);
+		close(p[0]);
+	}
+	atomic_store(&fr_stop, true);
+	pthread_join(t, &r);
+	if (r)
+		return printf("%s\n", (const char *)r), 1;
+	printf("hang-ups %d of %d\n", hup, n);
 	return 0;
 }
 
@@ -2150,6 +2189,8 @@ int main(int argc, char **argv)
 		return reread_mode(argv[2]);
 	if (argc > 1 && strcmp(argv[1], "rereadjump") == 0)
 		return reread_jump();
+	if (argc > 2 && strcmp(argv[1], "closereread") == 0)
+		return close_reread(atoi(argv[2]), argc > 3 ? atoi(argv[3]) : 0);
 	if (argc > 2 && strcmp(argv[1], "forkreread") == 0)
 		return fork_reread(atoi(argv[2]));
 	if (argc > 2 && strcmp(argv[1], "kin") == 0)
