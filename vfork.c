@@ -144,21 +144,38 @@ int fp_apart(fp_clone_fn clone, int (*fn)(void *), void *arg, void *stack, int f
  * only where a copy or a move is about to be made.
  * ---------------------------------------------------------------------- */
 #ifdef FP_LINUX
-static FP_TLS volatile uintptr_t fp_disarm_lo, fp_disarm_hi;
+/* The span as [lo, lo + size): size 0 is none, so size is cleared first
+ * and written last, and a handler in between sees none (review 36: an
+ * end cleared first left [lo, 0), nearly the whole address space). */
+static FP_TLS volatile uintptr_t fp_disarm_lo, fp_disarm_size;
+
+/* now: the kernel's setting, read on this frame. */
+static bool fp_in_disarmed(const stack_t *now)
+{
+	return (now->ss_flags & SS_DISABLE) && (uintptr_t)now - fp_disarm_lo < fp_disarm_size;
+}
 
 FP_EXPORT int sigaltstack(const stack_t *ss, stack_t *old)
 {
-	int r = FP_REAL(sigaltstack)(ss, old);
+	stack_t now = { .ss_flags = 0 };
+	/* Inside the handler of the stack kept, what is armed lasts until
+	 * that handler returns, when the kernel puts the kept one back
+	 * (review 36: a handler that armed another lost it). */
+	bool inside = ss && fp_disarm_size && FP_REAL(sigaltstack)(NULL, &now) == 0 &&
+	              fp_in_disarmed(&now);
+	int r = FP_REAL(sigaltstack)(ss, old), e = errno;
 
-	/* Read once the kernel has: a pointer it cannot read is its EFAULT. */
-	if (r == 0 && ss && !fp_vfork_child()) {
+	/* ss applied: the call succeeded, or it failed writing old, which
+	 * Linux does after (review 36); ss is read once the kernel has. */
+	if (ss && !inside && !fp_vfork_child() &&
+	    (r == 0 || (e == EFAULT && old && fp_span_readable(ss, sizeof *ss)))) {
 		bool keep = (ss->ss_flags & SS_AUTODISARM) && !(ss->ss_flags & SS_DISABLE);
 
-		/* The end first: a handler in between sees no span. */
-		fp_disarm_hi = 0;
+		fp_disarm_size = 0;
 		fp_disarm_lo = keep ? (uintptr_t)ss->ss_sp : 0;
-		fp_disarm_hi = keep ? (uintptr_t)ss->ss_sp + ss->ss_size : 0;
+		fp_disarm_size = keep ? ss->ss_size : 0;
 	}
+	errno = e;
 	return r;
 }
 #  define FP_SIGALTSTACK FP_REAL(sigaltstack)
@@ -173,9 +190,7 @@ bool fp_on_altstack(void)
 	bool on = FP_SIGALTSTACK(NULL, &ss) == 0 && (ss.ss_flags & SS_ONSTACK);
 
 #ifdef FP_LINUX
-	/* Disarmed, and this frame in the span armed. */
-	on = on || ((ss.ss_flags & SS_DISABLE) &&
-	            (uintptr_t)&ss - fp_disarm_lo < fp_disarm_hi - fp_disarm_lo);
+	on = on || fp_in_disarmed(&ss);
 #endif
 	errno = saved;
 	return on;

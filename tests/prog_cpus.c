@@ -56,12 +56,16 @@
  *                        bit: a check that blocked the mask would show)
  *   prog_cpus heapenv    exec "true" with an environment of 300 short
  *                        strings, each its own allocation: "exit 0"
- *   prog_cpus altexec SIZE [learnt|pinned|plain] [autodisarm]  a SIGSEGV
- *                        handler on an alternate stack of SIZE bytes
- *                        (armed with SS_AUTODISARM: disarmed inside the
- *                        handler) execs "true": its status; pinned: pinned
+ *   prog_cpus altexec SIZE [learnt|pinned|plain] [autodisarm|rearm|efault]
+ *                        a SIGSEGV handler on an alternate stack of SIZE
+ *                        bytes execs "true": its status; pinned: pinned
  *                        to CPU 0 first, it execs nproc: its count and
- *                        status
+ *                        status.  The stack armed with SS_AUTODISARM
+ *                        (disarmed inside the handler); rearm: so, and a
+ *                        first handler on it arms another and returns
+ *                        (the kernel puts it back); efault: so, by a call
+ *                        whose old stack pointer is bad (EFAULT, and
+ *                        armed all the same)
  *   prog_cpus rereadjump  /proc/stat seeked back and forth 20000 times
  *                        while a timer's handler siglongjmp()s out of the
  *                        seeks: "descriptors kept" or how many were left
@@ -1055,9 +1059,32 @@ static void altexec_handler(int sig)
 
 /* A crash handler that execs a reporter, on a small alternate stack
  * with a guard page below it. */
+static stack_t alt_other;
+
+static void alt_rearm_handler(int sig)
+{
+	(void)sig;
+	if (sigaltstack(&alt_other, NULL) != 0)
+		_exit(96);
+}
+
+/* The stack a by arm's way; false where it is not armed so. */
+static bool alt_arm(stack_t *a, const char *arm)
+{
+	stack_t now;
+
+	if (!arm || strcmp(arm, "efault") != 0)
+		return sigaltstack(a, NULL) == 0;
+	/* Linux applies the new stack before it writes the old one. */
+	if (sigaltstack(a, (stack_t *)8) != -1 || errno != EFAULT)
+		return false;
+	return sigaltstack(NULL, &now) == 0 && now.ss_sp == a->ss_sp;
+}
+
 static int alt_exec(long size, const char *how, const char *arm)
 {
-	int flags = arm && strcmp(arm, "autodisarm") == 0 ? (int)SS_AUTODISARM : 0;
+	int flags = arm && (strcmp(arm, "autodisarm") == 0 || strcmp(arm, "rearm") == 0 ||
+	                    strcmp(arm, "efault") == 0) ? (int)SS_AUTODISARM : 0;
 	bool learnt = how && strcmp(how, "learnt") == 0;
 	pid_t p;
 
@@ -1080,11 +1107,20 @@ static int alt_exec(long size, const char *how, const char *arm)
 
 		if (learnt)
 			(void)get_nprocs();
-		if (m == MAP_FAILED || mprotect(m, 4096, PROT_NONE) || sigaltstack(&ss, NULL))
+		if (m == MAP_FAILED || mprotect(m, 4096, PROT_NONE) || !alt_arm(&ss, arm))
 			_exit(98);
 		memset(&sa, 0, sizeof sa);
-		sa.sa_handler = altexec_handler;
 		sa.sa_flags = SA_ONSTACK;
+		if (arm && strcmp(arm, "rearm") == 0) {
+			alt_other.ss_size = 65536;
+			alt_other.ss_flags = (int)SS_AUTODISARM;
+			if ((alt_other.ss_sp = malloc(alt_other.ss_size)) == NULL)
+				_exit(98);
+			sa.sa_handler = alt_rearm_handler;
+			sigaction(SIGUSR1, &sa, NULL);
+			raise(SIGUSR1);
+		}
+		sa.sa_handler = altexec_handler;
 		sigaction(SIGSEGV, &sa, NULL);
 		raise(SIGSEGV);
 		_exit(97);
