@@ -40,15 +40,7 @@
 #else
 #define RL_REAL_CHK(X)
 #endif
-#ifdef FP_LINUX
-/* The file systems' devices learnt apart from the program's table
- * (readlink_classify.c, rl_fs_learn). */
-#define RL_REAL_LINUX(X)                                                                      \
-	X(int, clone, (int (*fn)(void *), void *stack, int flags, void *arg, ...), FP_NR_FAIL(-1))
-#else
-#define RL_REAL_LINUX(X)
-#endif
-#define RL_REAL_ALL(X) RL_REAL_COMMON(X) RL_REAL_CHK(X) RL_REAL_LINUX(X)
+#define RL_REAL_ALL(X) RL_REAL_COMMON(X) RL_REAL_CHK(X)
 FP_REAL_DECLARE(readlink, RL_REAL_ALL);
 #define RL_REAL(name) FP_REAL_LAZY(fp_real_readlink.r_##name, FP_BIT(readlink))
 #define RL_REALP(name) FP_REAL_LAZY_P(fp_real_readlink.r_##name, FP_BIT(readlink))
@@ -91,7 +83,14 @@ enum rl_act rl_decide(enum rl_policy policy, enum rl_dir dir, mode_t mode, enum 
  * descriptor's file type, for the survey.  rl_illumos_at: a readlinkat of
  * "<n>" under a directory descriptor, *seen when it is a /proc/<pid>/path. */
 enum rl_act rl_linux(const struct rl_path *x, const char *root, unsigned long *ino,
-                     mode_t *type) FP_HIDDEN;
+                     mode_t *type, unsigned long long *learn) FP_HIDDEN;
+/* rl_linux's *learn (1 + the device of a socket or FIFO whose kind is
+ * not known yet): the kind's device where the kernel's answer (ans, n
+ * bytes, its real call's) names inode ino as it names that kind's. */
+void rl_fs_learnt(bool sock, unsigned long long learn, unsigned long ino, const char *ans, long n)
+	FP_HIDDEN;
+/* "<prefix><ino>]" without stdio; its length. */
+size_t rl_format(char *out, size_t cap, const char *prefix, unsigned long ino) FP_HIDDEN;
 enum rl_act rl_illumos(const struct rl_path *x, const char *path, mode_t *type) FP_HIDDEN;
 enum rl_act rl_illumos_at(int dirfd, const char *name, const char *root, bool *seen,
                           mode_t *type) FP_HIDDEN;

@@ -15,7 +15,6 @@
 
 #ifdef FP_LINUX
 #include <sys/mount.h>
-#include <sys/socket.h>
 #include <sys/vfs.h>
 #endif
 
@@ -33,6 +32,16 @@ static int rl_getpid(void)
 		atomic_store_explicit(&rl_pid_cache, pid, memory_order_relaxed);
 	}
 	return pid;
+}
+
+size_t rl_format(char *out, size_t cap, const char *prefix, unsigned long ino)
+{
+	struct fp_buf b = { out, 0, cap };
+
+	fp_buf_str(&b, prefix);
+	fp_buf_ulong(&b, ino);
+	fp_buf_str(&b, "]");
+	return b.len;
 }
 
 #ifdef FP_LINUX
@@ -149,117 +158,45 @@ static _Atomic unsigned long long rl_sockfs_dev, rl_pipefs_dev;
  * this chroot or container: the kernel would say ENOENT, so must we). */
 static _Atomic int rl_procfs;
 
-/* 1 + the st_dev of a socket or a pipe of our own, made and closed at
- * once, or 0.  Learnt from the program's descriptor, a close and an open
- * in another thread between its fstat and its fstatfs made a named FIFO's
- * file system pipefs for the process (a cold review: its path read back
- * "pipe:[...]" from then on); ours no other thread can swap.  Made in a
- * thread of ours with a descriptor table of its own (fp_apart, as the
- * cap's refresh): in the program's, the pipe's second end took the number
- * past a full table and doubled it (fd_fuzz seed 430 case 209843: FDSize
- * 8192 where native has 4096).  Where no such thread can be made
- * (valgrind, a filter refusing clone), here, as before; while another
- * thread learns, not now (0: this call is the kernel's). */
-struct rl_learn {
-	bool sock, alone_failed;
-	unsigned long long dev;
-};
-
-/* System calls only (fp_apart): the thread shares the caller's TLS. */
-static int rl_learn_in(void *p)
+/*
+ * Which device is sockfs's and which pipefs's: learnt from the kernel's
+ * own answer for a socket or FIFO of the program's, "socket:[I]" or
+ * "pipe:[I]" for the inode I its fstat gave (rl_fs_learnt, after the
+ * real call that answers it: the first of each kind is the kernel's).
+ * Never from a file of our own, which must have a number somewhere: in
+ * the program's table it took the number past a full table and doubled
+ * it (fd_fuzz seed 430 case 209843: FDSize 8192 where native has 4096),
+ * and in a thread with a table of its own (a clone, which a filter may
+ * refuse: the same case under one) that table held the program's files
+ * meanwhile (a close not its file's last: seed 431 case 26883).  Nor
+ * from the file system's type of the program's descriptor, which
+ * another thread may replace between two calls (a cold review: a named
+ * FIFO's file system learnt as pipefs); the answer names the inode the
+ * fstat saw, so a replacement between the two shows (short of another
+ * file system's inode of the same number taking the place).
+ */
+static _Atomic unsigned long long *rl_fs_known(bool sock)
 {
-	struct rl_learn *l = p;
-	int fd[2] = { -1, -1 };
-	struct stat st;
-
-#ifdef SYS_socket
-	if (l->sock)
-		fd[0] = (int)syscall(SYS_socket, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-#else
-	if (l->sock)
-		fd[0] = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-#endif
-	else if (syscall(SYS_pipe2, fd, O_CLOEXEC) != 0)
-		fd[0] = fd[1] = -1;
-	if (fd[0] >= 0 && fp_fstat(fd[0], &st) == 0)
-		l->dev = (unsigned long long)st.st_dev + 1;
-	for (int i = 0; i < 2; i++)
-		if (fd[i] >= 0)
-			fp_raw_close(fd[i]);
-	return 0;
+	return sock ? &rl_sockfs_dev : &rl_pipefs_dev;
 }
 
-/* The thread's table: made on the caller's, it leaves it empty with
- * close_range(CLOSE_RANGE_UNSHARE) (Linux 5.9), which copies the table's
- * first 64 slots at least and closes the copies before it returns: for
- * that moment another thread's close of one of them is not its file's
- * last (6.18: clone and this call alone, over and over, beside a thread
- * closing a pipe's end and polling the other at once: 217 late hang-ups
- * in 50,000 at numbers 4 and 5, none at 104 and 105).  A copy made at the
- * clone (no CLONE_FILES) held each of the program's files until the
- * thread's exit closed it, after the caller resumed (CLONE_VFORK wakes it
- * at the memory's release): the caller's own close right after did not
- * end its file at once (fd_fuzz seed 431 case 26883: a pipe's write end
- * polled no POLLERR after the read end's close).  On a kernel without
- * it, a copy (unshare); neither, nothing (alone_failed: the caller learns
- * in place). */
-static int rl_learn_alone(void *p)
+/* Which of the two st names, if either; *learn: 1 + st_dev where its
+ * kind is not known yet (NULL: not asked). */
+static enum rl_fs rl_fs_of(const struct stat *st, unsigned long long *learn)
 {
-	struct rl_learn *l = p;
-
-#ifdef SYS_close_range
-	if (syscall(SYS_close_range, 0U, ~0U, 2U /* CLOSE_RANGE_UNSHARE */) == 0)
-		return rl_learn_in(l);
-#endif
-	if (syscall(SYS_unshare, (long)CLONE_FILES) == 0)
-		return rl_learn_in(l);
-	l->alone_failed = true;
-	return 0;
-}
-
-static _Alignas(64) unsigned char rl_learn_stack[8192];
-static _Atomic bool rl_learn_busy;
-
-static unsigned long long rl_fs_learn(bool sock)
-{
-	struct rl_learn l = { sock, false, 0 };
-	int saved = errno;
-	sigset_t old;
-
-	/* Every signal held, so that a siglongjmp out of the readlink leaves
-	 * neither open nor the stack taken; system calls, not the C
-	 * library's functions, which a program or another preload may wrap
-	 * (a cold review). */
-	fp_hold_all(&old);
-	if (!atomic_exchange(&rl_learn_busy, true)) {
-		if (fp_apart(RL_REAL(clone), rl_learn_alone, &l, rl_learn_stack + sizeof rl_learn_stack,
-		             CLONE_THREAD | CLONE_SIGHAND | CLONE_FILES, NULL) != 0 ||
-		    l.alone_failed)
-			(void)rl_learn_in(&l);
-		atomic_store(&rl_learn_busy, false);
-	}
-	fp_unhold(&old);
-	errno = saved;
-	return l.dev;
-}
-
-/* Which of the two st names, if either. */
-static enum rl_fs rl_fs_of(const struct stat *st)
-{
-	_Atomic unsigned long long *known;
 	unsigned long long dev = (unsigned long long)st->st_dev + 1, k;
 	bool sock = S_ISSOCK(st->st_mode);
 
 	if (!sock && !S_ISFIFO(st->st_mode))
 		return RL_FS_ANY;
-	known = sock ? &rl_sockfs_dev : &rl_pipefs_dev;
-	if (!(k = atomic_load_explicit(known, memory_order_relaxed))) {
-		if (!(k = rl_fs_learn(sock)))
-			return RL_FS_ANY;
-		atomic_store_explicit(known, k, memory_order_relaxed);
+	if (!(k = atomic_load_explicit(rl_fs_known(sock), memory_order_relaxed))) {
+		if (learn)
+			*learn = dev;
+		return RL_FS_ANY;
 	}
 	return k != dev ? RL_FS_ANY : sock ? RL_FS_SOCKFS : RL_FS_PIPEFS;
 }
+
 
 static bool rl_root_is_procfs(const char *root)
 {
@@ -273,6 +210,21 @@ static bool rl_root_is_procfs(const char *root)
 	return v == 1;
 }
 #endif /* FP_LINUX */
+
+void rl_fs_learnt(bool sock, unsigned long long dev, unsigned long ino, const char *ans, long n)
+{
+#ifdef FP_LINUX
+	char want[48];
+	size_t len = rl_format(want, sizeof want, sock ? "socket:[" : "pipe:[", ino);
+	unsigned long long none = 0;
+
+	if (n == (long)len && memcmp(ans, want, len) == 0)
+		(void)atomic_compare_exchange_strong(rl_fs_known(sock), &none, dev);
+#else
+	/* rl_linux asks to learn on Linux only. */
+	(void)sock, (void)dev, (void)ino, (void)ans, (void)n;
+#endif
+}
 
 /* Written only where learnt: a fork of a process that never asked
  * leaves their page alone (issue 39). */
@@ -310,7 +262,8 @@ FP_STARTUP_TEXT void rl_init(void)
 /* ------------------------------------------------------------------------
  * The two policies.  Each returns the action, and for an answer the inode.
  * ---------------------------------------------------------------------- */
-enum rl_act rl_linux(const struct rl_path *x, const char *root, unsigned long *ino, mode_t *type)
+enum rl_act rl_linux(const struct rl_path *x, const char *root, unsigned long *ino, mode_t *type,
+                     unsigned long long *learn)
 {
 #ifdef FP_LINUX
 	struct stat st;
@@ -326,10 +279,10 @@ enum rl_act rl_linux(const struct rl_path *x, const char *root, unsigned long *i
 		return RL_PASS;
 	*ino = (unsigned long)st.st_ino;
 	*type = st.st_mode & S_IFMT;
-	return rl_decide(RL_LINUX, x->dir, st.st_mode, rl_fs_of(&st));
+	return rl_decide(RL_LINUX, x->dir, st.st_mode, rl_fs_of(&st, learn));
 #else
 	/* Only Linux's /proc/<pid>/fd links name sockets after sockfs. */
-	(void)x, (void)root, (void)ino, (void)type;
+	(void)x, (void)root, (void)ino, (void)type, (void)learn;
 	return RL_PASS;
 #endif
 }
@@ -386,13 +339,31 @@ static enum rl_act rl_illumos_type(struct stat *st, bool pipefs, mode_t *type)
 	return rl_decide(RL_ILLUMOS, RL_DIR_PATH, st->st_mode, fs);
 }
 
-/* On Linux under the test policy: is this FIFO a pipefs pipe? */
-static bool rl_pipefs(const struct stat *st)
+/* On Linux under the test policy: is this FIFO a pipefs pipe?  link
+ * (under dirfd; NULL: none): its /proc fd link, asked of the kernel
+ * itself where pipefs is not known yet (a test's preload after us may
+ * answer the program's call). */
+static bool rl_pipefs(const struct stat *st, int dirfd, const char *link)
 {
 #ifdef FP_LINUX
-	return S_ISFIFO(st->st_mode) && rl_fs_of(st) == RL_FS_PIPEFS;
+	unsigned long long learn = 0;
+	char ans[48];
+	long n;
+	int saved = errno;
+
+	if (!S_ISFIFO(st->st_mode))
+		return false;
+	if (rl_fs_of(st, &learn) == RL_FS_PIPEFS)
+		return true;
+	if (!learn || !link || (n = (long)fp_raw_readlinkat(dirfd, link, ans, sizeof ans)) <= 0) {
+		errno = saved;
+		return false;
+	}
+	errno = saved;
+	rl_fs_learnt(false, learn, (unsigned long)st->st_ino, ans, n);
+	return rl_fs_of(st, NULL) == RL_FS_PIPEFS;
 #else
-	(void)st;
+	(void)st, (void)dirfd, (void)link;
 	return false;
 #endif
 }
@@ -406,23 +377,26 @@ enum rl_act rl_illumos(const struct rl_path *x, const char *path, mode_t *type)
 
 	if (x->dir != RL_DIR_PATH || x->tid || x->who == RL_THREAD_SELF)
 		return RL_PASS;
-	if (x->who == RL_SELF || x->pid == rl_getpid()) {
-		/* A number fastpath holds is closed, as to the program. */
-		r = FP_FD_HELD(x->fd) ? (errno = EBADF, -1) : fp_fstat(x->fd, &st);
-	} else {
-		/* "<root>/<pid>/" + "fd/<n>": shorter than the path itself.  A
-		 * root too long for a small frame (a test's) is the kernel's. */
-		if (x->dir_off + sizeof "fd/-2147483648" > sizeof fdpath)
-			return RL_PASS;
+	bool self = x->who == RL_SELF || x->pid == rl_getpid();
+
+	/* "<root>/<pid>/" + "fd/<n>": shorter than the path itself.  A root
+	 * too long for a small frame (a test's) is the kernel's. */
+	if (x->dir_off + sizeof "fd/-2147483648" <= sizeof fdpath) {
 		memcpy(fdpath, path, x->dir_off);
 		b.len = x->dir_off;
 		fp_buf_str(&b, "fd/");
 		fp_buf_long(&b, x->fd);
-		r = fp_stat(fdpath, &st);
+	} else if (!self) {
+		return RL_PASS;
 	}
+	if (self)
+		/* A number fastpath holds is closed, as to the program. */
+		r = FP_FD_HELD(x->fd) ? (errno = EBADF, -1) : fp_fstat(x->fd, &st);
+	else
+		r = fp_stat(fdpath, &st);
 	if (r != 0)
 		return RL_PASS;
-	return rl_illumos_type(&st, rl_pipefs(&st), type);
+	return rl_illumos_type(&st, rl_pipefs(&st, AT_FDCWD, b.len ? fdpath : NULL), type);
 }
 
 /*
@@ -455,7 +429,7 @@ enum rl_act rl_illumos_at(int dirfd, const char *name, const char *root, bool *s
 	fp_buf_long(&b, fd);
 	if (fp_fstatat(dirfd, rel, &st, 0) != 0)
 		return RL_PASS;
-	return rl_illumos_type(&st, rl_pipefs(&st), type);
+	return rl_illumos_type(&st, rl_pipefs(&st, dirfd, rel), type);
 }
 
 /* The reset hook: what the proc root is changes under a running program

@@ -115,17 +115,6 @@ static ssize_t rl_copy(const char *ans, size_t len, char *buf, size_t bufsiz)
 	return (ssize_t)len;
 }
 
-/* "<prefix><ino>]" without stdio; returns the length. */
-static size_t rl_format(char *out, size_t cap, const char *prefix, unsigned long ino)
-{
-	struct fp_buf b = { out, 0, cap };
-
-	fp_buf_str(&b, prefix);
-	fp_buf_ulong(&b, ino);
-	fp_buf_str(&b, "]");
-	return b.len;
-}
-
 /* ------------------------------------------------------------------------
  * What the decision runs under: the policy and the proc root (the test
  * aids change them).  The rest it needs to know is readlink_classify.c's.
@@ -192,11 +181,14 @@ static const char *const rl_sv_keys[RL_NSURVEY] = {
 static _Atomic unsigned long rl_sv_c[RL_NSURVEY];
 static const struct fp_survey rl_sv = { rl_sv_c, rl_sv_keys, RL_NSURVEY, NULL };
 
-/* What one surveyed call was: filled by rl_short, finished by rl_sv_done. */
+/* What one call made by the real function was: filled by rl_short,
+ * finished by rl_after (learnt from, surveyed). */
 struct rl_sv_call {
 	enum rl_act act;
 	mode_t type;
 	uint64_t t0;
+	unsigned long long learn; /* rl_linux's */
+	unsigned long ino;
 };
 
 static void rl_sv_done(const struct rl_sv_call *sv)
@@ -219,8 +211,9 @@ static void rl_sv_done(const struct rl_sv_call *sv)
  * 0 when it must go to the real function.  errno is untouched on the way
  * to the real call, whatever our probes did.  In survey mode, 2: the call
  * is one to survey; *sv says what we would have done (the stat made to
- * decide is timed as the sample of our cost), and the caller makes the
- * real call and passes sv to rl_sv_done.
+ * decide is timed as the sample of our cost).  3: the real call's answer
+ * may teach which device is sockfs's or pipefs's.  For 2 and 3 the
+ * caller makes the real call and passes its answer to rl_after.
  */
 static int rl_short(int dirfd, const char *path, char *buf, size_t bufsiz,
                        ssize_t *ret, struct rl_sv_call *sv)
@@ -231,6 +224,7 @@ static int rl_short(int dirfd, const char *path, char *buf, size_t bufsiz,
 	enum rl_policy policy;
 	enum rl_act act;
 	unsigned long ino = 0;
+	unsigned long long learn = 0;
 	mode_t type = 0;
 	char ans[48];
 	size_t len;
@@ -276,16 +270,18 @@ static int rl_short(int dirfd, const char *path, char *buf, size_t bufsiz,
 		if (policy == RL_ILLUMOS)
 			act = rl_illumos(&x, path, &type);
 		else
-			act = rl_linux(&x, root, &ino, &type);
+			act = rl_linux(&x, root, &ino, &type, &learn);
 	}
 	errno = saved;
+	sv->learn = learn;
+	sv->ino = ino;
+	sv->type = type;
 	if (survey) {
 		uint64_t now = fp_now_ns();
 
 		fp_sv_add(&rl_sv, RL_S_STAT, 1);
 		fp_sv_add(&rl_sv, RL_S_STAT_NS, now - t0);
 		sv->act = act;
-		sv->type = type;
 		sv->t0 = now;
 		return 2;
 	}
@@ -306,7 +302,17 @@ static int rl_short(int dirfd, const char *path, char *buf, size_t bufsiz,
 	case RL_PASS:
 		break;
 	}
-	return 0;
+	return learn ? 3 : 0;
+}
+
+/* After the real call that rl_short's 2 or 3 asked for (r its result,
+ * buf its answer). */
+static void rl_after(const struct rl_sv_call *sv, int k, const char *buf, ssize_t r)
+{
+	if (sv->learn)
+		rl_fs_learnt(sv->type == S_IFSOCK, sv->learn, sv->ino, buf, (long)r);
+	if (k == 2)
+		rl_sv_done(sv);
 }
 
 /* An absolute path outside the proc root is never ours: told apart before
@@ -346,7 +352,7 @@ static inline bool rl_elsewhere(const char *path)
 				return r;                                    \
 			r = RL_REAL(name)(__VA_ARGS__);                      \
 			int e_ = errno;                                      \
-			rl_sv_done(&sv_);                                    \
+			rl_after(&sv_, k_, buf, r);                          \
 			errno = e_;                                          \
 			return r;                                            \
 		}                                                            \

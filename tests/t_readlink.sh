@@ -79,7 +79,10 @@ else
 fi
 # shellcheck disable=SC2046
 set -- $(stat_line "$T_TMP/ls.stats")
-if [ "${1:-0}" -ge 300 ]; then ok "ls: $1 of $2 readlinks short-circuited"
+# 200 sockets and 100 pipes: all but the first of each kind, whose answer
+# is the kernel's and teaches fastpath which device is sockfs's and
+# pipefs's.
+if [ "${1:-0}" -ge 298 ]; then ok "ls: $1 of $2 readlinks short-circuited"
 else fail "ls: too few short-circuited" "$(cat "$T_TMP/ls.stats")"; fi
 
 # Another process's fds: `ls -l /proc/<pid>/fd` and `lsof -p <pid>`.

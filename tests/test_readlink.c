@@ -76,6 +76,22 @@ static int setup(void **state)
 	fp_cfg.enabled |= FP_BIT(readlink);
 	fp_cfg.debug = false;
 	set_test_env(NULL, NULL);
+#ifdef __linux__
+	/* sockfs's and pipefs's devices, as a program's first readlink of
+	 * each teaches them (test_linux_learning tests that). */
+	{
+		int sv[2], pv[2];
+		char path[64], b[64];
+
+		if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0 && pipe(pv) == 0) {
+			snprintf(path, sizeof path, "/proc/self/fd/%d", sv[0]);
+			(void)!readlink(path, b, sizeof b);
+			snprintf(path, sizeof path, "/proc/self/fd/%d", pv[0]);
+			(void)!readlink(path, b, sizeof b);
+			close(sv[0]), close(sv[1]), close(pv[0]), close(pv[1]);
+		}
+	}
+#endif
 	return 0;
 }
 
@@ -636,28 +652,34 @@ static void test_linux_lookalikes(void **state)
 	assert_int_equal(bind(s, (struct sockaddr *)&sa, sizeof sa), 0);
 	op = open(sock, O_PATH);
 	assert_true(op >= 0);
-	/* Seen before any real socket or pipe of this process?  Then the
-	 * fstatfs check is what keeps them out; afterwards the learnt dev. */
+	/* Seen before any real socket or pipe of this process: the kernel
+	 * answers with their path, which teaches nothing (a named FIFO
+	 * learnt as pipefs answered "pipe:[...]" for good: a cold review). */
 	atomic_store(&rl_sockfs_dev, 0);
 	atomic_store(&rl_pipefs_dev, 0);
 	snprintf(path, sizeof path, "/proc/self/fd/%d", ff);
 	expect_same(path, false);
-	/* Learnt at that first FIFO from a pipe of our own, never from the
-	 * program's number (another thread may swap it between two calls: a
-	 * cold review's named FIFO learnt as pipefs). */
+	snprintf(path, sizeof path, "/proc/self/fd/%d", op);
+	expect_same(path, false);
+	assert_true(atomic_load(&rl_pipefs_dev) == 0 && atomic_load(&rl_sockfs_dev) == 0);
+	/* A pipe's first is the kernel's, and teaches pipefs's device. */
 	{
 		int pp[2];
 		struct stat pst;
 
 		assert_int_equal(pipe(pp), 0);
 		assert_int_equal(fstat(pp[0], &pst), 0);
+		snprintf(path, sizeof path, "/proc/self/fd/%d", pp[0]);
+		expect_same(path, false);
 		assert_true(atomic_load(&rl_pipefs_dev) == (unsigned long long)pst.st_dev + 1);
+		expect_same(path, true);
 		close(pp[0]);
 		close(pp[1]);
 	}
 	snprintf(path, sizeof path, "/proc/self/fd/%d", op);
 	expect_same(path, false);
 	snprintf(path, sizeof path, "/proc/self/fd/%d", s);  /* bound: still sockfs */
+	expect_same(path, false);  /* the first socket: the kernel's */
 	expect_same(path, true);
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 	snprintf(path, sizeof path, "/proc/self/fd/%d", sv[0]);
@@ -676,31 +698,40 @@ static void test_linux_lookalikes(void **state)
 	rmdir(dir);
 }
 
-/* While one thread learns which device is sockfs's or pipefs's, another's
- * call is the kernel's: no wait, nothing stored from it, and the answer
- * the same.  The next call after the learning ends learns. */
-static void test_linux_learning_elsewhere(void **state)
+/* Which device is sockfs's and pipefs's is learnt from the kernel's own
+ * answer to the first call of each kind: only a whole answer that names
+ * the inode fstat gave, in that kind's words, teaches it; a truncated one
+ * (the program's small buffer) does not, nor one about another inode (a
+ * number another thread replaced between the fstat and the call). */
+static void test_linux_learning(void **state)
 {
 	int sv[2], pv[2];
-	char path[128];
+	char path[128], b[8];
+	struct stat st;
 
 	(void)state;
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 	assert_int_equal(pipe(pv), 0);
 	atomic_store(&rl_sockfs_dev, 0);
 	atomic_store(&rl_pipefs_dev, 0);
-	atomic_store(&rl_learn_busy, true);
 	snprintf(path, sizeof path, "/proc/self/fd/%d", sv[0]);
-	expect_same(path, false);
+	assert_int_equal(readlink(path, b, 3), 3);  /* "soc": the kernel's */
+	assert_true(atomic_load(&rl_sockfs_dev) == 0);
+	assert_int_equal(fstat(sv[0], &st), 0);
+	rl_fs_learnt(true, (unsigned long long)st.st_dev + 1, (unsigned long)st.st_ino + 1,
+	             "socket:[0]", 10);
+	assert_true(atomic_load(&rl_sockfs_dev) == 0);
+	rl_fs_learnt(false, (unsigned long long)st.st_dev + 1, (unsigned long)st.st_ino, b, 3);
+	assert_true(atomic_load(&rl_pipefs_dev) == 0);
+	expect_same(path, false);  /* whole: learnt */
+	assert_true(atomic_load(&rl_sockfs_dev) == (unsigned long long)st.st_dev + 1);
+	expect_same(path, true);
+	assert_true(atomic_load(&rl_pipefs_dev) == 0);  /* each kind its own */
 	snprintf(path, sizeof path, "/proc/self/fd/%d", pv[0]);
 	expect_same(path, false);
-	assert_true(atomic_load(&rl_sockfs_dev) == 0 && atomic_load(&rl_pipefs_dev) == 0);
-	atomic_store(&rl_learn_busy, false);
 	expect_same(path, true);
-	snprintf(path, sizeof path, "/proc/self/fd/%d", sv[0]);
-	expect_same(path, true);
-	assert_true(atomic_load(&rl_sockfs_dev) != 0 && atomic_load(&rl_pipefs_dev) != 0);
-	assert_false(atomic_load(&rl_learn_busy));
+	assert_int_equal(fstat(pv[0], &st), 0);
+	assert_true(atomic_load(&rl_pipefs_dev) == (unsigned long long)st.st_dev + 1);
 	close(sv[0]), close(sv[1]), close(pv[0]), close(pv[1]);
 }
 
@@ -1051,7 +1082,7 @@ int main(void)
 		cmocka_unit_test_setup(test_linux_other_pid_namespace, setup),
 		cmocka_unit_test_setup(test_linux_lookalikes, setup),
 		cmocka_unit_test_setup(test_linux_needs_procfs, setup),
-		cmocka_unit_test_setup(test_linux_learning_elsewhere, setup),
+		cmocka_unit_test_setup(test_linux_learning, setup),
 		cmocka_unit_test_setup(test_disabled, setup),
 		cmocka_unit_test_setup(test_illumos_fixture, setup),
 		cmocka_unit_test_setup(test_illumos_own_pid, setup),
