@@ -9,7 +9,8 @@
  * generates the same small program of descriptor operations from a
  * splitmix64 stream, runs it and writes every observation as a line into a
  * shared buffer; the parent compares the native log with each preloaded
- * one.  Every difference is confirmed by a rerun, shrunk to the fewest
+ * one.  One program in 4 runs under a seccomp filter that refuses calls
+ * fastpath makes for itself (install_filter), in every configuration.  Every difference is confirmed by a rerun, shrunk to the fewest
  * operations that still show one, printed with its program, and fails
  * (one that does not recur is printed as flaky, and counted, not failed).
  * There is no list of known defects to pass: the one this fuzzer had
@@ -50,7 +51,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
 #include <linux/kcmp.h>
+#include <linux/seccomp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -67,6 +71,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/single_threaded.h>
 #include <sys/socket.h>
@@ -149,7 +154,20 @@ struct op {
 };
 struct prog {
 	int n;
+	int filter; /* FILTER_*: a seccomp filter the program runs under */
 	struct op op[MAXOPS];
+};
+
+/* The filters a program may run under, natively as under fastpath (a
+ * container's profile): each refuses a call fastpath makes for itself on
+ * some path and the program's own never needs, so fastpath's way without
+ * it (the real call, exact) is what is compared.  Drawn last, after the
+ * operations, so that a case's operations are what they were before. */
+enum { FILTER_NONE, FILTER_CLONE_ENOSYS, FILTER_CLONE_EPERM, FILTER_RLIMIT_EPERM, N_FILTER };
+static const char *const filtername[N_FILTER] = {
+	"none", "clone(CLONE_VFORK, no exit signal) and clone3 ENOSYS",
+	"clone(CLONE_VFORK, no exit signal) EPERM, clone3 ENOSYS",
+	"prlimit64 with a new limit and setrlimit EPERM"
 };
 
 static const int raw_numbers[] = { 0, 1, 2, 3, 4, 5, 6, 7, 9, 64, 100, 255,
@@ -316,6 +334,7 @@ static void gen_prog(uint64_t seed, uint64_t kase, struct prog *p)
 			o->y |= 1;
 		}
 	}
+	p->filter = rnd(4) == 0 ? 1 + (int)rnd(N_FILTER - 1) : FILTER_NONE;
 }
 
 /* ---- the child: run a program, log what it sees ------------------------ */
@@ -2209,6 +2228,71 @@ static int put_data(const char *p)
 	return 0;
 }
 
+#if defined(__x86_64__)
+#define FILTER_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define FILTER_ARCH AUDIT_ARCH_AARCH64
+#endif
+
+/* p->filter installed in this process (and so in what it forks and execs):
+ * "filter ..." or "filter unavailable" in the log, the same line in every
+ * configuration on one machine. */
+static void install_filter(const struct prog *p)
+{
+	if (p->filter == FILTER_NONE)
+		return;
+#ifdef FILTER_ARCH
+	struct sock_filter f[24];
+	unsigned n = 0, deny = p->filter == FILTER_CLONE_ENOSYS ? ENOSYS : EPERM;
+#define F_STMT(c, k) (f[n++] = (struct sock_filter)BPF_STMT((c), (k)))
+#define F_JEQ(k, t, e) (f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (k), (t), (e)))
+#define ARG_LO(i) (unsigned)offsetof(struct seccomp_data, args[i])
+	F_STMT(BPF_LD | BPF_W | BPF_ABS, (unsigned)offsetof(struct seccomp_data, arch));
+	F_JEQ(FILTER_ARCH, 1, 0);
+	F_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	F_STMT(BPF_LD | BPF_W | BPF_ABS, (unsigned)offsetof(struct seccomp_data, nr));
+	if (p->filter == FILTER_RLIMIT_EPERM) {
+		/* setrlimit; prlimit64 whose new limit's pointer has either
+		 * half not 0 (getrlimit's, NULL, passes) */
+#ifdef SYS_setrlimit
+		F_JEQ(SYS_setrlimit, 5, 0);
+#endif
+		F_JEQ(SYS_prlimit64, 0, 5);
+		F_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(2));
+		F_JEQ(0, 0, 2);
+		F_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(2) + 4);
+		F_JEQ(0, 1, 0);
+		F_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
+		F_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	} else {
+		/* clone3's flags are in memory: refused, the C library falls
+		 * back to clone; clone's flags are its first argument (both
+		 * architectures): a vfork-like child with no exit signal is
+		 * fastpath's (fp_apart), a spawn's has SIGCHLD */
+#ifdef SYS_clone3
+		F_JEQ(SYS_clone3, 0, 1);
+		F_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS);
+#endif
+		F_JEQ(SYS_clone, 0, 4);
+		F_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(0));
+		F_STMT(BPF_ALU | BPF_AND | BPF_K, CLONE_VFORK | 0xff);
+		F_JEQ(CLONE_VFORK, 0, 1);
+		F_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | deny);
+		F_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	}
+#undef F_STMT
+#undef F_JEQ
+#undef ARG_LO
+	struct sock_fprog prog = { .len = (unsigned short)n, .filter = f };
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0) {
+		say("filter %s\n", filtername[p->filter]);
+		return;
+	}
+#endif
+	say("filter unavailable\n");
+}
+
 static int worker(void)
 {
 	/* a ^C to make fuzz-fd stops the parent, which ends the run and
@@ -2247,6 +2331,7 @@ static int worker(void)
 			setrlimit(RLIMIT_NOFILE, &rl);
 			alarm(10);
 			gen_prog(seed, kase, &pr);
+			install_filter(&pr);
 			run_prog(&pr, mask);
 			_exit(0);
 		}
@@ -2840,6 +2925,8 @@ static int differs(int cfg, uint64_t seed, uint64_t kase, uint64_t mask, struct 
 
 static void print_prog(const struct prog *p, uint64_t mask)
 {
+	if (p->filter != FILTER_NONE)
+		printf("    (under a seccomp filter: %s)\n", filtername[p->filter]);
 	if (!(mask & ((p->n >= 64 ? 0 : 1ULL << p->n) - 1)))
 		printf("    (no operation: the difference is there from the start)\n");
 	for (int j = 0; j < p->n; j++) {
