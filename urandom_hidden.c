@@ -421,19 +421,30 @@ static inline void ur_hidden_made(void)
 	ur_place_release();
 }
 
-/* Opens the hidden descriptor of dev, unless another thread did (then it
- * is left alone); false when none can be had (see ur_hidden_bad). */
-bool ur_hidden_make(int dev, const char *path, uint64_t w)
+/* The open of dev that finds no hidden descriptor (w: the word it read):
+ * the program's own open, at the number it gets natively, and the hidden
+ * descriptor placed from it (its duplicate above the limit), unless
+ * another thread made one meanwhile.  Never an open of ours below the
+ * limit first: at the brim of a full table its number, one past the
+ * program's, doubled the table (fd_fuzz seed 431 case 37508: FDSize 8192
+ * where native has 4096).  false: nothing opened, the open is the
+ * caller's (another placing is under way).  true: the open is made, *fd
+ * its result (-1 and errno as the kernel's), *hp the hidden descriptor it
+ * shares its description with, or -1 where it is a real open of its own
+ * (none could be placed: an exec or fork under way, this once; no number
+ * above the limit, for good, see ur_hidden_bad). */
+bool ur_hidden_make(int dev, const char *path, int flags, uint64_t w, int *fd, int *hp)
 {
-	int lo, fd, saved = errno, flags = O_RDONLY | O_CLOEXEC;
+	int h = -1, saved = errno;
 	unsigned gen = 0;
 
-	/* No exec or fork until lo is closed and the copy close-on-exec, nor
-	 * a fork until the copy is recorded.  Pooling ended (ur_split) after
-	 * this open's ur_match: a hidden descriptor made now would be closed
-	 * later (lo at once, the copy at a fork), dropping a record lock the
-	 * program took meanwhile; one made before the end is retired by it
-	 * (ur_place_settle), so the test is inside the window. */
+	*hp = -1;
+	/* No exec or fork until the copy is close-on-exec, nor a fork until
+	 * it is recorded.  Pooling ended (ur_split) after this open's
+	 * ur_match: a hidden descriptor made now would be closed later (at
+	 * a fork), dropping a record lock the program took meanwhile; one
+	 * made before the end is retired by it (ur_place_settle), so the
+	 * test is inside the window. */
 	if (!ur_place_hold())
 		return false;
 	if (atomic_load(&ur_split_done) || !ur_cloexec_hold()) {
@@ -441,51 +452,47 @@ bool ur_hidden_make(int dev, const char *path, uint64_t w)
 		return false;
 	}
 	ur_count(SYSCALLS);
-	lo = UR_REAL(openat)(AT_FDCWD, path, flags | O_LARGEFILE);
-	if (lo < 0) {
-		ur_cloexec_release();
-		ur_hidden_made();
-		errno = saved;
-		return false;
+	UR_RETRY(*fd, UR_REAL(openat)(AT_FDCWD, path, flags));
+	if (*fd < 0) {
+		saved = errno;  /* the open's */
+	} else {
+		ur_heal(*fd);
+		if (*fd < UR_MAXFD && ur_is_device(*fd, dev)) {
+			ur_count(SYSCALLS);
+			h = ur_hidden_place(*fd, &gen);
+		}
 	}
-	ur_heal(lo);
-	fd = -1;
-	if (ur_is_device(lo, dev)) {
-		ur_count(SYSCALLS);
-		fd = ur_hidden_place(lo, &gen);
-	}
-	ur_count(SYSCALLS);
-	UR_REAL(close)(lo);
 	ur_cloexec_release();
 	errno = saved;
-	if (fd == UR_DUP_LATER) {  /* an exec, fork or placing under way: real, this once */
+	if (*fd < 0 || h == UR_DUP_LATER) {
 		ur_hidden_made();
-		return false;
+		return true;
 	}
-	if (fd < 0 || fd >= UR_MAXFD) {
-		if (fd >= 0)
-			UR_REAL(close)(fd);
+	if (h < 0 || h >= UR_MAXFD) {
+		if (h >= 0)
+			UR_REAL(close)(h);
 		atomic_store(&ur_hidden_bad[dev], true);
 		ur_hidden_made();
 		ur_debug("no hidden descriptor: opens are real");
-		return false;
+		return true;
 	}
-	ur_heal(fd);
-	ur_set(fd, UR_HIDDEN | (dev == UR_DEV_RANDOM ? UR_RANDOM : 0));
-	if (!atomic_compare_exchange_strong(&ur_hidden[dev], &w, UR_HW(UR_HW_GEN(w) + 1, fd))) {
-		atomic_store(ur_fd(fd), 0);
-		UR_REAL(close)(fd);
+	ur_heal(h);
+	ur_set(h, UR_HIDDEN | (dev == UR_DEV_RANDOM ? UR_RANDOM : 0));
+	if (!atomic_compare_exchange_strong(&ur_hidden[dev], &w, UR_HW(UR_HW_GEN(w) + 1, h))) {
+		atomic_store(ur_fd(h), 0);
+		UR_REAL(close)(h);
 		ur_hidden_made();
 		return true;
 	}
 #ifdef FP_LINUX
 	/* The program changed its limit while we placed it: maybe below. */
-	if (atomic_load(&ur_limit_gen) != gen && ur_hidden_close(dev, fd)) {
+	if (atomic_load(&ur_limit_gen) != gen && ur_hidden_close(dev, h)) {
 		ur_hidden_made();
 		return true;
 	}
 #endif
 	ur_hidden_made();
 	ur_debug("hidden descriptor opened");
+	*hp = h;
 	return true;
 }

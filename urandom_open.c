@@ -166,17 +166,9 @@ static int ur_adopt(int fd, int dev, int flags, int slot)
 	return ok ? 1 : 0;
 }
 
-/* A real open of the device, tracked if it is the device. */
-static int ur_open_real(int dev, const char *path, int flags)
+/* A real open's fd (g: forks counted before it), tracked if the device. */
+static int ur_real_tracked(int dev, int fd, int flags, unsigned g, int saved)
 {
-	int saved = errno, fd;
-	unsigned g;
-
-	ur_count(SYSCALLS);
-	g = atomic_load(&ur_forks);
-	UR_RETRY(fd, UR_REAL(openat)(AT_FDCWD, path, flags));
-	if (fd < 0)
-		return fd;
 	ur_heal(fd);
 	if (fd < UR_MAXFD && ur_is_device(fd, dev)) {
 		/* Without O_LARGEFILE (a 32-bit program without large-file
@@ -187,6 +179,18 @@ static int ur_open_real(int dev, const char *path, int flags)
 	}
 	errno = saved;
 	return fd;
+}
+
+/* A real open of the device, tracked if it is the device. */
+static int ur_open_real(int dev, const char *path, int flags)
+{
+	int saved = errno, fd;
+	unsigned g;
+
+	ur_count(SYSCALLS);
+	g = atomic_load(&ur_forks);
+	UR_RETRY(fd, UR_REAL(openat)(AT_FDCWD, path, flags));
+	return fd < 0 ? fd : ur_real_tracked(dev, fd, flags, g, saved);
 }
 
 /* A fork began between an open's reading of ur_forks and its mark: it may
@@ -232,9 +236,11 @@ static int ur_open_exact(int dev, const char *path, int flags)
 			if (h <= UR_GHOST(0) && !atomic_load(&ur_forking) &&
 			    atomic_compare_exchange_strong(&ur_hidden[dev], &w, UR_HW(UR_HW_GEN(w) + 1, -1)))
 				continue;
-			if (h < -1 || !ur_hidden_make(dev, path, w))
+			if (h < -1 || !ur_hidden_make(dev, path, flags, w, &fd, &h))
 				return ur_open_real(dev, path, flags);
-			continue;
+			if (fd < 0 || h < 0)  /* failed, or a real open */
+				return fd < 0 ? fd : ur_real_tracked(dev, fd, flags, g, saved);
+			goto kept;  /* a duplicate of the hidden one */
 		}
 		/* dup(h) is fcntl(h, F_DUPFD, 0), and 15% cheaper a cycle
 		 * (no fcntl dispatch or security hook in the kernel). */
