@@ -171,8 +171,7 @@ static int ur_real_tracked(int dev, int fd, int flags, unsigned g, int saved)
 {
 	ur_heal(fd);
 	if (fd < UR_MAXFD && ur_is_device(fd, dev)) {
-		/* Without O_LARGEFILE (a 32-bit program without large-file
-		 * support) it is never kept: the reserve has it. */
+		/* Never kept without O_LARGEFILE: the reserve has it. */
 		ur_track_new(fd, ur_open_bits(dev, flags) | (UR_LFS(flags) ? 0 : UR_SHARED), g);
 		ur_count(OPENS);
 		ur_debug("open: real descriptor, now tracked");
@@ -181,7 +180,6 @@ static int ur_real_tracked(int dev, int fd, int flags, unsigned g, int saved)
 	return fd;
 }
 
-/* A real open of the device, tracked if it is the device. */
 static int ur_open_real(int dev, const char *path, int flags)
 {
 	int saved = errno, fd;
@@ -236,11 +234,13 @@ static int ur_open_exact(int dev, const char *path, int flags)
 			if (h <= UR_GHOST(0) && !atomic_load(&ur_forking) &&
 			    atomic_compare_exchange_strong(&ur_hidden[dev], &w, UR_HW(UR_HW_GEN(w) + 1, -1)))
 				continue;
-			if (h < -1 || !ur_hidden_make(dev, path, flags, w, &fd, &h))
+			if (h < -1 || !ur_hidden_make(dev, path, flags, ur_open_bits(dev, flags) | UR_COW,
+			                              w, &fd, &h))
 				return ur_open_real(dev, path, flags);
 			if (fd < 0 || h < 0)  /* failed, or a real open */
 				return fd < 0 ? fd : ur_real_tracked(dev, fd, flags, g, saved);
-			goto kept;  /* a duplicate of the hidden one */
+			ur_count(OPENS);  /* recorded before any fork could copy it */
+			return *ep = saved, fd;
 		}
 		/* dup(h) is fcntl(h, F_DUPFD, 0), and 15% cheaper a cycle
 		 * (no fcntl dispatch or security hook in the kernel). */

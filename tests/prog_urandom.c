@@ -7,12 +7,17 @@
  * reserve may change) must be identical between the two runs.
  *   prog_urandom             the checks
  *   prog_urandom exec-child  (internal) lists the descriptors it inherited
+ *   prog_urandom first-jump N  N processes, each jumping out of its first
+ *                pooled open from a 10 us timer's handler; a descriptor of
+ *                the device that open left behind is made O_NONBLOCK, and a
+ *                new open must not share it: "shared S of N" (natively 0)
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -23,6 +28,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -1147,8 +1153,71 @@ static int fork_threaded(int n)
 	return 0;
 }
 
+static sigjmp_buf fj_env;
+static volatile sig_atomic_t fj_in;
+
+static void fj_handler(int sig)
+{
+	(void)sig;
+	if (fj_in) {
+		fj_in = 0;
+		siglongjmp(fj_env, 1);
+	}
+}
+
+/* One process: 1 where a descriptor the jump left shares the next open's
+ * description (review 38: the first open's copy, unrecorded). */
+static int first_jump_one(void)
+{
+	struct sigaction sa = { .sa_handler = fj_handler, .sa_flags = SA_RESTART };
+	struct itimerval it = { { 0, 10 }, { 0, 10 } }, none = { { 0, 0 }, { 0, 0 } };
+	volatile int fd = -1;
+	int b;
+
+	sigaction(SIGALRM, &sa, NULL);
+	/* A real open first (O_NONBLOCK): the mitigation set up, no pool. */
+	close(open(DEV, O_RDONLY | O_NONBLOCK));
+	setitimer(ITIMER_REAL, &it, NULL);
+	if (sigsetjmp(fj_env, 1) == 0) {
+		fj_in = 1;
+		fd = open(DEV, O_RDONLY);
+		fj_in = 0;
+	}
+	setitimer(ITIMER_REAL, &none, NULL);
+	for (int n = 3; n < 1024; n++) {
+		char p[64], l[64];
+		ssize_t k;
+
+		snprintf(p, sizeof p, "/proc/self/fd/%d", n);
+		if (n != fd && (k = readlink(p, l, sizeof l - 1)) > 0 && (l[k] = 0, strcmp(l, DEV) == 0))
+			fcntl(n, F_SETFL, O_NONBLOCK);
+	}
+	b = open(DEV, O_RDONLY);
+	return b >= 0 && (fcntl(b, F_GETFL) & O_NONBLOCK) ? 1 : 0;
+}
+
+static int first_jump(int n)
+{
+	int shared = 0;
+
+	for (int i = 0; i < n; i++) {
+		int st = 0;
+		pid_t p = fork();
+
+		if (p == 0)
+			_exit(first_jump_one());
+		if (p < 0 || waitpid(p, &st, 0) != p || !WIFEXITED(st))
+			return printf("child failed\n"), 1;
+		shared += WEXITSTATUS(st) == 1;
+	}
+	printf("shared %d of %d\n", shared, n);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 2 && strcmp(argv[1], "first-jump") == 0)
+		return first_jump(atoi(argv[2]));
 	if (argc > 2 && strcmp(argv[1], "fork-threaded") == 0)
 		return fork_threaded(atoi(argv[2]));
 	if (argc > 1 && strcmp(argv[1], "exec-child") == 0)
