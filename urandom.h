@@ -450,9 +450,7 @@ void ur_exec_unguard(const int fds[UR_NRES]) FP_HIDDEN;
 void ur_fd_init(void) FP_HIDDEN;
 /* The hidden descriptors' part of it (urandom_hidden.c). */
 void ur_hidden_init(void) FP_HIDDEN;
-/* The program's open of dev (flags), and the hidden descriptor placed
- * from it where none was (its word was w), the open recorded as its copy
- * (bits); false: nothing opened (urandom_hidden.c). */
+/* The program's open, and the hidden descriptor placed from it (urandom_hidden.c). */
 bool ur_hidden_make(int dev, const char *path, int flags, unsigned bits, uint64_t w, int *fd,
                     int *hp) FP_HIDDEN;
 /* Set by ur_split: every later open is real (ur_match); finished, when
