@@ -197,7 +197,6 @@ static enum rl_fs rl_fs_of(const struct stat *st, unsigned long long *learn)
 	return k != dev ? RL_FS_ANY : sock ? RL_FS_SOCKFS : RL_FS_PIPEFS;
 }
 
-
 static bool rl_root_is_procfs(const char *root)
 {
 	int v = atomic_load_explicit(&rl_procfs, memory_order_relaxed);
@@ -355,10 +354,9 @@ static bool rl_pipefs(const struct stat *st, int dirfd, const char *link)
 		return false;
 	if (rl_fs_of(st, &learn) == RL_FS_PIPEFS)
 		return true;
-	if (!learn || !link || (n = (long)fp_raw_readlinkat(dirfd, link, ans, sizeof ans)) <= 0) {
-		errno = saved;
+	if (!learn || !link)
 		return false;
-	}
+	n = (long)fp_raw_readlinkat(dirfd, link, ans, sizeof ans);
 	errno = saved;
 	rl_fs_learnt(false, learn, (unsigned long)st->st_ino, ans, n);
 	return rl_fs_of(st, NULL) == RL_FS_PIPEFS;

@@ -157,12 +157,11 @@ static bool fp_in_disarmed(const stack_t *now)
 
 FP_EXPORT int sigaltstack(const stack_t *ss, stack_t *old)
 {
-	stack_t now = { .ss_flags = 0 };
 	/* Inside the handler of the stack kept, what is armed lasts until
 	 * that handler returns, when the kernel puts the kept one back
-	 * (review 36: a handler that armed another lost it). */
-	bool inside = ss && fp_disarm_size && FP_REAL(sigaltstack)(NULL, &now) == 0 &&
-	              fp_in_disarmed(&now);
+	 * (review 36: a handler that armed another lost it).  On any other
+	 * alternate stack the kernel refuses the change (EPERM). */
+	bool inside = ss && fp_disarm_size && fp_on_altstack();
 	int r = FP_REAL(sigaltstack)(ss, old), e = errno;
 
 	/* ss applied: the call succeeded, or it failed writing old, which
