@@ -144,35 +144,60 @@ int fp_apart(fp_clone_fn clone, int (*fn)(void *), void *arg, void *stack, int f
  * only where a copy or a move is about to be made.
  * ---------------------------------------------------------------------- */
 #ifdef FP_LINUX
-/* The span as [lo, lo + size): size 0 is none, so size is cleared first
+/* The spans as [lo, lo + size): size 0 is none, so size is cleared first
  * and written last, and a handler in between sees none (review 36: an
- * end cleared first left [lo, 0), nearly the whole address space). */
-static FP_TLS volatile uintptr_t fp_disarm_lo, fp_disarm_size;
+ * end cleared first left [lo, 0), nearly the whole address space).  More
+ * than one: a handler on a kept stack may arm another, which lasts past
+ * it where the handler jumps out instead of returning (review 40: the
+ * next handler's exec on that one, SIGSEGV); the last few so armed. */
+#define FP_DISARM_N 4
+static FP_TLS volatile uintptr_t fp_disarm_lo[FP_DISARM_N], fp_disarm_size[FP_DISARM_N];
+static FP_TLS unsigned fp_disarm_next;
 
 /* now: the kernel's setting, read on this frame. */
 static bool fp_in_disarmed(const stack_t *now)
 {
-	return (now->ss_flags & SS_DISABLE) && (uintptr_t)now - fp_disarm_lo < fp_disarm_size;
+	if (!(now->ss_flags & SS_DISABLE))
+		return false;
+	for (int i = 0; i < FP_DISARM_N; i++)
+		if ((uintptr_t)now - fp_disarm_lo[i] < fp_disarm_size[i])
+			return true;
+	return false;
+}
+
+static void fp_disarm_keep(unsigned i, uintptr_t lo, uintptr_t size)
+{
+	fp_disarm_size[i] = 0;
+	fp_disarm_lo[i] = lo;
+	fp_disarm_size[i] = size;
 }
 
 FP_EXPORT int sigaltstack(const stack_t *ss, stack_t *old)
 {
-	/* Inside the handler of the stack kept, what is armed lasts until
-	 * that handler returns, when the kernel puts the kept one back
-	 * (review 36: a handler that armed another lost it).  On any other
-	 * alternate stack the kernel refuses the change (EPERM). */
-	bool inside = ss && fp_disarm_size && fp_on_altstack();
+	/* Inside the handler of a stack kept, what is armed is kept beside
+	 * it: the kernel puts the first back when that handler returns
+	 * (review 36: a handler that armed another lost it), and a jump out
+	 * of it leaves the new one (review 40).  On any other alternate stack
+	 * the kernel refuses the change (EPERM). */
+	bool inside = ss && fp_disarm_next && fp_on_altstack();
 	int r = FP_REAL(sigaltstack)(ss, old), e = errno;
 
 	/* ss applied: the call succeeded, or it failed writing old, which
 	 * Linux does after (review 36); ss is read once the kernel has. */
-	if (ss && !inside && !fp_vfork_child() &&
+	if (ss && !fp_vfork_child() &&
 	    (r == 0 || (e == EFAULT && old && fp_span_readable(ss, sizeof *ss)))) {
 		bool keep = (ss->ss_flags & SS_AUTODISARM) && !(ss->ss_flags & SS_DISABLE);
 
-		fp_disarm_size = 0;
-		fp_disarm_lo = keep ? (uintptr_t)ss->ss_sp : 0;
-		fp_disarm_size = keep ? ss->ss_size : 0;
+		if (!inside) {  /* outside any handler of ours: this one alone */
+			for (unsigned i = 1; i < FP_DISARM_N; i++)
+				fp_disarm_keep(i, 0, 0);
+			fp_disarm_next = 0;
+			fp_disarm_keep(0, 0, 0);
+		}
+		if (keep) {
+			fp_disarm_keep(fp_disarm_next % FP_DISARM_N, (uintptr_t)ss->ss_sp, ss->ss_size);
+			fp_disarm_next++;
+		}
 	}
 	errno = e;
 	return r;

@@ -56,14 +56,16 @@
  *                        bit: a check that blocked the mask would show)
  *   prog_cpus heapenv    exec "true" with an environment of 300 short
  *                        strings, each its own allocation: "exit 0"
- *   prog_cpus altexec SIZE [learnt|pinned|plain] [autodisarm|rearm|efault]
+ *   prog_cpus altexec SIZE [learnt|pinned|plain] [autodisarm|rearm|rearmjump|efault]
  *                        a SIGSEGV handler on an alternate stack of SIZE
  *                        bytes execs "true": its status; pinned: pinned
  *                        to CPU 0 first, it execs nproc: its count and
  *                        status.  The stack armed with SS_AUTODISARM
  *                        (disarmed inside the handler); rearm: so, and a
  *                        first handler on it arms another and returns
- *                        (the kernel puts it back); efault: so, by a call
+ *                        (the kernel puts it back); rearmjump: a first
+ *                        handler arms another of SIZE bytes and jumps out
+ *                        (that one stays: the exec is on it); efault: so, by a call
  *                        whose old stack pointer is bad (EFAULT, and
  *                        armed all the same)
  *   prog_cpus rereadjump  /proc/stat seeked back and forth 20000 times
@@ -1061,11 +1063,25 @@ static void altexec_handler(int sig)
  * with a guard page below it. */
 static stack_t alt_other;
 
+static sigjmp_buf alt_jump;
+static bool alt_jumps;
+
 static void alt_rearm_handler(int sig)
 {
 	(void)sig;
 	if (sigaltstack(&alt_other, NULL) != 0)
 		_exit(96);
+	if (alt_jumps)
+		siglongjmp(alt_jump, 1);
+}
+
+/* SIZE bytes of stack with a guard page below, or NULL. */
+static void *alt_stack(long size)
+{
+	char *m = mmap(NULL, (size_t)size + 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+	               -1, 0);
+
+	return m == MAP_FAILED || mprotect(m, 4096, PROT_NONE) ? NULL : m + 4096;
 }
 
 /* The stack a by arm's way; false where it is not armed so. */
@@ -1083,7 +1099,7 @@ static bool alt_arm(stack_t *a, const char *arm)
 
 static int alt_exec(long size, const char *how, const char *arm)
 {
-	int flags = arm && (strcmp(arm, "autodisarm") == 0 || strcmp(arm, "rearm") == 0 ||
+	int flags = arm && (strcmp(arm, "autodisarm") == 0 || strncmp(arm, "rearm", 5) == 0 ||
 	                    strcmp(arm, "efault") == 0) ? (int)SS_AUTODISARM : 0;
 	bool learnt = how && strcmp(how, "learnt") == 0;
 	pid_t p;
@@ -1100,25 +1116,25 @@ static int alt_exec(long size, const char *how, const char *arm)
 		fflush(stdout);
 	}
 	if ((p = fork()) == 0) {
-		char *m = mmap(NULL, (size_t)size + 4096, PROT_READ | PROT_WRITE,
-		               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		stack_t ss = { .ss_sp = m + 4096, .ss_flags = flags, .ss_size = (size_t)size };
+		stack_t ss = { .ss_sp = alt_stack(size), .ss_flags = flags, .ss_size = (size_t)size };
 		struct sigaction sa;
 
 		if (learnt)
 			(void)get_nprocs();
-		if (m == MAP_FAILED || mprotect(m, 4096, PROT_NONE) || !alt_arm(&ss, arm))
+		if (!ss.ss_sp || !alt_arm(&ss, arm))
 			_exit(98);
 		memset(&sa, 0, sizeof sa);
 		sa.sa_flags = SA_ONSTACK;
-		if (arm && strcmp(arm, "rearm") == 0) {
-			alt_other.ss_size = 65536;
+		if (arm && strncmp(arm, "rearm", 5) == 0) {
+			alt_jumps = strcmp(arm, "rearmjump") == 0;
+			alt_other.ss_size = alt_jumps ? (size_t)size : 65536;
 			alt_other.ss_flags = (int)SS_AUTODISARM;
-			if ((alt_other.ss_sp = malloc(alt_other.ss_size)) == NULL)
+			if ((alt_other.ss_sp = alt_jumps ? alt_stack(size) : malloc(alt_other.ss_size)) == NULL)
 				_exit(98);
 			sa.sa_handler = alt_rearm_handler;
 			sigaction(SIGUSR1, &sa, NULL);
-			raise(SIGUSR1);
+			if (sigsetjmp(alt_jump, 1) == 0)
+				raise(SIGUSR1);
 		}
 		sa.sa_handler = altexec_handler;
 		sigaction(SIGSEGV, &sa, NULL);

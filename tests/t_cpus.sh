@@ -432,14 +432,16 @@ done
 # copy was skipped), the stack armed plainly or with SS_AUTODISARM (which
 # the kernel disarms inside the handler, and then does not report), and
 # so after a first handler armed another and returned (the kernel puts
-# the first back), or by a call that failed writing the old stack
-# (EFAULT, armed all the same): on an alternate stack the copy is made
-# apart (before 4eddc42, 20 of the 45 plain ones were killed by SIGSEGV;
-# on 914343e, which did not keep the stack armed with SS_AUTODISARM, 21
-# of those 45; on 78d562e, 42 of the 90 rearm and efault ones).
+# the first back) or jumped out (the other stays, and the exec is on it),
+# or by a call that failed writing the old stack (EFAULT, armed all the
+# same): on an alternate stack the copy is made apart (before 4eddc42, 20
+# of the 45 plain ones were killed by SIGSEGV; on 914343e, which did not
+# keep the stack armed with SS_AUTODISARM, 21 of those 45; on 78d562e, 42
+# of the 90 rearm and efault ones; on 470261a, 21 of the 45 rearmjump
+# ones: review 40).
 for a in 3072 4096 8192; do
 	for l in plain learnt pinned; do
-		for d in "" autodisarm rearm efault; do
+		for d in "" autodisarm rearm rearmjump efault; do
 			nat='' fp=''
 			for k in 0 100 200 300 400; do
 				e=$(seq -f 'FILLER%g=1' 1 $k | tr '\n' ' ')
