@@ -534,7 +534,13 @@ static int run_execjump(long n, const char *self)
 		} else {
 			execve("/nonexistent/prog_urandom_stall", argv, envp);
 		}
-		atomic_fetch_add(&execs, 1);
+		/* The lock is the jumper's to take once the count is reached;
+		 * on a loaded machine it may not run before the last exec (CI:
+		 * a native run under libeatmydata took none), so wait for it
+		 * here, at most 20 s. */
+		if (atomic_fetch_add(&execs, 1) + 1 == lock_at)
+			for (int w = 0; w < 20000 && atomic_load(&ej_locks) == 0; w++)
+				usleep(1000);
 	}
 	atomic_store(&race_over, true);
 	pthread_join(p, NULL);
