@@ -1,31 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * urandom.h: what the three units of the urandom mitigation share.
+ * urandom.h: what the units of the urandom mitigation share.
  *
- *   urandom_vdso.c   which source serves reads (vdso, kernel, reservoir),
- *                    the vDSO's getrandom, and each thread's memory (its
- *                    vDSO state, its reservoir slice), handed on at its end.
- *   urandom_pool.c   the reservoir: slices, lock, refill, generation, and
- *                    the wipe in a fork child.  Links alone (its unit test
- *                    does not interpose the test program's own calls).
- *   urandom_fd.c     the descriptor table: per-descriptor states, the
- *                    reserve slots, track/untrack, fork, exec and a table
- *                    split.
- *   urandom_hidden.c exact mode's hidden descriptors: placed above the
- *                    descriptor limit, made, forgotten, retired.
+ *   urandom_vdso.c   the source of reads (vdso, kernel, reservoir), the
+ *                    vDSO's getrandom, each thread's state and slice.
+ *   urandom_pool.c   the reservoir: slices, lock, refill, generation, the
+ *                    fork child's wipe.  Links alone (its unit test).
+ *   urandom_fd.c     per-descriptor states, reserve slots, track/untrack,
+ *                    fork, a table split.
+ *   urandom_hidden.c exact mode's hidden descriptors, above the limit.
  *   urandom_open.c   which opens are ours; the two modes' open and close.
  *   urandom_dup.c    dup, dup2, dup3 and F_DUP2FD of tracked descriptors.
- *   urandom_shim.c   the entry points: open, read, close, dup, getrandom;
- *                    each unpacks its call and asks the units above.
+ *   urandom_shim.c   open, read, close, dup, getrandom: the entry points.
  *   urandom_fcntl.c  fcntl and its twins, flock, lockf; record locks.
  *   urandom_stdio.c  fdopen, fclose, freopen, daemon.
- *   urandom_exec.c   exec, posix_spawn, system, popen: the reserve made
- *                    close-on-exec around them (reserve mode).
- *   urandom_cow.c    a pooled descriptor's description made its own before
- *                    it changes or is copied (exact mode).
- *   urandom_seen.c   the other calls that must see what we hold as closed
- *                    (fstat, lseek, ioctl, preadv, sendfile, spawn file
- *                    actions...) or that change or copy a description.
+ *   urandom_exec.c   exec, spawn, system, popen (exec guards).
+ *   urandom_cow.c    a pooled description made its own before it changes
+ *                    or is copied (exact mode).
+ *   urandom_seen.c   the other calls that see what we hold as closed, or
+ *                    that change or copy a description.
  *
  * Internal to fastpath.so: include it after fastpath.h. */
 #ifndef URANDOM_H
@@ -96,8 +89,7 @@ extern _Atomic uint64_t ur_hidden[UR_NDEV] FP_HIDDEN;
 #define UR_HW_GEN(w) ((uint32_t)((w) >> 32))
 #define UR_HW(gen, fd) (((uint64_t)(uint32_t)(gen) << 32) | (uint32_t)(fd))
 /* Forgets the hidden descriptor of dev if it is fd (any, if fd is -1);
- * returns the number it was, or -1.  The caller closes it or lets the
- * kernel do so. */
+ * returns the number it was, or -1, for the caller or the kernel to close. */
 int ur_hidden_forget(int dev, int fd) FP_HIDDEN;
 /* Forgets it and closes it; true if it was there. */
 bool ur_hidden_close(int dev, int fd) FP_HIDDEN;
@@ -149,8 +141,7 @@ struct ur_vgr_params {
 };
 extern ur_vgr_fn ur_vgr FP_HIDDEN;
 extern struct ur_vgr_params ur_vgr_p FP_HIDDEN;
-/* The getrandom we bound, where it is libc's own (no preload after ours
- * wraps it); else NULL. */
+/* The getrandom we bound, where libc's own (no later preload's); or NULL. */
 extern void *ur_vgr_libc FP_HIDDEN;
 #endif
 
@@ -165,8 +156,7 @@ void *ur_thread_slice_new(void) FP_HIDDEN;
 /* The vdso source: one vDSO getrandom on this thread's state; the count,
  * or -errno, as the system call's. */
 ssize_t ur_vdso_call(void *buf, size_t n, unsigned flags) FP_HIDDEN;
-/* As ur_take, from the vDSO (GRND_NONBLOCK): fewer than n, the kernel's
- * read finishes. */
+/* As ur_take, from the vDSO (GRND_NONBLOCK); fewer: the kernel's read ends. */
 size_t ur_vdso_take(unsigned char *dst, size_t n) FP_HIDDEN;
 /* Pooled getrandom calls: served by the vDSO (source vdso, libc's
  * getrandom bound), else by the getrandom bound. */
@@ -244,9 +234,8 @@ void ur_cow_atfork_child(bool forget) FP_HIDDEN;
  * and gives back at the slot of the CPU it runs on (the rseq cpu_id; slot
  * 0 where there is none), and at another only when that one is empty or
  * full.  While the process has one thread, one slot (ur_slot_free), as
- * before threads: one reserve per device.  Written by every
- * pooled open and close: each slot a line of its own, away from the flags
- * every open reads. */
+ * before threads: one reserve per device.  Written by every pooled open
+ * and close: each slot a line of its own, away from the flags opens read. */
 #define UR_SLOTS 4
 #define UR_NRES (UR_NDEV * UR_SLOTS)
 struct ur_res {
@@ -385,6 +374,18 @@ bool ur_give_back(int err) FP_HIDDEN;
  * (ur_split, urandom_fd.c); why, for the stats line. */
 void ur_split(const char *why) FP_HIDDEN;
 const char *ur_split_reason(void) FP_HIDDEN;
+/* This thread's pooled open between its duplicate and its record: its
+ * frame, 0 for none.  A call that would share or change a description
+ * first ends such a window a jump left (ur_dup_stranded, urandom_fd.c). */
+extern FP_TLS uintptr_t ur_dup_at FP_HIDDEN;
+bool ur_dup_stranded(const void *frame) FP_HIDDEN;
+#define ur_dup_note(at) (atomic_signal_fence(memory_order_seq_cst), ur_dup_at = (at), \
+                         atomic_signal_fence(memory_order_seq_cst))
+#define UR_DUP_SETTLE() \
+	(fp_unlikely(ur_dup_at) ? (void)ur_dup_stranded(__builtin_frame_address(0)) : (void)0)
+/* Less than any signal frame (x86-64's is over 1 KiB with its FPU state,
+ * aarch64's 4 KiB, i386's 700 bytes and more): no handler is nearer. */
+#define UR_SIGFRAME_MIN 512
 
 /* A fresh number from the kernel cannot be ours: it was closed in a way we
  * did not see (a raw system call).  Forget the stale state; unless in a
@@ -478,8 +479,7 @@ static inline bool ur_arm(void)
 int ur_device_of(int fd) FP_HIDDEN;
 bool ur_is_device(int fd, int dev) FP_HIDDEN;
 /* Set when the device could not be opened as a hidden descriptor (not the
- * device, as in a chroot, or no number above the limit): opens are then
- * real. */
+ * device, as in a chroot, or no number above the limit): opens are real. */
 extern _Atomic bool ur_hidden_bad[UR_NDEV] FP_HIDDEN;
 #ifdef FP_LINUX
 /* Why there is no hidden descriptor, for the stats line; NULL: no limit

@@ -216,6 +216,8 @@ static int ur_fcntl(ur_fcntl_fn real, int fd, int cmd, void *arg)
 #endif
 
 	if (fp_likely(!st)) {
+		if (ur_changes_ofd(cmd))
+			UR_DUP_SETTLE();
 		ur_lock_request(fd, 0, ur_sets_record_lock(cmd));
 		r = real(fd, cmd, arg);
 		if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) {
@@ -418,6 +420,8 @@ FP_EXPORT int flock(int fd, int op)
 {
 	unsigned st = ur_state(fd);
 
+	if (!st)
+		UR_DUP_SETTLE();
 	ur_own(fd, st);
 	/* illumos has had flock only since 2015: a NULL pointer says ENOSYS. */
 	if (fp_unlikely(!UR_REAL(flock))) {

@@ -287,6 +287,28 @@ void ur_split(const char *why)
 	errno = saved;
 }
 
+/* A handler that jumps out of a pooled open's window (ur_open_exact)
+ * leaves a duplicate unrecorded that shares the pool's description, where
+ * natively the lost open's is its own (fd_fuzz's jumps, with what they
+ * left made non-blocking: every later open was too).  This thread's next
+ * open, or change of a description it does not record, made where it
+ * cannot run inside the window, ends the pooling first: the left duplicate
+ * alone holds that description then.  One that may run inside it (a
+ * handler's, a signal frame or more below, or on the alternate stack)
+ * leaves the note, and an open there is real.  What stays open (another
+ * thread's change first, a call from deeper after the jump) is in
+ * docs/design.md. */
+FP_TLS uintptr_t ur_dup_at;
+
+bool ur_dup_stranded(const void *frame)
+{
+	if ((uintptr_t)frame + UR_SIGFRAME_MIN < ur_dup_at || fp_on_altstack())
+		return false;
+	ur_dup_note(0);
+	ur_split("a jump out of an open");
+	return true;
+}
+
 /* Why pooling ended for the process, or NULL. */
 const char *ur_split_reason(void)
 {

@@ -81,11 +81,9 @@ int ur_match(const char *path, int flags)
 	return survey ? UR_SURVEY : dev;
 }
 
-/* A fresh open is tracked only if it really is the device (not a file put
- * there in a chroot or a container). */
-/* Which device fd is: UR_DEV_URANDOM, UR_DEV_RANDOM, UR_NDEV for a
- * character device that may be either (illumos: no numbers to tell), or
- * -1.  One fstat. */
+/* Which device fd is (a fresh open is tracked only if it is, not a file in
+ * a chroot): UR_DEV_URANDOM, UR_DEV_RANDOM, UR_NDEV for a character device
+ * that may be either (illumos: no numbers to tell), or -1.  One fstat. */
 int ur_device_of(int fd)
 {
 	struct stat st;
@@ -170,8 +168,7 @@ static int ur_adopt(int fd, int dev, int flags, int slot)
 static int ur_real_tracked(int dev, int fd, int flags, unsigned g, int saved)
 {
 	ur_heal(fd);
-	if (fd < UR_MAXFD && ur_is_device(fd, dev)) {
-		/* Never kept without O_LARGEFILE: the reserve has it. */
+	if (fd < UR_MAXFD && ur_is_device(fd, dev)) {  /* kept only with O_LARGEFILE */
 		ur_track_new(fd, ur_open_bits(dev, flags) | (UR_LFS(flags) ? 0 : UR_SHARED), g);
 		ur_count(OPENS);
 		ur_debug("open: real descriptor, now tracked");
@@ -210,14 +207,18 @@ static void ur_forked(int dev, int h, int fd)
  * while a fork is under way (ur_forking: another thread's, or this one's,
  * from a fork handler or a signal handler), after its copy-on-write; one
  * that a fork began during keeps what it duplicated, the pool's
- * description no more (ur_forked). */
+ * description no more (ur_forked).  And one while this thread's window
+ * below is noted: a handler's inside it, or one after a jump out of it
+ * (which ends it first: ur_dup_stranded). */
 static int ur_open_exact(int dev, const char *path, int flags)
 {
 	int *ep = fp_errno(), saved = *ep;
 
-	if (fp_unlikely(flags & O_NONBLOCK) || !UR_LFS(flags) ||
-	    atomic_load_explicit(&ur_hidden_bad[dev], memory_order_relaxed))
+	if (fp_unlikely(flags & O_NONBLOCK) || !UR_LFS(flags) || fp_unlikely(ur_dup_at) ||
+	    atomic_load_explicit(&ur_hidden_bad[dev], memory_order_relaxed)) {
+		UR_DUP_SETTLE();
 		return ur_open_real(dev, path, flags);
+	}
 	for (;;) {
 		/* Read again at each pass: a whole fork may have run
 		 * during the last, and a new hidden descriptor been made. */
@@ -243,10 +244,14 @@ static int ur_open_exact(int dev, const char *path, int flags)
 			return *ep = saved, fd;
 		}
 		/* dup(h) is fcntl(h, F_DUPFD, 0), and 15% cheaper a cycle
-		 * (no fcntl dispatch or security hook in the kernel). */
+		 * (no fcntl dispatch or security hook in the kernel).  From
+		 * it to its record, or its close, the window is noted. */
+		ur_dup_note((uintptr_t)__builtin_frame_address(0));
 		fd = (flags & O_CLOEXEC) ? ur_dup_cloexec(h, 0) : UR_REAL(dup)(h);
-		if (fp_unlikely(fd == UR_DUP_LATER))  /* an exec or fork under way */
+		if (fp_unlikely(fd == UR_DUP_LATER)) {  /* an exec or fork under way */
+			ur_dup_note(0);
 			return ur_open_real(dev, path, flags);
+		}
 		/* The number may have been freed or replaced meanwhile (dup2
 		 * onto it, close_range): what we duplicated is then unknown.
 		 * Retired by the pooling's end (ur_split), it was the device,
@@ -260,19 +265,21 @@ static int ur_open_exact(int dev, const char *path, int flags)
 			    UR_HW_FD(atomic_load(&ur_hidden[dev])) != h && ur_is_device(fd, dev))
 				goto kept; /* tracked as any (ur_forked below) */
 			if (fd >= 0 && atomic_load(&ur_split_done) && ur_is_device(fd, dev)) {
+				ur_dup_note(0);
 				*ep = saved;
 				return fd;
 			}
 			if (fd >= 0)
 				UR_REAL(close)(fd);
+			ur_dup_note(0);
 			*ep = saved;
 			continue;
 		}
 		if (fp_unlikely(fd < 0)) {
-			/* Out of numbers (or files): the open is real, which
-			 * then fails or succeeds natively.  The hidden one,
-			 * above the limit, holds no number the open could
-			 * have had. */
+			/* Out of numbers (or files): the open is real, and
+			 * fails or succeeds natively (the hidden one, above
+			 * the limit, holds no number it could have had). */
+			ur_dup_note(0);
 			(void)ur_give_back(*ep);
 			*ep = saved;
 			return ur_open_real(dev, path, flags);
@@ -282,15 +289,17 @@ static int ur_open_exact(int dev, const char *path, int flags)
 		 * description unseen.  A real open of its own instead. */
 		if (fp_unlikely(fd >= UR_MAXFD)) {
 			UR_REAL(close)(fd);
+			ur_dup_note(0);
 			*ep = saved;
 			return ur_open_real(dev, path, flags);
 		}
 kept:
 		ur_heal(fd);  /* a number freed behind our back (raw close) */
 		ur_set(fd, ur_open_bits(dev, flags) | UR_COW);
+		ur_dup_note(0);
 		/* The pooling ended meanwhile, its records forgotten (or being
-		 * so): this one too, or a later copy of it would close a
-		 * description of the device after a record lock. */
+		 * so): this one too, or a later copy of it would close a device
+		 * description after a record lock. */
 		if (fp_unlikely(atomic_load(&ur_split_done)))
 			ur_cow_forget(fd, ur_open_bits(dev, flags) | UR_COW);
 		/* After the mark: a fork whose count moves later sees it
@@ -299,9 +308,7 @@ kept:
 			ur_forked(dev, h, fd);
 		ur_count(OPENS);
 		ur_debug("open: duplicate of the hidden descriptor");
-		/* The two-call duplicate (a kernel without F_DUPFD_CLOEXEC) may
-		 * have failed once on the way. */
-		*ep = saved;
+		*ep = saved;  /* (a kernel without F_DUPFD_CLOEXEC: a failure) */
 		return fd;
 	}
 }
@@ -319,21 +326,15 @@ kept:
  * never ended while its owner may resume it (on 5a0bc62 a handler's open
  * and close ended the move they interrupted, remade the slot and state as
  * they were, and the move resumed on them: a cold review's reproducers).
- * In a process with one thread every mark is this thread's: all are
- * ended.  With threads only the named one, named only while the move is
- * the slot's: a jump in the few instructions between the mark and its
- * naming, or its unnaming and the last step, then holds the reserve; what
- * else is left open is in docs/design.md. */
+ * With one thread every mark is this thread's: all are ended.  With
+ * threads only the named one, named only while the move is the slot's: a
+ * jump in the few instructions between the mark and its naming, or its
+ * unnaming and the last step, holds the reserve (docs/design.md). */
 #define UR_MOVE_ANY (-1)
 static FP_TLS struct {
 	int slot1, fd;
 	uintptr_t at;
 } ur_move;
-
-/* Below a mover's frame by less than any signal frame (x86-64's is over
- * 1 KiB with its FPU state; aarch64's 4 KiB; i386's 700 bytes and more):
- * not a handler inside it. */
-#define UR_SIGFRAME_MIN 512
 
 static inline __attribute__((always_inline)) void ur_move_set(int slot1)
 {
@@ -511,8 +512,7 @@ static void ur_kept_settle(int i, int fd)
  * flag put back after: two threads that spawned at once then had the one
  * that ended first put it back under the other's spawn, whose program got
  * the number (a fourth cold review's twospawn: 8 in 1,000 on 6bf0d08).
- * Not from inside a move a handler interrupted: the guard flags what is
- * left, as before. */
+ * Not inside a move a handler interrupted: the guard flags what is left. */
 void ur_guard_give_back(void)
 {
 	if (!ur_move_settle(__builtin_frame_address(0)))

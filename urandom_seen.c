@@ -71,8 +71,11 @@ FP_ALIAS(__lseek, lseek);
 		va_end(ap);                                                  \
 		int r_;                                                      \
                                                                              \
-		if (fp_likely(!st))                                          \
+		if (fp_likely(!st)) {                                        \
+			if (req == FIONBIO || req == FIOASYNC)               \
+				UR_DUP_SETTLE();                             \
 			return UR_CALL(name, fd, req, arg);                  \
+		}                                                            \
 		if (req == FIONBIO || req == FIOASYNC)                       \
 			ur_own(fd, st);                                      \
 		if (req == FIONCLEX && (st & UR_OPEN)) /* as F_SETFD */      \

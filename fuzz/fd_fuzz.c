@@ -1244,8 +1244,10 @@ __attribute__((section(".preinit_array"), used)) static void (*const nest_preini
  * re-arms.  Where the jumps land is timing: natively a jump after the
  * kernel's open leaves a descriptor the program never learnt, so every
  * number open afterwards that was not before is closed, and only "done"
- * is logged; what fastpath kept meanwhile must not show in what follows
- * (a fill to the limit counts every number). */
+ * is logged, with whether an open of the device made after what was left
+ * was made non-blocking is its own (a description shared with what was
+ * left shows the flag); what fastpath kept meanwhile must not show in
+ * what follows (a fill to the limit counts every number). */
 static sigjmp_buf jump_env;
 static volatile sig_atomic_t jump_armed;
 static volatile unsigned jump_calls;
@@ -1273,7 +1275,7 @@ static void jump_handler(int sig)
 	siglongjmp(jump_env, 1);
 }
 
-static void run_jumps(int x, int y)
+static const char *run_jumps(int x, int y)
 {
 	static unsigned char before[MAXFD + 1];
 	struct sigaction sa = { .sa_handler = jump_handler }, old;
@@ -1305,9 +1307,21 @@ static void run_jumps(int x, int y)
 	signal(SIGALRM, SIG_IGN);  /* one pending goes */
 	sigaction(SIGALRM, &old, NULL);
 	setitimer(ITIMER_REAL, &watchdog, NULL);
+	/* What a jump left is the program's, found as a close-everything
+	 * loop finds it: made non-blocking, it must not reach a later open
+	 * of the device, whose description natively is its own (a jump out
+	 * of a pooled open between its duplicate and its record did). */
+	for (int n = 0; n < top; n++)
+		if (!before[n] && fcntl(n, F_GETFD) >= 0)
+			(void)fcntl(n, F_SETFL, O_NONBLOCK);
+	int fd = open("/dev/urandom", O_RDONLY);
+	const char *next = fd < 0 ? "failed" : (fcntl(fd, F_GETFL) & O_NONBLOCK) ? "non-blocking" : "its own";
+	if (fd >= 0)
+		close(fd);
 	for (int n = 0; n < top; n++)
 		if (!before[n] && fcntl(n, F_GETFD) >= 0)
 			close(n);
+	return next;
 }
 
 /* Each side of the outer fork changes a flag (the inner's open, the
@@ -2129,8 +2143,7 @@ static void run_op(const struct op *o)
 		break;
 	case OP_JUMPS:
 		jumps_ran = 1;
-		run_jumps(x, y);
-		say(" = done\n");
+		say(" = done, next open %s\n", run_jumps(x, y));
 		break;
 	case OP_THREADS:
 		run_threads(x, y);

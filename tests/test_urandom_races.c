@@ -1441,6 +1441,64 @@ static void test_close_range_unshare(void **state)
 #endif
 }
 
+/* A handler's jump out of a pooled open between its duplicate and its
+ * record leaves the duplicate unrecorded, sharing the pool's description
+ * (fd_fuzz seed 36 case 9: made non-blocking, so was every later open).
+ * The window noted by hand as the open leaves it, the duplicate made as it
+ * does.  how: the program's next call, a change of the left one's flags
+ * by fcntl or ioctl, or an open. */
+static void dup_stranded(int how)
+{
+	char *here = __builtin_frame_address(0);
+	int p, left, q, h, on = 1;
+
+	/* (the tests before left the pooling ended) */
+	atomic_store(&ur_split_done, false);
+	atomic_store(&ur_split_finished, false);
+	atomic_store(&ur_split_why, NULL);
+	p = open("/dev/urandom", O_RDONLY);
+	assert_true(p >= 0);
+	h = UR_HW_FD(atomic_load(&ur_hidden[UR_DEV_URANDOM]));
+	assert_true(h >= 0);
+	left = UR_REAL(dup)(h);
+	assert_true(left >= 0 && ur_state(left) == 0);
+	/* A handler inside the window (a signal frame below it): its open is
+	 * real, the note stays. */
+	ur_dup_note((uintptr_t)(here + 4096));
+	q = open("/dev/urandom", O_RDONLY);
+	assert_true(q >= 0);
+	assert_true(ur_dup_at != 0 && !atomic_load(&ur_split_done));
+	assert_int_equal(close(q), 0);
+	/* The window left by a jump (its frame below this one): the next
+	 * call ends the pooling first, and the left one alone shares the
+	 * description then. */
+	ur_dup_note((uintptr_t)(here - 4096));
+	if (how == 0)
+		assert_int_equal(fcntl(left, F_SETFL, O_NONBLOCK), 0);
+	else if (how == 1)
+		assert_int_equal(ioctl(left, FIONBIO, &on), 0);
+	else
+		assert_int_equal(close(q = open("/dev/urandom", O_RDONLY)), 0);
+	assert_int_equal(ur_dup_at, 0);
+	assert_true(atomic_load(&ur_split_done));
+	assert_string_equal(ur_split_reason(), "a jump out of an open");
+	if (how < 2)
+		assert_true(fcntl(left, F_GETFL) & O_NONBLOCK);
+	assert_false(fcntl(p, F_GETFL) & O_NONBLOCK);
+	q = open("/dev/urandom", O_RDONLY);
+	assert_false(fcntl(q, F_GETFL) & O_NONBLOCK);
+	assert_int_equal(close(q), 0);
+	assert_int_equal(close(left), 0);
+	assert_int_equal(close(p), 0);
+}
+
+static void test_dup_stranded(void **state)
+{
+	(void)state;
+	for (int how = 0; how < 3; how++)
+		dup_stranded(how);
+}
+
 int main(void)
 {
 	/* The hidden descriptor sits at the soft descriptor limit, where that
@@ -1474,6 +1532,7 @@ int main(void)
 		cmocka_unit_test_setup(test_range_future_flag, setup),
 		cmocka_unit_test_setup(test_unshared_table, setup),
 		cmocka_unit_test_setup(test_close_range_unshare, setup),
+		cmocka_unit_test_setup(test_dup_stranded, setup),
 	};
 
 	return cmocka_run_group_tests_name("urandom races", tests, NULL, NULL);
