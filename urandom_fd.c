@@ -294,15 +294,19 @@ void ur_split(const char *why)
  * open, or change of a description it does not record, made where it
  * cannot run inside the window, ends the pooling first: the left duplicate
  * alone holds that description then.  One that may run inside it (a
- * handler's, a signal frame or more below, or on the alternate stack)
- * leaves the note, and an open there is real.  What stays open (another
- * thread's change first, a call from deeper after the jump) is in
- * docs/design.md. */
+ * handler's, a signal frame or more below, or on the alternate stack; a
+ * vfork child's) leaves the note, and an open there is real.  What stays
+ * open (another thread's change first, a call from deeper after the jump)
+ * is in docs/design.md. */
 FP_TLS uintptr_t ur_dup_at;
 
 bool ur_dup_stranded(const void *frame)
 {
-	if ((uintptr_t)frame + UR_SIGFRAME_MIN < ur_dup_at || fp_on_altstack())
+	/* A vfork child's note is its parent's (shared memory), and its
+	 * split would end nothing (review 41: the parent's note went, and the
+	 * left one shared the pool again). */
+	if ((uintptr_t)frame + UR_SIGFRAME_MIN < ur_dup_at || !ur_table_ours() ||
+	    fp_on_altstack())
 		return false;
 	ur_dup_note(0);
 	ur_split("a jump out of an open");

@@ -1308,14 +1308,28 @@ static const char *run_jumps(int x, int y)
 	sigaction(SIGALRM, &old, NULL);
 	setitimer(ITIMER_REAL, &watchdog, NULL);
 	/* What a jump left is the program's, found as a close-everything
-	 * loop finds it: made non-blocking, it must not reach a later open
-	 * of the device, whose description natively is its own (a jump out
-	 * of a pooled open between its duplicate and its record did). */
+	 * loop finds it: made non-blocking (F_SETFL or FIONBIO) or locked
+	 * (flock), it must not reach a later open of the device, whose
+	 * description natively is its own (a jump out of a pooled open
+	 * between its duplicate and its record did).  How many were left is
+	 * chance: the lock's answer is read against it. */
+	int how = y % 3, on = 1, nleft = 0;
 	for (int n = 0; n < top; n++)
-		if (!before[n] && fcntl(n, F_GETFD) >= 0)
-			(void)fcntl(n, F_SETFL, O_NONBLOCK);
+		if (!before[n] && fcntl(n, F_GETFD) >= 0) {
+			nleft++;
+			if (how == 0)
+				(void)fcntl(n, F_SETFL, O_NONBLOCK);
+			else if (how == 1)
+				(void)ioctl(n, FIONBIO, &on);
+			else
+				(void)flock(n, LOCK_EX | LOCK_NB);
+		}
 	int fd = open("/dev/urandom", O_RDONLY);
-	const char *next = fd < 0 ? "failed" : (fcntl(fd, F_GETFL) & O_NONBLOCK) ? "non-blocking" : "its own";
+	const char *next = "failed";
+	if (fd >= 0 && how < 2)
+		next = (fcntl(fd, F_GETFL) & O_NONBLOCK) ? "non-blocking" : "its own";
+	else if (fd >= 0)
+		next = (flock(fd, LOCK_EX | LOCK_NB) == 0) == (nleft == 0) ? "its own" : "shares the lock";
 	if (fd >= 0)
 		close(fd);
 	for (int n = 0; n < top; n++)

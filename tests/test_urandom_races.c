@@ -1450,7 +1450,8 @@ static void test_close_range_unshare(void **state)
 static void dup_stranded(int how)
 {
 	char *here = __builtin_frame_address(0);
-	int p, left, q, h, on = 1;
+	int p, left, q, h, on = 1, pp[2];
+	long pid;
 
 	/* (the tests before left the pooling ended) */
 	atomic_store(&ur_split_done, false);
@@ -1473,6 +1474,15 @@ static void dup_stranded(int how)
 	 * call ends the pooling first, and the left one alone shares the
 	 * description then. */
 	ur_dup_note((uintptr_t)(here - 4096));
+	/* A vfork child's change first: its note is the parent's, which
+	 * stays (review 41: cleared, with nothing ended). */
+	pid = atomic_load(&ur_table_pid);
+	atomic_store(&ur_table_pid, pid + 1);
+	assert_int_equal(pipe(pp), 0);
+	assert_int_equal(fcntl(pp[0], F_SETFL, O_NONBLOCK), 0);
+	atomic_store(&ur_table_pid, pid);
+	assert_true(ur_dup_at != 0 && !atomic_load(&ur_split_done));
+	assert_int_equal(close(pp[0]) | close(pp[1]), 0);
 	if (how == 0)
 		assert_int_equal(fcntl(left, F_SETFL, O_NONBLOCK), 0);
 	else if (how == 1)
