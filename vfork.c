@@ -146,10 +146,15 @@ int fp_apart(fp_clone_fn clone, int (*fn)(void *), void *arg, void *stack, int f
 #ifdef FP_LINUX
 /* The spans as [lo, lo + size): size 0 is none, so size is cleared first
  * and written last, and a handler in between sees none (review 36: an
- * end cleared first left [lo, 0), nearly the whole address space).  More
- * than one: a handler on a kept stack may arm another, which lasts past
- * it where the handler jumps out instead of returning (review 40: the
- * next handler's exec on that one, SIGSEGV); the last few so armed. */
+ * end cleared first left [lo, 0), nearly the whole address space).  The
+ * last few distinct ones armed, never dropped at a new arm: the kernel
+ * puts back at each handler's return the stack armed when that handler
+ * began, whatever the handler armed since and wherever it ran (review 36,
+ * a handler on a kept stack; fp_altgen case 32, a handler on the main
+ * stack that armed another and returned: the crash handler's exec ran on
+ * the 4 KiB first one, SIGSEGV), and a jump out of a handler keeps what
+ * it armed (review 40).  One kept that is no stack any more (freed, its
+ * memory reused) costs the cap's exec on it a mapping of its own. */
 #define FP_DISARM_N 4
 static FP_TLS volatile uintptr_t fp_disarm_lo[FP_DISARM_N], fp_disarm_size[FP_DISARM_N];
 static FP_TLS unsigned fp_disarm_next;
@@ -165,8 +170,14 @@ static bool fp_in_disarmed(const stack_t *now)
 	return false;
 }
 
-static void fp_disarm_keep(unsigned i, uintptr_t lo, uintptr_t size)
+static void fp_disarm_keep(uintptr_t lo, uintptr_t size)
 {
+	unsigned i;
+
+	for (int k = 0; k < FP_DISARM_N; k++)
+		if (fp_disarm_lo[k] == lo && fp_disarm_size[k] == size)
+			return;
+	i = fp_disarm_next++ % FP_DISARM_N;
 	fp_disarm_size[i] = 0;
 	fp_disarm_lo[i] = lo;
 	fp_disarm_size[i] = size;
@@ -174,31 +185,14 @@ static void fp_disarm_keep(unsigned i, uintptr_t lo, uintptr_t size)
 
 FP_EXPORT int sigaltstack(const stack_t *ss, stack_t *old)
 {
-	/* Inside the handler of a stack kept, what is armed is kept beside
-	 * it: the kernel puts the first back when that handler returns
-	 * (review 36: a handler that armed another lost it), and a jump out
-	 * of it leaves the new one (review 40).  On any other alternate stack
-	 * the kernel refuses the change (EPERM). */
-	bool inside = ss && fp_disarm_next && fp_on_altstack();
 	int r = FP_REAL(sigaltstack)(ss, old), e = errno;
 
 	/* ss applied: the call succeeded, or it failed writing old, which
 	 * Linux does after (review 36); ss is read once the kernel has. */
 	if (ss && !fp_vfork_child() &&
-	    (r == 0 || (e == EFAULT && old && fp_span_readable(ss, sizeof *ss)))) {
-		bool keep = (ss->ss_flags & SS_AUTODISARM) && !(ss->ss_flags & SS_DISABLE);
-
-		if (!inside) {  /* outside any handler of ours: this one alone */
-			for (unsigned i = 1; i < FP_DISARM_N; i++)
-				fp_disarm_keep(i, 0, 0);
-			fp_disarm_next = 0;
-			fp_disarm_keep(0, 0, 0);
-		}
-		if (keep) {
-			fp_disarm_keep(fp_disarm_next % FP_DISARM_N, (uintptr_t)ss->ss_sp, ss->ss_size);
-			fp_disarm_next++;
-		}
-	}
+	    (r == 0 || (e == EFAULT && old && fp_span_readable(ss, sizeof *ss))) &&
+	    (ss->ss_flags & SS_AUTODISARM) && !(ss->ss_flags & SS_DISABLE))
+		fp_disarm_keep((uintptr_t)ss->ss_sp, ss->ss_size);
 	errno = e;
 	return r;
 }

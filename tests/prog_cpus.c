@@ -56,6 +56,11 @@
  *                        bit: a check that blocked the mask would show)
  *   prog_cpus heapenv    exec "true" with an environment of 300 short
  *                        strings, each its own allocation: "exit 0"
+ *   prog_cpus altgen SEED N | altgen SEED show K
+ *                        N generated sequences of alternate stacks and
+ *                        handlers ending in an exec from a SIGSEGV
+ *                        handler: one status each ('.' exit 0, 'S' killed
+ *                        by SIGSEGV); show: case K's sequence
  *   prog_cpus altexec SIZE [learnt|pinned|plain] [autodisarm|rearm|rearmjump|efault]
  *                        a SIGSEGV handler on an alternate stack of SIZE
  *                        bytes execs "true": its status; pinned: pinned
@@ -1142,6 +1147,156 @@ static int alt_exec(long size, const char *how, const char *arm)
 		_exit(97);
 	}
 	child_status(p);
+	return 0;
+}
+
+/* ---- altgen: generated sequences of alternate stacks and handlers ----
+ * Each case, from the seed: a first stack (size, SS_AUTODISARM or not,
+ * armed plainly or by a call failing with EFAULT), the machine learnt or
+ * not, an environment of 0 to 400 more entries, then a chain of up to
+ * three handlers (on the alternate stack or not), each of which may arm
+ * another stack and then returns, raises the next, or jumps out to the
+ * top; a SIGSEGV handler on the alternate stack execs "true" with that
+ * environment, from inside the chain or at the top after it.  What the
+ * cap's exec copies, and where, is all it can differ in: the statuses
+ * must be native's (reviews 33, 35, 36 and 40 found such sequences by
+ * hand). */
+enum { AG_LEVELS = 3, AG_ENV = 400 };
+static uint64_t ag_seed;
+static struct ag_level {
+	int sig, onstack, arm, end;  /* arm: 0 none, 1 plain, 2 SS_AUTODISARM; end: 0 return, 1 next, 2 jump */
+	size_t size;
+} ag_lv[AG_LEVELS];
+static int ag_depth;
+static stack_t ag_new[AG_LEVELS];
+static sigjmp_buf ag_top;
+static char *ag_env[AG_ENV + 64], ag_fill[AG_ENV][16];
+
+static unsigned ag_draw(unsigned n)
+{
+	uint64_t z = (ag_seed += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return (unsigned)((z ^ (z >> 31)) % n);
+}
+
+static void ag_segv(int sig)
+{
+	(void)sig;
+	execve(alt_path, alt_args, ag_env);
+	_exit(99);
+}
+
+static void ag_handler(int sig)
+{
+	int i = 0;
+
+	while (i < ag_depth - 1 && ag_lv[i].sig != sig)
+		i++;
+	if (ag_lv[i].arm && sigaltstack(&ag_new[i], NULL) != 0)
+		_exit(96);
+	if (ag_lv[i].end == 1)
+		raise(i + 1 < ag_depth ? ag_lv[i + 1].sig : SIGSEGV);
+	else if (ag_lv[i].end == 2)
+		siglongjmp(ag_top, 1);
+}
+
+/* Case k of seed: its description (show) or its status in a child. */
+static void ag_case(uint64_t seed, int k, bool show)
+{
+	static const size_t sizes[] = { 4096, 8192, 16384, 65536 };
+	size_t size = sizes[0];
+	int flags, efault, learnt, extra, inside;
+	extern char **environ;
+	pid_t p;
+
+	ag_seed = seed * 1000003 + (uint64_t)k;
+	size = sizes[ag_draw(4)];
+	flags = ag_draw(2) ? (int)SS_AUTODISARM : 0;
+	efault = ag_draw(4) == 0;
+	learnt = ag_draw(2);
+	extra = (int)ag_draw(5) * 100;
+	ag_depth = (int)ag_draw(AG_LEVELS + 1);
+	for (int i = 0; i < ag_depth; i++) {
+		ag_lv[i].sig = i == 0 ? SIGUSR1 : i == 1 ? SIGUSR2 : SIGRTMIN;
+		ag_lv[i].onstack = ag_draw(2);
+		ag_lv[i].arm = (int)ag_draw(3);
+		ag_lv[i].size = sizes[ag_draw(4)];
+		ag_lv[i].end = (int)ag_draw(3);
+	}
+	inside = ag_depth > 0 && ag_lv[ag_depth - 1].end == 1;
+	if (show) {
+		printf("case %d: stack %zu%s%s, %s, %d more variables;", k, size,
+		       flags ? " autodisarm" : "", efault ? " (EFAULT)" : "", learnt ? "learnt" : "plain", extra);
+		for (int i = 0; i < ag_depth; i++)
+			printf(" handler %d%s%s%s then %s;", i, ag_lv[i].onstack ? " on the stack" : "",
+			       ag_lv[i].arm ? (ag_lv[i].arm == 2 ? " arms autodisarm " : " arms ") : "",
+			       ag_lv[i].arm ? (ag_lv[i].size == 4096 ? "4096" : ag_lv[i].size == 8192 ? "8192" : ag_lv[i].size == 16384 ? "16384" : "65536") : "",
+			       ag_lv[i].end == 0 ? "returns" : ag_lv[i].end == 1 ? "raises" : "jumps");
+		printf(" exec %s\n", inside ? "inside" : "at the top");
+		return;
+	}
+	fflush(stdout);
+	if ((p = fork()) == 0) {
+		stack_t ss = { .ss_sp = alt_stack((long)size), .ss_flags = flags, .ss_size = size };
+		struct sigaction sa;
+		int n = 0;
+
+		for (char **e = environ; *e && n < 63; e++)
+			ag_env[n++] = *e;
+		for (int i = 0; i < extra; i++) {
+			snprintf(ag_fill[i], sizeof ag_fill[i], "FILLER%d=1", i);
+			ag_env[n++] = ag_fill[i];
+		}
+		ag_env[n] = NULL;
+		for (int i = 0; i < ag_depth; i++) {
+			ag_new[i].ss_size = ag_lv[i].size;
+			ag_new[i].ss_flags = ag_lv[i].arm == 2 ? (int)SS_AUTODISARM : 0;
+			if (ag_lv[i].arm && !(ag_new[i].ss_sp = alt_stack((long)ag_lv[i].size)))
+				_exit(98);
+		}
+		if (learnt)
+			(void)get_nprocs();
+		if (!ss.ss_sp || !alt_arm(&ss, efault ? "efault" : NULL))
+			_exit(98);
+		memset(&sa, 0, sizeof sa);
+		for (int i = 0; i < ag_depth; i++) {
+			sa.sa_handler = ag_handler;
+			sa.sa_flags = ag_lv[i].onstack ? SA_ONSTACK : 0;
+			sigaction(ag_lv[i].sig, &sa, NULL);
+		}
+		sa.sa_handler = ag_segv;
+		sa.sa_flags = SA_ONSTACK;
+		sigaction(SIGSEGV, &sa, NULL);
+		if (ag_depth > 0 && sigsetjmp(ag_top, 1) == 0)
+			raise(ag_lv[0].sig);
+		raise(SIGSEGV);
+		_exit(97);
+	}
+	{
+		int st = 0;
+
+		waitpid(p, &st, 0);
+		/* 96: an arm refused (on the alternate stack: EPERM), 97: no
+		 * exec (the SIGSEGV handler did not run), 99: exec failed */
+		putchar(WIFSIGNALED(st) ? (WTERMSIG(st) == SIGSEGV ? 'S' : 'K') :
+		        WEXITSTATUS(st) == 0 ? '.' : WEXITSTATUS(st) >= 96 ? "pRmX"[WEXITSTATUS(st) - 96] : '?');
+	}
+}
+
+/* altgen SEED N: N cases' statuses ('.' exit 0, 'S' killed by SIGSEGV,
+ * 'p' an arm refused, 'R' no exec, 'X' exec failed); altgen SEED show K:
+ * case K's description. */
+static int alt_gen(uint64_t seed, int argc, char **argv)
+{
+	if (argc > 3 && strcmp(argv[3], "show") == 0) {
+		ag_case(seed, atoi(argv[4 < argc ? 4 : 3]), true);
+		return 0;
+	}
+	for (int k = 0, n = argc > 3 ? atoi(argv[3]) : 100; k < n; k++)
+		ag_case(seed, k, false);
+	putchar('\n');
 	return 0;
 }
 
@@ -2257,6 +2412,8 @@ int main(int argc, char **argv)
 		return mask_window(atoi(argv[2]));
 	if (argc > 1 && strcmp(argv[1], "heapenv") == 0)
 		return heap_env();
+	if (argc > 2 && strcmp(argv[1], "altgen") == 0)
+		return alt_gen(strtoull(argv[2], NULL, 10), argc, argv);
 	if (argc > 2 && strcmp(argv[1], "altexec") == 0)
 		return alt_exec(atol(argv[2]), argc > 3 ? argv[3] : NULL, argc > 4 ? argv[4] : NULL);
 	if (argc > 1 && strcmp(argv[1], "slot") == 0)
