@@ -147,17 +147,21 @@ int fp_apart(fp_clone_fn clone, int (*fn)(void *), void *arg, void *stack, int f
 /* The spans as [lo, lo + size): size 0 is none, so size is cleared first
  * and written last, and a handler in between sees none (review 36: an
  * end cleared first left [lo, 0), nearly the whole address space).  The
- * last few distinct ones armed, never dropped at a new arm: the kernel
- * puts back at each handler's return the stack armed when that handler
- * began, whatever the handler armed since and wherever it ran (review 36,
+ * sixteen last used, none dropped at a new arm: the kernel puts back at
+ * each handler's return the stack armed when that handler began (it
+ * disarms one armed with SS_AUTODISARM at every delivery, on it or not,
+ * and reports none inside), whatever the handler armed since and
+ * wherever it ran, and a handler cannot tell which that was (review 36,
  * a handler on a kept stack; fp_altgen case 32, a handler on the main
  * stack that armed another and returned: the crash handler's exec ran on
  * the 4 KiB first one, SIGSEGV), and a jump out of a handler keeps what
  * it armed (review 40).  One kept that is no stack any more (freed, its
- * memory reused) costs the cap's exec on it a mapping of its own. */
-#define FP_DISARM_N 4
+ * memory reused) costs the cap's exec on it a mapping of its own, and
+ * makes urandom take a call there for a handler's (docs/design.md). */
+#define FP_DISARM_N 16
 static FP_TLS volatile uintptr_t fp_disarm_lo[FP_DISARM_N], fp_disarm_size[FP_DISARM_N];
-static FP_TLS unsigned fp_disarm_next;
+static FP_TLS volatile unsigned fp_disarm_used[FP_DISARM_N];
+static FP_TLS unsigned fp_disarm_clock;
 
 /* now: the kernel's setting, read on this frame. */
 static bool fp_in_disarmed(const stack_t *now)
@@ -170,17 +174,28 @@ static bool fp_in_disarmed(const stack_t *now)
 	return false;
 }
 
+/* Kept, or made the latest used (an arm again: review 42's rearm); the
+ * least lately used gives way (so sixteen arms of other stacks inside
+ * handlers, since the one a return puts back was last armed, lose it:
+ * review 42's loop of four did).  The clock is one instruction's
+ * increment, so a handler inside takes a tick of its own. */
 static void fp_disarm_keep(uintptr_t lo, uintptr_t size)
 {
-	unsigned i;
+	unsigned now = __atomic_add_fetch(&fp_disarm_clock, 1, __ATOMIC_RELAXED);
+	int k, least = 0;
 
-	for (int k = 0; k < FP_DISARM_N; k++)
-		if (fp_disarm_lo[k] == lo && fp_disarm_size[k] == size)
+	for (k = 0; k < FP_DISARM_N; k++) {
+		if (fp_disarm_lo[k] == lo && fp_disarm_size[k] == size) {
+			fp_disarm_used[k] = now;
 			return;
-	i = fp_disarm_next++ % FP_DISARM_N;
-	fp_disarm_size[i] = 0;
-	fp_disarm_lo[i] = lo;
-	fp_disarm_size[i] = size;
+		}
+		if (now - fp_disarm_used[k] > now - fp_disarm_used[least])
+			least = k;
+	}
+	fp_disarm_used[least] = now;
+	fp_disarm_size[least] = 0;
+	fp_disarm_lo[least] = lo;
+	fp_disarm_size[least] = size;
 }
 
 FP_EXPORT int sigaltstack(const stack_t *ss, stack_t *old)

@@ -1152,8 +1152,10 @@ static int alt_exec(long size, const char *how, const char *arm)
 
 /* ---- altgen: generated sequences of alternate stacks and handlers ----
  * Each case, from the seed: a first stack (size, SS_AUTODISARM or not,
- * armed plainly or by a call failing with EFAULT), the machine learnt or
- * not, an environment of 0 to 400 more entries, then a chain of up to
+ * armed plainly or by a call failing with EFAULT, after up to four arms
+ * of a pool of five stacks, itself among them), up to six handlers on the
+ * main stack that each arm one of the pool and return, the machine learnt
+ * or not, an environment of 0 to 400 more entries, then a chain of up to
  * three handlers (on the alternate stack or not), each of which may arm
  * another stack and then returns, raises the next, or jumps out to the
  * top; a SIGSEGV handler on the alternate stack execs "true" with that
@@ -1167,8 +1169,9 @@ static struct ag_level {
 	int sig, onstack, arm, end;  /* arm: 0 none, 1 plain, 2 SS_AUTODISARM; end: 0 return, 1 next, 2 jump */
 	size_t size;
 } ag_lv[AG_LEVELS];
-static int ag_depth;
-static stack_t ag_new[AG_LEVELS];
+static int ag_depth, ag_loops, ag_loop_pick[6];
+static stack_t ag_new[AG_LEVELS], ag_pool[5];
+static volatile int ag_loop_at;
 static sigjmp_buf ag_top;
 static char *ag_env[AG_ENV + 64], ag_fill[AG_ENV][16];
 
@@ -1186,6 +1189,15 @@ static void ag_segv(int sig)
 	(void)sig;
 	execve(alt_path, alt_args, ag_env);
 	_exit(99);
+}
+
+/* A handler on the main stack that arms a stack of the pool and returns:
+ * the kernel puts back the one armed when it began. */
+static void ag_loop_handler(int sig)
+{
+	(void)sig;
+	if (sigaltstack(&ag_pool[ag_loop_pick[ag_loop_at++ % 6]], NULL) != 0)
+		_exit(96);
 }
 
 static void ag_handler(int sig)
@@ -1207,7 +1219,7 @@ static void ag_case(uint64_t seed, int k, bool show)
 {
 	static const size_t sizes[] = { 4096, 8192, 16384, 65536 };
 	size_t size = sizes[0];
-	int flags, efault, learnt, extra, inside;
+	int flags, efault, learnt, extra, inside, prelude, pre_pick[4];
 	extern char **environ;
 	pid_t p;
 
@@ -1226,9 +1238,33 @@ static void ag_case(uint64_t seed, int k, bool show)
 		ag_lv[i].end = (int)ag_draw(3);
 	}
 	inside = ag_depth > 0 && ag_lv[ag_depth - 1].end == 1;
+	/* Before the first stack's arm, arms of a pool of five (the first
+	 * among them: armed again last); after it, handlers on the main
+	 * stack that each arm one of the pool and return (review 42's rearm
+	 * and loop). */
+	prelude = (int)ag_draw(5);
+	for (int i = 0; i < prelude; i++)
+		pre_pick[i] = (int)ag_draw(5);
+	ag_loops = (int)ag_draw(7);
+	for (int i = 0; i < 6; i++)
+		ag_loop_pick[i] = 1 + (int)ag_draw(4);
+	for (int i = 1; i < 5; i++) {
+		ag_pool[i].ss_size = sizes[ag_draw(4)];
+		ag_pool[i].ss_flags = ag_draw(3) ? (int)SS_AUTODISARM : 0;
+	}
 	if (show) {
-		printf("case %d: stack %zu%s%s, %s, %d more variables;", k, size,
-		       flags ? " autodisarm" : "", efault ? " (EFAULT)" : "", learnt ? "learnt" : "plain", extra);
+		printf("case %d: pool", k);
+		for (int i = 1; i < 5; i++)
+			printf(" %d:%zu%s", i, ag_pool[i].ss_size, ag_pool[i].ss_flags ? "a" : "");
+		printf("; armed first");
+		for (int i = 0; i < prelude; i++)
+			printf(" %d", pre_pick[i]);
+		printf("; stack %zu%s%s, %s, %d more variables; %d handlers arm",
+		       size, flags ? " autodisarm" : "", efault ? " (EFAULT)" : "", learnt ? "learnt" : "plain",
+		       extra, ag_loops);
+		for (int i = 0; i < ag_loops; i++)
+			printf(" %d", ag_loop_pick[i % 6]);
+		printf(" and return;");
 		for (int i = 0; i < ag_depth; i++)
 			printf(" handler %d%s%s%s then %s;", i, ag_lv[i].onstack ? " on the stack" : "",
 			       ag_lv[i].arm ? (ag_lv[i].arm == 2 ? " arms autodisarm " : " arms ") : "",
@@ -1242,6 +1278,11 @@ static void ag_case(uint64_t seed, int k, bool show)
 		stack_t ss = { .ss_sp = alt_stack((long)size), .ss_flags = flags, .ss_size = size };
 		struct sigaction sa;
 		int n = 0;
+
+		ag_pool[0] = ss;
+		for (int i = 1; i < 5; i++)
+			if (!(ag_pool[i].ss_sp = alt_stack((long)ag_pool[i].ss_size)))
+				_exit(98);
 
 		for (char **e = environ; *e && n < 63; e++)
 			ag_env[n++] = *e;
@@ -1258,9 +1299,16 @@ static void ag_case(uint64_t seed, int k, bool show)
 		}
 		if (learnt)
 			(void)get_nprocs();
+		for (int i = 0; i < prelude; i++)
+			if (sigaltstack(&ag_pool[pre_pick[i]], NULL) != 0)
+				_exit(98);
 		if (!ss.ss_sp || !alt_arm(&ss, efault ? "efault" : NULL))
 			_exit(98);
 		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = ag_loop_handler;
+		sigaction(SIGWINCH, &sa, NULL);
+		for (int i = 0; i < ag_loops; i++)
+			raise(SIGWINCH);
 		for (int i = 0; i < ag_depth; i++) {
 			sa.sa_handler = ag_handler;
 			sa.sa_flags = ag_lv[i].onstack ? SA_ONSTACK : 0;
