@@ -460,10 +460,11 @@ done
 # first stack, handlers on the main stack that arm one of the pool and
 # return, then up to three handlers, on it or not, each arming another
 # stack or not and returning, raising the next or jumping out, and the
-# crash handler's exec inside or at the top.  Differing cases of the 1,200
-# below: 46 on fe31f01 (the first stack armed with SS_AUTODISARM, another
+# crash handler's exec (of nproc, pinned to CPU 0, in one case in four:
+# its count) inside or at the top, on stacks of 3 to 64 KiB.  Differing
+# cases of the 1,200 below: 103 on fe31f01 (the first stack armed with SS_AUTODISARM, another
 # armed in a handler that returned: the kernel put the first back, and the
-# wrapper had dropped it for the new one: SIGSEGV), 6 on cd0468b (which
+# wrapper had dropped it for the new one: SIGSEGV), 8 on cd0468b (which
 # kept the last four armed: review 42's rearm and loop), 0 on 16 kept by
 # last use.
 for seed in 1 2 3 4; do
