@@ -1175,7 +1175,7 @@ static int ag_depth, ag_loops, ag_loop_pick[6];
 static stack_t ag_new[AG_LEVELS], ag_pool[5];
 static volatile int ag_loop_at;
 static sigjmp_buf ag_top;
-static char *ag_env[AG_ENV + 64], ag_fill[AG_ENV][16];
+static char *ag_env[AG_ENV + 64], ag_fill[AG_ENV][24];
 
 static unsigned ag_draw(unsigned n)
 {
