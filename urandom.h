@@ -383,9 +383,9 @@ bool ur_dup_stranded(const void *frame) FP_HIDDEN;
                          atomic_signal_fence(memory_order_seq_cst))
 #define UR_DUP_SETTLE() \
 	(fp_unlikely(ur_dup_at) ? (void)ur_dup_stranded(__builtin_frame_address(0)) : (void)0)
-/* Less than any signal frame (x86-64's is over 1 KiB with its FPU state,
- * aarch64's 4 KiB, i386's 700 bytes and more): no handler is nearer. */
-#define UR_SIGFRAME_MIN 512
+/* A call at frame may run inside what was noted at at: a handler's frames lie a signal
+ * frame (over 512 bytes: x86-64, aarch64, i386) or more below, or on the alternate stack. */
+#define ur_may_be_inside(frame, at) ((uintptr_t)(frame) + 512 < (at) || fp_on_altstack())
 
 /* A fresh number from the kernel cannot be ours: it was closed in a way we
  * did not see (a raw system call).  Forget the stale state; unless in a

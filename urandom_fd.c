@@ -305,8 +305,7 @@ bool ur_dup_stranded(const void *frame)
 	/* A vfork child's note is its parent's (shared memory), and its
 	 * split would end nothing (review 41: the parent's note went, and the
 	 * left one shared the pool again). */
-	if ((uintptr_t)frame + UR_SIGFRAME_MIN < ur_dup_at || !ur_table_ours() ||
-	    fp_on_altstack())
+	if (!ur_table_ours() || ur_may_be_inside(frame, ur_dup_at))
 		return false;
 	ur_dup_note(0);
 	ur_split("a jump out of an open");

@@ -376,7 +376,7 @@ __attribute__((noinline)) static int ur_move_stranded(const void *frame)
 {
 	int i = ur_move.slot1 - 1, fd = ur_move.fd;
 
-	if ((uintptr_t)frame + UR_SIGFRAME_MIN < ur_move.at || fp_on_altstack())
+	if (ur_may_be_inside(frame, ur_move.at))
 		return 0;
 	ur_move_set(0);
 	if (fp_one_thread())
