@@ -747,10 +747,15 @@ static int reread_mode(const char *path)
 
 static sigjmp_buf rj_env;
 
+static volatile sig_atomic_t rj_env_set;
+
+/* Only once rj_env is set: the timer is armed before the first sigsetjmp
+ * (mr_jump's crash, the same order). */
 static void rj_handler(int sig)
 {
 	(void)sig;
-	siglongjmp(rj_env, 1);
+	if (rj_env_set)
+		siglongjmp(rj_env, 1);
 }
 
 static int rj_count(void)
@@ -775,6 +780,7 @@ static __attribute__((noinline)) void rj_seeks(int fd)
 	for (i = 0; i < 20000; i++) {
 		if (sigsetjmp(rj_env, 1))
 			continue;
+		rj_env_set = 1;
 		lseek(fd, 1, SEEK_SET);
 		lseek(fd, 0, SEEK_SET);
 	}
@@ -799,6 +805,7 @@ static int reread_jump(void)
 	before = rj_count();
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = rj_handler;
+	rj_env_set = 0;
 	sigaction(SIGALRM, &sa, NULL);
 	setitimer(ITIMER_REAL, &it, NULL);
 	rj_seeks(fd);
@@ -1954,11 +1961,16 @@ static int mr_unset(void)
  * back as it was made (a cold review: every later set read {1,3} for
  * {3} of 4 on two CPUs). */
 static sigjmp_buf mr_jb;
-static volatile sig_atomic_t mr_jumps;
+static volatile sig_atomic_t mr_jumps, mr_jb_set;
 
+/* Only once the buffer is set: the timer may fire before the loop's first
+ * sigsetjmp (CI, loaded: a jump through the zeroed buffer, SIGSEGV, 1 in
+ * 300 natively). */
 static void mr_jump(int sig)
 {
 	(void)sig;
+	if (!mr_jb_set)
+		return;
 	mr_jumps++;
 	siglongjmp(mr_jb, 1);
 }
@@ -1967,11 +1979,14 @@ static int mr_jumpout(int k)
 {
 	struct itimerval it = { { 0, 50 }, { 0, 50 } }, off = { { 0, 0 }, { 0, 0 } };
 
+	mr_jb_set = 0;
 	signal(SIGALRM, mr_jump);
 	setitimer(ITIMER_REAL, &it, NULL);
 	for (volatile int i = 0; i < 200000 && mr_jumps < 500; i++)
-		if (sigsetjmp(mr_jb, 1) == 0)
+		if (sigsetjmp(mr_jb, 1) == 0) {
+			mr_jb_set = 1;
 			mr_set(0, i & 1 ? k : 0);
+		}
 	setitimer(ITIMER_REAL, &off, NULL);
 	signal(SIGALRM, SIG_IGN);
 	mr_set(0, k);
