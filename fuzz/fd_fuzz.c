@@ -1260,12 +1260,35 @@ static void jump_handler(int sig)
 		return;
 	if (++jump_calls % 3 == 0) {
 		struct itimerval again = { { 0, 0 }, { 0, 1 + jump_calls % 40 } };
-		int saved = errno, fd = open("/dev/urandom", O_RDONLY);
+		int saved = errno, fd = open("/dev/urandom", O_RDONLY), on = 1;
 		char b[4];
 
 		if (fd >= 0) {
 			if (read(fd, b, sizeof b) != (ssize_t)sizeof b)
 				_exit(3);
+			/* Its own description changed inside whatever it
+			 * interrupted (a cold review's question: a split or a
+			 * copy reached from inside the thread's own open): it
+			 * must not reach the next open, and its lock goes with
+			 * its close, as natively. */
+			switch (jump_calls / 3 % 4) {
+			case 1:
+				(void)fcntl(fd, F_SETFL, O_NONBLOCK);
+				break;
+			case 2:
+				(void)ioctl(fd, FIONBIO, &on);
+				break;
+			case 3:
+				(void)flock(fd, LOCK_EX | LOCK_NB);
+				break;
+			}
+			close(fd);
+		}
+		/* A description not the device's changed (the jump checks'
+		 * path), from a frame that may lie above a deeper open's
+		 * (jump_open's depth). */
+		if (jump_calls % 2 && (fd = open("/dev/null", O_RDONLY)) >= 0) {
+			(void)fcntl(fd, F_SETFL, O_NONBLOCK);
 			close(fd);
 		}
 		(void)setitimer(ITIMER_REAL, &again, NULL);
@@ -1274,6 +1297,21 @@ static void jump_handler(int sig)
 	}
 	jump_armed = 0;
 	siglongjmp(jump_env, 1);
+}
+
+/* An open of the device d frames down: a jump out of it leaves a frame
+ * deeper than the next open's, or the handler's. */
+static __attribute__((noinline)) int jump_open(int d, int fl)
+{
+	volatile char pad[192];
+	int fd;
+
+	pad[0] = (char)d;
+	if (d == 0)
+		return open("/dev/urandom", fl);
+	fd = jump_open(d - 1, fl);
+	pad[1] = pad[0]; /* after the call: no tail call, the frame stays */
+	return fd;
 }
 
 static const char *run_jumps(int x, int y)
@@ -1297,7 +1335,8 @@ static const char *run_jumps(int x, int y)
 		jump_armed = 1;
 		setitimer(ITIMER_REAL, &it, NULL);
 		for (;;) {
-			int fd = open("/dev/urandom", (loops & 4) ? O_RDONLY | O_CLOEXEC : O_RDONLY);
+			int fd = jump_open((loops * 5 + x) % 7 * 6,
+			                   (loops & 4) ? O_RDONLY | O_CLOEXEC : O_RDONLY);
 
 			loops = loops + 1;
 			if (fd >= 0)
@@ -1342,7 +1381,10 @@ static const char *run_jumps(int x, int y)
 		if (!before[n] && fcntl(n, F_GETFD) >= 0)
 			close(n);
 	if (how == 2 && before_lock != -2 && (fd = open("/dev/urandom", O_RDONLY)) >= 0) {
-		next = (flock(fd, LOCK_EX | LOCK_NB) == 0) == (before_lock == 0) ? "its own" : "a left lock stayed";
+		/* Whether the lock was free before is the program's own
+		 * locks' (a handler's went with its close). */
+		next = (flock(fd, LOCK_EX | LOCK_NB) == 0) != (before_lock == 0) ? "a left lock stayed"
+		       : before_lock == 0 ? "its own, free before" : "its own, held before";
 		close(fd);
 	}
 	return next;
@@ -2663,15 +2705,24 @@ static int same_but_word(const char *p, const char *q)
 	return strcmp(a, b) == 0;
 }
 
-/* Whether two lines are the same but for their numbers. */
+/* Whether two lines are the same but for their numbers (a descriptor's
+ * "#N" with its mark of a number got back, "r", or without: seed 446
+ * case 19181, F_DUPFD from the renumbered 10 got #11 where native's from
+ * 4 got #5r). */
 static int same_but_numbers(const char *p, const char *q)
 {
+	const char *p0 = p, *q0 = q;
+
 	while (*p && *q) {
 		if (*p >= '0' && *p <= '9' && *q >= '0' && *q <= '9') {
+			int fdp = p > p0 && p[-1] == '#', fdq = q > q0 && q[-1] == '#';
+
 			while (*p >= '0' && *p <= '9')
 				p++;
 			while (*q >= '0' && *q <= '9')
 				q++;
+			p += fdp && fdq && *p == 'r';
+			q += fdp && fdq && *q == 'r';
 			continue;
 		}
 		if (*p != *q)
