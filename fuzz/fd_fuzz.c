@@ -2577,11 +2577,13 @@ static int run_case(int i, uint64_t seed, uint64_t kase, uint64_t mask)
 }
 
 /* Locks on the device are the machine's: programs that take them run one
- * configuration at a time, the others all three at once. */
+ * configuration at a time, the others all three at once.  A jumps
+ * operation's handler and its last check take flock locks too (cold
+ * review 45: with shared devices they refused each other's, flaky). */
 static int takes_locks(const struct prog *p)
 {
 	for (int j = 0; j < p->n; j++)
-		if (p->op[j].k == OP_LOCK || p->op[j].k == OP_FLOCK)
+		if (p->op[j].k == OP_LOCK || p->op[j].k == OP_FLOCK || p->op[j].k == OP_JUMPS)
 			return 1;
 	return 0;
 }
