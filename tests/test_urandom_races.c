@@ -1441,12 +1441,6 @@ static void test_close_range_unshare(void **state)
 #endif
 }
 
-/* A handler's jump out of a pooled open between its duplicate and its
- * record leaves the duplicate unrecorded, sharing the pool's description
- * (fd_fuzz seed 36 case 9: made non-blocking, so was every later open).
- * The window noted by hand as the open leaves it, the duplicate made as it
- * does.  how: the program's next call, a change of the left one's flags
- * by fcntl or ioctl, or an open. */
 /* The note as the split's first close found it. */
 static uintptr_t note_at_close;
 static bool note_seen;
@@ -1460,6 +1454,12 @@ static int close_noting(int fd)
 	return real_close(fd);
 }
 
+/* A handler's jump out of a pooled open between its duplicate and its
+ * record leaves the duplicate unrecorded, sharing the pool's description
+ * (fd_fuzz seed 36 case 9: made non-blocking, so was every later open).
+ * The window noted by hand as the open leaves it, the duplicate made as it
+ * does.  how: the program's next call, a change of the left one's flags
+ * by fcntl or ioctl, or an open. */
 static void dup_stranded(int how)
 {
 	char *here = __builtin_frame_address(0);
