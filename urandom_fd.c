@@ -244,7 +244,9 @@ void ur_split_wait(void)
  * those recorded since their open read the end as not yet come too
  * (fd_fuzz's threads, seed 99 case 17102).  Another thread's copies under
  * way (a fork's) land first: a number it claimed is not in our scan, and
- * its dup3 would close a description of the device after we return. */
+ * its dup3 would close a description of the device after we return.
+ * Nothing here may reach our own exports: a jump note is still up while
+ * it runs (ur_dup_stranded), and UR_DUP_SETTLE would wait on itself. */
 static void ur_split_finish(void)
 {
 	int fd, end;
