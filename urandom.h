@@ -9,9 +9,9 @@
  *   urandom_fd.c     per-descriptor states, reserve slots, track/untrack,
  *                    fork, a table split.
  *   urandom_hidden.c exact mode's hidden descriptors, above the limit.
- *   urandom_open.c   which opens are ours; the two modes' open and close.
+ *   urandom_open.c   the device's descriptors; both modes' open, close.
  *   urandom_dup.c    dup, dup2, dup3 and F_DUP2FD of tracked descriptors.
- *   urandom_shim.c   open, read, close, dup, getrandom: the entry points.
+ *   urandom_shim.c   the entry points (open, read, close...); ur_match.
  *   urandom_fcntl.c  fcntl and its twins, flock, lockf; record locks.
  *   urandom_stdio.c  fdopen, fclose, freopen, daemon.
  *   urandom_exec.c   exec, spawn, system, popen (exec guards).

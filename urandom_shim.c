@@ -3,18 +3,91 @@
  * urandom_shim.c: /dev/urandom without the system calls: the entry points.
  *
  * Programs that open /dev/urandom, read a few bytes and close it again pay
- * three system calls per token.  Each entry point here unpacks its call and
- * asks urandom_fd.c and urandom_open.c (is this descriptor ours, keep or
- * really close it) and urandom_pool.c (the bytes); see urandom.h for which
- * invariant each keeps.
+ * three system calls per token.  Each entry point here unpacks its call,
+ * decides whether an open is ours (ur_match), and asks urandom_fd.c and
+ * urandom_open.c (is this descriptor ours, keep or really close it) and
+ * urandom_pool.c (the bytes); see urandom.h for which invariant each keeps.
  */
 #include "fastpath.h"
 #include "urandom.h"
 #include "cpus.h"
+#ifdef FP_LINUX
+#include <sys/utsname.h>
+#endif
 
 /* FASTPATH_GETRANDOM: getrandom() and getentropy() are pooled too. */
 static bool ur_getrandom FP_STARTUP_DATA;
 static bool ur_mode_set FP_STARTUP_DATA;
+
+/* ------------------------------------------------------------------------
+ * Which opens are ours.
+ * ---------------------------------------------------------------------- */
+static _Atomic int ur_random_ok = -1;  /* -1: not yet decided */
+
+/*
+ * /dev/random too, where it is the same generator as /dev/urandom once that
+ * is initialised: Linux >= 5.6 (before, it was a separate pool that blocked
+ * on entropy estimates, and serving it from urandom output would change its
+ * meaning).  The pool refills with GRND_NONBLOCK, so before initialisation
+ * the read goes to the kernel and blocks exactly as natively.
+ */
+static bool ur_random_pooled(void)
+{
+	int ok = atomic_load_explicit(&ur_random_ok, memory_order_relaxed);
+
+	if (fp_likely(ok >= 0))
+		return ok;
+	ok = 0;
+#ifdef FP_LINUX
+	struct utsname u;
+	unsigned maj = 0, min = 0;
+
+	if (uname(&u) == 0 && sscanf(u.release, "%u.%u", &maj, &min) == 2)
+		ok = maj > 5 || (maj == 5 && min >= 6);
+#endif
+	atomic_store(&ur_random_ok, ok);
+	return ok;
+}
+
+#define UR_OK_FLAGS (O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_LARGEFILE)
+
+/* The device an open is for, or -1 when it is not ours.  Off (and not
+ * surveying), the path is never read: an invalid one is the kernel's to
+ * answer (EFAULT), as a NULL one always is. */
+int ur_match(const char *path, int flags)
+{
+	bool survey;
+	int dev;
+
+	if (!fp_ready() || !((fp_cfg.enabled & FP_BIT(urandom)) || fp_cfg.survey))
+		return -1;
+	path = fp_opaque(path);
+	if (fp_likely(!path || path[0] != '/' || path[1] != 'd'))
+		return -1;
+	if ((flags & O_ACCMODE) != O_RDONLY || (flags & ~(O_ACCMODE | UR_OK_FLAGS)))
+		return -1;
+	/* Surveying: the opens the pool would take, to be timed instead. */
+	survey = !(fp_cfg.enabled & FP_BIT(urandom));
+	if (!survey && fp_unlikely(atomic_load_explicit(&ur_split_done, memory_order_relaxed)))
+		return -1;
+	/* The rest of "/dev/urandom" or "/dev/random", a byte at a time up to
+	 * the first that differs, as strcmp (no call on the hot path). */
+	path += 2;
+	if (path[0] != 'e' || path[1] != 'v' || path[2] != '/')
+		return -1;
+	path += 3;
+	dev = UR_DEV_RANDOM;
+	if (path[0] == 'u') {
+		dev = UR_DEV_URANDOM;
+		path++;
+	}
+	if (path[0] != 'r' || path[1] != 'a' || path[2] != 'n' || path[3] != 'd' ||
+	    path[4] != 'o' || path[5] != 'm' || path[6] != '\0')
+		return -1;
+	if (dev == UR_DEV_RANDOM && !ur_random_pooled())
+		return -1;
+	return survey ? UR_SURVEY : dev;
+}
 
 /* ------------------------------------------------------------------------
  * open and its twins, written once: the plain and at forms, each with its
