@@ -374,13 +374,15 @@ bool ur_give_back(int err) FP_HIDDEN;
  * (ur_split, urandom_fd.c); why, for the stats line. */
 void ur_split(const char *why) FP_HIDDEN;
 const char *ur_split_reason(void) FP_HIDDEN;
-/* This thread's pooled open between its duplicate and its record: its
- * frame, 0 for none.  A call that would share or change a description
- * first ends such a window a jump left (ur_dup_stranded, urandom_fd.c). */
+/* This thread's pooled open between its duplicate and its record, or close
+ * or dup2 target between its forgetting and freeing (ur_dup_hold, unless one
+ * is noted): its frame, 0 for none.  A call that would share or change a
+ * description first ends such a window a jump left (ur_dup_stranded). */
 extern FP_TLS uintptr_t ur_dup_at FP_HIDDEN;
 bool ur_dup_stranded(const void *frame) FP_HIDDEN;
 #define ur_dup_note(at) (atomic_signal_fence(memory_order_seq_cst), ur_dup_at = (at), \
                          atomic_signal_fence(memory_order_seq_cst))
+#define ur_dup_hold(frame) (!ur_dup_at && (ur_dup_note((uintptr_t)(frame)), true))
 #define UR_DUP_SETTLE() \
 	(fp_unlikely(ur_dup_at) ? (void)ur_dup_stranded(__builtin_frame_address(0)) : (void)0)
 /* A call at frame may run inside what was noted at at: a handler's frames lie a signal
@@ -388,9 +390,8 @@ bool ur_dup_stranded(const void *frame) FP_HIDDEN;
 #define ur_may_be_inside(frame, at) ((uintptr_t)(frame) + 512 < (at) || fp_on_altstack())
 
 /* A fresh number from the kernel cannot be ours: it was closed in a way we
- * did not see (a raw system call).  Forget the stale state; unless in a
- * vfork child, whose records are its parent's (its give-back closed its
- * copy of the reserve there). */
+ * did not see (a raw system call).  Forget the stale state; unless in a vfork
+ * child, whose records are its parent's (its give-back closed its copy). */
 static inline void ur_heal(int fd)
 {
 	if (fp_unlikely(ur_state(fd)) && !fp_vfork_child())
@@ -573,9 +574,8 @@ bool ur_pid_self(long pid) FP_HIDDEN;
 long ur_syscall_fd(long nr, long a, long b, long c, long d, long e, long f) FP_HIDDEN;
 #endif
 
-/* Every signal blocked and cancellation off, around a few system calls
- * that no handler may interrupt (nor jump out of) and no cancellation
- * unwind; then as before. */
+/* Every signal blocked and cancellation off, around a few system calls no
+ * handler may interrupt (nor jump out of) and no cancellation unwind. */
 static inline void ur_block_all(sigset_t *old, int *cs)
 {
 	sigset_t all;

@@ -61,7 +61,7 @@ static int ur_dup_call(int old, int new, int how)
 int ur_dup23(int old, int new, int how)
 {
 	unsigned so = ur_state(old), sn = ur_state(new), g;
-	bool took, clo = how == UR_AS_DUP2FD_CLOEXEC || (how > 0 && (how & O_CLOEXEC));
+	bool took, held, clo = how == UR_AS_DUP2FD_CLOEXEC || (how > 0 && (how & O_CLOEXEC));
 	int r;
 
 	if (so & UR_HELD) {
@@ -99,9 +99,13 @@ int ur_dup23(int old, int new, int how)
 	ur_own(old, so);
 	g = atomic_load(&ur_forks);
 	/* A hidden number as new is moved out of the way: forgotten here,
-	 * closed by the kernel's dup2, remade by the next open. */
+	 * closed by the kernel's dup2, remade by the next open.  A pooled
+	 * one is noted meanwhile, as a close's (ur_close). */
+	held = (sn & UR_COW) && ur_dup_hold(__builtin_frame_address(0));
 	took = ur_untrack(new);
 	r = ur_dup_call(old, new, how);
+	if (held)
+		ur_dup_note(0);
 	if (r < 0) {
 		if (took)  /* the program closed it already: finish the job */
 			UR_REAL(close)(new);

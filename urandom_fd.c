@@ -289,8 +289,8 @@ void ur_split(const char *why)
 	errno = saved;
 }
 
-/* A handler that jumps out of a pooled open's window (ur_open_exact)
- * leaves a duplicate unrecorded that shares the pool's description, where
+/* A handler that jumps out of a pooled open's window (ur_open_exact), or a
+ * pooled close's (ur_dup_hold), leaves a duplicate unrecorded that shares the pool's description, where
  * natively the lost open's is its own (fd_fuzz's jumps, with what they
  * left made non-blocking: every later open was too).  This thread's next
  * open, or change of a description it does not record, made where it
@@ -312,7 +312,7 @@ bool ur_dup_stranded(const void *frame)
 	/* The note goes once the split is done: a jump between the two
 	 * would otherwise leave neither (fd_fuzz seed 447 case 22698, flaky:
 	 * every later open pooled again, sharing the left one's flag). */
-	ur_split("a jump out of an open");
+	ur_split("a jump out of an open or a close");
 	ur_dup_note(0);
 	return true;
 }

@@ -348,7 +348,8 @@ FP_ALIAS(__close, close);
 #endif
 FP_EXPORT int close_range(unsigned lo, unsigned hi, int flags)
 {
-	int taken[UR_NTAKEN], r, d;
+	int taken[UR_NTAKEN], r, d, cs, e;
+	sigset_t old;
 
 #ifdef CLOSE_RANGE_UNSHARE
 	if (fp_unlikely(flags & CLOSE_RANGE_UNSHARE) && fp_enabled(FP_BIT(urandom)))
@@ -383,11 +384,19 @@ FP_EXPORT int close_range(unsigned lo, unsigned hi, int flags)
 		return r;
 	}
 #endif
+	/* Forgotten, not yet freed: a handler's jump out between would
+	 * leave them open unrecorded, the pooled ones sharing the pool's
+	 * description with each other and a hidden descriptor nobody
+	 * retires (as ur_close's window, but many and rare). */
+	ur_block_all(&old, &cs);
 	ur_untrack_range(lo, hi, taken);
 	r = UR_REAL(close_range)(lo, hi, flags);
+	e = errno;
 	for (d = 0; r < 0 && d < UR_NTAKEN; d++)
 		if (taken[d] >= 0)
 			UR_REAL(close)(taken[d]);
+	ur_unblock_all(&old, cs);
+	errno = e;
 	return r;
 }
 #endif
@@ -397,12 +406,20 @@ FP_EXPORT void closefrom(int lo)
 {
 	int taken[UR_NTAKEN];
 
-	/* A negative lo closes everything, as glibc reads it. */
+	/* A negative lo closes everything, as glibc reads it.  Signals
+	 * held as close_range's. */
 	if (fp_unlikely(atomic_load(&ur_hiwater) != 0)) {
-		if (ur_table_ours())
+		if (ur_table_ours()) {
+			int cs;
+			sigset_t old;
+
+			ur_block_all(&old, &cs);
 			ur_untrack_range(lo < 0 ? 0 : (unsigned)lo, UINT_MAX, taken);
-		else
-			(void)ur_vfork_forget(lo < 0 ? 0 : (unsigned)lo, UINT_MAX, false);
+			UR_REAL(closefrom)(lo);
+			ur_unblock_all(&old, cs);
+			return;
+		}
+		(void)ur_vfork_forget(lo < 0 ? 0 : (unsigned)lo, UINT_MAX, false);
 	}
 	UR_REAL(closefrom)(lo);
 }
