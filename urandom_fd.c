@@ -307,7 +307,7 @@ bool ur_dup_stranded(const void *frame)
 	/* A vfork child's note is its parent's (shared memory), and its
 	 * split would end nothing (review 41: the parent's note went, and the
 	 * left one shared the pool again). */
-	if (!ur_table_ours() || ur_may_be_inside(frame, ur_dup_at))
+	if (ur_may_be_inside(frame, ur_dup_at) || !ur_table_ours())
 		return false;
 	/* The note goes once the split is done: a jump between the two
 	 * would otherwise leave neither (fd_fuzz seed 447 case 22698, flaky:
