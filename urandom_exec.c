@@ -583,13 +583,8 @@ void ur_exec_guard(int fds[UR_NRES])
 		unsigned st;
 
 		fds[d] = -1;
-		st = fd < 0 ? 0 : atomic_load(ur_fd(fd));
-		/* One the split forgot too (its state cleared): a move no
-		 * reserve-mode call ends any more, its reserve held for good
-		 * (a jump: docs/design.md), plain, reached every program
-		 * spawned after (CI on 09a6ae5: execjump, 63 of 400). */
-		if (fd < 0 || (v >= 0 && (st & UR_CLOEXEC)) ||
-		    (!(st & UR_RESERVE) && (st || v >= 0 || !atomic_load(&ur_split_done))))
+		if (fd < 0 || !((st = atomic_load(ur_fd(fd))) & UR_RESERVE) ||
+		    (v >= 0 && (st & UR_CLOEXEC)))
 			continue;
 		/* A marked one is noted whatever its state says: only the
 		 * state after the exec tells which flag is the program's. */

@@ -1102,33 +1102,6 @@ static void test_guard_inside_adoption(void **state)
 	ur_mode = UR_MODE_EXACT;
 }
 
-/* A move no call will end (a jump's: its reserve held for good) outlives a
- * split, which forgets its state: an exec's guard still makes it close-on-
- * exec, and no program spawned after gets it (CI on 09a6ae5: execjump's
- * spawned programs held two descriptors of the device, 63 of 400). */
-static void test_guard_after_split(void **state)
-{
-	int fd, slot, fds[UR_NRES];
-
-	(void)state;
-	fd = kept_reserve(O_RDONLY, &slot);
-	assert_int_equal(ur_slot_take(slot), fd);  /* stranded in transit */
-	ur_split("a test's split beside a stranded move");
-	assert_int_equal(ur_state(fd), 0);
-	assert_int_equal(move_setfd(fd, -1), 0);
-	ur_exec_guard(fds);
-	assert_int_equal(fds[slot], fd);
-	assert_int_equal(move_setfd(fd, -1), FD_CLOEXEC);
-	ur_exec_unguard(fds);
-	assert_int_equal(move_setfd(fd, -1), FD_CLOEXEC);  /* never handed out again */
-	assert_true(ur_slot_drop(slot, fd) || UR_REAL(close)(fd) == 0);
-	atomic_store(&ur_reserve[slot].fd, -1);
-	atomic_store(&ur_split_done, false);
-	atomic_store(&ur_split_finished, false);
-	atomic_store(&ur_split_why, NULL);
-	ur_mode = UR_MODE_EXACT;
-}
-
 /* A close while another thread's exec or spawn is under way (its guard
  * begun, its unguard not ended) is real: the guard may have looked at the
  * slots before the close kept its descriptor, and the new program would
@@ -1710,7 +1683,6 @@ int main(void)
 		cmocka_unit_test_setup(test_drop_cleared_state, setup),
 		cmocka_unit_test_setup(test_guard_in_transit, setup),
 		cmocka_unit_test_setup(test_guard_inside_adoption, setup),
-		cmocka_unit_test_setup(test_guard_after_split, setup),
 		cmocka_unit_test_setup(test_adoption_no_call, setup),
 		cmocka_unit_test_setup(test_close_during_guard, setup),
 		cmocka_unit_test_setup(test_open_during_guard, setup),
