@@ -484,18 +484,6 @@ int ur_open(int dev, const char *path, int flags)
 		ur_move_name(slot, fd);
 		a = ur_adopt(fd, dev, flags, slot);
 		ur_move_set(UR_MOVE_ANY);
-		/* A plain one is never the program's while an exec or spawn
-		 * begun since the test above is under way: its guard may
-		 * have read the state before the adoption and flag it now
-		 * (fd_fuzz seed 449 case 18543: a thread's plain open read
-		 * FD_CLOEXEC 1).  Its state a reserve's again, it is
-		 * given back below; the guard counts itself before it
-		 * looks. */
-		if (a > 0 && !(flags & O_CLOEXEC) && fp_unlikely(ur_guards_apart())) {
-			unsigned char now = (unsigned char)ur_open_bits(dev, flags);
-
-			a = !ur_cell_cas(fd, &now, (unsigned char)((now & ~UR_OPEN) | UR_RESERVE));
-		}
 		if (a > 0) {
 			(void)ur_slot_done(slot, fd, -1);
 			ur_move_set(0);

@@ -1044,64 +1044,6 @@ static void test_guard_in_transit(void **state)
 	ur_mode = UR_MODE_EXACT;
 }
 
-/* A plain open's adoption while an exec or spawn begun after the open's
- * first test is under way (here a handler's, inside the adoption's F_SETFD:
- * its guard reads the reserve's state before the adoption's last step and
- * flags the number): the open is real and plain, the reserve given back
- * (fd_fuzz seed 449 case 18543: on 7f2be58 a thread's plain open read
- * FD_CLOEXEC 1 until the other thread's unguard). */
-static int guard_fds[UR_NRES], guards_inside;
-
-static int fcntl_guards(int fd, int cmd, ...)
-{
-	va_list ap;
-	int arg, r;
-
-	va_start(ap, cmd);
-	arg = va_arg(ap, int);
-	va_end(ap);
-	r = move_fcntl(fd, cmd, arg);
-	if (cmd == F_SETFD && !guards_inside) {
-		guards_inside = 1;  /* the guard's own F_SETFD comes here too */
-		ur_exec_guard(guard_fds);
-	}
-	return r;
-}
-
-static void test_guard_inside_adoption(void **state)
-{
-	static const char single = 1;
-	const volatile char *was_single = fp_libc_single;
-	bool had_threads = atomic_load(&fp_threads);
-	int fd, slot, got;
-
-	(void)state;
-	/* One thread, as the C library would say had no test before made
-	 * one (its word stays cleared): the adoption changes the flag. */
-	fp_libc_single = &single;
-	atomic_store(&fp_threads, false);
-	fd = kept_reserve(O_RDONLY | O_CLOEXEC, &slot);
-	move_fcntl = fp_real_urandom.r_fcntl.f;
-	fp_real_urandom.r_fcntl.f = fcntl_guards;
-	guards_inside = 0;
-	got = open("/dev/urandom", O_RDONLY);
-	fp_real_urandom.r_fcntl.f = move_fcntl;
-	assert_int_equal(guards_inside, 1);
-	assert_int_equal(guard_fds[slot], fd);  /* the guard flagged it */
-	assert_true(got >= 0);
-	assert_int_equal(move_setfd(got, -1), 0);  /* before the unguard */
-	assert_int_equal(atomic_load(&ur_reserve[slot].fd), -1);  /* given back */
-	if (got != fd)
-		assert_true(move_setfd(fd, -1) < 0);
-	ur_exec_unguard(guard_fds);
-	assert_int_equal(move_setfd(got, -1), 0);
-	assert_int_equal(close(got), 0);
-	(void)ur_give_back(EMFILE);
-	fp_libc_single = was_single;
-	atomic_store(&fp_threads, had_threads);
-	ur_mode = UR_MODE_EXACT;
-}
-
 /* A close while another thread's exec or spawn is under way (its guard
  * begun, its unguard not ended) is real: the guard may have looked at the
  * slots before the close kept its descriptor, and the new program would
@@ -1682,7 +1624,6 @@ int main(void)
 		cmocka_unit_test_setup(test_move_stranded, setup),
 		cmocka_unit_test_setup(test_drop_cleared_state, setup),
 		cmocka_unit_test_setup(test_guard_in_transit, setup),
-		cmocka_unit_test_setup(test_guard_inside_adoption, setup),
 		cmocka_unit_test_setup(test_adoption_no_call, setup),
 		cmocka_unit_test_setup(test_close_during_guard, setup),
 		cmocka_unit_test_setup(test_open_during_guard, setup),
