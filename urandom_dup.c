@@ -104,15 +104,16 @@ int ur_dup23(int old, int new, int how)
 	held = (sn & UR_COW) && ur_dup_hold(__builtin_frame_address(0));
 	took = ur_untrack(new);
 	r = ur_dup_call(old, new, how);
-	if (held)
-		ur_dup_note(0);
 	if (r < 0) {
 		if (took)  /* the program closed it already: finish the job */
 			UR_REAL(close)(new);
 		else if (sn & UR_OPEN)  /* still the program's, unchanged */
 			ur_track_new(new, sn, g);
-		return r;
 	}
+	if (held)  /* after a failure's record: cold review 47 */
+		ur_dup_note(0);
+	if (r < 0)
+		return r;
 	if (so & UR_OPEN) {
 		ur_update(old, 0, UR_SHARED);
 		ur_set(new, (so & ~(UR_CLOEXEC | UR_COW)) | UR_SHARED | (clo ? UR_CLOEXEC : 0));
