@@ -587,13 +587,13 @@ int ur_close(int fd, unsigned st)
 		ur_move_set(0);
 	}
 real:
-	if (st & UR_COW) {
-		/* Forgotten, not yet freed: a handler's jump out (close is
-		 * async-signal-safe) leaves it open, as natively it may be,
-		 * but sharing the pool's description unrecorded (fd_fuzz's
-		 * jumps: the close-everything loop's F_SETFL reached the
-		 * next open, 1 in 3,000 programs). */
-		bool held = ur_dup_hold(__builtin_frame_address(0));
+	{
+		/* A pooled one forgotten, not yet freed: a handler's jump out
+		 * (close is async-signal-safe) leaves it open, as natively it
+		 * may be, but sharing the pool's description unrecorded
+		 * (fd_fuzz's jumps: the close-everything loop's F_SETFL reached
+		 * the next open, 1 in 3,000 programs).  Noted as dup2's target. */
+		bool held = (st & UR_COW) && ur_dup_hold(__builtin_frame_address(0));
 		int r;
 
 		ur_cell_forget(fd, st);
@@ -602,8 +602,6 @@ real:
 			ur_dup_note(0);
 		return r;
 	}
-	ur_cell_forget(fd, st);
-	return UR_REAL(close)(fd);
 }
 
 #if defined(FP_HAVE_CLOSE_RANGE) || defined(FP_HAVE_CLOSEFROM)
