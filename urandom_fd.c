@@ -249,16 +249,38 @@ void ur_split_wait(void)
  * it runs (ur_dup_stranded), and UR_DUP_SETTLE would wait on itself. */
 static void ur_split_finish(void)
 {
-	int fd, end;
+	int fd, end, d, marked[UR_NRES];
 
 	ur_place_settle();
 	ur_cow_all();
 	ur_cow_settle();
 	(void)ur_give_back(EMFILE);
 	(void)ur_hidden_retire();
+	/* A reserve still marked in its slot (in transit: the give-back
+	 * leaves it to its mover) stays a reserve.  Its mover, if it runs
+	 * still, ends it (ur_adopt adopts nothing after a split); one a
+	 * handler's jump stranded stays held, closed to the program, as
+	 * before the split, and every exec's guard goes on making it
+	 * close-on-exec, which it finds by that state: forgotten, it
+	 * reached every later spawn (prog_urandom_stall execjump, CI on
+	 * 324fec6: 67 of 400 spawned programs got a plain reserve). */
+	for (d = 0; d < UR_NRES; d++) {
+		int v = atomic_load(&ur_reserve[d].fd);
+
+		marked[d] = v < -1 ? ur_slot_number(v) : -1;
+	}
 	end = atomic_load(&ur_hiwater);
-	for (fd = 0; fd < end; fd++)
-		atomic_store(ur_fd(fd), 0);
+	for (fd = 0; fd < end; fd++) {
+		unsigned char st = (unsigned char)atomic_load(ur_fd(fd));
+		bool keep = false;
+
+		for (d = 0; d < UR_NRES; d++)
+			keep = keep || marked[d] == fd;
+		/* A close's keep may change it meanwhile: a compare. */
+		while (st && !(keep && (st & UR_RESERVE)) &&
+		       !atomic_compare_exchange_weak(ur_fd(fd), &st, 0))
+			;
+	}
 	atomic_store(&ur_split_finished, true);
 }
 

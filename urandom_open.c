@@ -75,7 +75,9 @@ static int ur_adopt(int fd, int dev, int flags, int slot)
 	int saved;
 	bool ok;
 
-	if (!(st & UR_RESERVE) || (st & UR_SHARED))
+	/* Nor after a split, which left this one a reserve while it was
+	 * in transit (ur_split_finish): the open is real, as every other. */
+	if (!(st & UR_RESERVE) || (st & UR_SHARED) || fp_unlikely(atomic_load(&ur_split_done)))
 		return 0;
 	/* The state's compare fails if a fork marked it meanwhile. */
 	if (!((st ^ open) & (UR_NONBLOCK | UR_CLOEXEC)))
