@@ -258,12 +258,15 @@ static void ur_split_finish(void)
 	(void)ur_hidden_retire();
 	/* A reserve still marked in its slot (in transit: the give-back
 	 * leaves it to its mover) stays a reserve.  Its mover, if it runs
-	 * still, ends it (ur_adopt adopts nothing after a split); one a
-	 * handler's jump stranded stays held, closed to the program, as
-	 * before the split, and every exec's guard goes on making it
-	 * close-on-exec, which it finds by that state: forgotten, it
-	 * reached every later spawn (prog_urandom_stall execjump, CI on
-	 * 324fec6: 67 of 400 spawned programs got a plain reserve). */
+	 * on, ends it as ever: an adoption whose compare came before this
+	 * loop is the program's open, as if made before the split; any
+	 * other closes it (ur_adopt refuses after a split, ur_kept gives
+	 * back what it would put at rest).  One a handler's jump stranded
+	 * stays held, closed to the program, as before the split, and
+	 * every exec's guard goes on making it close-on-exec, which it
+	 * finds by that state: forgotten, it reached every later spawn
+	 * (prog_urandom_stall execjump, CI on 324fec6: 67 of 400 spawned
+	 * programs got a plain reserve). */
 	for (d = 0; d < UR_NRES; d++) {
 		int v = atomic_load(&ur_reserve[d].fd);
 

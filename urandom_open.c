@@ -76,7 +76,9 @@ static int ur_adopt(int fd, int dev, int flags, int slot)
 	bool ok;
 
 	/* Nor after a split, which left this one a reserve while it was
-	 * in transit (ur_split_finish): the open is real, as every other. */
+	 * in transit (ur_split_finish): the open is real, as every other
+	 * (a split after this load and before the compare: the open is
+	 * served, as one finished before the split). */
 	if (!(st & UR_RESERVE) || (st & UR_SHARED) || fp_unlikely(atomic_load(&ur_split_done)))
 		return 0;
 	/* The state's compare fails if a fork marked it meanwhile. */
@@ -437,6 +439,23 @@ static void ur_kept_settle(int i, int fd)
 	ur_move_set(0);
 }
 
+/* A reserve just put at rest in slot i: settled with an exec's guard, and
+ * given back if a split came since the caller looked (its give-back may
+ * have run before this one was in its slot).  Never kept past a split:
+ * after it nothing of ours looks at the slots again but an exec's guard,
+ * whose give-back would close it later, after a lock perhaps (a cold
+ * review of 5b6223f: an open's put back while a fork was under way). */
+static void ur_kept(int i, int fd)
+{
+	ur_kept_settle(i, fd);
+	if (fp_unlikely(atomic_load(&ur_split_done))) {
+		int saved = errno;
+
+		(void)ur_give_back(EMFILE);
+		errno = saved;
+	}
+}
+
 /* Before an exec or a spawn (ur_exec_guard, after its count): each plain
  * reserve at rest is given back, as its number is natively closed, and
  * an open after gets it again for real.  Not made close-on-exec and the
@@ -502,7 +521,7 @@ int ur_open(int dev, const char *path, int flags)
 		    (a == 0 && atomic_load_explicit(&ur_forking, memory_order_relaxed) &&
 		     (ur_state(fd) & UR_RESERVE))) {
 			if (ur_slot_done(slot, fd, fd))
-				ur_kept_settle(slot, fd);
+				ur_kept(slot, fd);
 		} else {
 			(void)ur_slot_drop(slot, fd);
 		}
@@ -573,16 +592,7 @@ int ur_close(int fd, unsigned st)
 			 * the program closed (prog_urandom_stall execjump: 73
 			 * spawns of 400 got two descriptors of the device,
 			 * natively at most one). */
-			ur_kept_settle(slot, fd);
-			/* A split since the test above may have given the
-			 * reserves back before this one was in its slot:
-			 * given back now, never kept past it. */
-			if (fp_unlikely(atomic_load(&ur_split_done))) {
-				int saved = errno;
-
-				(void)ur_give_back(EMFILE);
-				errno = saved;
-			}
+			ur_kept(slot, fd);
 			ur_debug("close: descriptor kept in reserve");
 			return 0;
 		}
