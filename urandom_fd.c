@@ -133,8 +133,12 @@ bool ur_untrack(int fd)
 		return ur_hidden_forget(ur_dev(st), fd) >= 0;
 	ur_cell_forget(fd, st);
 	for (i = ur_dev(st) * UR_SLOTS; i < (ur_dev(st) + 1) * UR_SLOTS; i++) {
-		int expect = fd, moving = UR_CLOSING(fd);
+		int expect = fd, moving = UR_CLOSING(fd), v = atomic_load(&ur_reserve[i].fd);
 
+		/* A load first: a locked compare only on a slot that names
+		 * it (every real close in reserve mode comes here). */
+		if (v != fd && v != moving)
+			continue;
 		/* Or in transit (an open adopting it, a close keeping it):
 		 * its mover, finding the mark gone, leaves it to the caller.
 		 * The program's number's too (a close a handler jumped out of
@@ -256,17 +260,20 @@ static void ur_split_finish(void)
 	ur_cow_settle();
 	(void)ur_give_back(EMFILE);
 	(void)ur_hidden_retire();
-	/* A reserve still marked in its slot (in transit: the give-back
-	 * leaves it to its mover) stays a reserve.  Its mover, if it runs
-	 * on, ends it as ever: an adoption whose compare came before this
-	 * loop is the program's open, as if made before the split; any
-	 * other closes it (ur_adopt refuses after a split, ur_kept gives
-	 * back what it would put at rest).  One a handler's jump stranded
-	 * stays held, closed to the program, as before the split, and
-	 * every exec's guard goes on making it close-on-exec, which it
-	 * finds by that state: forgotten, it reached every later spawn
-	 * (prog_urandom_stall execjump, CI on 324fec6: 67 of 400 spawned
-	 * programs got a plain reserve). */
+	/* A number still marked in a slot keeps its state.  A reserve in
+	 * transit (the give-back leaves it to its mover): its mover, if it
+	 * runs on, ends it as ever (an adoption whose compare came first is
+	 * the program's open, as if made before the split; any other closes
+	 * it: ur_adopt refuses after a split, ur_kept gives back what it
+	 * would put at rest); one a handler's jump stranded stays held,
+	 * closed to the program, and every exec's guard goes on making it
+	 * close-on-exec, which it finds by that state (forgotten, it reached
+	 * every later spawn: prog_urandom_stall execjump, CI on 324fec6, 67
+	 * of 400 spawned programs).  The program's number a jumped-out
+	 * adoption left marked stays the program's: forgotten, a fork's child
+	 * took it for a reserve being closed and closed its copy
+	 * (ur_closing_close; fd_fuzz seed 456 case 199082), and its close
+	 * takes the mark (ur_close). */
 	for (d = 0; d < UR_NRES; d++) {
 		int v = atomic_load(&ur_reserve[d].fd);
 
@@ -274,15 +281,12 @@ static void ur_split_finish(void)
 	}
 	end = atomic_load(&ur_hiwater);
 	for (fd = 0; fd < end; fd++) {
-		unsigned char st = (unsigned char)atomic_load(ur_fd(fd));
 		bool keep = false;
 
 		for (d = 0; d < UR_NRES; d++)
 			keep = keep || marked[d] == fd;
-		/* A close's keep may change it meanwhile: a compare. */
-		while (st && !(keep && (st & UR_RESERVE)) &&
-		       !atomic_compare_exchange_weak(ur_fd(fd), &st, 0))
-			;
+		if (!keep)
+			atomic_store(ur_fd(fd), 0);
 	}
 	atomic_store(&ur_split_finished, true);
 }
@@ -499,13 +503,30 @@ bool ur_slot_drop(int i, int fd)
 
 	ur_block_all(&old, &cs);
 	if (ur_slot_marked(i, fd)) {
+		bool elsewhere = false;
+
+		/* Kept at rest in another slot: this mark is one a jump
+		 * left (below), and the reserve that slot's. */
+		for (int d = 0; d < UR_NRES; d++)
+			elsewhere = elsewhere || atomic_load(&ur_reserve[d].fd) == fd;
 		g = atomic_load(&ur_forks);
 		st = (unsigned char)ur_state(fd);
-		while ((st & UR_RESERVE) && !ur_cell_cas(fd, &st, 0))
+		while (!elsewhere && (st & UR_RESERVE) && !ur_cell_cas(fd, &st, 0))
 			;
-		if (st && !(st & UR_RESERVE)) {
+		if (elsewhere || (st && !(st & UR_RESERVE))) {
 			(void)atomic_compare_exchange_strong(&ur_reserve[i].fd, &mark, -1);
 		} else if (ur_slot_marked(i, fd)) {
+			/* A mark of fd in another slot is one a jump left
+			 * (out of an adoption after its state changed; the
+			 * number was closed and kept again since): taken off
+			 * with the number, or a fork's child would take the
+			 * next file there for a reserve being closed. */
+			for (int d = 0; d < UR_NRES; d++) {
+				int other = mark;
+
+				if (d != i)
+					(void)atomic_compare_exchange_strong(&ur_reserve[d].fd, &other, -1);
+			}
 			ur_count(SYSCALLS);
 			UR_REAL(close)(fd);
 			ur_slot_closed(i, fd, g);

@@ -608,7 +608,14 @@ real:
 		bool held = (st & UR_COW) && ur_dup_hold(__builtin_frame_address(0));
 		int r;
 
-		ur_cell_forget(fd, st);
+		/* In reserve mode with a mark a jump left on the number (out
+		 * of an open's adoption, after its state changed): free after
+		 * this, and a fork's child would take the next file there for
+		 * a reserve being closed (ur_closing_close). */
+		if (fp_unlikely(ur_mode == UR_MODE_RESERVE))
+			(void)ur_untrack(fd);
+		else
+			ur_cell_forget(fd, st);
 		r = UR_REAL(close)(fd);
 		if (held)
 			ur_dup_note(0);

@@ -1385,6 +1385,58 @@ static void test_split_keeps_marked(void **state)
 	ur_mode = UR_MODE_EXACT;
 }
 
+/* A jump out of an open's adoption after its state change leaves its slot
+ * marked on a number the program holds (natively the open's number, lost
+ * with the frame; a close-everything loop closes it).  Through a split (a
+ * record lock on the device) and the program's close, that mark must not
+ * outlive the number: a fork's child took the next read-only open of the
+ * device there for a reserve being closed, and closed its copy (the shape
+ * of fd_fuzz seed 456 case 199082: a jumps, a lock, a dup, a fork). */
+static void test_split_program_mark(void **state)
+{
+	int fd, slot, other, n, st;
+	pid_t p;
+
+	(void)state;
+	fd = kept_reserve(O_RDONLY, &slot);
+	assert_int_equal(ur_slot_take(slot), fd);
+	assert_int_equal(ur_adopt(fd, UR_DEV_URANDOM, O_RDONLY, slot), 1);  /* the jump */
+	ur_split("a test's split");
+	assert_int_equal(atomic_load(&ur_reserve[slot].fd), UR_CLOSING(fd));
+	other = open("/dev/urandom", O_RDONLY);  /* real now: the pool ended */
+	assert_true(other >= 0 && other != fd);
+	assert_int_equal(close(fd), 0);
+	assert_int_equal(atomic_load(&ur_reserve[slot].fd), -1);
+	n = fcntl(other, F_DUPFD, fd);
+	assert_int_equal(n, fd);
+	p = fork();
+	if (p == 0)
+		_exit(fcntl(fd, F_GETFD) >= 0 ? 0 : 1);
+	assert_int_equal(waitpid(p, &st, 0), p);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);  /* the child has it, as natively */
+	assert_int_equal(close(n), 0);
+	assert_int_equal(close(other), 0);
+	atomic_store(&ur_split_done, false);
+	atomic_store(&ur_split_finished, false);
+	atomic_store(&ur_split_why, NULL);
+
+	/* Before any split: the number closed and kept again, in another
+	 * slot (a process with threads), and given back: the mark goes with
+	 * it, the number being free from then on. */
+	fd = kept_reserve(O_RDONLY, &slot);
+	assert_int_equal(ur_slot_take(slot), fd);
+	assert_int_equal(ur_adopt(fd, UR_DEV_URANDOM, O_RDONLY, slot), 1);  /* the jump */
+	n = (slot + 1) % UR_SLOTS + UR_RES_DEV(slot) * UR_SLOTS;
+	ur_cell_store(fd, UR_RESERVE);  /* as a close's keep into slot n leaves it */
+	atomic_store(&ur_reserve[n].fd, fd);
+	assert_true(ur_give_back(EMFILE));
+	assert_true(fcntl(fd, F_GETFD) < 0);
+	assert_int_equal(atomic_load(&ur_reserve[n].fd), -1);
+	assert_int_equal(atomic_load(&ur_reserve[slot].fd), -1);
+	ur_mode = UR_MODE_EXACT;
+}
+
 /* A close a handler jumped out of before its state changed leaves the
  * program's number marked; a dup2 onto it takes the mark, and the move's
  * end closes nothing of the program's (a cold review's strand_dup2: on
@@ -1685,6 +1737,7 @@ int main(void)
 		cmocka_unit_test_setup(test_unguard_claims, setup),
 		cmocka_unit_test_setup(test_unguard_split, setup),
 		cmocka_unit_test_setup(test_split_keeps_marked, setup),
+		cmocka_unit_test_setup(test_split_program_mark, setup),
 		cmocka_unit_test_setup(test_program_mark_and_flag, setup),
 		cmocka_unit_test_setup(test_range_future_flag, setup),
 		cmocka_unit_test_setup(test_unshared_table, setup),
