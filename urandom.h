@@ -308,7 +308,7 @@ int ur_thread_slot(void) FP_HIDDEN; /* urandom_open.c */
  * not move one; 1 none or ended, 2 ended and its reserve closed. */
 int ur_move_settle(const void *frame) FP_HIDDEN;
 bool ur_slot_drop(int i, int fd) FP_HIDDEN;
-
+void ur_marks_off(int fd, int except) FP_HIDDEN; /* but slot except's */
 /* The slot of dev for the CPU this thread runs on; the first while the
  * process has one thread, which meets nobody at any. */
 static inline int ur_slot_home(int dev)

@@ -136,7 +136,7 @@ bool ur_untrack(int fd)
 		int expect = fd, moving = UR_CLOSING(fd), v = atomic_load(&ur_reserve[i].fd);
 
 		/* A load first: a locked compare only on a slot that names
-		 * it (every real close in reserve mode comes here). */
+		 * it (a real close in reserve mode comes here). */
 		if (v != fd && v != moving)
 			continue;
 		/* Or in transit (an open adopting it, a close keeping it):
@@ -260,20 +260,17 @@ static void ur_split_finish(void)
 	ur_cow_settle();
 	(void)ur_give_back(EMFILE);
 	(void)ur_hidden_retire();
-	/* A number still marked in a slot keeps its state.  A reserve in
-	 * transit (the give-back leaves it to its mover): its mover, if it
-	 * runs on, ends it as ever (an adoption whose compare came first is
-	 * the program's open, as if made before the split; any other closes
-	 * it: ur_adopt refuses after a split, ur_kept gives back what it
-	 * would put at rest); one a handler's jump stranded stays held,
-	 * closed to the program, and every exec's guard goes on making it
-	 * close-on-exec, which it finds by that state (forgotten, it reached
-	 * every later spawn: prog_urandom_stall execjump, CI on 324fec6, 67
-	 * of 400 spawned programs).  The program's number a jumped-out
-	 * adoption left marked stays the program's: forgotten, a fork's child
-	 * took it for a reserve being closed and closed its copy
-	 * (ur_closing_close; fd_fuzz seed 456 case 199082), and its close
-	 * takes the mark (ur_close). */
+	/* A reserve still marked in a slot (in transit) keeps its state: its
+	 * mover ends it (ur_adopt refuses after a split, ur_kept gives back,
+	 * ur_open forgets an adoption that came first); one a jump stranded
+	 * stays held, and every exec's guard flags it by that state
+	 * (forgotten, it reached every later spawn: prog_urandom_stall
+	 * execjump, CI on 324fec6).  The program's marked number (a jump out
+	 * of an adoption, a close's keep under way) is forgotten as every
+	 * other, its mark off: left, a fork's child took a later open there
+	 * for a reserve being closed (ur_closing_close; fd_fuzz seed 456 case
+	 * 199082's shape); kept, the pool served a dup of it in a table of
+	 * its own (cold review 49).  Such a keep closes for real (ur_close). */
 	for (d = 0; d < UR_NRES; d++) {
 		int v = atomic_load(&ur_reserve[d].fd);
 
@@ -281,12 +278,23 @@ static void ur_split_finish(void)
 	}
 	end = atomic_load(&ur_hiwater);
 	for (fd = 0; fd < end; fd++) {
+		unsigned char st = (unsigned char)atomic_load(ur_fd(fd));
 		bool keep = false;
 
 		for (d = 0; d < UR_NRES; d++)
 			keep = keep || marked[d] == fd;
-		if (!keep)
-			atomic_store(ur_fd(fd), 0);
+		/* A close's keep may change it meanwhile: a compare. */
+		while (st && !(keep && (st & UR_RESERVE)) &&
+		       !atomic_compare_exchange_weak(ur_fd(fd), &st, 0))
+			;
+		/* Only a state this loop cleared: a mark over state 0 may
+		 * be a drop's, under way (ur_slot_drop). */
+		for (d = 0; keep && st && !(st & UR_RESERVE) && d < UR_NRES; d++) {
+			int mark = UR_CLOSING(fd);
+
+			if (marked[d] == fd)
+				(void)atomic_compare_exchange_strong(&ur_reserve[d].fd, &mark, -1);
+		}
 	}
 	atomic_store(&ur_split_finished, true);
 }
@@ -483,6 +491,19 @@ void ur_vforking(void)
 
 _Atomic unsigned ur_slot_ghost_at[UR_NRES], ur_hidden_ghost_at[UR_NDEV];
 
+/* The program's number fd (its close, or stdio's from fdopen on), or ours
+ * about to be closed: no slot but except keeps a mark of it (a load
+ * first, a locked compare only where it names it). */
+void ur_marks_off(int fd, int except)
+{
+	for (int d = 0; d < UR_NRES; d++) {
+		int mark = UR_CLOSING(fd);
+
+		if (d != except && atomic_load(&ur_reserve[d].fd) == mark)
+			(void)atomic_compare_exchange_strong(&ur_reserve[d].fd, &mark, -1);
+	}
+}
+
 /* Ends slot i's move of fd, its taker's to end (the open that took it
  * and cannot adopt it, a give-back, or this thread's stranded move), if
  * its mark is there still.  A number the program holds (adopted, or its
@@ -491,8 +512,9 @@ _Atomic unsigned ur_slot_ghost_at[UR_NRES], ur_hidden_ghost_at[UR_NDEV];
  * forgot it: on 5a0bc62 such a one, kept as a split gave the reserves
  * back, stayed marked, and a fork's child closed the program's descriptor
  * at its number).  Marked, not emptied, until closed: a fork in between
- * leaves the child a copy ur_closing_atfork_child can find.  True when it
- * closed one. */
+ * leaves the child a copy ur_closing_atfork_child can find.  A mark of a
+ * number held at rest in another slot closes nothing (a jump left it), and
+ * a close takes every other mark of its number.  True when it closed one. */
 bool ur_slot_drop(int i, int fd)
 {
 	bool closed = false;
@@ -518,15 +540,11 @@ bool ur_slot_drop(int i, int fd)
 		} else if (ur_slot_marked(i, fd)) {
 			/* A mark of fd in another slot is one a jump left
 			 * (out of an adoption after its state changed; the
-			 * number was closed and kept again since): taken off
-			 * with the number, or a fork's child would take the
-			 * next file there for a reserve being closed. */
-			for (int d = 0; d < UR_NRES; d++) {
-				int other = mark;
-
-				if (d != i)
-					(void)atomic_compare_exchange_strong(&ur_reserve[d].fd, &other, -1);
-			}
+			 * number was closed and kept again since), or another
+			 * taker's under way (left open: docs/design.md):
+			 * taken off with the number, or a fork's child would
+			 * take the next file there for a reserve being closed. */
+			ur_marks_off(fd, i);
 			ur_count(SYSCALLS);
 			UR_REAL(close)(fd);
 			ur_slot_closed(i, fd, g);

@@ -103,6 +103,9 @@ static int ur_real_tracked(int dev, int fd, int flags, unsigned g, int saved)
 	ur_heal(fd);
 	if (fd < UR_MAXFD && ur_is_device(fd, dev)) {  /* kept only with O_LARGEFILE */
 		ur_track_new(fd, ur_open_bits(dev, flags) | (UR_LFS(flags) ? 0 : UR_SHARED), g);
+		/* A split since the open began forgets it, as every other. */
+		if (fp_unlikely(atomic_load(&ur_split_done)))
+			(void)ur_untrack(fd);
 		ur_count(OPENS);
 		ur_debug("open: real descriptor, now tracked");
 	}
@@ -508,6 +511,10 @@ int ur_open(int dev, const char *path, int flags)
 		if (a > 0) {
 			(void)ur_slot_done(slot, fd, -1);
 			ur_move_set(0);
+			/* Adopted as a split began: the program's, forgotten
+			 * as the split forgets every other (ur_split_finish). */
+			if (fp_unlikely(atomic_load(&ur_split_done)))
+				(void)ur_untrack(fd);
 			ur_count(OPENS);
 			ur_debug("open served by the reserve descriptor");
 			return fd;
@@ -572,10 +579,11 @@ int ur_close(int fd, unsigned st)
 			if (!ur_cell_cas(fd, &was, (unsigned char)((st & ~UR_OPEN) | UR_RESERVE))) {
 				ur_move_set(UR_MOVE_ANY);
 				/* Unless the program's call that took the mark
-				 * (ur_untrack) forgot it: that call's now. */
+				 * (ur_untrack) forgot it: that call's now.  A
+				 * split's that did is the close's still. */
 				done = ur_slot_done(slot, fd, -1);
 				ur_move_set(0);
-				if (done || ur_state(fd))
+				if (done || ur_state(fd) || atomic_load(&ur_split_done))
 					goto real;
 				return 0;
 			}

@@ -32,6 +32,8 @@ FP_EXPORT FILE *fdopen(int fd, const char *mode)
 	f = UR_REAL(fdopen)(fd, mode);
 	if (!f)
 		ur_track_new(fd, st, g);
+	else if (fp_unlikely(ur_mode == UR_MODE_RESERVE))
+		ur_marks_off(fd, -1);  /* stdio closes it unseen (cold review 49) */
 	return f;
 }
 FP_ALIAS(_IO_fdopen, fdopen);

@@ -1402,7 +1402,11 @@ static void test_split_program_mark(void **state)
 	assert_int_equal(ur_slot_take(slot), fd);
 	assert_int_equal(ur_adopt(fd, UR_DEV_URANDOM, O_RDONLY, slot), 1);  /* the jump */
 	ur_split("a test's split");
-	assert_int_equal(atomic_load(&ur_reserve[slot].fd), UR_CLOSING(fd));
+	/* Forgotten as every other of the program's, its mark off: kept, a
+	 * dup of it in a table of its own was served by the pool (cold
+	 * review 49 of 2dafb5d). */
+	assert_int_equal(ur_state(fd), 0);
+	assert_int_equal(atomic_load(&ur_reserve[slot].fd), -1);
 	other = open("/dev/urandom", O_RDONLY);  /* real now: the pool ended */
 	assert_true(other >= 0 && other != fd);
 	assert_int_equal(close(fd), 0);
@@ -1434,6 +1438,18 @@ static void test_split_program_mark(void **state)
 	assert_true(fcntl(fd, F_GETFD) < 0);
 	assert_int_equal(atomic_load(&ur_reserve[n].fd), -1);
 	assert_int_equal(atomic_load(&ur_reserve[slot].fd), -1);
+
+	/* Handed to stdio, which closes it unseen: the mark goes then. */
+	fd = kept_reserve(O_RDONLY, &slot);
+	assert_int_equal(ur_slot_take(slot), fd);
+	assert_int_equal(ur_adopt(fd, UR_DEV_URANDOM, O_RDONLY, slot), 1);  /* the jump */
+	{
+		FILE *f = fdopen(fd, "r");
+
+		assert_non_null(f);
+		assert_int_equal(atomic_load(&ur_reserve[slot].fd), -1);
+		assert_int_equal(fclose(f), 0);
+	}
 	ur_mode = UR_MODE_EXACT;
 }
 
