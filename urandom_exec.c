@@ -583,7 +583,8 @@ void ur_exec_guard(int fds[UR_NRES])
 		unsigned st;
 
 		fds[d] = -1;
-		if (fd < 0 || !((st = atomic_load(ur_fd(fd))) & UR_RESERVE) ||
+		if (fd < 0 || (!((st = atomic_load(ur_fd(fd))) & UR_RESERVE) &&
+		               !(v < 0 && !st && atomic_load(&ur_split_done))) ||
 		    (v >= 0 && (st & UR_CLOEXEC)))
 			continue;
 		/* A marked one is noted whatever its state says: only the

@@ -260,17 +260,18 @@ static void ur_split_finish(void)
 	ur_cow_settle();
 	(void)ur_give_back(EMFILE);
 	(void)ur_hidden_retire();
-	/* A reserve still marked in a slot (in transit) keeps its state: its
-	 * mover ends it (ur_adopt refuses after a split, ur_kept gives back,
-	 * ur_open forgets an adoption that came first); one a jump stranded
-	 * stays held, and every exec's guard flags it by that state
-	 * (forgotten, it reached every later spawn: prog_urandom_stall
-	 * execjump, CI on 324fec6).  The program's marked number (a jump out
-	 * of an adoption, a close's keep under way) is forgotten as every
-	 * other, its mark off: left, a fork's child took a later open there
-	 * for a reserve being closed (ur_closing_close; fd_fuzz seed 456 case
-	 * 199082's shape); kept, the pool served a dup of it in a table of
-	 * its own (cold review 49).  Such a keep closes for real (ur_close). */
+	/* Every state forgotten.  A reserve still marked in a slot (in
+	 * transit) keeps its mark: its mover ends it (ur_adopt refuses after
+	 * a split, ur_kept gives back, ur_open forgets an adoption that came
+	 * first); one a jump stranded stays open, the program's to close as
+	 * a number it does not know, and every exec's guard flags a marked
+	 * slot after a split whatever its state (unflagged, it reached every
+	 * later spawn: prog_urandom_stall execjump, CI on 324fec6; held, a
+	 * close-everything loop could not free it: CI on a5b9c70).  The
+	 * program's marked number (a jump out of an adoption, a close's keep
+	 * under way) loses its mark: left, a fork's child took a later open
+	 * there for a reserve being closed (ur_closing_close; fd_fuzz seed
+	 * 456 case 199082's shape).  Such a keep closes for real (ur_close). */
 	for (d = 0; d < UR_NRES; d++) {
 		int v = atomic_load(&ur_reserve[d].fd);
 
@@ -284,8 +285,7 @@ static void ur_split_finish(void)
 		for (d = 0; d < UR_NRES; d++)
 			keep = keep || marked[d] == fd;
 		/* A close's keep may change it meanwhile: a compare. */
-		while (st && !(keep && (st & UR_RESERVE)) &&
-		       !atomic_compare_exchange_weak(ur_fd(fd), &st, 0))
+		while (st && !atomic_compare_exchange_weak(ur_fd(fd), &st, 0))
 			;
 		/* Only a state this loop cleared: a mark over state 0 may
 		 * be a drop's, under way (ur_slot_drop). */

@@ -1333,11 +1333,12 @@ static void test_unguard_split(void **state)
 
 /* A split (a record lock on the device) with a reserve in transit, its
  * mark stranded by a jump (between the mark and the move's naming: no
- * later call of its thread ends it): still a reserve after, held, closed
- * to the program, and every exec's guard still makes it close-on-exec (on
- * 324fec6 the split forgot it, and each later spawn got the number:
- * prog_urandom_stall execjump, 67 of 400 spawned programs in CI).  An
- * open that took one in transit adopts nothing after the split. */
+ * later call of its thread ends it): forgotten, still marked, and every
+ * exec's guard makes it close-on-exec for good (on 324fec6 the guard
+ * skipped it, and each later spawn got the number: prog_urandom_stall
+ * execjump, 67 of 400 spawned programs in CI; a5b9c70 kept it held, and a
+ * close-everything loop could not free the number).  An open that took
+ * one in transit adopts nothing after the split. */
 static void test_split_keeps_marked(void **state)
 {
 	int fd, slot, n, fds[UR_NRES];
@@ -1346,15 +1347,16 @@ static void test_split_keeps_marked(void **state)
 	fd = kept_reserve(O_RDONLY, &slot);
 	assert_int_equal(ur_slot_take(slot), fd);  /* its mover jumped out */
 	ur_split("a test's split");
-	assert_true(ur_state(fd) & UR_RESERVE);
+	/* Forgotten (a close-everything loop may close it: held, the number
+	 * was lost for good, CI on a5b9c70), still marked, and flagged by
+	 * the guard for good. */
+	assert_int_equal(ur_state(fd), 0);
 	assert_int_equal(atomic_load(&ur_reserve[slot].fd), UR_CLOSING(fd));
-	assert_int_equal(close(fd), -1);  /* closed to the program, as before */
-	assert_int_equal(errno, EBADF);
 	ur_exec_guard(fds);
 	assert_int_equal(fds[slot], fd);
 	assert_int_equal(move_setfd(fd, -1), FD_CLOEXEC);
 	ur_exec_unguard(fds);
-	assert_int_equal(move_setfd(fd, -1), 0);
+	assert_int_equal(move_setfd(fd, -1), FD_CLOEXEC);
 	/* A mover that runs on: no adoption, and its drop closes it. */
 	assert_int_equal(ur_adopt(fd, UR_DEV_URANDOM, O_RDONLY, slot), 0);
 	assert_true(ur_slot_drop(slot, fd));
