@@ -253,7 +253,7 @@ void ur_split_wait(void)
  * it runs (ur_dup_stranded), and UR_DUP_SETTLE would wait on itself. */
 static void ur_split_finish(void)
 {
-	int fd, end, d, marked[UR_NRES];
+	int fd, end;
 
 	ur_place_settle();
 	ur_cow_all();
@@ -272,29 +272,17 @@ static void ur_split_finish(void)
 	 * under way) loses its mark: left, a fork's child took a later open
 	 * there for a reserve being closed (ur_closing_close; fd_fuzz seed
 	 * 456 case 199082's shape).  Such a keep closes for real (ur_close). */
-	for (d = 0; d < UR_NRES; d++) {
-		int v = atomic_load(&ur_reserve[d].fd);
-
-		marked[d] = v < -1 ? ur_slot_number(v) : -1;
-	}
 	end = atomic_load(&ur_hiwater);
 	for (fd = 0; fd < end; fd++) {
 		unsigned char st = (unsigned char)atomic_load(ur_fd(fd));
-		bool keep = false;
 
-		for (d = 0; d < UR_NRES; d++)
-			keep = keep || marked[d] == fd;
 		/* A close's keep may change it meanwhile: a compare. */
 		while (st && !atomic_compare_exchange_weak(ur_fd(fd), &st, 0))
 			;
-		/* Only a state this loop cleared: a mark over state 0 may
-		 * be a drop's, under way (ur_slot_drop). */
-		for (d = 0; keep && st && !(st & UR_RESERVE) && d < UR_NRES; d++) {
-			int mark = UR_CLOSING(fd);
-
-			if (marked[d] == fd)
-				(void)atomic_compare_exchange_strong(&ur_reserve[d].fd, &mark, -1);
-		}
+		/* Only the program's state this loop cleared: a mark over
+		 * state 0 may be a drop's, under way (ur_slot_drop). */
+		if (st && !(st & UR_RESERVE))
+			ur_marks_off(fd, -1);
 	}
 	atomic_store(&ur_split_finished, true);
 }
