@@ -638,17 +638,23 @@ real:
 void ur_untrack_range(unsigned lo, unsigned hi, int taken[UR_NTAKEN])
 {
 	unsigned fd, end = (unsigned)atomic_load(&ur_hiwater);
-	int d;
+	int d, k;
 
 	for (d = 0; d < UR_NRES; d++) {
 		int r = atomic_load(&ur_reserve[d].fd), n = ur_slot_number(r);
 
 		/* A reserve in transit too (its mover, finding the mark gone,
-		 * leaves it to this call: ur_slot_done). */
+		 * leaves it to this call: ur_slot_done).  Listed once: a mark
+		 * a jump left may name the number another slot keeps, and a
+		 * failed call would close it twice, the second time perhaps
+		 * another thread's new file there. */
 		taken[d] = -1;
 		if (n >= 0 && (unsigned)n >= lo && (unsigned)n <= hi &&
 		    atomic_compare_exchange_strong(&ur_reserve[d].fd, &r, -1))
 			taken[d] = n;
+		for (k = 0; k < d && taken[d] >= 0; k++)
+			if (taken[k] == taken[d])
+				taken[d] = -1;
 	}
 	for (d = 0; d < UR_NDEV; d++) {
 		int h = UR_HW_FD(atomic_load(&ur_hidden[d]));

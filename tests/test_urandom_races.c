@@ -1455,6 +1455,27 @@ static void test_split_program_mark(void **state)
 	ur_mode = UR_MODE_EXACT;
 }
 
+/* A mark a jump left may name the number another slot keeps: a failed
+ * close_range closes what it took back once, not once a slot (review 49:
+ * the second close could be another thread's new file there). */
+static void test_range_once(void **state)
+{
+	int fd, slot, n, d, seen = 0, taken[UR_NTAKEN];
+
+	(void)state;
+	fd = kept_reserve(O_RDONLY, &slot);
+	n = (slot + 1) % UR_SLOTS + UR_RES_DEV(slot) * UR_SLOTS;
+	atomic_store(&ur_reserve[n].fd, UR_CLOSING(fd));
+	ur_untrack_range((unsigned)fd, (unsigned)fd, taken);
+	for (d = 0; d < UR_NTAKEN; d++)
+		seen += taken[d] == fd;
+	assert_int_equal(seen, 1);
+	assert_int_equal(atomic_load(&ur_reserve[slot].fd), -1);
+	assert_int_equal(atomic_load(&ur_reserve[n].fd), -1);
+	assert_int_equal(close(fd), 0);  /* the one close, as a failed call's */
+	ur_mode = UR_MODE_EXACT;
+}
+
 /* A close a handler jumped out of before its state changed leaves the
  * program's number marked; a dup2 onto it takes the mark, and the move's
  * end closes nothing of the program's (a cold review's strand_dup2: on
@@ -1756,6 +1777,7 @@ int main(void)
 		cmocka_unit_test_setup(test_unguard_split, setup),
 		cmocka_unit_test_setup(test_split_keeps_marked, setup),
 		cmocka_unit_test_setup(test_split_program_mark, setup),
+		cmocka_unit_test_setup(test_range_once, setup),
 		cmocka_unit_test_setup(test_program_mark_and_flag, setup),
 		cmocka_unit_test_setup(test_range_future_flag, setup),
 		cmocka_unit_test_setup(test_unshared_table, setup),
