@@ -54,13 +54,15 @@ void fp_unhold(const sigset_t *old) FP_HIDDEN;
  * blocked (no handler of the program runs inside), so such a write fails
  * with EFBIG instead, and the signal it left pending is taken back before
  * the thread's mask is restored.  fp_own_write is one write so held where
- * it goes to a regular file (only a file raises SIGXFSZ), and a plain
- * write elsewhere (a pipe or a terminal, whose reader it may wait for,
- * the program's handlers free to run meanwhile). */
+ * it goes to a regular file (only a file raises SIGXFSZ); elsewhere (a
+ * pipe or a terminal, whose reader it may wait for) each chunk that will
+ * not wait is written so held, its SIGPIPE taken back the same way, and
+ * a wait is made with the program's mask, its handlers free to run. */
 struct fp_fsz {
 	sigset_t old;
 	bool held;
-	bool had; /* a SIGXFSZ was pending before: the program's, not ours */
+	int sig;  /* what our write may raise: SIGXFSZ, or a pipe's SIGPIPE */
+	bool had; /* one was pending before: the program's, not ours */
 	bool had_own; /* ... for this thread (else the process's, or none) */
 };
 void fp_fsz_hold(struct fp_fsz *g) FP_HIDDEN;

@@ -6,6 +6,8 @@
  */
 #include "fastpath.h"
 
+#include <limits.h>
+#include <poll.h>
 #include <sys/resource.h>
 #ifdef FP_LINUX
 #include <sys/prctl.h> /* PR_GET_SECCOMP */
@@ -166,7 +168,7 @@ ssize_t fp_raw_write(int fd, const void *buf, size_t n)
  * sigtimedwait more when a write met the limit.
  */
 /*
- * Whether SIGXFSZ is pending for this thread alone: 1, 0, or -1 where it
+ * Whether sig (SIGXFSZ, SIGPIPE) is pending for this thread alone: 1, 0, or -1 where it
  * cannot be told.  sigpending answers for the thread and the process
  * together, but the two are separate queues: a kill() of the process
  * (shared) and our write's signal (this thread's) do not merge, and each
@@ -174,8 +176,11 @@ ssize_t fp_raw_write(int fd, const void *buf, size_t n)
  * a small buffer (this may run on a signal stack).  Asked only when a
  * SIGXFSZ is pending, which the common path never has.
  */
-static int fp_fsz_private(void)
+static int fp_fsz_private(int sig)
 {
+#if !defined(FP_LINUX)
+	(void)sig;
+#endif
 #if defined(FP_LINUX)
 	static const char key[] = "\nSigPnd:";
 	char buf[128];
@@ -203,7 +208,7 @@ static int fp_fsz_private(void)
 				digits++;
 			} else {
 				(void)fp_raw_close(fd);
-				return digits > 0 ? (int)(bits >> (SIGXFSZ - 1) & 1) : -1;
+				return digits > 0 ? (int)(bits >> (sig - 1) & 1) : -1;
 			}
 		}
 	}
@@ -349,22 +354,21 @@ void fp_unhold(const sigset_t *old)
 	(void)pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
-/* all: every signal, so that no handler runs inside (fp_fsz_hold). */
-static void fp_fsz_block(struct fp_fsz *g, bool all)
+/* Every signal held, so that no handler runs inside (fp_fsz_hold); what
+ * is known of sig (our write's: SIGXFSZ, SIGPIPE) pending before. */
+static void fp_fsz_block(struct fp_fsz *g, int sig)
 {
-	sigset_t xfsz, pend;
+	sigset_t all, pend;
 	int saved = errno;
 
-	sigemptyset(&xfsz);
-	sigaddset(&xfsz, SIGXFSZ);
-	if (all)
-		sigfillset(&xfsz);
-	g->held = pthread_sigmask(SIG_BLOCK, &xfsz, &g->old) == 0;
-	g->had = g->held && sigpending(&pend) == 0 && sigismember(&pend, SIGXFSZ) == 1;
+	sigfillset(&all);
+	g->sig = sig;
+	g->held = pthread_sigmask(SIG_BLOCK, &all, &g->old) == 0;
+	g->had = g->held && sigpending(&pend) == 0 && sigismember(&pend, sig) == 1;
 	/* The program's may be the process's (a kill): ours would then be
 	 * one more, in this thread's queue.  Unknown: taken as this
 	 * thread's, which ours merges into. */
-	g->had_own = g->had && fp_fsz_private() != 0;
+	g->had_own = g->had && fp_fsz_private(sig) != 0;
 	errno = saved;
 }
 
@@ -375,7 +379,7 @@ static void fp_fsz_block(struct fp_fsz *g, bool all)
  * For our writes to files and our own pipes, which never wait long. */
 void fp_fsz_hold(struct fp_fsz *g)
 {
-	fp_fsz_block(g, true);
+	fp_fsz_block(g, SIGXFSZ);
 }
 
 void fp_fsz_release(struct fp_fsz *g)
@@ -386,9 +390,9 @@ void fp_fsz_release(struct fp_fsz *g)
 	if (!g->held)
 		return;
 	sigemptyset(&xfsz);
-	sigaddset(&xfsz, SIGXFSZ);
-	if (!g->had_own && sigpending(&pend) == 0 && sigismember(&pend, SIGXFSZ) == 1 &&
-	    ((priv = fp_fsz_private()) == 1 || (priv < 0 && !g->had))) {
+	sigaddset(&xfsz, g->sig);
+	if (!g->had_own && sigpending(&pend) == 0 && sigismember(&pend, g->sig) == 1 &&
+	    ((priv = fp_fsz_private(g->sig)) == 1 || (priv < 0 && !g->had))) {
 		struct timespec zero = { 0, 0 };
 
 		/* This thread's queue is dequeued first: ours, never the
@@ -405,6 +409,55 @@ void fp_fsz_release(struct fp_fsz *g)
 	errno = saved;
 }
 
+#if defined(FP_LINUX)
+/*
+ * A pipe or a socket whose reader has gone raises SIGPIPE, which kills by
+ * default, for a write the program never made (a cold review: a warning
+ * about a malformed setting, on a closed pipe, killed the program before
+ * main; the summary line killed it at exit).  So each write is made with
+ * every signal held, and only once poll says it will not wait (at most
+ * PIPE_BUF, which a pipe with room takes whole), and a SIGPIPE it raised
+ * is taken back, as a file's SIGXFSZ is.  A wait for the reader is ppoll's
+ * with the program's own mask: its handlers run meanwhile, and one that
+ * jumps out leaves the mask ppoll gave it, the program's, not ours.
+ */
+static ssize_t fp_stream_write(int fd, const char *buf, size_t n)
+{
+	const struct timespec zero = { 0, 0 };
+	size_t done = 0;
+
+	while (done < n) {
+		struct pollfd p = { .fd = fd, .events = POLLOUT };
+		size_t k = n - done < PIPE_BUF ? n - done : PIPE_BUF;
+		bool wrote = false;
+		struct fp_fsz g;
+		long r;
+		int err;
+
+		fp_fsz_block(&g, SIGPIPE);
+		r = FP_SYSCALL(SYS_ppoll, (long)&p, 1L, (long)&zero, 0L, 0L);
+		if (r > 0 && (p.revents & POLLNVAL)) {
+			r = -1;
+			errno = EBADF;
+		} else if (r > 0) {
+			r = fp_raw_write(fd, buf + done, k);
+			wrote = true;
+		} else if (r == 0) {  /* full: wait as the program would, then look again */
+			r = FP_SYSCALL(SYS_ppoll, (long)&p, 1L, 0L, (long)(g.held ? &g.old : NULL),
+			               (long)(_NSIG / 8));
+		}
+		err = errno;
+		fp_fsz_release(&g);
+		errno = err;
+		if ((r < 0 && (wrote || errno != EINTR)) || (wrote && r == 0))
+			return done ? (ssize_t)done : -1;
+		if (wrote)
+			done += (size_t)r;
+	}
+	return (ssize_t)done;
+}
+#endif
+
 ssize_t fp_own_write(int fd, const void *buf, size_t n)
 {
 	struct fp_fsz g;
@@ -414,14 +467,21 @@ ssize_t fp_own_write(int fd, const void *buf, size_t n)
 	struct stat st;
 
 	/* Only a regular file raises SIGXFSZ.  Anything else (a pipe, a
-	 * terminal: a write may wait for the reader) is written with the
-	 * program's mask, whose handlers (a SIGINT, a SIGTERM) must still
-	 * run meanwhile; a file, with every signal held, so that no handler
-	 * runs inside to jump out and leave SIGXFSZ blocked (a jump
-	 * generator: FASTPATH_DEBUG's lines left it so). */
-	if (fp_fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+	 * terminal: a write may wait for the reader) is written so that a
+	 * wait runs the program's handlers, and a pipe's SIGPIPE kills
+	 * nothing (fp_stream_write); a file, with every signal held, so that
+	 * no handler runs inside to jump out and leave SIGXFSZ blocked (a
+	 * jump generator: FASTPATH_DEBUG's lines left it so). */
+	if (fp_fstat(fd, &st) != 0)
 		return fp_raw_write(fd, buf, n);
-	fp_fsz_block(&g, true);
+	if (!S_ISREG(st.st_mode)) {
+#if defined(FP_LINUX)
+		return fp_stream_write(fd, buf, n);
+#else
+		return fp_raw_write(fd, buf, n);
+#endif
+	}
+	fp_fsz_hold(&g);
 	r = fp_raw_write(fd, buf, n);
 	err = errno;
 	fp_fsz_release(&g);

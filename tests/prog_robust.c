@@ -50,6 +50,11 @@
  *                          kept errno, A whether it still answers, in a
  *                          new thread too (a lock left taken: a hang);
  *                          "count": the jumps each took, on stderr
+ *   prog_robust sigpipe none|raise  SIGPIPE blocked, raised first or
+ *                          not, then an open, read and close of the device
+ *                          (run with stderr a pipe whose reader is gone,
+ *                          and FASTPATH_DEBUG: a line of fastpath's there):
+ *                          "pending 0" or "pending 1", as natively
  *   prog_robust orphan MODE [ARG]  MODE in a second thread once the main
  *                          thread has exited (pthread_exit: /proc/self
  *                          has no descriptors then, so the program names
@@ -747,6 +752,25 @@ static int jumps(bool count)
 	return 0;
 }
 
+static int sig_pipe(bool raise_first)
+{
+	sigset_t s, p;
+	char b[8];
+	int fd;
+
+	sigemptyset(&s);
+	sigaddset(&s, SIGPIPE);
+	if (sigprocmask(SIG_BLOCK, &s, NULL) != 0 || (raise_first && raise(SIGPIPE) != 0))
+		return 1;
+	fd = open("/dev/urandom", O_RDONLY);
+	if (fd < 0 || read(fd, b, sizeof b) != (ssize_t)sizeof b || close(fd) != 0)
+		return 1;
+	if (sigpending(&p) != 0)
+		return 1;
+	printf("pending %d\n", sigismember(&p, SIGPIPE));
+	return 0;
+}
+
 static int run(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -773,8 +797,10 @@ static int run(int argc, char **argv)
 		return bad_path(argv[2]);
 	if (!strcmp(m, "jumps"))
 		return jumps(argc > 2 && !strcmp(argv[2], "count"));
+	if (argc > 2 && !strcmp(m, "sigpipe"))
+		return sig_pipe(!strcmp(argv[2], "raise"));
 	fprintf(stderr, "usage: prog_robust [orphan] thread|altstack|altdepth|sigalrm|forkask [N]|bigset|"
-	                "endless|nsfd|badmask|badpath null|bad|jumps [count]\n");
+	                "endless|nsfd|badmask|badpath null|bad|jumps [count]|sigpipe none|raise\n");
 	return 2;
 }
 

@@ -138,4 +138,31 @@ else
 		expect_eq "limits of 0 to 4096 bytes ($what, a record of about $len): whole or none, exit 0" "" "$bad"
 	done
 fi
+# ---- a reader gone: SIGPIPE ------------------------------------------------
+# The same class for a pipe: a warning (a malformed setting, before main),
+# the summary line at exit or a debug line, written to a stderr whose
+# reader has exited, raised SIGPIPE, which killed the program (141) for a
+# write it never made; natively it runs and exits 0 (a cold review).  And
+# interpose's own line before its exec.  gone CMD...: CMD with stderr a
+# pipe whose reader exited first; what it printed on stdout, then "rc=N".
+gone() {
+	{ ( sh -c 'sleep 0.2; "$@" >&3; echo "rc=$?" >&3' sh "$@" 2>&1 >/dev/null | true ) 3>&1; } |
+		tr '\n' ' ' | sed 's/ $//'
+}
+# shellcheck disable=SC2016 # the inner shell's own $( ) and $?
+precond "a pipe whose reader is gone gives SIGPIPE here" \
+	sh -c '[ -z "$( { (sh -c "sleep 0.2; echo x >&2; echo rc=\$? >&3" 2>&1 >/dev/null | true) 3>&1; } )" ]'
+for v in FASTPATH_CPUS=bad FASTPATH_DISABLE=bogus FASTPATH_STATS=1 FASTPATH_DEBUG=1; do
+	expect_eq "stderr a pipe whose reader is gone, $v: the program runs, exit 0" "rc=0" \
+		"$(gone env LD_PRELOAD="$FASTPATH_SO" "$v" sh -c 'exit 0')"
+done
+expect_eq "stderr a pipe whose reader is gone, interpose --cpus 9000 (its own line): exit 0" "rc=0" \
+	"$(gone "$INTERPOSE" --cpus 9000 -- true)"
+# Our SIGPIPE taken back, the program's own (blocked, pending before) kept:
+# a debug line at each pooled open, the program's mask blocking SIGPIPE.
+for how in none raise; do
+	nat=$(gone "$TESTBIN/prog_robust" sigpipe "$how")
+	expect_eq "stderr a pipe whose reader is gone, SIGPIPE blocked ($how first), a debug line: as natively" \
+		"$nat" "$(gone env LD_PRELOAD="$FASTPATH_SO" FASTPATH_DEBUG=1 "$TESTBIN/prog_robust" sigpipe "$how")"
+done
 finish
