@@ -120,6 +120,23 @@ for bad in "--bogus true" "--cpus" "--cpus 0 true" "--cpus -3 true" "--cpus 1x t
 		fail "usage error '$bad': says so" "$(cat "$T_TMP/err")"; fi
 done
 
+# --- a tree whose path LD_PRELOAD would split -------------------------------
+# A colon or a space in the object's path: refused, 125 and one line (a
+# cold review: a space passed, and every process printed the loader's
+# "cannot be preloaded" twice and ran unmitigated).
+for name in "sp ace" "co:lon"; do
+	B="$T_TMP/$name"
+	mkdir -p "$B"
+	for f in interpose fastpath-run survey.awk interpose.awk libdirs lib fastpath.so; do
+		[ -e "$TOP/$f" ] && cp -a "$TOP/$f" "$B/"
+	done
+	out=$("$B/interpose" printenv LD_PRELOAD 2>"$T_TMP/err")
+	rc=$?
+	expect_eq "a tree at '$name': refused, 125, the reason" "125 |LD_PRELOAD splits on ':' and spaces" \
+		"$rc $out|$(head -n 1 "$T_TMP/err" | sed 's/.*: //')"
+	rm -rf "$B"
+done
+
 # --- an installed copy -----------------------------------------------------
 D=$T_TMP/x
 if make -s install DESTDIR="$D" >"$T_TMP/out" 2>&1; then

@@ -580,6 +580,28 @@ expect_eq "relative TMPDIR: every process recorded, the command quoted back" \
 	"$(sed -n 's/;.*//p' "$T_TMP/rep" | grep '^processes')|$(tail -n 1 "$T_TMP/rep")|$(head -n 1 "$T_TMP/rep")"
 expect_eq "relative TMPDIR: the record directory removed" "" "$(ls "$T_TMP/rel/tmp")"
 
+# --- no directory for the survey ---------------------------------------------
+# TMPDIR a file: one line, and the command runs all the same, mitigated,
+# with its own status (a cold review: 125, and it never ran).
+: >"$T_TMP/afile"
+out=$(TMPDIR=$T_TMP/afile "$INTERPOSE" --survey --cpus 1 -- sh -c 'nproc; exit 3' 2>"$T_TMP/err")
+rc=$?
+expect_eq "TMPDIR a file: the command ran (capped), its status, one line" \
+	"1 3 1 interpose: --survey: cannot make a directory in $T_TMP/afile" \
+	"$out $rc $(wc -l <"$T_TMP/err" | tr -d ' ') $(sed 's/ (TMPDIR.*//' "$T_TMP/err")"
+
+# The report's own failures leave the command's status: stderr closed, a
+# pipe whose reader has gone (its report and our line died of SIGPIPE: 141),
+# /dev/full (125 before).
+# (Their records are kept, under a TMPDIR of the test's.)
+mkdir -p "$T_TMP/kept"
+st_closed=$(TMPDIR=$T_TMP/kept "$INTERPOSE" --survey -- sh -c 'exit 3' 2>&-; echo $?)
+st_full=$(TMPDIR=$T_TMP/kept "$INTERPOSE" --survey -- sh -c 'exit 3' 2>/dev/full; echo $?)
+# shellcheck disable=SC2016 # the inner shell's own "$@" and $?
+st_gone=$( { (TMPDIR=$T_TMP/kept sh -c 'sleep 0.2; "$@"; echo $? >&3' sh "$INTERPOSE" --survey -- sh -c 'exit 3' 2>&1 >/dev/null | true) 3>&1; } )
+expect_eq "--survey, its report unwritable (stderr closed, /dev/full, a reader gone): the command's status" \
+	"3 3 3" "$st_closed $st_full $st_gone"
+
 # --- what a record costs (issue 40) -----------------------------------------------
 # A short process writes one record, at exit, by one write(2), made under
 # its own name: no rename (it wrote one at start too, each in about 40
