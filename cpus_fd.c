@@ -177,7 +177,10 @@ CPUS_WRAP_FOPEN(fopen64)
  * ---------------------------------------------------------------------- */
 static bool cf_maybe(int dirfd, const char *path)
 {
-	if (!path)
+	/* Inlined into wrappers whose prototypes say nonnull: unlaundered,
+	 * the compiler deleted this test (a cold review: stat(NULL) under
+	 * the cap was SIGSEGV, natively EFAULT). */
+	if (!fp_opaque(path))
 		return false;
 	if (path[0] == '/')
 		return path[1] == 's' && strncmp(path, "/sys/devices/system/", 20) == 0;

@@ -36,8 +36,10 @@
  *                          where /dev/zero is bound over it): "read 4096"
  *   prog_robust badmask    the affinity calls with masks and sizes the
  *                          kernel refuses: "<call> <r> <errno>" each
- *   prog_robust badpath null|bad   open, openat, fopen, readlink and
- *                          readlinkat of a NULL or an invalid path:
+ *   prog_robust badpath null|bad   open, openat, fopen, readlink,
+ *                          readlinkat, the stat family, access,
+ *                          faccessat and realpath of a NULL or an
+ *                          invalid path:
  *                          "<call> <r> <errno>" each
  *   prog_robust jumps [count]  each async-signal-safe call a mitigation
  *                          answers, 3000 times while a 50 us timer's
@@ -451,6 +453,36 @@ static int bad_path(const char *how)
 	errno = 0;
 	n = readlinkat(proc, p, buf, sizeof buf);
 	printf("readlinkat %zd %d\n", n, errno);
+	/* The cap's names (cpus_fd.c): their prototypes' nonnull let the
+	 * compiler delete the NULL test (a cold review: SIGSEGV). */
+	{
+		struct stat st;
+		struct statx sx;
+		char *r;
+
+		errno = 0;
+		fd = stat(p, &st);
+		printf("stat %d %d\n", fd, errno);
+		errno = 0;
+		fd = lstat(p, &st);
+		printf("lstat %d %d\n", fd, errno);
+		errno = 0;
+		fd = fstatat(AT_FDCWD, p, &st, 0);
+		printf("fstatat %d %d\n", fd, errno);
+		errno = 0;
+		fd = statx(AT_FDCWD, p, 0, STATX_BASIC_STATS, &sx);
+		printf("statx %d %d\n", fd, errno);
+		errno = 0;
+		fd = access(p, F_OK);
+		printf("access %d %d\n", fd, errno);
+		errno = 0;
+		fd = faccessat(AT_FDCWD, p, F_OK, 0);
+		printf("faccessat %d %d\n", fd, errno);
+		errno = 0;
+		r = realpath(p, NULL);
+		printf("realpath %s %d\n", r ? "path" : "NULL", errno);
+		free(r);
+	}
 	return 0;
 }
 
