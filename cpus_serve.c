@@ -378,6 +378,10 @@ __attribute__((noinline)) bool cf_serve(struct cf_what *w, int dirfd, const char
 			cf_status_mask(w, &m, mem->vmask, sizeof mem->vmask);
 		fd = cf_scratch(w->name);
 		err = fd < 0 ? errno : 0;
+		/* No file of our own (memfd_create refused by a filter or
+		 * absent, /dev/shm and /tmp not writable): served as over the
+		 * file-size limit, never failed (a cold review: EROFS). */
+		limited = err != 0;
 		/* The mode fstat shows, as procfs's and sysfs's: r--r--r--
 		 * (this descriptor, opened read-write before, still writes). */
 		if (!err)
@@ -386,11 +390,11 @@ __attribute__((noinline)) bool cf_serve(struct cf_what *w, int dirfd, const char
 	if (!err && (err = cf_fill(fd, w, &in, &m, mem->stage)) != 0) {
 		fp_raw_close(fd);
 		limited = err == EFBIG;
-		if (limited && !m.identity) {
-			fd = cf_pipe_copy(w, &in, &m, mem->stage, flags);
-			err = fd < 0 ? -fd : 0;
-			piped = !err;
-		}
+	}
+	if (err && limited) {
+		fd = cf_pipe_copy(w, &in, &m, mem->stage, flags);
+		err = fd < 0 ? -fd : 0;
+		piped = !err;
 	}
 	cf_text_free(&in);
 	if (mem)
@@ -406,7 +410,7 @@ __attribute__((noinline)) bool cf_serve(struct cf_what *w, int dirfd, const char
 	}
 	if (fp_unlikely(fp_cfg.debug))
 		fp_debug("cpus", w->shown, err ? "virtual file failed"
-		                         : piped ? "virtual file served in a pipe (RLIMIT_FSIZE)"
+		                         : piped ? "virtual file served in a pipe (RLIMIT_FSIZE, or no file of its own)"
 		                                 : "virtual file served");
 	if (err) {
 		errno = err;

@@ -24,6 +24,11 @@
  *                         the same calls answered with EPERM, as Docker's
  *                         profile answers process_vm_readv/writev and
  *                         ptrace without CAP_SYS_PTRACE
+ *   prog_urandom_seccomp NOMEMFD COMMAND [ARG...]
+ *                         memfd_create answered with EPERM, as a
+ *                         filter denying systemd's @ipc set of old
+ *                         answers it (the CPU cap's served copies then
+ *                         need another file)
  *   prog_urandom_seccomp probe
  *                         getrandom(16) and getentropy(16): prints each
  *                         result and errno (run under the filter)
@@ -155,10 +160,17 @@ int main(int argc, char **argv)
 	if (argc == 2 && strcmp(m, "probe") == 0)
 		return probe();
 	if (argc < 3 || (strcmp(m, "ENOSYS") != 0 && strcmp(m, "EPERM") != 0 && strcmp(m, "KILL") != 0 &&
-	                 strcmp(m, "SERVICE") != 0 && strcmp(m, "REFUSE") != 0)) {
-		fprintf(stderr, "usage: prog_urandom_seccomp ENOSYS|EPERM|KILL|SERVICE|REFUSE COMMAND [ARG...]\n");
+	                 strcmp(m, "SERVICE") != 0 && strcmp(m, "REFUSE") != 0 && strcmp(m, "NOMEMFD") != 0)) {
+		fprintf(stderr, "usage: prog_urandom_seccomp ENOSYS|EPERM|KILL|SERVICE|REFUSE|NOMEMFD COMMAND [ARG...]\n");
 		return 2;
 	}
+#if defined(ARCH) && defined(SYS_memfd_create)
+	if (strcmp(m, "NOMEMFD") == 0) {
+		static const long memfd_nr[] = { SYS_memfd_create };
+
+		return filter_exec(memfd_nr, 1, SECCOMP_RET_ERRNO | EPERM, argv + 2);
+	}
+#endif
 #if defined(ARCH)
 	if (strcmp(m, "SERVICE") == 0)
 		return filter_exec(service_out, SERVICE_OUT, SECCOMP_RET_KILL_PROCESS, argv + 2);

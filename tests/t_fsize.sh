@@ -138,6 +138,30 @@ else
 		expect_eq "limits of 0 to 4096 bytes ($what, a record of about $len): whole or none, exit 0" "" "$bad"
 	done
 fi
+# ---- no file of our own ---------------------------------------------------
+# memfd_create refused (a filter) and neither /dev/shm nor /tmp writable:
+# the served copy goes into a pipe, as over the limit, and the open never
+# fails (a cold review: EROFS).  The first step alone (an O_TMPFILE in
+# /dev/shm) runs anywhere; both need a mount namespace of our own.
+SC=$TESTBIN/prog_urandom_seccomp
+probe='grep -c ^processor /proc/cpuinfo; cat /sys/devices/system/cpu/online'
+if "$SC" NOMEMFD true 2>/dev/null; then
+	expect_eq "memfd_create refused, FASTPATH_CPUS=3: served (a file in /dev/shm or /tmp)" "3 0-2" \
+		"$(FASTPATH_CPUS=3 LD_PRELOAD="$FASTPATH_SO" "$SC" NOMEMFD sh -c "$probe" 2>&1 | tr '\n' ' ' | sed 's/ $//')"
+	if [ "$(id -u)" -eq 0 ] && unshare -m true 2>/dev/null; then
+		# shellcheck disable=SC2016 # the inner shell's own "$@"
+		got=$(unshare -m sh -c 'mount -t tmpfs -o ro tmpfs /tmp && mount -t tmpfs -o ro tmpfs /dev/shm &&
+			"$@"' sh env FASTPATH_CPUS=3 LD_PRELOAD="$FASTPATH_SO" "$SC" NOMEMFD sh -c "$probe" 2>&1 |
+			tr '\n' ' ' | sed 's/ $//')
+		expect_eq "memfd_create refused, /tmp and /dev/shm read-only, FASTPATH_CPUS=3: served in a pipe" \
+			"3 0-2" "$got"
+	else
+		skip "memfd_create refused, /tmp and /dev/shm read-only" "needs root and unshare -m (a mount namespace)"
+	fi
+else
+	skip "memfd_create refused" "no seccomp filter can be installed here"
+fi
+
 # ---- a reader gone: SIGPIPE ------------------------------------------------
 # The same class for a pipe: a warning (a malformed setting, before main),
 # the summary line at exit or a debug line, written to a stderr whose
