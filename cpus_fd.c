@@ -177,9 +177,7 @@ CPUS_WRAP_FOPEN(fopen64)
  * ---------------------------------------------------------------------- */
 static bool cf_maybe(int dirfd, const char *path)
 {
-	/* Inlined into wrappers whose prototypes say nonnull: unlaundered,
-	 * the compiler deleted this test (a cold review: stat(NULL) under
-	 * the cap was SIGSEGV, natively EFAULT). */
+	/* Laundered: the prototypes' nonnull deleted it (stat(NULL): SIGSEGV). */
 	if (!fp_opaque(path))
 		return false;
 	if (path[0] == '/')
