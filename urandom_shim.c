@@ -249,14 +249,19 @@ FP_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
 
 /* pread and pread64, written once.  The device ignores the offset, but the
  * kernel still rejects a negative one (EINVAL): that case goes to it. */
+/* The kernel's EINVAL for an offset it refuses: negative, or one that n
+ * bytes more would take past the largest (a cold review: 16 bytes served
+ * at INT64_MAX - 5). */
+#define UR_POS_OK(off, n)                                                    \
+	((off) >= 0 && (unsigned long long)(n) <= (unsigned long long)LLONG_MAX - (unsigned long long)(off))
 #define UR_WRAP_PREAD(name, off_type)                                        \
 	FP_EXPORT ssize_t name(int fd, void *buf, size_t n, off_type off)    \
 	{                                                                    \
 		unsigned st = ur_state(fd);                                  \
                                                                              \
-		if (fp_unlikely(st & UR_OPEN) && off >= 0)                   \
+		if (fp_unlikely(st & UR_OPEN) && UR_POS_OK(off, n))          \
 			return ur_read(fd, buf, n);                          \
-		if (fp_unlikely(ur_surveyed(fd)) && off >= 0) {              \
+		if (fp_unlikely(ur_surveyed(fd)) && UR_POS_OK(off, n)) {     \
 			ssize_t r_;                                          \
 			UR_SV_TIMED(r_, UR_REAL(name)(fd, buf, n, off), ur_sv_read, n, r_); \
 			return r_;                                           \

@@ -81,6 +81,7 @@
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/time.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1626,8 +1627,22 @@ static void run_op(const struct op *o)
 		static const size_t sizes[] = { 1, 16, 100, 4096, 5000 };
 		char buf[5000];
 		size_t sz = sizes[x % 5];
-		say(" %s %zu", fdtok(a), sz);
-		SAYRET(read(a, buf, sz));
+		/* read, or pread and preadv at an offset the kernel may refuse
+		 * (negative; one that sz bytes more would take past the
+		 * largest: a cold review's EINVAL served 16 bytes) */
+		static const long long offs[] = { 0, 7, -1, INT64_MAX - 5, INT64_MAX };
+		long long off = offs[(x >> 3) % 5];
+		if (y % 3 == 1) {
+			say(" %s %zu pread %lld", fdtok(a), sz, off);
+			SAYRET(pread(a, buf, sz, (off_t)off));
+		} else if (y % 3 == 2) {
+			struct iovec v = { buf, sz };
+			say(" %s %zu preadv %lld", fdtok(a), sz, off);
+			SAYRET(preadv(a, &v, 1, (off_t)off));
+		} else {
+			say(" %s %zu", fdtok(a), sz);
+			SAYRET(read(a, buf, sz));
+		}
 		break;
 	}
 	case OP_LSEEK:
