@@ -146,8 +146,7 @@ extern void *ur_vgr_libc FP_HIDDEN;
 #endif
 
 /* This thread's vDSO state and reservoir slice, NULL until it has one. */
-extern FP_TLS void *ur_tls_state FP_HIDDEN;
-extern FP_TLS void *ur_tls_slice FP_HIDDEN;
+extern FP_TLS void *ur_tls_state FP_HIDDEN, *ur_tls_slice FP_HIDDEN;
 /* Takes one for this thread; NULL when none can be had now (a signal
  * handler interrupted a taking, too many threads): the caller goes on
  * without (the kernel, or the pool itself). */
@@ -227,6 +226,7 @@ void ur_vfork_note(bool own, bool shared) FP_HIDDEN, ur_vfork_flag(int *fds) FP_
 bool ur_vfork_forget(unsigned lo, unsigned hi, bool close) FP_HIDDEN;
 unsigned ur_vfork_state(int fd, unsigned st) FP_HIDDEN;
 extern FP_TLS const unsigned char *ur_vf_forking FP_HIDDEN;
+extern FP_TLS bool ur_pty_forking FP_HIDDEN; /* a forkpty under way: urandom_stdio.c */
 /* urandom_cow.c: a fork child waits for no copy another thread made. */
 void ur_cow_atfork_child(bool forget) FP_HIDDEN;
 /* Reserve mode keeps up to UR_SLOTS closed descriptors per device, a slot

@@ -645,6 +645,11 @@ FP_FORK_TEXT void ur_fd_atfork_child(void)
 	if (fp_unlikely(half))
 		ur_block_all(&old, &cs);
 	atomic_store(&ur_table_pid, (long)getpid());
+#ifdef FP_LINUX
+	if (fp_unlikely(ur_pty_forking))
+		for (int n = 0; n <= 2; n++)
+			(void)ur_untrack(n);  /* forkpty's login_tty replaces them */
+#endif
 	/* Forked from a vfork child, or a clone child on memory of its own
 	 * (its fork, or its first thread: vfork.c): its table was copied
 	 * from one that changed since our records, so the steps other

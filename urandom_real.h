@@ -95,6 +95,18 @@
 #define UR_REAL_RANDOM(X)
 #endif
 
+#ifdef FP_LINUX
+struct termios;
+struct winsize;
+/* Their dup2 onto 0, 1 and 2 is the C library's own (urandom_stdio.c). */
+#define UR_REAL_PTY(X)                                                                        \
+	X(int, login_tty, (int fd), FP_NR_FAIL(-1))                                              \
+	X(pid_t, forkpty, (int *pty, char *name, const struct termios *tio, const struct winsize *ws), \
+	  FP_NR_FAIL(-1))
+#else
+#define UR_REAL_PTY(X)
+#endif
+
 #if defined(FP_HAVE_CLOSE_RANGE)
 #define UR_REAL_CLOSE_RANGE(X)                                                                \
 	X(int, close_range, (unsigned int lo, unsigned int hi, int flags), FP_NR_FAIL(-1))
@@ -212,7 +224,7 @@ typedef off_t fp_loff_t;
 #endif
 
 #define UR_REAL_ALL(X)                                                                        \
-	UR_REAL_COMMON(X) UR_REAL_LFS64(X) UR_REAL_CHK(X) UR_REAL_RANDOM(X)                     \
+	UR_REAL_COMMON(X) UR_REAL_LFS64(X) UR_REAL_CHK(X) UR_REAL_RANDOM(X) UR_REAL_PTY(X)                     \
 	UR_REAL_CLOSE_RANGE(X) UR_REAL_CLOSEFROM(X) UR_REAL_DUP3(X) UR_REAL_FCNTL64(X)          \
 	UR_REAL_FCNTL_TIME64(X) UR_REAL_SEEN(X) UR_REAL_SEEN64(X) UR_REAL_SYSCALL(X)
 FP_REAL_DECLARE(urandom, UR_REAL_ALL);

@@ -1,10 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * urandom_stdio.c: the stdio calls that could take a descriptor the
- * urandom mitigation tracks (fdopen, fclose, freopen, daemon).
+ * urandom_stdio.c: the C library calls that take, close or replace a
+ * descriptor the urandom mitigation tracks through calls of their own we
+ * never see (fdopen, fclose, freopen, daemon, login_tty, forkpty).
  */
 #include "fastpath.h"
 #include "urandom.h"
+
+#ifdef FP_LINUX
+#include <pty.h>
+#include <utmp.h>
+#endif
 
 /* ------------------------------------------------------------------------
  * stdio.  glibc's fopen, fread and fclose use internal calls we never see,
@@ -86,3 +92,34 @@ FP_EXPORT int daemon(int nochdir, int noclose)
 		(void)ur_untrack(fd);
 	return UR_REAL(daemon)(nochdir, noclose);
 }
+
+#ifdef FP_LINUX
+/* login_tty puts the terminal on 0, 1 and 2 through the C library's own
+ * dup2 (a cold review: a device descriptor on 0, then forkpty: the child's
+ * read(0) was served random bytes, natively its terminal's input). */
+FP_EXPORT int login_tty(int fd)
+{
+	int n;
+
+	for (n = 0; n <= 2; n++)
+		(void)ur_untrack(n);
+	return UR_REAL(login_tty)(fd);
+}
+
+/* forkpty's child calls login_tty inside: that child forgets 0, 1 and 2
+ * in its fork handler (ur_fd_atfork_child), before it returns to it. */
+FP_TLS bool ur_pty_forking;
+
+FP_EXPORT pid_t forkpty(int *pty, char *name, const struct termios *tio, const struct winsize *ws)
+{
+	pid_t p;
+	int e;
+
+	ur_pty_forking = true;
+	p = UR_REAL(forkpty)(pty, name, tio, ws);
+	e = errno;
+	ur_pty_forking = false;
+	errno = e;
+	return p;
+}
+#endif

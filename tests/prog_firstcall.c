@@ -58,6 +58,8 @@ int main(void)
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
+#include <utmp.h>
+#include <pty.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -321,6 +323,28 @@ ENTRY(fork)
 	if (pid == 0)
 		_exit(0);
 	return reaped(pid);
+}
+
+ENTRY(forkpty)
+{
+	pid_t pid;
+	int m = -1;
+
+	fc_arm();
+	pid = forkpty(&m, NULL, NULL, NULL);
+	if (pid == 0)
+		_exit(0);
+	if (m >= 0)
+		(void)syscall(SYS_close, m); /* not close(): the entry's own call is forkpty */
+	return reaped(pid);
+}
+
+/* On no descriptor: the call fails (EBADF) after its setsid, which makes
+ * this throwaway process a session leader. */
+ENTRY(login_tty)
+{
+	fc_arm();
+	return login_tty(-1);
 }
 
 ENTRY(vfork)
@@ -1780,6 +1804,8 @@ static const struct fc_entry table[] = {
 	RUN(vfork),
 	RUN(sigaltstack),
 	RUN(daemon),
+	RUN(forkpty),
+	RUN(login_tty),
 	RUN(close),
 	RUN(dup),
 	RUN(dup2),

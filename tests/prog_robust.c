@@ -57,6 +57,12 @@
  *                          (run with stderr a pipe whose reader is gone,
  *                          and FASTPATH_DEBUG: a line of fastpath's there):
  *                          "pending 0" or "pending 1", as natively
+ *   prog_robust forkpty|login_tty  stdin closed, the device opened (it
+ *                          gets 0), then a child on a pty (forkpty, or
+ *                          openpty, fork and login_tty), whose 0 the C
+ *                          library's own dup2 replaces: the child reads
+ *                          the line its parent typed: "fd 0, child read
+ *                          6 text"
  *   prog_robust orphan MODE [ARG]  MODE in a second thread once the main
  *                          thread has exited (pthread_exit: /proc/self
  *                          has no descriptors then, so the program names
@@ -70,6 +76,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
+#include <pty.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -85,6 +92,7 @@
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <utmp.h>
 
 #include "testutil.h"
 
@@ -803,6 +811,36 @@ static int sig_pipe(bool raise_first)
 	return 0;
 }
 
+static int pty_child(bool direct)
+{
+	int log = dup(1), m = -1, sl = -1, st, u;
+	char b[64];
+	pid_t p;
+
+	close(0);
+	u = open("/dev/urandom", O_RDONLY);
+	if (direct) {
+		if (openpty(&m, &sl, NULL, NULL, NULL) != 0)
+			return 1;
+		if ((p = fork()) == 0 && login_tty(sl) != 0)
+			_exit(1);
+	} else {
+		p = forkpty(&m, NULL, NULL, NULL);
+	}
+	if (p == 0) {
+		ssize_t n = read(0, b, sizeof b);
+		bool text = n > 0;
+
+		for (ssize_t i = 0; i < n; i++)
+			text = text && (b[i] == '\n' || b[i] == '\r' || (b[i] >= ' ' && b[i] <= 126));
+		dprintf(log, "fd %d, child read %zd %s\n", u, n, text ? "text" : "binary");
+		_exit(0);
+	}
+	if (p < 0 || write(m, "hello\n", 6) != 6 || waitpid(p, &st, 0) != p)
+		return 1;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
+}
+
 static int run(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -829,10 +867,12 @@ static int run(int argc, char **argv)
 		return bad_path(argv[2]);
 	if (!strcmp(m, "jumps"))
 		return jumps(argc > 2 && !strcmp(argv[2], "count"));
+	if (!strcmp(m, "forkpty") || !strcmp(m, "login_tty"))
+		return pty_child(!strcmp(m, "login_tty"));
 	if (argc > 2 && !strcmp(m, "sigpipe"))
 		return sig_pipe(!strcmp(argv[2], "raise"));
 	fprintf(stderr, "usage: prog_robust [orphan] thread|altstack|altdepth|sigalrm|forkask [N]|bigset|"
-	                "endless|nsfd|badmask|badpath null|bad|jumps [count]|sigpipe none|raise\n");
+	                "endless|nsfd|badmask|badpath null|bad|jumps [count]|sigpipe none|raise|forkpty|login_tty\n");
 	return 2;
 }
 

@@ -422,7 +422,7 @@ INTERPOSED="_Exit _exit sigaltstack __open64_2 __open_2 __openat64_2 __openat_2 
 	access faccessat stat stat64 lstat lstat64 fstatat fstatat64 statx realpath
 	opendir fdopendir readdir readdir64 rewinddir closedir
 	rewind fseek fseeko fseeko64 fsetpos fsetpos64 _IO_fsetpos _IO_fsetpos64
-	localtime mktime timelocal ctime tzset"
+	localtime mktime timelocal ctime tzset forkpty login_tty"
 # What only illumos libc has, exported by the illumos objects alone:
 # sysconf's XPG5 name.  tests/h_illumos.sh checks those objects' exports
 # against both lists (it reads them from here).

@@ -111,6 +111,10 @@ elif precond "prog_robust altdepth: runs natively" expr "$native" : 'handler ok 
 	IFS=$old_ifs
 fi
 robust sigalrm
+# The C library's own dup2 onto 0 (forkpty's login_tty): the child's
+# read(0) is its terminal's, not the device's (a cold review).
+robust forkpty
+robust login_tty
 robust bigset
 robust nsfd
 # Masks and sizes the kernel refuses: EFAULT and EINVAL, as natively (a
