@@ -21,7 +21,8 @@
  *   cpus_serve.c       a CPU file's generated copy, served.
  *   cpus_dirs.c        the machine's directories (cpuK, nodes, status).
  *   cpus_fd.c          fopen/fopen64 of them; lseek/mmap of the copies as
- *                      procfs and sysfs answer.
+ *                      procfs and sysfs answer; stat, access, realpath,
+ *                      opendir and readdir of the machine's directories.
  *
  * Internal to fastpath.so: include it after fastpath.h.
  */
@@ -462,6 +463,32 @@ enum cf_vis fp_cpus_vpath(int dirfd, const char *path, struct cf_vpath *vp) FP_H
  * 1 the cpu directory (cpuK entries are directories), 2 a node's (links),
  * 0 none of ours (or the identity map). */
 int fp_cpus_listing(int dirfd, const char *path) FP_HIDDEN;
+/* A path the cap may answer for: under /sys/devices/system/, or relative
+ * to a descriptor (maybe one noted).  Laundered: the prototypes' nonnull
+ * deleted the NULL test (stat(NULL): SIGSEGV). */
+static inline bool cf_maybe(int dirfd, const char *path)
+{
+	if (!fp_opaque(path))
+		return false;
+	if (path[0] == '/')
+		return path[1] == 's' && strncmp(path, "/sys/devices/system/", 20) == 0;
+	return dirfd != AT_FDCWD;
+}
+/* The calls that name one without opening it (cpus_fd.c): cf_named's *use is the path to ask the kernel
+ * about (CF_V_REAL), or errno is ENOENT (CF_V_GONE); cf_at's the same for
+ * a *at call, from AT_FDCWD for a real CPU's path, -1 for a gone one;
+ * cf_realpath is realpath of a path cf_maybe took, cpuK said again. */
+enum cf_vis cf_named(int dirfd, const char *path, struct cf_vpath *vp, const char **use) FP_HIDDEN;
+int cf_at(int *dirfd, const char *path, struct cf_vpath *vp, const char **use) FP_HIDDEN;
+char *cf_realpath(const char *path, char *out) FP_HIDDEN;
+/* A listing of ours (cpus_fd.c): d's, or NULL (one branch while there is
+ * none); whether a name is a real CPU's entry, which it skips; its next
+ * virtual entry, false at the end. */
+struct cf_list;
+struct cf_list *cf_list_of(const DIR *d) FP_HIDDEN;
+bool cf_is_cpu(const char *name) FP_HIDDEN;
+bool cf_list_next(struct cf_list *l, DIR *d, char *name, size_t cap, ino_t *ino,
+                  unsigned char *type) FP_HIDDEN;
 
 /* ------------------------------------------------------------------------
  * What the CPU files' units share: which files are ours and the directory

@@ -172,23 +172,13 @@ CPUS_WRAP_FOPEN(fopen64)
  * it) are asked of the real CPU it runs on (fp_cpus_vpath), a cpuK with
  * K >= N is ENOENT; realpath's answer names cpuK again.  With the cap off,
  * one branch; on, a path outside /sys/devices/system/ and /proc/ pays
- * a prefix test (a relative one: a load, until a directory of ours is
- * noted).
+ * a prefix test (cf_maybe; a relative one: a load, until a directory of
+ * ours is noted).
  * ---------------------------------------------------------------------- */
-static bool cf_maybe(int dirfd, const char *path)
-{
-	/* Laundered: the prototypes' nonnull deleted it (stat(NULL): SIGSEGV). */
-	if (!fp_opaque(path))
-		return false;
-	if (path[0] == '/')
-		return path[1] == 's' && strncmp(path, "/sys/devices/system/", 20) == 0;
-	return dirfd != AT_FDCWD;
-}
-
 /* CF_V_REAL: *use is the path to ask the kernel about; CF_V_GONE: errno
  * ENOENT.  A node's or status file's is its own path (stat and access of
  * those are the kernel's). */
-static enum cf_vis cf_named(int dirfd, const char *path, struct cf_vpath *vp, const char **use)
+enum cf_vis cf_named(int dirfd, const char *path, struct cf_vpath *vp, const char **use)
 {
 	enum cf_vis vis = fp_cpus_vpath(dirfd, path, vp);
 
@@ -214,7 +204,7 @@ static enum cf_vis cf_named(int dirfd, const char *path, struct cf_vpath *vp, co
 	}
 /* The name a *at call asks under the cap: the real CPU's (then from
  * AT_FDCWD), or path itself; -1 (errno set) for a cpuK the machine lacks. */
-static int cf_at(int *dirfd, const char *path, struct cf_vpath *vp, const char **use)
+int cf_at(int *dirfd, const char *path, struct cf_vpath *vp, const char **use)
 {
 	switch (cf_named(*dirfd, path, vp, use)) {
 	case CF_V_GONE:
@@ -287,10 +277,17 @@ FP_EXPORT int faccessat(int dirfd, const char *path, int how, int flags)
 	return FP_OWN(faccessat)(dirfd, use, how, flags);
 }
 
+FP_EXPORT char *realpath(const char *path, char *out)
+{
+	if (fp_likely(!fp_enabled(FP_BIT(cpus))) || !cf_maybe(AT_FDCWD, path))
+		return FP_OWN(realpath)(path, out);
+	return cf_realpath(path, out);
+}
+
 /* realpath of a cpuK path: the real CPU's, with its cpu directory's name
  * (the first /sys/devices/system/cpu/cpuR of the answer: a node's cpuK
  * link resolves there) said as cpuK. */
-FP_EXPORT char *realpath(const char *path, char *out)
+char *cf_realpath(const char *path, char *out)
 {
 	static const char cpudir[] = "/sys/devices/system/cpu/cpu";
 	struct cf_vpath vp;
@@ -300,8 +297,6 @@ FP_EXPORT char *realpath(const char *path, char *out)
 	size_t head = sizeof cpudir - 1, n, len;
 	long rc;
 
-	if (fp_likely(!fp_enabled(FP_BIT(cpus))) || !cf_maybe(AT_FDCWD, path))
-		return FP_OWN(realpath)(path, out);
 	switch (cf_named(AT_FDCWD, path, &vp, &use)) {
 	case CF_V_GONE:
 		return NULL;
@@ -382,7 +377,7 @@ static void cf_list_add(DIR *d, int kind)
 	}
 }
 
-static struct cf_list *cf_list_of(const DIR *d)
+struct cf_list *cf_list_of(const DIR *d)
 {
 	if (fp_likely(atomic_load_explicit(&cf_nlists, memory_order_relaxed) == 0) || !d)
 		return NULL;
@@ -393,7 +388,7 @@ static struct cf_list *cf_list_of(const DIR *d)
 }
 
 /* "cpu" and a number: a real CPU's entry, which the listing skips. */
-static bool cf_is_cpu(const char *name)
+bool cf_is_cpu(const char *name)
 {
 	if (strncmp(name, "cpu", 3) != 0 || !name[3])
 		return false;
@@ -405,8 +400,8 @@ static bool cf_is_cpu(const char *name)
 
 /* The next virtual entry of l, into *name, *ino and *type; false at the
  * end. */
-static bool cf_list_next(struct cf_list *l, DIR *d, char *name, size_t cap, ino_t *ino,
-                         unsigned char *type)
+bool cf_list_next(struct cf_list *l, DIR *d, char *name, size_t cap, ino_t *ino,
+                  unsigned char *type)
 {
 	struct cpus_map m;
 	struct fp_buf b = { name, 0, cap };
