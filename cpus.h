@@ -23,6 +23,9 @@
  *   cpus_fd.c          fopen/fopen64 of them; lseek/mmap of the copies as
  *                      procfs and sysfs answer; stat, access, realpath,
  *                      opendir and readdir of the machine's directories.
+ *   cpus_compat.c      the C library's other names for those (fortified
+ *                      realpath, the __xstat family, euidaccess,
+ *                      readdir_r...).
  *
  * Internal to fastpath.so: include it after fastpath.h.
  */
@@ -474,7 +477,8 @@ static inline bool cf_maybe(int dirfd, const char *path)
 		return path[1] == 's' && strncmp(path, "/sys/devices/system/", 20) == 0;
 	return dirfd != AT_FDCWD;
 }
-/* The calls that name one without opening it (cpus_fd.c): cf_named's *use is the path to ask the kernel
+/* The calls that name one without opening it (cpus_fd.c, and their other
+ * names in cpus_compat.c): cf_named's *use is the path to ask the kernel
  * about (CF_V_REAL), or errno is ENOENT (CF_V_GONE); cf_at's the same for
  * a *at call, from AT_FDCWD for a real CPU's path, -1 for a gone one;
  * cf_realpath is realpath of a path cf_maybe took, cpuK said again. */
@@ -566,6 +570,9 @@ bool fp_cpus_seek(int fd, long long *off, int *whence) FP_HIDDEN;
 #define CPUS_NSYMS (16 + CPUS_NSTATX)
 #endif
 extern const struct fp_sym cpus_syms[CPUS_NSYMS] FP_HIDDEN;
+/* cpus_compat.c's rows (the other names of those calls), bound by the
+ * cpus descriptor's binding. */
+void cpus_compat_bind(fp_lookup_fn look, void *w) FP_HIDDEN;
 #else /* !FP_LINUX */
 static inline bool fp_cpus_seek(int fd, long long *off, int *whence)
 {

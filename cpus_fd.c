@@ -173,7 +173,8 @@ CPUS_WRAP_FOPEN(fopen64)
  * K >= N is ENOENT; realpath's answer names cpuK again.  With the cap off,
  * one branch; on, a path outside /sys/devices/system/ and /proc/ pays
  * a prefix test (cf_maybe; a relative one: a load, until a directory of
- * ours is noted).
+ * ours is noted).  cpus_compat.c's other names of these calls share
+ * cf_named, cf_at and cf_realpath.
  * ---------------------------------------------------------------------- */
 /* CF_V_REAL: *use is the path to ask the kernel about; CF_V_GONE: errno
  * ENOENT.  A node's or status file's is its own path (stat and access of

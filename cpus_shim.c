@@ -202,6 +202,9 @@ static void cpus_child(void);
 FP_STARTUP_TEXT static void cpus_bind(fp_lookup_fn look, void *w)
 {
 	fp_real_bind_cpus(look, w);
+#ifdef FP_LINUX
+	cpus_compat_bind(look, w);
+#endif
 #ifdef FP_HAVE_AFFINITY
 	cpus_getcpu_init();
 #endif

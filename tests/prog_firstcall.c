@@ -260,6 +260,19 @@ ENTRY(faccessat)
 	return faccessat(AT_FDCWD, FC_CPUFILE, R_OK, 0);
 }
 
+/* access with the effective ids (glibc and musl both have it). */
+ENTRY(euidaccess)
+{
+	fc_arm();
+	return euidaccess(FC_CPUFILE, R_OK);
+}
+
+ENTRY(eaccess)
+{
+	fc_arm();
+	return eaccess(FC_CPUFILE, R_OK);
+}
+
 ENTRY(chroot)
 {
 	fc_arm();
@@ -848,6 +861,19 @@ ENTRY(readdir)
 	return PTR(readdir(d));
 }
 
+/* Deprecated by glibc 2.24, still called. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+ENTRY(readdir_r)
+{
+	DIR *d = opendir(FC_CPUDIR);
+	struct dirent e, *res;
+
+	fc_arm();
+	return readdir_r(d, &e, &res) == 0 && res ? 0 : -1;
+}
+#pragma GCC diagnostic pop
+
 ENTRY(rewinddir)
 {
 	DIR *d = opendir(FC_CPUDIR);
@@ -1413,6 +1439,15 @@ ssize_t __readlinkat_chk(int dirfd, const char *path, char *buf, size_t n, size_
  * it now); the version number is the kernel's struct stat's. */
 int __fxstat(int ver, int fd, struct stat *st);
 int __fxstat64(int ver, int fd, struct stat64 *st);
+/* And for stat, lstat and fstatat. */
+int __xstat(int ver, const char *path, struct stat *st);
+int __xstat64(int ver, const char *path, struct stat64 *st);
+int __lxstat(int ver, const char *path, struct stat *st);
+int __lxstat64(int ver, const char *path, struct stat64 *st);
+int __fxstatat(int ver, int dirfd, const char *path, struct stat *st, int flags);
+int __fxstatat64(int ver, int dirfd, const char *path, struct stat64 *st, int flags);
+/* realpath into a buffer of known size, fortified. */
+char *__realpath_chk(const char *path, char *out, size_t outlen);
 pid_t __vfork(void);
 #if defined(__x86_64__)
 #define FC_STAT_VER 1
@@ -1507,6 +1542,68 @@ ENTRY(__fxstat64)
 	fc_arm();
 	return __fxstat64(FC_STAT_VER, fd, &st);
 }
+
+/* The stat family's and realpath's other names: of a CPU file, as stat's
+ * and realpath's entries. */
+#define FC_XSTAT(sym, st_type)                                               \
+	ENTRY(sym)                                                           \
+	{                                                                    \
+		st_type st;                                                  \
+                                                                             \
+		fc_arm();                                                    \
+		return sym(FC_STAT_VER, FC_CPUFILE, &st);                    \
+	}
+FC_XSTAT(__xstat, struct stat)
+FC_XSTAT(__xstat64, struct stat64)
+FC_XSTAT(__lxstat, struct stat)
+FC_XSTAT(__lxstat64, struct stat64)
+
+ENTRY(__fxstatat)
+{
+	struct stat st;
+
+	fc_arm();
+	return __fxstatat(FC_STAT_VER, AT_FDCWD, FC_CPUFILE, &st, 0);
+}
+
+ENTRY(__fxstatat64)
+{
+	struct stat64 st;
+
+	fc_arm();
+	return __fxstatat64(FC_STAT_VER, AT_FDCWD, FC_CPUFILE, &st, 0);
+}
+
+ENTRY(__realpath_chk)
+{
+	char out[4096];
+
+	fc_arm();
+	return PTR(__realpath_chk(FC_CPUFILE, out, sizeof out));
+}
+
+/* The answer kept to the process's exit (still reachable): a free()
+ * would be a call after the one looked at. */
+static char *fc_canonical;
+
+ENTRY(canonicalize_file_name)
+{
+	fc_arm();
+	fc_canonical = canonicalize_file_name(FC_CPUFILE);
+	return PTR(fc_canonical);
+}
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+ENTRY(readdir64_r)
+{
+	DIR *d = opendir(FC_CPUDIR);
+	struct dirent64 e, *res;
+
+	fc_arm();
+	return readdir64_r(d, &e, &res) == 0 && res ? 0 : -1;
+}
+#pragma GCC diagnostic pop
 
 ENTRY(__vfork)
 {
@@ -1793,6 +1890,8 @@ static const struct fc_entry table[] = {
 	SKIP(__sysconf_xpg5, "illumos only"),
 	RUN(access),
 	RUN(faccessat),
+	RUN(euidaccess),
+	RUN(eaccess),
 	RUN(chroot),
 	RUN(mount),
 	RUN(umount),
@@ -1861,6 +1960,7 @@ static const struct fc_entry table[] = {
 	RUN(opendir),
 	RUN(fdopendir),
 	RUN(readdir),
+	RUN(readdir_r),
 	RUN(rewinddir),
 	RUN(closedir),
 	RUN(sysconf),
@@ -1933,6 +2033,15 @@ static const struct fc_entry table[] = {
 	GLIBC(__readlinkat_chk),
 	GLIBC(__fxstat),
 	GLIBC(__fxstat64),
+	GLIBC(__xstat),
+	GLIBC(__xstat64),
+	GLIBC(__lxstat),
+	GLIBC(__lxstat64),
+	GLIBC(__fxstatat),
+	GLIBC(__fxstatat64),
+	GLIBC(__realpath_chk),
+	GLIBC(canonicalize_file_name),
+	GLIBC(readdir64_r),
 	GLIBC(__vfork),
 #ifdef FC_PREADV2
 	RUN(preadv2),

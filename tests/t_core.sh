@@ -421,6 +421,8 @@ INTERPOSED="_Exit _exit sigaltstack __open64_2 __open_2 __openat64_2 __openat_2 
 	pthread_setattr_default_np pthread_getattr_np sendmmsg
 	access faccessat stat stat64 lstat lstat64 fstatat fstatat64 statx realpath
 	opendir fdopendir readdir readdir64 rewinddir closedir
+	euidaccess eaccess __xstat __xstat64 __lxstat __lxstat64 __fxstatat __fxstatat64
+	__realpath_chk canonicalize_file_name readdir_r readdir64_r
 	rewind fseek fseeko fseeko64 fsetpos fsetpos64 _IO_fsetpos _IO_fsetpos64
 	localtime mktime timelocal ctime tzset forkpty login_tty"
 # What only illumos libc has, exported by the illumos objects alone:

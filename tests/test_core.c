@@ -57,6 +57,7 @@ static void test_yield(void);
 #include "../cpus_serve.c"
 #include "../cpus_dirs.c"
 #include "../cpus_fd.c"
+#include "../cpus_compat.c"
 #include "../localtime_shim.c"
 
 /* What the messages list, from the registry itself (mitigations.h), not

@@ -27,6 +27,7 @@
 #include "../cpus_serve.c"
 #include "../cpus_dirs.c"
 #include "../cpus_fd.c"
+#include "../cpus_compat.c"
 FP_TABLE(&fp_mit_cpus);
 
 /* The shared real view, learnt now if nobody has. */
