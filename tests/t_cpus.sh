@@ -681,6 +681,52 @@ if [ -d $S/cpu/cpu0/topology ] && [ -d $S/node/node0 ]; then
 else
 	skip "the topology files" "no $S/cpu/cpu0/topology or $S/node/node0 here"
 fi
+# The C library's other names for those calls (cold review 51: each
+# answered for the real machine): fortified realpath (__realpath_chk),
+# canonicalize_file_name, the __xstat family of programs built before
+# glibc 2.33, euidaccess and eaccess, readdir_r and readdir64_r.  At 4,
+# cpu3 exists (beyond the real CPUs on a smaller machine) and resolves to
+# itself; at 1, cpu1 is ENOENT; each listing has N cpuK entries.
+F=$TESTBIN/prog_cpus_fortify
+if [ ! -d $S/cpu/cpu0 ]; then
+	skip "the C library's other names of the directory calls" "no $S/cpu/cpu0 here"
+elif [ "$("$F" 0 2>&1)" = "prog_cpus_fortify: glibc only" ]; then
+	skip "the C library's other names of the directory calls" "glibc's names: not this C library"
+else
+	if nm -D "$F" 2>/dev/null | grep -q ' realpath@'; then
+		skip "realpath into a PATH_MAX array is __realpath_chk" "${CC:-cc} did not fortify it (called by name too)"
+	fi
+	for nk in "4 3 yes" "1 1 ENOENT"; do
+		# shellcheck disable=SC2086 # three words
+		set -- $nk
+		got=$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=$1 "$F" "$2" 2>&1)
+		for name in stat __xstat __lxstat __fxstatat '__fxstatat(dirfd)' __xstat64 __lxstat64 \
+			__fxstatat64 '__fxstatat64(dirfd)' euidaccess eaccess 'realpath(fortified)' \
+			__realpath_chk canonicalize_file_name; do
+			expect_eq "FASTPATH_CPUS=$1: $name of cpu$2" "$name $3" \
+				"$(printf '%s\n' "$got" | awk -v n="$name" '$1 == n')"
+		done
+		expect_eq "FASTPATH_CPUS=$1: readdir, readdir_r and readdir64_r list $1 cpuK, alike" \
+			"cpuN readdir=$1 readdir_r=$1 readdir64_r=$1;readdir_r yes;readdir64_r yes" \
+			"$(printf '%s\n' "$got" | awk '$1 ~ /^(cpuN|readdir_r|readdir64_r)$/' | tr '\n' ';' | sed 's/;$//')"
+	done
+	# A buffer said to be shorter than PATH_MAX: glibc's abort (SIGABRT).
+	expect_eq "FASTPATH_CPUS=4: __realpath_chk of cpu3 into a short buffer aborts, as glibc's" 134 \
+		"$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=4 "$F" short 3 >/dev/null 2>&1; echo $?)"
+fi
+# A real program: GNU make built against glibc before 2.33 stats its
+# targets with __xstat, and its $(wildcard) lists the directory.
+if command -v make >/dev/null 2>&1 && nm -D "$(command -v make)" 2>/dev/null | grep -q ' __xstat@'; then
+	# shellcheck disable=SC2016 # make's, not the shell's
+	printf 'all: %s\n\t@echo found $(words $(wildcard %s))\n' $S/cpu/cpu3 "$S/cpu/cpu[0-9]*" >"$T_TMP/cpus.mk"
+	expect_eq "make (__xstat), FASTPATH_CPUS=4: target $S/cpu/cpu3 is there, the wildcard finds 4" "found 4" \
+		"$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=4 make -s -f "$T_TMP/cpus.mk" 2>&1)"
+	printf 'all: %s\n\t@echo found\n' $S/cpu/cpu1 >"$T_TMP/cpus1.mk"
+	expect_eq "make (__xstat), FASTPATH_CPUS=1: no rule to make $S/cpu/cpu1" "no rule" \
+		"$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=1 make -s -f "$T_TMP/cpus1.mk" 2>&1 | grep -o 'No rule' | sed 's/No/no/')"
+else
+	skip "GNU make's __xstat under the cap" "make is missing or calls stat itself (built against glibc 2.33 or later)"
+fi
 if command -v lscpu >/dev/null 2>&1; then
 	for n in 1 4; do
 		expect_eq "lscpu at $n: sockets x cores x threads, L1d instances" "$n $n" \
