@@ -100,11 +100,19 @@ static void accessed(const char *name, int rc)
 }
 
 /* The call made before its answer's inode is read. */
-#define SAID(name, call, s)                                                  \
+#define SAID(name, call, ino)                                                \
 	do {                                                                 \
 		int rc_ = (call);                                            \
-		said(name, rc_, (s).st_ino);                                 \
+		said(name, rc_, ino);                                        \
 	} while (0)
+/* __xstat, __lxstat and __fxstatat write the C library's struct stat,
+ * which a 32-bit program built with _FILE_OFFSET_BITS=64 does not have
+ * (its struct stat is stat64's): there only their status is looked at. */
+#if !defined(_LP64) && defined(_FILE_OFFSET_BITS) && _FILE_OFFSET_BITS == 64
+#define OLD_INO(s) want_ino
+#else
+#define OLD_INO(s) (s).st_ino
+#endif
 
 static void stats(void)
 {
@@ -113,14 +121,14 @@ static void stats(void)
 	int dfd = open(CPUDIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	const char *rel = path + sizeof CPUDIR; /* "cpuK" */
 
-	SAID("__xstat", __xstat(STAT_VER, path, &st), st);
-	SAID("__lxstat", __lxstat(STAT_VER, path, &st), st);
-	SAID("__fxstatat", __fxstatat(STAT_VER, AT_FDCWD, path, &st, 0), st);
-	SAID("__fxstatat(dirfd)", __fxstatat(STAT_VER, dfd, rel, &st, 0), st);
-	SAID("__xstat64", __xstat64(STAT_VER, path, &st64), st64);
-	SAID("__lxstat64", __lxstat64(STAT_VER, path, &st64), st64);
-	SAID("__fxstatat64", __fxstatat64(STAT_VER, AT_FDCWD, path, &st64, 0), st64);
-	SAID("__fxstatat64(dirfd)", __fxstatat64(STAT_VER, dfd, rel, &st64, 0), st64);
+	SAID("__xstat", __xstat(STAT_VER, path, &st), OLD_INO(st));
+	SAID("__lxstat", __lxstat(STAT_VER, path, &st), OLD_INO(st));
+	SAID("__fxstatat", __fxstatat(STAT_VER, AT_FDCWD, path, &st, 0), OLD_INO(st));
+	SAID("__fxstatat(dirfd)", __fxstatat(STAT_VER, dfd, rel, &st, 0), OLD_INO(st));
+	SAID("__xstat64", __xstat64(STAT_VER, path, &st64), st64.st_ino);
+	SAID("__lxstat64", __lxstat64(STAT_VER, path, &st64), st64.st_ino);
+	SAID("__fxstatat64", __fxstatat64(STAT_VER, AT_FDCWD, path, &st64, 0), st64.st_ino);
+	SAID("__fxstatat64(dirfd)", __fxstatat64(STAT_VER, dfd, rel, &st64, 0), st64.st_ino);
 	close(dfd);
 	errno = 0;
 	accessed("euidaccess", euidaccess(path, R_OK));
