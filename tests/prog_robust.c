@@ -38,8 +38,9 @@
  *                          kernel refuses: "<call> <r> <errno>" each
  *   prog_robust badpath null|bad   open, openat, fopen, readlink,
  *                          readlinkat, the stat family, access,
- *                          faccessat and realpath of a NULL or an
- *                          invalid path:
+ *                          faccessat and realpath (and their other
+ *                          names: euidaccess, __xstat, fortified
+ *                          realpath...) of a NULL or an invalid path:
  *                          "<call> <r> <errno>" each
  *   prog_robust jumps [count]  each async-signal-safe call a mitigation
  *                          answers, 3000 times while a 50 us timer's
@@ -433,6 +434,21 @@ static int bad_mask(void)
 }
 
 /* ---- badpath ------------------------------------------------------------ */
+#ifdef __GLIBC__
+/* What programs built before glibc 2.33 call for stat, lstat and fstatat
+ * (no header has them now), and the fortified realpath. */
+int __xstat(int ver, const char *path, struct stat *st);
+int __lxstat(int ver, const char *path, struct stat *st);
+int __fxstatat(int ver, int dirfd, const char *path, struct stat *st, int flags);
+char *__realpath_chk(const char *path, char *out, size_t outlen);
+#if defined(__x86_64__)
+#define RB_STAT_VER 1
+#elif defined(__aarch64__) || defined(__riscv) || defined(__loongarch__)
+#define RB_STAT_VER 0
+#else
+#define RB_STAT_VER 3
+#endif
+#endif
 /* The open family, fopen and readlink with a NULL path (null) or an
  * invalid non-NULL one (bad): "<call> <r> <errno>", EFAULT natively. */
 static int bad_path(const char *how)
@@ -490,6 +506,35 @@ static int bad_path(const char *how)
 		r = realpath(p, NULL);
 		printf("realpath %s %d\n", r ? "path" : "NULL", errno);
 		free(r);
+		/* Their other names (cpus_compat.c). */
+		errno = 0;
+		fd = euidaccess(p, F_OK);
+		printf("euidaccess %d %d\n", fd, errno);
+		errno = 0;
+		fd = eaccess(p, F_OK);
+		printf("eaccess %d %d\n", fd, errno);
+#ifdef __GLIBC__
+		errno = 0;
+		fd = __xstat(RB_STAT_VER, p, &st);
+		printf("__xstat %d %d\n", fd, errno);
+		errno = 0;
+		fd = __lxstat(RB_STAT_VER, p, &st);
+		printf("__lxstat %d %d\n", fd, errno);
+		errno = 0;
+		fd = __fxstatat(RB_STAT_VER, AT_FDCWD, p, &st, 0);
+		printf("__fxstatat %d %d\n", fd, errno);
+		errno = 0;
+		r = canonicalize_file_name(p);
+		printf("canonicalize_file_name %s %d\n", r ? "path" : "NULL", errno);
+		free(r);
+		{
+			char buf[PATH_MAX];
+
+			errno = 0;
+			r = __realpath_chk(p, buf, sizeof buf);
+			printf("__realpath_chk %s %d\n", r ? "path" : "NULL", errno);
+		}
+#endif
 	}
 	return 0;
 }
