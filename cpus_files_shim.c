@@ -57,6 +57,8 @@ static const struct cf_file {
 	{ "/sys/devices/system/cpu/online", "online", CF_CPUDIR, CF_LIST },
 	{ "/sys/devices/system/cpu/possible", "possible", CF_CPUDIR, CF_LIST },
 	{ "/sys/devices/system/cpu/present", "present", CF_CPUDIR, CF_LIST },
+	/* Linux 6.10 (where it is not there, the kernel's ENOENT) */
+	{ "/sys/devices/system/cpu/enabled", "enabled", CF_CPUDIR, CF_LIST },
 	{ "/sys/devices/system/cpu/kernel_max", "kernel_max", CF_CPUDIR, CF_KMAX },
 };
 #define CF_NFILES (sizeof cf_files / sizeof cf_files[0])
