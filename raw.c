@@ -9,6 +9,8 @@
 #include <limits.h>
 #include <poll.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
 #ifdef FP_LINUX
 #include <sys/prctl.h> /* PR_GET_SECCOMP */
 #endif
@@ -414,47 +416,59 @@ void fp_fsz_release(struct fp_fsz *g)
  * A pipe or a socket whose reader has gone raises SIGPIPE, which kills by
  * default, for a write the program never made (a cold review: a warning
  * about a malformed setting, on a closed pipe, killed the program before
- * main; the summary line killed it at exit).  So each write is made with
- * every signal held, and only once poll says it will not wait (at most
- * PIPE_BUF, which a pipe with room takes whole), and a SIGPIPE it raised
- * is taken back, as a file's SIGXFSZ is.  A wait for the reader is ppoll's
- * with the program's own mask: its handlers run meanwhile, and one that
- * jumps out leaves the mask ppoll gave it, the program's, not ours.
+ * main; the summary line killed it at exit).  A socket is sent to with
+ * MSG_NOSIGNAL.  A pipe is written with every signal held, the write one
+ * that never waits (RWF_NOWAIT: no flag of the program's description
+ * changed), and a SIGPIPE it raised taken back, as a file's SIGXFSZ is;
+ * a wait for room is ppoll's with the program's own mask, its handlers
+ * free to run (and to jump out: nothing of ours is held then).  Before
+ * Linux 5.8 (no RWF_NOWAIT on a pipe) a zero-timeout ppoll says when a
+ * write of at most PIPE_BUF will not wait.  Everything else (a terminal,
+ * a device) raises no SIGPIPE and is written with the program's mask: a
+ * write there may wait, and the program's handlers must run meanwhile
+ * (a cold review of the first form: a full terminal held SIGTERM; a
+ * descriptor never writable, a pipe's read end, a listening socket, an
+ * epoll, hung in the wait).
  */
-static ssize_t fp_stream_write(int fd, const char *buf, size_t n)
+static ssize_t fp_pipe_write(int fd, const char *buf, size_t n)
 {
 	const struct timespec zero = { 0, 0 };
 	size_t done = 0;
+	int fl = (int)FP_SYSCALL(SYS_fcntl, fd, F_GETFL, 0L);
 
 	while (done < n) {
+		struct iovec v = { (void *)(buf + done), n - done };
 		struct pollfd p = { .fd = fd, .events = POLLOUT };
-		size_t k = n - done < PIPE_BUF ? n - done : PIPE_BUF;
-		bool wrote = false;
 		struct fp_fsz g;
 		long r;
 		int err;
 
 		fp_fsz_block(&g, SIGPIPE);
-		r = FP_SYSCALL(SYS_ppoll, (long)&p, 1L, (long)&zero, 0L, 0L);
-		if (r > 0 && (p.revents & POLLNVAL)) {
-			r = -1;
-			errno = EBADF;
-		} else if (r > 0) {
-			r = fp_raw_write(fd, buf + done, k);
-			wrote = true;
-		} else if (r == 0) {  /* full: wait as the program would, then look again */
-			r = FP_SYSCALL(SYS_ppoll, (long)&p, 1L, 0L, (long)(g.held ? &g.old : NULL),
-			               (long)(_NSIG / 8));
+		r = FP_SYSCALL(SYS_pwritev2, fd, (long)&v, 1L, -1L, -1L, (long)RWF_NOWAIT);
+		if (r < 0 && (errno == EOPNOTSUPP || errno == EINVAL || errno == ENOSYS)) {
+			r = FP_SYSCALL(SYS_ppoll, (long)&p, 1L, (long)&zero, 0L, 0L);
+			if (r > 0 && !(p.revents & POLLNVAL)) {
+				v.iov_len = v.iov_len < PIPE_BUF ? v.iov_len : PIPE_BUF;
+				r = fp_raw_write(fd, v.iov_base, v.iov_len);
+			} else if (r == 0) {
+				r = -1;
+				errno = EAGAIN;
+			}
 		}
 		err = errno;
 		fp_fsz_release(&g);
 		errno = err;
-		if ((r < 0 && (wrote || errno != EINTR)) || (wrote && r == 0))
-			return done ? (ssize_t)done : -1;
-		if (wrote)
+		if (r > 0) {
 			done += (size_t)r;
+			continue;
+		}
+		if (r == 0 || errno != EAGAIN || (fl >= 0 && (fl & O_NONBLOCK)))
+			break;
+		p.revents = 0;
+		if (FP_SYSCALL(SYS_ppoll, (long)&p, 1L, 0L, 0L, 0L) < 0 && errno != EINTR)
+			break;
 	}
-	return (ssize_t)done;
+	return done ? (ssize_t)done : -1;
 }
 #endif
 
@@ -466,20 +480,20 @@ ssize_t fp_own_write(int fd, const void *buf, size_t n)
 
 	struct stat st;
 
-	/* Only a regular file raises SIGXFSZ.  Anything else (a pipe, a
-	 * terminal: a write may wait for the reader) is written so that a
-	 * wait runs the program's handlers, and a pipe's SIGPIPE kills
-	 * nothing (fp_stream_write); a file, with every signal held, so that
-	 * no handler runs inside to jump out and leave SIGXFSZ blocked (a
-	 * jump generator: FASTPATH_DEBUG's lines left it so). */
+	/* Only a regular file raises SIGXFSZ, only a pipe or a socket SIGPIPE
+	 * (fp_pipe_write).  A file is written with every signal held, so that
+	 * no handler runs inside to jump out and leave SIGXFSZ blocked (a jump
+	 * generator: FASTPATH_DEBUG's lines left it so). */
 	if (fp_fstat(fd, &st) != 0)
 		return fp_raw_write(fd, buf, n);
 	if (!S_ISREG(st.st_mode)) {
 #if defined(FP_LINUX)
-		return fp_stream_write(fd, buf, n);
-#else
-		return fp_raw_write(fd, buf, n);
+		if (S_ISFIFO(st.st_mode))
+			return fp_pipe_write(fd, buf, n);
+		if (S_ISSOCK(st.st_mode))
+			return (ssize_t)FP_SYSCALL(SYS_sendto, fd, (long)buf, (long)n, (long)MSG_NOSIGNAL, 0L, 0L);
 #endif
+		return fp_raw_write(fd, buf, n);
 	}
 	fp_fsz_hold(&g);
 	r = fp_raw_write(fd, buf, n);

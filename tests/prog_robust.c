@@ -64,6 +64,13 @@
  *                          library's own dup2 replaces: the child reads
  *                          the line its parent typed: "fd 0, child read
  *                          6 text"
+ *   prog_robust stderr KIND CMD...  CMD with fd 2 a descriptor no write
+ *                          can go to, or none can now: KIND piperd (a
+ *                          pipe's read end, its writer open), unixlisten
+ *                          (a listening socket), epoll, nbfull (a full
+ *                          non-blocking pipe, its reader open): "KIND:
+ *                          exited N", or "KIND: hung" after 5 s (a line
+ *                          of fastpath's there must fail, as natively)
  *   prog_robust orphan MODE [ARG]  MODE in a second thread once the main
  *                          thread has exited (pthread_exit: /proc/self
  *                          has no descriptors then, so the program names
@@ -91,6 +98,8 @@
 #include <sys/sysinfo.h>
 #include <sys/time.h>
 #include <sys/uio.h>
+#include <sys/un.h>
+#include <sys/epoll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <utmp.h>
@@ -886,6 +895,48 @@ static int pty_child(bool direct)
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
 }
 
+static int stderr_kind(const char *k, char **cmd)
+{
+	int fd = -1, p[2], st, i;
+	pid_t c;
+
+	if (!strcmp(k, "piperd") && pipe(p) == 0) {
+		fd = p[0];
+	} else if (!strcmp(k, "unixlisten")) {
+		struct sockaddr_un a = { .sun_family = AF_UNIX };
+
+		fd = socket(AF_UNIX, SOCK_STREAM, 0);
+		if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(sa_family_t)) != 0 || listen(fd, 1) != 0)
+			return 1;
+	} else if (!strcmp(k, "epoll")) {
+		fd = epoll_create1(0);
+	} else if (!strcmp(k, "nbfull") && pipe(p) == 0) {
+		fd = p[1];
+		if (fcntl(fd, F_SETFL, O_NONBLOCK) != 0)
+			return 1;
+		while (write(fd, "xxxxxxxxxxxxxxxx", 16) > 0)
+			;
+	}
+	if (fd < 0)
+		return 2;
+	if ((c = fork()) == 0) {
+		dup2(fd, 2);
+		execvp(cmd[0], cmd);
+		_exit(127);
+	}
+	for (i = 0; i < 500; i++) {
+		if (waitpid(c, &st, WNOHANG) == c) {
+			printf("%s: exited %d\n", k, WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+			return 0;
+		}
+		usleep(10000);
+	}
+	printf("%s: hung\n", k);
+	kill(c, SIGKILL);
+	waitpid(c, NULL, 0);
+	return 1;
+}
+
 static int run(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -912,12 +963,14 @@ static int run(int argc, char **argv)
 		return bad_path(argv[2]);
 	if (!strcmp(m, "jumps"))
 		return jumps(argc > 2 && !strcmp(argv[2], "count"));
+	if (argc > 3 && !strcmp(m, "stderr"))
+		return stderr_kind(argv[2], argv + 3);
 	if (!strcmp(m, "forkpty") || !strcmp(m, "login_tty"))
 		return pty_child(!strcmp(m, "login_tty"));
 	if (argc > 2 && !strcmp(m, "sigpipe"))
 		return sig_pipe(!strcmp(argv[2], "raise"));
 	fprintf(stderr, "usage: prog_robust [orphan] thread|altstack|altdepth|sigalrm|forkask [N]|bigset|"
-	                "endless|nsfd|badmask|badpath null|bad|jumps [count]|sigpipe none|raise|forkpty|login_tty\n");
+	                "endless|nsfd|badmask|badpath null|bad|jumps [count]|sigpipe none|raise|forkpty|login_tty|stderr KIND CMD...\n");
 	return 2;
 }
 

@@ -182,6 +182,14 @@ for v in FASTPATH_CPUS=bad FASTPATH_DISABLE=bogus FASTPATH_STATS=1 FASTPATH_DEBU
 done
 expect_eq "stderr a pipe whose reader is gone, interpose --cpus 9000 (its own line): exit 0" "rc=0" \
 	"$(gone "$INTERPOSE" --cpus 9000 -- true)"
+# A descriptor no line can go to, or none can now (a pipe's read end, a
+# listening socket, an epoll, a full non-blocking pipe): the line fails at
+# once, as a native write would; the first form of the SIGPIPE fix waited
+# there for ever (a cold review).
+for kind in piperd unixlisten epoll nbfull; do
+	expect_eq "stderr a descriptor no write goes to ($kind), a warning line: exits 0 at once" \
+		"$kind: exited 0" "$("$TESTBIN/prog_robust" stderr "$kind" env LD_PRELOAD="$FASTPATH_SO" FASTPATH_DEBUG=bogus /bin/true)"
+done
 # Our SIGPIPE taken back, the program's own (blocked, pending before) kept:
 # a debug line at each pooled open, the program's mask blocking SIGPIPE.
 for how in none raise; do
