@@ -136,6 +136,9 @@ for name in "sp ace" "co:lon"; do
 		"$rc $out|$(head -n 1 "$T_TMP/err" | sed 's/.*: //')"
 	rm -rf "$B"
 done
+# What the other system's check reads is not the caller's environment's.
+expect_eq "lib32 and lib64 in the environment (a colon each): the command runs" "ran 0" \
+	"$(lib32=/a:/b lib64=/usr/lib64:/lib64 "$I" echo ran 2>&1) $?"
 
 # --- an installed copy -----------------------------------------------------
 D=$T_TMP/x
