@@ -96,13 +96,24 @@ FP_EXPORT int daemon(int nochdir, int noclose)
 #ifdef FP_LINUX
 /* login_tty puts the terminal on 0, 1 and 2 through the C library's own
  * dup2 (a cold review: a device descriptor on 0, then forkpty: the child's
- * read(0) was served random bytes, natively its terminal's input). */
+ * read(0) was served random bytes, natively its terminal's input).  Each
+ * such descriptor of ours gets a description of its own first, as fdopen
+ * gives it, then is forgotten: where the call fails (not a terminal) it is
+ * a plain descriptor of the device, not one that shares the pool's (a cold
+ * review of the first form: its F_SETFL reached every pooled open). */
 FP_EXPORT int login_tty(int fd)
 {
 	int n;
 
-	for (n = 0; n <= 2; n++)
+	for (n = 0; n <= 2; n++) {
+		unsigned st = ur_state(n);
+
+		if (fp_likely(!st))
+			continue;
+		if (!(st & UR_HELD))
+			ur_own(n, st);
 		(void)ur_untrack(n);
+	}
 	return UR_REAL(login_tty)(fd);
 }
 

@@ -64,6 +64,11 @@
  *                          library's own dup2 replaces: the child reads
  *                          the line its parent typed: "fd 0, child read
  *                          6 text"
+ *   prog_robust login_tty_fails  the device on 0, then login_tty of
+ *                          /dev/null (not a terminal: it fails, and 0 stays
+ *                          the device's), then 0 made non-blocking: another
+ *                          open of the device is not: "login_tty -1
+ *                          nonblock 0"
  *   prog_robust stderr KIND CMD...  CMD with fd 2 a descriptor no write
  *                          can go to, or none can now: KIND piperd (a
  *                          pipe's read end, its writer open), unixlisten
@@ -937,6 +942,20 @@ static int stderr_kind(const char *k, char **cmd)
 	return 1;
 }
 
+static int login_tty_fails(void)
+{
+	int r, other;
+
+	close(0);
+	if (open("/dev/urandom", O_RDONLY) != 0)
+		return 1;
+	r = login_tty(open("/dev/null", O_RDWR));
+	if (fcntl(0, F_SETFL, O_NONBLOCK) != 0 || (other = open("/dev/urandom", O_RDONLY)) < 0)
+		return 1;
+	printf("login_tty %d nonblock %d\n", r, !!(fcntl(other, F_GETFL) & O_NONBLOCK));
+	return 0;
+}
+
 static int run(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -963,6 +982,8 @@ static int run(int argc, char **argv)
 		return bad_path(argv[2]);
 	if (!strcmp(m, "jumps"))
 		return jumps(argc > 2 && !strcmp(argv[2], "count"));
+	if (!strcmp(m, "login_tty_fails"))
+		return login_tty_fails();
 	if (argc > 3 && !strcmp(m, "stderr"))
 		return stderr_kind(argv[2], argv + 3);
 	if (!strcmp(m, "forkpty") || !strcmp(m, "login_tty"))
@@ -970,7 +991,7 @@ static int run(int argc, char **argv)
 	if (argc > 2 && !strcmp(m, "sigpipe"))
 		return sig_pipe(!strcmp(argv[2], "raise"));
 	fprintf(stderr, "usage: prog_robust [orphan] thread|altstack|altdepth|sigalrm|forkask [N]|bigset|"
-	                "endless|nsfd|badmask|badpath null|bad|jumps [count]|sigpipe none|raise|forkpty|login_tty|stderr KIND CMD...\n");
+	                "endless|nsfd|badmask|badpath null|bad|jumps [count]|sigpipe none|raise|forkpty|login_tty|login_tty_fails|stderr KIND CMD...\n");
 	return 2;
 }
 

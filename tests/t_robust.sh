@@ -115,6 +115,7 @@ robust sigalrm
 # read(0) is its terminal's, not the device's (a cold review).
 robust forkpty
 robust login_tty
+robust login_tty_fails
 robust bigset
 robust nsfd
 # Masks and sizes the kernel refuses: EFAULT and EINVAL, as natively (a
