@@ -356,7 +356,7 @@ char *cf_realpath(const char *path, char *out)
 static struct cf_list {
 	_Atomic(DIR *) dir;
 	int kind;  /* fp_cpus_listing's */
-	long next; /* the next virtual CPU to list */
+	_Atomic long next; /* the next virtual CPU to list, claimed whole */
 	struct dirent ent;
 #ifdef FP_HAVE_LFS64
 	struct dirent64 ent64;
@@ -409,15 +409,17 @@ bool cf_list_next(struct cf_list *l, DIR *d, char *name, size_t cap, ino_t *ino,
 	char real[24];
 	struct fp_buf rb = { real, 0, sizeof real };
 	struct stat st = { 0 };
+	long k;
 
 	fp_cpus_map(&m);
-	if (l->next >= m.n)
+	/* Threads sharing a stream (readdir_r's promise) each get another
+	 * (a cold review: one listed twice, another never). */
+	if (atomic_load(&l->next) >= m.n || (k = atomic_fetch_add(&l->next, 1)) >= m.n)
 		return false;
 	fp_buf_str(&b, "cpu");
-	fp_buf_long(&b, l->next);
+	fp_buf_long(&b, k);
 	fp_buf_str(&rb, "cpu");
-	fp_buf_long(&rb, fp_cpus_real_of(&m, l->next % m.r));
-	l->next++;
+	fp_buf_long(&rb, fp_cpus_real_of(&m, k % m.r));
 	*type = l->kind == 1 ? DT_DIR : DT_LNK;
 	*ino = fp_fstatat(dirfd(d), real, &st, AT_SYMLINK_NOFOLLOW) == 0 ? st.st_ino : 1;
 	return true;

@@ -157,6 +157,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <dirent.h>
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
@@ -2394,8 +2395,62 @@ static int attrs(int k)
 	return 0;
 }
 
+/* readdir_r N ROUNDS: four threads list one stream of the cpu directory
+ * with readdir_r, ROUNDS times: every cpuK below N once (a cold review:
+ * one twice, another never).  "ok", or the first that was not. */
+static DIR *rr_dir;
+static int rr_count[8192];
+static pthread_barrier_t rr_bar;
+static pthread_mutex_t rr_mu = PTHREAD_MUTEX_INITIALIZER;
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations" /* readdir_r: the call under test */
+static void *rr_thread(void *unused)
+{
+	struct dirent ent, *res;
+
+	(void)unused;
+	pthread_barrier_wait(&rr_bar);
+	while (readdir_r(rr_dir, &ent, &res) == 0 && res)
+		if (!strncmp(ent.d_name, "cpu", 3) && ent.d_name[3] >= '0' && ent.d_name[3] <= '9' &&
+		    atoi(ent.d_name + 3) < 8192) {
+			pthread_mutex_lock(&rr_mu);
+			rr_count[atoi(ent.d_name + 3)]++;
+			pthread_mutex_unlock(&rr_mu);
+		}
+	return NULL;
+}
+#pragma GCC diagnostic pop
+
+static int readdir_r_mode(int n, int rounds)
+{
+	pthread_t t[4];
+
+	for (int r = 0; r < rounds; r++) {
+		memset(rr_count, 0, sizeof rr_count);
+		if (!(rr_dir = opendir("/sys/devices/system/cpu")))
+			return 1;
+		pthread_barrier_init(&rr_bar, NULL, 4);
+		for (int i = 0; i < 4; i++)
+			pthread_create(&t[i], NULL, rr_thread, NULL);
+		for (int i = 0; i < 4; i++)
+			pthread_join(t[i], NULL);
+		pthread_barrier_destroy(&rr_bar);
+		closedir(rr_dir);
+		for (int k = 0; k < n && k < 8192; k++)
+			if (rr_count[k] != 1) {
+				printf("round %d: cpu%d listed %d times\n", r, k, rr_count[k]);
+				return 0;
+			}
+	}
+	printf("ok\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 3 && strcmp(argv[1], "readdir_r") == 0)
+		return readdir_r_mode(atoi(argv[2]), atoi(argv[3]));
 	if (argc > 1 && strcmp(argv[1], "attrpin") == 0)
 		return attrpin_mode();
 	if (argc > 1 && strcmp(argv[1], "learnt") == 0)
