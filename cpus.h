@@ -477,6 +477,15 @@ static inline bool cf_maybe(int dirfd, const char *path)
 		return path[1] == 's' && strncmp(path, "/sys/devices/system/", 20) == 0;
 	return dirfd != AT_FDCWD;
 }
+/* The prologue of a call that names a path without opening it: true when
+ * it must fail (a cpuK the machine lacks: errno ENOENT), else use (and an
+ * *at call's dfd) is what to ask the kernel; one branch with the cap off. */
+#define CF_GONE(path, use, vp)                                               \
+	(fp_unlikely(fp_enabled(FP_BIT(cpus))) && cf_maybe(AT_FDCWD, path) && \
+	 cf_named(AT_FDCWD, path, &(vp), &(use)) == CF_V_GONE)
+#define CF_GONE_AT(dfd, path, use, vp)                                       \
+	(fp_unlikely(fp_enabled(FP_BIT(cpus))) && cf_maybe(dfd, path) &&     \
+	 cf_at(&(dfd), path, &(vp), &(use)) < 0)
 /* The calls that name one without opening it (cpus_fd.c, and their other
  * names in cpus_compat.c): cf_named's *use is the path to ask the kernel
  * about (CF_V_REAL), or errno is ENOENT (CF_V_GONE); cf_at's the same for

@@ -103,8 +103,7 @@ FP_STARTUP_TEXT void cpus_compat_bind(fp_lookup_fn look, void *w)
 		struct cf_vpath vp;                                          \
 		const char *use = path;                                      \
                                                                              \
-		if (fp_unlikely(fp_enabled(FP_BIT(cpus))) && cf_maybe(AT_FDCWD, path) && \
-		    cf_named(AT_FDCWD, path, &vp, &use) == CF_V_GONE)        \
+		if (CF_GONE(path, use, vp))                                  \
 			return -1;                                           \
 		return FP_OWN(name)(use, how);                               \
 	}
@@ -119,8 +118,7 @@ CPUS_WRAP_ACCESS(eaccess)
 		struct cf_vpath vp;                                          \
 		const char *use = path;                                      \
                                                                              \
-		if (fp_unlikely(fp_enabled(FP_BIT(cpus))) && cf_maybe(AT_FDCWD, path) && \
-		    cf_named(AT_FDCWD, path, &vp, &use) == CF_V_GONE)        \
+		if (CF_GONE(path, use, vp))                                  \
 			return -1;                                           \
 		return FP_OWN(name)(ver, use, st);                           \
 	}
@@ -131,8 +129,7 @@ CPUS_WRAP_ACCESS(eaccess)
 		const char *use = path;                                      \
 		int dfd = dirfd;                                             \
                                                                              \
-		if (fp_unlikely(fp_enabled(FP_BIT(cpus))) && cf_maybe(dirfd, path) && \
-		    cf_at(&dfd, path, &vp, &use) < 0)                        \
+		if (CF_GONE_AT(dfd, path, use, vp))                          \
 			return -1;                                           \
 		return FP_OWN(name)(ver, dfd, use, st, flags);               \
 	}

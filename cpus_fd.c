@@ -198,8 +198,7 @@ enum cf_vis cf_named(int dirfd, const char *path, struct cf_vpath *vp, const cha
 		struct cf_vpath vp;                                          \
 		const char *use = path;                                      \
                                                                              \
-		if (fp_unlikely(fp_enabled(FP_BIT(cpus))) && cf_maybe(AT_FDCWD, path) && \
-		    cf_named(AT_FDCWD, path, &vp, &use) == CF_V_GONE)        \
+		if (CF_GONE(path, use, vp))                                  \
 			return -1;                                           \
 		return FP_OWN(name)(use, st);                                \
 	}
@@ -227,8 +226,7 @@ int cf_at(int *dirfd, const char *path, struct cf_vpath *vp, const char **use)
 		const char *use = path;                                      \
 		int dfd = dirfd;                                             \
                                                                              \
-		if (fp_unlikely(fp_enabled(FP_BIT(cpus))) && cf_maybe(dirfd, path) && \
-		    cf_at(&dfd, path, &vp, &use) < 0)                        \
+		if (CF_GONE_AT(dfd, path, use, vp))                          \
 			return -1;                                           \
 		return FP_OWN(name)(dfd, use, st, flags);                    \
 	}
@@ -249,8 +247,7 @@ FP_EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, struc
 	struct cf_vpath vp;
 	const char *use = path;
 
-	if (fp_unlikely(fp_enabled(FP_BIT(cpus))) && cf_maybe(dirfd, path) &&
-	    cf_at(&dirfd, path, &vp, &use) < 0)
+	if (CF_GONE_AT(dirfd, path, use, vp))
 		return -1;
 	return FP_OWN(statx)(dirfd, use, flags, mask, st);
 }
@@ -261,8 +258,7 @@ FP_EXPORT int access(const char *path, int how)
 	struct cf_vpath vp;
 	const char *use = path;
 
-	if (fp_unlikely(fp_enabled(FP_BIT(cpus))) && cf_maybe(AT_FDCWD, path) &&
-	    cf_named(AT_FDCWD, path, &vp, &use) == CF_V_GONE)
+	if (CF_GONE(path, use, vp))
 		return -1;
 	return FP_OWN(access)(use, how);
 }
@@ -272,8 +268,7 @@ FP_EXPORT int faccessat(int dirfd, const char *path, int how, int flags)
 	struct cf_vpath vp;
 	const char *use = path;
 
-	if (fp_unlikely(fp_enabled(FP_BIT(cpus))) && cf_maybe(dirfd, path) &&
-	    cf_at(&dirfd, path, &vp, &use) < 0)
+	if (CF_GONE_AT(dirfd, path, use, vp))
 		return -1;
 	return FP_OWN(faccessat)(dirfd, use, how, flags);
 }
