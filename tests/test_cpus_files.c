@@ -369,7 +369,7 @@ static void test_match(void **state)
 	int dfd;
 
 	(void)state;
-	assert_int_equal(CF_NFILES, 6);
+	assert_int_equal(CF_NFILES, 7);  /* enabled, Linux 6.10, too */
 	for (i = 0; i < CF_NFILES; i++) {
 		assert_ptr_equal(cf_match(AT_FDCWD, cf_files[i].path, O_RDONLY | O_CLOEXEC), &cf_files[i]);
 		assert_null(cf_match(AT_FDCWD, cf_files[i].path, O_RDWR));
@@ -386,7 +386,8 @@ static void test_match(void **state)
 	assert_null(cf_match(dfd, "online", O_RDONLY)); /* not noted: not known */
 	fp_cpus_note_dir("/sys/devices/system/cpu", dfd);
 	assert_ptr_equal(cf_match(dfd, "online", O_RDONLY), &cf_files[2]);
-	assert_ptr_equal(cf_match(dfd, "kernel_max", O_RDONLY), &cf_files[5]);
+	assert_ptr_equal(cf_match(dfd, "kernel_max", O_RDONLY), &cf_files[6]);
+	assert_ptr_equal(cf_match(dfd, "enabled", O_RDONLY), &cf_files[5]);
 	assert_null(cf_match(dfd, "cpuinfo", O_RDONLY));
 	close(dfd);
 	/* The number reused for another directory: not known any more. */
