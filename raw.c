@@ -430,6 +430,9 @@ void fp_fsz_release(struct fp_fsz *g)
  * descriptor never writable, a pipe's read end, a listening socket, an
  * epoll, hung in the wait).
  */
+#ifndef RWF_NOWAIT
+#define RWF_NOWAIT 0x00000008 /* Linux 4.14's uapi; musl's headers lack it */
+#endif
 static ssize_t fp_pipe_write(int fd, const char *buf, size_t n)
 {
 	const struct timespec zero = { 0, 0 };
