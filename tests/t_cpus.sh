@@ -705,7 +705,9 @@ fi
 # cpu3 exists (beyond the real CPUs on a smaller machine) and resolves to
 # itself; at 1, cpu1 is ENOENT; each listing has N cpuK entries.
 F=$TESTBIN/prog_cpus_fortify
-if [ ! -d $S/cpu/cpu0 ]; then
+if [ ! -x "$F" ]; then
+	fail "the C library's other names of the directory calls" "$F was not built (a harness's own build of the programs must list it)"
+elif [ ! -d $S/cpu/cpu0 ]; then
 	skip "the C library's other names of the directory calls" "no $S/cpu/cpu0 here"
 elif [ "$("$F" 0 2>&1)" = "prog_cpus_fortify: glibc only" ]; then
 	skip "the C library's other names of the directory calls" "glibc's names: not this C library"
