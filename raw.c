@@ -180,9 +180,6 @@ ssize_t fp_raw_write(int fd, const void *buf, size_t n)
  */
 static int fp_fsz_private(int sig)
 {
-#if !defined(FP_LINUX)
-	(void)sig;
-#endif
 #if defined(FP_LINUX)
 	static const char key[] = "\nSigPnd:";
 	char buf[128];
@@ -215,6 +212,8 @@ static int fp_fsz_private(int sig)
 		}
 	}
 	(void)fp_raw_close(fd);
+#else
+	(void)sig;
 #endif
 	return -1;
 }

@@ -248,10 +248,9 @@ FP_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
 #endif
 
 /* pread and pread64, written once.  The device ignores the offset, but the
- * kernel still rejects a negative one (EINVAL): that case goes to it. */
-/* The kernel's EINVAL for an offset it refuses: negative, or one that n
- * bytes more would take past the largest (a cold review: 16 bytes served
- * at INT64_MAX - 5). */
+ * kernel still rejects one that is negative, or that n bytes more would
+ * take past the largest (EINVAL; a cold review: 16 bytes served at
+ * INT64_MAX - 5): those go to it. */
 #define UR_POS_OK(off, n)                                                    \
 	((off) >= 0 && (unsigned long long)(n) <= (unsigned long long)LLONG_MAX - (unsigned long long)(off))
 #define UR_WRAP_PREAD(name, off_type)                                        \

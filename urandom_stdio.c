@@ -83,25 +83,15 @@ UR_WRAP_FREOPEN(freopen)
 UR_WRAP_FREOPEN(freopen64)
 #endif
 
-/* daemon puts /dev/null on 0, 1 and 2 through glibc's internal dup2. */
-FP_EXPORT int daemon(int nochdir, int noclose)
-{
-	int fd;
-
-	for (fd = 0; !noclose && fd <= 2; fd++)
-		(void)ur_untrack(fd);
-	return UR_REAL(daemon)(nochdir, noclose);
-}
-
-#ifdef FP_LINUX
-/* login_tty puts the terminal on 0, 1 and 2 through the C library's own
- * dup2 (a cold review: a device descriptor on 0, then forkpty: the child's
- * read(0) was served random bytes, natively its terminal's input).  Each
- * such descriptor of ours gets a description of its own first, as fdopen
- * gives it, then is forgotten: where the call fails (not a terminal) it is
- * a plain descriptor of the device, not one that shares the pool's (a cold
- * review of the first form: its F_SETFL reached every pooled open). */
-FP_EXPORT int login_tty(int fd)
+/* 0, 1 and 2 about to be replaced through the C library's own dup2 (daemon's
+ * /dev/null, login_tty's terminal; a cold review: a device descriptor on 0,
+ * then forkpty: the child's read(0) was served random bytes, natively its
+ * terminal's input).  Each descriptor of ours there gets a description of
+ * its own first, as fdopen gives it, then is forgotten: where the call
+ * fails (daemon's fork, login_tty of no terminal) it is a plain
+ * descriptor of the device, not one that shares the pool's (a cold review
+ * of login_tty's first form: its F_SETFL reached every pooled open). */
+static void ur_std_forget(void)
 {
 	int n;
 
@@ -114,6 +104,19 @@ FP_EXPORT int login_tty(int fd)
 			ur_own(n, st);
 		(void)ur_untrack(n);
 	}
+}
+
+FP_EXPORT int daemon(int nochdir, int noclose)
+{
+	if (!noclose)
+		ur_std_forget();
+	return UR_REAL(daemon)(nochdir, noclose);
+}
+
+#ifdef FP_LINUX
+FP_EXPORT int login_tty(int fd)
+{
+	ur_std_forget();
 	return UR_REAL(login_tty)(fd);
 }
 
