@@ -53,7 +53,16 @@ for order in "$EMD:$FP" "$FP:$EMD"; do
 			skip "$name: t_watchdog.sh" "libeatmydata alone hangs its signal handlers' open (no fastpath.so loaded)"
 			continue
 		fi
-		FASTPATH_SO=$order sh "$t" >"$T_TMP/out" 2>&1
+		# The fuzzer's thread jumps likewise: a jump out of libeatmydata's
+		# per-thread start (its TLS init_running, then dlsym) leaves that
+		# thread's later opens EFAULT, or the next thread's dlsym waiting
+		# for ever on the loader's lock, with no fastpath.so loaded.
+		jumps=
+		if [ "$t" = tests/t_fdfuzz.sh ]; then
+			skip "$name: t_fdfuzz.sh's thread jumps" "libeatmydata's per-thread start is not safe to jump out of (no fastpath.so loaded)"
+			jumps=0
+		fi
+		FDFUZZ_THREAD_JUMPS=${jumps:-${FDFUZZ_THREAD_JUMPS-}} FASTPATH_SO=$order sh "$t" >"$T_TMP/out" 2>&1
 		rc=$?
 		line=$(tail -n 1 "$T_TMP/out")
 		if [ $rc -eq 0 ]; then
