@@ -434,8 +434,10 @@ FP_STARTUP_TEXT __attribute__((destructor)) static void fp_destructor(void)
 	fp_at_exit();
 }
 
-/* Both leave without exit(): write the line, then really leave. */
-__attribute__((noreturn)) static void fp_exit_via(void (*real)(int), int status)
+/* Both leave without exit(): write the line, then really leave.  On the
+ * fork handlers' page: a fork child's _exit is most often the one thing
+ * it runs of ours after them (issue 39: a page fault a child less). */
+FP_FORK_TEXT __attribute__((noreturn)) static void fp_exit_via(void (*real)(int), int status)
 {
 	fp_at_exit();
 	if (real)
@@ -443,12 +445,12 @@ __attribute__((noreturn)) static void fp_exit_via(void (*real)(int), int status)
 	fp_raw_exit(status);
 }
 
-FP_EXPORT void _exit(int status)
+FP_FORK_TEXT FP_EXPORT void _exit(int status)
 {
 	fp_exit_via(fp_real_core.r__exit.f, status);
 }
 
-FP_EXPORT void _Exit(int status)
+FP_FORK_TEXT FP_EXPORT void _Exit(int status)
 {
 	fp_exit_via(fp_real_core.r__Exit.f, status);
 }

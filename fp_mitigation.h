@@ -102,9 +102,12 @@ _Static_assert(FP_NMITIGATIONS <= 31, "one bit each in an unsigned");
  * only some mitigations defines its own). */
 extern const struct fp_mitigation *const fp_mitigations[] FP_HIDDEN;
 extern const size_t fp_nmitigations FP_HIDDEN;
+/* The count beside the table, in RELRO, whose pages the loader has
+ * written and a fork copies: in .rodata, every fork child's handlers read
+ * a page of its own (issue 39: a page fault at every fork). */
 #define FP_TABLE(...)                                                        \
 	const struct fp_mitigation *const fp_mitigations[] = { __VA_ARGS__ }; \
-	const size_t fp_nmitigations = sizeof fp_mitigations / sizeof fp_mitigations[0]
+	FP_RELRO const size_t fp_nmitigations = sizeof fp_mitigations / sizeof fp_mitigations[0]
 
 /* Is fd a number a mitigation holds, closed to the program (its .holds)?
  * illumos: fstat is not wrapped there, and a held number looks open to

@@ -183,6 +183,10 @@
  * before any mitigation has acted, touches in a process that sets
  * nothing. */
 #define FP_STARTUP_DATA __attribute__((section(".data.fp_startup")))
+/* A constant without a relocation that every fork child reads: in
+ * RELRO beside the tables, on a page the loader wrote and a fork copies,
+ * not in .rodata, a page each fork child maps again. */
+#define FP_RELRO __attribute__((section(".data.rel.ro.fp")))
 /* Code that runs once, at start-up: beside the constructor the compiler
  * puts in .text.startup already, not spread over .text (issue 39: each
  * 64 KiB of text it touches is a page fault of every process). */
