@@ -274,7 +274,21 @@ struct mount_attr;
 	X(int, fsmount, (int fsfd, unsigned flags, unsigned attr), FP_NR_FAIL(-1))               \
 	X(int, open_tree, (int dirfd, const char *path, unsigned flags), FP_NR_FAIL(-1))         \
 	X(int, mount_setattr, (int dirfd, const char *path, unsigned flags, struct mount_attr *attr, \
-	                       size_t size), FP_NR_FAIL(-1))
+	                       size_t size), FP_NR_FAIL(-1))                                     \
+	X(int, setuid, (uid_t uid), FP_NR_FAIL(-1))                                              \
+	X(int, setgid, (gid_t gid), FP_NR_FAIL(-1))                                              \
+	X(int, seteuid, (uid_t uid), FP_NR_FAIL(-1))                                             \
+	X(int, setegid, (gid_t gid), FP_NR_FAIL(-1))                                             \
+	X(int, setreuid, (uid_t r, uid_t e), FP_NR_FAIL(-1))                                     \
+	X(int, setregid, (gid_t r, gid_t e), FP_NR_FAIL(-1))                                     \
+	X(int, setresuid, (uid_t r, uid_t e, uid_t s), FP_NR_FAIL(-1))                           \
+	X(int, setresgid, (gid_t r, gid_t e, gid_t s), FP_NR_FAIL(-1))                           \
+	X(int, setgroups, (size_t n, const gid_t *list), FP_NR_FAIL(-1))                         \
+	X(int, setfsuid, (uid_t uid), FP_NR_FAIL(-1))                                            \
+	X(int, setfsgid, (gid_t gid), FP_NR_FAIL(-1))                                            \
+	/* The kernel's structures, which no C library header declares. */                     \
+	X(int, capset, (void *h, const void *d), FP_NR_FAIL(-1))                                 \
+	X(int, prctl, (int option, ...), FP_NR_FAIL(-1))
 #else
 #define FP_REAL_CORE_LINUX(X)
 #endif
@@ -296,6 +310,11 @@ FP_REAL_DECLARE(core, FP_REAL_CORE);
 #define FP_REAL(name) ((void)fp_ready(), fp_real_core.r_##name.f)
 
 #ifdef FP_LINUX
+/* A call of syscall() that changes what a path names or what the process
+ * may open, and its making with the hooks (roots.c). */
+bool fp_roots_nr(long nr, long a) FP_HIDDEN;
+long fp_roots_call(long (*real)(long, ...), long nr, long a, long b, long c, long d, long e,
+                   long f) FP_HIDDEN;
 /* f, a bound real function, is the C library's own (bind.c). */
 bool fp_in_libc(const void *f) FP_HIDDEN;
 /* valgrind's core preload was loaded at start-up (bind.c's walk). */

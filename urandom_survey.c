@@ -298,7 +298,8 @@ static void ur_sv_syscall_getrandom(uint64_t t0, long r)
  * getrandom through it, past our getrandom().  The small calls are
  * counted apart ("getrandom.syscall"), since --getrandom serves only
  * getrandom() and getentropy(), not these.  kcmp and pidfd_getfd, which
- * have no C library function, are the pool's (ur_syscall_fd).  Every
+ * have no C library function, are the pool's (ur_syscall_fd); a change of
+ * root, credentials or sandbox has the core's hooks (roots.c).  Every
  * other call, and every call outside survey mode, is the next syscall()
  * with the six arguments it reads itself (glibc's and musl's read six
  * longs, whatever was passed): its result and errno are the caller's as
@@ -327,6 +328,8 @@ FP_EXPORT __attribute__((no_sanitize_address)) long syscall(long nr, ...)
 	}
 	if (fp_unlikely(UR_NR_IS(nr, UR_NR_KCMP) || UR_NR_IS(nr, UR_NR_PIDFD_GETFD)))
 		return ur_syscall_fd(nr, a, b, c, d, e, f);
+	if (fp_unlikely(fp_roots_nr(nr, a)))
+		return fp_roots_call(UR_REAL(syscall), nr, a, b, c, d, e, f);
 	return UR_REAL(syscall)(nr, a, b, c, d, e, f);
 }
 #endif

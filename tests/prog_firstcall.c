@@ -66,6 +66,9 @@ int main(void)
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/fsuid.h>
+#include <sys/prctl.h>
+#include <grp.h>
 #include <sys/file.h>
 #include <sys/auxv.h>
 #include <sys/ioctl.h>
@@ -97,6 +100,9 @@ extern char **environ;
 #define FC_NOWHERE "/nonexistent/fp-firstcall"
 #define FC_CPUFILE "/sys/devices/system/cpu/online"
 #define FC_CPUDIR "/sys/devices/system/cpu"
+
+/* The kernel's structures, which no C library header declares. */
+int capset(void *h, const void *d);
 
 /* ---- the state before the call ----------------------------------------- */
 
@@ -308,6 +314,101 @@ ENTRY(unshare)
 {
 	fc_arm();
 	return unshare(0);
+}
+
+/* Who the process is, set to what it is: no change, the hooks run. */
+ENTRY(setuid)
+{
+	uid_t u = getuid();
+
+	fc_arm();
+	return setuid(u);
+}
+
+ENTRY(setgid)
+{
+	gid_t g = getgid();
+
+	fc_arm();
+	return setgid(g);
+}
+
+ENTRY(seteuid)
+{
+	uid_t u = geteuid();
+
+	fc_arm();
+	return seteuid(u);
+}
+
+ENTRY(setegid)
+{
+	gid_t g = getegid();
+
+	fc_arm();
+	return setegid(g);
+}
+
+ENTRY(setreuid)
+{
+	fc_arm();
+	return setreuid((uid_t)-1, (uid_t)-1);
+}
+
+ENTRY(setregid)
+{
+	fc_arm();
+	return setregid((gid_t)-1, (gid_t)-1);
+}
+
+ENTRY(setresuid)
+{
+	fc_arm();
+	return setresuid((uid_t)-1, (uid_t)-1, (uid_t)-1);
+}
+
+ENTRY(setresgid)
+{
+	fc_arm();
+	return setresgid((gid_t)-1, (gid_t)-1, (gid_t)-1);
+}
+
+ENTRY(setgroups)
+{
+	gid_t g[64];
+	int n = getgroups(64, g);
+
+	fc_arm();
+	return setgroups(n > 0 ? (size_t)n : 0, g);
+}
+
+/* -1 is no id: the current one is answered, nothing changed. */
+ENTRY(setfsuid)
+{
+	fc_arm();
+	return setfsuid((uid_t)-1);
+}
+
+ENTRY(setfsgid)
+{
+	fc_arm();
+	return setfsgid((gid_t)-1);
+}
+
+/* Version 0: EINVAL, the kernel's version written back. */
+ENTRY(capset)
+{
+	static struct { uint32_t version; int pid; } h;
+
+	fc_arm();
+	return capset(&h, NULL);
+}
+
+/* No such seccomp mode: EINVAL, after the hooks. */
+ENTRY(prctl)
+{
+	fc_arm();
+	return prctl(PR_SET_SECCOMP, 99, 0, 0, 0);
 }
 
 /* The child returns: the C library's clone ends it with the exit system
@@ -1898,6 +1999,19 @@ static const struct fc_entry table[] = {
 	RUN(umount2),
 	RUN(setns),
 	RUN(unshare),
+	RUN(setuid),
+	RUN(setgid),
+	RUN(seteuid),
+	RUN(setegid),
+	RUN(setreuid),
+	RUN(setregid),
+	RUN(setresuid),
+	RUN(setresgid),
+	RUN(setgroups),
+	RUN(setfsuid),
+	RUN(setfsgid),
+	RUN(capset),
+	RUN(prctl),
 	RUN(clone),
 	RUN(fork),
 	RUN(vfork),

@@ -426,7 +426,9 @@ INTERPOSED="_Exit _exit sigaltstack __open64_2 __open_2 __openat64_2 __openat_2 
 	euidaccess eaccess __xstat __xstat64 __lxstat __lxstat64 __fxstatat __fxstatat64
 	__realpath_chk canonicalize_file_name readdir_r readdir64_r
 	rewind fseek fseeko fseeko64 fsetpos fsetpos64 _IO_fsetpos _IO_fsetpos64
-	localtime mktime timelocal ctime tzset forkpty login_tty"
+	localtime mktime timelocal ctime tzset forkpty login_tty
+	setuid setgid seteuid setegid setreuid setregid setresuid setresgid setgroups
+	setfsuid setfsgid capset prctl"
 # What only illumos libc has, exported by the illumos objects alone:
 # sysconf's XPG5 name.  tests/h_illumos.sh checks those objects' exports
 # against both lists (it reads them from here).

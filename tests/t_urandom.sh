@@ -836,6 +836,25 @@ if [ "$(id -u)" -eq 0 ]; then
 else
 	skip "chroot, mount, move_mount" "needs root"
 fi
+# A change of credentials or sandbox after the pool is in use: the next
+# open goes through the path again, and is refused as natively
+# (prog_sandbox; roots.c).  Each kind where this machine permits it.
+for k in setuid seteuid setreuid setresuid setfsuid syscall-setresuid capset \
+	setgid setegid setregid setresgid setfsgid setgroups prctl-seccomp syscall-seccomp landlock; do
+	"$TESTBIN/prog_sandbox" $k "$T_TMP" >"$T_TMP/sb.native" 2>&1
+	echo "rc=$?" >>"$T_TMP/sb.native"
+	pre "$TESTBIN/prog_sandbox" $k "$T_TMP" >"$T_TMP/sb.fast" 2>&1
+	echo "rc=$?" >>"$T_TMP/sb.fast"
+	if grep -q '^rc=77$' "$T_TMP/sb.native"; then
+		skip "$k after the pool is in use" "$(head -n 1 "$T_TMP/sb.native")"
+	elif grep -q "^$k: after: open -1 E" "$T_TMP/sb.native" && grep -q "^$k: before again: open ok" "$T_TMP/sb.native" &&
+		cmp -s "$T_TMP/sb.native" "$T_TMP/sb.fast"; then
+		ok "$k after the pool is in use: the next open refused, as native ($(sed -n "s/^$k: after: open //p" "$T_TMP/sb.native"))"
+	else
+		fail "$k after the pool is in use: the next open refused, as native" \
+			"$(diff "$T_TMP/sb.native" "$T_TMP/sb.fast" | head)"
+	fi
+done
 done
 T_TAG=
 unset FASTPATH_URANDOM

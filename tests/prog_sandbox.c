@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * prog_sandbox KIND DIR [PATH]: the device (or PATH: a CPU file the cap
+ * serves) opened twice (the second from the pool, or the kept copy),
+ * then the process gives up its access to it by KIND, then one more open.
+ * Natively that open is refused; under the preload it must be too
+ * (roots.c: after a change of credentials or sandbox, a pooled open goes
+ * through the path again).  One line per step, compared with native by
+ * t_urandom.sh.
+ *
+ * The credential kinds run in a mount namespace of their own, where
+ * /dev/urandom is a node of the same device made in DIR, owned by 1234:1234
+ * and readable by that group only: root reads it through its capabilities,
+ * and loses it by becoming another user (setuid, seteuid, setreuid,
+ * setresuid, setfsuid, syscall's setresuid) or by dropping them (capset);
+ * the group kinds (setgid, setegid, setregid, setresgid, setfsgid,
+ * setgroups) keep CAP_SETGID only, join the group, open, then leave it.
+ * The sandbox kinds use the real node: a seccomp filter refusing openat
+ * (prctl, syscall's seccomp), a Landlock ruleset that handles reading
+ * files and allows none (syscall only).  Exit 77: not permitted here.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/landlock.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/fsuid.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#include <grp.h>
+#include <sched.h>
+
+int capset(cap_user_header_t h, const cap_user_data_t d);
+int capget(cap_user_header_t h, cap_user_data_t d);
+
+#define OTHER 65534
+#define GROUP 1234
+
+static const char *kind, *path = "/dev/urandom";
+
+static void try_open(const char *step)
+{
+	int fd = open(path, O_RDONLY);
+	unsigned char b[16];
+
+	if (fd < 0) {
+		printf("%s: %s: open -1 %s\n", kind, step, strerrorname_np(errno));
+		return;
+	}
+	printf("%s: %s: open ok, read %zd\n", kind, step, read(fd, b, sizeof b));
+	close(fd);
+}
+
+static void must(int ok, const char *what)
+{
+	if (!ok) {
+		printf("%s: not permitted here: %s: %s\n", kind, what, strerror(errno));
+		exit(77);
+	}
+}
+
+/* Effective capabilities: keep only those in mask (of the first 32). */
+static void caps_keep(unsigned mask)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+
+	must(capget(&h, d) == 0, "capget");
+	d[0].effective &= mask;
+	d[1].effective = 0;
+	must(capset(&h, d) == 0, "capset");
+}
+
+/* /dev/urandom, in a mount namespace of our own: 1:9 owned by GROUP,
+ * readable by the group only. */
+static void private_node(const char *dir)
+{
+	char node[4096];
+
+	snprintf(node, sizeof node, "%s/urandom", dir);
+	must(unshare(CLONE_NEWNS) == 0, "unshare(CLONE_NEWNS)");
+	must(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0, "mount --make-rprivate /");
+	unlink(node);
+	must(mknod(node, S_IFCHR | 0040, makedev(1, 9)) == 0, "mknod");
+	must(chown(node, GROUP, GROUP) == 0 && chmod(node, 0040) == 0, "chown");
+	must(mount(node, "/dev/urandom", NULL, MS_BIND, NULL) == 0, "mount --bind");
+}
+
+static int no_openat(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_openat, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+#ifdef __NR_open
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_open, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+#endif
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog p = { sizeof f / sizeof f[0], f };
+
+	must(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0, "PR_SET_NO_NEW_PRIVS");
+	if (!strcmp(kind, "prctl-seccomp"))
+		return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &p, 0, 0);
+	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &p);
+}
+
+static int landlock(void)
+{
+	struct landlock_ruleset_attr a = { .handled_access_fs = LANDLOCK_ACCESS_FS_READ_FILE };
+	int r = (int)syscall(SYS_landlock_create_ruleset, &a, sizeof a, 0);
+
+	must(r >= 0, "landlock_create_ruleset");
+	must(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0, "PR_SET_NO_NEW_PRIVS");
+	return (int)syscall(SYS_landlock_restrict_self, r, 0);
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const users[] = { "setuid", "seteuid", "setreuid", "setresuid",
+	                                      "setfsuid", "syscall-setresuid", "capset" };
+	static const char *const groups[] = { "setgid", "setegid", "setregid", "setresgid",
+	                                      "setfsgid", "setgroups" };
+	const gid_t g = GROUP;
+	int user = 0, group = 0, r = 0;
+	size_t i;
+
+	if (argc != 3 && argc != 4) {
+		fprintf(stderr, "usage: prog_sandbox KIND DIR [PATH]\n");
+		return 2;
+	}
+	kind = argv[1];
+	if (argc == 4)
+		path = argv[3];
+	for (i = 0; i < sizeof users / sizeof users[0]; i++)
+		user |= !strcmp(kind, users[i]);
+	for (i = 0; i < sizeof groups / sizeof groups[0]; i++)
+		group |= !strcmp(kind, groups[i]);
+	if (user || group)
+		private_node(argv[2]);
+	/* Joined: the group's read is this process's only way to the node. */
+	if (group) {
+		caps_keep(1u << CAP_SETGID);
+		if (!strcmp(kind, "setgid"))
+			r = setgid(g);
+		else if (!strcmp(kind, "setegid"))
+			r = setegid(g);
+		else if (!strcmp(kind, "setregid"))
+			r = setregid((gid_t)-1, g);
+		else if (!strcmp(kind, "setresgid"))
+			r = setresgid((gid_t)-1, g, (gid_t)-1);
+		else if (!strcmp(kind, "setfsgid"))
+			(void)setfsgid(g);
+		else
+			r = setgroups(1, &g);
+		must(r == 0, "joining the group");
+	}
+	try_open("before");
+	try_open("before again");
+	if (!strcmp(kind, "setuid"))
+		r = setuid(OTHER);
+	else if (!strcmp(kind, "seteuid"))
+		r = seteuid(OTHER);
+	else if (!strcmp(kind, "setreuid"))
+		r = setreuid(OTHER, OTHER);
+	else if (!strcmp(kind, "setresuid"))
+		r = setresuid(OTHER, OTHER, OTHER);
+	else if (!strcmp(kind, "setfsuid"))
+		(void)setfsuid(OTHER);
+	else if (!strcmp(kind, "syscall-setresuid"))
+		r = (int)syscall(SYS_setresuid, OTHER, OTHER, OTHER);
+	else if (!strcmp(kind, "capset"))
+		caps_keep(0);
+	else if (!strcmp(kind, "setgid"))
+		r = setgid(0);
+	else if (!strcmp(kind, "setegid"))
+		r = setegid(0);
+	else if (!strcmp(kind, "setregid"))
+		r = setregid((gid_t)-1, 0);
+	else if (!strcmp(kind, "setresgid"))
+		r = setresgid((gid_t)-1, 0, (gid_t)-1);
+	else if (!strcmp(kind, "setfsgid"))
+		(void)setfsgid(0);
+	else if (!strcmp(kind, "setgroups"))
+		r = setgroups(0, NULL);
+	else if (!strcmp(kind, "prctl-seccomp") || !strcmp(kind, "syscall-seccomp"))
+		r = no_openat();
+	else if (!strcmp(kind, "landlock"))
+		r = landlock();
+	else {
+		fprintf(stderr, "prog_sandbox: unknown kind %s\n", kind);
+		return 2;
+	}
+	must(r == 0, "giving up the access");
+	try_open("after");
+	return 0;
+}
