@@ -554,18 +554,6 @@ static struct {
 } fp_walked;
 #endif
 
-#ifdef FP_LINUX
-bool fp_fd_held(int fd)
-{
-	size_t i;
-
-	for (i = 0; i < fp_nmitigations; i++)
-		if (fp_mitigations[i]->holds && fp_mitigations[i]->holds(fd))
-			return true;
-	return false;
-}
-#endif
-
 /* Whether the walk found another copy of fastpath before ours; false:
  * unknown, dlsym's to say (fp_other_copy). */
 bool fp_walked_copy(bool *copy)
@@ -598,20 +586,17 @@ FP_STARTUP_TEXT static void fp_bind_syms(struct fp_walk *w, const struct fp_sym 
 }
 
 /*
- * A mitigation's table is bound at its first use (issue 39): fp_written
- * has its bit once its table (and its own rows) are written, fp_bound
- * (fp_real.h) once it is written and initialisation is done.  No claim:
- * a thread that finds the table unwritten writes it whole, the same values
- * as any other, so none waits, and nothing is left to a binding that a
- * jump out of a handler or a cancellation stopped halfway.  Only where the
- * walk answers every name as dlsym would (fp_walk_find: each object before
- * and after ours read, nothing but the interpreter after the C library,
- * IFUNCs resolved as the loader does): the first use may be in a signal
- * handler, where dlsym may not run, and a dlsym then would take or change
- * the program's pending dlerror() message (t_firstcall.sh).  Elsewhere (no
- * plain search order, an object without a GNU hash table, objects
- * dlopen()ed before us, another architecture, illumos, the unit tests' own
- * lookup) every table is bound at initialisation, as before.
+ * A mitigation's table (and roots.c's) is bound at its first use (issue
+ * 39): fp_written has its bit once it is written, fp_bound (fp_real.h)
+ * once it is written and initialisation is done.  No claim: a thread that
+ * finds it unwritten writes it whole, the same values as any other, so
+ * none waits, and a binding a jump or a cancellation stopped halfway is
+ * done again.  Only where the walk answers every name as dlsym would
+ * (fp_walk_find): the first use may be in a signal handler, where dlsym
+ * may not run, nor change a pending dlerror() (t_firstcall.sh).  Elsewhere
+ * (no plain search order, no GNU hash table, objects dlopen()ed before us,
+ * another architecture, illumos, the unit tests' lookup) every table is
+ * bound at initialisation.
  */
 _Atomic unsigned fp_bound FP_STARTUP_DATA;
 static _Atomic unsigned fp_written FP_STARTUP_DATA;
@@ -632,15 +617,25 @@ FP_STARTUP_TEXT static void fp_bind_one(const struct fp_mitigation *m)
 	atomic_fetch_or_explicit(&fp_written, m->bit, memory_order_release);
 }
 
+/* The tables bound as a mitigation's: the registry's, and roots.c's. */
+#ifdef FP_LINUX
+static const struct fp_mitigation fp_roots_table = { .bind = fp_real_bind_roots, .bit = FP_BIT_ROOTS };
+#define FP_NTABLES (fp_nmitigations + 1)
+#else
+static const struct fp_mitigation fp_roots_table;
+#define FP_NTABLES fp_nmitigations
+#endif
+#define FP_TABLE_AT(i) ((i) < fp_nmitigations ? fp_mitigations[i] : &fp_roots_table)
+
 /* Every table not yet written: all at start-up where binding is not
  * lazy, the rest for the debug line's count. */
 FP_STARTUP_TEXT static void fp_bind_unwritten(void)
 {
 	size_t i;
 
-	for (i = 0; i < fp_nmitigations; i++)
-		if (!(atomic_load(&fp_written) & fp_mitigations[i]->bit))
-			fp_bind_one(fp_mitigations[i]);
+	for (i = 0; i < FP_NTABLES; i++)
+		if (!(atomic_load(&fp_written) & FP_TABLE_AT(i)->bit))
+			fp_bind_one(FP_TABLE_AT(i));
 }
 
 FP_STARTUP_TEXT void fp_bind_all(void)
@@ -674,9 +669,9 @@ void fp_real_late(unsigned bit)
 	if (!fp_ready())
 		return;
 	if (!(atomic_load_explicit(&fp_written, memory_order_acquire) & bit))
-		for (i = 0; i < fp_nmitigations; i++)
-			if (fp_mitigations[i]->bit == bit)
-				fp_bind_one(fp_mitigations[i]);
+		for (i = 0; i < FP_NTABLES; i++)
+			if (FP_TABLE_AT(i)->bit == bit)
+				fp_bind_one(FP_TABLE_AT(i));
 	atomic_fetch_or_explicit(&fp_bound, bit, memory_order_release);
 }
 

@@ -130,6 +130,18 @@ FP_FORK_TEXT static void fp_atfork_child(void)
 	}
 }
 
+#ifdef FP_LINUX
+bool fp_fd_held(int fd)
+{
+	size_t i;
+
+	for (i = 0; i < fp_nmitigations; i++)
+		if (fp_mitigations[i]->holds && fp_mitigations[i]->holds(fd))
+			return true;
+	return false;
+}
+#endif
+
 void fp_fork_self(void)
 {
 	fp_atfork_prepare();

@@ -72,6 +72,11 @@ struct fp_mitigation {
 	 * (chroot, mount, setns, unshare...: roots.c): what it learnt about
 	 * the files under a path is to be learnt again.  Async-signal-safe. */
 	void (*rooted)(void);
+	/* A thread changed what it alone may open, or is about to put
+	 * itself in a sandbox (roots.c, fp_roots_seal): what is shared
+	 * between threads through a path is shared no more, for good.
+	 * Before a sandbox: any system call may be refused after it. */
+	void (*sealing)(void);
 	/* Just before the process's own unshare(flags) (roots.c), while the
 	 * descriptor table is still shared with its other threads. */
 	void (*unsharing)(int flags);

@@ -229,6 +229,19 @@ typedef void *(*fp_lookup_fn)(void *w, const char *name);
 		             sizeof FP_PASTE(fp_real_, FP_REAL_TAG));         \
 		LIST(FP_REAL_BIND_)                                          \
 	}
+/* A table with no stand-ins, NULL until bound: in .bss, not .data, whose
+ * last page every start-up touches (roots.c's: issue 39, its 200 bytes
+ * of stand-ins pushed .bss's first page, which start-up writes, off the
+ * page .data ends in: 3 page faults a process).  Its caller tests for
+ * NULL, as for a function the C library lacks. */
+#define FP_REAL_DEFINE_NULL(LIST)                                            \
+	struct FP_PASTE(fp_real_, FP_REAL_TAG) FP_PASTE(fp_real_, FP_REAL_TAG); \
+	FP_STARTUP_TEXT void FP_PASTE(fp_real_bind_, FP_REAL_TAG)(fp_lookup_fn look, void *w) \
+	{                                                                    \
+		FP_ANN_BOUND(&FP_PASTE(fp_real_, FP_REAL_TAG),                \
+		             sizeof FP_PASTE(fp_real_, FP_REAL_TAG));         \
+		LIST(FP_REAL_BIND_)                                          \
+	}
 /* A descriptor's field naming its table (struct fp_mitigation). */
 #define FP_REAL_SYMS(tag) .bind = fp_real_bind_##tag
 
@@ -261,7 +274,30 @@ struct mount_attr;
 	X(int, sigaltstack, (const stack_t *ss, stack_t *old), FP_NR_FAIL(-1))                   \
 	X(int, fstatat, (int dirfd, const char *path, struct stat *st, int flags), FP_NR_FSTATAT) \
 	X(void *, mmap, (void *a, size_t len, int prot, int flags, int fd, off_t off),           \
-	  FP_NR_DO(fp_nr_mmap(a, len, prot, flags, fd, off)))                                    \
+	  FP_NR_DO(fp_nr_mmap(a, len, prot, flags, fd, off)))
+#else
+#define FP_REAL_CORE_LINUX(X)
+#endif
+/* fstat and fstatat in programs built against glibc < 2.33. */
+#if defined(FP_LINUX) && defined(FP_HAVE_LFS64)
+#define FP_REAL_CORE_FXSTAT(X)                                                                \
+	X(int, __fxstat, (int ver, int fd, struct stat *st), FP_NR_FAIL(-1))                     \
+	X(int, __fxstatat, (int ver, int dirfd, const char *path, struct stat *st, int flags),   \
+	  FP_NR_FAIL(-1))
+#else
+#define FP_REAL_CORE_FXSTAT(X)
+#endif
+
+#define FP_REAL_CORE(X) FP_REAL_CORE_COMMON(X) FP_REAL_CORE_LINUX(X) FP_REAL_CORE_FXSTAT(X)
+FP_REAL_DECLARE(core, FP_REAL_CORE);
+
+#ifdef FP_LINUX
+/* roots.c's own table: the changes of root, mounts, namespaces, ids and
+ * sandbox.  Bound at the first of them (FP_REAL_ROOT), as a mitigation's
+ * table is, not at every start-up: 25 lookups, and the pages of the C
+ * library's symbol tables they read, that a shell loop's /bin/true would
+ * pay for nothing (issue 39: 3 page faults more). */
+#define FP_REAL_ROOTS(X)                                                                      \
 	X(int, chroot, (const char *path), FP_NR_FAIL(-1))                                       \
 	X(int, mount, (const char *src, const char *dst, const char *type,                       \
 	               unsigned long flags, const void *data), FP_NR_FAIL(-1))                   \
@@ -289,21 +325,10 @@ struct mount_attr;
 	/* The kernel's structures, which no C library header declares. */                     \
 	X(int, capset, (void *h, const void *d), FP_NR_FAIL(-1))                                 \
 	X(int, prctl, (int option, ...), FP_NR_FAIL(-1))
-#else
-#define FP_REAL_CORE_LINUX(X)
+FP_REAL_DECLARE(roots, FP_REAL_ROOTS);
+/* fp_bound's bit for it: above every mitigation's (FP_NMITIGATIONS <= 31). */
+#define FP_BIT_ROOTS (1u << 31)
 #endif
-/* fstat and fstatat in programs built against glibc < 2.33. */
-#if defined(FP_LINUX) && defined(FP_HAVE_LFS64)
-#define FP_REAL_CORE_FXSTAT(X)                                                                \
-	X(int, __fxstat, (int ver, int fd, struct stat *st), FP_NR_FAIL(-1))                     \
-	X(int, __fxstatat, (int ver, int dirfd, const char *path, struct stat *st, int flags),   \
-	  FP_NR_FAIL(-1))
-#else
-#define FP_REAL_CORE_FXSTAT(X)
-#endif
-
-#define FP_REAL_CORE(X) FP_REAL_CORE_COMMON(X) FP_REAL_CORE_LINUX(X) FP_REAL_CORE_FXSTAT(X)
-FP_REAL_DECLARE(core, FP_REAL_CORE);
 /* The real function, once initialisation has run (or, inside it, in this
  * thread, the stand-in): the only way the core reaches the C library; a
  * mitigation has its own (UR_REAL, CPUS_REAL, RL_REAL). */
@@ -312,9 +337,10 @@ FP_REAL_DECLARE(core, FP_REAL_CORE);
 #ifdef FP_LINUX
 /* A call of syscall() that changes what a path names or what the process
  * may open, and its making with the hooks (roots.c). */
-bool fp_roots_nr(long nr, long a) FP_HIDDEN;
-long fp_roots_call(long (*real)(long, ...), long nr, long a, long b, long c, long d, long e,
-                   long f) FP_HIDDEN;
+enum { FP_ROOTS_ROOT = 1, FP_ROOTS_THREAD, FP_ROOTS_SANDBOX };
+int fp_roots_nr(long nr, long a) FP_HIDDEN;
+long fp_roots_call(int kind, long (*real)(long, ...), long nr, long a, long b, long c, long d,
+                   long e, long f) FP_HIDDEN;
 /* f, a bound real function, is the C library's own (bind.c). */
 bool fp_in_libc(const void *f) FP_HIDDEN;
 /* valgrind's core preload was loaded at start-up (bind.c's walk). */

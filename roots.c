@@ -24,9 +24,23 @@
 
 #ifdef FP_LINUX
 #include <linux/capability.h>
+#include <string.h>
 #include <linux/seccomp.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+
+/* The table (fp_real.h), bound at its first use (bind.c, FP_BIT_ROOTS). */
+#define FP_REAL_TAG roots
+FP_REAL_DEFINE_NULL(FP_REAL_ROOTS);
+#undef FP_REAL_TAG
+
+/* The real function called, its table bound at the first call that needs
+ * it; ENOSYS where there is none (a C library without it, or a call from
+ * inside our own initialisation). */
+#define FP_RCALL(name, ...)                                                  \
+	(FP_REAL_LAZY_P(fp_real_roots.r_##name, FP_BIT_ROOTS)                \
+	         ? fp_real_roots.r_##name.f(__VA_ARGS__)                     \
+	         : (errno = ENOSYS, -1))
 
 static void fp_rooted(void)
 {
@@ -35,16 +49,6 @@ static void fp_rooted(void)
 	for (i = 0; i < fp_nmitigations; i++)
 		if (fp_mitigations[i]->rooted)
 			fp_mitigations[i]->rooted();
-}
-
-/* What a mitigation learnt through a path is to be learnt again (after a
- * call of syscall(): fp_roots_nr), errno kept. */
-static void fp_roots_changed(void)
-{
-	int e = errno;
-
-	fp_rooted();
-	errno = e;
 }
 
 /* The call, then the hooks, whatever it returned (a failure may have done
@@ -57,33 +61,32 @@ static void fp_roots_changed(void)
 		return r_;                                                   \
 	} while (0)
 /* A function the C library may lack: ENOSYS, as for any missing one. */
-#define FP_ROOTED_NEWER(name, ...)                                           \
-	FP_ROOTED(FP_REAL(name) ? fp_real_core.r_##name.f(__VA_ARGS__) : (errno = ENOSYS, -1))
+#define FP_ROOTED_NEWER(name, ...) FP_ROOTED(FP_RCALL(name, __VA_ARGS__))
 
 FP_EXPORT int chroot(const char *path)
 {
-	FP_ROOTED(FP_REAL(chroot)(path));
+	FP_ROOTED(FP_RCALL(chroot, path));
 }
 
 FP_EXPORT int mount(const char *src, const char *dst, const char *type,
                     unsigned long flags, const void *data)
 {
-	FP_ROOTED(FP_REAL(mount)(src, dst, type, flags, data));
+	FP_ROOTED(FP_RCALL(mount, src, dst, type, flags, data));
 }
 
 FP_EXPORT int umount(const char *dst)
 {
-	FP_ROOTED(FP_REAL(umount)(dst));
+	FP_ROOTED(FP_RCALL(umount, dst));
 }
 
 FP_EXPORT int umount2(const char *dst, int flags)
 {
-	FP_ROOTED(FP_REAL(umount2)(dst, flags));
+	FP_ROOTED(FP_RCALL(umount2, dst, flags));
 }
 
 FP_EXPORT int setns(int fd, int type)
 {
-	FP_ROOTED(FP_REAL(setns)(fd, type));
+	FP_ROOTED(FP_RCALL(setns, fd, type));
 }
 
 /* The unsharing hooks run first: CLONE_FILES gives the thread a
@@ -129,70 +132,138 @@ FP_EXPORT int mount_setattr(int dirfd, const char *path, unsigned flags,
 	FP_ROOTED_NEWER(mount_setattr, dirfd, path, flags, attr, size);
 }
 
-/* Who the process is, for the kernel's checks of a path. */
+/* A change of what one thread may open (its file-system ids, its
+ * capabilities, a seccomp filter, a Landlock ruleset: each the calling
+ * thread's alone), or one made by a raw system call: what a mitigation
+ * shares between threads through a path ends for the process (the urandom
+ * pool ends pooling), since another thread would fill it again with an
+ * access this one no longer has (review 54).  Before a sandbox, whose
+ * filter may refuse, or kill for, any call of ours after it; after the
+ * others, only where something changed. */
+static void fp_roots_seal(void)
+{
+	int e = errno;
+	size_t i;
+
+	for (i = 0; i < fp_nmitigations; i++)
+		if (fp_mitigations[i]->sealing)
+			fp_mitigations[i]->sealing();
+	errno = e;
+}
+
+/* Who the process is (the C library makes each change in every thread):
+ * the hooks where the call succeeded and the ids it sets changed. */
+#define FP_IDS_CALL(get, call)                                               \
+	do {                                                                 \
+		uid_t a_[3], b_[3];                                          \
+		int r_, e_;                                                  \
+		if (get(&a_[0], &a_[1], &a_[2]) != 0)                        \
+			a_[0] = a_[1] = a_[2] = (uid_t)-1;                   \
+		r_ = (call);                                                 \
+		e_ = errno;                                                  \
+		if (r_ == 0 && (get(&b_[0], &b_[1], &b_[2]) != 0 ||          \
+		                memcmp(a_, b_, sizeof a_) != 0))             \
+			fp_rooted();                                         \
+		errno = e_;                                                  \
+		return r_;                                                   \
+	} while (0)
+#define FP_UIDS(call) FP_IDS_CALL(getresuid, call)
+#define FP_GIDS(call) FP_IDS_CALL(fp_getresgid, call)
+
+_Static_assert(sizeof(uid_t) == sizeof(gid_t), "one array for both");
+static int fp_getresgid(uid_t *r, uid_t *e, uid_t *s)
+{
+	return getresgid((gid_t *)r, (gid_t *)e, (gid_t *)s);
+}
+
 FP_EXPORT int setuid(uid_t uid)
 {
-	FP_ROOTED(FP_REAL(setuid)(uid));
+	FP_UIDS(FP_RCALL(setuid, uid));
 }
 
 FP_EXPORT int setgid(gid_t gid)
 {
-	FP_ROOTED(FP_REAL(setgid)(gid));
+	FP_GIDS(FP_RCALL(setgid, gid));
 }
 
 FP_EXPORT int seteuid(uid_t uid)
 {
-	FP_ROOTED(FP_REAL(seteuid)(uid));
+	FP_UIDS(FP_RCALL(seteuid, uid));
 }
 
 FP_EXPORT int setegid(gid_t gid)
 {
-	FP_ROOTED(FP_REAL(setegid)(gid));
+	FP_GIDS(FP_RCALL(setegid, gid));
 }
 
 FP_EXPORT int setreuid(uid_t r, uid_t e)
 {
-	FP_ROOTED(FP_REAL(setreuid)(r, e));
+	FP_UIDS(FP_RCALL(setreuid, r, e));
 }
 
 FP_EXPORT int setregid(gid_t r, gid_t e)
 {
-	FP_ROOTED(FP_REAL(setregid)(r, e));
+	FP_GIDS(FP_RCALL(setregid, r, e));
 }
 
 FP_EXPORT int setresuid(uid_t r, uid_t e, uid_t s)
 {
-	FP_ROOTED(FP_REAL(setresuid)(r, e, s));
+	FP_UIDS(FP_RCALL(setresuid, r, e, s));
 }
 
 FP_EXPORT int setresgid(gid_t r, gid_t e, gid_t s)
 {
-	FP_ROOTED(FP_REAL(setresgid)(r, e, s));
+	FP_GIDS(FP_RCALL(setresgid, r, e, s));
 }
 
+/* A list the hooks cannot cheaply compare: after every success. */
 FP_EXPORT int setgroups(size_t n, const gid_t *list)
 {
-	FP_ROOTED(FP_REAL(setgroups)(n, list));
+	int r = FP_RCALL(setgroups, n, list), e = errno;
+
+	if (r == 0)
+		fp_rooted();
+	errno = e;
+	return r;
 }
 
-/* Both answer the previous id, success or not. */
+/* The calling thread's alone.  Each answers the id before, success or
+ * not; -1 (no id) changes nothing and answers the one now. */
 FP_EXPORT int setfsuid(uid_t uid)
 {
-	FP_ROOTED(FP_REAL(setfsuid)(uid));
+	int r = FP_RCALL(setfsuid, uid), e = errno;
+
+	if (uid != (uid_t)-1 && fp_real_roots.r_setfsuid.f &&
+	    (uid_t)fp_real_roots.r_setfsuid.f((uid_t)-1) != (uid_t)r)
+		fp_roots_seal();
+	errno = e;
+	return r;
 }
 
 FP_EXPORT int setfsgid(gid_t gid)
 {
-	FP_ROOTED(FP_REAL(setfsgid)(gid));
+	int r = FP_RCALL(setfsgid, gid), e = errno;
+
+	if (gid != (gid_t)-1 && fp_real_roots.r_setfsgid.f &&
+	    (gid_t)fp_real_roots.r_setfsgid.f((gid_t)-1) != (gid_t)r)
+		fp_roots_seal();
+	errno = e;
+	return r;
 }
 
 FP_EXPORT int capset(struct __user_cap_header_struct *h, const struct __user_cap_data_struct *d)
 {
-	FP_ROOTED(FP_REAL(capset)(h, d));
+	int r = FP_RCALL(capset, h, d), e = errno;
+
+	if (r == 0)
+		fp_roots_seal();
+	errno = e;
+	return r;
 }
 
 /* Four arguments, as the C libraries read them whatever was passed; only
- * a seccomp filter (or strict mode) changes what may be opened. */
+ * a seccomp filter (or strict mode) changes what may be opened, and it
+ * may refuse every call of ours once in force: sealed before. */
 FP_EXPORT int prctl(int option, ...)
 {
 	unsigned long a, b, c, d;
@@ -205,26 +276,57 @@ FP_EXPORT int prctl(int option, ...)
 	d = va_arg(ap, unsigned long);
 	va_end(ap);
 	if (fp_unlikely(option == PR_SET_SECCOMP))
-		FP_ROOTED(FP_REAL(prctl)(option, a, b, c, d));
-	return FP_REAL(prctl)(option, a, b, c, d);
+		fp_roots_seal();
+	return FP_RCALL(prctl, option, a, b, c, d);
 }
 
-/* nr, with its first argument a, is one of the calls above made through
- * syscall() (urandom_survey.c), which then makes it by fp_roots_call. */
-bool fp_roots_nr(long nr, long a)
+/* What syscall() (urandom_survey.c) leaves to fp_roots_call: 0 nothing;
+ * FP_ROOTS_ROOT a change of root, mounts or namespaces, the hooks after
+ * it; FP_ROOTS_THREAD a change of ids or capabilities, made for the
+ * calling thread alone, sealed after a success; FP_ROOTS_SANDBOX sealed
+ * before. */
+int fp_roots_nr(long nr, long a)
 {
 	switch (nr) {
+#ifdef SYS_chroot
+	case SYS_chroot:
+#endif
+#ifdef SYS_pivot_root
+	case SYS_pivot_root:
+#endif
+#ifdef SYS_setns
+	case SYS_setns:
+#endif
+#ifdef SYS_mount
+	case SYS_mount:
+#endif
+#ifdef SYS_umount
+	case SYS_umount:
+#endif
+#ifdef SYS_umount2
+	case SYS_umount2:
+#endif
+#ifdef SYS_move_mount
+	case SYS_move_mount:
+#endif
+#ifdef SYS_fsmount
+	case SYS_fsmount:
+#endif
+#ifdef SYS_open_tree
+	case SYS_open_tree:
+#endif
+#ifdef SYS_mount_setattr
+	case SYS_mount_setattr:
+#endif
+#ifdef SYS_unshare
+	case SYS_unshare:
+#endif
+		return FP_ROOTS_ROOT;
 #ifdef SYS_setuid
 	case SYS_setuid:
 #endif
 #ifdef SYS_setgid
 	case SYS_setgid:
-#endif
-#ifdef SYS_seteuid
-	case SYS_seteuid:
-#endif
-#ifdef SYS_setegid
-	case SYS_setegid:
 #endif
 #ifdef SYS_setreuid
 	case SYS_setreuid:
@@ -277,69 +379,45 @@ bool fp_roots_nr(long nr, long a)
 #ifdef SYS_capset
 	case SYS_capset:
 #endif
+		return FP_ROOTS_THREAD;
 #ifdef SYS_landlock_restrict_self
 	case SYS_landlock_restrict_self:
+		return FP_ROOTS_SANDBOX;
 #endif
-#ifdef SYS_chroot
-	case SYS_chroot:
-#endif
-#ifdef SYS_pivot_root
-	case SYS_pivot_root:
-#endif
-#ifdef SYS_setns
-	case SYS_setns:
-#endif
-#ifdef SYS_mount
-	case SYS_mount:
-#endif
-#ifdef SYS_umount
-	case SYS_umount:
-#endif
-#ifdef SYS_umount2
-	case SYS_umount2:
-#endif
-#ifdef SYS_move_mount
-	case SYS_move_mount:
-#endif
-#ifdef SYS_fsmount
-	case SYS_fsmount:
-#endif
-#ifdef SYS_open_tree
-	case SYS_open_tree:
-#endif
-#ifdef SYS_mount_setattr
-	case SYS_mount_setattr:
-#endif
-#ifdef SYS_unshare
-	case SYS_unshare:
-#endif
-		return true;
 #ifdef SYS_prctl
 	case SYS_prctl:
-		return a == PR_SET_SECCOMP;
+		return a == PR_SET_SECCOMP ? FP_ROOTS_SANDBOX : 0;
 #endif
 #ifdef SYS_seccomp
 	case SYS_seccomp:
-		return a == SECCOMP_SET_MODE_STRICT || a == SECCOMP_SET_MODE_FILTER;
+		return a == SECCOMP_SET_MODE_STRICT || a == SECCOMP_SET_MODE_FILTER ? FP_ROOTS_SANDBOX : 0;
 #endif
 	default:
-		return false;
+		return 0;
 	}
 }
 
-/* As the functions above: the unsharing hooks first for unshare, the
- * call, then the hooks, errno the call's. */
-long fp_roots_call(long (*real)(long, ...), long nr, long a, long b, long c, long d, long e,
-                   long f)
+/* As the functions above, for a kind fp_roots_nr gave: the unsharing
+ * hooks first for unshare, errno the call's. */
+long fp_roots_call(int kind, long (*real)(long, ...), long nr, long a, long b, long c, long d,
+                   long e, long f)
 {
 	long r;
+	int err;
 
+	if (kind == FP_ROOTS_SANDBOX)
+		fp_roots_seal();
 #ifdef SYS_unshare
 	if (nr == SYS_unshare)
 		fp_roots_unsharing((int)a);
 #endif
 	r = real(nr, a, b, c, d, e, f);
-	fp_roots_changed();
+	err = errno;
+	if (kind == FP_ROOTS_ROOT)
+		fp_rooted();
+	else if (kind == FP_ROOTS_THREAD && r == 0)
+		fp_roots_seal();
+	errno = err;
 	return r;
 }
 #endif /* FP_LINUX */

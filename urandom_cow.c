@@ -373,12 +373,14 @@ void ur_root_changed(void)
 {
 	int d, saved = errno;
 
-	if (!ur_table_ours())  /* a vfork child: the parent's records stay */
+	for (d = 0; d < UR_NDEV; d++)
+		atomic_store(&ur_hidden_bad[d], false);
+	/* Nothing kept yet: no system call (a hardened process may refuse
+	 * one after its change: review 54). */
+	if (!(atomic_load(&ur_gate) & UR_ARMED) || !ur_table_ours())  /* a vfork child: the parent's records stay */
 		return;
 
 	(void)ur_give_back(EMFILE);
-	for (d = 0; d < UR_NDEV; d++)
-		atomic_store(&ur_hidden_bad[d], false);
 	(void)ur_hidden_retire();
 	errno = saved;
 }

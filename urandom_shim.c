@@ -648,6 +648,13 @@ static void ur_unsharing(int flags)
 #endif
 }
 
+/* A thread's own credentials or sandbox (roots.c): see ur_split. */
+static void ur_sealing(void)
+{
+	if (fp_enabled(FP_BIT(urandom)))
+		ur_split("a thread changed what it alone may open");
+}
+
 #ifdef FP_LINUX
 #define UR_HOLDS .holds = ur_fd_held
 #else
@@ -658,5 +665,5 @@ FP_MITIGATION(urandom, .load = ur_load, .init = ur_init, FP_REAL_SYMS(urandom), 
               .stats = ur_stats, .counters = ur_counters, .ncounters = UR_NCOUNTERS,
               .survey = &ur_sv, .prepare = ur_fd_atfork_prepare,
               .parent = ur_fd_atfork_parent, .child = ur_atfork_child,
-              .rooted = ur_root_changed, .unsharing = ur_unsharing,
+              .rooted = ur_root_changed, .sealing = ur_sealing, .unsharing = ur_unsharing,
               .vforking = ur_vforking);

@@ -312,6 +312,7 @@ FP_EXPORT __attribute__((no_sanitize_address)) long syscall(long nr, ...)
 {
 	va_list ap;
 	long a, b, c, d, e, f, r;
+	int k;
 
 	va_start(ap, nr);
 	a = va_arg(ap, long);
@@ -328,8 +329,8 @@ FP_EXPORT __attribute__((no_sanitize_address)) long syscall(long nr, ...)
 	}
 	if (fp_unlikely(UR_NR_IS(nr, UR_NR_KCMP) || UR_NR_IS(nr, UR_NR_PIDFD_GETFD)))
 		return ur_syscall_fd(nr, a, b, c, d, e, f);
-	if (fp_unlikely(fp_roots_nr(nr, a)))
-		return fp_roots_call(UR_REAL(syscall), nr, a, b, c, d, e, f);
+	if (fp_unlikely((k = fp_roots_nr(nr, a)) != 0))
+		return fp_roots_call(k, UR_REAL(syscall), nr, a, b, c, d, e, f);
 	return UR_REAL(syscall)(nr, a, b, c, d, e, f);
 }
 #endif

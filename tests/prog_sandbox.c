@@ -17,7 +17,11 @@
  * setgroups) keep CAP_SETGID only, join the group, open, then leave it.
  * The sandbox kinds use the real node: a seccomp filter refusing openat
  * (prctl, syscall's seccomp), a Landlock ruleset that handles reading
- * files and allows none (syscall only).  Exit 77: not permitted here.
+ * files and allows none (syscall only); strict mode, and a filter that
+ * kills for anything but write and exit, after which the program writes
+ * a line and leaves (nothing of ours may make a call then).  thread-KIND:
+ * a second thread gives up its access; the first, which still has it,
+ * opens again, then the second.  Exit 77: not permitted here.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -37,6 +41,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include <grp.h>
+#include <pthread.h>
 #include <sched.h>
 
 int capset(cap_user_header_t h, const cap_user_data_t d);
@@ -95,7 +100,7 @@ static void private_node(const char *dir)
 	must(mount(node, "/dev/urandom", NULL, MS_BIND, NULL) == 0, "mount --bind");
 }
 
-static int no_openat(void)
+static int no_openat(const char *k)
 {
 	struct sock_filter f[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
@@ -110,9 +115,26 @@ static int no_openat(void)
 	struct sock_fprog p = { sizeof f / sizeof f[0], f };
 
 	must(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0, "PR_SET_NO_NEW_PRIVS");
-	if (!strcmp(kind, "prctl-seccomp"))
+	if (!strcmp(k, "prctl-seccomp"))
 		return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &p, 0, 0);
 	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &p);
+}
+
+/* A filter that kills for anything but write and leaving. */
+static int allow_only_write_exit(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_write, 3, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_exit, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_exit_group, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog p = { sizeof f / sizeof f[0], f };
+
+	must(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0, "PR_SET_NO_NEW_PRIVS");
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &p, 0, 0);
 }
 
 static int landlock(void)
@@ -125,6 +147,65 @@ static int landlock(void)
 	return (int)syscall(SYS_landlock_restrict_self, r, 0);
 }
 
+/* The change by which this thread gives up its access: 0 done. */
+static int give_up(const char *k)
+{
+	int r = 0;
+
+	if (!strcmp(k, "setuid"))
+		r = setuid(OTHER);
+	else if (!strcmp(k, "seteuid"))
+		r = seteuid(OTHER);
+	else if (!strcmp(k, "setreuid"))
+		r = setreuid(OTHER, OTHER);
+	else if (!strcmp(k, "setresuid"))
+		r = setresuid(OTHER, OTHER, OTHER);
+	else if (!strcmp(k, "setfsuid"))
+		(void)setfsuid(OTHER);
+	else if (!strcmp(k, "syscall-setresuid"))
+		r = (int)syscall(SYS_setresuid, OTHER, OTHER, OTHER);
+	else if (!strcmp(k, "capset"))
+		caps_keep(0);
+	else if (!strcmp(k, "setgid"))
+		r = setgid(0);
+	else if (!strcmp(k, "setegid"))
+		r = setegid(0);
+	else if (!strcmp(k, "setregid"))
+		r = setregid((gid_t)-1, 0);
+	else if (!strcmp(k, "setresgid"))
+		r = setresgid((gid_t)-1, 0, (gid_t)-1);
+	else if (!strcmp(k, "setfsgid"))
+		(void)setfsgid(0);
+	else if (!strcmp(k, "setgroups"))
+		r = setgroups(0, NULL);
+	else if (!strcmp(k, "prctl-seccomp") || !strcmp(k, "syscall-seccomp"))
+		r = no_openat(k);
+	else if (!strcmp(k, "strict"))
+		r = prctl(PR_SET_SECCOMP, SECCOMP_MODE_STRICT, 0, 0, 0);
+	else if (!strcmp(k, "allowlist"))
+		r = allow_only_write_exit();
+	else if (!strcmp(k, "landlock"))
+		r = landlock();
+	else
+		r = -2;
+	return r;
+}
+
+static pthread_barrier_t bar;
+
+/* thread-KIND: a second thread gives up its access, the first opens (it
+ * still may: the pool is filled again), then the second opens. */
+static void *worker(void *v)
+{
+	int r = give_up((const char *)v);
+
+	pthread_barrier_wait(&bar);
+	pthread_barrier_wait(&bar);
+	must(r == 0, "giving up the access");
+	try_open("worker after");
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	static const char *const users[] = { "setuid", "seteuid", "setreuid", "setresuid",
@@ -132,7 +213,8 @@ int main(int argc, char **argv)
 	static const char *const groups[] = { "setgid", "setegid", "setregid", "setresgid",
 	                                      "setfsgid", "setgroups" };
 	const gid_t g = GROUP;
-	int user = 0, group = 0, r = 0;
+	int user = 0, group = 0, thread, r = 0;
+	const char *base;
 	size_t i;
 
 	if (argc != 3 && argc != 4) {
@@ -142,24 +224,26 @@ int main(int argc, char **argv)
 	kind = argv[1];
 	if (argc == 4)
 		path = argv[3];
+	thread = !strncmp(kind, "thread-", 7);
+	base = thread ? kind + 7 : kind;
 	for (i = 0; i < sizeof users / sizeof users[0]; i++)
-		user |= !strcmp(kind, users[i]);
+		user |= !strcmp(base, users[i]);
 	for (i = 0; i < sizeof groups / sizeof groups[0]; i++)
-		group |= !strcmp(kind, groups[i]);
+		group |= !strcmp(base, groups[i]);
 	if (user || group)
 		private_node(argv[2]);
 	/* Joined: the group's read is this process's only way to the node. */
 	if (group) {
 		caps_keep(1u << CAP_SETGID);
-		if (!strcmp(kind, "setgid"))
+		if (!strcmp(base, "setgid"))
 			r = setgid(g);
-		else if (!strcmp(kind, "setegid"))
+		else if (!strcmp(base, "setegid"))
 			r = setegid(g);
-		else if (!strcmp(kind, "setregid"))
+		else if (!strcmp(base, "setregid"))
 			r = setregid((gid_t)-1, g);
-		else if (!strcmp(kind, "setresgid"))
+		else if (!strcmp(base, "setresgid"))
 			r = setresgid((gid_t)-1, g, (gid_t)-1);
-		else if (!strcmp(kind, "setfsgid"))
+		else if (!strcmp(base, "setfsgid"))
 			(void)setfsgid(g);
 		else
 			r = setgroups(1, &g);
@@ -167,37 +251,29 @@ int main(int argc, char **argv)
 	}
 	try_open("before");
 	try_open("before again");
-	if (!strcmp(kind, "setuid"))
-		r = setuid(OTHER);
-	else if (!strcmp(kind, "seteuid"))
-		r = seteuid(OTHER);
-	else if (!strcmp(kind, "setreuid"))
-		r = setreuid(OTHER, OTHER);
-	else if (!strcmp(kind, "setresuid"))
-		r = setresuid(OTHER, OTHER, OTHER);
-	else if (!strcmp(kind, "setfsuid"))
-		(void)setfsuid(OTHER);
-	else if (!strcmp(kind, "syscall-setresuid"))
-		r = (int)syscall(SYS_setresuid, OTHER, OTHER, OTHER);
-	else if (!strcmp(kind, "capset"))
-		caps_keep(0);
-	else if (!strcmp(kind, "setgid"))
-		r = setgid(0);
-	else if (!strcmp(kind, "setegid"))
-		r = setegid(0);
-	else if (!strcmp(kind, "setregid"))
-		r = setregid((gid_t)-1, 0);
-	else if (!strcmp(kind, "setresgid"))
-		r = setresgid((gid_t)-1, 0, (gid_t)-1);
-	else if (!strcmp(kind, "setfsgid"))
-		(void)setfsgid(0);
-	else if (!strcmp(kind, "setgroups"))
-		r = setgroups(0, NULL);
-	else if (!strcmp(kind, "prctl-seccomp") || !strcmp(kind, "syscall-seccomp"))
-		r = no_openat();
-	else if (!strcmp(kind, "landlock"))
-		r = landlock();
-	else {
+	if (thread) {
+		pthread_t t;
+
+		pthread_barrier_init(&bar, NULL, 2);
+		pthread_create(&t, NULL, worker, (void *)base);
+		pthread_barrier_wait(&bar);
+		try_open("main after");
+		pthread_barrier_wait(&bar);
+		pthread_join(t, NULL);
+		return 0;
+	}
+	fflush(stdout);
+	r = give_up(kind);
+	/* Only write and exit are left (strict), or allowed (allowlist):
+	 * nothing of ours may make another call. */
+	if (r == 0 && (!strcmp(kind, "strict") || !strcmp(kind, "allowlist"))) {
+		static const char alive[] = ": alive in the sandbox\n";
+
+		(void)write(1, kind, strlen(kind));
+		(void)write(1, alive, sizeof alive - 1);
+		syscall(SYS_exit, 0);
+	}
+	if (r == -2) {
 		fprintf(stderr, "prog_sandbox: unknown kind %s\n", kind);
 		return 2;
 	}

@@ -24,7 +24,6 @@ static void test_yield(void);
 /* The whole library, as fastpath.so has it: the settings and the summary
  * line are checked against the real registry. */
 #include "../mitigations.c"
-#include "../roots.c"
 #include "../readlink_path.c"
 #include "../readlink_shim.c"
 #include "../readlink_classify.c"

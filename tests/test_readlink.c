@@ -24,7 +24,6 @@ static void dress_door(struct stat *st);
 #include "../readlink_shim.c"
 #include "../readlink_classify.c"
 FP_TABLE(&fp_mit_readlink);
-#include "../roots.c"
 
 #include <sys/epoll.h>
 #include <sys/socket.h>

@@ -39,7 +39,6 @@
 #include "../urandom_seen.c"
 #include "../urandom_survey.c"
 FP_TABLE(&fp_mit_urandom);
-#include "../roots.c"
 
 #include <sys/random.h>
 #include <sys/syscall.h>

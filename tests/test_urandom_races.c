@@ -80,7 +80,6 @@ static void test_yield(void);
 #include "../urandom_seen.c"
 #include "../urandom_survey.c"
 FP_TABLE(&fp_mit_urandom);
-#include "../roots.c"
 
 /* The open wrappers' hook for the CPU cap's files: never ours here. */
 bool fp_cpus_open_slow(int dirfd, const char *path, int flags, int *fd_out)
