@@ -293,10 +293,10 @@ FP_REAL_DECLARE(core, FP_REAL_CORE);
 
 #ifdef FP_LINUX
 /* roots.c's own table: the changes of root, mounts, namespaces, ids and
- * sandbox.  Bound at the first of them (FP_REAL_ROOT), as a mitigation's
- * table is, not at every start-up: 25 lookups, and the pages of the C
- * library's symbol tables they read, that a shell loop's /bin/true would
- * pay for nothing (issue 39: 3 page faults more). */
+ * sandbox.  Bound at the first of them, as a mitigation's table is (25
+ * lookups at every start-up read a page more of the C library's symbol
+ * tables), and NULL until then (FP_REAL_DEFINE_NULL): in .bss, where 200
+ * bytes of stand-ins in .data cost every process 3 page faults (issue 39). */
 #define FP_REAL_ROOTS(X)                                                                      \
 	X(int, chroot, (const char *path), FP_NR_FAIL(-1))                                       \
 	X(int, mount, (const char *src, const char *dst, const char *type,                       \
@@ -337,7 +337,7 @@ FP_REAL_DECLARE(roots, FP_REAL_ROOTS);
 #ifdef FP_LINUX
 /* A call of syscall() that changes what a path names or what the process
  * may open, and its making with the hooks (roots.c). */
-enum { FP_ROOTS_ROOT = 1, FP_ROOTS_THREAD, FP_ROOTS_SANDBOX };
+enum { FP_ROOTS_ROOT = 1, FP_ROOTS_THREAD, FP_ROOTS_FS, FP_ROOTS_SANDBOX };
 int fp_roots_nr(long nr, long a) FP_HIDDEN;
 long fp_roots_call(int kind, long (*real)(long, ...), long nr, long a, long b, long c, long d,
                    long e, long f) FP_HIDDEN;

@@ -34,13 +34,29 @@
 FP_REAL_DEFINE_NULL(FP_REAL_ROOTS);
 #undef FP_REAL_TAG
 
-/* The real function called, its table bound at the first call that needs
- * it; ENOSYS where there is none (a C library without it, or a call from
- * inside our own initialisation). */
+/* The real function called; ENOSYS where there is none (a C library
+ * without it, or a call from inside our own initialisation, where the
+ * table is not bound, as the core's stand-ins answer). */
+#define FP_RREAL_P(name) FP_REAL_LAZY_P(fp_real_roots.r_##name, FP_BIT_ROOTS)
 #define FP_RCALL(name, ...)                                                  \
-	(FP_REAL_LAZY_P(fp_real_roots.r_##name, FP_BIT_ROOTS)                \
+	(FP_RREAL_P(name)                                                    \
 	         ? fp_real_roots.r_##name.f(__VA_ARGS__)                     \
 	         : (errno = ENOSYS, -1))
+/* The same, but the system call itself where there is no function yet: a
+ * change of ids or a prctl that another preloaded object's start-up made,
+ * reached from inside ours, before the binding (review 55: ENOSYS where
+ * natively, unwrapped, it was made).  For this thread alone, as the
+ * process has no other then. */
+#define FP_RSYS(name, nr, ...)                                               \
+	(FP_RREAL_P(name)                                                    \
+	         ? fp_real_roots.r_##name.f(__VA_ARGS__)                     \
+	         : (int)syscall(nr, __VA_ARGS__))
+/* The 32-bit ids' numbers where the kernel has both (i386). */
+#ifdef SYS_setuid32
+#  define FP_NR_ID(n) SYS_##n##32
+#else
+#  define FP_NR_ID(n) SYS_##n
+#endif
 
 static void fp_rooted(void)
 {
@@ -101,10 +117,28 @@ static void fp_roots_unsharing(int flags)
 			fp_mitigations[i]->unsharing(flags);
 }
 
+static void fp_roots_seal(void);
+
+/* A root and mounts of this thread's own (CLONE_FS; CLONE_NEWNS implies
+ * it) while others run: what it changes next is its alone (review 55: a
+ * thread's chroot, then another thread filled the pool again). */
+static bool fp_roots_own_fs(int flags)
+{
+	return (flags & (CLONE_FS | CLONE_NEWNS)) && !fp_one_thread();
+}
+
 FP_EXPORT int unshare(int flags)
 {
+	int r, e;
+
 	fp_roots_unsharing(flags);
-	FP_ROOTED_NEWER(unshare, flags);
+	r = FP_RCALL(unshare, flags);
+	e = errno;
+	if (r == 0 && fp_roots_own_fs(flags))
+		fp_roots_seal();
+	fp_rooted();
+	errno = e;
+	return r;
 }
 
 /* The new mount API (glibc 2.36): move_mount attaches; fsmount, open_tree
@@ -152,74 +186,65 @@ static void fp_roots_seal(void)
 }
 
 /* Who the process is (the C library makes each change in every thread):
- * the hooks where the call succeeded and the ids it sets changed. */
-#define FP_IDS_CALL(get, call)                                               \
+ * the hooks after a success.  Not compared with the ids before: a filter
+ * that allows the change may refuse getresuid (review 55). */
+#define FP_IDS(call)                                                         \
 	do {                                                                 \
-		uid_t a_[3], b_[3];                                          \
-		int r_, e_;                                                  \
-		if (get(&a_[0], &a_[1], &a_[2]) != 0)                        \
-			a_[0] = a_[1] = a_[2] = (uid_t)-1;                   \
-		r_ = (call);                                                 \
-		e_ = errno;                                                  \
-		if (r_ == 0 && (get(&b_[0], &b_[1], &b_[2]) != 0 ||          \
-		                memcmp(a_, b_, sizeof a_) != 0))             \
+		int r_ = (call), e_ = errno;                                 \
+		if (r_ == 0)                                                 \
 			fp_rooted();                                         \
 		errno = e_;                                                  \
 		return r_;                                                   \
 	} while (0)
-#define FP_UIDS(call) FP_IDS_CALL(getresuid, call)
-#define FP_GIDS(call) FP_IDS_CALL(fp_getresgid, call)
-
-_Static_assert(sizeof(uid_t) == sizeof(gid_t), "one array for both");
-static int fp_getresgid(uid_t *r, uid_t *e, uid_t *s)
-{
-	return getresgid((gid_t *)r, (gid_t *)e, (gid_t *)s);
-}
 
 FP_EXPORT int setuid(uid_t uid)
 {
-	FP_UIDS(FP_RCALL(setuid, uid));
+	FP_IDS(FP_RSYS(setuid, FP_NR_ID(setuid), uid));
 }
 
 FP_EXPORT int setgid(gid_t gid)
 {
-	FP_GIDS(FP_RCALL(setgid, gid));
+	FP_IDS(FP_RSYS(setgid, FP_NR_ID(setgid), gid));
 }
 
 FP_EXPORT int seteuid(uid_t uid)
 {
-	FP_UIDS(FP_RCALL(seteuid, uid));
+	FP_IDS(FP_RREAL_P(seteuid)
+	               ? fp_real_roots.r_seteuid.f(uid)
+	               : (int)syscall(FP_NR_ID(setresuid), (uid_t)-1, uid, (uid_t)-1));
 }
 
 FP_EXPORT int setegid(gid_t gid)
 {
-	FP_GIDS(FP_RCALL(setegid, gid));
+	FP_IDS(FP_RREAL_P(setegid)
+	               ? fp_real_roots.r_setegid.f(gid)
+	               : (int)syscall(FP_NR_ID(setresgid), (gid_t)-1, gid, (gid_t)-1));
 }
 
 FP_EXPORT int setreuid(uid_t r, uid_t e)
 {
-	FP_UIDS(FP_RCALL(setreuid, r, e));
+	FP_IDS(FP_RSYS(setreuid, FP_NR_ID(setreuid), r, e));
 }
 
 FP_EXPORT int setregid(gid_t r, gid_t e)
 {
-	FP_GIDS(FP_RCALL(setregid, r, e));
+	FP_IDS(FP_RSYS(setregid, FP_NR_ID(setregid), r, e));
 }
 
 FP_EXPORT int setresuid(uid_t r, uid_t e, uid_t s)
 {
-	FP_UIDS(FP_RCALL(setresuid, r, e, s));
+	FP_IDS(FP_RSYS(setresuid, FP_NR_ID(setresuid), r, e, s));
 }
 
 FP_EXPORT int setresgid(gid_t r, gid_t e, gid_t s)
 {
-	FP_GIDS(FP_RCALL(setresgid, r, e, s));
+	FP_IDS(FP_RSYS(setresgid, FP_NR_ID(setresgid), r, e, s));
 }
 
 /* A list the hooks cannot cheaply compare: after every success. */
 FP_EXPORT int setgroups(size_t n, const gid_t *list)
 {
-	int r = FP_RCALL(setgroups, n, list), e = errno;
+	int r = FP_RSYS(setgroups, FP_NR_ID(setgroups), n, list), e = errno;
 
 	if (r == 0)
 		fp_rooted();
@@ -231,7 +256,7 @@ FP_EXPORT int setgroups(size_t n, const gid_t *list)
  * not; -1 (no id) changes nothing and answers the one now. */
 FP_EXPORT int setfsuid(uid_t uid)
 {
-	int r = FP_RCALL(setfsuid, uid), e = errno;
+	int r = FP_RSYS(setfsuid, FP_NR_ID(setfsuid), uid), e = errno;
 
 	if (uid != (uid_t)-1 && fp_real_roots.r_setfsuid.f &&
 	    (uid_t)fp_real_roots.r_setfsuid.f((uid_t)-1) != (uid_t)r)
@@ -242,7 +267,7 @@ FP_EXPORT int setfsuid(uid_t uid)
 
 FP_EXPORT int setfsgid(gid_t gid)
 {
-	int r = FP_RCALL(setfsgid, gid), e = errno;
+	int r = FP_RSYS(setfsgid, FP_NR_ID(setfsgid), gid), e = errno;
 
 	if (gid != (gid_t)-1 && fp_real_roots.r_setfsgid.f &&
 	    (gid_t)fp_real_roots.r_setfsgid.f((gid_t)-1) != (gid_t)r)
@@ -253,7 +278,7 @@ FP_EXPORT int setfsgid(gid_t gid)
 
 FP_EXPORT int capset(struct __user_cap_header_struct *h, const struct __user_cap_data_struct *d)
 {
-	int r = FP_RCALL(capset, h, d), e = errno;
+	int r = FP_RSYS(capset, SYS_capset, h, d), e = errno;
 
 	if (r == 0)
 		fp_roots_seal();
@@ -277,14 +302,14 @@ FP_EXPORT int prctl(int option, ...)
 	va_end(ap);
 	if (fp_unlikely(option == PR_SET_SECCOMP))
 		fp_roots_seal();
-	return FP_RCALL(prctl, option, a, b, c, d);
+	return FP_RSYS(prctl, SYS_prctl, option, a, b, c, d);
 }
 
 /* What syscall() (urandom_survey.c) leaves to fp_roots_call: 0 nothing;
  * FP_ROOTS_ROOT a change of root, mounts or namespaces, the hooks after
  * it; FP_ROOTS_THREAD a change of ids or capabilities, made for the
- * calling thread alone, sealed after a success; FP_ROOTS_SANDBOX sealed
- * before. */
+ * calling thread alone, sealed after a success; FP_ROOTS_FS setfsuid or
+ * setfsgid, sealed after; FP_ROOTS_SANDBOX sealed before. */
 int fp_roots_nr(long nr, long a)
 {
 	switch (nr) {
@@ -343,12 +368,6 @@ int fp_roots_nr(long nr, long a)
 #ifdef SYS_setgroups
 	case SYS_setgroups:
 #endif
-#ifdef SYS_setfsuid
-	case SYS_setfsuid:
-#endif
-#ifdef SYS_setfsgid
-	case SYS_setfsgid:
-#endif
 #ifdef SYS_setuid32
 	case SYS_setuid32:
 #endif
@@ -370,16 +389,23 @@ int fp_roots_nr(long nr, long a)
 #ifdef SYS_setgroups32
 	case SYS_setgroups32:
 #endif
+#ifdef SYS_capset
+	case SYS_capset:
+#endif
+		return FP_ROOTS_THREAD;
+#ifdef SYS_setfsuid
+	case SYS_setfsuid:
+#endif
+#ifdef SYS_setfsgid
+	case SYS_setfsgid:
+#endif
 #ifdef SYS_setfsuid32
 	case SYS_setfsuid32:
 #endif
 #ifdef SYS_setfsgid32
 	case SYS_setfsgid32:
 #endif
-#ifdef SYS_capset
-	case SYS_capset:
-#endif
-		return FP_ROOTS_THREAD;
+		return a == -1 ? 0 : FP_ROOTS_FS;
 #ifdef SYS_landlock_restrict_self
 	case SYS_landlock_restrict_self:
 		return FP_ROOTS_SANDBOX;
@@ -413,10 +439,16 @@ long fp_roots_call(int kind, long (*real)(long, ...), long nr, long a, long b, l
 #endif
 	r = real(nr, a, b, c, d, e, f);
 	err = errno;
+	/* setfsuid and setfsgid answer the id before, not 0: sealed
+	 * whatever they answered (review 55). */
+	if ((kind == FP_ROOTS_THREAD && r == 0) || kind == FP_ROOTS_FS ||
+#ifdef SYS_unshare
+	    (nr == SYS_unshare && r == 0 && fp_roots_own_fs((int)a)) ||
+#endif
+	    0)
+		fp_roots_seal();
 	if (kind == FP_ROOTS_ROOT)
 		fp_rooted();
-	else if (kind == FP_ROOTS_THREAD && r == 0)
-		fp_roots_seal();
 	errno = err;
 	return r;
 }

@@ -87,7 +87,7 @@ static void caps_keep(unsigned mask)
 
 /* /dev/urandom, in a mount namespace of our own: 1:9 owned by GROUP,
  * readable by the group only. */
-static void private_node(const char *dir)
+static void private_node(const char *dir, unsigned owner, unsigned mode)
 {
 	char node[4096];
 
@@ -95,8 +95,8 @@ static void private_node(const char *dir)
 	must(unshare(CLONE_NEWNS) == 0, "unshare(CLONE_NEWNS)");
 	must(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0, "mount --make-rprivate /");
 	unlink(node);
-	must(mknod(node, S_IFCHR | 0040, makedev(1, 9)) == 0, "mknod");
-	must(chown(node, GROUP, GROUP) == 0 && chmod(node, 0040) == 0, "chown");
+	must(mknod(node, S_IFCHR | mode, makedev(1, 9)) == 0, "mknod");
+	must(chown(node, owner, owner) == 0 && chmod(node, mode) == 0, "chown");
 	must(mount(node, "/dev/urandom", NULL, MS_BIND, NULL) == 0, "mount --bind");
 }
 
@@ -162,6 +162,8 @@ static int give_up(const char *k)
 		r = setresuid(OTHER, OTHER, OTHER);
 	else if (!strcmp(k, "setfsuid"))
 		(void)setfsuid(OTHER);
+	else if (!strcmp(k, "syscall-setfsuid"))
+		r = syscall(SYS_setfsuid, 1000) == 2000 ? 0 : -1;
 	else if (!strcmp(k, "syscall-setresuid"))
 		r = (int)syscall(SYS_setresuid, OTHER, OTHER, OTHER);
 	else if (!strcmp(k, "capset"))
@@ -231,7 +233,13 @@ int main(int argc, char **argv)
 	for (i = 0; i < sizeof groups / sizeof groups[0]; i++)
 		group |= !strcmp(base, groups[i]);
 	if (user || group)
-		private_node(argv[2]);
+		private_node(argv[2], GROUP, 0040);
+	/* A file-system user other than 0 before: setfsuid answers it, not
+	 * 0 (review 55: a raw one was taken for a failure, and not seen). */
+	if (!strcmp(base, "syscall-setfsuid")) {
+		private_node(argv[2], 2000, 0400);
+		must(setresuid(1000, 2000, 0) == 0, "setresuid(1000, 2000, 0)");
+	}
 	/* Joined: the group's read is this process's only way to the node. */
 	if (group) {
 		caps_keep(1u << CAP_SETGID);

@@ -846,7 +846,7 @@ fi
 # the hooks' calls did).
 for k in setuid seteuid setreuid setresuid setfsuid syscall-setresuid capset \
 	setgid setegid setregid setresgid setfsgid setgroups prctl-seccomp syscall-seccomp landlock \
-	thread-setfsuid thread-syscall-setresuid thread-capset thread-prctl-seccomp \
+	syscall-setfsuid thread-setfsuid thread-syscall-setresuid thread-capset thread-prctl-seccomp \
 	thread-syscall-seccomp thread-landlock thread-setresuid strict allowlist; do
 	"$TESTBIN/prog_sandbox" $k "$T_TMP" >"$T_TMP/sb.native" 2>&1
 	echo "rc=$?" >>"$T_TMP/sb.native"
