@@ -241,15 +241,9 @@ FP_EXPORT int setresgid(gid_t r, gid_t e, gid_t s)
 	FP_IDS(FP_RSYS(setresgid, FP_NR_ID(setresgid), r, e, s));
 }
 
-/* A list the hooks cannot cheaply compare: after every success. */
 FP_EXPORT int setgroups(size_t n, const gid_t *list)
 {
-	int r = FP_RSYS(setgroups, FP_NR_ID(setgroups), n, list), e = errno;
-
-	if (r == 0)
-		fp_rooted();
-	errno = e;
-	return r;
+	FP_IDS(FP_RSYS(setgroups, FP_NR_ID(setgroups), n, list));
 }
 
 /* The calling thread's alone.  Each answers the id before, success or
