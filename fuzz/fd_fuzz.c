@@ -54,8 +54,10 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/audit.h>
+#include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/kcmp.h>
+#include <linux/landlock.h>
 #include <linux/seccomp.h>
 #include <poll.h>
 #include <pthread.h>
@@ -70,6 +72,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/file.h>
+#include <sys/fsuid.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
@@ -94,6 +97,12 @@
 #endif
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+#if defined(__x86_64__)
+#define FILTER_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define FILTER_ARCH AUDIT_ARCH_AARCH64
 #endif
 
 #define MAXOPS 32
@@ -887,7 +896,8 @@ static int anon_inode(int n)
  * (dup2 onto base + k, F_DUPFD from base), which no other thread
  * touches.  A forked child (of a thread, while the others run) opens,
  * reads and closes the device and counts its parent thread's
- * descriptors, and says so in its exit status.  Each thread's log is
+ * descriptors, and says so in its exit status.  One thread may drop its
+ * own access first (th_drop).  Each thread's log is
  * printed after the join, in thread order; the threads close all they
  * made, so the table after is the one before.
  */
@@ -900,7 +910,7 @@ enum { T_OPEN, T_READ, T_DUP, T_DUP2HI, T_FDUPFD, T_SETFL, T_CLOSE, T_READLINK, 
 static const char *const tname[T_N] = { "open", "read", "dup", "dup2-own", "F_DUPFD-own", "F_SETFL",
 	"close", "readlink", "fstat", "fork", "F_SETLK", "execve-fails", "jumps" };
 struct th {
-	int base, nsteps, jumped;
+	int base, nsteps, jumped, drop_at, drop;
 	unsigned char step[TH_STEPS];
 	unsigned arg[TH_STEPS];
 	pthread_barrier_t *bar;
@@ -1002,6 +1012,104 @@ static void th_jumps(struct th *h, unsigned a)
 	tsay(h, " done");
 }
 
+/*
+ * A thread's drop (one in a threads operation at most, before one of its
+ * steps): the thread alone gives up its access to the device, as a
+ * worker that sandboxes itself does: a seccomp filter refusing opens
+ * (through prctl or seccomp(2)), a Landlock ruleset refusing reads, a
+ * root of its own (unshare(CLONE_FS), then chroot into the configuration's
+ * directory d, where there is no dev/), or, where the devices are the
+ * configuration's own (another user's, mode 0600), its capabilities to
+ * pass their mode: setfsuid (the C library's or the raw call, which
+ * answers the id before), the raw setresuid (this thread's ids alone),
+ * capset.  Its later opens, and its forked
+ * child's, fail natively, while the other threads' succeed.  Cold reviews
+ * 54 and 55 found the class by hand (a pooled open is a dup of what some
+ * thread opened before, which the kernel does not check again); the
+ * generator draws it now.  FDFUZZ_DROPS=0 draws none (the cases found
+ * before there were drops replay so).
+ */
+enum { D_SECCOMP, D_SECCOMP_SYS, D_LANDLOCK, D_CHROOT, D_CHROOT_SYS, D_SETFSUID, D_SETFSUID_SYS, D_SETRESUID_SYS, D_CAPSET, D_N };
+static const char *const dname[D_N] = { "seccomp", "seccomp-syscall", "landlock", "chroot", "chroot-syscall",
+	"setfsuid", "setfsuid-syscall", "setresuid-syscall", "capset" };
+int capset(cap_user_header_t h, const cap_user_data_t d);
+int capget(cap_user_header_t h, cap_user_data_t d);
+
+static int th_drop(int kind)
+{
+	switch (kind) {
+	case D_SECCOMP:
+	case D_SECCOMP_SYS: {
+#ifdef FILTER_ARCH
+		struct sock_filter f[] = {
+			BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (unsigned)offsetof(struct seccomp_data, arch)),
+			BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FILTER_ARCH, 1, 0),
+			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+			BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (unsigned)offsetof(struct seccomp_data, nr)),
+#ifdef SYS_open
+			BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_open, 3, 0),
+#else
+			BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat, 3, 0),
+#endif
+			BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat, 2, 0),
+			BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat2, 1, 0),
+			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		};
+		struct sock_fprog prog = { .len = (unsigned short)(sizeof f / sizeof f[0]), .filter = f };
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+			return -1;
+		if (kind == D_SECCOMP)
+			return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+		return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
+#else
+		errno = ENOSYS;
+		return -1;
+#endif
+	}
+	case D_LANDLOCK: {
+		struct landlock_ruleset_attr a = { .handled_access_fs = LANDLOCK_ACCESS_FS_READ_FILE };
+		int rs = (int)syscall(SYS_landlock_create_ruleset, &a, sizeof a, 0), r = -1, e;
+		if (rs < 0)
+			return -1;
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0)
+			r = (int)syscall(SYS_landlock_restrict_self, rs, 0);
+		e = errno;
+		close(rs);
+		errno = e;
+		return r;
+	}
+	case D_CHROOT:
+	case D_CHROOT_SYS:
+		if ((kind == D_CHROOT ? unshare(CLONE_FS) : (int)syscall(SYS_unshare, CLONE_FS)) < 0)
+			return -1;
+		return chroot("d");
+	case D_SETFSUID:
+	case D_SETFSUID_SYS:
+		/* answers the id before; the one now says whether it took */
+		if (kind == D_SETFSUID)
+			(void)setfsuid(65534);
+		else
+			(void)syscall(SYS_setfsuid, 65534);
+		if (setfsuid((uid_t)-1) == 65534)
+			return 0;
+		errno = EPERM;
+		return -1;
+	case D_SETRESUID_SYS:
+		/* the raw call: this thread's ids alone */
+		return (int)syscall(SYS_setresuid, -1, 65534, -1);
+	default: {
+		/* this thread's capabilities to pass a file's mode */
+		struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+		struct __user_cap_data_struct c[2];
+		if (capget(&h, c) < 0)
+			return -1;
+		c[0].effective &= ~(1u << CAP_DAC_OVERRIDE | 1u << CAP_DAC_READ_SEARCH);
+		return capset(&h, c);
+	}
+	}
+}
+
 static void *th_main(void *v)
 {
 	struct th *h = v;
@@ -1028,6 +1136,21 @@ static void *th_main(void *v)
 				f = (i + k) % TH_SLOTS;
 				break;
 			}
+		if (s == h->drop_at) {
+			errno = 0;
+			r = th_drop(h->drop);
+			e = errno;
+			tsay(h, " drop %s", dname[h->drop]);
+			tres(h, r, e, 0);
+			/* and at once the open a pool would answer */
+			r = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+			e = errno;
+			tsay(h, ", open");
+			tres(h, r, e, 0);
+			if (r >= 0)
+				close(r);
+			tsay(h, ";");
+		}
 		int mk = h->step[s] == T_OPEN || h->step[s] == T_DUP || h->step[s] == T_DUP2HI ||
 			 h->step[s] == T_FDUPFD;
 		tsay(h, " %s", tname[h->step[s]]);
@@ -1200,6 +1323,22 @@ static void *th_main(void *v)
 	return NULL;
 }
 
+/* A threads operation's drop, from a stream of its own (the steps are
+ * what they were before there were drops): 0 for none, one in 4. */
+static uint64_t drop_draw(int x, int y)
+{
+	static int on = -1;
+	if (on < 0) {
+		const char *td = getenv("FDFUZZ_DROPS");
+		on = !(td && *td == '0');
+	}
+	uint64_t d = ((uint64_t)(unsigned)x << 32 ^ (uint64_t)(unsigned)y) * 0x9e3779b97f4a7c15ULL;
+	d ^= d >> 29;
+	d *= 0xbf58476d1ce4e5b9ULL;
+	d ^= d >> 32;
+	return on && d % 4 == 0 ? d | 4 * (d < 4) : 0;
+}
+
 static void run_threads(int x, int y)
 {
 	int e_;
@@ -1245,6 +1384,7 @@ static void run_threads(int x, int y)
 	for (int t = 0; t < nt; t++) {
 		struct th *h = &th[t];
 		memset(h, 0, sizeof *h);
+		h->drop_at = -1;
 		h->base = base + t * TH_RANGE;
 		h->bar = &bar;
 		z = z * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -1263,6 +1403,12 @@ static void run_threads(int x, int y)
 			h->step[s] = (unsigned char)(s == 0 || k >= T_N ? T_OPEN : k);
 			h->arg[s] = (unsigned)(z >> 20);
 		}
+	}
+	uint64_t d = drop_draw(x, y);
+	if (d) {
+		struct th *h = &th[d / 4 % (unsigned)nt];
+		h->drop_at = (int)(d / 16 % (unsigned)h->nsteps);
+		h->drop = (int)(d / 256 % D_N);
 	}
 	int made = 0;
 	for (; made < nt; made++)
@@ -2460,12 +2606,6 @@ static int put_data(const char *p)
 	return 0;
 }
 
-#if defined(__x86_64__)
-#define FILTER_ARCH AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define FILTER_ARCH AUDIT_ARCH_AARCH64
-#endif
-
 /* p->filter installed in this process (and so in what it forks and execs):
  * "filter ..." or "filter unavailable" in the log, the same line in every
  * configuration on one machine. */
@@ -2623,8 +2763,13 @@ static int private_dev_setup(const char *d)
 		snprintf(node, sizeof node, "%s/dev.%s", d, name[i]);
 		snprintf(dev, sizeof dev, "/dev/%s", name[i]);
 		unlink(node);
-		if (mknod(node, S_IFCHR | 0666, makedev(1, minor_of[i])) < 0 || chmod(node, 0666) < 0 ||
-		    mount(node, dev, NULL, MS_BIND, NULL) < 0)
+		/* the devices of the random source another user's, which
+		 * root opens by its capabilities: a thread that gives them
+		 * up (a drop: setfsuid, its own setresuid, capset) is
+		 * refused, as the sandboxes are */
+		mode_t m = i < 2 ? 0600 : 0666;
+		if (mknod(node, S_IFCHR | m, makedev(1, minor_of[i])) < 0 || chmod(node, m) < 0 ||
+		    (i < 2 && chown(node, 1234, 1234) < 0) || mount(node, dev, NULL, MS_BIND, NULL) < 0)
 			return -1;
 	}
 	return 0;
@@ -3452,7 +3597,7 @@ int main(int argc, char **argv)
 	int lockfd = open(lp, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	uint64_t with_threads = 0, with_heavy = 0;
+	uint64_t with_threads = 0, with_drops = 0, with_heavy = 0;
 	uint64_t ran = 0, cut = 0, unknown = 0, flaky = 0, unknown_in[NCFG] = { 0 };
 	uint64_t k0 = one != UINT64_MAX ? one : 0, k1 = one != UINT64_MAX ? one + 1 : cases;
 	/* --shard I/N: the cases K with K % N == I, so that N runs of one
@@ -3480,9 +3625,11 @@ int main(int argc, char **argv)
 		struct diff first[NCFG];
 		int died = 0;
 		gen_prog(seed, kase, &p);
-		for (int j = 0, th = 0, hv = 0; j < p.n; j++) {
+		for (int j = 0, th = 0, hv = 0, dr = 0; j < p.n; j++) {
 			if (p.op[j].k == OP_THREADS && !th++)
 				with_threads++;
+			if (p.op[j].k == OP_THREADS && drop_draw(p.op[j].x, p.op[j].y) && !dr++)
+				with_drops++;
 			if (is_heavy_op(p.op[j].k) && !hv++)
 				with_heavy++;
 		}
@@ -3559,8 +3706,9 @@ int main(int argc, char **argv)
 	printf("fd_fuzz: seed %" PRIu64 ": %" PRIu64 " programs x 2 modes in %.1f s, %" PRIu64
 	       " runs cut at a documented difference, %" PRIu64 " unknown differences, %" PRIu64 " flaky\n",
 	       seed, ran, el, cut, unknown, flaky);
-	printf("fd_fuzz: %.0f programs/s; %" PRIu64 " with threads, %" PRIu64 " with an exec or a fill (--heavy %u); "
-	       "devices %s\n", el > 0 ? (double)ran / el : 0.0, with_threads, with_heavy, heavy_share,
+	printf("fd_fuzz: %.0f programs/s; %" PRIu64 " with threads (%" PRIu64 " with a thread's drop), %" PRIu64
+	       " with an exec or a fill (--heavy %u); devices %s\n", el > 0 ? (double)ran / el : 0.0, with_threads,
+	       with_drops, with_heavy, heavy_share,
 	       private_dev ? "private (a mount namespace per configuration)"
 			   : "shared (programs taking locks run one configuration at a time)");
 	int nk = !have_dupq + !have_kcmp;
