@@ -68,6 +68,12 @@ struct fp_mitigation {
 	void (*prepare)(void);
 	void (*parent)(void);
 	void (*child)(void);
+	/* Just before any change of those below (roots.c), while the
+	 * process and this thread may still open what they opened: what
+	 * must be opened again to stay exact afterwards (the urandom pool's
+	 * copy-on-write of the descriptions it shares) is done now.
+	 * Async-signal-safe. */
+	void (*rooting)(void);
 	/* The process changed its root or its mounts by its own hand
 	 * (chroot, mount, setns, unshare...: roots.c): what it learnt about
 	 * the files under a path is to be learnt again.  Async-signal-safe. */

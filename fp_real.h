@@ -337,7 +337,7 @@ FP_REAL_DECLARE(roots, FP_REAL_ROOTS);
 #ifdef FP_LINUX
 /* A call of syscall() that changes what a path names or what the process
  * may open, and its making with the hooks (roots.c). */
-enum { FP_ROOTS_ROOT = 1, FP_ROOTS_THREAD, FP_ROOTS_FS, FP_ROOTS_SANDBOX };
+enum { FP_ROOTS_ROOT = 1, FP_ROOTS_SEAL };
 int fp_roots_nr(long nr, long a) FP_HIDDEN;
 long fp_roots_call(int kind, long (*real)(long, ...), long nr, long a, long b, long c, long d,
                    long e, long f) FP_HIDDEN;

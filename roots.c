@@ -58,6 +58,21 @@ FP_REAL_DEFINE_NULL(FP_REAL_ROOTS);
 #  define FP_NR_ID(n) SYS_##n
 #endif
 
+/* Before each change, the hooks that need the access it may take away
+ * (the description copied for a pooled descriptor is a fresh open of the
+ * device: after setuid, capset or a chroot it may be refused, and the
+ * change of one would then reach every one sharing it).  errno kept. */
+static void fp_roots_before(void)
+{
+	int e = errno;
+	size_t i;
+
+	for (i = 0; i < fp_nmitigations; i++)
+		if (fp_mitigations[i]->rooting)
+			fp_mitigations[i]->rooting();
+	errno = e;
+}
+
 static void fp_rooted(void)
 {
 	size_t i;
@@ -71,7 +86,10 @@ static void fp_rooted(void)
  * part of its work); errno is the call's. */
 #define FP_ROOTED(call)                                                      \
 	do {                                                                 \
-		int r_ = (call), e_ = errno;                                 \
+		int r_, e_;                                                  \
+		fp_roots_before();                                           \
+		r_ = (call);                                                 \
+		e_ = errno;                                                  \
 		fp_rooted();                                                 \
 		errno = e_;                                                  \
 		return r_;                                                   \
@@ -131,6 +149,7 @@ FP_EXPORT int unshare(int flags)
 {
 	int r, e;
 
+	fp_roots_before();
 	fp_roots_unsharing(flags);
 	r = FP_RCALL(unshare, flags);
 	e = errno;
@@ -171,9 +190,11 @@ FP_EXPORT int mount_setattr(int dirfd, const char *path, unsigned flags,
  * thread's alone), or one made by a raw system call: what a mitigation
  * shares between threads through a path ends for the process (the urandom
  * pool ends pooling), since another thread would fill it again with an
- * access this one no longer has (review 54).  Before a sandbox, whose
- * filter may refuse, or kill for, any call of ours after it; after the
- * others, only where something changed. */
+ * access this one no longer has (review 54).  Before the change, while
+ * the thread may still open what it opened: the seal gives each pooled
+ * descriptor a description of its own, by a fresh open that a change of
+ * ids or capabilities may refuse once made (fd_fuzz's drops), and a
+ * filter may refuse, or kill for, any call of ours after it. */
 static void fp_roots_seal(void)
 {
 	int e = errno;
@@ -190,7 +211,10 @@ static void fp_roots_seal(void)
  * that allows the change may refuse getresuid (review 55). */
 #define FP_IDS(call)                                                         \
 	do {                                                                 \
-		int r_ = (call), e_ = errno;                                 \
+		int r_, e_;                                                  \
+		fp_roots_before();                                           \
+		r_ = (call);                                                 \
+		e_ = errno;                                                  \
 		if (r_ == 0)                                                 \
 			fp_rooted();                                         \
 		errno = e_;                                                  \
@@ -246,38 +270,31 @@ FP_EXPORT int setgroups(size_t n, const gid_t *list)
 	FP_IDS(FP_RSYS(setgroups, FP_NR_ID(setgroups), n, list));
 }
 
-/* The calling thread's alone.  Each answers the id before, success or
- * not; -1 (no id) changes nothing and answers the one now. */
+/* The calling thread's alone, sealed before (after it, the copies the
+ * seal makes may be refused: fd_fuzz's drops), where the id would change:
+ * each answers the id before, success or not, and -1 (no id) changes
+ * nothing and answers the one now, which a filter that allows the change
+ * allows too. */
 FP_EXPORT int setfsuid(uid_t uid)
 {
-	int r = FP_RSYS(setfsuid, FP_NR_ID(setfsuid), uid), e = errno;
-
-	if (uid != (uid_t)-1 && fp_real_roots.r_setfsuid.f &&
-	    (uid_t)fp_real_roots.r_setfsuid.f((uid_t)-1) != (uid_t)r)
+	if (uid != (uid_t)-1 && (uid_t)FP_RSYS(setfsuid, FP_NR_ID(setfsuid), (uid_t)-1) != uid)
 		fp_roots_seal();
-	errno = e;
-	return r;
+	return FP_RSYS(setfsuid, FP_NR_ID(setfsuid), uid);
 }
 
 FP_EXPORT int setfsgid(gid_t gid)
 {
-	int r = FP_RSYS(setfsgid, FP_NR_ID(setfsgid), gid), e = errno;
-
-	if (gid != (gid_t)-1 && fp_real_roots.r_setfsgid.f &&
-	    (gid_t)fp_real_roots.r_setfsgid.f((gid_t)-1) != (gid_t)r)
+	if (gid != (gid_t)-1 && (gid_t)FP_RSYS(setfsgid, FP_NR_ID(setfsgid), (gid_t)-1) != gid)
 		fp_roots_seal();
-	errno = e;
-	return r;
+	return FP_RSYS(setfsgid, FP_NR_ID(setfsgid), gid);
 }
 
+/* Sealed before, whether it succeeds or not (one that fails has cost the
+ * pooling, nothing else). */
 FP_EXPORT int capset(struct __user_cap_header_struct *h, const struct __user_cap_data_struct *d)
 {
-	int r = FP_RSYS(capset, SYS_capset, h, d), e = errno;
-
-	if (r == 0)
-		fp_roots_seal();
-	errno = e;
-	return r;
+	fp_roots_seal();
+	return FP_RSYS(capset, SYS_capset, h, d);
 }
 
 /* Four arguments, as the C libraries read them whatever was passed; only
@@ -301,9 +318,9 @@ FP_EXPORT int prctl(int option, ...)
 
 /* What syscall() (urandom_survey.c) leaves to fp_roots_call: 0 nothing;
  * FP_ROOTS_ROOT a change of root, mounts or namespaces, the hooks after
- * it; FP_ROOTS_THREAD a change of ids or capabilities, made for the
- * calling thread alone, sealed after a success; FP_ROOTS_FS setfsuid or
- * setfsgid, sealed after; FP_ROOTS_SANDBOX sealed before. */
+ * it; FP_ROOTS_SEAL a change of ids or capabilities (made raw: for the
+ * calling thread alone), a seccomp filter or a Landlock ruleset, sealed
+ * before. */
 int fp_roots_nr(long nr, long a)
 {
 	switch (nr) {
@@ -386,7 +403,7 @@ int fp_roots_nr(long nr, long a)
 #ifdef SYS_capset
 	case SYS_capset:
 #endif
-		return FP_ROOTS_THREAD;
+		return FP_ROOTS_SEAL;
 #ifdef SYS_setfsuid
 	case SYS_setfsuid:
 #endif
@@ -399,18 +416,18 @@ int fp_roots_nr(long nr, long a)
 #ifdef SYS_setfsgid32
 	case SYS_setfsgid32:
 #endif
-		return a == -1 ? 0 : FP_ROOTS_FS;
+		return a == -1 ? 0 : FP_ROOTS_SEAL;
 #ifdef SYS_landlock_restrict_self
 	case SYS_landlock_restrict_self:
-		return FP_ROOTS_SANDBOX;
+		return FP_ROOTS_SEAL;
 #endif
 #ifdef SYS_prctl
 	case SYS_prctl:
-		return a == PR_SET_SECCOMP ? FP_ROOTS_SANDBOX : 0;
+		return a == PR_SET_SECCOMP ? FP_ROOTS_SEAL : 0;
 #endif
 #ifdef SYS_seccomp
 	case SYS_seccomp:
-		return a == SECCOMP_SET_MODE_STRICT || a == SECCOMP_SET_MODE_FILTER ? FP_ROOTS_SANDBOX : 0;
+		return a == SECCOMP_SET_MODE_STRICT || a == SECCOMP_SET_MODE_FILTER ? FP_ROOTS_SEAL : 0;
 #endif
 	default:
 		return 0;
@@ -425,7 +442,9 @@ long fp_roots_call(int kind, long (*real)(long, ...), long nr, long a, long b, l
 	long r;
 	int err;
 
-	if (kind == FP_ROOTS_SANDBOX)
+	if (kind == FP_ROOTS_ROOT)
+		fp_roots_before();
+	else
 		fp_roots_seal();
 #ifdef SYS_unshare
 	if (nr == SYS_unshare)
@@ -433,14 +452,10 @@ long fp_roots_call(int kind, long (*real)(long, ...), long nr, long a, long b, l
 #endif
 	r = real(nr, a, b, c, d, e, f);
 	err = errno;
-	/* setfsuid and setfsgid answer the id before, not 0: sealed
-	 * whatever they answered (review 55). */
-	if ((kind == FP_ROOTS_THREAD && r == 0) || kind == FP_ROOTS_FS ||
 #ifdef SYS_unshare
-	    (nr == SYS_unshare && r == 0 && fp_roots_own_fs((int)a)) ||
-#endif
-	    0)
+	if (nr == SYS_unshare && r == 0 && fp_roots_own_fs((int)a))
 		fp_roots_seal();
+#endif
 	if (kind == FP_ROOTS_ROOT)
 		fp_rooted();
 	errno = err;

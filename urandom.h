@@ -328,7 +328,6 @@ static inline int ur_slot_home(int dev)
 
 /* A descriptor of dev kept in reserve, or -1 (the tests, the checks). */
 int ur_reserve_of(int dev) FP_HIDDEN;
-
 /* A number's state written whole (0: untracked); the table's high-water
  * mark raised past it if need be (once per new highest number). */
 void ur_hiwater_raise(int fd, int hw) FP_HIDDEN;
@@ -537,6 +536,7 @@ static inline void ur_cell_forget(int fd, unsigned st)
 	ur_cow_settle();
 }
 void ur_cow_exec(void) FP_HIDDEN;
+void ur_rooting(void) FP_HIDDEN;
 void ur_root_changed(void) FP_HIDDEN;
 #ifdef FP_LINUX
 /* F_DUPFD's answer stands: it is below the soft limit, and the hidden

@@ -16,7 +16,8 @@
  * comes here.  A copy made of a private description needs nothing more:
  * the hidden descriptor itself never escapes, so it is not retired then.
  *
- * Also here: ur_root_changed (the next open goes through the path again)
+ * Also here: ur_rooting (the copies made before a change of access) and
+ * ur_root_changed (the next open goes through the path again)
  * and, on illumos, ur_dupfd_native (F_DUPFD never skips a hidden number;
  * on Linux it cannot meet one, above the limit).
  */
@@ -369,6 +370,23 @@ void ur_cow_exec(void)
  * file, or none.  The next open goes through the path, as the first did:
  * the hidden descriptors are retired, the reserve is given back, and a
  * path found not to be the device is tried again. */
+/* Before a change of root, ids, capabilities or sandbox (roots.c): each
+ * pooled descriptor's copy-on-write is a fresh open of the device, which
+ * after the change may be refused (fd_fuzz's drops: then a change of one
+ * reached every one sharing it).  So it is made now, while the process
+ * may still open what it opened.  A look first: most calls find no
+ * pooled descriptor, and pay no system call. */
+void ur_rooting(void)
+{
+	int fd, end = atomic_load(&ur_hiwater);
+
+	for (fd = 0; fd < end; fd++)
+		if (atomic_load_explicit(ur_fd(fd), memory_order_relaxed) & UR_COW) {
+			ur_cow_all();
+			return;
+		}
+}
+
 void ur_root_changed(void)
 {
 	int d, saved = errno;

@@ -665,5 +665,6 @@ FP_MITIGATION(urandom, .load = ur_load, .init = ur_init, FP_REAL_SYMS(urandom), 
               .stats = ur_stats, .counters = ur_counters, .ncounters = UR_NCOUNTERS,
               .survey = &ur_sv, .prepare = ur_fd_atfork_prepare,
               .parent = ur_fd_atfork_parent, .child = ur_atfork_child,
-              .rooted = ur_root_changed, .sealing = ur_sealing, .unsharing = ur_unsharing,
+              .rooting = ur_rooting, .rooted = ur_root_changed, .sealing = ur_sealing,
+              .unsharing = ur_unsharing,
               .vforking = ur_vforking);

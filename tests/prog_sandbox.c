@@ -19,7 +19,11 @@
  * (prctl, syscall's seccomp), a Landlock ruleset that handles reading
  * files and allows none (syscall only); strict mode, and a filter that
  * kills for anything but write and exit, after which the program writes
- * a line and leaves (nothing of ours may make a call then).  thread-KIND:
+ * a line and leaves (nothing of ours may make a call then).  chroot and
+ * unshare-chroot (CLONE_FS first: the thread's own root): DIR, where
+ * there is no dev/.  Two opens
+ * made before are held, and after the change one is made non-blocking:
+ * the other's flags stay its own.  thread-KIND:
  * a second thread gives up its access; the first, which still has it,
  * opens again, then the second.  Exit 77: not permitted here.
  */
@@ -50,7 +54,7 @@ int capget(cap_user_header_t h, cap_user_data_t d);
 #define OTHER 65534
 #define GROUP 1234
 
-static const char *kind, *path = "/dev/urandom";
+static const char *kind, *path = "/dev/urandom", *dir;
 
 static void try_open(const char *step)
 {
@@ -63,6 +67,26 @@ static void try_open(const char *step)
 	}
 	printf("%s: %s: open ok, read %zd\n", kind, step, read(fd, b, sizeof b));
 	close(fd);
+}
+
+/* Two opens held across the change (pooled: a description shared with
+ * the pool's until one changes), then one made non-blocking: natively
+ * the other's flags are its own (a copy-on-write that needs the access
+ * given up came too late, and the change reached both). */
+static int held[2] = { -1, -1 };
+
+static void held_open(void)
+{
+	held[0] = open(path, O_RDONLY);
+	held[1] = open(path, O_RDONLY);
+}
+
+static void held_check(const char *step)
+{
+	int r = fcntl(held[0], F_SETFL, O_NONBLOCK);
+
+	printf("%s: %s: F_SETFL %d, flags %#x, the other's %#x\n", kind, step, r, fcntl(held[0], F_GETFL),
+	       fcntl(held[1], F_GETFL));
 }
 
 static void must(int ok, const char *what)
@@ -188,6 +212,10 @@ static int give_up(const char *k)
 		r = allow_only_write_exit();
 	else if (!strcmp(k, "landlock"))
 		r = landlock();
+	else if (!strcmp(k, "chroot"))
+		r = chroot(dir);
+	else if (!strcmp(k, "unshare-chroot"))
+		r = unshare(CLONE_FS) == 0 ? chroot(dir) : -1;
 	else
 		r = -2;
 	return r;
@@ -205,6 +233,7 @@ static void *worker(void *v)
 	pthread_barrier_wait(&bar);
 	must(r == 0, "giving up the access");
 	try_open("worker after");
+	held_check("worker held");
 	return NULL;
 }
 
@@ -224,6 +253,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	kind = argv[1];
+	dir = argv[2];
 	if (argc == 4)
 		path = argv[3];
 	thread = !strncmp(kind, "thread-", 7);
@@ -259,6 +289,8 @@ int main(int argc, char **argv)
 	}
 	try_open("before");
 	try_open("before again");
+	if (strcmp(kind, "strict") && strcmp(kind, "allowlist"))
+		held_open();
 	if (thread) {
 		pthread_t t;
 
@@ -287,5 +319,6 @@ int main(int argc, char **argv)
 	}
 	must(r == 0, "giving up the access");
 	try_open("after");
+	held_check("held");
 	return 0;
 }

@@ -843,11 +843,16 @@ fi
 # calling thread's alone but setresuid's) while another, which still has
 # it, fills the pool again; strict and allowlist: a seccomp filter after
 # which any call of ours would kill the program (review 54: after them,
-# the hooks' calls did).
+# the hooks' calls did); chroot and unshare-chroot, a root without dev/.
+# Each holds two pooled opens across the change, then makes one
+# non-blocking: the other keeps its flags (fd_fuzz's drops: the
+# copy-on-write, a fresh open made after the change, was refused, and the
+# change reached both; roots.c's before-hooks make it first).
 for k in setuid seteuid setreuid setresuid setfsuid syscall-setresuid capset \
 	setgid setegid setregid setresgid setfsgid setgroups prctl-seccomp syscall-seccomp landlock \
 	syscall-setfsuid thread-setfsuid thread-syscall-setresuid thread-capset thread-prctl-seccomp \
-	thread-syscall-seccomp thread-landlock thread-setresuid strict allowlist; do
+	thread-syscall-seccomp thread-landlock thread-setresuid strict allowlist chroot unshare-chroot \
+	thread-unshare-chroot; do
 	"$TESTBIN/prog_sandbox" $k "$T_TMP" >"$T_TMP/sb.native" 2>&1
 	echo "rc=$?" >>"$T_TMP/sb.native"
 	pre "$TESTBIN/prog_sandbox" $k "$T_TMP" >"$T_TMP/sb.fast" 2>&1
