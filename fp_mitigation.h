@@ -68,21 +68,18 @@ struct fp_mitigation {
 	void (*prepare)(void);
 	void (*parent)(void);
 	void (*child)(void);
-	/* Just before any change of those below (roots.c), while the
-	 * process and this thread may still open what they opened: what
-	 * must be opened again to stay exact afterwards (the urandom pool's
-	 * copy-on-write of the descriptions it shares) is done now.
-	 * Async-signal-safe. */
-	void (*rooting)(void);
 	/* The process changed its root or its mounts by its own hand
 	 * (chroot, mount, setns, unshare...: roots.c): what it learnt about
 	 * the files under a path is to be learnt again.  Async-signal-safe. */
 	void (*rooted)(void);
-	/* A thread changed what it alone may open, or is about to put
-	 * itself in a sandbox (roots.c, fp_roots_seal): what is shared
-	 * between threads through a path is shared no more, for good.
-	 * Before a sandbox: any system call may be refused after it. */
+	/* Just before the process, or one thread, changes what it may open
+	 * (its root, mounts, namespaces, ids, capabilities, a seccomp filter,
+	 * a Landlock ruleset: roots.c, fp_roots_seal), while it may still
+	 * open what it opened: what is shared through a path is shared no
+	 * more; sealed, after the call whatever it returned.  Nothing may
+	 * make a system call in sealed (after a filter, any may kill). */
 	void (*sealing)(void);
+	void (*sealed)(void);
 	/* Just before the process's own unshare(flags) (roots.c), while the
 	 * descriptor table is still shared with its other threads. */
 	void (*unsharing)(int flags);

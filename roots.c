@@ -2,17 +2,19 @@
 /*
  * roots.c: the calls by which a process changes what a path names for it:
  * its root (chroot), its mounts (mount, umount, move_mount and the other
- * calls of the new mount API), its namespaces (setns, unshare).  After
+ * calls of the new mount API), its namespaces (setns, unshare); after
  * each, every mitigation's rooted hook forgets what it learnt through a
- * path (the readlink mitigation's "is /proc procfs", the urandom pool's
- * hidden and reserve descriptors of the device).
+ * path (the readlink mitigation's "is /proc procfs").
  *
- * And the calls by which it changes what it may open (issue 36's sandbox
- * transitions): its users and groups, its capabilities, a seccomp filter,
- * a Landlock ruleset.  A pooled open is a duplicate of a descriptor opened
- * before: after one of these the next goes through the path again, and the
- * kernel checks it as it would natively.  Through syscall() too
- * (fp_roots_nr): Landlock, seccomp() and pivot_root have no other way in.
+ * These and the calls by which it changes what it may open (issue 36's
+ * sandbox transitions: its users and groups, its capabilities, a seccomp
+ * filter, a Landlock ruleset) are sealed: the sealing hooks run before the
+ * call, while what was opened can still be opened again, the sealed hooks
+ * after it.  A pooled open is a duplicate of a descriptor opened before,
+ * which the kernel does not check again: the urandom pool ends there if it
+ * is in use, or is first used after the call (fp_mitigation.h).  Through
+ * syscall() too (fp_roots_nr): Landlock, seccomp() and pivot_root have no
+ * other way in.
  *
  * Out of sight, documented in fastpath(7): a change another process makes
  * to a mount namespace we share, or to our credentials (a thread of ours
@@ -58,19 +60,28 @@ FP_REAL_DEFINE_NULL(FP_REAL_ROOTS);
 #  define FP_NR_ID(n) SYS_##n
 #endif
 
-/* Before each change, the hooks that need the access it may take away
- * (the description copied for a pooled descriptor is a fresh open of the
- * device: after setuid, capset or a chroot it may be refused, and the
- * change of one would then reach every one sharing it).  errno kept. */
-static void fp_roots_before(void)
+/* Before a change of what the process or a thread may open: the sealing
+ * hooks, while what was opened can still be opened again (fp_mitigation.h);
+ * after it, whatever it returned, the sealed hooks, which make no system
+ * call.  errno kept. */
+static void fp_roots_seal(void)
 {
 	int e = errno;
 	size_t i;
 
 	for (i = 0; i < fp_nmitigations; i++)
-		if (fp_mitigations[i]->rooting)
-			fp_mitigations[i]->rooting();
+		if (fp_mitigations[i]->sealing)
+			fp_mitigations[i]->sealing();
 	errno = e;
+}
+
+static void fp_roots_sealed(void)
+{
+	size_t i;
+
+	for (i = 0; i < fp_nmitigations; i++)
+		if (fp_mitigations[i]->sealed)
+			fp_mitigations[i]->sealed();
 }
 
 static void fp_rooted(void)
@@ -82,14 +93,27 @@ static void fp_rooted(void)
 			fp_mitigations[i]->rooted();
 }
 
-/* The call, then the hooks, whatever it returned (a failure may have done
- * part of its work); errno is the call's. */
+/* A change of ids, capabilities or sandbox: sealed around; errno the
+ * call's. */
+#define FP_SEALED(call)                                                      \
+	do {                                                                 \
+		int r_, e_;                                                  \
+		fp_roots_seal();                                             \
+		r_ = (call);                                                 \
+		e_ = errno;                                                  \
+		fp_roots_sealed();                                           \
+		errno = e_;                                                  \
+		return r_;                                                   \
+	} while (0)
+/* A change of root, mounts or namespaces: the same, then the rooted hooks,
+ * whatever it returned (a failure may have done part of its work). */
 #define FP_ROOTED(call)                                                      \
 	do {                                                                 \
 		int r_, e_;                                                  \
-		fp_roots_before();                                           \
+		fp_roots_seal();                                             \
 		r_ = (call);                                                 \
 		e_ = errno;                                                  \
+		fp_roots_sealed();                                           \
 		fp_rooted();                                                 \
 		errno = e_;                                                  \
 		return r_;                                                   \
@@ -135,29 +159,10 @@ static void fp_roots_unsharing(int flags)
 			fp_mitigations[i]->unsharing(flags);
 }
 
-static void fp_roots_seal(void);
-
-/* A root and mounts of this thread's own (CLONE_FS; CLONE_NEWNS implies
- * it) while others run: what it changes next is its alone (review 55: a
- * thread's chroot, then another thread filled the pool again). */
-static bool fp_roots_own_fs(int flags)
-{
-	return (flags & (CLONE_FS | CLONE_NEWNS)) && !fp_one_thread();
-}
-
 FP_EXPORT int unshare(int flags)
 {
-	int r, e;
-
-	fp_roots_before();
 	fp_roots_unsharing(flags);
-	r = FP_RCALL(unshare, flags);
-	e = errno;
-	if (r == 0 && fp_roots_own_fs(flags))
-		fp_roots_seal();
-	fp_rooted();
-	errno = e;
-	return r;
+	FP_ROOTED(FP_RCALL(unshare, flags));
 }
 
 /* The new mount API (glibc 2.36): move_mount attaches; fsmount, open_tree
@@ -185,41 +190,10 @@ FP_EXPORT int mount_setattr(int dirfd, const char *path, unsigned flags,
 	FP_ROOTED_NEWER(mount_setattr, dirfd, path, flags, attr, size);
 }
 
-/* A change of what one thread may open (its file-system ids, its
- * capabilities, a seccomp filter, a Landlock ruleset: each the calling
- * thread's alone), or one made by a raw system call: what a mitigation
- * shares between threads through a path ends for the process (the urandom
- * pool ends pooling), since another thread would fill it again with an
- * access this one no longer has (review 54).  Before the change, while
- * the thread may still open what it opened: the seal gives each pooled
- * descriptor a description of its own, by a fresh open that a change of
- * ids or capabilities may refuse once made (fd_fuzz's drops), and a
- * filter may refuse, or kill for, any call of ours after it. */
-static void fp_roots_seal(void)
-{
-	int e = errno;
-	size_t i;
-
-	for (i = 0; i < fp_nmitigations; i++)
-		if (fp_mitigations[i]->sealing)
-			fp_mitigations[i]->sealing();
-	errno = e;
-}
-
-/* Who the process is (the C library makes each change in every thread):
- * the hooks after a success.  Not compared with the ids before: a filter
- * that allows the change may refuse getresuid (review 55). */
-#define FP_IDS(call)                                                         \
-	do {                                                                 \
-		int r_, e_;                                                  \
-		fp_roots_before();                                           \
-		r_ = (call);                                                 \
-		e_ = errno;                                                  \
-		if (r_ == 0)                                                 \
-			fp_rooted();                                         \
-		errno = e_;                                                  \
-		return r_;                                                   \
-	} while (0)
+/* Who the process is (the C library makes each change in every thread).
+ * Sealed whether it changes anything or not: a filter that allows the
+ * change may refuse getresuid (review 55). */
+#define FP_IDS(call) FP_SEALED(call)
 
 FP_EXPORT int setuid(uid_t uid)
 {
@@ -270,31 +244,28 @@ FP_EXPORT int setgroups(size_t n, const gid_t *list)
 	FP_IDS(FP_RSYS(setgroups, FP_NR_ID(setgroups), n, list));
 }
 
-/* The calling thread's alone, sealed before (after it, the copies the
- * seal makes may be refused: fd_fuzz's drops), where the id would change:
- * each answers the id before, success or not, and -1 (no id) changes
- * nothing and answers the one now, which a filter that allows the change
- * allows too. */
+/* The calling thread's alone.  Each answers the id before, success or
+ * not, and -1 (no id) changes nothing and answers the one now, which a
+ * filter that allows the change allows too: sealed only where the id
+ * asked for is not the one in force (a server that switches per request
+ * as root keeps its pool). */
 FP_EXPORT int setfsuid(uid_t uid)
 {
-	if (uid != (uid_t)-1 && (uid_t)FP_RSYS(setfsuid, FP_NR_ID(setfsuid), (uid_t)-1) != uid)
-		fp_roots_seal();
-	return FP_RSYS(setfsuid, FP_NR_ID(setfsuid), uid);
+	if (uid == (uid_t)-1 || (uid_t)FP_RSYS(setfsuid, FP_NR_ID(setfsuid), (uid_t)-1) == uid)
+		return FP_RSYS(setfsuid, FP_NR_ID(setfsuid), uid);
+	FP_SEALED(FP_RSYS(setfsuid, FP_NR_ID(setfsuid), uid));
 }
 
 FP_EXPORT int setfsgid(gid_t gid)
 {
-	if (gid != (gid_t)-1 && (gid_t)FP_RSYS(setfsgid, FP_NR_ID(setfsgid), (gid_t)-1) != gid)
-		fp_roots_seal();
-	return FP_RSYS(setfsgid, FP_NR_ID(setfsgid), gid);
+	if (gid == (gid_t)-1 || (gid_t)FP_RSYS(setfsgid, FP_NR_ID(setfsgid), (gid_t)-1) == gid)
+		return FP_RSYS(setfsgid, FP_NR_ID(setfsgid), gid);
+	FP_SEALED(FP_RSYS(setfsgid, FP_NR_ID(setfsgid), gid));
 }
 
-/* Sealed before, whether it succeeds or not (one that fails has cost the
- * pooling, nothing else). */
 FP_EXPORT int capset(struct __user_cap_header_struct *h, const struct __user_cap_data_struct *d)
 {
-	fp_roots_seal();
-	return FP_RSYS(capset, SYS_capset, h, d);
+	FP_SEALED(FP_RSYS(capset, SYS_capset, h, d));
 }
 
 /* Four arguments, as the C libraries read them whatever was passed; only
@@ -312,7 +283,7 @@ FP_EXPORT int prctl(int option, ...)
 	d = va_arg(ap, unsigned long);
 	va_end(ap);
 	if (fp_unlikely(option == PR_SET_SECCOMP))
-		fp_roots_seal();
+		FP_SEALED(FP_RSYS(prctl, SYS_prctl, option, a, b, c, d));
 	return FP_RSYS(prctl, SYS_prctl, option, a, b, c, d);
 }
 
@@ -442,20 +413,14 @@ long fp_roots_call(int kind, long (*real)(long, ...), long nr, long a, long b, l
 	long r;
 	int err;
 
-	if (kind == FP_ROOTS_ROOT)
-		fp_roots_before();
-	else
-		fp_roots_seal();
 #ifdef SYS_unshare
 	if (nr == SYS_unshare)
 		fp_roots_unsharing((int)a);
 #endif
+	fp_roots_seal();
 	r = real(nr, a, b, c, d, e, f);
 	err = errno;
-#ifdef SYS_unshare
-	if (nr == SYS_unshare && r == 0 && fp_roots_own_fs((int)a))
-		fp_roots_seal();
-#endif
+	fp_roots_sealed();
 	if (kind == FP_ROOTS_ROOT)
 		fp_rooted();
 	errno = err;

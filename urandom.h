@@ -465,6 +465,7 @@ void ur_atfork_child(void) FP_HIDDEN;
  * ur_gate): once it has, for good; false only while a fork that began
  * before it first did is under way, when the open is native. */
 #define UR_ARMED 1u
+#define UR_FORKING 2u
 extern _Atomic unsigned ur_gate FP_HIDDEN;
 bool ur_arm_slow(void) FP_HIDDEN;
 bool ur_locks_begin(void) FP_HIDDEN;  /* first: record locks already taken? */
@@ -536,8 +537,6 @@ static inline void ur_cell_forget(int fd, unsigned st)
 	ur_cow_settle();
 }
 void ur_cow_exec(void) FP_HIDDEN;
-void ur_rooting(void) FP_HIDDEN;
-void ur_root_changed(void) FP_HIDDEN;
 #ifdef FP_LINUX
 /* F_DUPFD's answer stands: it is below the soft limit, and the hidden
  * numbers at or above it (urandom_hidden.c). */

@@ -16,10 +16,8 @@
  * comes here.  A copy made of a private description needs nothing more:
  * the hidden descriptor itself never escapes, so it is not retired then.
  *
- * Also here: ur_rooting (the copies made before a change of access) and
- * ur_root_changed (the next open goes through the path again)
- * and, on illumos, ur_dupfd_native (F_DUPFD never skips a hidden number;
- * on Linux it cannot meet one, above the limit).
+ * Also here, on illumos, ur_dupfd_native (F_DUPFD never skips a hidden
+ * number; on Linux it cannot meet one, above the limit).
  */
 #include "fastpath.h"
 #include "urandom.h"
@@ -363,43 +361,6 @@ void ur_cow_exec(void)
 			continue;
 		(void)ur_put(nfd, fd, false);
 	}
-	errno = saved;
-}
-
-/* The process's root or mounts changed: /dev/urandom may now be another
- * file, or none.  The next open goes through the path, as the first did:
- * the hidden descriptors are retired, the reserve is given back, and a
- * path found not to be the device is tried again. */
-/* Before a change of root, ids, capabilities or sandbox (roots.c): each
- * pooled descriptor's copy-on-write is a fresh open of the device, which
- * after the change may be refused (fd_fuzz's drops: then a change of one
- * reached every one sharing it).  So it is made now, while the process
- * may still open what it opened.  A look first: most calls find no
- * pooled descriptor, and pay no system call. */
-void ur_rooting(void)
-{
-	int fd, end = atomic_load(&ur_hiwater);
-
-	for (fd = 0; fd < end; fd++)
-		if (atomic_load_explicit(ur_fd(fd), memory_order_relaxed) & UR_COW) {
-			ur_cow_all();
-			return;
-		}
-}
-
-void ur_root_changed(void)
-{
-	int d, saved = errno;
-
-	for (d = 0; d < UR_NDEV; d++)
-		atomic_store(&ur_hidden_bad[d], false);
-	/* Nothing kept yet: no system call (a hardened process may refuse
-	 * one after its change: review 54). */
-	if (!(atomic_load(&ur_gate) & UR_ARMED) || !ur_table_ours())  /* a vfork child: the parent's records stay */
-		return;
-
-	(void)ur_give_back(EMFILE);
-	(void)ur_hidden_retire();
 	errno = saved;
 }
 

@@ -369,7 +369,6 @@ const char *ur_split_reason(void)
  * other threads had under way stay counted, and pooling stays off in that
  * child (native opens: exact, docs/design.md).
  */
-#define UR_FORKING 2u
 _Atomic unsigned ur_gate FP_STARTUP_DATA;
 /* The gate as this thread's fork found it (prepare), less a step for
  * each of this thread's forks ended since: never less than the steps of

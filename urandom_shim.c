@@ -648,11 +648,42 @@ static void ur_unsharing(int flags)
 #endif
 }
 
-/* A thread's own credentials or sandbox (roots.c): see ur_split. */
+/*
+ * A change of what the process, or one thread, may open (roots.c: its
+ * root, mounts, namespaces, ids, capabilities, a seccomp filter, a
+ * Landlock ruleset), before its call.  Once the pool is in use, it ends
+ * for good (ur_split), while every descriptor it shares can still be
+ * opened again: after the change the kernel may refuse the copies (a
+ * change of one then reached the others), the other threads would go on
+ * taking the pool's access for the caller's (a broadcast setuid is under
+ * way in them before it returns), and the reserve would hand out what was
+ * opened before (review 56).  Before then, the first use waits for the
+ * call to return, as for a fork begun unarmed (ur_gate: an open
+ * meanwhile is native), so the pool is filled under the access after it.
+ */
+static FP_TLS unsigned ur_holding;
+
 static void ur_sealing(void)
 {
-	if (fp_enabled(FP_BIT(urandom)))
-		ur_split("a thread changed what it alone may open");
+	unsigned g;
+
+	if (!fp_enabled(FP_BIT(urandom)))
+		return;
+	for (g = atomic_load(&ur_gate); !(g & UR_ARMED);)
+		if (atomic_compare_exchange_weak(&ur_gate, &g, g + UR_FORKING)) {
+			ur_holding++;
+			return;
+		}
+	ur_split("a change of root, ids or sandbox");
+}
+
+/* After the call, whatever it returned: the first use may come. */
+static void ur_sealed(void)
+{
+	if (ur_holding) {
+		ur_holding--;
+		atomic_fetch_sub(&ur_gate, UR_FORKING);
+	}
 }
 
 #ifdef FP_LINUX
@@ -665,6 +696,5 @@ FP_MITIGATION(urandom, .load = ur_load, .init = ur_init, FP_REAL_SYMS(urandom), 
               .stats = ur_stats, .counters = ur_counters, .ncounters = UR_NCOUNTERS,
               .survey = &ur_sv, .prepare = ur_fd_atfork_prepare,
               .parent = ur_fd_atfork_parent, .child = ur_atfork_child,
-              .rooting = ur_rooting, .rooted = ur_root_changed, .sealing = ur_sealing,
-              .unsharing = ur_unsharing,
+              .sealing = ur_sealing, .sealed = ur_sealed, .unsharing = ur_unsharing,
               .vforking = ur_vforking);

@@ -21,9 +21,10 @@
  * kills for anything but write and exit, after which the program writes
  * a line and leaves (nothing of ours may make a call then).  chroot and
  * unshare-chroot (CLONE_FS first: the thread's own root): DIR, where
- * there is no dev/.  Two opens
+ * there is no dev/.  race-setuid: see race_setuid.  Two opens
  * made before are held, and after the change one is made non-blocking:
- * the other's flags stay its own.  thread-KIND:
+ * the other's flags stay its own, and one closed then is not handed out
+ * again.  thread-KIND:
  * a second thread gives up its access; the first, which still has it,
  * opens again, then the second.  Exit 77: not permitted here.
  */
@@ -43,6 +44,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <grp.h>
 #include <pthread.h>
@@ -87,6 +89,11 @@ static void held_check(const char *step)
 
 	printf("%s: %s: F_SETFL %d, flags %#x, the other's %#x\n", kind, step, r, fcntl(held[0], F_GETFL),
 	       fcntl(held[1], F_GETFL));
+	/* and the other (its flags as opened) closed after the change: not
+	 * handed out again (reserve mode kept it, review 56) */
+	close(held[1]);
+	try_open("after closing one held");
+	close(held[0]);
 }
 
 static void must(int ok, const char *what)
@@ -221,6 +228,65 @@ static int give_up(const char *k)
 	return r;
 }
 
+/* race-setuid: N runs, each a process whose second thread opens the
+ * device twice, makes one non-blocking and reads the other's flags, in a
+ * loop, while the first calls setuid (the node root's, 0600).  Natively
+ * no open succeeds once the thread's own euid is another's, and the two
+ * opens' flags are their own (review 56: the pool's access reached the
+ * other threads until setuid returned, and their opens made while it ran
+ * shared a description).  Prints how many runs saw either. */
+static volatile int race_go;
+
+static void *race_thread(void *v)
+{
+	(void)v;
+	while (!race_go)
+		;
+	for (;;) {
+		uid_t u = geteuid();
+		int a = open(path, O_RDONLY), b = open(path, O_RDONLY);
+
+		if (u != 0 && (a >= 0 || b >= 0))
+			_exit(3);
+		if (a < 0 || b < 0)
+			break;
+		fcntl(a, F_SETFL, O_NONBLOCK);
+		if (fcntl(b, F_GETFL) & O_NONBLOCK)
+			_exit(3);
+		close(a);
+		close(b);
+	}
+	return NULL;
+}
+
+static int race_setuid(int n)
+{
+	int i, seen = 0;
+
+	for (i = 0; i < n; i++) {
+		pid_t p = fork();
+		int st = 0;
+
+		if (p == 0) {
+			pthread_t t;
+
+			close(open(path, O_RDONLY));  /* the pool in use */
+			pthread_create(&t, NULL, race_thread, NULL);
+			race_go = 1;
+			usleep((useconds_t)(i % 50));
+			if (setuid(OTHER) != 0)
+				_exit(2);
+			pthread_join(t, NULL);
+			_exit(0);
+		}
+		if (p < 0 || waitpid(p, &st, 0) < 0)
+			return -1;
+		seen += WIFEXITED(st) && WEXITSTATUS(st) == 3;
+	}
+	printf("%s: %d of %d runs: an open after the change, or a flag reaching the other open\n", kind, seen, n);
+	return 0;
+}
+
 static pthread_barrier_t bar;
 
 /* thread-KIND: a second thread gives up its access, the first opens (it
@@ -264,6 +330,10 @@ int main(int argc, char **argv)
 		group |= !strcmp(base, groups[i]);
 	if (user || group)
 		private_node(argv[2], GROUP, 0040);
+	if (!strcmp(kind, "race-setuid")) {
+		private_node(argv[2], 0, 0600);
+		return race_setuid(200) == 0 ? 0 : 1;
+	}
 	/* A file-system user other than 0 before: setfsuid answers it, not
 	 * 0 (review 55: a raw one was taken for a failure, and not seen). */
 	if (!strcmp(base, "syscall-setfsuid")) {

@@ -112,7 +112,9 @@ if grep -q "^fd_fuzz: .*with threads ([1-9][0-9]* with a thread's drop)" "$T_TMP
 else
 	fail "fd_fuzz: the share has threads that drop their access" "$(grep '^fd_fuzz:' "$T_TMP/run")"
 fi
-FDFUZZ_LIAR=pool "$FZ" --so "$LIAR" --seed "$SEED" --cases 60 >"$T_TMP/pliar" 2>&1
+# Seed 36 whatever FDFUZZ_SEED is: its first 60 programs have drops where
+# the lie shows (another seed's may have one, or none: review 56).
+FDFUZZ_LIAR=pool "$FZ" --so "$LIAR" --seed 36 --cases 60 >"$T_TMP/pliar" 2>&1
 rc=$?
 if [ $rc -eq 1 ] && grep -A4 '^DIFF - fd_fuzz exact: ' "$T_TMP/pliar" | grep -q '^ *native: .* thread[0-9] .* drop '; then
 	ok "fd_fuzz: a preload whose opens outlive a thread's sandbox is an unknown difference at the drop"

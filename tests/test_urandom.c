@@ -543,36 +543,52 @@ static void test_exact_hidden(void **state)
 	assert_int_equal(count_dev(), base);
 }
 
-/* A change of root or mounts (the rooted hook): the hidden descriptor and
- * the reserve are given up, and a path once found not to be the device is
- * tried again, so the next open goes through the path. */
-static void test_root_changed(void **state)
+/* A change of root, ids or sandbox (roots.c's sealing hooks).  With the
+ * pool in use it ends before the call: the hidden descriptor is given
+ * back, later opens are real.  Before its first use, that use waits for
+ * the call's end: an open meanwhile is real and untracked, the next after
+ * it pooled.  errno kept; the gate as before. */
+static void test_sealing(void **state)
 {
+	unsigned g = atomic_load(&ur_gate);
 	int fd, h;
 
 	(void)state;
 	fd = open("/dev/urandom", O_RDONLY);
 	h = UR_HW_FD(atomic_load(&ur_hidden[UR_DEV_URANDOM]));
 	NEED_HIDDEN(h);
-	assert_true(h > fd);
 	close(fd);
-	atomic_store(&ur_hidden_bad[UR_DEV_RANDOM], true);
 	errno = 1234;
-	ur_root_changed();
+	ur_sealing();
 	assert_int_equal(errno, 1234);
+	assert_true(atomic_load(&ur_split_done));
 	assert_int_equal(UR_HW_FD(atomic_load(&ur_hidden[UR_DEV_URANDOM])), -1);
 	assert_int_equal(fp_real_urandom.r_fcntl.f(h, F_GETFD), -1);
-	assert_false(atomic_load(&ur_hidden_bad[UR_DEV_RANDOM]));
-	/* Reserve mode: the kept one goes. */
-	ur_mode = UR_MODE_RESERVE;
 	fd = open("/dev/urandom", O_RDONLY);
-	close(fd);
-	assert_int_equal(ur_reserve_of(UR_DEV_URANDOM), fd);
-	ur_root_changed();
-	assert_int_equal(ur_reserve_of(UR_DEV_URANDOM), -1);
+	assert_true(fd >= 0);
 	assert_int_equal(ur_state(fd), 0);
-	assert_int_equal(fp_real_urandom.r_fcntl.f(fd, F_GETFD), -1);
-	ur_mode = UR_MODE_EXACT;
+	close(fd);
+	ur_sealed();
+	assert_int_equal(atomic_load(&ur_gate), g);
+	atomic_store(&ur_split_done, false);
+	atomic_store(&ur_split_finished, false);
+	atomic_store(&ur_split_why, NULL);
+
+	atomic_store(&ur_gate, 0);
+	ur_sealing();
+	assert_int_equal(atomic_load(&ur_gate), UR_FORKING);
+	assert_false(atomic_load(&ur_split_done));
+	fd = open("/dev/urandom", O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(ur_state(fd), 0);
+	close(fd);
+	ur_sealed();
+	assert_int_equal(atomic_load(&ur_gate), 0);
+	fd = open("/dev/urandom", O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_not_equal(ur_state(fd), 0);
+	close(fd);
+	assert_true(atomic_load(&ur_gate) & UR_ARMED);
 }
 
 /* F_DUPFD never meets the hidden number: from at or above it EINVAL (it
@@ -1114,7 +1130,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_low_fds_never_kept, reserve_mode, exact_mode),
 		cmocka_unit_test_setup_teardown(test_shared_never_kept, reserve_mode, exact_mode),
 		cmocka_unit_test_setup_teardown(test_exact_hidden, exact_mode, NULL),
-		cmocka_unit_test_setup_teardown(test_root_changed, exact_mode, NULL),
+		cmocka_unit_test_setup_teardown(test_sealing, exact_mode, NULL),
 		cmocka_unit_test_setup_teardown(test_dupfd_native, exact_mode, NULL),
 		cmocka_unit_test_setup_teardown(test_dup2fd, exact_mode, NULL),
 		cmocka_unit_test(test_dup3_missing),
