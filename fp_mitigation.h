@@ -76,9 +76,10 @@ struct fp_mitigation {
 	 * (its root, mounts, namespaces, ids, capabilities, a seccomp filter,
 	 * a Landlock ruleset: roots.c, fp_roots_seal), while it may still
 	 * open what it opened: what is shared through a path is shared no
-	 * more; sealed, after the call whatever it returned.  Nothing may
-	 * make a system call in sealed (after a filter, any may kill). */
-	void (*sealing)(void);
+	 * more.  whole: the change is every thread's and leaves no filter.
+	 * sealed, after the call whatever it returned, may make no system
+	 * call (after a filter, any may kill). */
+	void (*sealing)(bool whole);
 	void (*sealed)(void);
 	/* Just before the process's own unshare(flags) (roots.c), while the
 	 * descriptor table is still shared with its other threads. */

@@ -62,16 +62,18 @@ FP_REAL_DEFINE_NULL(FP_REAL_ROOTS);
 
 /* Before a change of what the process or a thread may open: the sealing
  * hooks, while what was opened can still be opened again (fp_mitigation.h);
- * after it, whatever it returned, the sealed hooks, which make no system
- * call.  errno kept. */
-static void fp_roots_seal(void)
+ * whole where the change is every thread's and leaves no filter (the C
+ * library's setuid family, a chroot or a mount), else the calling
+ * thread's alone, or a filter.  After it, whatever it returned, the
+ * sealed hooks, which make no system call.  errno kept. */
+static void fp_roots_seal(bool whole)
 {
 	int e = errno;
 	size_t i;
 
 	for (i = 0; i < fp_nmitigations; i++)
 		if (fp_mitigations[i]->sealing)
-			fp_mitigations[i]->sealing();
+			fp_mitigations[i]->sealing(whole);
 	errno = e;
 }
 
@@ -95,10 +97,10 @@ static void fp_rooted(void)
 
 /* A change of ids, capabilities or sandbox: sealed around; errno the
  * call's. */
-#define FP_SEALED(call)                                                      \
+#define FP_SEALED(whole, call)                                               \
 	do {                                                                 \
 		int r_, e_;                                                  \
-		fp_roots_seal();                                             \
+		fp_roots_seal(whole);                                        \
 		r_ = (call);                                                 \
 		e_ = errno;                                                  \
 		fp_roots_sealed();                                           \
@@ -107,10 +109,10 @@ static void fp_rooted(void)
 	} while (0)
 /* A change of root, mounts or namespaces: the same, then the rooted hooks,
  * whatever it returned (a failure may have done part of its work). */
-#define FP_ROOTED(call)                                                      \
+#define FP_ROOTED(whole, call)                                               \
 	do {                                                                 \
 		int r_, e_;                                                  \
-		fp_roots_seal();                                             \
+		fp_roots_seal(whole);                                        \
 		r_ = (call);                                                 \
 		e_ = errno;                                                  \
 		fp_roots_sealed();                                           \
@@ -119,32 +121,32 @@ static void fp_rooted(void)
 		return r_;                                                   \
 	} while (0)
 /* A function the C library may lack: ENOSYS, as for any missing one. */
-#define FP_ROOTED_NEWER(name, ...) FP_ROOTED(FP_RCALL(name, __VA_ARGS__))
+#define FP_ROOTED_NEWER(name, ...) FP_ROOTED(true, FP_RCALL(name, __VA_ARGS__))
 
 FP_EXPORT int chroot(const char *path)
 {
-	FP_ROOTED(FP_RCALL(chroot, path));
+	FP_ROOTED(true, FP_RCALL(chroot, path));
 }
 
 FP_EXPORT int mount(const char *src, const char *dst, const char *type,
                     unsigned long flags, const void *data)
 {
-	FP_ROOTED(FP_RCALL(mount, src, dst, type, flags, data));
+	FP_ROOTED(true, FP_RCALL(mount, src, dst, type, flags, data));
 }
 
 FP_EXPORT int umount(const char *dst)
 {
-	FP_ROOTED(FP_RCALL(umount, dst));
+	FP_ROOTED(true, FP_RCALL(umount, dst));
 }
 
 FP_EXPORT int umount2(const char *dst, int flags)
 {
-	FP_ROOTED(FP_RCALL(umount2, dst, flags));
+	FP_ROOTED(true, FP_RCALL(umount2, dst, flags));
 }
 
 FP_EXPORT int setns(int fd, int type)
 {
-	FP_ROOTED(FP_RCALL(setns, fd, type));
+	FP_ROOTED(false, FP_RCALL(setns, fd, type));
 }
 
 /* The unsharing hooks run first: CLONE_FILES gives the thread a
@@ -162,7 +164,7 @@ static void fp_roots_unsharing(int flags)
 FP_EXPORT int unshare(int flags)
 {
 	fp_roots_unsharing(flags);
-	FP_ROOTED(FP_RCALL(unshare, flags));
+	FP_ROOTED(false, FP_RCALL(unshare, flags));
 }
 
 /* The new mount API (glibc 2.36): move_mount attaches; fsmount, open_tree
@@ -193,7 +195,7 @@ FP_EXPORT int mount_setattr(int dirfd, const char *path, unsigned flags,
 /* Who the process is (the C library makes each change in every thread).
  * Sealed whether it changes anything or not: a filter that allows the
  * change may refuse getresuid (review 55). */
-#define FP_IDS(call) FP_SEALED(call)
+#define FP_IDS(call) FP_SEALED(true, call)
 
 FP_EXPORT int setuid(uid_t uid)
 {
@@ -253,19 +255,19 @@ FP_EXPORT int setfsuid(uid_t uid)
 {
 	if (uid == (uid_t)-1 || (uid_t)FP_RSYS(setfsuid, FP_NR_ID(setfsuid), (uid_t)-1) == uid)
 		return FP_RSYS(setfsuid, FP_NR_ID(setfsuid), uid);
-	FP_SEALED(FP_RSYS(setfsuid, FP_NR_ID(setfsuid), uid));
+	FP_SEALED(false, FP_RSYS(setfsuid, FP_NR_ID(setfsuid), uid));
 }
 
 FP_EXPORT int setfsgid(gid_t gid)
 {
 	if (gid == (gid_t)-1 || (gid_t)FP_RSYS(setfsgid, FP_NR_ID(setfsgid), (gid_t)-1) == gid)
 		return FP_RSYS(setfsgid, FP_NR_ID(setfsgid), gid);
-	FP_SEALED(FP_RSYS(setfsgid, FP_NR_ID(setfsgid), gid));
+	FP_SEALED(false, FP_RSYS(setfsgid, FP_NR_ID(setfsgid), gid));
 }
 
 FP_EXPORT int capset(struct __user_cap_header_struct *h, const struct __user_cap_data_struct *d)
 {
-	FP_SEALED(FP_RSYS(capset, SYS_capset, h, d));
+	FP_SEALED(false, FP_RSYS(capset, SYS_capset, h, d));
 }
 
 /* Four arguments, as the C libraries read them whatever was passed; only
@@ -283,7 +285,7 @@ FP_EXPORT int prctl(int option, ...)
 	d = va_arg(ap, unsigned long);
 	va_end(ap);
 	if (fp_unlikely(option == PR_SET_SECCOMP))
-		FP_SEALED(FP_RSYS(prctl, SYS_prctl, option, a, b, c, d));
+		FP_SEALED(false, FP_RSYS(prctl, SYS_prctl, option, a, b, c, d));
 	return FP_RSYS(prctl, SYS_prctl, option, a, b, c, d);
 }
 
@@ -387,7 +389,7 @@ int fp_roots_nr(long nr, long a)
 #ifdef SYS_setfsgid32
 	case SYS_setfsgid32:
 #endif
-		return a == -1 ? 0 : FP_ROOTS_SEAL;
+		return (unsigned)a == (unsigned)-1 ? 0 : FP_ROOTS_SEAL;
 #ifdef SYS_landlock_restrict_self
 	case SYS_landlock_restrict_self:
 		return FP_ROOTS_SEAL;
@@ -417,7 +419,7 @@ long fp_roots_call(int kind, long (*real)(long, ...), long nr, long a, long b, l
 	if (nr == SYS_unshare)
 		fp_roots_unsharing((int)a);
 #endif
-	fp_roots_seal();
+	fp_roots_seal(false);
 	r = real(nr, a, b, c, d, e, f);
 	err = errno;
 	fp_roots_sealed();

@@ -649,27 +649,26 @@ static void ur_unsharing(int flags)
 }
 
 /*
- * A change of what the process, or one thread, may open (roots.c: its
- * root, mounts, namespaces, ids, capabilities, a seccomp filter, a
- * Landlock ruleset), before its call.  Once the pool is in use, it ends
- * for good (ur_split), while every descriptor it shares can still be
- * opened again: after the change the kernel may refuse the copies (a
- * change of one then reached the others), the other threads would go on
- * taking the pool's access for the caller's (a broadcast setuid is under
- * way in them before it returns), and the reserve would hand out what was
- * opened before (review 56).  Before then, the first use waits for the
- * call to return, as for a fork begun unarmed (ur_gate: an open
- * meanwhile is native), so the pool is filled under the access after it.
+ * Before a change of what the process or a thread may open (roots.c).
+ * Once the pool is in use, it ends for good (ur_split) while its shared
+ * descriptors can still be opened again: after the change the kernel may
+ * refuse the copies, the other threads' opens would still be pooled while
+ * a broadcast setuid runs, and the reserve would hand out what was opened
+ * before (review 56).  Before then, a change that is every thread's and
+ * leaves no filter (whole) holds the first use off until the call returns
+ * (ur_gate, as a fork begun unarmed: an open meanwhile is native); any
+ * other ends it all the same: a thread that kept its access would fill it
+ * for the one that gave it up, and a filter may kill its calls (review 57).
  */
 static FP_TLS unsigned ur_holding;
 
-static void ur_sealing(void)
+static void ur_sealing(bool whole)
 {
 	unsigned g;
 
 	if (!fp_enabled(FP_BIT(urandom)))
 		return;
-	for (g = atomic_load(&ur_gate); !(g & UR_ARMED);)
+	for (g = atomic_load(&ur_gate); whole && !(g & UR_ARMED);)
 		if (atomic_compare_exchange_weak(&ur_gate, &g, g + UR_FORKING)) {
 			ur_holding++;
 			return;

@@ -291,6 +291,8 @@ static pthread_barrier_t bar;
 
 /* thread-KIND: a second thread gives up its access, the first opens (it
  * still may: the pool is filled again), then the second opens. */
+static int first;
+
 static void *worker(void *v)
 {
 	int r = give_up((const char *)v);
@@ -299,8 +301,41 @@ static void *worker(void *v)
 	pthread_barrier_wait(&bar);
 	must(r == 0, "giving up the access");
 	try_open("worker after");
-	held_check("worker held");
+	if (first)
+		try_open("worker again");
+	else
+		held_check("worker held");
 	return NULL;
+}
+
+/* first-allowlist: the filter before any open, allowing the opens, reads
+ * and closes the program makes and little else: the pool must never
+ * start under it (review 57: it did, and its own calls were killed). */
+static int allow_opens_only(void)
+{
+#define ALLOW(n) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_##n, 0, 1), BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		ALLOW(openat), ALLOW(read), ALLOW(close), ALLOW(write), ALLOW(exit), ALLOW(exit_group),
+		ALLOW(rt_sigreturn),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+	};
+#undef ALLOW
+	struct sock_fprog p = { sizeof f / sizeof f[0], f };
+	char b[16];
+	int i, fd;
+
+	must(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0, "PR_SET_NO_NEW_PRIVS");
+	must(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &p, 0, 0) == 0, "the filter");
+	for (i = 0; i < 3; i++) {
+		fd = open(path, O_RDONLY);
+		if (fd < 0 || read(fd, b, sizeof b) != (ssize_t)sizeof b)
+			syscall(SYS_exit_group, 3);
+		close(fd);
+	}
+	(void)write(1, "first-allowlist: alive after 3 opens\n", 37);
+	syscall(SYS_exit_group, 0);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -322,8 +357,16 @@ int main(int argc, char **argv)
 	dir = argv[2];
 	if (argc == 4)
 		path = argv[3];
-	thread = !strncmp(kind, "thread-", 7);
-	base = thread ? kind + 7 : kind;
+	if (!strcmp(kind, "first-allowlist"))
+		return allow_opens_only();
+	/* first-thread-KIND: the second thread gives up its access before
+	 * any open of the process's; then the first opens twice, and the
+	 * second again (review 57: before the pool's first use, only the
+	 * use was held off, and the first thread then filled it for both). */
+	first = !strncmp(kind, "first-", 6);
+	base = first ? kind + 6 : kind;
+	thread = !strncmp(base, "thread-", 7);
+	base = thread ? base + 7 : base;
 	for (i = 0; i < sizeof users / sizeof users[0]; i++)
 		user |= !strcmp(base, users[i]);
 	for (i = 0; i < sizeof groups / sizeof groups[0]; i++)
@@ -357,9 +400,11 @@ int main(int argc, char **argv)
 			r = setgroups(1, &g);
 		must(r == 0, "joining the group");
 	}
-	try_open("before");
-	try_open("before again");
-	if (strcmp(kind, "strict") && strcmp(kind, "allowlist"))
+	if (!first) {
+		try_open("before");
+		try_open("before again");
+	}
+	if (!first && strcmp(kind, "strict") && strcmp(kind, "allowlist"))
 		held_open();
 	if (thread) {
 		pthread_t t;
@@ -368,6 +413,8 @@ int main(int argc, char **argv)
 		pthread_create(&t, NULL, worker, (void *)base);
 		pthread_barrier_wait(&bar);
 		try_open("main after");
+		if (first)
+			try_open("main again");
 		pthread_barrier_wait(&bar);
 		pthread_join(t, NULL);
 		return 0;

@@ -850,31 +850,39 @@ fi
 # change reached both), and closes the other, which is not handed out
 # again (reserve mode kept it: review 56).  race-setuid: 200 processes
 # whose second thread opens while the first calls setuid (review 56: the
-# pool's access reached it until setuid returned).  Every change is
-# sealed before its call (roots.c).
+# pool's access reached it until setuid returned).  first-KIND: the
+# change before the pool's first use (review 57: only that use was held
+# off, and another thread then filled the pool for the one that gave up
+# its access; an allow-list filter then killed the pool's calls).  Every
+# change is sealed before its call (roots.c).
 for k in setuid seteuid setreuid setresuid setfsuid syscall-setresuid capset \
 	setgid setegid setregid setresgid setfsgid setgroups prctl-seccomp syscall-seccomp landlock \
 	syscall-setfsuid thread-setfsuid thread-syscall-setresuid thread-capset thread-prctl-seccomp \
 	thread-syscall-seccomp thread-landlock thread-setresuid strict allowlist chroot unshare-chroot \
-	thread-unshare-chroot race-setuid; do
+	thread-unshare-chroot race-setuid first-allowlist first-thread-setfsuid \
+	first-thread-syscall-setresuid first-thread-capset first-thread-prctl-seccomp \
+	first-thread-syscall-seccomp first-thread-landlock first-thread-unshare-chroot; do
 	"$TESTBIN/prog_sandbox" $k "$T_TMP" >"$T_TMP/sb.native" 2>&1
 	echo "rc=$?" >>"$T_TMP/sb.native"
 	pre "$TESTBIN/prog_sandbox" $k "$T_TMP" >"$T_TMP/sb.fast" 2>&1
 	echo "rc=$?" >>"$T_TMP/sb.fast"
 	case $k in
 	strict | allowlist) want="^$k: alive in the sandbox" what="alive in the sandbox" ;;
-	thread-*) want="^$k: worker after: open -1 E" what="the thread's next open refused" ;;
+	thread-* | first-thread-*) want="^$k: worker after: open -1 E" what="the thread's next open refused" ;;
+	first-allowlist) want="^$k: alive after 3 opens" what="alive, the pool never started" ;;
 	race-setuid) want="^$k: 0 of 200 runs" what="no other thread's open after it, no flag shared" ;;
 	*) want="^$k: after: open -1 E" what="the next open refused" ;;
 	esac
+	when="after the pool is in use"
+	case $k in first-*) when="before the pool's first use" ;; esac
 	if grep -q '^rc=77$' "$T_TMP/sb.native"; then
-		skip "$k after the pool is in use" "$(head -n 1 "$T_TMP/sb.native")"
+		skip "$k $when" "$(head -n 1 "$T_TMP/sb.native")"
 	elif grep -q "$want" "$T_TMP/sb.native" &&
-		{ [ $k = race-setuid ] || grep -q "^$k: before again: open ok" "$T_TMP/sb.native"; } &&
+		case $k in race-setuid | first-*) ;; *) grep -q "^$k: before again: open ok" "$T_TMP/sb.native" ;; esac &&
 		cmp -s "$T_TMP/sb.native" "$T_TMP/sb.fast"; then
-		ok "$k after the pool is in use: $what, as native ($(grep -c . "$T_TMP/sb.native") lines)"
+		ok "$k $when: $what, as native ($(grep -c . "$T_TMP/sb.native") lines)"
 	else
-		fail "$k after the pool is in use: $what, as native" \
+		fail "$k $when: $what, as native" \
 			"$(diff "$T_TMP/sb.native" "$T_TMP/sb.fast" | head)"
 	fi
 done

@@ -545,9 +545,10 @@ static void test_exact_hidden(void **state)
 
 /* A change of root, ids or sandbox (roots.c's sealing hooks).  With the
  * pool in use it ends before the call: the hidden descriptor is given
- * back, later opens are real.  Before its first use, that use waits for
- * the call's end: an open meanwhile is real and untracked, the next after
- * it pooled.  errno kept; the gate as before. */
+ * back, later opens are real.  Before its first use, a change of every
+ * thread's (whole) has that use wait for the call's end: an open
+ * meanwhile is real and untracked, the next after it pooled; any other
+ * ends it.  errno kept; the gate as before. */
 static void test_sealing(void **state)
 {
 	unsigned g = atomic_load(&ur_gate);
@@ -559,7 +560,7 @@ static void test_sealing(void **state)
 	NEED_HIDDEN(h);
 	close(fd);
 	errno = 1234;
-	ur_sealing();
+	ur_sealing(true);
 	assert_int_equal(errno, 1234);
 	assert_true(atomic_load(&ur_split_done));
 	assert_int_equal(UR_HW_FD(atomic_load(&ur_hidden[UR_DEV_URANDOM])), -1);
@@ -574,8 +575,18 @@ static void test_sealing(void **state)
 	atomic_store(&ur_split_finished, false);
 	atomic_store(&ur_split_why, NULL);
 
+	/* Not whole (a thread's own change, a filter): ended all the same. */
 	atomic_store(&ur_gate, 0);
-	ur_sealing();
+	ur_sealing(false);
+	assert_true(atomic_load(&ur_split_done));
+	assert_int_equal(atomic_load(&ur_gate), 0);
+	ur_sealed();
+	assert_int_equal(atomic_load(&ur_gate), 0);
+	atomic_store(&ur_split_done, false);
+	atomic_store(&ur_split_finished, false);
+	atomic_store(&ur_split_why, NULL);
+
+	ur_sealing(true);
 	assert_int_equal(atomic_load(&ur_gate), UR_FORKING);
 	assert_false(atomic_load(&ur_split_done));
 	fd = open("/dev/urandom", O_RDONLY);
