@@ -404,8 +404,13 @@ FP_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 	 * cannot follow, and holds limits of its own (a cold review: its
 	 * file dup2'd onto the hidden number read EBADF here, and the next
 	 * open of the device was a duplicate of it).  Pooling ends first,
-	 * as for a table of its own (ur_split). */
-	if ((flags & CLONE_FILES) && !(flags & CLONE_THREAD) && fp_enabled(FP_BIT(urandom)))
+	 * as for a table of its own (ur_split).  So for a thread with a root
+	 * or mounts of its own (no CLONE_FS, or CLONE_NEWNS), whose chroot or
+	 * mount is its alone: the pool filled by another thread would serve
+	 * it (review 58). */
+	if ((flags & CLONE_FILES) &&
+	    (!(flags & (CLONE_THREAD)) || !(flags & CLONE_FS) || (flags & CLONE_NEWNS)) &&
+	    fp_enabled(FP_BIT(urandom)))
 		ur_split("a clone child sharing the descriptor table");
 	bool cow = ours && ur_mode == UR_MODE_EXACT;
 

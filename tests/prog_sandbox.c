@@ -287,6 +287,48 @@ static int race_setuid(int n)
 	return 0;
 }
 
+/* first-clone-chroot: a thread made by clone() without CLONE_FS (a
+ * root of its own) chroots before the process's first open; the first
+ * thread opens, then the second: natively refused (review 58: the pool
+ * the first filled served it). */
+static volatile int cl_step;
+static int cl_r, cl_e;
+
+static int cl_fn(void *a)
+{
+	(void)a;
+	cl_r = chroot(dir);
+	__atomic_store_n(&cl_step, 1, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&cl_step, __ATOMIC_SEQ_CST) != 2)
+		;
+	cl_r = cl_r ? cl_r : open(path, O_RDONLY);
+	cl_e = errno;
+	__atomic_store_n(&cl_step, 3, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+static int clone_chroot(void)
+{
+	static char stk[1 << 16] __attribute__((aligned(64)));
+
+	if (clone(cl_fn, stk + sizeof stk, CLONE_VM | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM,
+	          NULL) < 0)
+		must(0, "clone");
+	while (__atomic_load_n(&cl_step, __ATOMIC_SEQ_CST) != 1)
+		;
+	try_open("main after");
+	try_open("main again");
+	__atomic_store_n(&cl_step, 2, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&cl_step, __ATOMIC_SEQ_CST) != 3)
+		;
+	if (cl_r >= 0)
+		printf("%s: worker after: open ok\n", kind);
+	else
+		printf("%s: worker after: open -1 %s\n", kind, strerrorname_np(cl_e));
+	fflush(stdout);
+	_exit(0);
+}
+
 static pthread_barrier_t bar;
 
 /* thread-KIND: a second thread gives up its access, the first opens (it
@@ -359,6 +401,8 @@ int main(int argc, char **argv)
 		path = argv[3];
 	if (!strcmp(kind, "first-allowlist"))
 		return allow_opens_only();
+	if (!strcmp(kind, "first-clone-chroot"))
+		return clone_chroot();
 	/* first-thread-KIND: the second thread gives up its access before
 	 * any open of the process's; then the first opens twice, and the
 	 * second again (review 57: before the pool's first use, only the

@@ -853,7 +853,9 @@ fi
 # pool's access reached it until setuid returned).  first-KIND: the
 # change before the pool's first use (review 57: only that use was held
 # off, and another thread then filled the pool for the one that gave up
-# its access; an allow-list filter then killed the pool's calls).  Every
+# its access; an allow-list filter then killed the pool's calls);
+# first-clone-chroot, a thread made by clone() without CLONE_FS, whose
+# chroot is its own (review 58).  Every
 # change is sealed before its call (roots.c).
 for k in setuid seteuid setreuid setresuid setfsuid syscall-setresuid capset \
 	setgid setegid setregid setresgid setfsgid setgroups prctl-seccomp syscall-seccomp landlock \
@@ -861,14 +863,14 @@ for k in setuid seteuid setreuid setresuid setfsuid syscall-setresuid capset \
 	thread-syscall-seccomp thread-landlock thread-setresuid strict allowlist chroot unshare-chroot \
 	thread-unshare-chroot race-setuid first-allowlist first-thread-setfsuid \
 	first-thread-syscall-setresuid first-thread-capset first-thread-prctl-seccomp \
-	first-thread-syscall-seccomp first-thread-landlock first-thread-unshare-chroot; do
+	first-thread-syscall-seccomp first-thread-landlock first-thread-unshare-chroot first-clone-chroot; do
 	"$TESTBIN/prog_sandbox" $k "$T_TMP" >"$T_TMP/sb.native" 2>&1
 	echo "rc=$?" >>"$T_TMP/sb.native"
 	pre "$TESTBIN/prog_sandbox" $k "$T_TMP" >"$T_TMP/sb.fast" 2>&1
 	echo "rc=$?" >>"$T_TMP/sb.fast"
 	case $k in
 	strict | allowlist) want="^$k: alive in the sandbox" what="alive in the sandbox" ;;
-	thread-* | first-thread-*) want="^$k: worker after: open -1 E" what="the thread's next open refused" ;;
+	thread-* | first-thread-* | first-clone-*) want="^$k: worker after: open -1 E" what="the thread's next open refused" ;;
 	first-allowlist) want="^$k: alive after 3 opens" what="alive, the pool never started" ;;
 	race-setuid) want="^$k: 0 of 200 runs" what="no other thread's open after it, no flag shared" ;;
 	*) want="^$k: after: open -1 E" what="the next open refused" ;;
