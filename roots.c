@@ -77,49 +77,36 @@ static void fp_roots_seal(bool whole)
 	errno = e;
 }
 
-static void fp_roots_sealed(void)
+/* After it, whatever it returned: the sealed hooks, and where it changed
+ * root, mounts or namespaces the rooted ones (a failure may have done
+ * part of its work). */
+static void fp_roots_after(bool rooted)
 {
 	size_t i;
 
-	for (i = 0; i < fp_nmitigations; i++)
+	for (i = 0; i < fp_nmitigations; i++) {
 		if (fp_mitigations[i]->sealed)
 			fp_mitigations[i]->sealed();
-}
-
-static void fp_rooted(void)
-{
-	size_t i;
-
-	for (i = 0; i < fp_nmitigations; i++)
-		if (fp_mitigations[i]->rooted)
+		if (rooted && fp_mitigations[i]->rooted)
 			fp_mitigations[i]->rooted();
+	}
 }
 
-/* A change of ids, capabilities or sandbox: sealed around; errno the
- * call's. */
-#define FP_SEALED(whole, call)                                               \
+/* A wrapped change: sealed around it, errno the call's. */
+#define FP_CHANGE(whole, rooted, call)                                       \
 	do {                                                                 \
 		int r_, e_;                                                  \
 		fp_roots_seal(whole);                                        \
 		r_ = (call);                                                 \
 		e_ = errno;                                                  \
-		fp_roots_sealed();                                           \
+		fp_roots_after(rooted);                                      \
 		errno = e_;                                                  \
 		return r_;                                                   \
 	} while (0)
-/* A change of root, mounts or namespaces: the same, then the rooted hooks,
- * whatever it returned (a failure may have done part of its work). */
-#define FP_ROOTED(whole, call)                                               \
-	do {                                                                 \
-		int r_, e_;                                                  \
-		fp_roots_seal(whole);                                        \
-		r_ = (call);                                                 \
-		e_ = errno;                                                  \
-		fp_roots_sealed();                                           \
-		fp_rooted();                                                 \
-		errno = e_;                                                  \
-		return r_;                                                   \
-	} while (0)
+/* A change of ids, capabilities or sandbox. */
+#define FP_SEALED(whole, call) FP_CHANGE(whole, false, call)
+/* A change of root, mounts or namespaces. */
+#define FP_ROOTED(whole, call) FP_CHANGE(whole, true, call)
 /* A function the C library may lack: ENOSYS, as for any missing one. */
 #define FP_ROOTED_NEWER(name, ...) FP_ROOTED(true, FP_RCALL(name, __VA_ARGS__))
 
@@ -422,9 +409,7 @@ long fp_roots_call(int kind, long (*real)(long, ...), long nr, long a, long b, l
 	fp_roots_seal(false);
 	r = real(nr, a, b, c, d, e, f);
 	err = errno;
-	fp_roots_sealed();
-	if (kind == FP_ROOTS_ROOT)
-		fp_rooted();
+	fp_roots_after(kind == FP_ROOTS_ROOT);
 	errno = err;
 	return r;
 }

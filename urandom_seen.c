@@ -409,7 +409,7 @@ FP_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 	 * mount is its alone: the pool filled by another thread would serve
 	 * it (review 58). */
 	if ((flags & CLONE_FILES) &&
-	    (!(flags & (CLONE_THREAD)) || !(flags & CLONE_FS) || (flags & CLONE_NEWNS)) &&
+	    (!(flags & CLONE_THREAD) || !(flags & CLONE_FS) || (flags & CLONE_NEWNS)) &&
 	    fp_enabled(FP_BIT(urandom)))
 		ur_split("a clone child sharing the descriptor table");
 	bool cow = ours && ur_mode == UR_MODE_EXACT;
