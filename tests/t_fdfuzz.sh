@@ -38,7 +38,8 @@ precond "the liar preload is built" [ -f "$LIAR" ]
 # the device itself, whose thousands of lines cut the listing before the
 # reserve's open at 4089 (now the first 64 of each target and flags).
 # The first three were drawn before threads drew drops (the fourth number:
-# FDFUZZ_DROPS=0, the same programs).  471:14211:4 and 471:11672:4, a
+# FDFUZZ_DROPS=0, the same programs; the next three before the program
+# drew drops of its own: FDFUZZ_DROPS=1).  471:14211:4 and 471:11672:4, a
 # thread's drop (its raw setfsuid) after pooled opens, then a change of
 # one of them reached the other: the copy-on-write was a fresh open of
 # the device, refused after the drop (now made before it, roots.c).
@@ -114,6 +115,11 @@ if grep -q "^fd_fuzz: .*with threads ([1-9][0-9]* with a thread's drop)" "$T_TMP
 else
 	fail "fd_fuzz: the share has threads that drop their access" "$(grep '^fd_fuzz:' "$T_TMP/run")"
 fi
+if grep -q "^fd_fuzz: .* [1-9][0-9]* with a drop of the program's" "$T_TMP/run"; then
+	ok "fd_fuzz: the share has programs that drop their whole access"
+else
+	fail "fd_fuzz: the share has programs that drop their whole access" "$(grep '^fd_fuzz:' "$T_TMP/run")"
+fi
 # Seed 36 whatever FDFUZZ_SEED is: its first 60 programs have drops where
 # the lie shows (another seed's may have one, or none: review 56).
 FDFUZZ_LIAR=pool "$FZ" --so "$LIAR" --seed 36 --cases 60 >"$T_TMP/pliar" 2>&1
@@ -122,6 +128,13 @@ if [ $rc -eq 1 ] && grep -A4 '^DIFF - fd_fuzz exact: ' "$T_TMP/pliar" | grep -q 
 	ok "fd_fuzz: a preload whose opens outlive a thread's sandbox is an unknown difference at the drop"
 else
 	fail "fd_fuzz: a preload whose opens outlive a thread's sandbox is an unknown difference at the drop" \
+		"exit $rc: $(head -c 1500 "$T_TMP/pliar")"
+fi
+# ... and the program's own drop (seteuid, chroot, capset...: case 2)
+if [ $rc -eq 1 ] && grep -A4 '^DIFF - fd_fuzz exact: ' "$T_TMP/pliar" | grep -q '^ *native: [0-9]* drop .*, open = E'; then
+	ok "fd_fuzz: a preload whose opens outlive the program's sandbox is an unknown difference at its drop"
+else
+	fail "fd_fuzz: a preload whose opens outlive the program's sandbox is an unknown difference at its drop" \
 		"exit $rc: $(head -c 1500 "$T_TMP/pliar")"
 fi
 
