@@ -39,7 +39,9 @@
  *    number the program believes closed: "the number handed out may not be
  *    the lowest free one"), or after a close_range or closefrom once the
  *    renaming moved a number (its bounds are plain numbers), or at the
- *    number a clone(CLONE_FILES) child's open got (said as a word), the
+ *    number a clone(CLONE_FILES) child's open got (said as a word), or,
+ *    once jumps ran, at a number natively closed that a reserve a jump
+ *    stranded still holds (held for good once the pooling ended), the
  *    comparison of that case ends there and is
  *    counted as cut; so it does at a fill whose count below a bound differs
  *    (the reserve's slot), while at the limit the count must be native's;
