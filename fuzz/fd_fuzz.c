@@ -2277,6 +2277,14 @@ static void run_op(const struct op *o)
 		pid_t p = x % 4 == 2 && !sanitized ? clone(clone_thread, tstack + sizeof tstack, SIGCHLD, NULL)
 		                                   : fork();
 		if (p == 0) {
+			/* one fork child in 8 drops its access first (the
+			 * program's drops drawn: FDFUZZ_DROPS=2), as a server's
+			 * worker does: its opens are refused, what it holds
+			 * keeps working, and the parent's pool is its own */
+			if (x % 4 < 2 && y % 8 == 7 && drops_level() >= 2) {
+				say("%d child drop", cur_op);
+				run_drop(1, y / 8);
+			}
 			snapshot("child");
 			int n = open("/dev/urandom", O_RDONLY);
 			say("%d child open-dev = %s\n", cur_op, fdtok(n));
