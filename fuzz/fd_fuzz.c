@@ -2663,13 +2663,17 @@ static int list_fds(const char *out, const char *d)
 		return 1;
 	int self = dirfd(dp), cnt = 0;
 	struct dirent *de;
-	int nums[4096], nn = 0, nsig = 0, sigs[32] = { 0 };
+	/* every number, not the first 4096 (seed 481 case 421967: past a
+	 * fill, native's data file at 4099 was the 4097th and not listed,
+	 * the reserve's at 4098 was) */
+	static int nums[MAXFD + 1];
+	int nn = 0, nsig = 0, sigs[32] = { 0 };
 	static char sig[32][640];
 	while ((de = readdir(dp)) != NULL) {
 		int n = atoi(de->d_name);
 		if (de->d_name[0] < '0' || de->d_name[0] > '9' || n == self)
 			continue;
-		if (nn < 4096)
+		if (nn <= MAXFD)
 			nums[nn++] = n;
 	}
 	closedir(dp);
