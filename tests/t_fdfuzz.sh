@@ -36,7 +36,8 @@ precond "the liar preload is built" [ -f "$LIAR" ]
 # 64 numbers only, so the reserve's open at a kept number far up was not
 # listed where native's at 3 was; 476:405223:4, the same after a fill of
 # the device itself, whose thousands of lines cut the listing before the
-# reserve's open at 4089 (now the first 64 of each target and flags).
+# reserve's open at 4089 (now the first 64 of each target and flags,
+# of every number: 481:421967 met the same cut at 4096 numbers read).
 # The first three were drawn before threads drew drops (the fourth number:
 # FDFUZZ_DROPS=0, the same programs; the next three before the program
 # drew drops of its own: FDFUZZ_DROPS=1).  471:14211:4 and 471:11672:4, a
