@@ -8,6 +8,8 @@
 #   make demo       the three mitigations, native vs fastpath, one table
 #   make bench      the full benchmarks
 #   make fuzz-fd    the descriptor fuzzer, native vs fastpath.so (FUZZ_FD_SECONDS)
+#   make fuzz-cpus  the CPU cap's fuzzer: native vs --cpus R, or one N-CPU
+#                   machine on two backings (FUZZ_CPUS_SECONDS, FUZZ_CPUS_N)
 #   make install    bin/interpose, lib/fastpath/fastpath.so and survey.awk, man pages
 #                   (with the i386 object: lib/fastpath/$LIB/fastpath.so, per class)
 #   make deb        the Debian package, into dist/ (make check-deb tests it)
@@ -156,8 +158,10 @@ TEST_CFLAGS := -std=gnu11 -O2 -g -pthread $(WARN)
 UNIT_BINS := $(patsubst tests/%.c,tests/bin/%,$(wildcard tests/test_*.c))
 PROG_BINS := $(patsubst tests/%.c,tests/bin/%,$(wildcard tests/prog_*.c))
 TLIB_SOS  := $(patsubst tests/%.c,tests/bin/%.so,$(wildcard tests/lib*.c))
-# The descriptor fuzzer (fuzz/fd_fuzz.c; its block is below fuzz's).
+# The descriptor fuzzer (fuzz/fd_fuzz.c) and the CPU cap's
+# (fuzz/cpus_fuzz.c); their block is below fuzz's.
 FDFUZZ_BIN := tests/bin/fd_fuzz
+FUZZ_BINS  := $(FDFUZZ_BIN) tests/bin/cpus_fuzz
 
 tests/bin/test_%: tests/test_%.c $(SRCS) $(HDRS) tests/testutil.h tests/core_units.h
 	@mkdir -p $(@D)
@@ -245,10 +249,10 @@ $(EXAMPLE_SO): $(SRCS) $(HDRS) tests/mit_example.c
 check: deps-test
 	@$(MAKE) --no-print-directory check-all
 
-check-all: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS) $(EXAMPLE_SO) $(EXAMPLE_GEN) $(BENCH_BINS) $(BENCH_SOS) $(FDFUZZ_BIN)
+check-all: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS) $(EXAMPLE_SO) $(EXAMPLE_GEN) $(BENCH_BINS) $(BENCH_SOS) $(FUZZ_BINS)
 	@sh tests/run.sh --hardening quick
 
-check-core: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS) $(EXAMPLE_SO) $(EXAMPLE_GEN) $(BENCH_BINS) $(BENCH_SOS) $(FDFUZZ_BIN)
+check-core: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS) $(EXAMPLE_SO) $(EXAMPLE_GEN) $(BENCH_BINS) $(BENCH_SOS) $(FUZZ_BINS)
 	@sh tests/run.sh
 
 # One mitigation's unit and integration suites alone (tests/run.sh's
@@ -257,8 +261,8 @@ check-readlink: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS)
 	@RUN_ONLY='test_readlink* t_readlink.sh fuzz-smoke' sh tests/run.sh
 check-urandom: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS) $(FDFUZZ_BIN)
 	@RUN_ONLY='test_urandom* t_urandom.sh t_watchdog.sh t_fdfuzz.sh' sh tests/run.sh
-check-cpus-suites: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS)
-	@RUN_ONLY='test_cpus* t_cpus.sh t_cpus_machine.sh t_fsize.sh' sh tests/run.sh
+check-cpus-suites: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS) $(FUZZ_BINS)
+	@RUN_ONLY='test_cpus* t_cpus.sh t_cpus_machine.sh t_cpusfuzz.sh t_fsize.sh' sh tests/run.sh
 # The invariant checker's full matrix (tests/t_cpus_machine.sh; make check
 # runs a bounded one).
 check-cpus: all $(PROG_BINS)
@@ -390,7 +394,7 @@ fuzz fuzz-smoke:
 FUZZ_FD_SECONDS ?= 60
 FUZZ_FD_CASES   ?=
 FUZZ_FD_SEED    ?=
-$(FDFUZZ_BIN): fuzz/fd_fuzz.c
+tests/bin/fd_fuzz: fuzz/fd_fuzz.c
 	@mkdir -p $(@D)
 	$(CC) -D_GNU_SOURCE $(CPPFLAGS) $(TEST_CFLAGS) $(CFLAGS) -o $@ $< $(LDFLAGS)
 
@@ -415,6 +419,26 @@ fuzz-fd: all $(FDFUZZ_BIN)
 	cat tests/bin/fd_fuzz.shard*.log; exit $$rc
 
 .PHONY: fuzz-fd
+
+# fuzz/cpus_fuzz.c runs generated programs of affinity and counting
+# operations natively and under FASTPATH_CPUS=R (R the real count: every
+# answer native's), and, with FUZZ_CPUS_N other than R, the same program
+# on every CPU and on one alone (one N-CPU machine whatever backs it),
+# each checked against a model of N CPUs; make check runs a fixed share
+# (tests/t_cpusfuzz.sh).  `make fuzz-cpus` runs FUZZ_CPUS_SECONDS from
+# FUZZ_CPUS_SEED (default: the time).
+FUZZ_CPUS_SECONDS ?= 60
+FUZZ_CPUS_SEED    ?=
+FUZZ_CPUS_N       ?=
+tests/bin/cpus_fuzz: fuzz/cpus_fuzz.c
+	@mkdir -p $(@D)
+	$(CC) -D_GNU_SOURCE $(CPPFLAGS) $(TEST_CFLAGS) $(CFLAGS) -o $@ $< $(LDFLAGS)
+fuzz-cpus: all tests/bin/cpus_fuzz
+	@tests/bin/cpus_fuzz --so $(CURDIR)/fastpath.so --interpose $(CURDIR)/interpose \
+		--seed $${FUZZ_CPUS_SEED:-$$(date +%s)} --seconds $(FUZZ_CPUS_SECONDS) \
+		$(if $(FUZZ_CPUS_N),--cpus $(FUZZ_CPUS_N))
+
+.PHONY: fuzz-cpus
 
 # ---- hardening (issue 6) ----------------------------------------------------
 # A block of its own: each target builds with another compiler or runs under
@@ -474,7 +498,7 @@ check-eatmydata: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS) $(BENCH_BINS) $(BENCH
 # eatmydata, stress and watchdog, the forced urandom sources), after make
 # check in CI.  check-stress runs 25 s under fastpath.so here (60 s on its
 # own), so that it stays under ~45 s with its native run.
-check-hardening: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS) $(BENCH_BINS) $(BENCH_SOS) $(FDFUZZ_BIN)
+check-hardening: all $(UNIT_BINS) $(PROG_BINS) $(TLIB_SOS) $(BENCH_BINS) $(BENCH_SOS) $(FUZZ_BINS)
 	@STRESS_SECONDS=$${STRESS_SECONDS:-25} sh tests/h_all.sh slow
 
 .PHONY: check-hardening
