@@ -186,8 +186,7 @@ static int cf_named_copy(const char *name, const char *p, size_t len, int flags)
 static int cf_read_only_at_limit(int rw, int flags)
 {
 	static const char *const dirs[] = { "/dev/shm", "/tmp" };
-	static _Atomic unsigned long seq;
-	char name[128];
+	char name[128], hex[13];
 	struct stat st;
 	void *map = NULL;
 	int fd = -1, err = EMFILE;
@@ -199,17 +198,21 @@ static int cf_read_only_at_limit(int rw, int flags)
 		return -err;
 	}
 	fp_raw_close(rw);
-	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0] && fd < 0; i++) {
+	/* Names nobody else can guess (a review: another user who planted
+	 * the pid and a count's names made the open fail with EMFILE), each
+	 * directory tried again while the name was taken. */
+	for (size_t i = 0, tries = 0; i < sizeof dirs / sizeof dirs[0] && fd < 0; tries++) {
 		struct fp_buf b = { name, 0, sizeof name };
 
+		fp_of_nonce(hex, true);
 		fp_buf_str(&b, dirs[i]);
 		fp_buf_str(&b, "/.fastpath-cpus-");
-		fp_buf_long(&b, (long)getpid());
-		fp_buf_str(&b, "-");
-		fp_buf_ulong(&b, atomic_fetch_add(&seq, 1));
+		fp_buf_str(&b, hex);
 		fd = cf_named_copy(name, map, (size_t)st.st_size, flags);
 		if (fd < 0 && errno == EFBIG)
 			err = EFBIG; /* cf_serve serves the real file */
+		if (fd < 0 && (errno != EEXIST || tries == 3))
+			i++, tries = (size_t)-1;
 	}
 	if (map)
 		munmap(map, (size_t)st.st_size);

@@ -301,7 +301,7 @@ int fp_of_append(const char *dir, size_t dirlen, const char *name, char *why, si
  * system call: a seccomp filter that kills on it (SECCOMP_RET_KILL) would
  * end every surveyed program at its record (issue 36); and a private
  * directory, the usual one, costs no system call for it (issue 40). */
-static void fp_of_nonce(char *hex, bool shared)
+void fp_of_nonce(char *hex, bool shared)
 {
 	static _Atomic unsigned long seq;
 	uint64_t v = 0;

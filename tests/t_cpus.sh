@@ -540,6 +540,16 @@ case $("$P" reread /proc/stat) in
 esac
 expect_eq "ulimit -n 4: still the machine's numbers" 3 \
 	"$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=3 sh -c 'ulimit -n 4; exec grep -c ^processor /proc/cpuinfo')"
+# There the copy goes through a named file in /dev/shm or /tmp: names
+# nobody can guess (a cold review planted the pid and a count's, as
+# another user, and the open failed with EMFILE), and none left behind.
+# shellcheck disable=SC2016 # the inner shell's $$
+got=$(LD_PRELOAD=$FASTPATH_SO FASTPATH_CPUS=3 sh -c '
+	for n in 0 1 2 3; do : >"/dev/shm/.fastpath-cpus-$$-$n"; : >"/tmp/.fastpath-cpus-$$-$n"; done
+	ulimit -n 4; exec grep -c ^processor /proc/cpuinfo' 2>&1)
+left=$(find /dev/shm /tmp -maxdepth 1 -name '.fastpath-cpus-*' ! -name '.fastpath-cpus-*-[0-3]' 2>/dev/null | head -n 3)
+find /dev/shm /tmp -maxdepth 1 -name '.fastpath-cpus-*-[0-3]' -newer "$T_TMP" -exec rm -f {} + 2>/dev/null
+expect_eq "ulimit -n 4, the old names planted: the copy's names are not guessed, none left" "3 " "$got $left"
 
 # Relative names: lscpu's (a descriptor of the directory) are ours, and
 # "stat" under /proc/<pid> (htop's) or under the working directory are not.
