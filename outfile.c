@@ -233,6 +233,22 @@ int fp_of_opendir(const char *dir, size_t dirlen, char *why, size_t whylen)
 }
 
 /* The file just opened is ours: regular, the effective user's, one link. */
+/* A file the kernel makes up, on the file system mounted at /proc or
+ * /sys: /proc/self/mem is regular, has one link and is the user's own,
+ * and a write to it returns 0 for ever (a cold review: the survey's
+ * report, sent there, spun at full CPU and never exited). */
+static bool fp_of_kernels(const struct stat *st)
+{
+	static const char *const roots[] = { "/proc", "/sys" };
+	struct stat r;
+	size_t i;
+
+	for (i = 0; i < sizeof roots / sizeof roots[0]; i++)
+		if (fp_fstatat(AT_FDCWD, roots[i], &r, 0) == 0 && r.st_dev == st->st_dev)
+			return true;
+	return false;
+}
+
 static int fp_of_file_ok(int fd, char *why, size_t whylen)
 {
 	struct fp_buf b = { why, 0, whylen };
@@ -244,6 +260,8 @@ static int fp_of_file_ok(int fd, char *why, size_t whylen)
 	}
 	if (!S_ISREG(st.st_mode))
 		fp_buf_str(&b, "not a regular file");
+	else if (fp_of_kernels(&st))
+		fp_buf_str(&b, "a file of the kernel's (/proc, /sys), not one to write to");
 	else if (st.st_uid != geteuid()) {
 		fp_buf_str(&b, "owned by uid ");
 		fp_buf_long(&b, (long)st.st_uid);

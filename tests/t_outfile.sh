@@ -372,6 +372,26 @@ expect_eq "a FIFO at the summary file, a reader: the program runs on" 0 "$rc"
 if grep -q "not a regular file" "$T_TMP/err"; then ok "a FIFO at the summary file, a reader: refused"; else
 	fail "a FIFO at the summary file, a reader: refused" "$(cat "$T_TMP/err")"; fi
 
+# A file the kernel makes up is no file to write to: /proc/self/mem is
+# regular, the user's own and has one link, and a write there returns 0
+# for ever (a cold review: interpose --survey=/proc/self/mem spun at full
+# CPU and never exited).  Refused, one line, the program's status kept.
+timeout 20 env LD_PRELOAD="$P" FASTPATH_STATS=/proc/self/mem head -c 16 /dev/urandom >/dev/null 2>"$T_TMP/err"
+rc=$?
+expect_eq "FASTPATH_STATS=/proc/self/mem: the program's status" 0 "$rc"
+if [ "$(wc -l <"$T_TMP/err")" -eq 1 ] && grep -q "a file of the kernel's" "$T_TMP/err"; then
+	ok "FASTPATH_STATS=/proc/self/mem: refused, one line"
+else
+	fail "FASTPATH_STATS=/proc/self/mem: refused, one line" "$(cat "$T_TMP/err")"
+fi
+timeout 20 "$TOP/interpose" --survey=/proc/self/mem -- /bin/echo hi >"$T_TMP/out" 2>"$T_TMP/err"
+rc=$?
+if [ $rc -eq 125 ] && [ ! -s "$T_TMP/out" ] && grep -q "a file of the kernel's" "$T_TMP/err"; then
+	ok "interpose --survey=/proc/self/mem: refused before the command runs (125)"
+else
+	fail "interpose --survey=/proc/self/mem: refused before the command runs (125)" "exit $rc: $(cat "$T_TMP/err")"
+fi
+
 # fs.protected_symlinks: both settings where this machine lets us set it
 # (it is global; restored on the way out), else the one it has; the
 # group-sticky layout is the unprotected case either way.
