@@ -110,6 +110,45 @@ chmod 644 "$T_TMP/noexec"
 expect_eq "not executable: 126" 126 $?
 "$I" "$T_TMP" 2>/dev/null
 expect_eq "a directory: 126" 126 $?
+# What execvp says, as env(1) (a cold review: the shell's own checks said
+# 127 for these, and searched its own PATH where PATH was unset).
+ln -s loop "$T_TMP/loop"
+: >"$T_TMP/plain"
+for c in "$T_TMP/loop" "$T_TMP/plain/x" "" "$(printf 'n%.0s' $(seq 1 300))"; do
+	env -- "$c" 2>/dev/null
+	n=$?
+	"$I" --quiet -- "$c" 2>/dev/null
+	expect_eq "'$(printf '%.20s' "${c#"$T_TMP"/}")': env(1)'s status, $n" "$n" "$?"
+done
+if command -v zic >/dev/null 2>&1 && [ ! -x /bin/zic ] && [ ! -x /usr/bin/zic ]; then
+	n=$(env -u PATH /usr/bin/env zic --version >/dev/null 2>&1; echo $?)
+	expect_eq "PATH unset: execvp's own PATH, as env(1) ($n)" "$n" \
+		"$(env -u PATH "$I" --quiet -- zic --version >/dev/null 2>&1; echo $?)"
+else
+	skip "PATH unset: execvp's own PATH" "no zic outside /bin and /usr/bin to tell the two PATHs apart"
+fi
+
+# --- the environment, passed on as it was given -----------------------------
+# The shell interpose runs in would drop the entries whose names are not a
+# shell's (bash's exported functions, dotted names), add PWD, and export
+# its own values of names it assigns (lib, debug, os...): the command gets
+# the environment interpose was given, in its order, with ours set in it
+# (a cold review).
+given() {
+	env -i 'BASH_FUNC_f%%=() {  echo fn
+}' 'spring.profiles.active=dev' 'my-var=1' lib=/opt/lib debug=7 os=Plan9 quiet=no \
+		PATH="$PATH" "$@"
+}
+for q in "" --quiet; do
+	nat=$(given /usr/bin/env)
+	got=$(given "$I" $q -- /usr/bin/env | grep -v '^LD_PRELOAD=')
+	expect_eq "interpose $q: the environment it was given, entries and order" "$nat" "$got"
+done
+if command -v bash >/dev/null 2>&1; then
+	expect_eq "a function bash exported runs under interpose" fn "$(given "$I" --quiet -- bash -c f)"
+else
+	skip "a function bash exported" "no bash"
+fi
 for bad in "--bogus true" "--cpus" "--cpus 0 true" "--cpus -3 true" "--cpus 1x true" \
 	"--cpus 65537 true" "--cpus 007 true" "--stats= true" "" "--debug" "-x true"; do
 	# shellcheck disable=SC2086 # word splitting is the point

@@ -64,17 +64,20 @@ expect_eq "dynamic script: nothing on stderr" "" "$(cat "$T_TMP/err")"
 
 # --- the cost of the check (issue 39) ----------------------------------------
 # The plain path starts one process before the exec, fastpath-run --reach
-# (no od, awk, grep, getcap, uname or tr), and --quiet none: strace -f
+# (no od, awk, grep, getcap, uname or tr), which also reads the
+# environment interpose was given; --quiet one, fastpath-run --env-of,
+# for that alone.  Then the command is exec'd by fastpath-run --exec, with
+# that environment (the shell's drops and changes entries): strace -f
 # counts every execve that succeeded.
 if command -v strace >/dev/null 2>&1; then
 	execs() {
 		strace -f -qq -e trace=execve -e signal=none -o "$T_TMP/ex" "$@" >/dev/null 2>&1
 		grep -v -e ENOENT -e EACCES "$T_TMP/ex" | grep -c 'execve('
 	}
-	# interpose itself, the probe, the command
-	expect_eq "plain path: one process before the exec (the probe)" 3 "$(execs "$INTERPOSE" -- true)"
-	expect_eq "--quiet: no process before the exec" 2 "$(execs "$INTERPOSE" --quiet -- true)"
-	expect_eq "a script: one probe for it, one for its interpreter" 4 "$(execs "$INTERPOSE" "$T_TMP/dyn.sh")"
+	# interpose itself, the probe, the exec, the command
+	expect_eq "plain path: one process before the exec (the probe)" 4 "$(execs "$INTERPOSE" -- true)"
+	expect_eq "--quiet: one process before the exec (the environment's)" 4 "$(execs "$INTERPOSE" --quiet -- true)"
+	expect_eq "a script: one probe for it, one for its interpreter" 5 "$(execs "$INTERPOSE" "$T_TMP/dyn.sh")"
 else
 	skip "the plain path's processes" "no strace"
 fi

@@ -39,6 +39,24 @@
  *
  * interpose's reach check: what it says of FILE, in one process (reach.c).
  *
+ *   fastpath-run --env-of PID
+ *   fastpath-run --exec ENV [NAME=VALUE]... -- COMMAND [ARG]...
+ *
+ * The environment interpose was given, passed on as it was (a cold
+ * review: the shell interpose runs in drops the entries whose names are
+ * not a shell's, bash's exported functions among them, keeps one of each
+ * name, resets PWD, IFS, OPTIND and PPID and exports its own values of
+ * names it assigns).  --env-of prints the environment the kernel gave
+ * process PID (interpose's shell, its parent: /proc/PID/environ), one
+ * entry a line, a backslash and a newline in it escaped (\\, \n), or
+ * nothing and 2 where it cannot be read or would not fit in one argument
+ * (--reach prints it too, framed, after its line, where its environment
+ * names the PID in FASTPATH_RUN_ENV_OF: one process for both).
+ * --exec takes that text back, sets each NAME=VALUE as setenv(3) would
+ * (the first entry of that name replaced, else one added), and execs
+ * COMMAND along the PATH in it, as env(1) does: not found 127, any other
+ * failure 126, with the reason.
+ *
  * Not part of fastpath.so: an ordinary program, built by `make` beside it
  * and installed with it (interpose finds it the same way).
  */
@@ -265,6 +283,109 @@ static void fp_pin(int argc, char **argv)
 }
 #endif
 
+extern char **environ;
+
+/* What fits in one argument of an exec (MAX_ARG_STRLEN, 32 pages of 4 KiB
+ * on Linux), with room to spare. */
+#define FP_ENV_ARG_MAX (120 * 1024)
+
+/* fp_env_of's text, after --reach's line where interpose asks for it
+ * (FASTPATH_RUN_ENV_OF=PID): one process for both. */
+#define FP_ENV_SEP "@@fastpath-env@@"
+#define FP_ENV_END "@@end@@"
+
+static int fp_env_of(const char *pid, bool framed)
+{
+	char path[64], *buf = NULL, *out;
+	size_t len = 0, cap = 0, o = 0, i;
+	ssize_t r;
+	int fd;
+
+	snprintf(path, sizeof path, "/proc/%s/environ", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0)
+		return 2;
+	for (;;) {
+		if (len == cap) {
+			char *nb = realloc(buf, cap = cap ? 2 * cap : 65536);
+			if (!nb || cap > 2 * FP_ENV_ARG_MAX)
+				return 2;
+			buf = nb;
+		}
+		if ((r = read(fd, buf + len, cap - len)) < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		len += (size_t)r;
+	}
+	close(fd);
+	if (r < 0 || !(out = malloc(2 * len + 1)))
+		return 2;
+	for (i = 0; i < len; i++) {
+		if (buf[i] == '\0')
+			out[o++] = i + 1 < len ? '\n' : '\0';
+		else if (buf[i] == '\n' || buf[i] == '\\') {
+			out[o++] = '\\';
+			out[o++] = buf[i] == '\n' ? 'n' : '\\';
+		} else
+			out[o++] = buf[i];
+	}
+	while (o > 0 && out[o - 1] == '\0')
+		o--;
+	if (o > FP_ENV_ARG_MAX)
+		return 2;
+	if (framed)
+		fputs(FP_ENV_SEP, stdout);
+	if (fwrite(out, 1, o, stdout) != o)
+		return 2;
+	if (framed)
+		fputs(FP_ENV_END, stdout);
+	return fflush(stdout) == 0 ? 0 : 2;
+}
+
+__attribute__((noreturn)) static void fp_exec_env(int argc, char **argv)
+{
+	char *text = argv[2], **env, *p;
+	size_t n = 1, k = 0, i;
+	int a = 3;
+
+	for (p = text; *p; p++)
+		n += *p == '\n';
+	for (i = 3; i < (size_t)argc && strcmp(argv[i], "--") != 0; i++)
+		n++;
+	if (i + 1 >= (size_t)argc || !(env = calloc(n + 1, sizeof *env)))
+		fp_die("usage: fastpath-run --exec ENV [NAME=VALUE]... -- COMMAND [ARG]...", NULL, 0, 125);
+	/* the entries, unescaped in place */
+	for (p = text; *text;) {
+		char *w = p, *e = p;
+		while (*e && *e != '\n') {
+			if (*e == '\\' && (e[1] == 'n' || e[1] == '\\')) {
+				*w++ = e[1] == 'n' ? '\n' : '\\';
+				e += 2;
+			} else
+				*w++ = *e++;
+		}
+		text = *e ? e + 1 : e;
+		*w = '\0';
+		env[k++] = p;
+		p = text;
+	}
+	for (; a < argc && strcmp(argv[a], "--") != 0; a++) {
+		size_t l = strcspn(argv[a], "=");
+		for (i = 0; i < k; i++)
+			if (strncmp(env[i], argv[a], l) == 0 && env[i][l] == '=')
+				break;
+		env[i] = argv[a];
+		k += i == k;
+	}
+	env[k] = NULL;
+	environ = env;
+	execvp(argv[a + 1], argv + a + 1);
+	/* a name looked up along PATH and not found: as interpose always said */
+	if (errno == ENOENT && !strchr(argv[a + 1], '/'))
+		fp_die("command not found", argv[a + 1], 0, 127);
+	fp_die(NULL, argv[a + 1], errno, errno == ENOENT ? 127 : 126);
+}
+
 int main(int argc, char **argv)
 {
 	sigset_t set, orig;
@@ -280,10 +401,20 @@ int main(int argc, char **argv)
 
 	int report = -1;
 
+	if (argc == 3 && strcmp(argv[1], "--env-of") == 0)
+		return fp_env_of(argv[2], false);
+	if (argc > 4 && strcmp(argv[1], "--exec") == 0)
+		fp_exec_env(argc, argv);
 	if (argc > 1 && strcmp(argv[1], "--pin") == 0)
 		fp_pin(argc, argv);
-	if (argc > 1 && strcmp(argv[1], "--reach") == 0)
-		return fp_reach(argc - 2, argv + 2);
+	if (argc > 1 && strcmp(argv[1], "--reach") == 0) {
+		const char *of = getenv("FASTPATH_RUN_ENV_OF");
+		int r = fp_reach(argc - 2, argv + 2);
+
+		if (of && *of)
+			(void)fp_env_of(of, true);
+		return r;
+	}
 	if (argc == 3 && strcmp(argv[1], "--check-report") == 0) {
 		(void)fp_report_open(argv[2]);
 		return 0;
