@@ -39,6 +39,11 @@
  *
  * interpose's reach check: what it says of FILE, in one process (reach.c).
  *
+ *   fastpath-run --records
+ *
+ * interpose --survey-report's reader: the record names on stdin, each
+ * opened safely and its lines passed on after its name (fp_records).
+ *
  *   fastpath-run --env-of PID
  *   fastpath-run --exec ENV [NAME=VALUE]... -- COMMAND [ARG]...
  *
@@ -285,6 +290,94 @@ static void fp_pin(int argc, char **argv)
 
 extern char **environ;
 
+/* fp_records: one record's lines, for --records.  A name the find lists
+ * of interpose --survey-report named a regular file then; by now another
+ * user may have swapped it (their own subdirectory) for a FIFO, whose
+ * open would block the report for ever (a cold review: awk's getline did),
+ * or the subdirectory for a link.  So: the subdirectory opened without
+ * following a link, owned by its user; the record O_NONBLOCK|O_NOFOLLOW, a
+ * regular file of at most 64 KiB owned by root or us at the top, by the
+ * subdirectory's user below it; else nothing but its name is said. */
+static void fp_record_out(const char *name)
+{
+	static char buf[65537];
+	const char *base = name + 2, *slash;
+	struct stat st;
+	size_t len = 0, i, at;
+	ssize_t r = 0;
+	long want = -1;
+	int dfd = AT_FDCWD, fd;
+
+	if (strncmp(name, "./", 2) != 0)
+		return;
+	if ((slash = strchr(base, '/')) != NULL) {
+		char sub[32];
+
+		if ((size_t)(slash - base) >= sizeof sub)
+			return;
+		memcpy(sub, base, (size_t)(slash - base));
+		sub[slash - base] = '\0';
+		want = strtol(sub, NULL, 10);
+		dfd = open(sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (dfd < 0 || fstat(dfd, &st) != 0 || (long)st.st_uid != want) {
+			if (dfd >= 0)
+				close(dfd);
+			return;
+		}
+		base = slash + 1;
+	}
+	fd = openat(dfd, base, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+	if (dfd != AT_FDCWD)
+		close(dfd);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > 65536 ||
+	    (want < 0 ? st.st_uid != 0 && st.st_uid != geteuid() : (long)st.st_uid != want)) {
+		close(fd);
+		return;
+	}
+	while (len < sizeof buf && ((r = read(fd, buf + len, sizeof buf - len)) > 0 || (r < 0 && errno == EINTR)))
+		len += r > 0 ? (size_t)r : 0;
+	close(fd);
+	if (r < 0 || len > 65536)
+		return;
+	fputs("\t+\n", stdout);
+	for (i = at = 0; i <= len; i++)
+		if (i == len ? i > at : buf[i] == '\n') {
+			fputs("\t>", stdout);
+			fwrite(buf + at, 1, i - at, stdout);
+			putchar('\n');
+			at = i + 1;
+		}
+}
+
+/* interpose --survey-report's reader (survey.awk, "--records"): the names
+ * on stdin passed on, each record's lines after its name; "//" and the
+ * refused names after it as they are. */
+static int fp_records(void)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	bool refused = false;
+
+	fputs("\t=\n", stdout);
+	while ((n = getline(&line, &cap, stdin)) > 0) {
+		if (line[n - 1] == '\n')
+			line[--n] = '\0';
+		if (memchr(line, '\t', (size_t)n))
+			continue; /* no name of a record holds one */
+		fputs(line, stdout);
+		putchar('\n');
+		if (strcmp(line, "//") == 0)
+			refused = true;
+		else if (!refused)
+			fp_record_out(line);
+	}
+	free(line);
+	return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 2;
+}
+
 /* What fits in one argument of an exec (MAX_ARG_STRLEN, 32 pages of 4 KiB
  * on Linux), with room to spare. */
 #define FP_ENV_ARG_MAX (120 * 1024)
@@ -401,6 +494,8 @@ int main(int argc, char **argv)
 
 	int report = -1;
 
+	if (argc == 2 && strcmp(argv[1], "--records") == 0)
+		return fp_records();
 	if (argc == 3 && strcmp(argv[1], "--env-of") == 0)
 		return fp_env_of(argv[2], false);
 	if (argc > 4 && strcmp(argv[1], "--exec") == 0)
