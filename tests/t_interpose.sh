@@ -144,6 +144,21 @@ for q in "" --quiet; do
 	got=$(given "$I" $q -- /usr/bin/env | grep -v '^LD_PRELOAD=')
 	expect_eq "interpose $q: the environment it was given, entries and order" "$nat" "$got"
 done
+# Generated: every name interpose's script assigns, exported with a value
+# of its own, under each way through it (the reach check, --quiet, the
+# cap with its map, --stats, --tz, a pin): the command sees each as given
+# (a name the script assigns was exported with the script's value).
+names=$(grep -o '[a-z_][a-z0-9_]*=' "$TOP/interpose.in" | tr -d = | sort -u)
+set --
+for n in $names; do set -- "$@" "$n=given-$n"; done
+for opts in "" --quiet "--cpus 3" "--stats=$T_TMP/st.log" --tz "--cpus 1 --pin" --debug; do
+	# shellcheck disable=SC2086 # the options, a word each
+	got=$(env -i PATH="$PATH" "$@" "$I" $opts -- /usr/bin/env 2>/dev/null | grep -v -e '^LD_PRELOAD=' \
+		-e '^FASTPATH_' -e '^OMP_NUM_THREADS=' -e '^GOMAXPROCS=' -e '^TZ=')
+	nat=$(env -i PATH="$PATH" "$@" /usr/bin/env)
+	expect_eq "interpose ${opts%%=*}: the $# names its script assigns reach the command as given" "$nat" "$got"
+done
+set --
 if command -v bash >/dev/null 2>&1; then
 	expect_eq "a function bash exported runs under interpose" fn "$(given "$I" --quiet -- bash -c f)"
 else
