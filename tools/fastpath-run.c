@@ -380,7 +380,7 @@ static int fp_records(void)
 
 /* What fits in one argument of an exec (MAX_ARG_STRLEN, 32 pages of 4 KiB
  * on Linux), with room to spare. */
-#define FP_ENV_ARG_MAX (120 * 1024)
+#define FP_ENV_ARG_MAX ((size_t)120 * 1024)
 
 /* fp_env_of's text, after --reach's line where interpose asks for it
  * (FASTPATH_RUN_ENV_OF=PID): one process for both. */
@@ -389,19 +389,19 @@ static int fp_records(void)
 
 static int fp_env_of(const char *pid, bool framed)
 {
-	char path[64], *buf = NULL, *out;
+	char path[64], *buf = NULL, *out = NULL;
 	size_t len = 0, cap = 0, o = 0, i;
-	ssize_t r;
-	int fd;
+	ssize_t r = 0;
+	int fd, rc = 2;
 
 	snprintf(path, sizeof path, "/proc/%s/environ", pid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0)
 		return 2;
-	for (;;) {
+	while (len < cap || len <= FP_ENV_ARG_MAX) {
 		if (len == cap) {
 			char *nb = realloc(buf, cap = cap ? 2 * cap : 65536);
-			if (!nb || cap > 2 * FP_ENV_ARG_MAX)
-				return 2;
+			if (!nb)
+				goto done;
 			buf = nb;
 		}
 		if ((r = read(fd, buf + len, cap - len)) < 0 && errno == EINTR)
@@ -410,9 +410,8 @@ static int fp_env_of(const char *pid, bool framed)
 			break;
 		len += (size_t)r;
 	}
-	close(fd);
-	if (r < 0 || !(out = malloc(2 * len + 1)))
-		return 2;
+	if (r < 0 || len > FP_ENV_ARG_MAX || !(out = malloc(2 * len + 1)))
+		goto done;
 	for (i = 0; i < len; i++) {
 		if (buf[i] == '\0')
 			out[o++] = i + 1 < len ? '\n' : '\0';
@@ -425,14 +424,19 @@ static int fp_env_of(const char *pid, bool framed)
 	while (o > 0 && out[o - 1] == '\0')
 		o--;
 	if (o > FP_ENV_ARG_MAX)
-		return 2;
+		goto done;
 	if (framed)
 		fputs(FP_ENV_SEP, stdout);
 	if (fwrite(out, 1, o, stdout) != o)
-		return 2;
+		goto done;
 	if (framed)
 		fputs(FP_ENV_END, stdout);
-	return fflush(stdout) == 0 ? 0 : 2;
+	rc = fflush(stdout) == 0 ? 0 : 2;
+done:
+	close(fd);
+	free(buf);
+	free(out);
+	return rc;
 }
 
 __attribute__((noreturn)) static void fp_exec_env(int argc, char **argv)
