@@ -159,6 +159,12 @@ for opts in "" --quiet "--cpus 3" "--stats=$T_TMP/st.log" --tz "--cpus 1 --pin" 
 	expect_eq "interpose ${opts%%=*}: the $# names its script assigns reach the command as given" "$nat" "$got"
 done
 set --
+# More than fits in one argument of the exec: the shell's environment, and
+# one line that says so.
+big_a=$(head -c 70000 /dev/zero | tr '\0' a)
+got=$(A=$big_a B=$big_a "$I" -- sh -c 'echo ${#A} ${#B}' 2>"$T_TMP/err")
+expect_eq "an environment over 120 KiB: passed on by the shell, one line says so" "70000 70000 1" \
+	"$got $(grep -c 'cannot be passed on as it was' "$T_TMP/err")"
 if command -v bash >/dev/null 2>&1; then
 	expect_eq "a function bash exported runs under interpose" fn "$(given "$I" --quiet -- bash -c f)"
 else
