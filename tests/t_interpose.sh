@@ -162,6 +162,7 @@ set --
 # More than fits in one argument of the exec: the shell's environment, and
 # one line that says so.
 big_a=$(head -c 70000 /dev/zero | tr '\0' a)
+# shellcheck disable=SC2016 # the inner shell's
 got=$(A=$big_a B=$big_a "$I" -- sh -c 'echo ${#A} ${#B}' 2>"$T_TMP/err")
 expect_eq "an environment over 120 KiB: passed on by the shell, one line says so" "70000 70000 1" \
 	"$got $(grep -c 'cannot be passed on as it was' "$T_TMP/err")"
