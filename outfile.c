@@ -240,11 +240,16 @@ int fp_of_opendir(const char *dir, size_t dirlen, char *why, size_t whylen)
 static bool fp_of_kernels(const struct stat *st)
 {
 	static const char *const roots[] = { "/proc", "/sys" };
-	struct stat r;
+	struct stat r, top;
 	size_t i;
 
+	/* (one that is not a mount point, an empty directory where nothing
+	 * is mounted, is the file system of /: a cold review) */
+	if (fp_fstatat(AT_FDCWD, "/", &top, 0) != 0)
+		return false;
 	for (i = 0; i < sizeof roots / sizeof roots[0]; i++)
-		if (fp_fstatat(AT_FDCWD, roots[i], &r, 0) == 0 && r.st_dev == st->st_dev)
+		if (fp_fstatat(AT_FDCWD, roots[i], &r, 0) == 0 && r.st_dev == st->st_dev &&
+		    r.st_dev != top.st_dev)
 			return true;
 	return false;
 }

@@ -166,6 +166,55 @@ big_a=$(head -c 70000 /dev/zero | tr '\0' a)
 got=$(A=$big_a B=$big_a "$I" -- sh -c 'echo ${#A} ${#B}' 2>"$T_TMP/err")
 expect_eq "an environment over 120 KiB: passed on by the shell, one line says so" "70000 70000 1" \
 	"$got $(grep -c 'cannot be passed on as it was' "$T_TMP/err")"
+# What cold review 64 found in the first way of passing it on.  The
+# environments a shell cannot make (two entries of one name, an empty last
+# entry) are made by fastpath-run --exec itself.
+R=$TOP/fastpath-run
+raw() { # TEXT CMD...: CMD with exactly the entries of TEXT (one a line)
+	_t=${1%_} # (a last "_" keeps $(...) from eating the newlines)
+	shift
+	printf '%s@@end@@' "$_t" | "$R" --exec-fd 0 -- "$@"
+}
+got=$(raw "$(printf 'PATH=%s\nLD_PRELOAD=/nonexistent-a.so\nLD_PRELOAD=/nonexistent-b.so\n_' "$PATH")" \
+	"$I" --quiet -- sh -c 'grep -c "fastpath.so" /proc/$$/maps; env | grep -c "^LD_PRELOAD="' 2>/dev/null | tr '\n' ' ')
+expect_eq "LD_PRELOAD given twice (the loader takes the last): fastpath.so loaded, one LD_PRELOAD" \
+	"1" "$([ "${got%% *}" -gt 0 ] && echo "${got#* }" | tr -d ' ')"
+nat=$(raw "$(printf 'PATH=%s\nA=1\n\n_' "$PATH")" /usr/bin/env | od -c)
+got=$(raw "$(printf 'PATH=%s\nA=1\n\n_' "$PATH")" "$I" --quiet -- /usr/bin/env | grep -v '^LD_PRELOAD=' | od -c)
+expect_eq "an empty last entry passes on" "$nat" "$got"
+rm -f "$T_TMP/st2.log"
+"$I" --quiet --stats="$T_TMP/st2.log" -- true
+expect_eq "--quiet --stats: one line, the command's (fastpath-run is not the command)" 1 "$(wc -l <"$T_TMP/st2.log")"
+expect_eq "a warning of the command's said once" 1 \
+	"$(FASTPATH_URANDOM=bogus "$I" -- true 2>&1 | grep -c 'ignoring FASTPATH_URANDOM')"
+big=$(head -c 81920 /dev/zero | tr '\0' x)
+# shellcheck disable=SC3045 # ulimit -s: dash, bash and busybox sh have it
+nat=$( (ulimit -s 512 && BIG=$big /bin/echo ok) 2>&1)
+# shellcheck disable=SC3045
+got=$( (ulimit -s 512 && BIG=$big "$I" --quiet -- /bin/echo ok) 2>&1)
+expect_eq "an 80 KiB entry under a 512 KiB stack (exec's limit 128 KiB): runs as natively" "$nat" "$got"
+# /proc of another PID namespace (unshare -pf without a /proc of its own):
+# the shell's pid there is another process; and no /proc at all.
+# shellcheck disable=SC2016 # the inner shells'
+if [ "$(id -u)" = 0 ] && unshare -pf --kill-child true 2>/dev/null; then
+	got=$(env -i PATH=/usr/bin:/bin MARK=given unshare -pf --kill-child "$I" --quiet -- /usr/bin/env 2>/dev/null |
+		grep -c -e '^MARK=given$' -e '^PATH=/usr/bin:/bin$')
+	expect_eq "another PID namespace's /proc: never another process's environment" 2 "$got"
+	out=$(unshare -pf --kill-child "$R" --env-of 1 2>/dev/null)
+	expect_eq "fastpath-run --env-of under another namespace's /proc: nothing, 2" "2 0" "$? ${#out}"
+	out=$("$R" --env-of $$)
+	expect_eq "fastpath-run --env-of in its own: the environment, 0" "0 1" "$? $(printf '%s\n' "$out" | grep -c "^PATH=")"
+else
+	skip "another PID namespace's /proc" "needs root and unshare -pf"
+fi
+if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+	# shellcheck disable=SC2016 # the inner shell's
+	got=$(unshare -m sh -c 'umount -l /proc && "$0" --quiet --stats="$1" -- true && wc -l <"$1"' \
+		"$I" "$T_TMP/st3.log" 2>/dev/null)
+	expect_eq "/proc not mounted: the command runs, its --stats line written (an empty /proc is no kernel file)" 1 "$got"
+else
+	skip "/proc not mounted" "needs root and unshare -m"
+fi
 if command -v bash >/dev/null 2>&1; then
 	expect_eq "a function bash exported runs under interpose" fn "$(given "$I" --quiet -- bash -c f)"
 else

@@ -45,7 +45,7 @@
  * opened safely and its lines passed on after its name (fp_records).
  *
  *   fastpath-run --env-of PID
- *   fastpath-run --exec ENV [NAME=VALUE]... -- COMMAND [ARG]...
+ *   fastpath-run --exec ENV|--exec-fd N [NAME=VALUE]... -- COMMAND [ARG]...
  *
  * The environment interpose was given, passed on as it was (a cold
  * review: the shell interpose runs in drops the entries whose names are
@@ -57,10 +57,13 @@
  * nothing and 2 where it cannot be read or would not fit in one argument
  * (--reach prints it too, framed, after its line, where its environment
  * names the PID in FASTPATH_RUN_ENV_OF: one process for both).
- * --exec takes that text back, sets each NAME=VALUE as setenv(3) would
- * (the first entry of that name replaced, else one added), and execs
- * COMMAND along the PATH in it, as env(1) does: not found 127, any other
- * failure 126, with the reason.
+ * --exec takes that text back (--exec-fd N: from descriptor N, up to its
+ * last "@@end@@", so that it is not in our own exec twice), sets each
+ * NAME=VALUE (the first entry of that name replaced, any later one
+ * dropped, else one added), and execs COMMAND along the PATH in it, as
+ * env(1) does: not found 127, any other failure 126, with the reason.
+ * /proc must be this PID namespace's (/proc/self is us), or PID there is
+ * another process: else nothing and 2.
  *
  * Not part of fastpath.so: an ordinary program, built by `make` beside it
  * and installed with it (interpose finds it the same way).
@@ -394,6 +397,17 @@ static int fp_env_of(const char *pid, bool framed)
 	ssize_t r = 0;
 	int fd, rc = 2;
 
+	/* /proc must be this process's own PID namespace's, or PID there is
+	 * another process (a cold review: unshare -pf without a /proc of
+	 * its own gave the command another user's environment) */
+	{
+		char self[32], mine[32];
+		ssize_t l = readlink("/proc/self", self, sizeof self - 1);
+
+		snprintf(mine, sizeof mine, "%ld", (long)getpid());
+		if (l <= 0 || (self[l] = '\0', strcmp(self, mine) != 0))
+			return 2;
+	}
 	snprintf(path, sizeof path, "/proc/%s/environ", pid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0)
 		return 2;
@@ -412,17 +426,16 @@ static int fp_env_of(const char *pid, bool framed)
 	}
 	if (r < 0 || len > FP_ENV_ARG_MAX || !(out = malloc(2 * len + 1)))
 		goto done;
+	/* each entry ended by a newline (an empty last one is one too) */
 	for (i = 0; i < len; i++) {
 		if (buf[i] == '\0')
-			out[o++] = i + 1 < len ? '\n' : '\0';
+			out[o++] = '\n';
 		else if (buf[i] == '\n' || buf[i] == '\\') {
 			out[o++] = '\\';
 			out[o++] = buf[i] == '\n' ? 'n' : '\\';
 		} else
 			out[o++] = buf[i];
 	}
-	while (o > 0 && out[o - 1] == '\0')
-		o--;
 	if (o > FP_ENV_ARG_MAX)
 		goto done;
 	if (framed)
@@ -439,21 +452,68 @@ done:
 	return rc;
 }
 
+/* --exec-fd N: the text read from descriptor N (a here-document of the
+ * shell's), to its last FP_ENV_END: nothing of its size is in our own
+ * exec, so an environment near the limit is no E2BIG here. */
+static char *fp_read_text(const char *fdname)
+{
+	char *buf = NULL, *end, *hit = NULL;
+	size_t len = 0, cap = 0;
+	ssize_t r;
+	int fd = (int)strtol(fdname, &end, 10);
+
+	if (*end || fd < 0)
+		return NULL;
+	for (;;) {
+		if (len + 1 >= cap) {
+			char *nb = realloc(buf, cap = cap ? 2 * cap : 65536);
+			if (!nb) {
+				free(buf);
+				return NULL;
+			}
+			buf = nb;
+		}
+		if ((r = read(fd, buf + len, cap - len - 1)) < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		len += (size_t)r;
+	}
+	close(fd);
+	if (!buf)
+		return NULL;
+	buf[len] = '\0';
+	for (end = buf; (end = strstr(end, FP_ENV_END)) != NULL; end++)
+		hit = end;
+	if (r < 0 || !hit) {
+		free(buf);
+		return NULL;
+	}
+	*hit = '\0';
+	return buf;
+}
+
+/* --exec TEXT or --exec-fd N, [NAME=VALUE]..., -- COMMAND [ARG]...: the
+ * environment fp_env_of wrote, ours set in it (the first entry of a name
+ * replaced and any later one dropped: the loader takes the last
+ * LD_PRELOAD, getenv the first), then COMMAND as env(1) runs it. */
 __attribute__((noreturn)) static void fp_exec_env(int argc, char **argv)
 {
-	char *text = argv[2], **env, *p;
-	size_t n = 1, k = 0, i;
+	char *text = strcmp(argv[1], "--exec-fd") == 0 ? fp_read_text(argv[2]) : argv[2], **env, *p;
+	size_t n = 1, k = 0, i, j;
 	int a = 3;
 
+	if (!text)
+		fp_die("the environment interpose was given could not be read back", NULL, 0, 125);
 	for (p = text; *p; p++)
 		n += *p == '\n';
 	for (i = 3; i < (size_t)argc && strcmp(argv[i], "--") != 0; i++)
 		n++;
 	if (i + 1 >= (size_t)argc || !(env = calloc(n + 1, sizeof *env)))
 		fp_die("usage: fastpath-run --exec ENV [NAME=VALUE]... -- COMMAND [ARG]...", NULL, 0, 125);
-	/* the entries, unescaped in place */
-	for (p = text; *text;) {
-		char *w = p, *e = p;
+	/* the entries, each ended by a newline, unescaped in place */
+	for (p = text; *p;) {
+		char *w = p, *e = p, *entry = p;
 		while (*e && *e != '\n') {
 			if (*e == '\\' && (e[1] == 'n' || e[1] == '\\')) {
 				*w++ = e[1] == 'n' ? '\n' : '\\';
@@ -461,18 +521,25 @@ __attribute__((noreturn)) static void fp_exec_env(int argc, char **argv)
 			} else
 				*w++ = *e++;
 		}
-		text = *e ? e + 1 : e;
+		p = *e ? e + 1 : e;
 		*w = '\0';
-		env[k++] = p;
-		p = text;
+		env[k++] = entry;
 	}
 	for (; a < argc && strcmp(argv[a], "--") != 0; a++) {
-		size_t l = strcspn(argv[a], "=");
-		for (i = 0; i < k; i++)
-			if (strncmp(env[i], argv[a], l) == 0 && env[i][l] == '=')
-				break;
-		env[i] = argv[a];
-		k += i == k;
+		size_t l = strcspn(argv[a], "="), first = k;
+		for (i = j = 0; i < k; i++) {
+			if (strncmp(env[i], argv[a], l) == 0 && env[i][l] == '=') {
+				if (first < k)
+					continue; /* a later one of the name: dropped */
+				first = j;
+			}
+			env[j++] = env[i];
+		}
+		k = j;
+		if (first < k)
+			env[first] = argv[a];
+		else
+			env[k++] = argv[a];
 	}
 	env[k] = NULL;
 	environ = env;
@@ -502,7 +569,7 @@ int main(int argc, char **argv)
 		return fp_records();
 	if (argc == 3 && strcmp(argv[1], "--env-of") == 0)
 		return fp_env_of(argv[2], false);
-	if (argc > 4 && strcmp(argv[1], "--exec") == 0)
+	if (argc > 4 && (strcmp(argv[1], "--exec") == 0 || strcmp(argv[1], "--exec-fd") == 0))
 		fp_exec_env(argc, argv);
 	if (argc > 1 && strcmp(argv[1], "--pin") == 0)
 		fp_pin(argc, argv);
