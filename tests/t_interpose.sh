@@ -159,29 +159,51 @@ for opts in "" --quiet "--cpus 3" "--stats=$T_TMP/st.log" --tz "--cpus 1 --pin" 
 	expect_eq "interpose ${opts%%=*}: the $# names its script assigns reach the command as given" "$nat" "$got"
 done
 set --
-# More than fits in one argument of the exec: the shell's environment, and
-# one line that says so.
+# Two entries of 70 KB pass on (an entry a word of fastpath-run's exec);
+# one that would not fit in one word once escaped goes by the shell, and
+# one line says so.
 big_a=$(head -c 70000 /dev/zero | tr '\0' a)
 # shellcheck disable=SC2016 # the inner shell's
 got=$(A=$big_a B=$big_a "$I" -- sh -c 'echo ${#A} ${#B}' 2>"$T_TMP/err")
-expect_eq "an environment over 120 KiB: passed on by the shell, one line says so" "70000 70000 1" \
+expect_eq "two entries of 70 KB: passed on as given" "70000 70000 0" \
+	"$got $(grep -c 'cannot be passed on as it was' "$T_TMP/err")"
+big_a=$(head -c 125000 /dev/zero | tr '\0' a)
+# shellcheck disable=SC2016 # the inner shell's
+got=$(A=$big_a "$I" -- sh -c 'echo ${#A}' 2>"$T_TMP/err")
+expect_eq "an entry over 120 KiB: passed on by the shell, one line says so" "125000 1" \
 	"$got $(grep -c 'cannot be passed on as it was' "$T_TMP/err")"
 # What cold review 64 found in the first way of passing it on.  The
 # environments a shell cannot make (two entries of one name, an empty last
 # entry) are made by fastpath-run --exec itself.
 R=$TOP/fastpath-run
-raw() { # TEXT CMD...: CMD with exactly the entries of TEXT (one a line)
-	_t=${1%_} # (a last "_" keeps $(...) from eating the newlines)
-	shift
-	printf '%s@@end@@' "$_t" | "$R" --exec-fd 0 -- "$@"
+raw() { # COUNT ENTRY... -- CMD...: CMD with exactly those entries
+	"$R" --exec-args "$@"
 }
-got=$(raw "$(printf 'PATH=%s\nLD_PRELOAD=/nonexistent-a.so\nLD_PRELOAD=/nonexistent-b.so\n_' "$PATH")" \
+E=$(printf '\001e') # the empty entry, as fastpath-run --env-of writes it
+got=$(raw 3 "PATH=$PATH" LD_PRELOAD=/nonexistent-a.so LD_PRELOAD=/nonexistent-b.so -- \
 	"$I" --quiet -- sh -c 'grep -c "fastpath.so" /proc/$$/maps; env | grep -c "^LD_PRELOAD="' 2>/dev/null | tr '\n' ' ')
 expect_eq "LD_PRELOAD given twice (the loader takes the last): fastpath.so loaded, one LD_PRELOAD" \
 	"1" "$([ "${got%% *}" -gt 0 ] && echo "${got#* }" | tr -d ' ')"
-nat=$(raw "$(printf 'PATH=%s\nA=1\n\n_' "$PATH")" /usr/bin/env | od -c)
-got=$(raw "$(printf 'PATH=%s\nA=1\n\n_' "$PATH")" "$I" --quiet -- /usr/bin/env | grep -v '^LD_PRELOAD=' | od -c)
+nat=$(raw 3 "PATH=$PATH" A=1 "$E" -- /usr/bin/env | od -c)
+got=$(raw 3 "PATH=$PATH" A=1 "$E" -- "$I" --quiet -- /usr/bin/env | grep -v '^LD_PRELOAD=' | od -c)
 expect_eq "an empty last entry passes on" "$nat" "$got"
+# cold review 65: an environment over 4 KiB leaves the command no child of
+# ours (a here-document that size is written by a forked shell); under
+# --survey, LD_PRELOAD given twice still loads us; 65,000 backslashes
+# (escaped, as they once were, past one argument) pass on.
+big_a=$(head -c 5000 /dev/zero | tr '\0' q)
+# shellcheck disable=SC2016 # the inner shell's
+got=$(B5=$big_a "$I" --quiet -- sh -c 'sleep 0.3; exec cat /proc/$$/task/$$/children' 2>/dev/null | wc -w)
+expect_eq "an environment of 5 KB: the command has no child it did not make" 0 "$got"
+got=$(raw 3 "PATH=$PATH" LD_PRELOAD=/nonexistent-a.so LD_PRELOAD=/nonexistent-b.so -- \
+	"$I" --quiet --survey=/dev/null -- sh -c 'grep -c "fastpath.so" /proc/$$/maps' 2>/dev/null)
+check "--survey, LD_PRELOAD given twice: fastpath.so loaded in the command" [ "${got:-0}" -gt 0 ]
+# shellcheck disable=SC1003 # one backslash
+big_a=$(head -c 65000 /dev/zero | tr '\0' '\\')
+# shellcheck disable=SC2016 # the inner shell's
+got=$(A=$big_a "$I" -- sh -c 'echo ${#A}' 2>"$T_TMP/err")
+expect_eq "65,000 backslashes in an entry: passed on as given" "65000 0" \
+	"$got $(grep -c 'cannot be passed on as it was' "$T_TMP/err")"
 rm -f "$T_TMP/st2.log"
 "$I" --quiet --stats="$T_TMP/st2.log" -- true
 expect_eq "--quiet --stats: one line, the command's (fastpath-run is not the command)" 1 "$(wc -l <"$T_TMP/st2.log")"

@@ -45,25 +45,20 @@
  * opened safely and its lines passed on after its name (fp_records).
  *
  *   fastpath-run --env-of PID
- *   fastpath-run --exec ENV|--exec-fd N [NAME=VALUE]... -- COMMAND [ARG]...
+ *   fastpath-run --exec-args COUNT ENTRY... [NAME=VALUE]... -- COMMAND [ARG]...
+ *   fastpath-run --setenv [NAME=VALUE]... -- COMMAND [ARG]...
  *
  * The environment interpose was given, passed on as it was (a cold
  * review: the shell interpose runs in drops the entries whose names are
  * not a shell's, bash's exported functions among them, keeps one of each
  * name, resets PWD, IFS, OPTIND and PPID and exports its own values of
  * names it assigns).  --env-of prints the environment the kernel gave
- * process PID (interpose's shell, its parent: /proc/PID/environ), one
- * entry a line, a backslash and a newline in it escaped (\\, \n), or
- * nothing and 2 where it cannot be read or would not fit in one argument
- * (--reach prints it too, framed, after its line, where its environment
- * names the PID in FASTPATH_RUN_ENV_OF: one process for both).
- * --exec takes that text back (--exec-fd N: from descriptor N, up to its
- * last "@@end@@", so that it is not in our own exec twice), sets each
- * NAME=VALUE (the first entry of that name replaced, any later one
- * dropped, else one added), and execs COMMAND along the PATH in it, as
- * env(1) does: not found 127, any other failure 126, with the reason.
- * /proc must be this PID namespace's (/proc/self is us), or PID there is
- * another process: else nothing and 2.
+ * process PID (interpose's shell: /proc/PID/environ), an entry a line
+ * (fp_env_escape),
+ * for the shell to hand to --exec-args as words (fp_env_of); --exec-args
+ * sets interpose's settings in it and execs COMMAND as env(1) does: not
+ * found 127, any other failure 126, with the reason.  --setenv does the
+ * same on its own environment.
  *
  * Not part of fastpath.so: an ordinary program, built by `make` beside it
  * and installed with it (interpose finds it the same way).
@@ -381,37 +376,63 @@ static int fp_records(void)
 	return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 2;
 }
 
-/* What fits in one argument of an exec (MAX_ARG_STRLEN, 32 pages of 4 KiB
- * on Linux), with room to spare. */
+/* What one argument of an exec may hold (MAX_ARG_STRLEN, 32 pages of 4
+ * KiB on Linux), less room to spare: an entry escaped past it cannot be
+ * passed on as one. */
 #define FP_ENV_ARG_MAX ((size_t)120 * 1024)
-
 /* fp_env_of's text, after --reach's line where interpose asks for it
  * (FASTPATH_RUN_ENV_OF=PID): one process for both. */
 #define FP_ENV_SEP "@@fastpath-env@@"
 #define FP_ENV_END "@@end@@"
 
+/* One entry escaped, with \001 (rare in an environment; a backslash, common
+ * in one, costs nothing): a newline as \001n, \001 as \001\001, the empty
+ * entry as \001e (each entry is one word of the shell's, split at
+ * newlines, and an empty one would vanish). */
+#define FP_ENV_ESC '\001'
+static void fp_env_escape(const char *e, size_t n, FILE *f)
+{
+	size_t i;
+
+	if (n == 0) {
+		putc(FP_ENV_ESC, f);
+		putc('e', f);
+	}
+	for (i = 0; i < n; i++) {
+		if (e[i] == '\n' || e[i] == FP_ENV_ESC) {
+			putc(FP_ENV_ESC, f);
+			putc(e[i] == '\n' ? 'n' : FP_ENV_ESC, f);
+		} else
+			putc(e[i], f);
+	}
+	putc('\n', f);
+}
+
+/*
+ * --env-of PID: the environment the kernel gave PID, as interpose's shell
+ * takes it back: a first line "COUNT NAME...", the count of entries and
+ * the names this process's own environment has (what that shell exports:
+ * it unsets them before it execs us, so that our exec holds the
+ * environment once, as an argument an entry), then each entry escaped on
+ * a line of its own.  /proc must be this PID namespace's, or PID there is
+ * another process (a cold review: unshare -pf without a /proc of its own
+ * gave the command another user's environment).  Nothing, and 2, where it
+ * cannot be read or an entry escaped would not fit in one argument.
+ */
 static int fp_env_of(const char *pid, bool framed)
 {
-	char path[64], *buf = NULL, *out = NULL;
-	size_t len = 0, cap = 0, o = 0, i;
-	ssize_t r = 0;
+	char path[64], self[32], mine[32], *buf = NULL;
+	size_t len = 0, cap = 0, i, at, count = 0;
+	ssize_t r = 0, l = readlink("/proc/self", self, sizeof self - 1);
 	int fd, rc = 2;
 
-	/* /proc must be this process's own PID namespace's, or PID there is
-	 * another process (a cold review: unshare -pf without a /proc of
-	 * its own gave the command another user's environment) */
-	{
-		char self[32], mine[32];
-		ssize_t l = readlink("/proc/self", self, sizeof self - 1);
-
-		snprintf(mine, sizeof mine, "%ld", (long)getpid());
-		if (l <= 0 || (self[l] = '\0', strcmp(self, mine) != 0))
-			return 2;
-	}
+	snprintf(mine, sizeof mine, "%ld", (long)getpid());
+	if (l <= 0 || (self[l] = '\0', strcmp(self, mine) != 0))
+		return 2;
 	snprintf(path, sizeof path, "/proc/%s/environ", pid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0)
 		return 2;
-	while (len < cap || len <= FP_ENV_ARG_MAX) {
+	for (;;) {
 		if (len == cap) {
 			char *nb = realloc(buf, cap = cap ? 2 * cap : 65536);
 			if (!nb)
@@ -424,130 +445,119 @@ static int fp_env_of(const char *pid, bool framed)
 			break;
 		len += (size_t)r;
 	}
-	if (r < 0 || len > FP_ENV_ARG_MAX || !(out = malloc(2 * len + 1)))
+	if (r < 0)
 		goto done;
-	/* each entry ended by a newline (an empty last one is one too) */
-	for (i = 0; i < len; i++) {
-		if (buf[i] == '\0')
-			out[o++] = '\n';
-		else if (buf[i] == '\n' || buf[i] == '\\') {
-			out[o++] = '\\';
-			out[o++] = buf[i] == '\n' ? 'n' : '\\';
-		} else
-			out[o++] = buf[i];
+	for (i = at = 0; i < len; i++) {
+		size_t esc = 0;
+		if (buf[i] != '\0')
+			continue;
+		for (size_t j = at; j < i; j++)
+			esc += buf[j] == '\n' || buf[j] == FP_ENV_ESC;
+		if (i - at + esc > FP_ENV_ARG_MAX)
+			goto done;
+		count++;
+		at = i + 1;
 	}
-	if (o > FP_ENV_ARG_MAX)
-		goto done;
 	if (framed)
 		fputs(FP_ENV_SEP, stdout);
-	if (fwrite(out, 1, o, stdout) != o)
-		goto done;
+	printf("%zu", count);
+	for (char **e = environ; *e; e++)
+		printf(" %.*s", (int)strcspn(*e, "="), *e);
+	putchar('\n');
+	for (i = at = 0; i < len; i++)
+		if (buf[i] == '\0') {
+			fp_env_escape(buf + at, i - at, stdout);
+			at = i + 1;
+		}
 	if (framed)
 		fputs(FP_ENV_END, stdout);
-	rc = fflush(stdout) == 0 ? 0 : 2;
+	rc = fflush(stdout) == 0 && !ferror(stdout) ? 0 : 2;
 done:
 	close(fd);
 	free(buf);
-	free(out);
 	return rc;
 }
 
-/* --exec-fd N: the text read from descriptor N (a here-document of the
- * shell's), to its last FP_ENV_END: nothing of its size is in our own
- * exec, so an environment near the limit is no E2BIG here. */
-static char *fp_read_text(const char *fdname)
+/* The first entry of NAME=VALUE's name in env[0..k) replaced by it, any
+ * later one dropped (the loader takes the last LD_PRELOAD, getenv the
+ * first), else it added; the new count. */
+static size_t fp_env_put(char **env, size_t k, char *nv)
 {
-	char *buf = NULL, *end, *hit = NULL;
-	size_t len = 0, cap = 0;
-	ssize_t r;
-	int fd = (int)strtol(fdname, &end, 10);
+	size_t l = strcspn(nv, "="), first = k, i, j;
 
-	if (*end || fd < 0)
-		return NULL;
-	for (;;) {
-		if (len + 1 >= cap) {
-			char *nb = realloc(buf, cap = cap ? 2 * cap : 65536);
-			if (!nb) {
-				free(buf);
-				return NULL;
-			}
-			buf = nb;
+	for (i = j = 0; i < k; i++) {
+		if (strncmp(env[i], nv, l) == 0 && env[i][l] == '=') {
+			if (first < k)
+				continue;
+			first = j;
 		}
-		if ((r = read(fd, buf + len, cap - len - 1)) < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		len += (size_t)r;
+		env[j++] = env[i];
 	}
-	close(fd);
-	if (!buf)
-		return NULL;
-	buf[len] = '\0';
-	for (end = buf; (end = strstr(end, FP_ENV_END)) != NULL; end++)
-		hit = end;
-	if (r < 0 || !hit) {
-		free(buf);
-		return NULL;
-	}
-	*hit = '\0';
-	return buf;
+	if (first < j)
+		env[first] = nv;
+	else
+		env[j++] = nv;
+	return j;
 }
 
-/* --exec TEXT or --exec-fd N, [NAME=VALUE]..., -- COMMAND [ARG]...: the
- * environment fp_env_of wrote, ours set in it (the first entry of a name
- * replaced and any later one dropped: the loader takes the last
- * LD_PRELOAD, getenv the first), then COMMAND as env(1) runs it. */
+__attribute__((noreturn)) static void fp_exec_as(char **env, char **argv)
+{
+	environ = env;
+	execvp(argv[0], argv);
+	/* a name looked up along PATH and not found: as interpose always said */
+	if (errno == ENOENT && !strchr(argv[0], '/'))
+		fp_die("command not found", argv[0], 0, 127);
+	fp_die(NULL, argv[0], errno, errno == ENOENT ? 127 : 126);
+}
+
+/*
+ * --exec-args COUNT ENTRY... [NAME=VALUE]... -- COMMAND [ARG]...: the
+ * COUNT entries --env-of wrote, unescaped, ours set in them (fp_env_put),
+ * then COMMAND as env(1) runs it.  --setenv [NAME=VALUE]... -- COMMAND
+ * [ARG]...: the same on our own environment (the survey's command, from
+ * the starter that was given it).
+ */
 __attribute__((noreturn)) static void fp_exec_env(int argc, char **argv)
 {
-	char *text = strcmp(argv[1], "--exec-fd") == 0 ? fp_read_text(argv[2]) : argv[2], **env, *p;
-	size_t n = 1, k = 0, i, j;
-	int a = 3;
+	bool own = strcmp(argv[1], "--setenv") == 0;
+	char *end, **env;
+	long count = own ? 0 : strtol(argv[2], &end, 10);
+	size_t n = 0, k = 0;
+	int a = own ? 2 : 3, i;
 
-	if (!text)
-		fp_die("the environment interpose was given could not be read back", NULL, 0, 125);
-	for (p = text; *p; p++)
-		n += *p == '\n';
-	for (i = 3; i < (size_t)argc && strcmp(argv[i], "--") != 0; i++)
-		n++;
-	if (i + 1 >= (size_t)argc || !(env = calloc(n + 1, sizeof *env)))
-		fp_die("usage: fastpath-run --exec ENV [NAME=VALUE]... -- COMMAND [ARG]...", NULL, 0, 125);
-	/* the entries, each ended by a newline, unescaped in place */
-	for (p = text; *p;) {
-		char *w = p, *e = p, *entry = p;
-		while (*e && *e != '\n') {
-			if (*e == '\\' && (e[1] == 'n' || e[1] == '\\')) {
-				*w++ = e[1] == 'n' ? '\n' : '\\';
+	if (own)
+		for (char **e = environ; *e; e++)
+			n++;
+	if ((!own && (*end || count < 0 || count > argc - 3)) || !(env = calloc(n + (size_t)argc + 1, sizeof *env)))
+		fp_die("usage: fastpath-run --exec-args COUNT ENTRY... [NAME=VALUE]... -- COMMAND [ARG]...", NULL, 0,
+		       125);
+	if (own)
+		for (char **e = environ; *e; e++)
+			env[k++] = *e;
+	for (i = 0; i < count; i++, a++) {
+		char *w = argv[a], *e = argv[a];
+
+		env[k++] = argv[a];
+		if (e[0] == FP_ENV_ESC && e[1] == 'e' && !e[2]) {
+			*w = '\0';
+			continue;
+		}
+		while (*e) {
+			if (*e == FP_ENV_ESC && (e[1] == 'n' || e[1] == FP_ENV_ESC)) {
+				*w++ = e[1] == 'n' ? '\n' : FP_ENV_ESC;
 				e += 2;
 			} else
 				*w++ = *e++;
 		}
-		p = *e ? e + 1 : e;
 		*w = '\0';
-		env[k++] = entry;
 	}
-	for (; a < argc && strcmp(argv[a], "--") != 0; a++) {
-		size_t l = strcspn(argv[a], "="), first = k;
-		for (i = j = 0; i < k; i++) {
-			if (strncmp(env[i], argv[a], l) == 0 && env[i][l] == '=') {
-				if (first < k)
-					continue; /* a later one of the name: dropped */
-				first = j;
-			}
-			env[j++] = env[i];
-		}
-		k = j;
-		if (first < k)
-			env[first] = argv[a];
-		else
-			env[k++] = argv[a];
-	}
+	for (; a < argc && strcmp(argv[a], "--") != 0; a++)
+		k = fp_env_put(env, k, argv[a]);
+	if (a + 1 >= argc)
+		fp_die("usage: fastpath-run --exec-args COUNT ENTRY... [NAME=VALUE]... -- COMMAND [ARG]...", NULL, 0,
+		       125);
 	env[k] = NULL;
-	environ = env;
-	execvp(argv[a + 1], argv + a + 1);
-	/* a name looked up along PATH and not found: as interpose always said */
-	if (errno == ENOENT && !strchr(argv[a + 1], '/'))
-		fp_die("command not found", argv[a + 1], 0, 127);
-	fp_die(NULL, argv[a + 1], errno, errno == ENOENT ? 127 : 126);
+	fp_exec_as(env, argv + a + 1);
 }
 
 int main(int argc, char **argv)
@@ -569,7 +579,7 @@ int main(int argc, char **argv)
 		return fp_records();
 	if (argc == 3 && strcmp(argv[1], "--env-of") == 0)
 		return fp_env_of(argv[2], false);
-	if (argc > 4 && (strcmp(argv[1], "--exec") == 0 || strcmp(argv[1], "--exec-fd") == 0))
+	if ((argc > 4 && strcmp(argv[1], "--exec-args") == 0) || (argc > 3 && strcmp(argv[1], "--setenv") == 0))
 		fp_exec_env(argc, argv);
 	if (argc > 1 && strcmp(argv[1], "--pin") == 0)
 		fp_pin(argc, argv);
