@@ -44,7 +44,7 @@
  * interpose --survey-report's reader: the record names on stdin, each
  * opened safely and its lines passed on after its name (fp_records).
  *
- *   fastpath-run --env-of PID
+ *   fastpath-run --env-of PID [ARGBYTES]
  *   fastpath-run --exec-args COUNT ENTRY... [NAME=VALUE]... -- COMMAND [ARG]...
  *   fastpath-run --setenv [NAME=VALUE]... -- COMMAND [ARG]...
  *
@@ -419,7 +419,7 @@ static void fp_env_escape(const char *e, size_t n, FILE *f)
  * gave the command another user's environment).  Nothing, and 2, where it
  * cannot be read or an entry escaped would not fit in one argument.
  */
-static int fp_env_of(const char *pid, bool framed)
+static int fp_env_of(const char *pid, const char *argbytes, bool framed)
 {
 	char path[64], self[32], mine[32], *buf = NULL;
 	size_t len = 0, cap = 0, i, at, count = 0;
@@ -447,6 +447,21 @@ static int fp_env_of(const char *pid, bool framed)
 	}
 	if (r < 0)
 		goto done;
+	/* the whole of it, escaped, beside the command's words and the
+	 * pointers to each, must fit in one exec, as it did natively (a
+	 * cold review: 18 entries of 60,000 newlines, E2BIG) */
+	{
+		size_t total = 0, words = 0;
+		long max = sysconf(_SC_ARG_MAX);
+
+		for (i = 0; i < len; i++) {
+			total += 1 + (buf[i] == '\n' || buf[i] == FP_ENV_ESC);
+			words += buf[i] == '\0';
+		}
+		total += 8 * words + 2 * words + (argbytes ? strtoul(argbytes, NULL, 10) : 0) + 4096;
+		if (max > 0 && total > (size_t)max)
+			goto done;
+	}
 	for (i = at = 0; i < len; i++) {
 		size_t esc = 0;
 		if (buf[i] != '\0')
@@ -577,8 +592,8 @@ int main(int argc, char **argv)
 
 	if (argc == 2 && strcmp(argv[1], "--records") == 0)
 		return fp_records();
-	if (argc == 3 && strcmp(argv[1], "--env-of") == 0)
-		return fp_env_of(argv[2], false);
+	if ((argc == 3 || argc == 4) && strcmp(argv[1], "--env-of") == 0)
+		return fp_env_of(argv[2], argc == 4 ? argv[3] : NULL, false);
 	if ((argc > 4 && strcmp(argv[1], "--exec-args") == 0) || (argc > 3 && strcmp(argv[1], "--setenv") == 0))
 		fp_exec_env(argc, argv);
 	if (argc > 1 && strcmp(argv[1], "--pin") == 0)
@@ -587,8 +602,13 @@ int main(int argc, char **argv)
 		const char *of = getenv("FASTPATH_RUN_ENV_OF");
 		int r = fp_reach(argc - 2, argv + 2);
 
-		if (of && *of)
-			(void)fp_env_of(of, true);
+		if (of && *of) {
+			char pid[32];
+			const char *colon = strchr(of, ':');
+
+			snprintf(pid, sizeof pid, "%.*s", (int)(colon ? colon - of : (long)strlen(of)), of);
+			(void)fp_env_of(pid, colon ? colon + 1 : NULL, true);
+		}
 		return r;
 	}
 	if (argc == 3 && strcmp(argv[1], "--check-report") == 0) {
