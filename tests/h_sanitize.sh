@@ -72,6 +72,9 @@ progs() {
 		-o "$d/libfdfuzz_liar.so" tests/libfdfuzz_liar.c -ldl || return 1
 	# shellcheck disable=SC2086
 	$CC -D_GNU_SOURCE -std=gnu11 -O1 -g -pthread $W "$@" -o "$d/fd_fuzz" fuzz/fd_fuzz.c || return 1
+	# t_cpusfuzz.sh's fuzzer.
+	# shellcheck disable=SC2086
+	$CC -D_GNU_SOURCE -std=gnu11 -O1 -g -pthread $W "$@" -o "$d/cpus_fuzz" fuzz/cpus_fuzz.c || return 1
 	# t_urandom.sh's split-race: a close held up after ours.
 	# shellcheck disable=SC2086
 	$CC -D_GNU_SOURCE -std=gnu11 -O1 -g $W "$@" -fPIC -shared \
