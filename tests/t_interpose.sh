@@ -160,6 +160,35 @@ for opts in "" --quiet "--cpus 3" "--stats=$T_TMP/st.log" --tz "--cpus 1 --pin" 
 	expect_eq "interpose ${opts%%=*}: the $# names its script assigns reach the command as given" "$nat" "$got"
 done
 set --
+# bash as /bin/sh (cold review 67): generated, a function exported for
+# every word of the script that could name a command, BASHOPTS that change
+# how it matches and globs, FUNCNEST=1.  The command runs and sees the
+# environment as given, also where it gets the shell's (an entry over
+# 120 KiB), FUNCNEST included.
+if bash_sh=$(command -v bash); then
+	mkdir -p "$T_TMP/bashsh"
+	ln -sf "$bash_sh" "$T_TMP/bashsh/sh"
+	for w in $(grep -v '^[[:space:]]*#' "$TOP/interpose.in" | grep -o '\b[a-z][a-z0-9_]*\b' | sort -u |
+		grep -vxE 'case|do|done|elif|else|esac|fi|for|if|in|then|until|while|function|select|time|break|continue|eval|exec|exit|export|readonly|return|set|shift|times|trap|unset'); do
+		set -- "$@" "BASH_FUNC_$w%%=() { echo hijacked $w >&2; exit 99; }"
+	done
+	set -- "$@" FUNCNEST=1 BASHOPTS=nocasematch:failglob:nullglob:xpg_echo:extglob PATH="$PATH"
+	for opts in "" --quiet "--cpus 1" "--survey=/dev/null"; do
+		# shellcheck disable=SC2086 # the options, a word each
+		got=$(env -i "$@" "$T_TMP/bashsh/sh" "$I" $opts -- /usr/bin/env 2>"$T_TMP/err" | grep -v -e '^LD_PRELOAD=' -e '^FASTPATH_' -e '^OMP_NUM_THREADS=' -e '^GOMAXPROCS=')
+		nat=$(env -i "$@" /usr/bin/env)
+		expect_eq "bash as sh, interpose ${opts%%=*}: $# functions, BASHOPTS, FUNCNEST=1: the command runs, its environment as given" \
+			"$nat" "$got$(grep -h hijacked "$T_TMP/err")"
+	done
+	big_a=$(head -c 125000 /dev/zero | tr '\0' a)
+	# shellcheck disable=SC2016 # the inner shell's
+	got=$(env -i "$@" A="$big_a" "$T_TMP/bashsh/sh" "$I" -- /bin/sh -c 'echo ${#A} $FUNCNEST' 2>"$T_TMP/err")
+	expect_eq "bash as sh, the shell's environment (an entry over 120 KiB): the command runs, FUNCNEST=1 kept" \
+		"125000 1" "$got$(grep -h hijacked "$T_TMP/err")"
+	set --
+else
+	skip "bash as /bin/sh: exported functions, BASHOPTS, FUNCNEST" "no bash here"
+fi
 # Two entries of 70 KB pass on (an entry a word of fastpath-run's exec);
 # one that would not fit in one word once escaped goes by the shell, and
 # one line says so.
