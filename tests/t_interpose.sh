@@ -214,6 +214,19 @@ got=$(raw 3 "PATH=$PATH" LD_PRELOAD=/nonexistent-a.so LD_PRELOAD=/nonexistent-b.
 	"$I" --quiet -- sh -c 'grep -c "fastpath.so" /proc/$$/maps; env | grep -c "^LD_PRELOAD="' 2>/dev/null | tr '\n' ' ')
 expect_eq "LD_PRELOAD given twice (the loader takes the last): fastpath.so loaded, one LD_PRELOAD" \
 	"1" "$([ "${got%% *}" -gt 0 ] && echo "${got#* }" | tr -d ' ')"
+# FASTPATH_DISABLE given twice: fastpath.so reads the first, so --no-*
+# adds to that one (cold review 67: the shell's, the last); escaped
+# newlines and \001 in it come back as they were.
+got=$(raw 3 "PATH=$PATH" FASTPATH_DISABLE=readlink FASTPATH_DISABLE=tz -- \
+	"$I" --quiet --no-urandom -- /usr/bin/env | grep '^FASTPATH_DISABLE=' | tr '\n' ' ')
+expect_eq "FASTPATH_DISABLE given twice, --no-urandom: added to the first, one entry" \
+	"FASTPATH_DISABLE=readlink,urandom " "$got"
+got=$(raw 2 "PATH=$PATH" "FASTPATH_DISABLE=a$(printf '\001n')b$(printf '\001\001')c" -- \
+	"$I" --quiet --no-urandom -- /usr/bin/env 2>/dev/null | od -An -c | tr -s ' \n' ' ')
+case $got in
+*"D I S A B L E = a \\n b 001 c , u r a n d o m \\n"*) ok "FASTPATH_DISABLE with a newline and a control character, --no-urandom: added to it as given" ;;
+*) fail "FASTPATH_DISABLE with a newline and a control character, --no-urandom: added to it as given" "$got" ;;
+esac
 nat=$(raw 3 "PATH=$PATH" A=1 "$E" -- /usr/bin/env | od -c)
 got=$(raw 3 "PATH=$PATH" A=1 "$E" -- "$I" --quiet -- /usr/bin/env | grep -v '^LD_PRELOAD=' | od -c)
 expect_eq "an empty last entry passes on" "$nat" "$got"

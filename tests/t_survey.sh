@@ -586,9 +586,9 @@ expect_eq "relative TMPDIR: the record directory removed" "" "$(ls "$T_TMP/rel/t
 : >"$T_TMP/afile"
 out=$(TMPDIR=$T_TMP/afile "$INTERPOSE" --survey --cpus 1 -- sh -c 'nproc; exit 3' 2>"$T_TMP/err")
 rc=$?
-expect_eq "TMPDIR a file: the command ran (capped), its status, one line" \
-	"1 3 1 interpose: --survey: cannot make a directory in $T_TMP/afile" \
-	"$out $rc $(wc -l <"$T_TMP/err" | tr -d ' ') $(sed 's/ (TMPDIR.*//' "$T_TMP/err")"
+expect_eq "TMPDIR a file: the command ran (capped), its status, mktemp's reason and our line" \
+	"1 3 2 Not a directory|interpose: --survey: cannot make a directory in $T_TMP/afile: running the command without the survey" \
+	"$out $rc $(wc -l <"$T_TMP/err" | tr -d ' ') $(head -n 1 "$T_TMP/err" | sed 's/.*: //')|$(tail -n 1 "$T_TMP/err")"
 
 # The report's own failures leave the command's status: stderr closed, a
 # pipe whose reader has gone (its report and our line died of SIGPIPE: 141),
