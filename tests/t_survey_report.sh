@@ -678,6 +678,16 @@ if [ -x "$TOP/fastpath-run" ]; then
 		fail "a FIFO swapped in for a listed record, a subdirectory for a link: the report ends, both unreadable" \
 			"exit $rc: $(head -c 800 "$T_TMP/rep")"
 	fi
+	# Only a record's shape is opened (cold review 67: "./../x" opened the
+	# parent, root's, as uid 0's subdirectory, and passed a root-owned
+	# file on): names that leave the directory, or are not *.rec.
+	mkdir -p "$T_TMP/m/0" "$T_TMP/m/5"
+	rec "$T_TMP/out.rec" prog outside
+	rec "$T_TMP/m/5/notrec" prog notrec
+	rec "$T_TMP/m/0/6.rec" prog good
+	got=$(cd "$T_TMP/m" && printf './../out.rec\n./0/../../out.rec\n./5/notrec\n./x/6.rec\n./0/6.rec\n' |
+		timeout 20 "$TOP/fastpath-run" --records | grep -c '^	+$')
+	expect_eq "--records: only ./NAME.rec and ./UID/NAME.rec are read" 1 "$got"
 else
 	fail "a FIFO swapped in for a listed record" "no fastpath-run (make builds it)"
 fi

@@ -295,7 +295,26 @@ extern char **environ;
  * or the subdirectory for a link.  So: the subdirectory opened without
  * following a link, owned by its user; the record O_NONBLOCK|O_NOFOLLOW, a
  * regular file of at most 64 KiB owned by root or us at the top, by the
- * subdirectory's user below it; else nothing but its name is said. */
+ * subdirectory's user below it; else nothing but its name is said.  Only
+ * a record's shape is opened, ./NAME.rec or ./UID/NAME.rec (a cold
+ * review: "./../x" opened the parent, root's, as uid 0's subdirectory). */
+static bool fp_record_shaped(const char *base)
+{
+	const char *slash = strchr(base, '/'), *p;
+	size_t n;
+
+	if (slash) {
+		if (slash == base || slash - base > 10)
+			return false;
+		for (p = base; p < slash; p++)
+			if (*p < '0' || *p > '9')
+				return false;
+		base = slash + 1;
+	}
+	n = strlen(base);
+	return n > 4 && !strchr(base, '/') && strcmp(base + n - 4, ".rec") == 0;
+}
+
 static void fp_record_out(const char *name)
 {
 	static char buf[65537];
@@ -306,7 +325,7 @@ static void fp_record_out(const char *name)
 	long want = -1;
 	int dfd = AT_FDCWD, fd;
 
-	if (strncmp(name, "./", 2) != 0)
+	if (strncmp(name, "./", 2) != 0 || !fp_record_shaped(base))
 		return;
 	if ((slash = strchr(base, '/')) != NULL) {
 		char sub[32];
