@@ -63,10 +63,12 @@
 #  include <linux/magic.h>   /* filesystem magic numbers (statfs f_type) */
 #  include <sys/auxv.h>
 #  include <sys/mman.h>
+#  include <sys/statfs.h>
 #  include <sys/syscall.h>
 #elif defined(__sun)
 #  define FP_ILLUMOS 1
 #  include <sys/mman.h>
+#  include <sys/statvfs.h>    /* f_basetype, a file system's type */
 #  include <sys/syscall.h>
 #else
 #  error "fastpath supports Linux (glibc, musl) and illumos"

@@ -233,25 +233,56 @@ int fp_of_opendir(const char *dir, size_t dirlen, char *why, size_t whylen)
 }
 
 /* The file just opened is ours: regular, the effective user's, one link. */
-/* A file the kernel makes up, on the file system mounted at /proc or
- * /sys: /proc/self/mem is regular, has one link and is the user's own,
- * and a write to it returns 0 for ever (a cold review: the survey's
- * report, sent there, spun at full CPU and never exited). */
-static bool fp_of_kernels(const struct stat *st)
+/* A file the kernel makes up: /proc/self/mem is regular, has one link and
+ * is the user's own, and a write to it returns 0 for ever (a cold review:
+ * the survey's report, sent there, spun at full CPU and never exited); a
+ * cgroup's, a tracer's or a security module's file acts on what is
+ * written.  Told by the file system's type, wherever it is mounted (cold
+ * review 67: by the mount points /proc and /sys, a cgroup's file passed). */
+#if defined(FP_LINUX)
+static bool fp_of_kernel_type(uint32_t type)
 {
-	static const char *const roots[] = { "/proc", "/sys" };
-	struct stat r, top;
+	static const uint32_t kinds[] = {
+		PROC_SUPER_MAGIC,   SYSFS_MAGIC,      CGROUP_SUPER_MAGIC, CGROUP2_SUPER_MAGIC,
+		DEBUGFS_MAGIC,      TRACEFS_MAGIC,    SECURITYFS_MAGIC,   SELINUX_MAGIC,
+		SMACK_MAGIC,        BPF_FS_MAGIC,     PSTOREFS_MAGIC,     EFIVARFS_MAGIC,
+		BINFMTFS_MAGIC,     0x62656570 /* configfs */,            0x65735543 /* fusectl */,
+	};
 	size_t i;
 
-	/* (one that is not a mount point, an empty directory where nothing
-	 * is mounted, is the file system of /: a cold review) */
-	if (fp_fstatat(AT_FDCWD, "/", &top, 0) != 0)
-		return false;
-	for (i = 0; i < sizeof roots / sizeof roots[0]; i++)
-		if (fp_fstatat(AT_FDCWD, roots[i], &r, 0) == 0 && r.st_dev == st->st_dev &&
-		    r.st_dev != top.st_dev)
+	for (i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+		if (type == kinds[i])
 			return true;
 	return false;
+}
+#else
+static bool fp_of_kernel_type(const char *type)
+{
+	static const char *const kinds[] = { "proc", "ctfs", "objfs", "mntfs", "sharefs", "fd", "bootfs" };
+	size_t i;
+
+	for (i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+		if (strcmp(type, kinds[i]) == 0)
+			return true;
+	return false;
+}
+#endif
+
+static bool fp_of_kernels(int fd)
+{
+#if defined(FP_LINUX) && defined(FP_HAVE_LFS64)
+	struct statfs64 sf; /* (a 32-bit fstatfs says EOVERFLOW on a large disk) */
+
+	return fstatfs64(fd, &sf) == 0 && fp_of_kernel_type((uint32_t)sf.f_type);
+#elif defined(FP_LINUX)
+	struct statfs sf;
+
+	return fstatfs(fd, &sf) == 0 && fp_of_kernel_type((uint32_t)sf.f_type);
+#else
+	struct statvfs sv;
+
+	return fstatvfs(fd, &sv) == 0 && fp_of_kernel_type(sv.f_basetype);
+#endif
 }
 
 static int fp_of_file_ok(int fd, char *why, size_t whylen)
@@ -265,8 +296,8 @@ static int fp_of_file_ok(int fd, char *why, size_t whylen)
 	}
 	if (!S_ISREG(st.st_mode))
 		fp_buf_str(&b, "not a regular file");
-	else if (fp_of_kernels(&st))
-		fp_buf_str(&b, "a file of the kernel's (/proc, /sys), not one to write to");
+	else if (fp_of_kernels(fd))
+		fp_buf_str(&b, "a file of the kernel's (/proc, /sys, a cgroup's...), not one to write to");
 	else if (st.st_uid != geteuid()) {
 		fp_buf_str(&b, "owned by uid ");
 		fp_buf_long(&b, (long)st.st_uid);

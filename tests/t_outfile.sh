@@ -392,6 +392,31 @@ else
 	fail "interpose --survey=/proc/self/mem: refused before the command runs (125)" "exit $rc: $(cat "$T_TMP/err")"
 fi
 
+# The kernel's files by the file system's type, wherever it is mounted
+# (cold review 67: a cgroup's file, at its own mount point under /sys,
+# passed): a regular file on a cgroup, cgroup2, debugfs, tracefs,
+# securityfs, configfs, bpf or pstore mount other than /proc and /sys
+# (writing our line to it would act on it, were the check to fail: the
+# files chosen are ones that refuse such a line).
+kf=
+while read -r _ _ _ _ mp _ rest; do
+	case ${rest#*- } in
+	cgroup\ * | cgroup2\ *) for f in "$mp/cgroup.procs" "$mp/tasks"; do [ -f "$f" ] && kf=$f && break 2; done ;;
+	securityfs\ *) [ -f "$mp/lsm" ] && kf=$mp/lsm && break ;;
+	esac
+done </proc/self/mountinfo
+if [ -n "$kf" ]; then
+	timeout 20 env LD_PRELOAD="$P" FASTPATH_STATS="$kf" true 2>"$T_TMP/err"
+	rc=$?
+	if [ $rc -eq 0 ] && [ "$(wc -l <"$T_TMP/err")" -eq 1 ] && grep -q "a file of the kernel's" "$T_TMP/err"; then
+		ok "FASTPATH_STATS=$kf (a kernel file system at its own mount point): refused, one line"
+	else
+		fail "FASTPATH_STATS=$kf (a kernel file system at its own mount point): refused, one line" "exit $rc: $(cat "$T_TMP/err")"
+	fi
+else
+	skip "a kernel file system at its own mount point" "none mounted here (test_core checks the type list)"
+fi
+
 # fs.protected_symlinks: both settings where this machine lets us set it
 # (it is global; restored on the way out), else the one it has; the
 # group-sticky layout is the unprotected case either way.

@@ -475,6 +475,26 @@ static void test_load_stats_file(void **state)
 
 /* ---- the files the preload writes (outfile.c) ---------------------------- */
 
+/* The kernel's file systems by their type (cold review 67: by the mount
+ * points /proc and /sys alone, a cgroup's file passed), the magic numbers
+ * past 2^31 as a 32-bit f_type (a signed int) gives them too. */
+static void test_outfile_kernel_types(void **state)
+{
+	static const uint32_t kernels[] = { PROC_SUPER_MAGIC, SYSFS_MAGIC, CGROUP_SUPER_MAGIC,
+		                            CGROUP2_SUPER_MAGIC, DEBUGFS_MAGIC, TRACEFS_MAGIC,
+		                            SECURITYFS_MAGIC, BPF_FS_MAGIC, EFIVARFS_MAGIC, SELINUX_MAGIC };
+	static const uint32_t files[] = { TMPFS_MAGIC, EXT4_SUPER_MAGIC, BTRFS_SUPER_MAGIC,
+		                          OVERLAYFS_SUPER_MAGIC, NFS_SUPER_MAGIC, XFS_SUPER_MAGIC,
+		                          0x65735546 /* fuse */, 0 };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
+		assert_true(fp_of_kernel_type((uint32_t)(int32_t)kernels[i]));
+	for (i = 0; i < sizeof files / sizeof files[0]; i++)
+		assert_false(fp_of_kernel_type(files[i]));
+}
+
 static void test_outfile_dirs(void **state)
 {
 	char dir[] = "/tmp/fp-test-XXXXXX";
@@ -1353,6 +1373,7 @@ int main(void)
 		cmocka_unit_test(test_load_partial_disable),
 		cmocka_unit_test(test_load_all_malformed_one_line_each),
 		cmocka_unit_test(test_load_stats_file),
+		cmocka_unit_test(test_outfile_kernel_types),
 		cmocka_unit_test(test_outfile_dirs),
 		cmocka_unit_test(test_outfile_files),
 		cmocka_unit_test(test_survey_record_ways),

@@ -71,6 +71,7 @@
 #include <limits.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -79,7 +80,12 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #ifdef __linux__
+#include <linux/magic.h>
 #include <sys/prctl.h>
+#include <sys/statfs.h>
+#define FP_LINUX 1 /* (outfile.c's test, fp_platform.h's in the object) */
+#else
+#include <sys/statvfs.h>
 #endif
 #include <sys/types.h>
 #include <sys/wait.h>
