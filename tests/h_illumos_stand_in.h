@@ -28,3 +28,18 @@ int memcntl(void *, size_t, int, void *, int, int);
 /* fcntl commands glibc lacks (illumos <sys/fcntl.h>). */
 #define F_DUP2FD 9
 #define F_DUP2FD_CLOEXEC 36
+
+/* illumos's statvfs names the file system's type (f_basetype; outfile.c
+ * tells the kernel's own by it); glibc's has no such member.  The same
+ * fstatvfs symbol, called with illumos's layout. */
+#include <sys/statvfs.h>
+struct fp_illumos_statvfs {
+	unsigned long f_bsize, f_frsize;
+	unsigned long long f_blocks, f_bfree, f_bavail, f_files, f_ffree, f_favail;
+	unsigned long f_fsid;
+	char f_basetype[16];
+	unsigned long f_flag, f_namemax;
+	char f_fstr[32];
+};
+#define statvfs fp_illumos_statvfs
+#define fstatvfs(fd, sv) (fstatvfs)((fd), (void *)(sv))

@@ -241,6 +241,18 @@ expect_eq "an environment of 5 KB: the command has no child it did not make" 0 "
 got=$(raw 3 "PATH=$PATH" LD_PRELOAD=/nonexistent-a.so LD_PRELOAD=/nonexistent-b.so -- \
 	"$I" --quiet --survey=/dev/null -- sh -c 'grep -c "fastpath.so" /proc/$$/maps' 2>/dev/null)
 check "--survey, LD_PRELOAD given twice: fastpath.so loaded in the command" [ "${got:-0}" -gt 0 ]
+# 0 to 9 all open: dash opens the script at 10 and leaves it open across
+# exec (cold review 67); the command gets the descriptors env(1) gives.
+for opts in "" --quiet "--cpus 1" --survey=/dev/null; do
+	# shellcheck disable=SC2016 # the inner shell's
+	got=$( (exec 3</dev/null 4</dev/null 5</dev/null 6</dev/null 7</dev/null 8</dev/null 9</dev/null
+		# shellcheck disable=SC2086 # the options, a word each
+		"$I" $opts -- sh -c 'ls /proc/$$/fd' 2>/dev/null) | tr '\n' ' ')
+	# shellcheck disable=SC2016
+	nat=$( (exec 3</dev/null 4</dev/null 5</dev/null 6</dev/null 7</dev/null 8</dev/null 9</dev/null
+		env sh -c 'ls /proc/$$/fd') | tr '\n' ' ')
+	expect_eq "0 to 9 open, interpose ${opts%%=*}: the command's descriptors, as env(1)'s" "$nat" "$got"
+done
 # shellcheck disable=SC1003 # one backslash
 big_a=$(head -c 65000 /dev/zero | tr '\0' '\\')
 # shellcheck disable=SC2016 # the inner shell's

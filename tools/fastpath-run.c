@@ -58,7 +58,9 @@
  * for the shell to hand to --exec-args as words (fp_env_of); --exec-args
  * sets interpose's settings in it and execs COMMAND as env(1) does: not
  * found 127, any other failure 126, with the reason.  --setenv does the
- * same on its own environment.
+ * same on its own environment.  Either may follow --close N (N >= 10):
+ * that descriptor closed first (interpose's script, which dash leaves
+ * open across exec when it opened it at 10 or above).
  *
  * Not part of fastpath.so: an ordinary program, built by `make` beside it
  * and installed with it (interpose finds it the same way).
@@ -619,6 +621,16 @@ int main(int argc, char **argv)
 		return fp_records();
 	if ((argc == 3 || argc == 4) && strcmp(argv[1], "--env-of") == 0)
 		return fp_env_of(argv[2], argc == 4 ? argv[3] : NULL, false);
+	/* --close N: interpose's script, which dash leaves open across exec
+	 * where it opened it at 10 or above (interpose.in, script_fd). */
+	if (argc > 3 && strcmp(argv[1], "--close") == 0) {
+		n = strtol(argv[2], &end, 10);
+		if (*end == '\0' && n >= 10 && n < INT_MAX)
+			close((int)n);
+		argv[2] = argv[0];
+		argv += 2;
+		argc -= 2;
+	}
 	if ((argc > 4 && strcmp(argv[1], "--exec-args") == 0) || (argc > 3 && strcmp(argv[1], "--setenv") == 0))
 		fp_exec_env(argc, argv);
 	if (argc > 1 && strcmp(argv[1], "--pin") == 0)
