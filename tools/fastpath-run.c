@@ -474,31 +474,28 @@ static int fp_env_of(const char *pid, const char *argbytes, bool framed)
 	}
 	if (r < 0)
 		goto done;
-	/* the whole of it, escaped, beside the command's words and the
-	 * pointers to each, must fit in one exec, as it did natively (a
-	 * cold review: 18 entries of 60,000 newlines, E2BIG) */
+	/* each entry, escaped, one word of an exec; the whole of it beside
+	 * the command's words and the pointers to each, one exec, as it was
+	 * natively (a cold review: 18 entries of 60,000 newlines, E2BIG) */
 	{
-		size_t total = 0, words = 0;
+		size_t total = 0, esc = 0;
 		long max = sysconf(_SC_ARG_MAX);
 
-		for (i = 0; i < len; i++) {
-			total += 1 + (buf[i] == '\n' || buf[i] == FP_ENV_ESC);
-			words += buf[i] == '\0';
+		for (i = at = 0; i < len; i++) {
+			if (buf[i] != '\0') {
+				esc += buf[i] == '\n' || buf[i] == FP_ENV_ESC;
+				continue;
+			}
+			if (i - at + esc > FP_ENV_ARG_MAX)
+				goto done;
+			total += i - at + esc + 1;
+			count++;
+			esc = 0;
+			at = i + 1;
 		}
-		total += 8 * words + 2 * words + (argbytes ? strtoul(argbytes, NULL, 10) : 0) + 4096;
+		total += 10 * count + (argbytes ? strtoul(argbytes, NULL, 10) : 0) + 4096;
 		if (max > 0 && total > (size_t)max)
 			goto done;
-	}
-	for (i = at = 0; i < len; i++) {
-		size_t esc = 0;
-		if (buf[i] != '\0')
-			continue;
-		for (size_t j = at; j < i; j++)
-			esc += buf[j] == '\n' || buf[j] == FP_ENV_ESC;
-		if (i - at + esc > FP_ENV_ARG_MAX)
-			goto done;
-		count++;
-		at = i + 1;
 	}
 	if (framed)
 		fputs(FP_ENV_SEP, stdout);
