@@ -164,6 +164,20 @@ static void say_mask(const unsigned char *m, size_t n)
 		say("+%08x", (unsigned)h);
 }
 
+/* sched_setaffinity(t, sz, mp), said: the target, the size, the mask
+ * (mp NULL: a NULL pointer) and the result; the result, errno kept. */
+static int set_said(pid_t t, size_t sz, cpu_set_t *mp, const char *w, const unsigned char *m)
+{
+	int r = sched_setaffinity(t, sz, mp), e = errno;
+
+	say(" %s size=%zu%s", w, sz, mp ? "" : " NULL");
+	if (mp)
+		say_mask(m, sz);
+	say(" = %d%s", r, r < 0 ? en(e) : "");
+	errno = e;
+	return r;
+}
+
 /* In the metamorphic mode: an operation whose answer fastpath(7) gives
  * as the virtual CPUs of a real mask (another thread's mask or set, whose
  * record is that thread's own; another process's mask, the /proc status lines, a topology, a shell started with
@@ -475,12 +489,7 @@ static void run_ops(const struct op *p, int n, int from, const char *prog)
 			t = target(o->a / 8, &w, 0);
 			if ((o->a / 8) % 7 == 3 && helper_on && meta_skip("another thread's set"))
 				break;
-			r = sched_setaffinity(t, sz, mp);
-			e = errno;
-			say(" %s size=%zu%s", w, sz, mp ? "" : " NULL");
-			if (mp)
-				say_mask(m, sz);
-			say(" = %d%s", r, r < 0 ? en(e) : "");
+			r = set_said(t, sz, mp, w, m);
 			if (r == 0 && (t == 0 || t == getpid()))
 				model_take(m, sz);  /* the main thread's own */
 			break;
@@ -709,12 +718,7 @@ static void run_ops(const struct op *p, int n, int from, const char *prog)
 			}
 			draw_mask(m, o->a, o->b);
 			t = target((o->a / 8) % 2 ? 6 : 4, &w, c);
-			r = sched_setaffinity(t, sz, mp);
-			e = errno;
-			say(" %s size=%zu%s", w, sz, mp ? "" : " NULL");
-			if (mp)
-				say_mask(m, sz);
-			say(" = %d%s", r, r < 0 ? en(e) : "");
+			(void)set_said(t, sz, mp, w, m);
 			memset(m, 0xa5, BUFSZ);
 			r = sched_getaffinity(t, 128, (cpu_set_t *)m);
 			say(" get = %d%s", r, r < 0 ? en(errno) : "");

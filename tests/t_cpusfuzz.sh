@@ -32,31 +32,27 @@ fi
 real=$(getconf _NPROCESSORS_ONLN)
 last=$(printf '%s\n' "$allowed" | tr ',' '\n' | tail -n 1 | sed 's/.*-//')
 
-# share FLAGS...: one run of the fuzzer; its output in $T_TMP/run.
+# share NAME WHAT ARG...: a run of the share, which must say WHAT (a
+# pattern: "COUNT programs on N CPUs") and 0 differences.
 share() {
+	sh_name=$1 sh_count=$2
+	shift 2
 	"$CF" --so "$FASTPATH_SO" --interpose "$INTERPOSE" --seed "$SEED" "$@" >"$T_TMP/run" 2>&1
+	rc=$?
+	if [ $rc -eq 0 ] && grep -q "^cpus_fuzz: seed $SEED: $sh_count in .* 0 differences" "$T_TMP/run"; then
+		ok "$sh_name"
+	else
+		fail "$sh_name" "exit $rc: $(head -c 2000 "$T_TMP/run")"
+	fi
 }
-share --cases "$CASES"
-rc=$?
-if [ $rc -eq 0 ] && grep -q "^cpus_fuzz: seed $SEED: $CASES programs on $real CPUs in .* 0 differences" "$T_TMP/run"; then
-	ok "cpus_fuzz: $CASES programs (seed $SEED), native vs interpose --cpus $real: the same answers"
-else
-	fail "cpus_fuzz: $CASES programs (seed $SEED), native vs interpose --cpus $real: the same answers" \
-		"exit $rc: $(head -c 2000 "$T_TMP/run")"
-fi
+share "cpus_fuzz: $CASES programs (seed $SEED), native vs interpose --cpus $real: the same answers" \
+	"$CASES programs on $real CPUs" --cases "$CASES"
 for n in $((2 * real + 1)) 1; do
 	[ "$n" -ne "$real" ] || continue
-	share --cases $((CASES * 2 / 3)) --cpus "$n"
-	rc=$?
-	if [ $rc -eq 0 ] && grep -q "^cpus_fuzz: seed $SEED: [1-9][0-9]* programs on $n CPUs in .* 0 differences" "$T_TMP/run"; then
-		ok "cpus_fuzz: --cpus $n on CPUs $allowed and on CPU $last alone: one machine, as the model says"
-	else
-		fail "cpus_fuzz: --cpus $n on CPUs $allowed and on CPU $last alone: one machine, as the model says" \
-			"exit $rc: $(head -c 2000 "$T_TMP/run")"
-	fi
+	share "cpus_fuzz: --cpus $n on CPUs $allowed and on CPU $last alone: one machine, as the model says" \
+		"[1-9][0-9]* programs on $n CPUs" --cases $((CASES * 2 / 3)) --cpus "$n"
 done
 
-# Negative control: the capped side told R + 1 CPUs differs, and says so.
 "$CF" --so "$FASTPATH_SO" --seed "$SEED" --cases 5 --lie-count $((real + 1)) >"$T_TMP/liar" 2>&1
 rc=$?
 if [ $rc -eq 1 ] && grep -q '^not ok - seed ' "$T_TMP/liar" && grep -q 'shrunk to [0-9]* ops' "$T_TMP/liar"; then
