@@ -81,11 +81,11 @@ int fp_of_opendir(const char *dir, size_t dirlen, char *why, size_t whylen) FP_H
 /* name in that directory, for appending: a regular file of ours, one link. */
 int fp_of_append(const char *dir, size_t dirlen, const char *name, char *why,
                  size_t whylen) FP_HIDDEN;
-/* A new file name in dfd (O_EXCL), checked as ours: the descriptor, -1
- * (errno; EEXIST: the name is taken) or FP_OF_REFUSED. */
 /* 12 hex digits for a new file's name (13 bytes); shared: another user
  * may write the directory, so they are read from /dev/urandom. */
 void fp_of_nonce(char *hex, bool shared) FP_HIDDEN;
+/* A new file name in dfd (O_EXCL), checked as ours: the descriptor, -1
+ * (errno; EEXIST: the name is taken) or FP_OF_REFUSED. */
 int fp_of_create_named(int dfd, const char *name) FP_HIDDEN;
 /* A new file in dfd named prefix + 12 random hex digits + ".tmp" (O_EXCL). */
 int fp_of_create(int dfd, const char *prefix, char *name, size_t namelen, bool shared) FP_HIDDEN;
