@@ -232,7 +232,6 @@ int fp_of_opendir(const char *dir, size_t dirlen, char *why, size_t whylen)
 	return rc;
 }
 
-/* The file just opened is ours: regular, the effective user's, one link. */
 /* A file the kernel makes up: /proc/self/mem is regular, has one link and
  * is the user's own, and a write to it returns 0 for ever (a cold review:
  * the survey's report, sent there, spun at full CPU and never exited); a
@@ -242,11 +241,15 @@ int fp_of_opendir(const char *dir, size_t dirlen, char *why, size_t whylen)
 #if defined(FP_LINUX)
 static bool fp_of_kernel_type(uint32_t type)
 {
+	/* (numbers, not <linux/magic.h>'s names: headers older than 4.5
+	 * lack some) proc, sysfs, cgroup, cgroup2, debugfs, tracefs,
+	 * securityfs, selinuxfs, smackfs, bpf, pstore, efivarfs,
+	 * binfmt_misc, configfs, fusectl, resctrl, nfsd, rpc_pipefs,
+	 * functionfs */
 	static const uint32_t kinds[] = {
-		PROC_SUPER_MAGIC,   SYSFS_MAGIC,      CGROUP_SUPER_MAGIC, CGROUP2_SUPER_MAGIC,
-		DEBUGFS_MAGIC,      TRACEFS_MAGIC,    SECURITYFS_MAGIC,   SELINUX_MAGIC,
-		SMACK_MAGIC,        BPF_FS_MAGIC,     PSTOREFS_MAGIC,     EFIVARFS_MAGIC,
-		BINFMTFS_MAGIC,     0x62656570 /* configfs */,            0x65735543 /* fusectl */,
+		0x9fa0,     0x62656572, 0x27e0eb,   0x63677270, 0x64626720, 0x74726163, 0x73636673,
+		0xf97cff8c, 0x43415d53, 0xcafe4a11, 0x6165676c, 0xde5e81e4, 0x42494e4d, 0x62656570,
+		0x65735543, 0x7655821,  0x6e667364, 0x67596969, 0xa647361,
 	};
 	size_t i;
 
@@ -285,6 +288,8 @@ static bool fp_of_kernels(int fd)
 #endif
 }
 
+/* The file just opened is ours: regular, not the kernel's, the effective
+ * user's, one link. */
 static int fp_of_file_ok(int fd, char *why, size_t whylen)
 {
 	struct fp_buf b = { why, 0, whylen };

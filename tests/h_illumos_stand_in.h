@@ -31,7 +31,9 @@ int memcntl(void *, size_t, int, void *, int, int);
 
 /* illumos's statvfs names the file system's type (f_basetype; outfile.c
  * tells the kernel's own by it); glibc's has no such member.  The same
- * fstatvfs symbol, called with illumos's layout. */
+ * fstatvfs symbol and illumos's member names, for the compile and the
+ * link of these checks only: glibc fills in its own layout, so the
+ * branch is never run here (the sysroots' headers have the real one). */
 #include <sys/statvfs.h>
 struct fp_illumos_statvfs {
 	unsigned long f_bsize, f_frsize;

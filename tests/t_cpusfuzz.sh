@@ -53,6 +53,7 @@ for n in $((2 * real + 1)) 1; do
 		"[1-9][0-9]* programs on $n CPUs" --cases $((CASES * 2 / 3)) --cpus "$n"
 done
 
+# Negative control: the capped side told R + 1 CPUs differs, and says so.
 "$CF" --so "$FASTPATH_SO" --seed "$SEED" --cases 5 --lie-count $((real + 1)) >"$T_TMP/liar" 2>&1
 rc=$?
 if [ $rc -eq 1 ] && grep -q '^not ok - seed ' "$T_TMP/liar" && grep -q 'shrunk to [0-9]* ops' "$T_TMP/liar"; then

@@ -160,19 +160,22 @@ for opts in "" --quiet "--cpus 3" "--stats=$T_TMP/st.log" --tz "--cpus 1 --pin" 
 	expect_eq "interpose ${opts%%=*}: the $# names its script assigns reach the command as given" "$nat" "$got"
 done
 set --
-# bash as /bin/sh (cold review 67): generated, a function exported for
-# every word of the script that could name a command, BASHOPTS that change
-# how it matches and globs, FUNCNEST=1.  The command runs and sees the
-# environment as given, also where it gets the shell's (an entry over
-# 120 KiB), FUNCNEST included.
+# bash as /bin/sh (cold reviews 67, 68): generated, a function exported
+# for every word of the script that could name a command, and [, BASHOPTS
+# that change how it matches, globs and execs, FUNCNEST=1.  The command
+# runs and sees the environment as given; also where it gets the shell's
+# (an entry over 120 KiB): the functions, the options turned off and
+# FUNCNEST as they were (BASHOPTS lists bash's options as sh too, as any
+# script of bash as sh passes them on); execfail given back does not run the survey after a failed
+# exec; and an exported BASH_VERSION does not make dash bash.
 if bash_sh=$(command -v bash); then
 	mkdir -p "$T_TMP/bashsh"
 	ln -sf "$bash_sh" "$T_TMP/bashsh/sh"
-	for w in $(grep -v '^[[:space:]]*#' "$TOP/interpose.in" | grep -o '\b[a-z][a-z0-9_]*\b' | sort -u |
+	for w in '[' $(grep -v '^[[:space:]]*#' "$TOP/interpose.in" | grep -o '\b[a-z][a-z0-9_]*\b' | sort -u |
 		grep -vxE 'case|do|done|elif|else|esac|fi|for|if|in|then|until|while|function|select|time|break|continue|eval|exec|exit|export|readonly|return|set|shift|times|trap|unset'); do
 		set -- "$@" "BASH_FUNC_$w%%=() { echo hijacked $w >&2; exit 99; }"
 	done
-	set -- "$@" FUNCNEST=1 BASHOPTS=nocasematch:failglob:nullglob:xpg_echo:extglob PATH="$PATH"
+	set -- "$@" FUNCNEST=1 BASHOPTS=nocasematch:failglob:nullglob:xpg_echo:extglob:execfail:lastpipe PATH="$PATH"
 	for opts in "" --quiet "--cpus 1" "--survey=/dev/null"; do
 		# shellcheck disable=SC2086 # the options, a word each
 		got=$(env -i "$@" "$T_TMP/bashsh/sh" "$I" $opts -- /usr/bin/env 2>"$T_TMP/err" | grep -v -e '^LD_PRELOAD=' -e '^FASTPATH_' -e '^OMP_NUM_THREADS=' -e '^GOMAXPROCS=')
@@ -180,12 +183,25 @@ if bash_sh=$(command -v bash); then
 		expect_eq "bash as sh, interpose ${opts%%=*}: $# functions, BASHOPTS, FUNCNEST=1: the command runs, its environment as given" \
 			"$nat" "$got$(grep -h hijacked "$T_TMP/err")"
 	done
-	big_a=$(head -c 125000 /dev/zero | tr '\0' a)
-	# shellcheck disable=SC2016 # the inner shell's
-	got=$(env -i "$@" A="$big_a" "$T_TMP/bashsh/sh" "$I" -- /bin/sh -c 'echo ${#A} $FUNCNEST' 2>"$T_TMP/err")
-	expect_eq "bash as sh, the shell's environment (an entry over 120 KiB): the command runs, FUNCNEST=1 kept" \
-		"125000 1" "$got$(grep -h hijacked "$T_TMP/err")"
 	set --
+	big_a=$(head -c 125000 /dev/zero | tr '\0' a)
+	fx='BASH_FUNC_myfn%%=() { echo myfn ran; }'
+	# shellcheck disable=SC2016 # the inner shell's
+	cmd='myfn; echo "$FUNCNEST"; shopt nocasematch execfail'
+	nat=$(env -i PATH="$PATH" A="$big_a" "$fx" FUNCNEST=3 BASHOPTS=nocasematch:execfail \
+		"$bash_sh" -c "$cmd")
+	for opts in "" "--survey=/dev/null"; do
+		# shellcheck disable=SC2086 # the options, a word each
+		got=$(env -i PATH="$PATH" A="$big_a" "$fx" FUNCNEST=3 BASHOPTS=nocasematch:execfail \
+			"$T_TMP/bashsh/sh" "$I" $opts -- "$bash_sh" -c "$cmd" 2>/dev/null)
+		expect_eq "bash as sh, interpose ${opts%%=*}, the shell's environment: the caller's function, BASHOPTS and FUNCNEST given back ($nat)" \
+			"$nat" "$got"
+	done
+	env -i PATH="$PATH" A="$big_a" BASHOPTS=execfail "$T_TMP/bashsh/sh" "$I" -- "$T_TMP/no-such-cmd" 2>"$T_TMP/err"
+	expect_eq "bash as sh, execfail, the shell's environment, a missing command: 127, our line and the shell's, no survey" \
+		"127 2" "$? $(wc -l <"$T_TMP/err" | tr -d ' ')"
+	got=$(BASH_VERSION=5.2 BASHOPTS=nocasematch "$I" --quiet -- /bin/echo ran 2>&1)
+	expect_eq "dash with BASH_VERSION exported: not bash, nothing said" "ran" "$got"
 else
 	skip "bash as /bin/sh: exported functions, BASHOPTS, FUNCNEST" "no bash here"
 fi
@@ -241,18 +257,61 @@ expect_eq "an environment of 5 KB: the command has no child it did not make" 0 "
 got=$(raw 3 "PATH=$PATH" LD_PRELOAD=/nonexistent-a.so LD_PRELOAD=/nonexistent-b.so -- \
 	"$I" --quiet --survey=/dev/null -- sh -c 'grep -c "fastpath.so" /proc/$$/maps' 2>/dev/null)
 check "--survey, LD_PRELOAD given twice: fastpath.so loaded in the command" [ "${got:-0}" -gt 0 ]
-# 0 to 9 all open: dash opens the script at 10 and leaves it open across
-# exec (cold review 67); the command gets the descriptors env(1) gives.
-for opts in "" --quiet "--cpus 1" --survey=/dev/null; do
+# The script's descriptor (cold reviews 67, 68): with 0 to 9 all open,
+# dash opens it at 10 and leaves it open across exec; bash with standard
+# error closed keeps it at 2.  The command gets the descriptors env(1)
+# gives, a caller's own descriptor on the script included: on the plain
+# path, under --survey, where the command gets the shell's environment,
+# with 0 to 63 open.
+if bash_sh=$(command -v bash); then
+	# with_fds N... -- CMD...: CMD with /dev/null open on each N (N=PATH:
+	# PATH; A-B: each of A to B), by bash, which takes more than one digit
+	with_fds() {
+		# shellcheck disable=SC2016 # bash's own
+		"$bash_sh" -c 'while [ "$1" != -- ]; do
+			case $1 in
+			*=*) eval "exec ${1%%=*}<\"\${1#*=}\"" ;;
+			*-*) for ((n = ${1%-*}; n <= ${1#*-}; n++)); do eval "exec $n</dev/null"; done ;;
+			*) eval "exec $1</dev/null" ;;
+			esac
+			shift
+		done
+		shift
+		exec "$@"' with_fds "$@"
+	}
 	# shellcheck disable=SC2016 # the inner shell's
-	got=$( (exec 3</dev/null 4</dev/null 5</dev/null 6</dev/null 7</dev/null 8</dev/null 9</dev/null
-		# shellcheck disable=SC2086 # the options, a word each
-		"$I" $opts -- sh -c 'ls /proc/$$/fd' 2>/dev/null) | tr '\n' ' ')
-	# shellcheck disable=SC2016
-	nat=$( (exec 3</dev/null 4</dev/null 5</dev/null 6</dev/null 7</dev/null 8</dev/null 9</dev/null
-		env sh -c 'ls /proc/$$/fd') | tr '\n' ' ')
-	expect_eq "0 to 9 open, interpose ${opts%%=*}: the command's descriptors, as env(1)'s" "$nat" "$got"
-done
+	lsfd='ls -l /proc/$$/fd >"$0"'
+	# fds_of: the listing with_fds's command wrote, as "N>target" words
+	fds_of() {
+		awk 'NR > 1 { print $(NF - 2) ">" $NF }' "$T_TMP/fdl" | sed 's/:\[[0-9]*\]//' | sort | tr '\n' ' '
+	}
+	big_a=$(head -c 125000 /dev/zero | tr '\0' a)
+	shell_env=", the shell's environment"
+	for fds in 3-9 "3-9 10=$TOP/interpose" "4-9 10=$TOP/interpose" 3-63; do
+		for opts in "" --quiet "--cpus 1" --survey=/dev/null; do
+			for a in "" "$big_a"; do
+				# shellcheck disable=SC2086 # the descriptors, the options, a word each
+				with_fds $fds -- env sh -c "$lsfd" "$T_TMP/fdl" 2>/dev/null
+				nat=$(fds_of)
+				# shellcheck disable=SC2086
+				A=$a with_fds $fds -- "$I" $opts -- sh -c "$lsfd" "$T_TMP/fdl" 2>/dev/null
+				expect_eq "open: $fds, interpose ${opts%%=*}${a:+$shell_env}: the command's descriptors, as env(1)'s" \
+					"$nat" "$(fds_of)"
+			done
+		done
+	done
+	env sh -c "$lsfd" "$T_TMP/fdl" 2>&-
+	nat=$(fds_of)
+	"$T_TMP/bashsh/sh" "$I" --quiet -- sh -c "$lsfd" "$T_TMP/fdl" 2>&-
+	expect_eq "bash as sh, standard error closed: the command's descriptors, as env(1)'s" "$nat" "$(fds_of)"
+else
+	skip "the script's descriptor left open" "no bash here to open descriptors past 9"
+fi
+# FASTPATH_DISABLE with 60,000 escaped newlines, --no-urandom: added by
+# fastpath-run (cold review 68: the shell's unescaping took 20 s).
+nls=$(head -c 60000 /dev/zero | tr '\0' '\n'; echo x)
+got=$(FASTPATH_DISABLE="$nls" timeout 20 "$I" --quiet --no-urandom -- /bin/sh -c 'printf %s "$FASTPATH_DISABLE" | wc -c' 2>/dev/null)
+expect_eq "FASTPATH_DISABLE of 60,000 newlines, --no-urandom: added to it, at once" 60009 "$got"
 # shellcheck disable=SC1003 # one backslash
 big_a=$(head -c 65000 /dev/zero | tr '\0' '\\')
 # shellcheck disable=SC2016 # the inner shell's

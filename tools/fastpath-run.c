@@ -58,9 +58,10 @@
  * for the shell to hand to --exec-args as words (fp_env_of); --exec-args
  * sets interpose's settings in it and execs COMMAND as env(1) does: not
  * found 127, any other failure 126, with the reason.  --setenv does the
- * same on its own environment.  Either may follow --close N (N >= 10):
- * that descriptor closed first (interpose's script, which dash leaves
- * open across exec when it opened it at 10 or above).
+ * same on its own environment.  Either, and the survey's start, may
+ * follow --close N: that descriptor closed first (interpose's script,
+ * which dash leaves open across exec when it opened it at 10 or above,
+ * bash at 2 where standard error was closed).
  *
  * Not part of fastpath.so: an ordinary program, built by `make` beside it
  * and installed with it (interpose finds it the same way).
@@ -519,11 +520,16 @@ done:
 
 /* The first entry of NAME=VALUE's name in env[0..k) replaced by it, any
  * later one dropped (the loader takes the last LD_PRELOAD, getenv the
- * first), else it added; the new count. */
+ * first), else it added; the new count.  NAME+=VALUE adds VALUE to that
+ * first entry's value, after a comma where it has one (interpose's --no-*
+ * on FASTPATH_DISABLE, which fastpath.so reads from the first entry: cold
+ * review 67). */
 static size_t fp_env_put(char **env, size_t k, char *nv)
 {
 	size_t l = strcspn(nv, "="), first = k, i, j;
+	bool add = l > 0 && nv[l] == '=' && nv[l - 1] == '+';
 
+	l -= add;
 	for (i = j = 0; i < k; i++) {
 		if (strncmp(env[i], nv, l) == 0 && env[i][l] == '=') {
 			if (first < k)
@@ -531,6 +537,15 @@ static size_t fp_env_put(char **env, size_t k, char *nv)
 			first = j;
 		}
 		env[j++] = env[i];
+	}
+	if (add) {
+		const char *had = first < j ? env[first] + l + 1 : "";
+		char *e = malloc(l + strlen(had) + strlen(nv + l + 2) + 3);
+
+		if (!e)
+			fp_die(NULL, "malloc", errno, 125);
+		sprintf(e, "%.*s=%s%s%s", (int)l, nv, had, *had ? "," : "", nv + l + 2);
+		nv = e;
 	}
 	if (first < j)
 		env[first] = nv;
@@ -619,10 +634,11 @@ int main(int argc, char **argv)
 	if ((argc == 3 || argc == 4) && strcmp(argv[1], "--env-of") == 0)
 		return fp_env_of(argv[2], argc == 4 ? argv[3] : NULL, false);
 	/* --close N: interpose's script, which dash leaves open across exec
-	 * where it opened it at 10 or above (interpose.in, script_fd). */
+	 * where it opened it at 10 or above, bash at 2 (interpose.in,
+	 * script_fd). */
 	if (argc > 3 && strcmp(argv[1], "--close") == 0) {
 		n = strtol(argv[2], &end, 10);
-		if (*end == '\0' && n >= 10 && n < INT_MAX)
+		if (*end == '\0' && n >= 0 && n < INT_MAX)
 			close((int)n);
 		argv[2] = argv[0];
 		argv += 2;
