@@ -499,16 +499,26 @@ suggest: nothing to mitigate" "$(tail -n 2 "$T_TMP/rep")"
 		unreadable "a record owned by another user (not root): unreadable" 1
 		# A process that changed user (setpriv, a daemon's setuid):
 		# its first record in root's directory, its later ones in
-		# its new user's subdirectory.  The last written is read.
+		# its new user's subdirectory; or a record that user wrote
+		# under the pid of root's process (cold review 69: its
+		# later now_s replaced root's, and the report suggested from
+		# its counts).  Root's is read; two in subdirectories, the
+		# last.
 		fresh
 		rec "$T_TMP/m/5.rec" state running now_s 2.0
 		mkdir -m 700 "$T_TMP/m/65534"
 		rec "$T_TMP/m/65534/5.rec" prog q now_s 3.0 getrandom.calls 7 getrandom.ns 7000
 		chown -R 65534 "$T_TMP/m/65534"
 		report
-		expect_eq "one pid in root's directory and in a user's subdirectory: the later record read, the earlier passed over" \
-			"processes: 1 recorded|q|(1 earlier record(s) of a process that changed user passed over: its last one is read)|0" \
-			"$(sed -n 's/^\(processes: [0-9]* recorded\).*/\1/p' "$T_TMP/rep")|$(awk '$1 == 5 { print $2 }' "$T_TMP/rep")|$(grep '^(' "$T_TMP/rep")|$(grep -c running "$T_TMP/rep")"
+		expect_eq "one pid in root's directory and in a user's subdirectory: root's read, the user's passed over" \
+			"processes: 1 recorded|p|(1 other record(s) of a pid passed over, a process that changed user or one written under its pid: the one in the directory is read, else the last)|1|1" \
+			"$(sed -n 's/^\(processes: [0-9]* recorded\).*/\1/p' "$T_TMP/rep")|$(awk '$1 == 5 { print $2 }' "$T_TMP/rep")|$(grep '^(' "$T_TMP/rep")|$(grep -c running "$T_TMP/rep")|$(grep -c '^suggest: nothing to mitigate' "$T_TMP/rep")"
+		rm "$T_TMP/m/5.rec"
+		mkdir -m 700 "$T_TMP/m/65533"
+		rec "$T_TMP/m/65533/5.rec" prog r now_s 2.5
+		chown -R 65533 "$T_TMP/m/65533"
+		report
+		expect_eq "one pid in two users' subdirectories: the later read" "q" "$(awk '$1 == 5 { print $2 }' "$T_TMP/rep")"
 	else
 		skip "a record owned by another user" "not root, or no user nobody: cannot make one"
 	fi
