@@ -315,6 +315,20 @@ else fail "killed: missing record not counted" "$(head -n 3 "$T_TMP/rep")"; fi
 expect_eq "--survey: the command's exit status" 3 $?
 "$INTERPOSE" --survey sh -c 'kill -TERM $$' 2>"$T_TMP/rep"
 expect_eq "--survey: 128+signal" 143 $?
+# The caller ignores the signal the command dies of (cold review 69: a
+# shell cannot give its default action back, 143 where natively the
+# caller saw death by SIGTERM): the caller sees the death, as natively.
+if [ -n "$PYTHON" ]; then
+	# shellcheck disable=SC2016 # python's own text
+	got=$("$PYTHON" -c '
+import signal, subprocess, sys
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+cmd = [sys.executable, "-c", "import os, signal; signal.signal(signal.SIGTERM, signal.SIG_DFL); os.kill(os.getpid(), signal.SIGTERM)"]
+print(subprocess.run(cmd).returncode, subprocess.run([sys.argv[1], "--survey=/dev/null", "--"] + cmd).returncode)' "$INTERPOSE")
+	expect_eq "--survey, SIGTERM ignored by the caller, the command dies of it: death by SIGTERM, as natively" "-15 -15" "$got"
+else
+	skip "--survey, a signal the caller ignores" "no python3 to ignore it and read a death by signal"
+fi
 "$INTERPOSE" --survey=/dev/null sleep 30 &
 ip=$!
 # Sent once interpose, exec'd into fastpath-run (same pid), has forked the

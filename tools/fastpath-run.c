@@ -44,6 +44,11 @@
  * interpose --survey-report's reader: the record names on stdin, each
  * opened safely and its lines passed on after its name (fp_records).
  *
+ *   fastpath-run --die-of SIGNAL
+ *
+ * interpose --survey's end: dies of SIGNAL, the command's, its default
+ * action given back (a shell cannot where it was ignored at its start).
+ *
  *   fastpath-run --env-of PID [ARGBYTES]
  *   fastpath-run --exec-args COUNT ENTRY... [NAME=VALUE]... -- COMMAND [ARG]...
  *   fastpath-run --setenv [NAME=VALUE]... -- COMMAND [ARG]...
@@ -631,6 +636,14 @@ int main(int argc, char **argv)
 
 	if (argc == 2 && strcmp(argv[1], "--records") == 0)
 		return fp_records();
+	/* interpose --survey's end: die of the command's signal, with its
+	 * default action given back (a shell cannot, where it was ignored) */
+	if (argc == 3 && strcmp(argv[1], "--die-of") == 0) {
+		n = strtol(argv[2], &end, 10);
+		if (*end || n <= 0 || n >= NSIG)
+			fp_die("usage: fastpath-run --die-of SIGNAL", NULL, 0, 125);
+		fp_end_like((int)n);
+	}
 	if ((argc == 3 || argc == 4) && strcmp(argv[1], "--env-of") == 0)
 		return fp_env_of(argv[2], argc == 4 ? argv[3] : NULL, false);
 	/* --close N: interpose's script, which dash leaves open across exec
