@@ -343,6 +343,17 @@ wait_for 60 "interpose's TERM forwarding" trapped
 kill -TERM "$ip"
 wait "$ip"
 expect_eq "--survey: SIGTERM forwarded to the command" 143 $?
+# And what supervisors send besides (cold review 69: runit's ALRM killed
+# the starter, and the command with it; nginx's WINCH vanished).
+for sig in ALRM WINCH USR2; do
+	# shellcheck disable=SC2016 # the inner shell's
+	"$INTERPOSE" --survey=/dev/null -- sh -c 'trap "kill \$!; exit 7" '"$sig"'; sleep 30 & wait' &
+	ip=$!
+	wait_for 60 "interpose's $sig forwarding" trapped
+	kill -s "$sig" "$ip"
+	wait "$ip"
+	expect_eq "--survey: SIG$sig forwarded to the command (it traps it, exit 7)" 7 $?
+done
 "$INTERPOSE" --survey="$T_TMP/rep" true
 expect_eq "--survey=FILE: the report in FILE, last line" "suggest: nothing to mitigate" "$(tail -n 1 "$T_TMP/rep")"
 "$INTERPOSE" --survey ls -l / >/dev/null 2>"$T_TMP/rep"

@@ -168,9 +168,18 @@ static int fp_report_open(const char *path)
 	return fd;
 }
 
-/* What `interpose --survey` forwarded as a shell (HUP, INT, TERM), and the
- * other signals a supervisor commonly sends to a command's pid. */
-static const int fp_fwd[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2 };
+/* What `interpose --survey` forwarded as a shell (HUP, INT, TERM), the
+ * other signals a supervisor may send to a command's pid (runit's and
+ * s6's ALRM, nginx's and apache's WINCH: a cold review), and the
+ * realtime ones.  Not the stops nor CONT (this process cannot stop for
+ * the command), nor PIPE (this process's own writes would meet EPIPE
+ * instead of their death), nor the faults. */
+static const int fp_fwd[] = { SIGHUP,  SIGINT,  SIGQUIT,   SIGTERM, SIGUSR1, SIGUSR2, SIGALRM,
+	                      SIGWINCH, SIGURG, SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ,
+#ifdef SIGPWR
+	                      SIGPWR,
+#endif
+};
 #define FP_NFWD (sizeof fp_fwd / sizeof fp_fwd[0])
 
 __attribute__((noreturn)) static void fp_die(const char *what, const char *arg, int err, int status)
@@ -696,11 +705,12 @@ int main(int argc, char **argv)
 	sigaddset(&set, SIGCHLD);
 	/* A signal the caller ignores stays ignored for the command: nothing
 	 * to forward. */
-	for (i = 0; i < FP_NFWD; i++) {
+	for (i = 0; i < FP_NFWD + (size_t)(SIGRTMAX - SIGRTMIN + 1); i++) {
+		int sig = i < FP_NFWD ? fp_fwd[i] : SIGRTMIN + (int)(i - FP_NFWD);
 		struct sigaction sa;
 
-		if (sigaction(fp_fwd[i], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN)
-			sigaddset(&set, fp_fwd[i]);
+		if (sigaction(sig, NULL, &sa) == 0 && sa.sa_handler != SIG_IGN)
+			sigaddset(&set, sig);
 	}
 	sigprocmask(SIG_BLOCK, &set, &orig);
 	child = fork();
