@@ -311,6 +311,12 @@ if grep -q '1 left no record' "$T_TMP/rep"; then ok "killed: the report counts i
 else fail "killed: missing record not counted" "$(head -n 3 "$T_TMP/rep")"; fi
 
 # --- interpose --survey ---------------------------------------------------
+# A worker killed before it wrote its record: nothing found is said of
+# what was recorded only (cold review 69: "nothing to mitigate").
+# shellcheck disable=SC2016 # the inner shell's
+"$INTERPOSE" --survey sh -c 'sh -c "kill -9 \$\$"; :' 2>"$T_TMP/rep"
+expect_eq "--survey, a worker killed: nothing to mitigate in what was recorded" \
+	"suggest: nothing to mitigate in what was recorded (1 process(es) left no record)" "$(tail -n 1 "$T_TMP/rep")"
 "$INTERPOSE" --survey sh -c 'exit 3' 2>"$T_TMP/rep"
 expect_eq "--survey: the command's exit status" 3 $?
 "$INTERPOSE" --survey sh -c 'kill -TERM $$' 2>"$T_TMP/rep"

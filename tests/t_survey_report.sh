@@ -238,14 +238,14 @@ suggest: interpose --getrandom -- p ..." "$(tail -n 3 "$T_TMP/rep")"
 	report
 	expect_eq "cpus rule: fork flat: a note, no --cpus" \
 		"note: the program sized a pool of 128 from the CPU count, but fork time did not grow with live threads here: no --cpus
-suggest: nothing to mitigate" "$(tail -n 2 "$T_TMP/rep")"
+suggest: nothing to mitigate in what was recorded (1004 process(es) left no record)" "$(tail -n 2 "$T_TMP/rep")"
 	# Fork grew, too little to be worth a cap: said so (a CI run under
 	# ubsan: nothing was said of the pool).
 	pool "$T_TMP/m/100.rec" 4 4000000 2 20000000 prog pool cpus.q_sysconf 1 cpus.a_sysconf 128
 	report
 	expect_eq "cpus rule: fork grows, too little to be worth it: a note, no --cpus" \
 		"note: the program sized a pool of 128 from the CPU count, and fork took 1.0 ms with 1 threads alive but 10.0 ms with 128-255, yet capped at 1 it would save only ~0.1 ms: no --cpus
-suggest: nothing to mitigate" "$(tail -n 2 "$T_TMP/rep")"
+suggest: nothing to mitigate in what was recorded (6 process(es) left no record)" "$(tail -n 2 "$T_TMP/rep")"
 	# Generated: 40 pools of 8 to 256 threads sized from the count, forks
 	# in 1 to 5 buckets of random counts and times (seeded): every report
 	# speaks of the pool, in a reason or a note (the class of the report
@@ -279,10 +279,10 @@ suggest: nothing to mitigate" "$(tail -n 2 "$T_TMP/rep")"
 	expect_eq "cpus rule: a pool that never forks: nothing, no note" "suggest: nothing to mitigate" "$(tail -n 2 "$T_TMP/rep" | grep -v '^$')"
 	pool "$T_TMP/m/100.rec" 4 4000000 1000 500000000000 cpus.q_sysconf 1 cpus.a_sysconf 1
 	report
-	expect_eq "cpus rule: told one CPU: no pool sized from the count" "suggest: nothing to mitigate" "$(last)"
+	expect_eq "cpus rule: told one CPU: no pool sized from the count" "suggest: nothing to mitigate in what was recorded (1004 process(es) left no record)" "$(last)"
 	pool "$T_TMP/m/100.rec" 4 4000000 1000 500000000000 cpus.q_sysconf 1 cpus.a_sysconf 256
 	report
-	expect_eq "cpus rule: fewer threads than it was told: no pool" "suggest: nothing to mitigate" "$(last)"
+	expect_eq "cpus rule: fewer threads than it was told: no pool" "suggest: nothing to mitigate in what was recorded (1004 process(es) left no record)" "$(last)"
 	# Forks at 1 thread that took no time (issue 29: the rule never ended).
 	rec "$T_TMP/m/100.rec" cpus.q_sysconf 1 cpus.a_sysconf 4 cpus.threads 4 cpus.threads_max 5 \
 		cpus.forks 3 cpus.fork_t1 1 cpus.fork_t1_ns 0 cpus.fork_t4 2 cpus.fork_t4_ns 2000000
@@ -300,7 +300,7 @@ suggest: nothing to mitigate" "$(tail -n 2 "$T_TMP/rep")"
 	report
 	expect_eq "cpus rule: a cap above the count told (2) is never suggested" \
 		"note: fork time grew, but not with the pool of 2 sized from the CPU count: no --cpus
-suggest: nothing to mitigate" "$(tail -n 2 "$T_TMP/rep")"
+suggest: nothing to mitigate in what was recorded (2004 process(es) left no record)" "$(tail -n 2 "$T_TMP/rep")"
 	# The pool's maker asked itself; a child (nproc) was told the same count.
 	fresh
 	pool "$T_TMP/m/100.rec" 4 4000000 1000 500000000000 prog mono cpus.q_sched_getaffinity 1 \
@@ -334,7 +334,7 @@ suggest: nothing to mitigate" "$(tail -n 2 "$T_TMP/rep")"
 	rec "$T_TMP/m/103.rec" prog grep ppid 101 cpus.q_files 1 cpus.a_files 128
 	pool "$T_TMP/m/104.rec" 4 4000000 1000 500000000000 prog pooln ppid 102
 	report
-	expect_eq "cpus rule: a cousin's threads are not a pool of that count" "suggest: nothing to mitigate" "$(last)"
+	expect_eq "cpus rule: a cousin's threads are not a pool of that count" "suggest: nothing to mitigate in what was recorded (1004 process(es) left no record)" "$(last)"
 
 	# ---- processes ----------------------------------------------------------
 	fresh
