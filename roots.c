@@ -271,8 +271,10 @@ FP_EXPORT int prctl(int option, ...)
 	c = va_arg(ap, unsigned long);
 	d = va_arg(ap, unsigned long);
 	va_end(ap);
-	if (fp_unlikely(option == PR_SET_SECCOMP))
+	if (fp_unlikely(option == PR_SET_SECCOMP)) {
+		fp_survey_sandboxed();
 		FP_SEALED(false, FP_RSYS(prctl, SYS_prctl, option, a, b, c, d));
+	}
 	return FP_RSYS(prctl, SYS_prctl, option, a, b, c, d);
 }
 
@@ -394,6 +396,26 @@ int fp_roots_nr(long nr, long a)
 	}
 }
 
+/* Whether a sealed call of fp_roots_nr's is a sandbox: seccomp's (by
+ * prctl or its own call) or Landlock's. */
+static bool fp_roots_sandbox(long nr)
+{
+	(void)nr;
+#ifdef SYS_landlock_restrict_self
+	if (nr == SYS_landlock_restrict_self)
+		return true;
+#endif
+#ifdef SYS_prctl
+	if (nr == SYS_prctl)
+		return true;
+#endif
+#ifdef SYS_seccomp
+	if (nr == SYS_seccomp)
+		return true;
+#endif
+	return false;
+}
+
 /* As the functions above, for a kind fp_roots_nr gave: the unsharing
  * hooks first for unshare, errno the call's. */
 long fp_roots_call(int kind, long (*real)(long, ...), long nr, long a, long b, long c, long d,
@@ -406,6 +428,10 @@ long fp_roots_call(int kind, long (*real)(long, ...), long nr, long a, long b, l
 	if (nr == SYS_unshare)
 		fp_roots_unsharing((int)a);
 #endif
+	/* (a sandbox: the calls of ids, capabilities and roots leave the
+	 * survey its files) */
+	if (kind == FP_ROOTS_SEAL && fp_roots_sandbox(nr))
+		fp_survey_sandboxed();
 	fp_roots_seal(false);
 	r = real(nr, a, b, c, d, e, f);
 	err = errno;

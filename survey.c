@@ -372,6 +372,15 @@ FP_STARTUP_TEXT void fp_survey_final(void)
 		atomic_store(&fp_sv.busy, 0);
 }
 
+void fp_survey_sandboxed(void)
+{
+	if (atomic_load(&fp_init_state) != FP_INIT_DONE || !fp_cfg.survey)
+		return;
+	fp_survey_final();
+	/* (a plain flag every surveyed path reads: set once, never back) */
+	__atomic_store_n(&fp_cfg.survey, false, __ATOMIC_RELAXED);
+}
+
 void fp_sv_spawned(void)
 {
 	if (atomic_load(&fp_init_state) == FP_INIT_DONE && fp_cfg.survey)

@@ -41,7 +41,7 @@ AS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-point
 TESTSAN=-fno-sanitize=nonnull-attribute
 W="-Wall -Wextra -Werror"
 SRCS="$(echo ./*.c)"
-PROGS="prog_survey_jump prog_urandom prog_urandom_limit prog_urandom_kin prog_syscall prog_urandom_fortify prog_urandom_stress prog_urandom_closed prog_urandom_exec prog_urandom_seen prog_urandom_core
+PROGS="prog_survey_jump prog_seccomp_exit prog_urandom prog_urandom_limit prog_urandom_kin prog_syscall prog_urandom_fortify prog_urandom_stress prog_urandom_closed prog_urandom_exec prog_urandom_seen prog_urandom_core
 	prog_readlink_oracle prog_readlink_fortify prog_readlink_hold prog_readlink_lister prog_early
 	prog_cpus prog_cpus_fortify prog_robust prog_children prog_pooln prog_vfork prog_urandom_stall prog_urandom_seccomp
 	prog_watchdog prog_localtime prog_firstcall prog_urandom_forkrace prog_sandbox"
