@@ -661,7 +661,7 @@ static inline bool ur_surveyed(int fd)
 }
 void ur_sv_opened(uint64_t t0, int fd, int flags) FP_HIDDEN;
 void ur_sv_forget(int fd) FP_HIDDEN;
-void ur_sv_read(uint64_t t0, size_t n, ssize_t r) FP_HIDDEN;
+void ur_sv_read(uint64_t t0, size_t n) FP_HIDDEN;
 void ur_sv_closed(uint64_t t0) FP_HIDDEN;
 void ur_sv_getrandom(uint64_t t0, long r) FP_HIDDEN;
 

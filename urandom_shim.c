@@ -221,7 +221,7 @@ FP_EXPORT ssize_t read(int fd, void *buf, size_t n)
 	if (fp_unlikely(ur_surveyed(fd))) {
 		ssize_t r;
 
-		UR_SV_TIMED(r, UR_REAL(read)(fd, buf, n), ur_sv_read, n, r);
+		UR_SV_TIMED(r, UR_REAL(read)(fd, buf, n), ur_sv_read, n);
 		return r;
 	}
 	return UR_REAL(read)(fd, buf, n);
@@ -240,7 +240,7 @@ FP_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
 	if (fp_unlikely(ur_surveyed(fd)) && n <= buflen) {
 		ssize_t r;
 
-		UR_SV_TIMED(r, UR_REAL(__read_chk)(fd, buf, n, buflen), ur_sv_read, n, r);
+		UR_SV_TIMED(r, UR_REAL(__read_chk)(fd, buf, n, buflen), ur_sv_read, n);
 		return r;
 	}
 	return UR_REAL(__read_chk)(fd, buf, n, buflen);
@@ -262,7 +262,7 @@ FP_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
 			return ur_read(fd, buf, n);                          \
 		if (fp_unlikely(ur_surveyed(fd)) && UR_POS_OK(off, n)) {     \
 			ssize_t r_;                                          \
-			UR_SV_TIMED(r_, UR_REAL(name)(fd, buf, n, off), ur_sv_read, n, r_); \
+			UR_SV_TIMED(r_, UR_REAL(name)(fd, buf, n, off), ur_sv_read, n); \
 			return r_;                                           \
 		}                                                            \
 		fp_cpus_pread_at(fd, off); /* procfs makes it afresh */      \

@@ -265,12 +265,11 @@ void ur_sv_forget(int fd)
 		atomic_store(&ur_sv_cells[fd], 0);
 }
 
-void ur_sv_read(uint64_t t0, size_t n, ssize_t r)
+void ur_sv_read(uint64_t t0, size_t n)
 {
 	unsigned k = n <= 16 ? UR_S_READ16 : n <= 64 ? UR_S_READ64 : n <= 256 ? UR_S_READ256 :
 	             n <= UR_SERVE_MAX ? UR_S_READ4096 : UR_S_READBIG;
 
-	(void)r;
 	ur_sv_done(k, k == UR_S_READBIG ? UR_S_READBIG_NS : UR_S_READ_NS, t0);
 }
 
