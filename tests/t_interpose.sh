@@ -310,6 +310,7 @@ fi
 # FASTPATH_DISABLE with 60,000 escaped newlines, --no-urandom: added by
 # fastpath-run (cold review 68: the shell's unescaping took 20 s).
 nls=$(head -c 60000 /dev/zero | tr '\0' '\n'; echo x)
+# shellcheck disable=SC2016 # the inner shell's
 got=$(FASTPATH_DISABLE="$nls" timeout 20 "$I" --quiet --no-urandom -- /bin/sh -c 'printf %s "$FASTPATH_DISABLE" | wc -c' 2>/dev/null)
 expect_eq "FASTPATH_DISABLE of 60,000 newlines, --no-urandom: added to it, at once" 60009 "$got"
 # shellcheck disable=SC1003 # one backslash
