@@ -72,11 +72,14 @@ void fp_sv_exec(int step) FP_HIDDEN;
 void fp_survey_start(void) FP_HIDDEN;
 void fp_survey_child(void) FP_HIDDEN;
 void fp_survey_final(void) FP_HIDDEN;
-/* Before a seccomp filter or a Landlock ruleset (roots.c): the record
- * written now, and the survey over in this image and its fork children,
- * its calls passed through: after it, a call of ours to write a record
- * or to time a stat may be refused or kill the program (a cold review:
- * SIGSYS at exit, where natively the program exited 0). */
+/* Around a seccomp filter or a Landlock ruleset (roots.c): before it,
+ * the record written as at exit (true where this process is surveyed);
+ * after it took effect, the survey over in this image and its fork
+ * children, their calls passed through: under it, a call of ours to
+ * write a record or to time a stat may be refused or kill the program
+ * (a cold review: SIGSYS at exit, where natively the program exited 0).
+ * A call that failed (a probe: a NULL filter) ends nothing. */
+bool fp_survey_sandboxing(void) FP_HIDDEN;
 void fp_survey_sandboxed(void) FP_HIDDEN;
 bool fp_counters_ours(long pid) FP_HIDDEN;
 

@@ -272,8 +272,17 @@ FP_EXPORT int prctl(int option, ...)
 	d = va_arg(ap, unsigned long);
 	va_end(ap);
 	if (fp_unlikely(option == PR_SET_SECCOMP)) {
-		fp_survey_sandboxed();
-		FP_SEALED(false, FP_RSYS(prctl, SYS_prctl, option, a, b, c, d));
+		bool sv = fp_survey_sandboxing();
+		int r, e;
+
+		fp_roots_seal(false);
+		r = FP_RSYS(prctl, SYS_prctl, option, a, b, c, d);
+		e = errno;
+		fp_roots_after(false);
+		if (sv && r == 0)
+			fp_survey_sandboxed();
+		errno = e;
+		return r;
 	}
 	return FP_RSYS(prctl, SYS_prctl, option, a, b, c, d);
 }
@@ -423,6 +432,7 @@ long fp_roots_call(int kind, long (*real)(long, ...), long nr, long a, long b, l
 {
 	long r;
 	int err;
+	bool sv;
 
 #ifdef SYS_unshare
 	if (nr == SYS_unshare)
@@ -430,12 +440,13 @@ long fp_roots_call(int kind, long (*real)(long, ...), long nr, long a, long b, l
 #endif
 	/* (a sandbox: the calls of ids, capabilities and roots leave the
 	 * survey its files) */
-	if (kind == FP_ROOTS_SEAL && fp_roots_sandbox(nr))
-		fp_survey_sandboxed();
+	sv = kind == FP_ROOTS_SEAL && fp_roots_sandbox(nr) && fp_survey_sandboxing();
 	fp_roots_seal(false);
 	r = real(nr, a, b, c, d, e, f);
 	err = errno;
 	fp_roots_after(kind == FP_ROOTS_ROOT);
+	if (sv && r >= 0)
+		fp_survey_sandboxed();
 	errno = err;
 	return r;
 }

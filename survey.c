@@ -325,7 +325,8 @@ void fp_survey_tick(uint64_t now_ns)
 	int idle = 0;
 
 	if (fp_likely(now - atomic_load_explicit(&fp_sv.last_tick, memory_order_relaxed) <
-	              fp_cfg.survey_every))
+	              fp_cfg.survey_every) ||
+	    !fp_cfg.survey)
 		return;
 	if (atomic_load(&fp_sv.final_pid) == (long)getpid())
 		return;
@@ -372,12 +373,34 @@ FP_STARTUP_TEXT void fp_survey_final(void)
 		atomic_store(&fp_sv.busy, 0);
 }
 
+bool fp_survey_sandboxing(void)
+{
+	int idle, tries;
+	bool held = false;
+
+	/* (not a vfork child's: it shares the parent's memory, and a call
+	 * of its that fails would end the parent's survey: a cold review) */
+	if (atomic_load(&fp_init_state) != FP_INIT_DONE || !fp_cfg.survey ||
+	    atomic_load(&fp_sv.owner) != (long)getpid())
+		return false;
+	/* The record as at exit, but the process may go on surveyed (the
+	 * call fails): a later write replaces it, as every write does. */
+	for (tries = 0; tries < 1000; tries++) {
+		idle = 0;
+		if ((held = atomic_compare_exchange_strong(&fp_sv.busy, &idle, 1)))
+			break;
+		FP_YIELD();
+	}
+	fp_sv_write(true, held);
+	if (held)
+		atomic_store(&fp_sv.busy, 0);
+	return true;
+}
+
 void fp_survey_sandboxed(void)
 {
-	if (atomic_load(&fp_init_state) != FP_INIT_DONE || !fp_cfg.survey)
-		return;
-	fp_survey_final();
-	/* (a plain flag every surveyed path reads: set once, never back) */
+	/* (a plain flag every surveyed path reads, the periodic write's
+	 * too: set once, never back; inherited by fork children) */
 	__atomic_store_n(&fp_cfg.survey, false, __ATOMIC_RELAXED);
 }
 

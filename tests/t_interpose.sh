@@ -186,13 +186,15 @@ if bash_sh=$(command -v bash); then
 	set --
 	big_a=$(head -c 125000 /dev/zero | tr '\0' a)
 	fx='BASH_FUNC_myfn%%=() { echo myfn ran; }'
+	# (and one POSIX mode cannot define again: cold review 70, rc 2)
+	fo='BASH_FUNC_foo-bar%%=() { :; }'
 	# shellcheck disable=SC2016 # the inner shell's
 	cmd='myfn; echo "$FUNCNEST"; shopt nocasematch execfail'
-	nat=$(env -i PATH="$PATH" A="$big_a" "$fx" FUNCNEST=3 BASHOPTS=nocasematch:execfail \
+	nat=$(env -i PATH="$PATH" A="$big_a" "$fx" "$fo" FUNCNEST=3 BASHOPTS=nocasematch:execfail \
 		"$bash_sh" -c "$cmd")
 	for opts in "" "--survey=/dev/null"; do
 		# shellcheck disable=SC2086 # the options, a word each
-		got=$(env -i PATH="$PATH" A="$big_a" "$fx" FUNCNEST=3 BASHOPTS=nocasematch:execfail \
+		got=$(env -i PATH="$PATH" A="$big_a" "$fx" "$fo" FUNCNEST=3 BASHOPTS=nocasematch:execfail \
 			"$T_TMP/bashsh/sh" "$I" $opts -- "$bash_sh" -c "$cmd" 2>/dev/null)
 		expect_eq "bash as sh, interpose ${opts%%=*}, the shell's environment: the caller's function, BASHOPTS and FUNCNEST given back ($nat)" \
 			"$nat" "$got"

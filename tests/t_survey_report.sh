@@ -510,22 +510,34 @@ suggest: nothing to mitigate in what was recorded (2004 process(es) left no reco
 		report
 		unreadable "a record owned by another user (not root): unreadable" 1
 		# A process that changed user (setpriv, a daemon's setuid):
-		# its first record in root's directory, its later ones in
-		# its new user's subdirectory; or a record that user wrote
-		# under the pid of root's process (cold review 69: its
-		# later now_s replaced root's, and the report suggested from
-		# its counts).  Root's is read; two in subdirectories, the
-		# last.
+		# its first record in root's directory, running, its later
+		# ones in its new user's subdirectory, of the same start: the
+		# later is read (cold review 70).  A record another user wrote
+		# under the pid of root's exited process, or of another start,
+		# is not (cold review 69: its later now_s replaced root's, and
+		# the report suggested from its counts).
 		fresh
 		rec "$T_TMP/m/5.rec" state running now_s 2.0
 		mkdir -m 700 "$T_TMP/m/65534"
 		rec "$T_TMP/m/65534/5.rec" prog q now_s 3.0 getrandom.calls 7 getrandom.ns 7000
 		chown -R 65534 "$T_TMP/m/65534"
 		report
-		expect_eq "one pid in root's directory and in a user's subdirectory: root's read, the user's passed over" \
-			"processes: 1 recorded|p|(1 other record(s) of a pid passed over, a process that changed user or one written under its pid: the one in the directory is read, else the last)|1|1" \
-			"$(sed -n 's/^\(processes: [0-9]* recorded\).*/\1/p' "$T_TMP/rep")|$(awk '$1 == 5 { print $2 }' "$T_TMP/rep")|$(grep '^(' "$T_TMP/rep")|$(grep -c running "$T_TMP/rep")|$(grep -c '^suggest: nothing to mitigate' "$T_TMP/rep")"
+		expect_eq "one pid, running in root's directory, later in a user's subdirectory: the later read, the earlier passed over" \
+			"processes: 1 recorded|q|(1 other record(s) of a pid passed over: a process that changed user is read from its last; the directory's record of an exited process, or of another start, from the directory)|0" \
+			"$(sed -n 's/^\(processes: [0-9]* recorded\).*/\1/p' "$T_TMP/rep")|$(awk '$1 == 5 { print $2 }' "$T_TMP/rep")|$(grep '^(' "$T_TMP/rep")|$(grep -c running "$T_TMP/rep")"
+		rec "$T_TMP/m/5.rec" now_s 2.0
+		report
+		expect_eq "one pid, exited in root's directory, a later record in a user's subdirectory: root's read" \
+			"p|1" "$(awk '$1 == 5 { print $2 }' "$T_TMP/rep")|$(grep -c '^suggest: nothing to mitigate' "$T_TMP/rep")"
+		rec "$T_TMP/m/5.rec" state running now_s 2.0
+		rec "$T_TMP/m/65534/5.rec" prog q start_s 1.5 now_s 3.0 getrandom.calls 7 getrandom.ns 7000
+		chown -R 65534 "$T_TMP/m/65534"
+		report
+		expect_eq "one pid, running in root's directory, another start in a user's subdirectory: root's read" \
+			"p" "$(awk '$1 == 5 { print $2 }' "$T_TMP/rep")"
 		rm "$T_TMP/m/5.rec"
+		rec "$T_TMP/m/65534/5.rec" prog q now_s 3.0
+		chown -R 65534 "$T_TMP/m/65534"
 		mkdir -m 700 "$T_TMP/m/65533"
 		rec "$T_TMP/m/65533/5.rec" prog r now_s 2.5
 		chown -R 65533 "$T_TMP/m/65533"

@@ -90,6 +90,7 @@
 #ifdef __linux__
 #include <linux/magic.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/statfs.h>
 #define FP_LINUX 1 /* (outfile.c's test, fp_platform.h's in the object) */
 #else
@@ -211,8 +212,15 @@ static int fp_wait(pid_t child, const sigset_t *set)
 		if (sig < 0)
 			continue; /* EINTR: a signal outside the set (SIGCONT) */
 		if (sig != SIGCHLD) {
-			if (fp_should_forward(&si, child))
-				(void)kill(child, sig);
+			if (!fp_should_forward(&si, child))
+				continue;
+#if defined(__linux__) && defined(SYS_rt_sigqueueinfo)
+			/* sigqueue's value and sender as sent (a cold review:
+			 * kill() gave the command 0 and our pid) */
+			if (si.si_code < 0 && syscall(SYS_rt_sigqueueinfo, child, sig, &si) == 0)
+				continue;
+#endif
+			(void)kill(child, sig);
 			continue;
 		}
 		pid = waitpid(child, &st, WNOHANG);
