@@ -379,6 +379,15 @@ stand_in_sysroot() {
 		printf 'int memcntl(void *, size_t, int, void *, int, int);\n'
 		printf '#undef __GLIBC__\n#undef __GLIBC_MINOR__\n#define F_DUP2FD 9\n#define F_DUP2FD_CLOEXEC 36\n'
 	} >"$inc/sys/mman.h"
+	# illumos's statvfs names the file system's type (f_basetype), as in
+	# tests/h_illumos_stand_in.h
+	v=$(readlink "$inc/sys/statvfs.h")
+	rm "$inc/sys/statvfs.h"
+	{
+		printf '#include "%s"\n' "$v"
+		printf 'struct fp_illumos_statvfs { unsigned long f_bsize, f_frsize; unsigned long long f_blocks, f_bfree, f_bavail, f_files, f_ffree, f_favail; unsigned long f_fsid; char f_basetype[16]; unsigned long f_flag, f_namemax; char f_fstr[32]; };\n'
+		printf '#define statvfs fp_illumos_statvfs\n#define fstatvfs(fd, sv) (fstatvfs)((fd), (void *)(sv))\n'
+	} >"$inc/sys/statvfs.h"
 }
 
 # Against real illumos headers, each tree of ILLUMOS_SYSROOTS (and
