@@ -347,21 +347,14 @@ void fp_survey_tick(uint64_t now_ns)
 	fp_unhold(&old);
 }
 
-/* Runs at every exit: beside the start-up code (issue 39's page faults). */
-FP_STARTUP_TEXT void fp_survey_final(void)
+/* The record as at exit.  Waits for a periodic writer in another thread,
+ * but not for ever: it may be this very thread, interrupted by a signal
+ * handler.  Beside the start-up code, as its caller at exit. */
+FP_STARTUP_TEXT static void fp_sv_write_last(void)
 {
-	long pid;
 	int idle, tries;
 	bool held = false;
 
-	if (atomic_load(&fp_init_state) != FP_INIT_DONE || !fp_cfg.survey)
-		return;
-	pid = (long)getpid();
-	if (atomic_exchange(&fp_sv.final_pid, pid) == pid)
-		return;
-	fp_sv_exec(1);
-	/* Wait for a periodic writer in another thread, but not for ever:
-	 * it may be this very thread, interrupted by a signal handler. */
 	for (tries = 0; tries < 1000; tries++) {
 		idle = 0;
 		if ((held = atomic_compare_exchange_strong(&fp_sv.busy, &idle, 1)))
@@ -373,11 +366,22 @@ FP_STARTUP_TEXT void fp_survey_final(void)
 		atomic_store(&fp_sv.busy, 0);
 }
 
+/* Runs at every exit: beside the start-up code (issue 39's page faults). */
+FP_STARTUP_TEXT void fp_survey_final(void)
+{
+	long pid;
+
+	if (atomic_load(&fp_init_state) != FP_INIT_DONE || !fp_cfg.survey)
+		return;
+	pid = (long)getpid();
+	if (atomic_exchange(&fp_sv.final_pid, pid) == pid)
+		return;
+	fp_sv_exec(1);
+	fp_sv_write_last();
+}
+
 bool fp_survey_sandboxing(void)
 {
-	int idle, tries;
-	bool held = false;
-
 	/* (not a vfork child's: it shares the parent's memory, and a call
 	 * of its that fails would end the parent's survey: a cold review) */
 	if (atomic_load(&fp_init_state) != FP_INIT_DONE || !fp_cfg.survey ||
@@ -385,15 +389,7 @@ bool fp_survey_sandboxing(void)
 		return false;
 	/* The record as at exit, but the process may go on surveyed (the
 	 * call fails): a later write replaces it, as every write does. */
-	for (tries = 0; tries < 1000; tries++) {
-		idle = 0;
-		if ((held = atomic_compare_exchange_strong(&fp_sv.busy, &idle, 1)))
-			break;
-		FP_YIELD();
-	}
-	fp_sv_write(true, held);
-	if (held)
-		atomic_store(&fp_sv.busy, 0);
+	fp_sv_write_last();
 	return true;
 }
 
